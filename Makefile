@@ -1,0 +1,51 @@
+# Two commands do all the set-up:  make run  and  make test.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check -q
+PORT   ?= 8501
+
+.PHONY: run test install install-dev lint format e2e wordnet clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+# Re-install only when a requirements file changes.
+$(VENV)/.installed: requirements.txt constraints.txt | $(PY)
+	$(PIP) install -r requirements.txt -c constraints.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PIP) install -r requirements-dev.txt -c constraints.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+## Start the app on the embedded SQLite database with the demo projects.
+run: install
+	$(PY) cli.py demo --if-empty
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+
+## WordNet for METEOR (Debian packages, unpacked into data/nltk_data; optional).
+wordnet:
+	-bash scripts/install_wordnet.sh
+
+## Install everything and run the whole suite (browser tests need /usr/bin/chromium).
+test: install-dev wordnet
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m pytest
+
+lint: install-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache test-output

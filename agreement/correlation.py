@@ -1,0 +1,224 @@
+"""Correlation of an evaluator's scores with the human reference, with bootstrap CIs.
+
+- Pearson's r: covariance over the product of standard deviations.
+- Spearman's rho: Pearson's r of the average ranks (ties get the mean rank).
+- Kendall's tau-b: (n_c - n_d) / sqrt((n_0 - n_x)(n_0 - n_y)), n_c / n_d the concordant /
+  discordant pairs, n_0 = n(n-1)/2 and n_x, n_y the pairs tied in x, in y.
+
+Point estimates and two-sided p-values come from scipy.stats (pearsonr, spearmanr,
+kendalltau with its default method). The 95% intervals are percentile intervals of the
+seeded item bootstrap; Spearman and Kendall are computed for every resample at once.
+With few distinct values (human means, LLM-judge scores) they come from a (resample x
+y-level x x-level) contingency table: ranks are cumulative level weights, and the
+concordance sum uses 2-D cumulative sums, O(B * levels). With many distinct values
+ranks are gathered per item and the concordance sum is a merge-sort count vectorised
+over resamples (:mod:`agreement.concordance`), O(B n log n). Resample weights are
+integers, so every sum is exact and both ways give the same values; both are checked
+against scipy on resampled data with ties and with continuous values.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy import stats
+
+from agreement.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    draw_counts,
+    draw_counts_t,
+    group_sums,
+    percentile_ci,
+)
+from agreement.concordance import ConcordancePlan
+from agreement.results import Correlation
+
+#: Tables of up to this many cells (or 2n) per resample; beyond, the merge-sort count.
+TABLE_MAX_CELLS = 4096
+CHUNK_CELLS = 8_000_000
+MERGE_CHUNK = 32  # resamples per pass of the merge-sort count (keeps arrays in cache)
+
+
+def _levels(v: np.ndarray) -> tuple[np.ndarray, int]:
+    uniq, inv = np.unique(v, return_inverse=True)
+    return inv.ravel(), len(uniq)
+
+
+def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pearson's r for each weight row of ``w`` (B, n)."""
+    x = x - x.mean()
+    y = y - y.mean()
+    moments = w @ np.column_stack([x, y, x * x, y * y, x * y])
+    n = w.sum(axis=1)
+    sx, sy, sxx, syy, sxy = moments.T
+    cov = n * sxy - sx * sy
+    var = (n * sxx - sx**2) * (n * syy - sy**2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = cov / np.sqrt(var)
+    r[
+        var
+        <= 1e-12
+        * np.maximum(n, 1) ** 2
+        * max(np.abs(x).max(), 1e-300) ** 2
+        * max(np.abs(y).max(), 1e-300) ** 2
+    ] = np.nan
+    return r
+
+
+def joint_tables(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, w_t: np.ndarray | None = None
+) -> np.ndarray:
+    """(B, levels_y, levels_x) tables of summed weights per (y-level, x-level) cell.
+
+    ``w_t`` is ``w`` transposed to (n, B) and C-contiguous (pass it when it is cached).
+    """
+    gx, kx = _levels(x)
+    gy, ky = _levels(y)
+    if w_t is None:
+        w_t = np.ascontiguousarray(w.T)
+    return group_sums(w_t, gy * kx + gx, ky * kx).reshape(w_t.shape[1], ky, kx)
+
+
+def tables_spearman(t: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each (y-level, x-level) weight table in ``t`` (B, Ly, Lx)."""
+    wx, wy = t.sum(axis=1), t.sum(axis=2)
+    rx, ry = _level_ranks(wx), _level_ranks(wy)
+    return _spearman_from_sums(np.einsum("bga,ba,bg->b", t, rx, ry), wx, rx, wy, ry)
+
+
+def _level_ranks(wl: np.ndarray) -> np.ndarray:
+    """Average rank of each level (B, L) given the weight of each level (ties: mean rank)."""
+    return np.cumsum(wl, axis=1) - (wl - 1) / 2
+
+
+def _spearman_from_sums(
+    sum_xy: np.ndarray, wx: np.ndarray, rx: np.ndarray, wy: np.ndarray, ry: np.ndarray
+) -> np.ndarray:
+    """Rho from sum_i w_i rx_i ry_i and the level weights and ranks of x and y.
+
+    With integer weights every sum here is exact (multiples of 1/4 below 2**51 for
+    n < 100,000 items), so the result does not depend on how the sums were formed.
+    """
+    n = wx.sum(axis=1)
+    mean = (n + 1) / 2
+    sxy = sum_xy / n - mean**2
+    sxx = (wx * rx**2).sum(axis=1) / n - mean**2
+    syy = (wy * ry**2).sum(axis=1) / n - mean**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = sxy / np.sqrt(sxx * syy)
+    out[(sxx <= 1e-9) | (syy <= 1e-9)] = np.nan
+    return out
+
+
+def tables_kendall_tau_b(t: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each weight table in ``t`` (B, Ly, Lx), levels in ascending order.
+
+    Weights are item multiplicities, so copies of one item are tied with each other in
+    both variables, exactly as in the expanded resample.
+    """
+    above = np.cumsum(t[:, ::-1], axis=1)[:, ::-1] - t  # weight with a strictly larger y
+    right = np.cumsum(above[:, :, ::-1], axis=2)[:, :, ::-1] - above  # larger x too
+    left = np.cumsum(above, axis=2) - above  # smaller x
+    s = (t * (right - left)).sum(axis=(1, 2))
+    return _tau_b_from_s(s, t.sum(axis=1), t.sum(axis=2))
+
+
+def _tau_b_from_s(s: np.ndarray, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
+    """Tau-b from the concordance sum S = n_c - n_d and the level weights of x and y."""
+    n = wx.sum(axis=1)
+    n0 = n * (n - 1) / 2
+    tx = (wx * (wx - 1) / 2).sum(axis=1)
+    ty = (wy * (wy - 1) / 2).sum(axis=1)
+    denom = (n0 - tx) * (n0 - ty)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = s / np.sqrt(denom)
+    out[denom <= 0] = np.nan
+    return out
+
+
+def rank_bootstrap(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, w_t: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Spearman and Kendall tau-b for every resample (weight row of ``w``).
+
+    Few distinct values: from (resample x level x level) tables. Many: ranks per level
+    and a merge-sort concordance count (:mod:`agreement.concordance`), O(B n log n). Both
+    are exact for integer weights and give the same values (checked against scipy).
+    """
+    gx, kx = _levels(x)
+    gy, ky = _levels(y)
+    if w_t is None:
+        w_t = np.ascontiguousarray(w.T)
+    b = w_t.shape[1]
+    rho, tau = np.empty(b), np.empty(b)
+    if kx * ky <= max(TABLE_MAX_CELLS, 2 * len(x)):
+        t = group_sums(w_t, gy * kx + gx, ky * kx).reshape(b, ky, kx)
+        step = max(1, CHUNK_CELLS // (kx * ky))
+        for start in range(0, b, step):
+            part = t[start : start + step]
+            rho[start : start + step] = tables_spearman(part)
+            tau[start : start + step] = tables_kendall_tau_b(part)
+        return rho, tau
+    wx, wy = group_sums(w_t, gx, kx), group_sums(w_t, gy, ky)
+    rx, ry = _level_ranks(wx), _level_ranks(wy)
+    plan = ConcordancePlan.build(x, y)
+    for start in range(0, b, MERGE_CHUNK):
+        part = slice(start, start + MERGE_CHUNK)
+        wp = np.ascontiguousarray(w_t[:, part])
+        sum_xy = (wp * rx[part].T[gx] * ry[part].T[gy]).sum(axis=0)
+        rho[part] = _spearman_from_sums(sum_xy, wx[part], rx[part], wy[part], ry[part])
+        tau[part] = _tau_b_from_s(plan.s(wp), wx[part], wy[part])
+    return rho, tau
+
+
+def correlations(
+    scores: np.ndarray,
+    reference: np.ndarray,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Correlation]:
+    """Pearson, Spearman and Kendall tau-b of ``scores`` vs ``reference`` (paired arrays)."""
+    x = np.asarray(scores, dtype=float)
+    y = np.asarray(reference, dtype=float)
+    n = len(x)
+    reason = None
+    if n < 3:
+        reason = f"fewer than 3 items with both values (n={n})"
+    elif np.ptp(x) == 0:
+        reason = "zero variance in the evaluator's scores"
+    elif np.ptp(y) == 0:
+        reason = "zero variance in the human values"
+    if reason:
+        none = Correlation(None, None, None, n, reason)
+        return {"pearson": none, "spearman": none, "kendall": none}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        points = {
+            "pearson": stats.pearsonr(x, y),
+            "spearman": stats.spearmanr(x, y),
+            "kendall": stats.kendalltau(x, y),
+        }
+    boots: dict[str, np.ndarray] = {}
+    if n_resamples > 0:
+        w = draw_counts(n, n_resamples, seed)
+        boots["pearson"] = weighted_pearson(x, y, w)
+        boots["spearman"], boots["kendall"] = rank_bootstrap(
+            x, y, w, draw_counts_t(n, n_resamples, seed)
+        )
+    out = {}
+    for name, res in points.items():
+        ci, ci_reason = percentile_ci(boots[name]) if name in boots else (None, "no resamples")
+        r = float(res.statistic)
+        p = float(res.pvalue)
+        out[name] = Correlation(
+            r if np.isfinite(r) else None,
+            p if np.isfinite(p) else None,
+            ci,
+            n,
+            None if np.isfinite(r) else "undefined",
+            ci_reason,
+        )
+    return out

@@ -1,0 +1,352 @@
+"""The agreement document: every statistic for one project, as typed results and as JSON.
+
+``build_document(inputs)`` is what ``cli.py agreement --json`` prints, what the side
+panel and the agreement page draw and what reports render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement.binary import THRESHOLDS, dev_test_split
+from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agreement.evaluator import (
+    DenseReference,
+    EvaluatorAgreement,
+    ItemSpace,
+    ScoreRows,
+    compare_evaluator,
+)
+from agreement.human import VariableAgreement, variable_agreement
+from agreement.inputs import (
+    AgreementInputs,
+    Reference,
+    derived_labels,
+    field_frame,
+    human_reference,
+    known_scale,
+)
+from agreement.ratings import Ratings
+from agreement.timeline import alpha_over_time
+from kinds import FieldType, HumanField
+
+
+@dataclass
+class AgreementDocument:
+    """All agreement figures of one project."""
+
+    project: str
+    kind: str
+    fields: dict[str, VariableAgreement]
+    derived: dict[str, VariableAgreement]
+    evaluators: dict[str, dict[str, EvaluatorAgreement]]
+    calibrated: dict[str, list[dict[str, Any]]]
+    timeline: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (see docs/agreement.md for every key)."""
+        return {
+            "project": self.project,
+            "kind": self.kind,
+            "fields": {k: v.to_dict() for k, v in self.fields.items()},
+            "derived": {k: v.to_dict() for k, v in self.derived.items()},
+            "evaluators": {
+                e: {f: a.to_dict() for f, a in by_field.items()}
+                for e, by_field in self.evaluators.items()
+            },
+            "calibrated": self.calibrated,
+            "timeline": self.timeline,
+            "meta": self.meta,
+            "notes": self.notes,
+        }
+
+
+def _fact_units(
+    labels: pd.DataFrame, items: pd.DataFrame, facts_field: str | None
+) -> tuple[pd.DataFrame, int]:
+    """One row per (item, fact) label; labels whose length differs from the item's current
+    fact list are left out (they were given on another version of the list)."""
+    lengths = {}
+    if facts_field:
+        for item_id, fields in zip(items["item_id"], items["fields"], strict=False):
+            facts = (fields or {}).get(facts_field)
+            if isinstance(facts, list):
+                lengths[item_id] = len(facts)
+    rows, stale = [], 0
+    has_time = "updated_at" in labels
+    for rec in labels.itertuples(index=False):
+        value = rec.value if isinstance(rec.value, list) else []
+        want = lengths.get(rec.item_id)
+        if want is not None and len(value) != want:
+            stale += 1
+            continue
+        for k, lab in enumerate(value):
+            rows.append(
+                (
+                    f"{rec.item_id}#{k}",
+                    rec.annotator,
+                    str(lab),
+                    rec.updated_at if has_time else None,
+                )
+            )
+    return pd.DataFrame(rows, columns=["item_id", "annotator", "value", "updated_at"]), stale
+
+
+def _human_field(
+    f: HumanField, labels: pd.DataFrame, items: pd.DataFrame, n_resamples: int, seed: int
+) -> tuple[VariableAgreement, pd.DataFrame, dict]:
+    levels = tuple(lv.value for lv in f.agreement_levels)
+    spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
+    unit = "item"
+    notes = {}
+    if f.type is FieldType.FACT_LABELS:
+        labels, stale = _fact_units(labels, items, f.facts_field)
+        spec = {"numeric": False, "domain": ("C", "M")}
+        unit = "fact"
+        if stale:
+            notes["stale_labels"] = (
+                f"{stale} label lists left out: their length differs "
+                f"from the item's current {f.facts_field!r}"
+            )
+    elif f.type is FieldType.INTERVAL:
+        spec["domain"] = None
+    ratings = Ratings.from_long(labels, **spec)
+    agreement = variable_agreement(
+        f.name,
+        ratings,
+        type_=f.type.value,
+        levels=levels,
+        level=f.level.value,
+        categorical=f.type is not FieldType.INTERVAL,
+        ordinal=f.type is FieldType.ORDINAL,
+        ac1=f.type in (FieldType.BINARY, FieldType.CATEGORICAL, FieldType.FACT_LABELS),
+        unit=unit,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    agreement.notes.update(notes)
+    return agreement, labels, spec
+
+
+def _evaluator_names(scores: pd.DataFrame) -> dict[tuple[str, str | None], str]:
+    """Display name per (evaluator, judge model): the evaluator's name, plus @model when
+    the same evaluator was run with several judge models."""
+    pairs = scores[["evaluator", "model"]].drop_duplicates()
+    models = pairs.groupby("evaluator")["model"].nunique(dropna=False)
+    out = {}
+    for ev, model in pairs.itertuples(index=False):
+        model = None if pd.isna(model) else model
+        out[(ev, model)] = ev if models[ev] <= 1 else f"{ev}@{model or 'unknown'}"
+    return out
+
+
+NO_MODEL = "<no judge model>"
+
+
+def _score_groups(
+    scores: pd.DataFrame, space: ItemSpace
+) -> Iterator[tuple[tuple[str, str | None, str], ScoreRows]]:
+    """Scores split by (evaluator, judge model, field), in sorted order, rows in file order.
+
+    The same groups, in the same order, as ``groupby([evaluator, model]).groupby(field)``
+    with sorted keys (a missing model sorts as ``NO_MODEL``), from integer codes.
+    """
+    model_key = scores["model"].astype(object).where(scores["model"].notna(), NO_MODEL)
+    ev_codes, evs = pd.factorize(scores["evaluator"], sort=True)
+    model_codes, models = pd.factorize(model_key, sort=True)
+    field_codes, field_names = pd.factorize(scores["field"], sort=True)
+    key = (ev_codes.astype(np.int64) * len(models) + model_codes) * len(field_names) + field_codes
+    item_codes, item_ids = pd.factorize(scores["item_id"])
+    item = space.codes(np.asarray(item_ids, dtype=object))[item_codes]
+    # groupby leaves missing keys out (and every scored row has an item id)
+    key[(ev_codes < 0) | (field_codes < 0) | (item_codes < 0)] = -1
+    order = np.argsort(key, kind="stable")
+    order = order[key[order] >= 0]
+    bounds = np.flatnonzero(np.diff(key[order])) + 1
+    run = scores["run_id"].to_numpy()
+    score = scores["score"].to_numpy(dtype=float)
+    sig_codes, sig_names = pd.factorize(scores["signature"])  # missing: -1
+    for rows in np.split(order, bounds) if len(order) else []:
+        k = int(key[rows[0]])
+        ev, rest = divmod(k, len(models) * len(field_names))
+        m, f = divmod(rest, len(field_names))
+        model = None if models[m] == NO_MODEL else models[m]
+        sigs = [sig_names[c] for c in np.unique(sig_codes[rows]) if c >= 0]
+        yield (
+            (evs[ev], model, field_names[f]),
+            ScoreRows(
+                item[rows],
+                run[rows],
+                score[rows],
+                tuple(sorted({str(v) for v in sigs})),
+            ),
+        )
+
+
+def build_document(
+    inputs: AgreementInputs,
+    *,
+    fields: Sequence[str] | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    timeline: bool = True,
+    evaluators: bool = True,
+) -> AgreementDocument:
+    """Compute the agreement document. ``fields`` restricts the human fields (and the
+    evaluator variables) to those names; ``n_resamples=0`` skips every bootstrap."""
+    kind, settings = inputs.kind, inputs.settings
+    human_fields = [f for f in kind.human_fields(settings) if fields is None or f.name in fields]
+    ann = inputs.annotations
+    doc = AgreementDocument(
+        inputs.project,
+        kind.name,
+        {},
+        {},
+        {},
+        {},
+        meta={
+            "n_resamples": n_resamples,
+            "seed": seed,
+            "ci": "95% percentile bootstrap over items",
+            "thresholds": [round(float(t), 6) for t in THRESHOLDS],
+            "bias_gap": 2.0,
+            "majority_rule": "binary reference = majority of human labels; ties are left out",
+            **inputs.meta,
+        },
+    )
+    for f in human_fields:
+        labels = field_frame(ann, f.name).assign(
+            updated_at=ann.loc[ann["field"] == f.name, "updated_at"]
+            if "updated_at" in ann
+            else None
+        )
+        agreement, unit_labels, spec = _human_field(f, labels, inputs.items, n_resamples, seed)
+        doc.fields[f.name] = agreement
+        if timeline and "updated_at" in unit_labels and unit_labels["updated_at"].notna().any():
+            doc.timeline[f.name] = alpha_over_time(unit_labels, f.level.value, **spec)
+    derived = derived_labels(inputs)
+    for d in kind.derived_scores:
+        if fields is not None and d.name not in fields:
+            continue
+        ratings = Ratings.from_long(field_frame(derived, d.name), numeric=True)
+        levels = tuple(dict.fromkeys((d.level.value, "interval")))
+        doc.derived[d.name] = variable_agreement(
+            d.name,
+            ratings,
+            type_="derived",
+            levels=levels,
+            level=d.level.value,
+            categorical=False,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+    if evaluators:
+        _evaluators(doc, inputs, derived, fields, n_resamples, seed)
+    return doc
+
+
+def _evaluators(
+    doc: AgreementDocument,
+    inputs: AgreementInputs,
+    derived: pd.DataFrame,
+    fields: Sequence[str] | None,
+    n_resamples: int,
+    seed: int,
+) -> None:
+    kind, settings = inputs.kind, inputs.settings
+    scores = inputs.scores
+    if scores.empty:
+        return
+    spec = {f.name: f for f in kind.human_fields(settings)}
+    derived_names = {d.name for d in kind.derived_scores}
+    binary_fields = [f.name for f in spec.values() if f.type is FieldType.BINARY]
+    refs: dict[str, Reference] = {}
+
+    def reference(name: str) -> Reference:
+        if name not in refs:
+            if name in derived_names:
+                refs[name] = human_reference(
+                    field_frame(derived, name), name, False, inputs.reference
+                )
+            else:
+                refs[name] = human_reference(
+                    field_frame(inputs.annotations, name),
+                    name,
+                    spec[name].type is FieldType.BINARY,
+                    inputs.reference,
+                )
+        return refs[name]
+
+    items = inputs.items
+    dev_mask, test_mask, split_rule = dev_test_split(list(items["item_id"]), list(items["split"]))
+    doc.meta["split"] = {
+        "rule": split_rule,
+        "n_dev": int(dev_mask.sum()),
+        "n_test": int(test_mask.sum()),
+    }
+    space = ItemSpace.build(items, scores["item_id"], dev_mask, test_mask)
+    dense: dict[str, DenseReference] = {}
+
+    def dense_reference(name: str) -> DenseReference:
+        if name not in dense:
+            dense[name] = DenseReference.of(reference(name), space)
+        return dense[name]
+
+    names = _evaluator_names(scores)
+    unmatched: set[str] = set()
+    for (ev, model, score_field), rows in _score_groups(scores, space):
+        name = names[(ev, model)]
+        if fields is not None and score_field not in fields:
+            continue
+        numeric_human = score_field in spec and spec[score_field].numeric
+        if not numeric_human and score_field not in derived_names:
+            unmatched.add(f"{ev}:{score_field}")
+            continue
+        is_binary = numeric_human and spec[score_field].type is FieldType.BINARY
+        against = (
+            score_field if is_binary else (binary_fields[0] if len(binary_fields) == 1 else None)
+        )
+        res = compare_evaluator(
+            ev,
+            name,
+            model,
+            score_field,
+            rows,
+            dense_reference(score_field),
+            space=space,
+            scale=known_scale(kind, settings, score_field),
+            binary_against=dense_reference(against) if against else None,
+            binary_is_field=is_binary,
+            graded=not is_binary,
+            split_rule=split_rule,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        if against and against != score_field:
+            res.notes.setdefault(
+                "binary_against", f"decisions checked against the human {against!r} field"
+            )
+        doc.evaluators.setdefault(name, {})[score_field] = res
+        if res.binary is not None and res.binary.against:
+            row = {"evaluator": name, "model": model, **res.binary.to_dict()}
+            doc.calibrated.setdefault(res.binary.against, []).append(row)
+    for rows in doc.calibrated.values():
+        rows.sort(
+            key=lambda r: (
+                -(r["f1"] if r["f1"] is not None else -np.inf),
+                r["evaluator"],
+                r["score_field"],
+            )
+        )
+    if unmatched:
+        doc.notes.append(
+            "scores for fields that are neither a numeric human field nor a "
+            f"derived score were not compared: {sorted(unmatched)}"
+        )

@@ -1,0 +1,218 @@
+"""An evaluator against humans on one scored variable: correlations, decisions, bias."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agreement.bias import bias_from_arrays
+from agreement.binary import calibrated, compare, rescale01
+from agreement.correlation import correlations
+from agreement.inputs import Reference, is_binary_scores
+from agreement.results import Bias, BinaryComparison, Correlation
+
+
+@dataclass
+class EvaluatorAgreement:
+    """One evaluator (one judge model) against the human reference on one variable."""
+
+    evaluator: str
+    name: str
+    model: str | None
+    field: str
+    n: int
+    n_runs: int
+    correlations: dict[str, Correlation]
+    binary: BinaryComparison | None = None
+    bias: Bias | None = None
+    signatures: tuple[str, ...] = ()
+    notes: dict[str, str] = field(default_factory=dict)
+    #: item_id, score (mean over runs), human (reference): the points behind the figures
+    pairs: pd.DataFrame | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (the issue's shape plus n_runs, model, signatures, reasons)."""
+        out: dict[str, Any] = {"n": self.n, "n_runs": self.n_runs, "model": self.model}
+        out.update({k: c.to_dict() for k, c in self.correlations.items()})
+        out["binary"] = self.binary.to_dict() if self.binary else None
+        out["bias"] = self.bias.to_dict() if self.bias else None
+        out["signatures"] = list(self.signatures)
+        out["reasons"] = dict(self.notes)
+        return out
+
+
+def per_item_scores(scores: pd.DataFrame) -> pd.Series:
+    """An evaluator's score per item, averaged over repeated runs."""
+    return scores.groupby("item_id", sort=False)["score"].mean()
+
+
+@dataclass(frozen=True)
+class ItemSpace:
+    """Every item id as a code 0..n-1 (in item_id order), with what is known per item.
+
+    The evaluator comparisons work on these codes and on dense per-item arrays instead
+    of string-indexed frames.
+    """
+
+    ids: np.ndarray
+    index: pd.Index
+    generator: np.ndarray
+    dev: np.ndarray
+    test: np.ndarray
+
+    @classmethod
+    def build(
+        cls, items: pd.DataFrame, score_ids: pd.Series, dev: np.ndarray, test: np.ndarray
+    ) -> ItemSpace:
+        """Codes for the project's items and every scored item; dev/test per item row."""
+        ids = pd.unique(np.concatenate([items["item_id"].to_numpy(object), score_ids.unique()]))
+        index = pd.Index(np.sort(np.asarray(ids, dtype=object)))
+        at = index.get_indexer(items["item_id"].to_numpy(object))
+        generator = np.full(len(index), None, dtype=object)
+        generator[at] = items["generator"].to_numpy(object)
+        generator[pd.isna(generator)] = None
+        d, t = np.zeros(len(index), bool), np.zeros(len(index), bool)
+        d[at], t[at] = dev, test
+        return cls(index.to_numpy(object), index, generator, d, t)
+
+    def codes(self, ids: pd.Series | np.ndarray) -> np.ndarray:
+        """The code of each id (-1 for an id not in the space)."""
+        return self.index.get_indexer(np.asarray(ids, dtype=object))
+
+    def dense(self, values: pd.Series | None) -> np.ndarray | None:
+        """A per-item series (indexed by item_id) as an array over codes, NaN elsewhere."""
+        if values is None:
+            return None
+        out = np.full(len(self.index), np.nan)
+        at = self.codes(values.index)
+        found = at >= 0
+        out[at[found]] = values.to_numpy(dtype=float)[found]
+        return out
+
+
+@dataclass(frozen=True)
+class ScoreRows:
+    """One evaluator's scores on one variable: one row per (item, run)."""
+
+    item: np.ndarray  # ItemSpace codes
+    run: np.ndarray
+    score: np.ndarray
+    signatures: tuple[str, ...]
+
+    @property
+    def n_runs(self) -> int:
+        """Number of distinct runs."""
+        return len(np.unique(self.run))
+
+
+@dataclass(frozen=True)
+class DenseReference:
+    """A :class:`Reference` with its mean and majority as arrays over item codes."""
+
+    ref: Reference
+    mean: np.ndarray
+    majority: np.ndarray | None
+
+    @classmethod
+    def of(cls, ref: Reference, space: ItemSpace) -> DenseReference:
+        """Spread ``ref`` over ``space``."""
+        return cls(ref, space.dense(ref.mean), space.dense(ref.majority))
+
+
+def compare_evaluator(
+    evaluator: str,
+    name: str,
+    model: str | None,
+    score_field: str,
+    rows: ScoreRows,
+    reference: DenseReference,
+    *,
+    space: ItemSpace,
+    scale: tuple[float, float] | None,
+    binary_against: DenseReference | None,
+    binary_is_field: bool,
+    graded: bool,
+    split_rule: str,
+    n_resamples: int,
+    seed: int,
+) -> EvaluatorAgreement:
+    """Everything about one evaluator on one variable.
+
+    ``binary_against``: the binary human reference its decisions are checked against
+    (the field itself or the kind's binary field); ``graded``: bias makes sense (a
+    graded, non-binary scale). Items are taken in the order they first appear in the
+    scores, as the figures and the bootstrap expect.
+    """
+    per_item = pd.Series(rows.score).groupby(rows.item, sort=False).mean()
+    codes, x_all = per_item.index.to_numpy(), per_item.to_numpy()
+    y_all = reference.mean[codes]
+    both = ~np.isnan(x_all) & ~np.isnan(y_all)
+    x, y = x_all[both], y_all[both]
+    notes: dict[str, str] = {}
+    corr = correlations(x, y, n_resamples=n_resamples, seed=seed)
+    out = EvaluatorAgreement(
+        evaluator,
+        name,
+        model,
+        score_field,
+        len(x),
+        rows.n_runs,
+        corr,
+        signatures=rows.signatures,
+        notes=notes,
+        pairs=pd.DataFrame({"item_id": space.ids[codes[both]], "score": x, "human": y}),
+    )
+    # binary decisions
+    if binary_against is None or binary_against.majority is None:
+        notes["binary"] = "no binary human field to compare decisions with"
+    else:
+        against = binary_against.ref.name
+        g_all = binary_against.majority[codes]
+        has = ~np.isnan(x_all) & ~np.isnan(g_all)
+        xb, g = x_all[has], g_all[has].astype(int)
+        if not has.any():
+            out.binary = compare(
+                np.array([]), np.array([]), against=against, score_field=score_field
+            )
+        elif is_binary_scores(xb) and binary_is_field:
+            out.binary = compare(xb.astype(int), g, against=against, score_field=score_field)
+        else:
+            s01, how = rescale01(xb, scale)
+            out.binary = calibrated(
+                s01,
+                g,
+                space.dev[codes[has]],
+                space.test[codes[has]],
+                against=against,
+                score_field=score_field,
+                split_rule=f"{split_rule}; scores rescaled by {how}",
+            )
+        if binary_against.ref.n_ties:
+            notes["binary_ties"] = (
+                f"{binary_against.ref.n_ties} items with tied human labels "
+                "have no majority and are left out"
+            )
+    # ego-centric bias on a 0-5 scale
+    if not graded:
+        notes["bias"] = "bias is measured on a graded 0-5 scale, not on binary decisions"
+    elif scale is None:
+        notes["bias"] = "the variable has no known scale to map onto 0-5"
+    else:
+        lo, hi = scale
+        s01, how = rescale01(rows.score, scale)
+        human = reference.mean[rows.item]
+        keep = ~np.isnan(human)
+        out.bias = bias_from_arrays(
+            rows.item[keep],
+            rows.run[keep],
+            (s01 * 5)[keep],
+            ((human - lo) / (hi - lo) * 5)[keep],
+            space.generator[rows.item[keep]],
+            model,
+        )
+        if how.startswith("observed"):
+            notes["bias_scale"] = f"scores outside the known scale; rescaled by {how}"
+    return out

@@ -1,0 +1,166 @@
+"""Agreement among humans on one variable: alpha, Fleiss, Cohen pairs, percent, AC1."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agreement.alpha import alpha_from_coincidences, krippendorff_alpha, unit_coincidences
+from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, draw_counts, percentile_ci
+from agreement.kappa import cohen_pairs, fleiss, fleiss_from_table, fleiss_items
+from agreement.percent import gwet_ac1, percent_agreement
+from agreement.ratings import Ratings
+from agreement.results import Stat
+
+#: Largest number of distinct values for which alpha's bootstrap CI is computed.
+CI_MAX_VALUES = 32
+
+
+@dataclass
+class VariableAgreement:
+    """Agreement among annotators on one variable (a human field or a derived score)."""
+
+    name: str
+    type: str
+    level: str
+    levels: tuple[str, ...]
+    ratings: Ratings
+    unit: str = "item"
+    alpha: dict[str, Stat] = field(default_factory=dict)
+    fleiss: Stat | None = None
+    percent: Stat | None = None
+    ac1: Stat | None = None
+    cohen: dict[str, Stat] = field(default_factory=dict)
+    cohen_weighted: dict[str, dict[str, Stat]] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def n_items(self) -> int:
+        """Units with at least one rating."""
+        return int((self.ratings.m > 0).sum())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (the issue's shape plus n, CI and reason keys)."""
+        reasons: dict[str, str] = {}
+
+        def val(stat: Stat | None, key: str, default_reason: str) -> float | None:
+            if stat is None:
+                reasons[key] = default_reason
+                return None
+            if stat.value is None:
+                reasons[key] = stat.reason or "undefined"
+            return stat.value
+
+        r = self.ratings
+        out: dict[str, Any] = {
+            "type": self.type,
+            "level": self.level,
+            "unit": self.unit,
+            "n_items": self.n_items,
+            "n_annotators": len(r.annotators),
+            "n_ratings": r.n_ratings,
+            "n_pairable": int(r.pairable.sum()),
+            "krippendorff_alpha": {
+                lv: val(self.alpha.get(lv), f"krippendorff_alpha.{lv}", "not computed")
+                for lv in self.levels
+            },
+            "krippendorff_alpha_ci": {
+                lv: list(s.ci) if s.ci else None for lv, s in self.alpha.items()
+            },
+        }
+        out["fleiss_kappa"] = val(self.fleiss, "fleiss_kappa", "not computed")
+        out["fleiss_n_items"] = self.fleiss.n if self.fleiss else 0
+        out["fleiss_kappa_ci"] = list(self.fleiss.ci) if self.fleiss and self.fleiss.ci else None
+        out["percent_agreement"] = val(self.percent, "percent_agreement", "not computed")
+        out["percent_agreement_n_items"] = self.percent.n if self.percent else 0
+        out["gwet_ac1"] = val(
+            self.ac1, "gwet_ac1", "Gwet's AC1 is reported for binary and categorical fields"
+        )
+        out["cohen_kappa_pairs"] = {
+            k: val(s, f"cohen_kappa_pairs.{k}", "") for k, s in self.cohen.items()
+        }
+        out["cohen_kappa_pairs_n"] = {k: s.n for k, s in self.cohen.items()}
+        defined = [s.value for s in self.cohen.values() if s.value is not None]
+        out["cohen_kappa_mean"] = float(np.mean(defined)) if defined else None
+        if not defined:
+            reasons["cohen_kappa_mean"] = (
+                "no annotator pair" if not self.cohen else "no pair has a defined kappa"
+            )
+        for weights, pairs in self.cohen_weighted.items():
+            out[f"cohen_kappa_pairs_{weights}"] = {
+                k: val(s, f"cohen_kappa_pairs_{weights}.{k}", "") for k, s in pairs.items()
+            }
+        if self.notes:
+            reasons.update(self.notes)
+        out["reasons"] = reasons
+        return out
+
+
+def _alpha_cis(
+    r: Ratings, levels: tuple[str, ...], stats: dict[str, Stat], n_resamples: int, seed: int
+) -> dict[str, Stat]:
+    """Attach percentile bootstrap CIs (resampling pairable units) to defined alphas."""
+    pairable = r.pairable
+    counts = r.counts[pairable]
+    used = counts.sum(axis=0) > 0
+    counts = counts[:, used]
+    if n_resamples <= 0 or counts.shape[1] > CI_MAX_VALUES or len(counts) < 2:
+        return stats
+    domain = r.numeric_domain()[used]
+    o_units = unit_coincidences(counts)
+    w = draw_counts(len(counts), n_resamples, seed)
+    o = (w @ o_units).reshape(len(w), counts.shape[1], counts.shape[1])
+    out = dict(stats)
+    for lv in levels:
+        s = stats[lv]
+        if s.value is None:
+            continue
+        ci, _ = percentile_ci(alpha_from_coincidences(o, domain, lv))
+        out[lv] = Stat(s.value, s.n, s.reason, ci)
+    return out
+
+
+def _fleiss_ci(r: Ratings, stat: Stat, n_resamples: int, seed: int) -> Stat:
+    if stat.value is None or n_resamples <= 0 or stat.n < 2:
+        return stat
+    table = r.counts[fleiss_items(r)]
+    w = draw_counts(len(table), n_resamples, seed)
+    ci, _ = percentile_ci(fleiss_from_table(table, w))
+    return Stat(stat.value, stat.n, stat.reason, ci)
+
+
+def variable_agreement(
+    name: str,
+    ratings: Ratings,
+    *,
+    type_: str,
+    levels: tuple[str, ...],
+    level: str,
+    categorical: bool,
+    ordinal: bool = False,
+    ac1: bool = False,
+    unit: str = "item",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> VariableAgreement:
+    """Every human-agreement statistic that fits the variable.
+
+    ``categorical``: Fleiss, Cohen and percent agreement make sense (not for continuous
+    scores); ``ordinal``: add linear and quadratic weighted Cohen; ``ac1``: Gwet's AC1.
+    """
+    out = VariableAgreement(name, type_, level, levels, ratings, unit=unit)
+    alphas = {lv: krippendorff_alpha(ratings, lv) for lv in levels}
+    out.alpha = _alpha_cis(ratings, levels, alphas, n_resamples, seed)
+    out.percent = percent_agreement(ratings)
+    if categorical:
+        out.fleiss = _fleiss_ci(ratings, fleiss(ratings), n_resamples, seed)
+        out.cohen = cohen_pairs(ratings)
+        if ordinal:
+            out.cohen_weighted = {w: cohen_pairs(ratings, w) for w in ("linear", "quadratic")}
+    else:
+        out.notes["fleiss_kappa"] = "Fleiss' kappa is for categorical ratings; see alpha"
+    if ac1:
+        out.ac1 = gwet_ac1(ratings)
+    return out

@@ -1,0 +1,124 @@
+"""Fleiss' kappa among many raters and Cohen's kappa between two.
+
+Fleiss' kappa (Fleiss 1971): over N items each rated by the same number m of raters,
+with n_ij raters putting item i in category j, P_i = (sum_j n_ij^2 - m) / (m (m - 1)),
+P = mean_i P_i, p_j = sum_i n_ij / (N m), P_e = sum_j p_j^2 and
+kappa = (P - P_e) / (1 - P_e). It needs a constant m, so it is computed over the items
+that have the most common number of ratings (ties: the larger number), and the number
+of items used is reported.
+
+Cohen's kappa (Cohen 1960) between two raters on their shared items:
+kappa = (p_o - p_e) / (1 - p_e), p_o the share of agreement and p_e the agreement
+expected from the raters' marginals. Weighted kappa (Cohen 1968) uses agreement weights
+w_ij = 1 - |i - j| / (k - 1) (linear) or 1 - (i - j)^2 / (k - 1)^2 (quadratic) over the
+k ordered categories of the field's scale.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from agreement.ratings import MISSING, Ratings
+from agreement.results import Stat
+
+
+def fleiss_items(r: Ratings) -> np.ndarray:
+    """Mask of the items Fleiss' kappa uses: those with the most common rating count >= 2."""
+    m = r.m
+    rated = m[m >= 2]
+    if rated.size == 0:
+        return np.zeros(len(m), dtype=bool)
+    values, freq = np.unique(rated, return_counts=True)
+    mode = values[freq == freq.max()].max()
+    return m == mode
+
+
+def fleiss(r: Ratings) -> Stat:
+    """Fleiss' kappa over the items with the most common number of raters."""
+    if len(r.annotators) < 2:
+        return Stat.undefined("only one rater")
+    mask = fleiss_items(r)
+    n_items = int(mask.sum())
+    if n_items == 0:
+        return Stat.undefined("no item has two or more ratings")
+    # the (items x categories) counts, as statsmodels' aggregate_raters makes them
+    table = r.counts[mask]
+    if (table.sum(axis=0) > 0).sum() < 2:
+        return Stat.undefined("only one category used: chance agreement is 1", n_items)
+    return Stat.of(fleiss_kappa(table), n_items)
+
+
+def fleiss_kappa(table: np.ndarray) -> float:
+    """Fleiss' kappa of an items x categories count table, every item with the same number
+    of ratings: ``statsmodels.stats.inter_rater.fleiss_kappa(table, method="fleiss")``
+    with the same float operations in the same order (so the same value, which the tests
+    check), without importing statsmodels (a second or so per CLI call)."""
+    t = 1.0 * np.asarray(table)
+    n_total = t.sum()
+    n_rat = t.sum(1).max()
+    if n_total != t.shape[0] * n_rat:
+        raise ValueError("every item needs the same number of ratings")
+    p_cat = t.sum(0) / n_total
+    p_rat = ((t * t).sum(1) - n_rat) / (n_rat * (n_rat - 1.0))
+    p_mean = p_rat.mean()
+    p_mean_exp = (p_cat * p_cat).sum()
+    return (p_mean - p_mean_exp) / (1 - p_mean_exp)
+
+
+def fleiss_from_table(table: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Fleiss' kappa of an items x categories table, for many item weightings at once.
+
+    ``weights`` (B, N) holds how often each item is drawn in B bootstrap resamples.
+    """
+    t = np.asarray(table, dtype=float)
+    m = t.sum(axis=1)
+    p_i = ((t**2).sum(axis=1) - m) / (m * (m - 1))
+    w = np.ones((1, len(t))) if weights is None else weights
+    n = w.sum(axis=1)
+    p_bar = w @ p_i / n
+    p_j = (w @ t) / (n * m[0])[:, None]
+    p_e = (p_j**2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p_bar - p_e) / (1 - p_e)
+
+
+def cohen(a: np.ndarray, b: np.ndarray, n_categories: int, weights: str | None = None) -> Stat:
+    """Cohen's kappa of two code vectors (codes 0..k-1 on the field's ordered scale)."""
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    n = len(a)
+    if n == 0:
+        return Stat.undefined("no shared items")
+    k = n_categories
+    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
+    table /= n
+    idx = np.arange(k)
+    if weights is None:
+        w = (idx[:, None] == idx[None, :]).astype(float)
+    elif k < 2:
+        return Stat.undefined("only one category on the scale", n)
+    elif weights == "linear":
+        w = 1 - np.abs(idx[:, None] - idx[None, :]) / (k - 1)
+    elif weights == "quadratic":
+        w = 1 - (idx[:, None] - idx[None, :]) ** 2 / (k - 1) ** 2
+    else:
+        raise ValueError(f"unknown weights {weights!r}")
+    p_o = (w * table).sum()
+    p_e = (w * np.outer(table.sum(axis=1), table.sum(axis=0))).sum()
+    if np.isclose(p_e, 1.0):
+        return Stat.undefined(
+            "both raters used one and the same category only: chance agreement is 1", n
+        )
+    return Stat.of((p_o - p_e) / (1 - p_e), n)
+
+
+def cohen_pairs(r: Ratings, weights: str | None = None) -> dict[str, Stat]:
+    """Cohen's kappa for every annotator pair ``"A|B"`` (A < B) on their shared items."""
+    out: dict[str, Stat] = {}
+    for i, j in combinations(range(len(r.annotators)), 2):
+        a, b = r.codes[:, i], r.codes[:, j]
+        shared = (a != MISSING) & (b != MISSING)
+        key = f"{r.annotators[i]}|{r.annotators[j]}"
+        out[key] = cohen(a[shared], b[shared], len(r.domain), weights)
+    return out

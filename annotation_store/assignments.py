@@ -1,0 +1,455 @@
+"""Who labels what: claim-next with overlap k, explicit assignment, release and submit.
+
+The guarantee: an item never gets more than k submitted labels through the queue. A
+claim counts as *active* while it is ``open`` (and not stale) or ``done``; an annotator
+who submitted an item counts once whether or not they hold an assignment row. A claim
+is granted only while ``active < k``, and a submit is refused when the annotator's own
+claim has lapsed and the other annotators already fill the k slots.
+
+Every decision happens inside one write transaction that first locks the project row
+(``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite write sessions already start with
+``BEGIN IMMEDIATE``), so claims on one project are serialised.
+
+Stale claims: a queue claim with no activity (no save on the item) for
+``claim_timeout_minutes`` (project setting, default 60) no longer blocks others. When the
+item is handed to someone else, the stale claim is marked ``released``; its drafts stay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotation_store.models import Annotator, Assignment, Item, ItemProgress, Project, utcnow
+from annotation_store.store import Store
+from annotation_store.store_projects import StoreError
+
+STRATEGIES = ("in_order", "random", "least_annotated")
+SHOW_EVALUATORS = ("never", "after_submit", "always")
+DEFAULTS: dict[str, Any] = {
+    "assignment": "in_order",
+    "seed": 0,
+    "quota": None,
+    "show_evaluators": "after_submit",
+    "claim_timeout_minutes": 60,
+}
+
+
+class AssignmentError(StoreError):
+    """A claim or submit the assignment rules refuse; the message says why."""
+
+
+@dataclass(frozen=True)
+class AnnotationSettings:
+    """The per-project annotation options kept in ``Project.settings``."""
+
+    k: int
+    assignment: str
+    seed: int
+    quota: int | None
+    show_evaluators: str
+    claim_timeout_minutes: int
+
+
+def annotation_settings(settings: Mapping[str, Any]) -> AnnotationSettings:
+    """Read annotation options from project settings, filling defaults."""
+    merged = {**DEFAULTS, **{k: v for k, v in settings.items() if v is not None}}
+    strategy = merged["assignment"] if merged["assignment"] in STRATEGIES else "in_order"
+    show = merged["show_evaluators"]
+    quota = merged.get("quota")
+    return AnnotationSettings(
+        k=int(merged.get("k", 3)),
+        assignment=strategy,
+        seed=int(merged["seed"]),
+        quota=int(quota) if quota not in (None, "", 0) else None,
+        show_evaluators=show if show in SHOW_EVALUATORS else "after_submit",
+        claim_timeout_minutes=int(merged["claim_timeout_minutes"]),
+    )
+
+
+def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
+    """Check annotation options an admin enters; returns them cleaned."""
+    out = dict(updates)
+    if "assignment" in out and out["assignment"] not in STRATEGIES:
+        raise AssignmentError(f"assignment must be one of {STRATEGIES}")
+    if "show_evaluators" in out and out["show_evaluators"] not in SHOW_EVALUATORS:
+        raise AssignmentError(f"show_evaluators must be one of {SHOW_EVALUATORS}")
+    for key in ("seed", "claim_timeout_minutes", "k"):
+        if key in out and (not isinstance(out[key], int) or out[key] < 0):
+            raise AssignmentError(f"{key} must be a whole number >= 0")
+    if out.get("quota") in (0, ""):
+        out["quota"] = None
+    return out
+
+
+# -- locking and counting ---------------------------------------------------------------
+def _lock_project(s: Session, project: str) -> Project:
+    row = s.scalar(select(Project).where(Project.name == project).with_for_update())
+    if row is None:
+        raise StoreError(f"no project called {project!r}")
+    return row
+
+
+def _annotator_id(s: Session, name: str) -> int:
+    who = s.scalar(select(Annotator.id).where(Annotator.name == name))
+    if who is None:
+        raise StoreError(f"no annotator called {name!r}")
+    return who
+
+
+def _active_by_item(
+    s: Session, project_id: int, cfg: AnnotationSettings, now: datetime
+) -> tuple[dict[int, set[int]], list[Assignment]]:
+    """Per item: the annotators holding a slot. Also returns stale open claims."""
+    cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
+    progress = {
+        (p.item_pk, p.annotator_id): p
+        for p in s.scalars(select(ItemProgress).where(ItemProgress.project_id == project_id))
+    }
+    active: dict[int, set[int]] = {}
+    stale: list[Assignment] = []
+    for (item_pk, who), prog in progress.items():
+        if prog.status == "submitted":
+            active.setdefault(item_pk, set()).add(who)
+    for a in s.scalars(
+        select(Assignment).where(
+            Assignment.project_id == project_id, Assignment.status.in_(("open", "done"))
+        )
+    ):
+        if a.status == "open" and not a.explicit:
+            prog = progress.get((a.item_pk, a.annotator_id))
+            last = max(a.created_at, prog.updated_at if prog else a.created_at)
+            if last < cutoff:
+                stale.append(a)
+                continue
+        active.setdefault(a.item_pk, set()).add(a.annotator_id)
+    return active, stale
+
+
+def _order_key(
+    cfg: AnnotationSettings, annotator: str, active: dict[int, set[int]]
+) -> Callable[[Item], tuple[Any, ...]]:
+    def key(item: Item) -> tuple[Any, ...]:
+        if cfg.assignment == "random":
+            digest = hashlib.sha256(f"{cfg.seed}:{annotator}:{item.item_id}".encode()).hexdigest()
+            return (digest,)
+        if cfg.assignment == "least_annotated":
+            return (len(active.get(item.id, ())), item.position)
+        return (item.position,)
+
+    return key
+
+
+# -- public API -------------------------------------------------------------------------
+def claim_next(
+    store: Store, project: str, annotator: str, now: datetime | None = None
+) -> str | None:
+    """Hand ``annotator`` their next item (resuming an open one first), or None.
+
+    None means: the quota is reached, or every item they have not done already has k
+    active annotators.
+    """
+    now = now or utcnow()
+    with store.write() as s:
+        proj = _lock_project(s, project)
+        cfg = annotation_settings(proj.settings or {})
+        who = _annotator_id(s, annotator)
+        mine = {
+            a.item_pk: a
+            for a in s.scalars(
+                select(Assignment).where(
+                    Assignment.project_id == proj.id, Assignment.annotator_id == who
+                )
+            )
+        }
+        done_here = {
+            p.item_pk: p.status
+            for p in s.scalars(
+                select(ItemProgress).where(
+                    ItemProgress.project_id == proj.id, ItemProgress.annotator_id == who
+                )
+            )
+        }
+        items = list(
+            s.scalars(select(Item).where(Item.project_id == proj.id).order_by(Item.position))
+        )
+        by_pk = {i.id: i for i in items}
+        # 1. resume: an open claim (explicit ones first) not yet submitted or skipped
+        for a in sorted(mine.values(), key=lambda a: (not a.explicit, a.created_at, a.id)):
+            if a.status != "open":
+                continue
+            if done_here.get(a.item_pk) in ("submitted", "skipped"):
+                a.status = "done" if done_here[a.item_pk] == "submitted" else "released"
+                continue
+            return by_pk[a.item_pk].item_id
+        # 2. quota
+        submitted = sum(1 for st in done_here.values() if st == "submitted")
+        if cfg.quota is not None and submitted >= cfg.quota:
+            return None
+        # 3. the next eligible item under the strategy
+        active, stale = _active_by_item(s, proj.id, cfg, now)
+        stale_by_item: dict[int, list[Assignment]] = {}
+        for a in stale:
+            stale_by_item.setdefault(a.item_pk, []).append(a)
+        candidates = [
+            i
+            for i in items
+            if i.id not in mine and i.id not in done_here and len(active.get(i.id, ())) < cfg.k
+        ]
+        if not candidates:
+            return None
+        chosen = min(candidates, key=_order_key(cfg, annotator, active))
+        for a in stale_by_item.get(chosen.id, []):
+            a.status = "released"
+        s.add(
+            Assignment(
+                project_id=proj.id,
+                item_pk=chosen.id,
+                annotator_id=who,
+                explicit=False,
+                status="open",
+                created_at=now,
+            )
+        )
+        return chosen.item_id
+
+
+def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> int:
+    """Admin: assign items explicitly (they come first in the annotator's queue).
+
+    Explicit assignments may exceed k on purpose (e.g. a calibration item for everyone).
+    Returns how many assignments were created or reopened.
+    """
+    with store.write() as s:
+        proj = _lock_project(s, project)
+        who = _annotator_id(s, annotator)
+        pks = dict(
+            s.execute(
+                select(Item.item_id, Item.id).where(
+                    Item.project_id == proj.id, Item.item_id.in_(item_ids)
+                )
+            ).all()
+        )
+        missing = sorted(set(item_ids) - set(pks))
+        if missing:
+            raise StoreError(f"unknown items: {', '.join(missing[:5])}")
+        existing = {
+            a.item_pk: a
+            for a in s.scalars(
+                select(Assignment).where(
+                    Assignment.annotator_id == who, Assignment.item_pk.in_(list(pks.values()))
+                )
+            )
+        }
+        changed = 0
+        for item_id in item_ids:
+            row = existing.get(pks[item_id])
+            if row is None:
+                s.add(
+                    Assignment(
+                        project_id=proj.id,
+                        item_pk=pks[item_id],
+                        annotator_id=who,
+                        explicit=True,
+                        status="open",
+                        created_at=utcnow(),
+                    )
+                )
+                changed += 1
+            elif not row.explicit or row.status == "released":
+                row.explicit, row.status = True, "open" if row.status == "released" else row.status
+                changed += 1
+        return changed
+
+
+def unassign(store: Store, project: str, item_id: str, annotator: str) -> bool:
+    """Admin: withdraw an open assignment (labels already given stay). True if removed."""
+    with store.write() as s:
+        proj = _lock_project(s, project)
+        who = _annotator_id(s, annotator)
+        item_pk = s.scalar(
+            select(Item.id).where(Item.project_id == proj.id, Item.item_id == item_id)
+        )
+        row = s.scalar(
+            select(Assignment).where(Assignment.item_pk == item_pk, Assignment.annotator_id == who)
+        )
+        if row is None or row.status != "open":
+            return False
+        row.status = "released"
+        return True
+
+
+def release(store: Store, project: str, item_id: str, annotator: str) -> None:
+    """Give an item back (skip): the slot frees up for someone else."""
+    unassign(store, project, item_id, annotator)
+
+
+def reserve_submit(
+    store: Store, project: str, item_id: str, annotator: str, bypass: bool = False
+) -> None:
+    """Check that ``annotator`` may submit ``item_id`` and hold the slot (mark it done).
+
+    Raises :class:`AssignmentError` when their claim lapsed and k others now hold the
+    item. ``bypass`` (reviewers and admins) skips the k check but still records the slot.
+    """
+    with store.write() as s:
+        proj = _lock_project(s, project)
+        cfg = annotation_settings(proj.settings or {})
+        who = _annotator_id(s, annotator)
+        item_pk = s.scalar(
+            select(Item.id).where(Item.project_id == proj.id, Item.item_id == item_id)
+        )
+        if item_pk is None:
+            raise StoreError(f"no item {item_id!r} in this project")
+        row = s.scalar(
+            select(Assignment).where(Assignment.item_pk == item_pk, Assignment.annotator_id == who)
+        )
+        holds = row is not None and (row.status == "done" or row.explicit or row.status == "open")
+        if not holds and not bypass:
+            active, _ = _active_by_item(s, proj.id, cfg, utcnow())
+            others = active.get(item_pk, set()) - {who}
+            if len(others) >= cfg.k:
+                raise AssignmentError(
+                    f"this item already has its {cfg.k} annotators; your claim lapsed "
+                    "after a long pause. Your drafts are kept; take the next item."
+                )
+        if row is None:
+            s.add(
+                Assignment(
+                    project_id=proj.id,
+                    item_pk=item_pk,
+                    annotator_id=who,
+                    explicit=False,
+                    status="done",
+                    created_at=utcnow(),
+                )
+            )
+        else:
+            row.status = "done"
+
+
+def submit(
+    store: Store,
+    project: str,
+    item_id: str,
+    annotator: str,
+    seconds: float | None = None,
+    bypass: bool = False,
+) -> int:
+    """Reserve the slot, then mark the annotator's labels on the item submitted."""
+    reserve_submit(store, project, item_id, annotator, bypass=bypass)
+    return store.submit_item(project, item_id, annotator, seconds=seconds)
+
+
+def skip(store: Store, project: str, item_id: str, annotator: str) -> None:
+    """Skip an item: labels kept as skipped, the claim released for someone else."""
+    store.skip_item(project, item_id, annotator)
+    release(store, project, item_id, annotator)
+
+
+def queue(store: Store, project: str, annotator: str) -> list[str]:
+    """The items an annotator may open, in the order they got them (open and done)."""
+    with store.read() as s:
+        proj = s.scalar(select(Project).where(Project.name == project))
+        if proj is None:
+            raise StoreError(f"no project called {project!r}")
+        who = s.scalar(select(Annotator.id).where(Annotator.name == annotator))
+        if who is None:
+            return []
+        rows = s.execute(
+            select(Item.item_id, Assignment.status, Assignment.explicit)
+            .join(Item, Item.id == Assignment.item_pk)
+            .where(Assignment.project_id == proj.id, Assignment.annotator_id == who)
+            .order_by(Assignment.created_at, Assignment.id)
+        ).all()
+        return [r[0] for r in rows if r[1] in ("open", "done")]
+
+
+def may_open(store: Store, project: str, item_id: str, annotator: str, role: str) -> bool:
+    """Annotators open only items assigned to them; reviewers and admins open any."""
+    if role in ("admin", "reviewer"):
+        return True
+    return item_id in queue(store, project, annotator)
+
+
+def assignments_frame(store: Store, project: str) -> list[dict[str, Any]]:
+    """Every assignment of a project as plain rows (for the admin page)."""
+    with store.read() as s:
+        proj = s.scalar(select(Project).where(Project.name == project))
+        if proj is None:
+            raise StoreError(f"no project called {project!r}")
+        rows = s.execute(
+            select(
+                Item.item_id,
+                Annotator.name,
+                Assignment.status,
+                Assignment.explicit,
+                Assignment.created_at,
+            )
+            .join(Item, Item.id == Assignment.item_pk)
+            .join(Annotator, Annotator.id == Assignment.annotator_id)
+            .where(Assignment.project_id == proj.id)
+            .order_by(Item.position, Annotator.name)
+        ).all()
+        return [
+            dict(item_id=r[0], annotator=r[1], status=r[2], explicit=r[3], created_at=r[4])
+            for r in rows
+        ]
+
+
+# -- progress ---------------------------------------------------------------------------
+def annotator_progress(store: Store, project: str) -> pd.DataFrame:
+    """Per annotator: submitted, drafts, skipped, flagged, median seconds per item."""
+    frame = store.progress_frame(project)
+    cols = ["annotator", "submitted", "drafts", "skipped", "flagged", "median_seconds"]
+    if frame.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for name, g in frame.groupby("annotator", sort=True):
+        timed = g[(g["status"] == "submitted") & (g["seconds_spent"] > 0)]["seconds_spent"]
+        rows.append(
+            {
+                "annotator": name,
+                "submitted": int((g["status"] == "submitted").sum()),
+                "drafts": int((g["status"] == "draft").sum()),
+                "skipped": int((g["status"] == "skipped").sum()),
+                "flagged": int(g["flagged"].astype(bool).sum()),
+                "median_seconds": float(timed.median()) if len(timed) else None,
+            }
+        )
+    return pd.DataFrame(rows, columns=cols)
+
+
+def project_progress(store: Store, project: str) -> dict[str, Any]:
+    """One project's totals: items, k, items complete and still short of k, and more."""
+    info = store.project(project)
+    k = annotation_settings(info.settings).k
+    frame = store.progress_frame(project)
+    n_items = store.item_count(project)
+    done = frame[frame["status"] == "submitted"]
+    per_item = done.groupby("item_id")["annotator"].nunique()
+    complete = int((per_item >= k).sum())
+    timed = done[done["seconds_spent"] > 0]["seconds_spent"]
+    return {
+        "project": project,
+        "kind": info.kind,
+        "k": k,
+        "items": n_items,
+        "complete": complete,
+        "short_of_k": n_items - complete,
+        "missing_labels": int(
+            sum(max(0, k - int(per_item.get(i, 0))) for i in store.item_ids(project))
+        ),
+        "submitted": int(len(done)),
+        "drafts": int((frame["status"] == "draft").sum()),
+        "skipped": int((frame["status"] == "skipped").sum()),
+        "flagged": int(frame["flagged"].astype(bool).sum()) if len(frame) else 0,
+        "median_seconds": float(timed.median()) if len(timed) else None,
+    }

@@ -1,0 +1,92 @@
+"""Plain, immutable records the store hands out (no ORM objects leave the store)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kinds import TaskKind, get_kind
+
+ROLES = ("admin", "reviewer", "annotator")
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    """A project: its kind, settings and current guideline."""
+
+    id: int
+    name: str
+    kind: str
+    settings: dict[str, Any]
+    guideline: str
+    guideline_version: int
+    created_at: datetime
+
+    @property
+    def task_kind(self) -> TaskKind:
+        """The registered task kind of this project."""
+        return get_kind(self.kind)
+
+    @property
+    def k(self) -> int:
+        """Number of annotators wanted per item."""
+        return int(self.task_kind.settings(self.settings)["k"])
+
+
+@dataclass(frozen=True)
+class ProjectSummary:
+    """A project with counts, for listings."""
+
+    name: str
+    kind: str
+    items: int
+    annotators: int
+    submitted_labels: int
+    draft_labels: int
+    evaluator_results: int
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """An item as the views and evaluators see it."""
+
+    pk: int
+    item_id: str
+    position: int
+    fields: dict[str, Any]
+    split: str | None = None
+    generator: str | None = None
+
+
+@dataclass(frozen=True)
+class AnnotatorInfo:
+    """A person who labels."""
+
+    id: int
+    name: str
+    role: str
+    email: str | None = None
+    has_password: bool = False
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    """What a label save did: ``created``, ``updated`` or ``unchanged``."""
+
+    action: str
+    value: Any
+
+
+@dataclass
+class ImportReport:
+    """What an import did, counted per action."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self, what: str) -> str:
+        """One line for the CLI and the app."""
+        return f"{what}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged"

@@ -1,0 +1,61 @@
+"""The Store: the only door to the database. Views, the CLI and jobs all go through it.
+
+Sessions are short: ``read()`` for queries, ``write()`` for one atomic change (on SQLite
+it takes the write lock up front). Never hold a session across an LLM call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from annotation_store import db
+from annotation_store.store_labels import LabelsMixin
+from annotation_store.store_projects import ProjectsMixin
+from annotation_store.store_results import ResultsMixin
+from common.config import database_url
+
+
+class Store(ProjectsMixin, LabelsMixin, ResultsMixin):
+    """Projects, items, annotators, labels, evaluator results, caches and jobs."""
+
+    def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:
+        self.url = database_url(url)
+        self.engine: Engine = db.make_engine(self.url)
+        self.is_sqlite = db.is_sqlite(self.url)
+        if migrate:
+            db.upgrade(self.engine)
+        self._read_factory = sessionmaker(self.engine, expire_on_commit=False)
+        write_bind = (
+            self.engine.execution_options(sqlite_begin="IMMEDIATE")
+            if self.is_sqlite
+            else self.engine
+        )
+        self._write_factory = sessionmaker(write_bind, expire_on_commit=False)
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session for queries; rolled back on exit."""
+        with self._read_factory() as session:
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A session for one atomic change: committed on success, rolled back on error."""
+        with self._write_factory() as session, session.begin():
+            yield session
+
+    def close(self) -> None:
+        """Release every pooled connection."""
+        self.engine.dispose()
+
+    def __repr__(self) -> str:
+        return f"Store({self.engine.url.render_as_string(hide_password=True)!r})"
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open (and migrate) the store at ``url``, ``WORKBENCH_DB_URL`` or the SQLite default."""
+    return Store(url)

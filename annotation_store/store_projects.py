@@ -1,0 +1,424 @@
+"""Store operations on projects, guidelines, items, fact lists and annotators."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from annotation_store.fast_columns import RawColumns
+from annotation_store.models import (
+    Annotation,
+    Annotator,
+    EvaluatorResult,
+    EvaluatorRun,
+    FactListVersion,
+    GuidelineVersion,
+    Item,
+    Project,
+    utcnow,
+)
+from annotation_store.records import (
+    ROLES,
+    AnnotatorInfo,
+    ImportReport,
+    ItemRecord,
+    ProjectInfo,
+    ProjectSummary,
+)
+from kinds import ValidationError, get_kind
+
+if TYPE_CHECKING:
+    pass
+
+FACT_FIELDS = ("gold_facts", "predicted_facts")
+
+
+def dialect_insert(s: Session, table: Any) -> Any:
+    """An INSERT that supports ``on_conflict_do_nothing`` on SQLite and PostgreSQL."""
+    if s.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table)
+
+
+class StoreError(ValueError):
+    """A request the store refuses (unknown project, duplicate name ...)."""
+
+
+def project_info(row: Project) -> ProjectInfo:
+    """Convert a Project row to a record."""
+    return ProjectInfo(
+        row.id,
+        row.name,
+        row.kind,
+        dict(row.settings or {}),
+        row.guideline,
+        row.guideline_version,
+        row.created_at,
+    )
+
+
+def item_record(row: Item) -> ItemRecord:
+    """Convert an Item row to a record."""
+    return ItemRecord(
+        row.id, row.item_id, row.position, dict(row.fields or {}), row.split, row.generator
+    )
+
+
+def annotator_info(row: Annotator) -> AnnotatorInfo:
+    """Convert an Annotator row to a record."""
+    return AnnotatorInfo(row.id, row.name, row.role, row.email, bool(row.password_hash))
+
+
+class ProjectsMixin:
+    """Projects, items and annotators."""
+
+    read: Any
+    write: Any
+
+    # -- projects -----------------------------------------------------------------------
+    def create_project(
+        self,
+        name: str,
+        kind: str,
+        settings: Mapping[str, Any] | None = None,
+        guideline: str | None = None,
+    ) -> ProjectInfo:
+        """Create a project; settings are validated against the kind."""
+        name = name.strip()
+        if not name:
+            raise StoreError("a project needs a name")
+        task_kind = get_kind(kind)
+        merged = task_kind.validate_settings(settings)
+        text = guideline if guideline is not None else task_kind.guideline
+        with self.write() as s:
+            if s.scalar(select(Project.id).where(Project.name == name)) is not None:
+                raise StoreError(f"project {name!r} already exists")
+            row = Project(
+                name=name, kind=kind, settings=merged, guideline=text, guideline_version=1
+            )
+            s.add(row)
+            s.flush()
+            s.add(GuidelineVersion(project_id=row.id, version=1, text=text))
+            return project_info(row)
+
+    def project(self, name: str) -> ProjectInfo:
+        """The project called ``name``."""
+        with self.read() as s:
+            row = s.scalar(select(Project).where(Project.name == name))
+            if row is None:
+                raise StoreError(f"no project called {name!r}")
+            return project_info(row)
+
+    def projects(self) -> list[ProjectInfo]:
+        """Every project, by name."""
+        with self.read() as s:
+            return [project_info(r) for r in s.scalars(select(Project).order_by(Project.name))]
+
+    def project_summaries(self) -> list[ProjectSummary]:
+        """Every project with item, annotator, label and result counts."""
+        with self.read() as s:
+            items = dict(
+                s.execute(select(Item.project_id, func.count()).group_by(Item.project_id)).all()
+            )
+            labels: dict[tuple[int, str], int] = {
+                (pid, st): n
+                for pid, st, n in s.execute(
+                    select(Annotation.project_id, Annotation.status, func.count()).group_by(
+                        Annotation.project_id, Annotation.status
+                    )
+                ).all()
+            }
+            people = dict(
+                s.execute(
+                    select(
+                        Annotation.project_id, func.count(func.distinct(Annotation.annotator_id))
+                    ).group_by(Annotation.project_id)
+                ).all()
+            )
+            results = dict(
+                s.execute(
+                    select(EvaluatorRun.project_id, func.count(EvaluatorResult.id))
+                    .join(EvaluatorResult, EvaluatorResult.run_id == EvaluatorRun.id)
+                    .group_by(EvaluatorRun.project_id)
+                ).all()
+            )
+            out = []
+            for p in s.scalars(select(Project).order_by(Project.name)):
+                out.append(
+                    ProjectSummary(
+                        p.name,
+                        p.kind,
+                        items.get(p.id, 0),
+                        people.get(p.id, 0),
+                        labels.get((p.id, "submitted"), 0),
+                        labels.get((p.id, "draft"), 0),
+                        results.get(p.id, 0),
+                    )
+                )
+            return out
+
+    def update_settings(self, name: str, settings: Mapping[str, Any]) -> ProjectInfo:
+        """Replace a project's settings (validated against its kind)."""
+        with self.write() as s:
+            row = self._project_row(s, name)
+            row.settings = get_kind(row.kind).validate_settings(settings)
+            return project_info(row)
+
+    def update_guideline(self, name: str, text: str) -> int:
+        """Store a new guideline version and return its number (unchanged text: no bump)."""
+        with self.write() as s:
+            row = self._project_row(s, name)
+            if text == row.guideline:
+                return row.guideline_version
+            row.guideline_version += 1
+            row.guideline = text
+            s.add(GuidelineVersion(project_id=row.id, version=row.guideline_version, text=text))
+            return row.guideline_version
+
+    def delete_project(self, name: str) -> None:
+        """Delete a project and everything in it."""
+        with self.write() as s:
+            s.delete(self._project_row(s, name))
+
+    @staticmethod
+    def _project_row(s: Session, name: str) -> Project:
+        row = s.scalar(select(Project).where(Project.name == name))
+        if row is None:
+            raise StoreError(f"no project called {name!r}")
+        return row
+
+    # -- items --------------------------------------------------------------------------
+    def upsert_items(
+        self, project: str, rows: Sequence[Mapping[str, Any]], source: str = "import"
+    ) -> ImportReport:
+        """Insert or update items in one transaction.
+
+        Each row has ``item_id``, ``fields`` (already validated), and optional ``split``
+        and ``generator``. An identical row changes nothing.
+        """
+        report = ImportReport()
+        with self.write() as s:
+            proj = self._project_row(s, project)
+            existing = {
+                r.item_id: r for r in s.scalars(select(Item).where(Item.project_id == proj.id))
+            }
+            next_pos = max((r.position for r in existing.values()), default=-1) + 1
+            for row in rows:
+                item_id = str(row["item_id"])
+                fields = dict(row["fields"])
+                split, generator = row.get("split"), row.get("generator")
+                current = existing.get(item_id)
+                if current is None:
+                    current = Item(
+                        project_id=proj.id,
+                        item_id=item_id,
+                        position=next_pos,
+                        fields=fields,
+                        split=split,
+                        generator=generator,
+                    )
+                    next_pos += 1
+                    s.add(current)
+                    s.flush()
+                    existing[item_id] = current
+                    self._record_facts(s, current, {}, fields, source)
+                    report.created += 1
+                elif (current.fields, current.split, current.generator) != (
+                    fields,
+                    split,
+                    generator,
+                ):
+                    self._record_facts(s, current, current.fields or {}, fields, source)
+                    current.fields, current.split, current.generator = fields, split, generator
+                    report.updated += 1
+                else:
+                    report.unchanged += 1
+        return report
+
+    @staticmethod
+    def _record_facts(
+        s: Session,
+        item: Item,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        source: str,
+        by: str | None = None,
+    ) -> None:
+        for name in FACT_FIELDS:
+            if name in new and new.get(name) != old.get(name):
+                version = (
+                    s.scalar(
+                        select(func.max(FactListVersion.version)).where(
+                            FactListVersion.item_pk == item.id, FactListVersion.field == name
+                        )
+                    )
+                    or 0
+                ) + 1
+                s.add(
+                    FactListVersion(
+                        item_pk=item.id,
+                        field=name,
+                        version=version,
+                        facts=list(new[name]),
+                        source=source,
+                        created_by=by,
+                    )
+                )
+
+    def items(self, project: str) -> list[ItemRecord]:
+        """Every item of a project, in import order."""
+        raw = RawColumns(self.is_sqlite)
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            q = (
+                select(
+                    Item.id,
+                    Item.item_id,
+                    Item.position,
+                    raw.text(Item.fields),
+                    Item.split,
+                    Item.generator,
+                )
+                .where(Item.project_id == pid)
+                .order_by(Item.position)
+            )
+            rows = raw.fetch(s, q)
+        fields = raw.decode_json([r[3] for r in rows])
+        return [
+            ItemRecord(r[0], r[1], r[2], f or {}, r[4], r[5])
+            for r, f in zip(rows, fields, strict=True)
+        ]
+
+    def item(self, project: str, item_id: str) -> ItemRecord:
+        """One item by its external id."""
+        with self.read() as s:
+            return item_record(self._item_row(s, self._project_row(s, project).id, item_id))
+
+    def item_count(self, project: str) -> int:
+        """Number of items in a project."""
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            return (
+                s.scalar(select(func.count()).select_from(Item).where(Item.project_id == pid)) or 0
+            )
+
+    @staticmethod
+    def _item_row(s: Session, project_id: int, item_id: str) -> Item:
+        row = s.scalar(select(Item).where(Item.project_id == project_id, Item.item_id == item_id))
+        if row is None:
+            raise StoreError(f"no item {item_id!r} in this project")
+        return row
+
+    def set_item_fields(
+        self,
+        project: str,
+        item_id: str,
+        updates: Mapping[str, Any],
+        *,
+        only_if_missing: bool = True,
+        source: str = "edit",
+        by: str | None = None,
+    ) -> dict[str, Any]:
+        """Set item fields (fact lists are versioned). With ``only_if_missing``, fields that
+        already hold a value are kept: facts fixed once stay fixed. Returns the new fields."""
+        with self.write() as s:
+            proj = self._project_row(s, project)
+            row = self._item_row(s, proj.id, item_id)
+            old = dict(row.fields or {})
+            new = dict(old)
+            for key, value in updates.items():
+                if only_if_missing and old.get(key) not in (None, "", []):
+                    continue
+                new[key] = value
+            new = get_kind(proj.kind).validate_item(new)
+            if new != old:
+                self._record_facts(s, row, old, new, source, by)
+                row.fields = new
+            return new
+
+    def fact_versions(self, project: str, item_id: str) -> list[dict[str, Any]]:
+        """Every version of an item's fact lists, oldest first."""
+        with self.read() as s:
+            row = self._item_row(s, self._project_row(s, project).id, item_id)
+            versions = s.scalars(
+                select(FactListVersion)
+                .where(FactListVersion.item_pk == row.id)
+                .order_by(FactListVersion.field, FactListVersion.version)
+            )
+            return [
+                {
+                    "field": v.field,
+                    "version": v.version,
+                    "facts": v.facts,
+                    "source": v.source,
+                    "created_by": v.created_by,
+                    "created_at": v.created_at,
+                }
+                for v in versions
+            ]
+
+    # -- annotators ---------------------------------------------------------------------
+    def ensure_annotator(self, name: str, role: str = "annotator") -> AnnotatorInfo:
+        """Return the annotator called ``name``, creating it with ``role`` if new."""
+        with self.write() as s:
+            return annotator_info(self._annotator_row(s, name, role))
+
+    def _annotator_row(self, s: Session, name: str, role: str = "annotator") -> Annotator:
+        name = name.strip()
+        if not name:
+            raise ValidationError("annotator name is empty")
+        if role not in ROLES:
+            raise ValidationError(f"role must be one of {ROLES}, got {role!r}")
+        row = s.scalar(select(Annotator).where(Annotator.name == name))
+        if row is None:
+            # Two sessions may meet a new name at once: insert-or-ignore, then read.
+            s.execute(
+                dialect_insert(s, Annotator)
+                .values(
+                    name=name,
+                    role=role,
+                    active=True,
+                    created_at=utcnow(),
+                )
+                .on_conflict_do_nothing(index_elements=["name"])
+            )
+            row = s.scalar(select(Annotator).where(Annotator.name == name))
+        return row
+
+    def annotator(self, name: str) -> AnnotatorInfo | None:
+        """The annotator called ``name``, or None."""
+        with self.read() as s:
+            row = s.scalar(select(Annotator).where(Annotator.name == name))
+            return annotator_info(row) if row else None
+
+    def annotators(self) -> list[AnnotatorInfo]:
+        """Every annotator, by name."""
+        with self.read() as s:
+            return [
+                annotator_info(r) for r in s.scalars(select(Annotator).order_by(Annotator.name))
+            ]
+
+    def set_role(self, name: str, role: str) -> AnnotatorInfo:
+        """Change an annotator's role."""
+        if role not in ROLES:
+            raise ValidationError(f"role must be one of {ROLES}, got {role!r}")
+        with self.write() as s:
+            row = s.scalar(select(Annotator).where(Annotator.name == name))
+            if row is None:
+                raise StoreError(f"no annotator called {name!r}")
+            row.role = role
+            return annotator_info(row)
+
+    def item_ids(self, project: str, ids: Iterable[str] | None = None) -> dict[str, int]:
+        """Map external item ids to primary keys (all items, or just ``ids``)."""
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            q = select(Item.item_id, Item.id).where(Item.project_id == pid)
+            if ids is not None:
+                q = q.where(Item.item_id.in_(list(ids)))
+            return dict(s.execute(q).all())

@@ -1,0 +1,431 @@
+"""Store operations on evaluator runs and results, the LLM cache, fetched pages and jobs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import select
+
+from annotation_store.fast_columns import RawColumns
+from annotation_store.models import (
+    EvaluatorResult,
+    EvaluatorRun,
+    FetchedPage,
+    Item,
+    Job,
+    LLMCacheEntry,
+    utcnow,
+)
+from annotation_store.records import ImportReport
+from annotation_store.store_projects import dialect_insert
+from evaluators.base import EvalResult, Signature
+
+RESULT_COLUMNS = [
+    "item_id",
+    "evaluator",
+    "model",
+    "signature",
+    "run_id",
+    "run_index",
+    "source",
+    "status",
+    "scores",
+    "error",
+    "cached",
+]
+#: Tidy scores: the run-describing result columns, then one field and its score.
+SCORE_COLUMNS = [*RESULT_COLUMNS[:7], "field", "score"]
+JOB_FIELDS = ("status", "progress", "error", "started_at", "finished_at", "heartbeat_at")
+
+
+def _run_dict(run: EvaluatorRun) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "evaluator": run.evaluator,
+        "version": run.version,
+        "model": run.model,
+        "signature": run.signature,
+        "signature_text": run.signature_text,
+        "run_index": run.run_index,
+        "source": run.source,
+        "job_id": run.job_id,
+        "status": run.status,
+        "tokens_in": run.tokens_in,
+        "tokens_out": run.tokens_out,
+        "cost": run.cost,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+    }
+
+
+def _job_dict(job: Job) -> dict[str, Any]:
+    return {
+        "id": job.id,
+        "project_id": job.project_id,
+        "kind": job.kind,
+        "params": job.params,
+        "status": job.status,
+        "progress": dict(job.progress or {}),
+        "error": job.error,
+        "created_by": job.created_by,
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+        "heartbeat_at": job.heartbeat_at,
+    }
+
+
+class ResultsMixin:
+    """Evaluator runs and results, caches and jobs."""
+
+    read: Any
+    write: Any
+    _project_row: Any
+
+    # -- runs and results ---------------------------------------------------------------
+    def create_run(
+        self,
+        project: str,
+        signature: Signature,
+        run_index: int = 0,
+        job_id: int | None = None,
+        source: str = "run",
+    ) -> int:
+        """Open a new evaluator run and return its id."""
+        with self.write() as s:
+            pid = self._project_row(s, project).id
+            run = EvaluatorRun(
+                project_id=pid,
+                evaluator=signature.evaluator,
+                version=signature.version,
+                model=signature.model,
+                signature=signature.to_dict(),
+                signature_text=str(signature),
+                run_index=run_index,
+                source=source,
+                job_id=job_id,
+                status="running",
+            )
+            s.add(run)
+            s.flush()
+            return run.id
+
+    def save_results(self, project: str, run_id: int, results: Sequence[EvalResult]) -> None:
+        """Store results of a run (upsert per item) and apply their one-time item updates."""
+        from kinds import get_kind
+
+        with self.write() as s:
+            proj = self._project_row(s, project)
+            run = s.get(EvaluatorRun, run_id)
+            items = {
+                r.item_id: r
+                for r in s.scalars(
+                    select(Item).where(
+                        Item.project_id == proj.id, Item.item_id.in_([r.item_id for r in results])
+                    )
+                )
+            }
+            existing = {
+                r.item_pk: r
+                for r in s.scalars(select(EvaluatorResult).where(EvaluatorResult.run_id == run_id))
+            }
+            for res in results:
+                item = items[res.item_id]
+                values = dict(
+                    status=res.status,
+                    scores=res.scores,
+                    details=res.details,
+                    reasoning=res.reasoning,
+                    raw_reply=res.raw_reply,
+                    error=res.error,
+                    tokens_in=res.tokens_in,
+                    tokens_out=res.tokens_out,
+                    cost=res.cost,
+                    latency_s=res.latency_s,
+                    cached=res.cached,
+                )
+                row = existing.get(item.id)
+                if row is None:
+                    s.add(EvaluatorResult(run_id=run_id, item_pk=item.id, **values))
+                else:
+                    for key, value in values.items():
+                        setattr(row, key, value)
+                run.tokens_in += res.tokens_in
+                run.tokens_out += res.tokens_out
+                run.cost += res.cost
+                if res.item_updates:
+                    old = dict(item.fields or {})
+                    new = dict(old)
+                    for key, value in res.item_updates.items():
+                        if old.get(key) in (None, "", []):
+                            new[key] = value
+                    if new != old:
+                        new = get_kind(proj.kind).validate_item(new)
+                        self._record_facts(s, item, old, new, "bifact")  # type: ignore[attr-defined]
+                        item.fields = new
+
+    def finish_run(self, run_id: int, status: str = "done") -> None:
+        """Close a run with its final status."""
+        with self.write() as s:
+            run = s.get(EvaluatorRun, run_id)
+            run.status = status
+            run.finished_at = utcnow()
+
+    def runs(self, project: str) -> list[dict[str, Any]]:
+        """Every evaluator run of a project, newest first."""
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            rows = s.scalars(
+                select(EvaluatorRun)
+                .where(EvaluatorRun.project_id == pid)
+                .order_by(EvaluatorRun.id.desc())
+            )
+            return [_run_dict(r) for r in rows]
+
+    def _result_rows(self, project: str, include_failed: bool) -> list[tuple[Any, ...]]:
+        """Result rows in RESULT_COLUMNS order, scores decoded."""
+        raw = RawColumns(self.is_sqlite)
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            q = (
+                select(
+                    Item.item_id,
+                    EvaluatorRun.evaluator,
+                    EvaluatorRun.model,
+                    EvaluatorRun.signature_text,
+                    EvaluatorRun.id,
+                    EvaluatorRun.run_index,
+                    EvaluatorRun.source,
+                    EvaluatorResult.status,
+                    raw.text(EvaluatorResult.scores),
+                    EvaluatorResult.error,
+                    EvaluatorResult.cached,
+                )
+                .join(EvaluatorRun, EvaluatorRun.id == EvaluatorResult.run_id)
+                .join(Item, Item.id == EvaluatorResult.item_pk)
+                .where(EvaluatorRun.project_id == pid)
+                .order_by(EvaluatorRun.id, Item.position)
+            )
+            if not include_failed:
+                q = q.where(EvaluatorResult.status == "ok")
+            rows = raw.fetch(s, q)
+        scores = raw.decode_json([r[8] for r in rows])
+        return [(*r[:8], sc or {}, r[9], bool(r[10])) for r, sc in zip(rows, scores, strict=True)]
+
+    def results_frame(self, project: str, include_failed: bool = False) -> pd.DataFrame:
+        """One row per result: item_id, evaluator, model, signature, run, status, scores..."""
+        frame = pd.DataFrame(self._result_rows(project, include_failed), columns=RESULT_COLUMNS)
+        frame["scores"] = frame["scores"].astype(object)
+        return frame
+
+    def scores_frame(self, project: str) -> pd.DataFrame:
+        """Tidy scores of successful results: one row per item x run x field."""
+        rows = [
+            (*rec[:7], field, float(score))
+            for rec in self._result_rows(project, include_failed=False)
+            for field, score in rec[8].items()
+            if score is not None
+        ]
+        return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+    def item_results(self, project: str, item_id: str) -> list[dict[str, Any]]:
+        """Every evaluator result for one item, with details, reasoning and signature."""
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            q = (
+                select(EvaluatorResult, EvaluatorRun)
+                .join(EvaluatorRun, EvaluatorRun.id == EvaluatorResult.run_id)
+                .join(Item, Item.id == EvaluatorResult.item_pk)
+                .where(EvaluatorRun.project_id == pid, Item.item_id == item_id)
+                .order_by(EvaluatorRun.id)
+            )
+            out = []
+            for res, run in s.execute(q).all():
+                out.append(
+                    {
+                        **_run_dict(run),
+                        "run_id": run.id,
+                        "result_status": res.status,
+                        "scores": res.scores,
+                        "details": res.details,
+                        "reasoning": res.reasoning,
+                        "raw_reply": res.raw_reply,
+                        "error": res.error,
+                        "cached": res.cached,
+                        "latency_s": res.latency_s,
+                        "tokens_in": res.tokens_in,
+                        "tokens_out": res.tokens_out,
+                    }
+                )
+            return out
+
+    def import_scores(self, project: str, rows: Sequence[Mapping[str, Any]]) -> ImportReport:
+        """Store external scores (already validated) as imported runs, in one transaction.
+
+        Rows have ``item_id``, ``evaluator``, ``field``, ``value``, ``judge_model`` and
+        ``run``. One imported run per (evaluator, judge model, run); re-importing the same
+        rows changes nothing.
+        """
+        report = ImportReport()
+        with self.write() as s:
+            pid = self._project_row(s, project).id
+            items = dict(
+                s.execute(select(Item.item_id, Item.id).where(Item.project_id == pid)).all()
+            )
+            runs: dict[tuple[str, str | None, int], EvaluatorRun] = {}
+            results: dict[tuple[int, int], EvaluatorResult] = {}
+            for row in rows:
+                key = (row["evaluator"], row.get("judge_model"), int(row.get("run") or 0))
+                run = runs.get(key)
+                if run is None:
+                    run = s.scalar(
+                        select(EvaluatorRun).where(
+                            EvaluatorRun.project_id == pid,
+                            EvaluatorRun.source == "import",
+                            EvaluatorRun.evaluator == key[0],
+                            EvaluatorRun.run_index == key[2],
+                            EvaluatorRun.model.is_(None)
+                            if key[1] is None
+                            else EvaluatorRun.model == key[1],
+                        )
+                    )
+                    if run is None:
+                        sig = Signature(key[0], "imported", key[1], None, {})
+                        run = EvaluatorRun(
+                            project_id=pid,
+                            evaluator=key[0],
+                            version="imported",
+                            model=key[1],
+                            signature=sig.to_dict(),
+                            signature_text=str(sig),
+                            run_index=key[2],
+                            source="import",
+                            status="done",
+                            finished_at=utcnow(),
+                        )
+                        s.add(run)
+                        s.flush()
+                    runs[key] = run
+                    for r in s.scalars(
+                        select(EvaluatorResult).where(EvaluatorResult.run_id == run.id)
+                    ):
+                        results[(run.id, r.item_pk)] = r
+                item_pk = items[str(row["item_id"])]
+                res = results.get((run.id, item_pk))
+                if res is None:
+                    res = EvaluatorResult(
+                        run_id=run.id, item_pk=item_pk, status="ok", scores={}, details={}
+                    )
+                    s.add(res)
+                    results[(run.id, item_pk)] = res
+                old = (res.scores or {}).get(row["field"])
+                if old == row["value"]:
+                    report.unchanged += 1
+                    continue
+                res.scores = {**(res.scores or {}), row["field"]: row["value"]}
+                if old is None:
+                    report.created += 1
+                else:
+                    report.updated += 1
+        return report
+
+    # -- LLM cache (evaluators.base.LLMCache) -------------------------------------------
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        """The cached response for ``key``, or None."""
+        with self.read() as s:
+            row = s.get(LLMCacheEntry, key)
+            return dict(row.response) if row else None
+
+    def cache_put(
+        self, key: str, model: str, request: dict[str, Any], response: dict[str, Any]
+    ) -> None:
+        """Cache a response; an existing entry for the key is kept."""
+        self.cache_put_many([(key, model, request, response)])
+
+    def cache_put_many(
+        self, entries: Sequence[tuple[str, str, dict[str, Any], dict[str, Any]]]
+    ) -> None:
+        """Cache several (key, model, request, response) entries in one transaction;
+        existing keys are kept (first writer wins, also under concurrent writers)."""
+        if not entries:
+            return
+        with self.write() as s:
+            stmt = dialect_insert(s, LLMCacheEntry).on_conflict_do_nothing(index_elements=["key"])
+            s.execute(
+                stmt,
+                [
+                    {"key": k, "model": m, "request": req, "response": resp, "created_at": utcnow()}
+                    for k, m, req, resp in entries
+                ],
+            )
+
+    # -- fetched pages (evaluators.base.PageStore) --------------------------------------
+    def page_get(self, url: str) -> dict[str, Any] | None:
+        """What was fetched for ``url``, or None."""
+        with self.read() as s:
+            row = s.get(FetchedPage, url)
+            return dict(row.record) if row else None
+
+    def page_put(self, url: str, record: dict[str, Any]) -> None:
+        """Store (or replace) the fetch record of ``url``."""
+        with self.write() as s:
+            row = s.get(FetchedPage, url)
+            if row is None:
+                s.add(FetchedPage(url=url, record=record))
+            else:
+                row.record = record
+                row.fetched_at = utcnow()
+
+    # -- jobs ---------------------------------------------------------------------------
+    def create_job(
+        self,
+        project: str,
+        params: Mapping[str, Any],
+        kind: str = "evaluate",
+        created_by: str | None = None,
+    ) -> int:
+        """Queue a job and return its id."""
+        with self.write() as s:
+            pid = self._project_row(s, project).id
+            job = Job(
+                project_id=pid,
+                kind=kind,
+                params=dict(params),
+                status="queued",
+                progress={},
+                created_by=created_by,
+            )
+            s.add(job)
+            s.flush()
+            return job.id
+
+    def job(self, job_id: int) -> dict[str, Any] | None:
+        """A job's row as a dict, or None."""
+        with self.read() as s:
+            row = s.get(Job, job_id)
+            return _job_dict(row) if row else None
+
+    def jobs(self, project: str) -> list[dict[str, Any]]:
+        """Every job of a project, newest first."""
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            return [
+                _job_dict(j)
+                for j in s.scalars(select(Job).where(Job.project_id == pid).order_by(Job.id.desc()))
+            ]
+
+    def update_job(self, job_id: int, **changes: Any) -> dict[str, Any]:
+        """Change a job's status, progress (merged), error or timestamps."""
+        unknown = set(changes) - set(JOB_FIELDS)
+        if unknown:
+            raise ValueError(f"cannot update job fields {sorted(unknown)}")
+        with self.write() as s:
+            row = s.get(Job, job_id)
+            for key, value in changes.items():
+                if key == "progress":
+                    row.progress = {**(row.progress or {}), **value}
+                else:
+                    setattr(row, key, value)
+            return _job_dict(row)

@@ -1,0 +1,67 @@
+"""``evaluate``: run a registered evaluator over a project, with a progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from annotation_store import Store
+from commands import CommandError
+from jobs.runner import RunProgress, run_evaluator
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the evaluate command."""
+    p = sub.add_parser("evaluate", help="run an evaluator over a project's items")
+    p.add_argument("name", help="project name")
+    p.add_argument(
+        "--evaluator",
+        required=True,
+        help="registry name, e.g. bifact, bleu, sgsacc (an unknown name lists them all)",
+    )
+    p.add_argument("--runs", type=int, default=None, help="repeat the run N times")
+    p.add_argument("--limit", type=int, default=None, help="only the first N items")
+    p.add_argument("--items", default=None, help="comma-separated item ids")
+    p.add_argument("--settings", default=None, help="evaluator settings as JSON")
+    p.add_argument("--batch-size", type=int, default=16)
+    p.set_defaults(handler=cmd_evaluate)
+
+
+def _bar(p: RunProgress) -> None:
+    width = 30
+    filled = int(width * p.done / p.total) if p.total else width
+    line = (
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} "
+        f"failed {p.failed} cached {p.cached} tokens {p.tokens_in + p.tokens_out}"
+    )
+    print(line, end="", file=sys.stderr, flush=True)
+
+
+def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
+    """Run the evaluator and print a one-line summary."""
+    try:
+        settings = json.loads(args.settings) if args.settings else None
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"--settings is not valid JSON: {exc.msg}") from None
+    item_ids = [i.strip() for i in args.items.split(",")] if args.items else None
+    try:
+        progress = run_evaluator(
+            store,
+            args.name,
+            args.evaluator,
+            runs=args.runs,
+            item_ids=item_ids,
+            limit=args.limit,
+            settings=settings,
+            batch_size=args.batch_size,
+            on_progress=_bar,
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    print(file=sys.stderr)
+    print(
+        f"{args.evaluator}: {progress.done} evaluated, {progress.failed} failed, "
+        f"{progress.cached} cached, runs {progress.run_ids}"
+    )
+    return 0

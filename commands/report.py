@@ -1,0 +1,42 @@
+"""``report``: the agreement report as HTML, Markdown or JSON, with reliability CSVs."""
+
+from __future__ import annotations
+
+import argparse
+
+from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from annotation_store import Store
+from commands import CommandError
+from reports.formats import FORMATS, format_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the report command."""
+    p = sub.add_parser("report", help="write the agreement report (HTML, Markdown, JSON)")
+    p.add_argument("name", help="project name")
+    p.add_argument("--out", required=True, help="output file: .html, .md or .json")
+    p.add_argument("--format", choices=FORMATS, default=None, help="override the suffix")
+    p.add_argument("--items", default=None, help="comma-separated item ids to drill down")
+    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace, store: Store) -> int:
+    """Build and write the report."""
+    from reports.render import build_report, write_report  # heavy: imported when used
+
+    if format_of(args.out, args.format) not in FORMATS:
+        raise CommandError(
+            f"cannot tell the format of {args.out!r}: use --format {'/'.join(FORMATS)}"
+        )
+    items = [i.strip() for i in args.items.split(",") if i.strip()] if args.items else None
+    report = build_report(
+        store, args.name, item_ids=items, n_resamples=args.resamples, seed=args.seed
+    )
+    paths = write_report(report, args.out, args.format)
+    print(
+        f"wrote {paths[0]}"
+        + (f" and {len(paths) - 1} reliability CSV(s)" if len(paths) > 1 else "")
+    )
+    return 0

@@ -1,0 +1,1 @@
+"""Small shared utilities: the registry and the settings reader."""

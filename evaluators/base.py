@@ -1,0 +1,214 @@
+"""Core evaluator types: Evaluator, EvalItem, EvalResult, Signature, EvalContext.
+
+An evaluator is a class registered with ``@register_evaluator``. It declares the task
+kinds it applies to, the fields it scores (human fields or derived scores of the kind),
+its version and a pydantic settings model. ``evaluate`` takes a batch of items and
+returns one :class:`EvalResult` per item, in order. A bad model reply is never a score:
+it is a result with ``status="failed"``, the error and the raw reply.
+
+Evaluators never touch the database. What they need from outside (an LLM client with
+its persistent cache, a store for fetched web pages) comes through :class:`EvalContext`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+
+def stable_hash(value: Any, length: int = 12) -> str:
+    """Short sha256 of a JSON-serialisable value (keys sorted), for signatures and caches."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+class EvaluatorSettings(BaseModel):
+    """Base settings model; evaluators subclass it with their own fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Everything that determines an evaluator's output, as sacrebleu's signature does."""
+
+    evaluator: str
+    version: str
+    model: str | None = None
+    prompt_hash: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def settings_hash(self) -> str:
+        """Hash of the settings, so long settings stay short in print."""
+        return stable_hash(dict(self.settings), 8)
+
+    def __str__(self) -> str:
+        parts = [f"{self.evaluator}:{self.version}"]
+        if self.model:
+            parts.append(f"model:{self.model}")
+        if self.prompt_hash:
+            parts.append(f"prompt:{self.prompt_hash}")
+        parts.append(f"settings:{self.settings_hash}")
+        return "|".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (stored with every result, printed in reports)."""
+        out = asdict(self)
+        out["settings"] = dict(self.settings)
+        out["settings_hash"] = self.settings_hash
+        out["text"] = str(self)
+        return out
+
+
+@dataclass(frozen=True)
+class EvalItem:
+    """An item as an evaluator sees it: its external id, fields and generator."""
+
+    item_id: str
+    fields: Mapping[str, Any]
+    generator: str | None = None
+
+
+@dataclass
+class EvalResult:
+    """One evaluator's output for one item."""
+
+    item_id: str
+    signature: Signature
+    status: Literal["ok", "failed"] = "ok"
+    scores: dict[str, float | None] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    reasoning: str | None = None
+    raw_reply: str | None = None
+    error: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    latency_s: float = 0.0
+    cached: bool = False
+    #: Fields to fix on the item once (Bi-Fact stores the gold facts it decomposed).
+    item_updates: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def failure(
+        cls, item_id: str, signature: Signature, error: str, raw_reply: str | None = None
+    ) -> EvalResult:
+        """A failed result: no scores, the reason, and the reply that could not be used."""
+        return cls(item_id, signature, status="failed", error=error, raw_reply=raw_reply)
+
+
+class LLMCache(Protocol):
+    """Persistent response cache (the store implements it)."""
+
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        """The stored response for ``key``, or None."""
+        ...
+
+    def cache_put(
+        self, key: str, model: str, request: dict[str, Any], response: dict[str, Any]
+    ) -> None:
+        """Store a response under ``key``."""
+        ...
+
+
+class PageStore(Protocol):
+    """Where the URL Content Retriever keeps what it fetched (the store implements it)."""
+
+    def page_get(self, url: str) -> dict[str, Any] | None:
+        """The stored fetch record for ``url``, or None."""
+        ...
+
+    def page_put(self, url: str, record: dict[str, Any]) -> None:
+        """Store a fetch record (text, status, content type, fetched_at)."""
+        ...
+
+
+@dataclass
+class EvalContext:
+    """What an evaluator may use from outside: LLM client, caches, run options."""
+
+    llm: Any | None = None  # evaluators.llm.client.LLMClient when an endpoint is configured
+    cache: LLMCache | None = None
+    pages: PageStore | None = None
+    run_index: int = 0  # which repetition of a repeated run this is (0-based)
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class NotConfiguredError(RuntimeError):
+    """An evaluator cannot run here; the message says what to set or install."""
+
+
+class Evaluator:
+    """Base class of every evaluator. Subclasses set the class attributes and ``evaluate``."""
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "1"
+    title: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    kinds: ClassVar[tuple[str, ...]] = ()
+    #: Fields it scores: human fields or derived scores of its kinds.
+    fields: ClassVar[tuple[str, ...]] = ()
+    #: Scale of each scored field when it differs from the human one: field -> (min, max).
+    scales: ClassVar[Mapping[str, tuple[float, float]]] = {}
+    requires_llm: ClassVar[bool] = False
+    Settings: ClassVar[type[EvaluatorSettings]] = EvaluatorSettings
+    #: Default number of repeated runs (FinGrAct averages three).
+    default_runs: ClassVar[int] = 1
+
+    def __init__(
+        self,
+        settings: EvaluatorSettings | Mapping[str, Any] | None = None,
+        ctx: EvalContext | None = None,
+    ) -> None:
+        if settings is None:
+            settings = self.Settings()
+        elif not isinstance(settings, EvaluatorSettings):
+            settings = self.Settings(**dict(settings))
+        self.settings = settings
+        self.ctx = ctx or EvalContext()
+
+    # -- what subclasses may override -------------------------------------------------
+    def unavailable_reason(self) -> str | None:
+        """None when the evaluator can run here, else one line saying what is missing."""
+        if self.requires_llm and self.ctx.llm is None:
+            from evaluators.llm.config import not_configured_message
+
+            return not_configured_message()
+        return None
+
+    def model_name(self) -> str | None:
+        """The model behind the scores (the judge model for LLM evaluators)."""
+        if self.requires_llm and self.ctx.llm is not None:
+            return str(getattr(self.ctx.llm, "model", None))
+        return None
+
+    def prompt_hash(self) -> str | None:
+        """Hash of the prompt templates used, when there are any."""
+        return None
+
+    async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
+        """Evaluate a batch; one result per item, in the same order."""
+        raise NotImplementedError
+
+    # -- shared -----------------------------------------------------------------------
+    def signature(self) -> Signature:
+        """The signature stored with every result of this evaluator instance."""
+        return Signature(
+            evaluator=self.name,
+            version=self.version,
+            model=self.model_name(),
+            prompt_hash=self.prompt_hash(),
+            settings=self.settings.model_dump(mode="json"),
+        )
+
+    def check_available(self) -> None:
+        """Raise :class:`NotConfiguredError` when the evaluator cannot run."""
+        reason = self.unavailable_reason()
+        if reason:
+            raise NotConfiguredError(reason)

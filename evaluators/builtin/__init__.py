@@ -1,0 +1,1 @@
+"""Built-in evaluators; every module here registers one or more evaluators on import."""

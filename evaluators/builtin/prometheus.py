@@ -1,0 +1,127 @@
+"""Prometheus-style absolute grading: rubric with five levels, ``Feedback ... [RESULT] n``.
+
+Only the completion is parsed, and only after the LAST ``[RESULT]`` marker: an integer
+1..5 must follow it and nothing else but punctuation. A reply that breaks the format is
+re-asked (with the reason) up to ``max_reasks`` times and then recorded as a failure
+with the raw reply -- never as a score. The 1-5 grade is mapped onto the kind's field.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.llm.client import LLMError
+from evaluators.llm.evaluator import LLMEvaluator, Usage
+from evaluators.llm.targets import prompt_values, target_for
+from evaluators.registry import register_evaluator
+
+PROMPTS = {
+    "actionability": "prometheus_actionability.v1",
+    "intent_resolution": "prometheus_intent_resolution.v1",
+}
+_MARKER = "[RESULT]"
+_TAIL = re.compile(
+    r"^\s*[:=\-]?\s*\(?\s*([1-5])\s*\)?\s*(?:/\s*5|out of 5)?\s*[.!]?\s*(?:</s>)?\s*$", re.I
+)
+_REASK = (
+    "Your reply did not follow the required format: {error}. Reply again as "
+    '"Feedback: (your feedback) [RESULT] (an integer from 1 to 5)" and nothing else.'
+)
+
+
+class PrometheusSettings(EvaluatorSettings):
+    """Decoding and re-ask settings."""
+
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(1024, ge=16)
+    max_reasks: int = Field(2, ge=0, le=10)
+
+
+class GradeParseError(ValueError):
+    """The reply has no usable ``[RESULT] n`` at its end."""
+
+
+def parse_grade(text: str | None) -> tuple[str, int]:
+    """(feedback, grade) from the end of a reply; raises GradeParseError otherwise."""
+    if not text or not text.strip():
+        raise GradeParseError("the reply is empty")
+    pos = text.upper().rfind(_MARKER)
+    if pos < 0:
+        raise GradeParseError("no [RESULT] marker in the reply")
+    tail = text[pos + len(_MARKER) :]
+    match = _TAIL.match(tail)
+    if not match:
+        shown = tail.strip()[:40] or "nothing"
+        raise GradeParseError(f"the last [RESULT] is followed by {shown!r}, not an integer 1-5")
+    feedback = text[:pos].strip()
+    feedback = re.sub(r"^\s*Feedback\s*:\s*", "", feedback, flags=re.I)
+    return feedback, int(match.group(1))
+
+
+@register_evaluator
+class Prometheus(LLMEvaluator):
+    """Prometheus absolute grading (Kim et al. 2024) with the workbench's rubrics."""
+
+    name = "prometheus"
+    version = "1"
+    title = "Prometheus (absolute grading)"
+    description = (
+        "Rubric with five level descriptions; 'Feedback: ... [RESULT] n' parsed "
+        "from the end of the reply only."
+    )
+    kinds = ("actionability", "intent_resolution")
+    fields = ("actionability", "resolution")
+    Settings = PrometheusSettings
+    prompt_ids = tuple(PROMPTS.values())
+
+    async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
+        s: PrometheusSettings = self.settings  # type: ignore[assignment]
+        usage = Usage()
+        target = target_for(item.fields)
+        messages = self.render(PROMPTS[target.kind], **prompt_values(item.fields, target))
+        raw: str | None = None
+        error = ""
+        details = {"prompt_versions": [PROMPTS[target.kind]], "target": target.field}
+        for attempt in range(s.max_reasks + 1):
+            try:
+                reply = usage.add(
+                    await self.llm.complete(
+                        messages,
+                        temperature=s.temperature,
+                        max_tokens=s.max_tokens,
+                        cache_salt=self.run_salt(s.temperature),
+                    )
+                )
+            except LLMError as exc:
+                return self.failed(item, sig, usage, f"LLM call failed: {exc}", raw, details)
+            raw = reply.raw or ""
+            try:
+                feedback, grade = parse_grade(raw)
+            except GradeParseError as exc:
+                error = str(exc)
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": raw},
+                    {"role": "user", "content": _REASK.format(error=error)},
+                ]
+                continue
+            res = EvalResult(
+                item.item_id,
+                sig,
+                scores={target.field: target.rescale(grade)},
+                details={**details, "grade_1_5": grade, "attempts": attempt + 1},
+                reasoning=feedback,
+                raw_reply=raw,
+            )
+            return usage.apply(res)
+        return self.failed(
+            item,
+            sig,
+            usage,
+            f"no valid grade after {s.max_reasks + 1} attempts: {error}",
+            raw,
+            details,
+        )

@@ -1,0 +1,307 @@
+"""Schema-Guided Semantic Accuracy (Chen, Lin and Byrne): is a dialogue act realised?
+
+For each item (one act):
+
+1. Candidate references are built from the slot name and schema description
+   (:mod:`evaluators.sgd_references`, the paper's Appendix B).
+2. The *ground-truth* utterance is the premise that picks the entailment reference: the
+   candidate with the highest entailment probability. Our data model: the item's
+   ``utterance`` is the text judged; when the item also has a ``reference_utterance``
+   (setting ``reference_field``) that is the ground truth, otherwise the utterance is its
+   own ground truth (SGD imports: the utterances are the dataset's ground truth).
+3. Validation (optional, on by default): the ground truth must entail at least one
+   candidate and none of the negative references, which are the candidates of the same act
+   with substituted values (item field ``substitute_values``, a flipped boolean, or other
+   possible values of a categorical slot). Tampered copies (items with
+   ``original_values``) are validated with their original act, since validation is about
+   the ground-truth pair, not about the text judged.
+4. When a premise alone does not entail, it is augmented as
+   "{previous turn} {slot description}. {utterance}" and checked again; validation uses the
+   same premise (plain, or augmented when the plain one entails no candidate) for the
+   positive and the negative references.
+5. The judged utterance is faithful when entailment is the most probable class against the
+   entailment reference (augmented premise when needed).
+
+Scores: ``faithful`` (0/1) and ``entailment`` (its probability in the deciding check).
+Details carry ``validated`` and the references, so :func:`corpus_report` can give SGSAcc
+with and without validation and the share of items that fail validation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from evaluators.base import EvalItem, EvalResult, EvaluatorSettings
+from evaluators.nli import (
+    NLIBackend,
+    NLIPrediction,
+    NLISettings,
+)
+from evaluators.nli.evaluator import NLIEvaluator
+from evaluators.registry import register_evaluator
+from evaluators.sgd_acts import Act
+
+Pair = tuple[str, str]
+
+
+class SGSAccSettings(NLISettings):
+    """NLI backend plus the SGSAcc options."""
+
+    validate_references: bool = True
+    max_negatives: int = 3
+    augment: bool = True
+    reference_field: str = "reference_utterance"
+
+
+def augmented(text: str, previous: str | None, description: str | None) -> str | None:
+    """Premise with the previous turn and slot description in front (None if neither)."""
+    parts = [p.strip() for p in (previous,) if p and p.strip()]
+    if description and description.strip():
+        parts.append(description.strip().rstrip(".") + ".")
+    return " ".join([*parts, text]) if parts else None
+
+
+@dataclass
+class _Plan:
+    """What one item needs from the NLI model."""
+
+    item: EvalItem
+    judged: str
+    truth: str
+    aug_judged: str | None
+    aug_truth: str | None
+    candidates: list[str]
+    positives: list[str]
+    negatives: list[str]
+    error: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class _Cache:
+    """Pair -> prediction, filled in batched rounds; each pair's usage is charged to the
+    first item that asked for it (acts of one turn share premises)."""
+
+    def __init__(self, backend: NLIBackend) -> None:
+        self.backend = backend
+        self.known: dict[Pair, NLIPrediction] = {}
+        self.owner: dict[Pair, str] = {}
+
+    async def fill(self, wanted: Iterable[tuple[str, Pair]]) -> None:
+        todo: list[Pair] = []
+        for item_id, pair in wanted:
+            if pair not in self.known and pair not in self.owner:
+                self.owner[pair] = item_id
+                todo.append(pair)
+        if todo:
+            self.known.update(zip(todo, await self.backend.predict(todo), strict=True))
+
+    def __getitem__(self, pair: Pair) -> NLIPrediction:
+        return self.known[pair]
+
+    def charged_to(self, item_id: str) -> list[NLIPrediction]:
+        return [self.known[p] for p, owner in self.owner.items() if owner == item_id]
+
+
+class _NLIError(Exception):
+    pass
+
+
+def _entails(cache: _Cache, premise: str, hypothesis: str) -> bool:
+    pred = cache[(premise, hypothesis)]
+    if pred.probs is None:
+        raise _NLIError(pred.error or "NLI failed")
+    return pred.probs.entails
+
+
+def _entailment(cache: _Cache, premise: str, hypothesis: str) -> float:
+    pred = cache[(premise, hypothesis)]
+    if pred.probs is None:
+        raise _NLIError(pred.error or "NLI failed")
+    return pred.probs.entailment
+
+
+@register_evaluator
+class SGSAccEvaluator(NLIEvaluator):
+    """SGSAcc with any NLI backend (the paper uses roberta-large-mnli)."""
+
+    name = "sgsacc"
+    version = "1"
+    title = "Schema-Guided Semantic Accuracy"
+    description = (
+        "Faithful when the utterance entails the act's entailment reference "
+        "(built from the schema by the SGSAcc rules), judged by an NLI backend."
+    )
+    kinds: ClassVar[tuple[str, ...]] = ("dialogue_faithfulness",)
+    fields: ClassVar[tuple[str, ...]] = ("faithful",)
+    Settings: ClassVar[type[EvaluatorSettings]] = SGSAccSettings
+
+    def _plan(self, item: EvalItem) -> _Plan:
+        s: SGSAccSettings = self.settings  # type: ignore[assignment]
+        f = item.fields
+        judged = str(f.get("utterance") or "")
+        truth = str(f.get(s.reference_field) or judged)
+        act = Act.from_fields(f)
+        aug = (
+            (lambda t: augmented(t, f.get("previous_turn"), act.description))
+            if s.augment
+            else (lambda t: None)
+        )
+        original = f.get("original_values")
+        truth_act = act.with_values([str(v) for v in original]) if original else act
+        negatives: list[str] = []
+        if s.validate_references and truth_act.values:
+            extra = [str(v) for v in f.get("substitute_values") or []]
+            for value in truth_act.substitutes(extra)[: s.max_negatives]:
+                swapped = list(truth_act.values)
+                swapped[0] = value  # one wrong value is enough to make the act false
+                negatives += truth_act.with_values(swapped).candidates()
+        # REQUEST references ignore example values, so "negatives" could equal positives.
+        positives = truth_act.candidates()
+        negatives = [n for n in negatives if n not in positives]
+        plan = _Plan(
+            item,
+            judged,
+            truth,
+            aug(judged),
+            aug(truth),
+            act.candidates(),
+            positives,
+            list(dict.fromkeys(negatives)),
+        )
+        if not judged:
+            plan.error = "item has no utterance"
+        elif not plan.candidates:
+            plan.error = f"no candidate references for act {act.act!r}"
+        return plan
+
+    async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
+        sig = self.signature()
+        cache = _Cache(self.backend)
+        plans = [self._plan(item) for item in items]
+        live = [p for p in plans if p.error is None]
+        s: SGSAccSettings = self.settings  # type: ignore[assignment]
+        # Round 1: the plain ground truth against every reference.
+        await cache.fill(
+            (p.item.item_id, (p.truth, h))
+            for p in live
+            for h in (*p.candidates, *p.positives, *p.negatives)
+        )
+        # Round 2: augmented ground truth where the plain one entails no positive.
+        need_aug = [p for p in live if p.aug_truth and not self._any(cache, p, p.truth)]
+        await cache.fill(
+            (p.item.item_id, (p.aug_truth, h))
+            for p in need_aug  # type: ignore[misc]
+            for h in (*p.candidates, *p.positives, *p.negatives)
+        )
+        for p in live:
+            try:
+                self._choose(cache, p, s.validate_references)
+            except _NLIError as exc:
+                p.error = f"NLI failed: {exc}"
+        # Rounds 3 and 4: the judged utterance, plain then augmented.
+        ready = [p for p in live if p.error is None]
+        await cache.fill((p.item.item_id, (p.judged, p.details["reference"])) for p in ready)
+        await cache.fill(
+            (p.item.item_id, (p.aug_judged, p.details["reference"]))  # type: ignore[misc]
+            for p in ready
+            if p.aug_judged and not self._safe_entails(cache, p.judged, p)
+        )
+        return [self._result(cache, p, sig) for p in plans]
+
+    @staticmethod
+    def _any(cache: _Cache, plan: _Plan, premise: str) -> bool:
+        preds = [cache[(premise, h)] for h in plan.positives]
+        return any(pr.probs is not None and pr.probs.entails for pr in preds)
+
+    @staticmethod
+    def _safe_entails(cache: _Cache, premise: str, plan: _Plan) -> bool:
+        pred = cache[(premise, plan.details["reference"])]
+        return pred.probs is None or pred.probs.entails  # failures need no second try
+
+    def _choose(self, cache: _Cache, p: _Plan, validate: bool) -> None:
+        premise = p.truth
+        if p.aug_truth and not self._any(cache, p, p.truth):
+            premise = p.aug_truth
+        scores = {c: _entailment(cache, premise, c) for c in p.candidates}
+        reference = max(p.candidates, key=lambda c: scores[c])  # first of equals wins
+        p.details.update(
+            reference=reference, candidates=scores, truth_premise_augmented=premise != p.truth
+        )
+        if validate:
+            positive_ok = any(_entails(cache, premise, c) for c in p.positives)
+            entailed_negatives = [n for n in p.negatives if _entails(cache, premise, n)]
+            p.details.update(
+                validated=positive_ok and not entailed_negatives,
+                validation={
+                    "positive_entailed": positive_ok,
+                    "negatives": len(p.negatives),
+                    "negatives_entailed": entailed_negatives,
+                },
+            )
+
+    def _result(self, cache: _Cache, p: _Plan, sig: Any) -> EvalResult:
+        if p.error is not None:
+            return EvalResult.failure(p.item.item_id, sig, p.error)
+        reference = p.details["reference"]
+        used = p.judged
+        pred = cache[(p.judged, reference)]
+        if pred.probs is not None and not pred.probs.entails and p.aug_judged:
+            used = p.aug_judged
+            pred = cache[(p.aug_judged, reference)]
+        if pred.probs is None:
+            return EvalResult.failure(p.item.item_id, sig, f"NLI failed: {pred.error}", pred.raw)
+        p.details.update(premise_augmented=used != p.judged, nli=pred.probs.as_dict())
+        usage = cache.charged_to(p.item.item_id)
+        return EvalResult(
+            p.item.item_id,
+            sig,
+            scores={"faithful": float(pred.probs.entails), "entailment": pred.probs.entailment},
+            details=p.details,
+            raw_reply=pred.raw,
+            tokens_in=sum(u.tokens_in for u in usage),
+            tokens_out=sum(u.tokens_out for u in usage),
+            cost=sum(u.cost for u in usage),
+            cached=bool(usage) and all(u.cached for u in usage),
+        )
+
+
+@dataclass(frozen=True)
+class SGSAccReport:
+    """Corpus-level SGSAcc, as the paper's Table 1 reports it (shares in 0..1)."""
+
+    n: int
+    failed: int
+    sgsacc_all: float | None
+    sgsacc_validated: float | None
+    n_validated: int
+    validation_fail_share: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+def corpus_report(results: Iterable[EvalResult]) -> SGSAccReport:
+    """SGSAcc with and without validation and the share of items that fail validation.
+
+    Failed results (NLI errors, acts without references) are counted, not scored. Items
+    evaluated without validation count in ``sgsacc_all`` only.
+    """
+    results = list(results)
+    ok = [r for r in results if r.status == "ok" and r.scores.get("faithful") is not None]
+    checked = [r for r in ok if "validated" in r.details]
+    passed = [r for r in checked if r.details["validated"]]
+
+    def mean(rs: list[EvalResult]) -> float | None:
+        return sum(float(r.scores["faithful"] or 0) for r in rs) / len(rs) if rs else None
+
+    return SGSAccReport(
+        n=len(results),
+        failed=len(results) - len(ok),
+        sgsacc_all=mean(ok),
+        sgsacc_validated=mean(passed),
+        n_validated=len(passed),
+        validation_fail_share=(len(checked) - len(passed)) / len(checked) if checked else None,
+    )

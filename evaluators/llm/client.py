@@ -1,0 +1,574 @@
+"""The LLM client: async chat completions with retries, a persistent cache and JSON replies.
+
+One :class:`LLMClient` wraps ``openai.AsyncOpenAI`` (or ``AsyncAzureOpenAI`` when an API
+version is set) with the openai package's own retries switched off, so the retries
+counted here are the only ones. Calls are limited by a semaphore
+(``WORKBENCH_LLM_CONCURRENCY``), retried with exponential backoff and jitter on timeouts,
+connection errors, 429 and 5xx (``Retry-After`` is honoured), and cached by a hash of
+the full request, so a re-run makes no HTTP call at all.
+
+``complete_json`` asks for JSON (``response_format`` json_schema, then json_object, then
+plain text, stepping down once per client when the server refuses), parses tolerantly,
+validates with pydantic, re-asks with the reason on a bad reply, and finally returns a
+failed :class:`JSONReply` -- never a made-up value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import email.utils
+import functools
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+import pydantic
+
+from evaluators.base import LLMCache
+from evaluators.llm.cache import MemoryCache, cache_key, request_record
+from evaluators.llm.config import LLMConfig, load_llm_config
+from evaluators.llm.jsonparse import JSONExtractError, extract_json
+
+Message = dict[str, Any]
+#: Extra check on a validated reply: return a reason to re-ask, or None when it is fine.
+ReplyCheck = Callable[[Any], str | None]
+
+_JSON_LADDER = ("json_schema", "json_object", "text")
+_MAX_WAIT_S = 60.0
+_REASK = (
+    "Your previous reply could not be used: {error}. Reply again with only the JSON "
+    "object in the requested format, with nothing before or after it."
+)
+
+
+class LLMError(RuntimeError):
+    """A call failed for good (retries exhausted or a non-retryable error)."""
+
+
+@dataclass
+class TextReply:
+    """Plain completions: one text per choice, with per-token logprobs when asked."""
+
+    texts: list[str]
+    logprobs: list[list[dict[str, Any]] | None] = field(default_factory=list)
+    raw: str | None = None  # the first choice's text
+    finish_reasons: list[str | None] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    cached: bool = False  # True when every underlying call came from the cache
+    latency_s: float = 0.0
+    calls: int = 0  # HTTP requests made (0 when fully cached)
+
+
+@dataclass
+class JSONReply:
+    """A validated JSON reply, or the error and the last raw text when there is none."""
+
+    value: Any | None
+    raw: str | None
+    error: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    cached: bool = False
+    latency_s: float = 0.0
+    attempts: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when ``value`` holds a validated model instance."""
+        return self.error is None and self.value is not None
+
+
+@dataclass
+class _Call:
+    response: dict[str, Any]
+    cached: bool
+    latency_s: float
+    cost: float
+
+
+class _Unsupported(Exception):
+    """The server refused a parameter; the caller steps down and tries again."""
+
+    def __init__(self, param: str) -> None:
+        super().__init__(param)
+        self.param = param
+
+
+class LLMClient:
+    """Async client for one model on one endpoint. Safe to share between evaluators."""
+
+    def __init__(self, config: LLMConfig, cache: LLMCache | None = None) -> None:
+        self.config = config
+        self.model: str = config.model
+        self.cache: LLMCache = cache if cache is not None else MemoryCache()
+        self.json_mode = "json_schema" if config.json_mode == "auto" else config.json_mode
+        self.supports_n = True
+        self.supports_logprobs = True
+        self.http_calls = 0
+        self.cache_hits = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._openai: Any = None
+        self._sem: asyncio.Semaphore | None = None
+        # Cache writes go through one dedicated thread so they never queue in front of
+        # cache reads in the default pool (SQLite has a single writer anyway).
+        self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-cache")
+        self._pending_puts: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
+        self._flushing = False
+
+    # -- public API ---------------------------------------------------------------------
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+        top_logprobs: int | None = None,
+        max_tokens: int | None = None,
+        cache_salt: str | int | None = None,
+        **params: Any,
+    ) -> TextReply:
+        """``n`` completions of ``messages``; raises :class:`LLMError` when the call fails.
+
+        ``cache_salt`` (e.g. the run index) separates repeated runs in the cache; it is
+        used when sampling (temperature > 0) or when the caller asks for distinct runs.
+        When the server ignores or refuses ``n``, the missing samples are requested one by
+        one (each cached under its own sample index).
+        """
+        base: dict[str, Any] = {"messages": list(messages), "temperature": temperature, **params}
+        if max_tokens is not None:
+            base["max_tokens"] = max_tokens
+        if logprobs:
+            base["logprobs"] = True
+            if top_logprobs is not None:
+                base["top_logprobs"] = top_logprobs
+        salt = None if cache_salt is None else str(cache_salt)
+        reply = TextReply(texts=[])
+        calls: list[_Call] = []
+        if n > 1 and self.supports_n:
+            try:
+                calls.append(await self._cached_call({**base, "n": n}, salt))
+            except _Unsupported:
+                self.supports_n = False
+        if calls:
+            _add_choices(reply, calls[0].response)
+        sample = len(reply.texts)
+        while len(reply.texts) < n:  # top up one by one (also the n == 1 path)
+            sample_salt = salt if n == 1 else f"{salt}|sample:{sample}"
+            call = await self._cached_call(dict(base), sample_salt)
+            calls.append(call)
+            _add_choices(reply, call.response, limit=1)
+            sample += 1
+        reply.texts = reply.texts[:n]
+        reply.logprobs = reply.logprobs[:n]
+        reply.raw = reply.texts[0] if reply.texts else None
+        return _account(reply, calls)
+
+    async def complete_json(
+        self,
+        messages: Sequence[Message],
+        schema: type[pydantic.BaseModel],
+        *,
+        check: ReplyCheck | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        cache_salt: str | int | None = None,
+        max_reasks: int | None = None,
+        **params: Any,
+    ) -> JSONReply:
+        """A reply validated against ``schema``; never raises for a bad or failed reply."""
+        msgs = list(messages)
+        salt = None if cache_salt is None else str(cache_salt)
+        reasks = self.config.json_retries if max_reasks is None else max_reasks
+        calls: list[_Call] = []
+        raw: str | None = None
+        error = "no reply"
+        for _attempt in range(reasks + 1):
+            base: dict[str, Any] = {"messages": msgs, "temperature": temperature, **params}
+            if max_tokens is not None:
+                base["max_tokens"] = max_tokens
+            try:
+                call = await self._cached_call(base, salt, schema)
+            except LLMError as exc:
+                reply = JSONReply(None, raw, f"LLM call failed: {exc}", attempts=len(calls) + 1)
+                return _account(reply, calls)
+            calls.append(call)
+            texts = call.response.get("texts") or [""]
+            raw = texts[0]
+            value, error = _validate(raw, schema, check)
+            if value is not None:
+                return _account(JSONReply(value, raw, None, attempts=len(calls)), calls)
+            if (call.response.get("finish_reasons") or [None])[0] == "length":
+                error += " (the reply was cut off at the token limit)"
+            msgs = [
+                *msgs,
+                {"role": "assistant", "content": raw or ""},
+                {"role": "user", "content": _REASK.format(error=error)},
+            ]
+        reply = JSONReply(
+            None, raw, f"no valid JSON after {len(calls)} attempts: {error}", attempts=len(calls)
+        )
+        return _account(reply, calls)
+
+    async def aclose(self) -> None:
+        """Close the HTTP pool of the running loop (call before the loop ends)."""
+        if self._openai is not None and self._loop is asyncio.get_running_loop():
+            await self._openai.close()
+        self._openai, self._loop, self._sem = None, None, None
+
+    # -- cache --------------------------------------------------------------------------
+    async def _cached_call(
+        self,
+        params: dict[str, Any],
+        salt: str | None,
+        schema: type[pydantic.BaseModel] | None = None,
+    ) -> _Call:
+        """One request through the cache. The key holds the request as asked for.
+
+        What the server turns out to support (json_schema, logprobs, n) only changes the
+        wire request, never the key, so a cached re-run makes no call even with a fresh
+        client. A refused ``n`` is cached too, as a marker.
+        """
+        key_params = dict(params)
+        if schema is not None:
+            key_params["response_format"] = {"json_schema": _json_schema(schema)}
+        record = request_record(self.model, key_params, salt)
+        key = cache_key(record)
+        hit = await asyncio.to_thread(self.cache.cache_get, key)
+        if hit is not None:
+            self.cache_hits += 1
+            if hit.get("refused"):
+                raise _Unsupported(str(hit["refused"]))
+            return _Call(hit, True, 0.0, 0.0)
+        start = time.perf_counter()
+        response = await self._request_adapting(dict(params), schema, key, record)
+        latency = time.perf_counter() - start
+        response["latency_s"] = latency
+        await self._put(key, record, response)
+        return _Call(
+            response,
+            False,
+            latency,
+            self.config.cost(response["tokens_in"], response["tokens_out"]),
+        )
+
+    async def _put(self, key: str, record: dict[str, Any], response: dict[str, Any]) -> None:
+        """Store a response; returns once it is committed.
+
+        With a cache that offers ``cache_put_many`` (the store), the puts of concurrent
+        requests are written together: while one transaction commits, the next ones queue
+        and go in the following transaction. One commit per request would otherwise cost a
+        few percent of throughput at 16 concurrent calls.
+        """
+        loop = asyncio.get_running_loop()
+        put_many = getattr(self.cache, "cache_put_many", None)
+        if put_many is None:
+            await loop.run_in_executor(
+                self._writer, self.cache.cache_put, key, self.model, record, response
+            )
+            return
+        done: asyncio.Future[None] = loop.create_future()
+        self._pending_puts.append(((key, self.model, record, response), done))
+        if not self._flushing:
+            self._flushing = True
+            loop.create_task(self._flush_puts(put_many))
+        await done
+
+    async def _flush_puts(self, put_many: Any) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._pending_puts:
+                batch, self._pending_puts = self._pending_puts, []
+                try:
+                    await loop.run_in_executor(self._writer, put_many, [e for e, _ in batch])
+                except Exception as exc:
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                else:
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_result(None)
+        finally:
+            self._flushing = False
+
+    async def _request_adapting(
+        self,
+        wire: dict[str, Any],
+        schema: type[pydantic.BaseModel] | None,
+        key: str,
+        record: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Send, stepping down response_format / dropping logprobs when the server refuses."""
+        while True:
+            if schema is not None:
+                wire.pop("response_format", None)
+                if self.json_mode == "json_schema":
+                    wire["response_format"] = {
+                        "type": "json_schema",
+                        "json_schema": {
+                            "name": schema.__name__,
+                            "schema": _json_schema(schema),
+                            "strict": False,
+                        },
+                    }
+                elif self.json_mode == "json_object":
+                    wire["response_format"] = {"type": "json_object"}
+            if not self.supports_logprobs:
+                wire.pop("logprobs", None)
+                wire.pop("top_logprobs", None)
+            try:
+                return await self._request(wire)
+            except _Unsupported as exc:
+                if exc.param == "response_format" and self.json_mode != "text":
+                    self.json_mode = _JSON_LADDER[_JSON_LADDER.index(self.json_mode) + 1]
+                elif exc.param == "logprobs":
+                    self.supports_logprobs = False
+                elif exc.param == "n":
+                    await asyncio.to_thread(
+                        self.cache.cache_put, key, self.model, record, {"refused": "n"}
+                    )
+                    raise
+                else:
+                    raise LLMError(f"the server refused {exc.param!r}") from None
+
+    # -- HTTP ---------------------------------------------------------------------------
+    def _runtime(self) -> tuple[Any, asyncio.Semaphore]:
+        """The openai client and semaphore of the running event loop.
+
+        The job runner runs each batch under its own ``asyncio.run``; an httpx pool must
+        not outlive its loop, so both are rebuilt when the loop changes.
+        """
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._openai is None or self._sem is None:
+            self._loop = loop
+            self._openai = self._make_openai()
+            self._sem = asyncio.Semaphore(max(1, self.config.concurrency))
+        return self._openai, self._sem
+
+    def _make_openai(self) -> Any:
+        cfg = self.config
+        key = cfg.api_key or "not-needed"  # local servers take any key
+        if cfg.is_azure:
+            return openai.AsyncAzureOpenAI(
+                azure_endpoint=cfg.base_url or "",
+                api_key=key,
+                api_version=cfg.api_version,
+                timeout=cfg.timeout_s,
+                max_retries=0,
+            )
+        return openai.AsyncOpenAI(
+            base_url=cfg.base_url, api_key=key, timeout=cfg.timeout_s, max_retries=0
+        )
+
+    async def _request(self, wire: dict[str, Any]) -> dict[str, Any]:
+        client, sem = self._runtime()
+        attempts = self.config.max_retries + 1
+        last = "no attempt"
+        for attempt in range(attempts):
+            wait: float | None = None
+            try:
+                async with sem:
+                    self.http_calls += 1
+                    # client.post sends the same JSON that chat.completions.create would,
+                    # without the SDK re-walking every parameter (messages, JSON schema)
+                    # on each call: a few ms of CPU per call in one event loop.
+                    completion = await client.post(
+                        "/chat/completions",
+                        body={"model": self.model, **wire},
+                        cast_to=dict,  # the plain JSON: no response model to build
+                    )
+                return _normalise(completion)
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                last = f"HTTP {status}: {_message(exc)}"
+                if status in (400, 422):
+                    param = _refused_param(wire, _message(exc))
+                    if param is None:
+                        raise LLMError(last) from None
+                    raise _Unsupported(param) from None
+                if status not in (408, 409, 429) and status < 500:
+                    raise LLMError(last) from None
+                wait = _retry_after(exc.response.headers)
+            if attempt + 1 < attempts:
+                await asyncio.sleep(wait if wait is not None else self._backoff(attempt))
+        raise LLMError(f"gave up after {attempts} attempts; last error: {last}")
+
+    def _backoff(self, attempt: int) -> float:
+        base = self.config.backoff_base_s * (2**attempt)
+        return min(_MAX_WAIT_S, base * (0.5 + random.random()))
+
+
+def build_llm_client(
+    config: LLMConfig | None = None, cache: LLMCache | None = None
+) -> LLMClient | None:
+    """A client for the configured endpoint, or None when none is configured."""
+    config = config or load_llm_config()
+    if config is None:
+        return None
+    return LLMClient(config, cache)
+
+
+# -- helpers ----------------------------------------------------------------------------
+@functools.lru_cache(maxsize=128)
+def _json_schema(schema: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema, built once (pydantic rebuilds it on every call otherwise).
+
+    Callers must not mutate the returned dict.
+    """
+    return schema.model_json_schema()
+
+
+def _normalise(completion: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-ready part of a completion that evaluators use (and the cache keeps)."""
+    texts: list[str] = []
+    logprobs: list[list[dict[str, Any]] | None] = []
+    finish: list[str | None] = []
+    for choice in completion.get("choices") or []:
+        texts.append((choice.get("message") or {}).get("content") or "")
+        finish.append(choice.get("finish_reason"))
+        content = (choice.get("logprobs") or {}).get("content")
+        logprobs.append(
+            [
+                {
+                    "token": tok.get("token"),
+                    "logprob": tok.get("logprob"),
+                    "top_logprobs": [
+                        {"token": t.get("token"), "logprob": t.get("logprob")}
+                        for t in (tok.get("top_logprobs") or [])
+                    ],
+                }
+                for tok in content
+            ]
+            if content
+            else None
+        )
+    usage = completion.get("usage") or {}
+    return {
+        "texts": texts,
+        "logprobs": logprobs,
+        "finish_reasons": finish,
+        "tokens_in": int(usage.get("prompt_tokens") or 0),
+        "tokens_out": int(usage.get("completion_tokens") or 0),
+    }
+
+
+def _add_choices(reply: TextReply, response: dict[str, Any], limit: int | None = None) -> None:
+    texts = list(response.get("texts") or [])[:limit]
+    lps = list(response.get("logprobs") or [None] * len(texts))[: len(texts)]
+    reply.texts.extend(texts)
+    reply.logprobs.extend(lps + [None] * (len(texts) - len(lps)))
+    reply.finish_reasons.extend(
+        list(response.get("finish_reasons") or [None] * len(texts))[: len(texts)]
+    )
+
+
+def _account(reply: Any, calls: list[_Call]) -> Any:
+    """Sum tokens, cost and latency of the calls made now (cached calls count zero)."""
+    fresh = [c for c in calls if not c.cached]
+    reply.tokens_in = sum(c.response.get("tokens_in", 0) for c in fresh)
+    reply.tokens_out = sum(c.response.get("tokens_out", 0) for c in fresh)
+    reply.cost = sum(c.cost for c in fresh)
+    reply.latency_s = sum(c.latency_s for c in fresh)
+    reply.cached = bool(calls) and not fresh
+    if isinstance(reply, TextReply):
+        reply.calls = len(fresh)
+    return reply
+
+
+def _validate(
+    raw: str | None, schema: type[pydantic.BaseModel], check: ReplyCheck | None
+) -> tuple[Any | None, str]:
+    try:
+        data = extract_json(raw)
+    except JSONExtractError as exc:
+        return None, str(exc)
+    data = _wrap_bare_list(data, schema)
+    try:
+        value = schema.model_validate(data)
+    except pydantic.ValidationError as exc:
+        return None, _short_validation_error(exc)
+    if check is not None:
+        problem = check(value)
+        if problem:
+            return None, problem
+    return value, ""
+
+
+def _wrap_bare_list(data: Any, schema: type[pydantic.BaseModel]) -> Any:
+    """A bare list for a schema with one list field is that field (models do this)."""
+    if not isinstance(data, list):
+        return data
+    list_fields = [
+        name
+        for name, f in schema.model_fields.items()
+        if getattr(f.annotation, "__origin__", None) is list
+    ]
+    return {list_fields[0]: data} if len(list_fields) == 1 else data
+
+
+def _short_validation_error(exc: pydantic.ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "reply"
+        parts.append(f"{loc}: {err.get('msg')}")
+    more = f" (+{exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+    return "the JSON does not match the required format: " + "; ".join(parts) + more
+
+
+def _refused_param(wire: dict[str, Any], message: str) -> str | None:
+    """Which optional parameter a 400/422 is about (the first present one if unclear)."""
+    present = [
+        p for p in ("response_format", "logprobs", "n") if p in wire and (p != "n" or wire["n"] > 1)
+    ]
+    if not present:
+        return None
+    lowered = message.lower()
+    named = [
+        p
+        for p in present
+        if p in lowered
+        or (p == "logprobs" and "logprob" in lowered)
+        or (p == "response_format" and "json" in lowered)
+    ]
+    return (named or present)[0]
+
+
+def _message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:300]
+    return str(exc)[:300]
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return min(_MAX_WAIT_S, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return min(_MAX_WAIT_S, max(0.0, float(value)))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        if parsed is None:
+            return None
+        return min(_MAX_WAIT_S, max(0.0, parsed.timestamp() - time.time()))

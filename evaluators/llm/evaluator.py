@@ -1,0 +1,128 @@
+"""Shared base of the LLM evaluators: prompt hashing, run salts, usage, failure handling."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BeforeValidator
+
+from evaluators.base import EvalItem, EvalResult, Evaluator, Signature
+from evaluators.llm.prompts import load_prompt, prompts_hash
+
+
+def _yes_no(value: Any) -> Any:
+    """'Yes'/'No' (any case) as booleans; other values pass to pydantic unchanged."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("yes", "y", "true", "1"):
+            return True
+        if text in ("no", "n", "false", "0"):
+            return False
+    return value
+
+
+YesNo = Annotated[bool, BeforeValidator(_yes_no)]
+
+
+@dataclass
+class Usage:
+    """Tokens, cost and latency summed over the calls made for one item."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    latency_s: float = 0.0
+    cached_flags: list[bool] = field(default_factory=list)
+
+    def add(self, reply: Any) -> Any:
+        """Count a TextReply or JSONReply; returns it for chaining."""
+        self.tokens_in += reply.tokens_in
+        self.tokens_out += reply.tokens_out
+        self.cost += reply.cost
+        self.latency_s += reply.latency_s
+        self.cached_flags.append(bool(reply.cached))
+        return reply
+
+    def apply(self, result: EvalResult) -> EvalResult:
+        """Copy the counters onto a result (cached when every call was a cache hit)."""
+        result.tokens_in, result.tokens_out = self.tokens_in, self.tokens_out
+        result.cost, result.latency_s = self.cost, self.latency_s
+        result.cached = bool(self.cached_flags) and all(self.cached_flags)
+        return result
+
+
+class LLMEvaluator(Evaluator):
+    """An evaluator that calls the judge model through ``ctx.llm`` (an LLMClient)."""
+
+    requires_llm: ClassVar[bool] = True
+    #: Every template the evaluator may render (all of them go into the prompt hash).
+    prompt_ids: ClassVar[tuple[str, ...]] = ()
+    #: True when repeated runs must be fresh draws even at temperature 0 (FinGrAct).
+    distinct_runs: ClassVar[bool] = False
+
+    @property
+    def llm(self) -> Any:
+        """The LLM client (checked to exist before any call)."""
+        return self.ctx.llm
+
+    def prompt_hash(self) -> str | None:
+        """sha256 of the template files used."""
+        return prompts_hash(self.prompt_ids) if self.prompt_ids else None
+
+    def prompt_versions(self) -> list[str]:
+        """Template ids (``name.vN``), stored in every result's details."""
+        return list(self.prompt_ids)
+
+    def render(self, prompt_id: str, **values: Any) -> list[dict[str, str]]:
+        """Messages of one template filled with ``values``."""
+        return load_prompt(prompt_id).render(values)
+
+    def run_salt(self, temperature: float) -> str | None:
+        """Cache salt: the run index when sampling or when runs must be distinct."""
+        if self.distinct_runs or temperature > 0:
+            return f"run:{self.ctx.run_index}"
+        return None
+
+    async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
+        """Evaluate items concurrently (the client's semaphore bounds the calls)."""
+        self.check_available()
+        sig = self.signature()
+        try:
+            return list(await asyncio.gather(*(self._guarded(item, sig) for item in items)))
+        finally:
+            close = getattr(self.llm, "aclose", None)
+            if close is not None:  # the runner ends the event loop after each batch
+                await close()
+
+    async def _guarded(self, item: EvalItem, sig: Signature) -> EvalResult:
+        try:
+            return await self.evaluate_item(item, sig)
+        except Exception as exc:  # a broken item must not sink the batch
+            return EvalResult.failure(item.item_id, sig, f"{type(exc).__name__}: {exc}")
+
+    async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
+        """One item's result; subclasses implement it."""
+        raise NotImplementedError
+
+    @staticmethod
+    def failed(
+        item: EvalItem,
+        sig: Signature,
+        usage: Usage,
+        error: str,
+        raw: str | None,
+        details: dict[str, Any] | None = None,
+    ) -> EvalResult:
+        """A failed result with the raw reply, no scores, and the usage so far."""
+        res = EvalResult.failure(item.item_id, sig, error, raw)
+        res.details = dict(details or {})
+        return usage.apply(res)
+
+
+def field_text(item: EvalItem, name: str) -> str:
+    """An item field as text ('' when missing)."""
+    value = item.fields.get(name)
+    return "" if value is None else str(value)

@@ -1,0 +1,49 @@
+"""What the generic judges (G-Eval, Prometheus) score for each task kind they support.
+
+Both judges answer on a 1-5 scale; the score is mapped linearly onto the kind's field:
+actionability 0-5 (1 -> 0, 5 -> 5) and resolution 0-1 (1 -> 0.0, 5 -> 1.0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Target:
+    """One kind's scored field, its range and the item fields the prompt shows."""
+
+    kind: str
+    field: str
+    minimum: float
+    maximum: float
+    inputs: tuple[str, ...]
+
+    def rescale(self, score_1_to_5: float) -> float:
+        """Map a 1-5 judge score onto the field's range."""
+        return self.minimum + (score_1_to_5 - 1) / 4 * (self.maximum - self.minimum)
+
+
+TARGETS: dict[str, Target] = {
+    "actionability": Target(
+        "actionability", "actionability", 0.0, 5.0, ("claim", "evidence", "label", "explanation")
+    ),
+    "intent_resolution": Target("intent_resolution", "resolution", 0.0, 1.0, ("query", "response")),
+}
+
+
+def target_for(fields: Mapping[str, Any], kind: str | None = None) -> Target:
+    """The target named ``kind``, else the one whose inputs the item carries."""
+    if kind:
+        return TARGETS[kind]
+    for target in TARGETS.values():
+        if all(name in fields for name in target.inputs if name != "label"):
+            return target
+    raise ValueError(f"no judge target fits an item with fields {sorted(fields)}")
+
+
+def prompt_values(fields: Mapping[str, Any], target: Target) -> dict[str, str]:
+    """The item's inputs for the prompt, as text ('' for a missing one)."""
+    return {name: "" if fields.get(name) is None else str(fields[name]) for name in target.inputs}

@@ -1,0 +1,41 @@
+"""The evaluator registry. Evaluator modules live in ``evaluators/builtin/``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from common.registry import Registry
+from evaluators.base import EvalContext, Evaluator, EvaluatorSettings
+
+EVALUATORS: Registry[type[Evaluator]] = Registry("evaluator", package="evaluators.builtin")
+
+
+def register_evaluator(cls: type[Evaluator]) -> type[Evaluator]:
+    """Class decorator: register an evaluator under its ``name``."""
+    EVALUATORS.add(cls.name, cls)
+    return cls
+
+
+def get_evaluator_class(name: str) -> type[Evaluator]:
+    """The evaluator class called ``name``; the error lists the known ones."""
+    return EVALUATORS.get(name)
+
+
+def evaluator_names() -> list[str]:
+    """Every registered evaluator name."""
+    return EVALUATORS.names()
+
+
+def evaluators_for_kind(kind: str) -> list[str]:
+    """Names of the evaluators that declare they apply to ``kind``."""
+    return [n for n in EVALUATORS.names() if kind in EVALUATORS.get(n).kinds]
+
+
+def create_evaluator(
+    name: str,
+    settings: EvaluatorSettings | Mapping[str, Any] | None = None,
+    ctx: EvalContext | None = None,
+) -> Evaluator:
+    """Instantiate a registered evaluator with settings and context."""
+    return get_evaluator_class(name)(settings, ctx)

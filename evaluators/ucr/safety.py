@@ -1,0 +1,78 @@
+"""Address policy of the URL Content Retriever: which hosts it may connect to.
+
+A URL's host is resolved first and every address is checked; loopback, private,
+link-local, multicast, reserved and unspecified addresses are refused unless private
+addresses are explicitly allowed (self-hosted sources, tests). The fetcher then connects
+to an address that passed the check, so a second DNS answer cannot swap it (rebinding).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from dataclasses import dataclass
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class RefusedAddress(ValueError):
+    """The URL points to an address the policy refuses."""
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A host and the checked address to connect to."""
+
+    host: str
+    address: IPAddress
+
+
+def forbidden_reason(addr: IPAddress) -> str | None:
+    """Why ``addr`` is not a public address, or None when it is."""
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return forbidden_reason(addr.ipv4_mapped)
+    checks = (
+        ("unspecified", addr.is_unspecified),
+        ("loopback", addr.is_loopback),
+        ("link-local", addr.is_link_local),
+        ("multicast", addr.is_multicast),
+        ("reserved", addr.is_reserved),
+        ("private", addr.is_private),
+        ("not globally routable", not addr.is_global),
+    )
+    for name, hit in checks:
+        if hit:
+            return name
+    return None
+
+
+async def resolve_checked(host: str, port: int, allow_private: bool) -> Resolved:
+    """Resolve ``host`` and return an allowed address; raise RefusedAddress otherwise.
+
+    Every address DNS returns must pass, so a name with one public and one private
+    record is refused rather than gambled on.
+    """
+    try:
+        literal: IPAddress | None = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        literal = None
+    if literal is not None:
+        addresses: list[IPAddress] = [literal]
+    else:
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except socket.gaierror as exc:
+            raise RefusedAddress(f"cannot resolve {host}: {exc.strerror}") from None
+        addresses = list(
+            dict.fromkeys(ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos)
+        )
+    if not addresses:
+        raise RefusedAddress(f"{host} has no address")
+    if not allow_private:
+        for addr in addresses:
+            reason = forbidden_reason(addr)
+            if reason:
+                raise RefusedAddress(f"{host} resolves to {addr} ({reason}); refused")
+    return Resolved(host, addresses[0])

@@ -1,0 +1,167 @@
+"""Run one evaluator over a project's items, store results per run, report progress.
+
+The same function serves ``python cli.py evaluate`` and the app's background jobs. It
+never holds a database session across an evaluator call: each batch is evaluated, then
+its results are written in one short transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation_store import Store
+from evaluators.base import EvalContext, EvalItem, Evaluator
+from evaluators.registry import create_evaluator, get_evaluator_class
+
+
+@dataclass
+class RunProgress:
+    """Counters reported after every batch."""
+
+    total: int = 0
+    done: int = 0
+    failed: int = 0
+    cached: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    run_ids: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready counters (stored as a job's progress)."""
+        return dict(self.__dict__)
+
+
+ProgressFn = Callable[[RunProgress], None]
+CancelFn = Callable[[], bool]
+
+
+def build_context(store: Store, options: Mapping[str, Any] | None = None) -> EvalContext:
+    """An evaluation context: the configured LLM client (if any) and the store's caches."""
+    llm = None
+    try:
+        from evaluators.llm.client import build_llm_client
+    except ImportError:  # the LLM layer is optional for local evaluators
+        build_llm_client = None  # type: ignore[assignment]
+    if build_llm_client is not None:
+        llm = build_llm_client(cache=store)
+    return EvalContext(llm=llm, cache=store, pages=store, options=dict(options or {}))
+
+
+def select_items(
+    store: Store, project: str, item_ids: Sequence[str] | None = None, limit: int | None = None
+) -> list[EvalItem]:
+    """The project's items as evaluator input, optionally a subset and/or the first N."""
+    records = store.items(project)
+    if item_ids is not None:
+        wanted = set(item_ids)
+        records = [r for r in records if r.item_id in wanted]
+    if limit is not None:
+        records = records[:limit]
+    return [EvalItem(r.item_id, r.fields, r.generator) for r in records]
+
+
+def run_evaluator(
+    store: Store,
+    project: str,
+    evaluator: str | Evaluator,
+    *,
+    runs: int | None = None,
+    item_ids: Sequence[str] | None = None,
+    limit: int | None = None,
+    settings: Mapping[str, Any] | None = None,
+    ctx: EvalContext | None = None,
+    job_id: int | None = None,
+    batch_size: int = 16,
+    on_progress: ProgressFn | None = None,
+    should_cancel: CancelFn | None = None,
+    skip_existing: bool = False,
+) -> RunProgress:
+    """Evaluate items ``runs`` times (default: the evaluator's own default).
+
+    With ``skip_existing`` (resume), an item is left out of repetition ``r`` when it
+    already has a successful result with the same signature and run index; a repetition
+    with nothing left opens no run at all.
+
+    Raises :class:`evaluators.base.NotConfiguredError` before doing anything when the
+    evaluator cannot run here. Returns the final counters.
+    """
+    info = store.project(project)
+    if isinstance(evaluator, str):
+        cls = get_evaluator_class(evaluator)
+        if info.kind not in cls.kinds:
+            raise ValueError(
+                f"evaluator {evaluator!r} does not apply to kind {info.kind!r} "
+                f"(it applies to {', '.join(cls.kinds)})"
+            )
+        ctx = ctx or build_context(store)
+        evaluator = create_evaluator(evaluator, settings, ctx)
+    evaluator.check_available()
+    n_runs = runs or evaluator.default_runs
+    items = select_items(store, project, item_ids, limit)
+    todo = {r: items for r in range(n_runs)}
+    if skip_existing:
+        done = existing_results(store, project, str(evaluator.signature()))
+        todo = {r: [it for it in items if (it.item_id, r) not in done] for r in range(n_runs)}
+    progress = RunProgress(total=sum(len(v) for v in todo.values()))
+    for run_index in range(n_runs):
+        run_items = todo[run_index]
+        if not run_items:
+            continue
+        evaluator.ctx.run_index = run_index
+        run_id = store.create_run(project, evaluator.signature(), run_index, job_id)
+        progress.run_ids.append(run_id)
+        cancelled = _run_batches(
+            store,
+            project,
+            evaluator,
+            run_items,
+            run_id,
+            batch_size,
+            progress,
+            on_progress,
+            should_cancel,
+        )
+        store.finish_run(run_id, "cancelled" if cancelled else "done")
+        if cancelled:
+            break
+    return progress
+
+
+def existing_results(store: Store, project: str, signature_text: str) -> set[tuple[str, int]]:
+    """(item_id, run_index) pairs that already have a successful result with this signature."""
+    frame = store.results_frame(project)
+    frame = frame[frame["signature"] == signature_text]
+    return {(str(i), int(r)) for i, r in zip(frame["item_id"], frame["run_index"], strict=True)}
+
+
+def _run_batches(
+    store: Store,
+    project: str,
+    evaluator: Evaluator,
+    items: list[EvalItem],
+    run_id: int,
+    batch_size: int,
+    progress: RunProgress,
+    on_progress: ProgressFn | None,
+    should_cancel: CancelFn | None,
+) -> bool:
+    for start in range(0, len(items), batch_size):
+        if should_cancel is not None and should_cancel():
+            return True
+        batch = items[start : start + batch_size]
+        results = asyncio.run(evaluator.evaluate(batch))
+        store.save_results(project, run_id, results)
+        for res in results:
+            progress.done += 1
+            progress.failed += res.status == "failed"
+            progress.cached += bool(res.cached)
+            progress.tokens_in += res.tokens_in
+            progress.tokens_out += res.tokens_out
+            progress.cost += res.cost
+        if on_progress is not None:
+            on_progress(progress)
+    return False

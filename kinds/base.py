@@ -1,0 +1,329 @@
+"""Core types of a task kind: item fields, human fields and derived scores.
+
+A task kind is one module that builds a :class:`TaskKind` and registers it with
+``@register_kind``. Everything else (import validation, the annotation view, agreement,
+evaluator matching) reads the declaration; nothing lists kinds by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Level(StrEnum):
+    """Level of measurement, as Krippendorff uses the word."""
+
+    NOMINAL = "nominal"
+    ORDINAL = "ordinal"
+    INTERVAL = "interval"
+    RATIO = "ratio"
+
+
+class FieldType(StrEnum):
+    """How a human field's value looks."""
+
+    BINARY = "binary"  # 0 / 1
+    CATEGORICAL = "categorical"  # one of a label set
+    ORDINAL = "ordinal"  # one of an ordered set of numbers
+    INTERVAL = "interval"  # a number in [min, max]
+    FACT_LABELS = "fact_labels"  # a list of "C" / "M", one per fact of an item list
+
+
+#: Levels of Krippendorff's alpha reported for each field type.
+AGREEMENT_LEVELS: dict[FieldType, tuple[Level, ...]] = {
+    FieldType.BINARY: (Level.NOMINAL,),
+    FieldType.CATEGORICAL: (Level.NOMINAL,),
+    FieldType.ORDINAL: (Level.NOMINAL, Level.ORDINAL, Level.INTERVAL),
+    FieldType.INTERVAL: (Level.INTERVAL, Level.RATIO),
+    FieldType.FACT_LABELS: (Level.NOMINAL,),
+}
+
+_TRUE = {"1", "true", "yes", "y", "t"}
+_FALSE = {"0", "false", "no", "n", "f"}
+FACT_IMPLIED = "C"
+FACT_NOT_IMPLIED = "M"
+#: A fact not labelled yet: lets a half-labelled list be saved as a draft. The Annotate
+#: page refuses to submit a list that still holds it.
+FACT_UNSET = "?"
+
+
+class ValidationError(ValueError):
+    """A value does not fit its field; the message says why, ``field`` names the field."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _as_number(value: Any) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str) and value.strip():
+        try:
+            return float(value.strip())
+        except ValueError:
+            pass
+    raise ValidationError(f"{value!r} is not a number")
+
+
+def parse_binary(value: Any) -> int:
+    """Read a binary value: 0/1, true/false, yes/no (any case)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
+        return int(value)
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return 1
+    if text in _FALSE:
+        return 0
+    raise ValidationError(f"{value!r} is not a binary value (use 0/1, true/false, yes/no)")
+
+
+@dataclass(frozen=True)
+class ItemField:
+    """A field an item carries; ``kind`` is ``text``, ``list`` (of strings) or ``object``."""
+
+    name: str
+    kind: str = "text"
+    required: bool = True
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class HumanField:
+    """A judgment annotators give, with its type, allowed values and level of measurement."""
+
+    name: str
+    type: FieldType
+    description: str = ""
+    values: tuple[Any, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    level_descriptions: Mapping[Any, str] = field(default_factory=dict)
+    facts_field: str | None = None  # FACT_LABELS: the item field holding the facts
+
+    @property
+    def level(self) -> Level:
+        """The field's natural level of measurement."""
+        return {
+            FieldType.BINARY: Level.NOMINAL,
+            FieldType.CATEGORICAL: Level.NOMINAL,
+            FieldType.ORDINAL: Level.ORDINAL,
+            FieldType.INTERVAL: Level.INTERVAL,
+            FieldType.FACT_LABELS: Level.NOMINAL,
+        }[self.type]
+
+    @property
+    def agreement_levels(self) -> tuple[Level, ...]:
+        """Levels of Krippendorff's alpha that fit this field."""
+        return AGREEMENT_LEVELS[self.type]
+
+    @property
+    def numeric(self) -> bool:
+        """True when values are numbers (so means and correlations make sense)."""
+        return self.type in (FieldType.BINARY, FieldType.ORDINAL, FieldType.INTERVAL)
+
+    def validate(
+        self, value: Any, item_fields: Mapping[str, Any] | None = None, *, draft: bool = False
+    ) -> Any:
+        """Return the canonical form of ``value`` or raise :class:`ValidationError`.
+
+        ``draft`` allows a fact list with facts not labelled yet (``"?"``); a submitted
+        label never holds one.
+        """
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            raise ValidationError("value is empty")
+        if self.type is FieldType.BINARY:
+            return parse_binary(value)
+        if self.type is FieldType.CATEGORICAL:
+            text = str(value).strip()
+            if text not in self.values:
+                raise ValidationError(f"{text!r} is not one of {list(self.values)}")
+            return text
+        if self.type is FieldType.ORDINAL:
+            number = _as_number(value)
+            for allowed in self.values:
+                if math.isclose(number, float(allowed), abs_tol=1e-9):
+                    return allowed
+            raise ValidationError(f"{value!r} is not one of {list(self.values)}")
+        if self.type is FieldType.INTERVAL:
+            number = _as_number(value)
+            if self.minimum is not None and number < self.minimum:
+                raise ValidationError(f"{number} is below the minimum {self.minimum}")
+            if self.maximum is not None and number > self.maximum:
+                raise ValidationError(f"{number} is above the maximum {self.maximum}")
+            return number
+        return self._validate_fact_labels(value, item_fields, draft)
+
+    def _validate_fact_labels(
+        self, value: Any, item_fields: Mapping[str, Any] | None, draft: bool
+    ) -> list[str]:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValidationError(f"fact labels must be a JSON list: {exc.msg}") from None
+        if not isinstance(value, list):
+            raise ValidationError("fact labels must be a list of 'C' / 'M'")
+        labels = [str(v).strip().upper() for v in value]
+        allowed = (
+            (FACT_IMPLIED, FACT_NOT_IMPLIED, FACT_UNSET)
+            if draft
+            else (FACT_IMPLIED, FACT_NOT_IMPLIED)
+        )
+        bad = [v for v in labels if v not in allowed]
+        if bad:
+            if bad[0] == FACT_UNSET:
+                raise ValidationError("every fact needs a label ('C' or 'M') before submitting")
+            raise ValidationError(f"fact labels must be 'C' or 'M', got {bad[0]!r}")
+        if item_fields is not None and self.facts_field:
+            facts = item_fields.get(self.facts_field) or []
+            if len(labels) != len(facts):
+                raise ValidationError(
+                    f"{len(labels)} labels for {len(facts)} facts in {self.facts_field!r}"
+                )
+        return labels
+
+
+@dataclass(frozen=True)
+class DerivedScore:
+    """A score computed from one annotator's labels (and the item's fields)."""
+
+    name: str
+    description: str
+    minimum: float
+    maximum: float
+    level: Level = Level.INTERVAL
+
+
+DeriveFn = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, float | None]]
+
+
+def _no_derived(labels: Mapping[str, Any], item: Mapping[str, Any]) -> dict[str, float | None]:
+    return {}
+
+
+@dataclass(frozen=True)
+class TaskKind:
+    """A kind of annotation task: what an item holds and what people judge about it."""
+
+    name: str
+    title: str
+    description: str
+    item_fields: tuple[ItemField, ...]
+    human_fields_fn: Callable[[Mapping[str, Any]], tuple[HumanField, ...]]
+    derived_scores: tuple[DerivedScore, ...] = ()
+    derive_fn: DeriveFn = _no_derived
+    guideline: str = ""
+    default_settings: Mapping[str, Any] = field(default_factory=dict)
+    validate_settings_fn: Callable[[Mapping[str, Any]], None] | None = None
+
+    def human_fields(self, settings: Mapping[str, Any] | None = None) -> tuple[HumanField, ...]:
+        """The human fields for a project with these settings."""
+        return self.human_fields_fn(self.settings(settings))
+
+    def human_field(self, name: str, settings: Mapping[str, Any] | None = None) -> HumanField:
+        """One human field by name; raises ValidationError for an unknown one."""
+        for f in self.human_fields(settings):
+            if f.name == name:
+                return f
+        known = [f.name for f in self.human_fields(settings)]
+        raise ValidationError(f"unknown field {name!r} for kind {self.name} (known: {known})")
+
+    def settings(self, settings: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Project settings merged over the kind's defaults (``k`` defaults to 3)."""
+        merged: dict[str, Any] = {"k": 3, **self.default_settings}
+        merged.update(settings or {})
+        return merged
+
+    def validate_settings(self, settings: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Check settings for this kind and return them merged with defaults."""
+        merged = self.settings(settings)
+        k = merged.get("k")
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise ValidationError(f"settings 'k' must be a whole number >= 1, got {k!r}")
+        if self.validate_settings_fn:
+            self.validate_settings_fn(merged)
+        return merged
+
+    def validate_item(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Check an item's fields; return them with list fields parsed from JSON."""
+        out = dict(fields)
+        for spec in self.item_fields:
+            value = out.get(spec.name)
+            missing = value is None or (isinstance(value, str) and not value.strip())
+            if isinstance(value, float) and math.isnan(value):
+                missing = True
+            if missing:
+                if spec.required:
+                    raise ValidationError(f"required field {spec.name!r} is empty", spec.name)
+                out.pop(spec.name, None)
+                continue
+            try:
+                if spec.kind == "list":
+                    out[spec.name] = _as_string_list(spec.name, value)
+                elif spec.kind == "object":
+                    out[spec.name] = _as_object(spec.name, value)
+                else:
+                    out[spec.name] = str(value)
+            except ValidationError as exc:
+                raise ValidationError(str(exc), spec.name) from None
+        return out
+
+    def derive(
+        self, labels: Mapping[str, Any], item_fields: Mapping[str, Any]
+    ) -> dict[str, float | None]:
+        """Derived scores of one annotator's labels on one item (None where undefined)."""
+        return self.derive_fn(labels, item_fields)
+
+    def evaluators(self) -> list[str]:
+        """Names of the registered evaluators that apply to this kind."""
+        from evaluators.registry import evaluators_for_kind
+
+        return evaluators_for_kind(self.name)
+
+
+def _as_string_list(name: str, value: Any) -> list[str]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ValidationError(f"field {name!r} must be a JSON list of strings") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError(f"field {name!r} must be a list of strings")
+    return [v.strip() for v in value]
+
+
+def _as_object(name: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ValidationError(f"field {name!r} must be a JSON object") from None
+    if not isinstance(value, dict):
+        raise ValidationError(f"field {name!r} must be an object")
+    return value
+
+
+def share_implied(labels: Sequence[str] | None) -> float | None:
+    """Share of 'C' labels in a list; None for a missing or empty list (undefined)."""
+    if not labels:
+        return None
+    return sum(1 for v in labels if v == FACT_IMPLIED) / len(labels)
+
+
+def f1(precision: float | None, recall: float | None) -> float | None:
+    """Harmonic mean; None if either side is undefined, 0.0 if both are 0."""
+    if precision is None or recall is None:
+        return None
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)

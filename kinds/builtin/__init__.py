@@ -1,0 +1,1 @@
+"""Built-in task kinds; every module here registers one or more kinds on import."""

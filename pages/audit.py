@@ -1,0 +1,228 @@
+"""Audit: where each evaluator and the people part ways, item by item, and why."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotation_store import Store
+from annotation_store.adjudication import adjudicated_reference
+from annotation_store.audit import (
+    AGREE,
+    CATEGORIES,
+    CATEGORY,
+    EVAL_FAILED,
+    HUMANS_DISAGREE,
+    METRIC_DIFFERS,
+    build_audit_table,
+    comparable_fields,
+    filter_audit,
+    registry_scales,
+    with_labels,
+)
+from ui.audit.drilldown import render_drilldown
+from ui.audit.report_view import report_section
+from ui.context import current_user, get_store, require_project
+
+SELECTED = "audit_item"
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _frames(_store: Store, name: str, version: str, use_reference: bool) -> dict:
+    """The store frames the table is built from, cached per data version."""
+    return {
+        "items": _store.items(name),
+        "annotations": _store.annotations_frame(name, ("submitted",)),
+        "scores": _store.scores_frame(name),
+        "results": _store.results_frame(name, include_failed=True),
+        "reference": adjudicated_reference(_store, name) if use_reference else None,
+    }
+
+
+store = get_store()
+project = require_project()
+user = current_user()
+kind = project.task_kind
+
+st.title("Metric audit", anchor=False)
+st.caption(
+    f"{project.name} · {kind.title}. Each row is an item: the people's value, each "
+    "evaluator's score (mean over runs) and **Δ = evaluator − people** on a common 0-1 "
+    "scale. The table starts with the largest disagreement; click a row to see why."
+)
+
+use_reference = st.toggle(
+    "Compare against adjudicated labels",
+    key="audit_use_reference",
+    help="Use the final labels (adjudicated, else the clear majority) instead of the "
+    "people's mean wherever an item has one.",
+)
+data = _frames(store, project.name, store.data_version(project.name), use_reference)
+if data["scores"].empty and data["results"].empty:
+    st.info(
+        "No evaluator results yet. Run evaluators on the **Evaluate** page, or import "
+        "scores on the **Data** page.",
+        icon=":material/smart_toy:",
+    )
+    st.page_link("pages/evaluate.py", label="Run evaluators", icon=":material/smart_toy:")
+    st.stop()
+
+fields = comparable_fields(kind, project.settings, data["scores"])
+labels_all = (
+    sorted(with_labels(data["scores"])["label"].unique()) if not data["scores"].empty else []
+)
+c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="bottom")
+field = c1.selectbox(
+    "Compare on",
+    fields,
+    key="audit_field",
+    help="A human field or a score derived from the labels (F1 ...)",
+)
+scored = (
+    sorted(with_labels(data["scores"]).query("field == @field")["label"].unique())
+    if not data["scores"].empty
+    else []
+)
+chosen = c2.multiselect("Evaluators", scored, default=scored, key=f"audit_evaluators_{field}")
+with c3.popover("Thresholds", icon=":material/tune:", width="stretch"):
+    agree_t = st.slider(
+        "People agree when their spread is at most", 0.0, 1.0, 0.25, 0.05, key="audit_agree_t"
+    )
+    differ_t = st.slider("A metric differs from |Δ| of", 0.0, 1.0, 0.25, 0.05, key="audit_differ_t")
+
+table = build_audit_table(
+    kind,
+    project.settings,
+    data["items"],
+    data["annotations"],
+    data["scores"],
+    data["results"],
+    field,
+    evaluators=chosen,
+    evaluator_scales=registry_scales(chosen, field),
+    reference=data["reference"],
+    agree_threshold=agree_t,
+    differ_threshold=differ_t,
+)
+frame = table.frame
+
+f1, f2, f3 = st.columns([2, 1, 1])
+cats = f1.pills(
+    "Kind of disagreement",
+    [c for c in CATEGORIES if c in set(frame[CATEGORY])],
+    selection_mode="multi",
+    key="audit_categories",
+    help="Empty: every row",
+)
+gens = sorted(frame["generator"].fillna("(none)").unique())
+splits = sorted(frame["split"].fillna("(none)").unique())
+gen_pick = f2.multiselect("Generator", gens, key="audit_generators", placeholder="all")
+split_pick = f3.multiselect("Split", splits, key="audit_splits", placeholder="all")
+shown = filter_audit(
+    frame, categories=cats or None, generators=gen_pick or None, splits=split_pick or None
+).reset_index(drop=True)
+
+counts = frame[CATEGORY].value_counts()
+m = st.columns(4)
+m[0].metric(
+    "Metric differs",
+    int(counts.get(METRIC_DIFFERS, 0)),
+    help="People agree with each other, an evaluator does not",
+)
+m[1].metric("People disagree", int(counts.get(HUMANS_DISAGREE, 0)))
+m[2].metric("Evaluator failed", int(counts.get(EVAL_FAILED, 0)))
+m[3].metric("Agree", int(counts.get(AGREE, 0)))
+
+lo, hi = table.scale
+config = {
+    "item_id": st.column_config.TextColumn("item", pinned=True),
+    "annotators": st.column_config.NumberColumn("people", help="annotators with a value"),
+    "human_mean": st.column_config.NumberColumn("people mean", format="%.2f"),
+    "human_majority": st.column_config.Column("majority"),
+    "human_spread": st.column_config.NumberColumn(
+        "people spread", format="%.2f", help="max − min of the people, on 0-1"
+    ),
+    "human": st.column_config.NumberColumn(
+        "compared with", format="%.2f", help="the people's mean, or the final label"
+    ),
+    "human_source": st.column_config.TextColumn("from"),
+    "disagreement": st.column_config.ProgressColumn(
+        "disagreement",
+        min_value=0.0,
+        max_value=1.0,
+        format="%.2f",
+        help="largest |Δ| over the chosen evaluators, on 0-1",
+    ),
+    "category": st.column_config.TextColumn("kind"),
+    "failed": st.column_config.TextColumn("failed"),
+}
+for lab in table.evaluators:
+    config[lab] = st.column_config.NumberColumn(lab, format="%.2f")
+    config[f"Δ {lab}"] = st.column_config.NumberColumn(f"Δ {lab}", format="%+.2f")
+# What matters first: the item, the kind of disagreement, how large, then the evidence.
+shown_cols = [
+    "item_id",
+    "category",
+    "disagreement",
+    *[f"Δ {lab}" for lab in table.evaluators],
+    *table.evaluators,
+    *(["human", "human_source"] if use_reference else []),
+    "human_mean",
+    "human_majority",
+    "human_spread",
+    "annotators",
+    "generator",
+    "split",
+    "failed",
+]
+shown_view = shown.assign(
+    human_majority=[
+        v if isinstance(v, str) or v is None else f"{v:.2f}" for v in shown["human_majority"]
+    ]
+)
+
+st.caption(f"**{len(shown)}** of {len(frame)} items · field `{field}` (scale {lo:g}-{hi:g})")
+event = st.dataframe(
+    shown_view[shown_cols],
+    hide_index=True,
+    width="stretch",
+    height=min(420, 38 + 35 * max(len(shown), 1)),
+    column_config=config,
+    on_select="rerun",
+    selection_mode="single-row",
+    key="audit_table",
+)
+rows = event.selection.rows if event is not None else []
+if rows and rows[0] < len(shown):
+    st.session_state[SELECTED] = str(shown.loc[rows[0], "item_id"])
+
+d1, d2 = st.columns([1, 3])
+d1.download_button(
+    "Download table (CSV)",
+    shown.to_csv(index=False).encode("utf-8"),
+    file_name=f"{project.name}-audit-{field}.csv",
+    mime="text/csv",
+    icon=":material/download:",
+    on_click="ignore",
+    key="audit_csv",
+)
+
+selected = st.session_state.get(SELECTED)
+if selected not in set(shown["item_id"]):
+    selected = str(shown.loc[0, "item_id"]) if not shown.empty else None
+    if selected is not None:
+        st.caption("Showing the most disagreeing item; click a row to open another.")
+st.divider()
+if selected is not None:
+    row = frame.set_index("item_id").loc[selected].to_dict()
+    render_drilldown(project, selected, user, row)
+
+st.divider()
+report_section(
+    store,
+    project.name,
+    list(shown["item_id"]),
+    selected,
+    data["reference"] if use_reference else None,
+    pd.DataFrame(shown),
+)

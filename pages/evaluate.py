@@ -1,0 +1,141 @@
+"""Evaluate: batch runs of evaluators in the background, with live progress."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from jobs.worker import evaluate_params, job_state, submit_evaluate_job
+from ui.audit.jobs_view import get_worker, job_card, progress_text
+from ui.context import current_user, get_store, has_role, require_project
+from ui.evaluator_panel import _cached_reasons, _llm_key
+
+store = get_store()
+project = require_project()
+user = current_user()
+worker = get_worker()
+
+st.title("Evaluate", anchor=False)
+st.caption(
+    f"{project.name} · {project.task_kind.title}. Runs execute in a background worker: "
+    "leave or reload this page at any time, the progress is kept in the database."
+)
+
+flash = st.session_state.pop("job_flash", None)
+if flash:
+    getattr(st, flash[0])(flash[1])
+
+names = project.task_kind.evaluators()
+reasons = _cached_reasons(tuple(names), _llm_key())
+available = [n for n in names if reasons.get(n) is None]
+
+if not has_role("admin", "reviewer"):
+    st.info("Batch runs are started by reviewers and admins.", icon=":material/lock:")
+else:
+    with st.expander("New batch run", expanded=True, icon=":material/play_circle:"):
+        with st.form("new-run", border=False):
+            chosen = st.multiselect(
+                "Evaluators", available, key="ev_names", placeholder="Choose one or more"
+            )
+            blocked = {n: r for n, r in reasons.items() if r}
+            if blocked:
+                st.caption(
+                    "Unavailable here: " + "; ".join(f"**{n}**: {r}" for n, r in blocked.items())
+                )
+            c1, c2, c3 = st.columns(3)
+            runs = c1.number_input(
+                "Runs per item",
+                0,
+                10,
+                0,
+                key="ev_runs",
+                help="0: each evaluator's default (FinGrAct averages 3)",
+            )
+            mode = c2.selectbox(
+                "Items",
+                ["all", "first", "split", "ids"],
+                key="ev_mode",
+                format_func={
+                    "all": "All items",
+                    "first": "First N",
+                    "split": "One split",
+                    "ids": "Item ids",
+                }.get,
+            )
+            only_missing = c3.checkbox(
+                "Only items without a result",
+                key="ev_missing",
+                help="Skip (item, run) pairs that already have a "
+                "result with the same evaluator signature",
+            )
+            d1, d2, d3 = st.columns(3)
+            first_n = d1.number_input("N (first N)", 1, 100_000, 20, key="ev_n")
+            splits = sorted({i.split for i in store.items(project.name) if i.split})
+            split = d2.selectbox("Split", splits or ["(no splits)"], key="ev_split")
+            ids = d3.text_input("Item ids (comma-separated)", key="ev_ids")
+            batch = st.slider(
+                "Batch size (results are saved and cancel is checked per batch)",
+                1,
+                32,
+                4,
+                key="ev_batch",
+            )
+            go = st.form_submit_button("Start", type="primary", icon=":material/play_arrow:")
+        if go:
+            subset = {
+                "mode": mode,
+                "n": int(first_n),
+                "split": split,
+                "ids": [i.strip() for i in ids.split(",") if i.strip()],
+            }
+            try:
+                params = evaluate_params(
+                    chosen,
+                    runs=int(runs) or None,
+                    subset=subset,
+                    only_missing=only_missing,
+                    batch_size=batch,
+                )
+                job_id = submit_evaluate_job(store, project.name, params, created_by=user.name)
+            except ValueError as exc:
+                st.error(str(exc))
+            else:
+                worker.wake()
+                st.session_state["job_flash"] = ("success", f"Job {job_id} queued.")
+                st.rerun()
+
+jobs = store.jobs(project.name)
+active = [j for j in jobs if job_state(j) in ("queued", "running", "cancelling", "stale")]
+st.subheader("Running", anchor=False)
+if not active:
+    st.caption("No job running.")
+for job in active:
+    job_card(job["id"])
+
+finished = [j for j in jobs if j not in active]
+if finished:
+    st.subheader("History", anchor=False)
+    for job in finished[:3]:
+        job_card(job["id"])
+    if len(finished) > 3:
+        frame = pd.DataFrame(
+            [
+                {
+                    "job": j["id"],
+                    "state": job_state(j),
+                    "evaluators": ", ".join(j["params"].get("evaluators") or []),
+                    "progress": progress_text(j["progress"]),
+                    "by": j["created_by"],
+                    "created": j["created_at"],
+                    "finished": j["finished_at"],
+                }
+                for j in finished[3:]
+            ]
+        )
+        with st.expander(f"Older jobs ({len(frame)})"):
+            st.dataframe(frame, hide_index=True, width="stretch")
+
+if has_role("admin", "reviewer"):
+    st.page_link(
+        "pages/audit.py", label="See the results in the audit", icon=":material/troubleshoot:"
+    )

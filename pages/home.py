@@ -1,0 +1,54 @@
+"""Home: what the workbench does and every project with its counts."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from kinds import get_kind
+from ui.context import PROJECT_KEY, get_store, has_role
+
+store = get_store()
+st.title("Metric-audit workbench")
+st.caption(
+    "Collect human judgments, run automatic evaluators on the same items, and see "
+    "where the metrics and people agree, item by item and fact by fact."
+)
+
+summaries = store.project_summaries()
+if not summaries:
+    st.info(
+        "No projects yet. Create one on the **Data** page, or load the demo with "
+        "`python cli.py demo`."
+    )
+    st.stop()
+
+table = pd.DataFrame(
+    [
+        {
+            "project": s.name,
+            "kind": get_kind(s.kind).title,
+            "items": s.items,
+            "annotators": s.annotators,
+            "submitted labels": s.submitted_labels,
+            "drafts": s.draft_labels,
+            "evaluator results": s.evaluator_results,
+        }
+        for s in summaries
+    ]
+)
+st.subheader("Projects")
+st.dataframe(table, hide_index=True, width="stretch")
+
+current = st.session_state.get(PROJECT_KEY)
+if current:
+    st.subheader(f"Continue with {current}")
+    links = [("pages/annotate.py", "Annotate", ":material/edit_note:")]
+    if has_role("admin", "reviewer"):
+        links += [
+            ("pages/agreement.py", "Agreement", ":material/query_stats:"),
+            ("pages/audit.py", "Audit disagreements", ":material/troubleshoot:"),
+            ("pages/evaluate.py", "Run evaluators", ":material/smart_toy:"),
+        ]
+    for col, (path, label, icon) in zip(st.columns(4), links, strict=False):
+        col.page_link(path, label=label, icon=icon)

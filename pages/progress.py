@@ -1,0 +1,55 @@
+"""Progress (admins): per project and per annotator, how far the labelling is."""
+
+import streamlit as st
+
+from annotation_store import assignments as asg
+from ui.context import current_project, get_store, has_role
+
+st.title("Progress")
+if not has_role("admin"):
+    st.error("Only admins see progress.")
+    st.stop()
+
+store = get_store()
+projects = [p.name for p in store.projects()]
+if not projects:
+    st.info("No projects yet.")
+    st.stop()
+
+overview = [asg.project_progress(store, name) for name in projects]
+st.subheader("All projects")
+st.dataframe(
+    overview,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "short_of_k": st.column_config.NumberColumn("items short of k"),
+        "missing_labels": st.column_config.NumberColumn("labels still needed"),
+        "median_seconds": st.column_config.NumberColumn("median s / item", format="%.0f"),
+    },
+)
+
+project = current_project()
+if project is not None:
+    row = next(r for r in overview if r["project"] == project.name)
+    st.subheader(f"{project.name} · per annotator")
+    a, b, c, d = st.columns(4)
+    a.metric("Items complete", f"{row['complete']} / {row['items']}")
+    b.metric(f"Short of k = {row['k']}", row["short_of_k"])
+    c.metric("Drafts open", row["drafts"])
+    d.metric(
+        "Median s / item", "—" if row["median_seconds"] is None else f"{row['median_seconds']:.0f}"
+    )
+    st.progress(row["complete"] / row["items"] if row["items"] else 0.0)
+    people = asg.annotator_progress(store, project.name)
+    if people.empty:
+        st.caption("Nobody has started on this project yet.")
+    else:
+        st.dataframe(
+            people,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "median_seconds": st.column_config.NumberColumn("median s / item", format="%.0f")
+            },
+        )

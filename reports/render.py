@@ -1,0 +1,461 @@
+"""Agreement reports as self-contained HTML, Markdown or JSON, with reliability CSVs beside.
+
+Every report states the project, kind, guideline version, dataset hash (sha256 of the
+items' canonical JSON), evaluator signatures and the date, and may carry a drill-down of
+selected items (their fields, every annotator's labels and every evaluator output).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from agreement import AgreementDocument
+from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from annotation_store import Store
+from reports.data import load_inputs
+from reports.formats import FORMATS, format_of
+from reports.methods import METHOD_NOTES
+from reports.text import fmt
+
+
+@dataclass
+class Report:
+    """What a report shows: the document, provenance, reliability matrices, drill-down."""
+
+    document: AgreementDocument
+    data: dict[str, Any]
+    provenance: dict[str, Any]
+    matrices: dict[str, pd.DataFrame] = field(default_factory=dict)
+    drilldown: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _drilldown(store: Store, name: str, item_ids: Sequence[str]) -> list[dict[str, Any]]:
+    labels = store.annotations_frame(name, statuses=("draft", "submitted", "skipped"))
+    out = []
+    for item_id in item_ids:
+        item = store.item(name, item_id)
+        mine = labels[labels["item_id"] == item_id]
+        out.append(
+            {
+                "item_id": item.item_id,
+                "split": item.split,
+                "generator": item.generator,
+                "fields": item.fields,
+                "labels": [
+                    {
+                        "annotator": r.annotator,
+                        "field": r.field,
+                        "value": r.value,
+                        "status": r.status,
+                    }
+                    for r in mine.itertuples(index=False)
+                ],
+                "evaluator_outputs": [
+                    {
+                        "evaluator": r["evaluator"],
+                        "signature": r["signature_text"],
+                        "run_id": r["run_id"],
+                        "status": r["result_status"],
+                        "scores": r["scores"],
+                        "reasoning": r["reasoning"],
+                        "details": r["details"],
+                        "error": r["error"],
+                    }
+                    for r in store.item_results(name, item_id)
+                ],
+            }
+        )
+    return out
+
+
+def build_report(
+    store: Store,
+    name: str,
+    *,
+    item_ids: Sequence[str] | None = None,
+    reference: pd.DataFrame | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Report:
+    """Compute the document and gather what the report states about it."""
+    from agreement import build_document
+
+    inputs = load_inputs(store, name, reference)
+    doc = build_document(inputs, n_resamples=n_resamples, seed=seed)
+    data = doc.to_dict()
+    provenance = {
+        "project": name,
+        "kind": doc.kind,
+        "guideline_version": inputs.meta["guideline_version"],
+        "dataset_hash": inputs.meta["dataset_hash"],
+        "n_items": inputs.meta["n_items_total"],
+        "signatures": inputs.meta["signatures"],
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "reference_override": inputs.meta["reference_override"],
+    }
+    matrices = {k: v.ratings.frame() for k, v in doc.fields.items()}
+    drill = _drilldown(store, name, item_ids) if item_ids else []
+    return Report(doc, data, provenance, matrices, drill)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def render_json(report: Report) -> str:
+    """The report as one JSON document."""
+    return json.dumps(
+        {"provenance": report.provenance, "agreement": report.data, "drilldown": report.drilldown},
+        indent=2,
+        ensure_ascii=False,
+        default=_json_default,
+        allow_nan=False,
+    )
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += [
+        "| " + " | ".join(fmt(c) if not isinstance(c, str) else c for c in r) + " |" for r in rows
+    ]
+    return out
+
+
+def _field_rows(data: dict[str, Any]) -> list[list[Any]]:
+    rows = []
+    for section in ("fields", "derived"):
+        for name, f in data.get(section, {}).items():
+            alpha = ", ".join(f"{lv} {fmt(v)}" for lv, v in f["krippendorff_alpha"].items())
+            rows.append(
+                [
+                    name,
+                    f["type"],
+                    f["n_items"],
+                    f["n_annotators"],
+                    f["n_ratings"],
+                    f["n_pairable"],
+                    alpha,
+                    f["fleiss_kappa"],
+                    f["fleiss_n_items"],
+                    f["percent_agreement"],
+                    f["gwet_ac1"],
+                    f["cohen_kappa_mean"],
+                ]
+            )
+    return rows
+
+
+FIELD_HEADER = [
+    "field",
+    "type",
+    "units",
+    "annotators",
+    "ratings",
+    "pairable",
+    "alpha",
+    "Fleiss",
+    "Fleiss n",
+    "% agree",
+    "AC1",
+    "Cohen mean",
+]
+EVAL_HEADER = [
+    "evaluator",
+    "field",
+    "n",
+    "runs",
+    "Pearson r [CI]",
+    "p",
+    "Spearman",
+    "p",
+    "Kendall tau-b",
+    "p",
+    "bias over/under",
+]
+
+
+def _ci(c: dict[str, Any]) -> str:
+    r = fmt(c["r"])
+    return f"{r} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]" if c.get("ci") else r
+
+
+def _eval_rows(data: dict[str, Any]) -> list[list[Any]]:
+    rows = []
+    for ev, by_field in data["evaluators"].items():
+        for name, e in by_field.items():
+            b = e.get("bias")
+            bias = f"{fmt(b['over'], 1)}/{fmt(b['under'], 1)} of {b['n']}" if b else "-"
+            rows.append(
+                [
+                    ev,
+                    name,
+                    e["n"],
+                    e["n_runs"],
+                    _ci(e["pearson"]),
+                    e["pearson"]["p"],
+                    _ci(e["spearman"]),
+                    e["spearman"]["p"],
+                    _ci(e["kendall"]),
+                    e["kendall"]["p"],
+                    bias,
+                ]
+            )
+    return rows
+
+
+CAL_HEADER = [
+    "evaluator",
+    "score",
+    "threshold",
+    "precision",
+    "recall",
+    "F1",
+    "kappa",
+    "n test",
+    "n dev",
+]
+
+
+def _cal_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
+    return [
+        [
+            r["evaluator"],
+            r["score_field"],
+            r["threshold"],
+            r["precision"],
+            r["recall"],
+            r["f1"],
+            r["kappa"],
+            r["n"],
+            r.get("n_dev", "-"),
+        ]
+        for r in rows
+    ]
+
+
+def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
+    sigs = "; ".join(f"{s['signature']} (runs {s['runs']})" for s in p["signatures"]) or "none"
+    return [
+        ("Project", f"{p['project']} ({p['kind']})"),
+        ("Guideline version", str(p["guideline_version"])),
+        ("Dataset hash (sha256)", p["dataset_hash"]),
+        ("Items", str(p["n_items"])),
+        ("Evaluator signatures", sigs),
+        ("Date", p["date"]),
+        (
+            "Reference",
+            "adjudicated override" if p["reference_override"] else "human mean / majority",
+        ),
+    ]
+
+
+def _undefined_values(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(field, statistic, reason) for every statistic left undefined in the document."""
+    return [
+        (n, k, v)
+        for sec in ("fields", "derived")
+        for n, f in d.get(sec, {}).items()
+        for k, v in f.get("reasons", {}).items()
+        if v
+    ]
+
+
+def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> str:
+    """The report as Markdown."""
+    d = report.data
+    lines = [f"# Agreement report: {report.provenance['project']}", ""]
+    lines += [f"- **{k}**: {v}" for k, v in _provenance_lines(report.provenance)]
+    lines += ["", "## Agreement among annotators", ""] + _md_table(FIELD_HEADER, _field_rows(d))
+    reasons = _undefined_values(d)
+    if reasons:
+        lines += ["", "Undefined values:", ""] + [f"- {n} / {k}: {v}" for n, k, v in reasons]
+    if d["evaluators"]:
+        lines += ["", "## Evaluators vs humans", ""] + _md_table(EVAL_HEADER, _eval_rows(d))
+    for against, rows in d.get("calibrated", {}).items():
+        lines += ["", f"## Calibrated binary comparison vs `{against}` (Bi-Fact Table 1)", ""]
+        lines += _md_table(CAL_HEADER, _cal_rows(rows))
+    if csv_names:
+        lines += ["", "## Reliability matrices (items x annotators)", ""]
+        lines += [f"- {k}: `{v}`" for k, v in csv_names.items()]
+    lines += _md_drilldown(report.drilldown)
+    lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in METHOD_NOTES]
+    return "\n".join(lines) + "\n"
+
+
+def _md_drilldown(items: list[dict[str, Any]]) -> list[str]:
+    if not items:
+        return []
+    lines = ["", "## Selected items", ""]
+    for it in items:
+        lines += [
+            f"### {it['item_id']}",
+            "",
+            "```json",
+            json.dumps(it["fields"], indent=2, ensure_ascii=False, default=str),
+            "```",
+            "",
+        ]
+        lines += _md_table(
+            ["annotator", "field", "value", "status"],
+            [
+                [r["annotator"], r["field"], json.dumps(r["value"]), r["status"]]
+                for r in it["labels"]
+            ],
+        )
+        for o in it["evaluator_outputs"]:
+            lines += [
+                "",
+                f"- **{o['evaluator']}** ({o['signature']}, run {o['run_id']}, "
+                f"{o['status']}): scores {json.dumps(o['scores'])}",
+            ]
+            if o.get("reasoning"):
+                lines.append(f"  - reasoning: {o['reasoning']}")
+            if o.get("error"):
+                lines.append(f"  - error: {o['error']}")
+        lines.append("")
+    return lines
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{html.escape(c if isinstance(c, str) else fmt(c))}</td>" for c in r)
+        + "</tr>"
+        for r in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}
+table{border-collapse:collapse;margin:1em 0;font-size:.9em}td,th{border:1px solid #ccc;
+padding:.3em .6em;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}
+dt{font-weight:600}pre{background:#f7f7f7;padding:.6em;overflow:auto}"""
+
+
+def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
+    """The report as one self-contained HTML page (plotly.js inlined once)."""
+    from reports.figures import document_figures
+
+    d = report.data
+    p = report.provenance
+    parts = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Agreement report: "
+        f"{html.escape(p['project'])}</title><style>{CSS}</style></head><body>",
+        f"<h1>Agreement report: {html.escape(p['project'])}</h1><dl>",
+    ]
+    parts += [
+        f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in _provenance_lines(p)
+    ]
+    parts.append("</dl><h2>Agreement among annotators</h2>")
+    parts.append(_html_table(FIELD_HEADER, _field_rows(d)))
+    reasons = _undefined_values(d)
+    if reasons:
+        parts.append(
+            "<ul>"
+            + "".join(f"<li>{html.escape(f'{n} / {k}: {v}')}</li>" for n, k, v in reasons)
+            + "</ul>"
+        )
+    if d["evaluators"]:
+        parts += ["<h2>Evaluators vs humans</h2>", _html_table(EVAL_HEADER, _eval_rows(d))]
+    for against, rows in d.get("calibrated", {}).items():
+        parts += [
+            f"<h2>Calibrated binary comparison vs {html.escape(against)} (Bi-Fact Table 1)</h2>",
+            _html_table(CAL_HEADER, _cal_rows(rows)),
+        ]
+    parts.append("<h2>Figures</h2>")
+    for i, (_, fig) in enumerate(document_figures(report.document, d)):
+        parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
+    if csv_names:
+        parts.append(
+            "<h2>Reliability matrices (items x annotators)</h2><ul>"
+            + "".join(
+                f"<li>{html.escape(k)}: <code>{html.escape(v)}</code></li>"
+                for k, v in csv_names.items()
+            )
+            + "</ul>"
+        )
+    if report.drilldown:
+        parts.append("<h2>Selected items</h2>")
+        for it in report.drilldown:
+            parts.append(
+                f"<h3>{html.escape(it['item_id'])}</h3><pre>"
+                + html.escape(json.dumps(it["fields"], indent=2, ensure_ascii=False, default=str))
+                + "</pre>"
+            )
+            parts.append(
+                _html_table(
+                    ["annotator", "field", "value", "status"],
+                    [
+                        [r["annotator"], r["field"], json.dumps(r["value"]), r["status"]]
+                        for r in it["labels"]
+                    ],
+                )
+            )
+            parts.append(
+                _html_table(
+                    ["evaluator", "signature", "run", "status", "scores", "reasoning / error"],
+                    [
+                        [
+                            o["evaluator"],
+                            o["signature"] or "",
+                            str(o["run_id"]),
+                            o["status"],
+                            json.dumps(o["scores"]),
+                            o.get("reasoning") or o.get("error") or "",
+                        ]
+                        for o in it["evaluator_outputs"]
+                    ],
+                )
+            )
+    parts.append(
+        "<h2>Method notes</h2><dl>"
+        + "".join(f"<dt>{html.escape(t)}</dt><dd>{html.escape(x)}</dd>" for t, x in METHOD_NOTES)
+        + "</dl></body></html>"
+    )
+    return "\n".join(parts)
+
+
+def render_report(report: Report, fmt_: str, csv_names: dict[str, str] | None = None) -> str:
+    """Render as ``html``, ``md`` or ``json``."""
+    if fmt_ == "html":
+        return render_html(report, csv_names)
+    if fmt_ == "md":
+        return render_markdown(report, csv_names)
+    if fmt_ == "json":
+        return render_json(report)
+    raise ValueError(f"unknown report format {fmt_!r} (use one of {FORMATS})")
+
+
+def csv_path(out: Path, field_name: str) -> Path:
+    """Where the reliability matrix of a field goes: FILE stem + .reliability_<field>.csv."""
+    return out.with_name(f"{out.stem}.reliability_{field_name}.csv")
+
+
+def write_report(report: Report, out: str | Path, fmt_: str | None = None) -> list[Path]:
+    """Write the report and one reliability CSV per field beside it; returns the paths."""
+    out = Path(out)
+    kind = format_of(out, fmt_)
+    if kind not in FORMATS:
+        raise ValueError(
+            f"cannot tell the report format from {out.name!r}: use --format {'/'.join(FORMATS)}"
+        )
+    written = []
+    names = {}
+    for name, frame in report.matrices.items():
+        path = csv_path(out, name)
+        frame.to_csv(path)
+        names[name] = path.name
+        written.append(path)
+    out.write_text(render_report(report, kind, names), encoding="utf-8")
+    return [out, *written]

@@ -1,0 +1,114 @@
+"""A readable plain-text rendering of the agreement document (the CLI without --json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number rounded for reading, '-' for undefined."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _ci(ci: Any) -> str:
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+
+
+def field_lines(name: str, f: dict[str, Any]) -> list[str]:
+    """Lines for one human field or derived score."""
+    lines = [
+        f"{name}  ({f['type']}, unit={f['unit']}): {f['n_items']} units, "
+        f"{f['n_annotators']} annotators, {f['n_ratings']} ratings, "
+        f"{f['n_pairable']} pairable"
+    ]
+    reasons = f.get("reasons", {})
+    for level, value in f["krippendorff_alpha"].items():
+        why = reasons.get(f"krippendorff_alpha.{level}", "")
+        ci = _ci(f.get("krippendorff_alpha_ci", {}).get(level))
+        lines.append(f"  alpha {level:<9} {fmt(value):>7} {ci} {why}".rstrip())
+    for key, label in (
+        ("fleiss_kappa", "Fleiss kappa"),
+        ("percent_agreement", "% agreement"),
+        ("gwet_ac1", "Gwet AC1"),
+        ("cohen_kappa_mean", "Cohen (mean)"),
+    ):
+        extra = f" over {f['fleiss_n_items']} items" if key == "fleiss_kappa" else ""
+        if key == "fleiss_kappa" and f.get("fleiss_kappa_ci"):
+            extra += " " + _ci(f["fleiss_kappa_ci"])
+        why = reasons.get(key, "") if f.get(key) is None else ""
+        lines.append(f"  {label:<15} {fmt(f.get(key)):>7}{extra} {why}".rstrip())
+    pairs = f.get("cohen_kappa_pairs", {})
+    if pairs:
+        lines.append(
+            "  Cohen kappa per pair (n shared): "
+            + ", ".join(f"{k} {fmt(v)} ({f['cohen_kappa_pairs_n'][k]})" for k, v in pairs.items())
+        )
+    for w in ("linear", "quadratic"):
+        wp = f.get(f"cohen_kappa_pairs_{w}")
+        if wp:
+            lines.append(f"  weighted ({w}): " + ", ".join(f"{k} {fmt(v)}" for k, v in wp.items()))
+    return lines
+
+
+def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
+    """Lines for one evaluator."""
+    lines = [f"{name}"]
+    for fname, e in by_field.items():
+        corr = "  ".join(
+            f"{k} {fmt(e[k]['r'])} (p={fmt(e[k]['p'], 4)}) {_ci(e[k]['ci'])}".rstrip()
+            for k in ("pearson", "spearman", "kendall")
+        )
+        why = e["pearson"].get("reason", "")
+        lines.append(f"  {fname}: n={e['n']} runs={e['n_runs']}  {corr} {why}".rstrip())
+        b = e.get("binary")
+        if b:
+            thr = f"threshold {fmt(b['threshold'], 2)} " if b["threshold"] is not None else ""
+            lines.append(
+                f"    binary vs {b['against']} ({b['split']}, n={b['n']}): {thr}"
+                f"P {fmt(b['precision'])} R {fmt(b['recall'])} F1 {fmt(b['f1'])} "
+                f"kappa {fmt(b['kappa'])} {b.get('reason', '')}".rstrip()
+            )
+        bias = e.get("bias")
+        if bias:
+            lines.append(
+                f"    bias (0-5, gap>=2): over {fmt(bias['over'], 1)} "
+                f"under {fmt(bias['under'], 1)} of {bias['n']}; own "
+                f"{fmt(bias['over_own'], 1)}/{bias['n_own']} other "
+                f"{fmt(bias['over_other'], 1)}/{bias['n_other']} Fisher p "
+                f"{fmt(bias['fisher_p'], 4)} {bias.get('fisher_reason') or ''}".rstrip()
+            )
+    return lines
+
+
+def document_text(doc: dict[str, Any]) -> str:
+    """The whole document as text."""
+    lines = [f"project {doc['project']} ({doc['kind']})", ""]
+    for name, f in doc["fields"].items():
+        lines += field_lines(name, f) + [""]
+    for name, f in doc.get("derived", {}).items():
+        lines += field_lines(f"{name} [derived]", f) + [""]
+    if doc["evaluators"]:
+        lines.append("evaluators vs humans (CI: 95% bootstrap)")
+        for name, by_field in doc["evaluators"].items():
+            lines += evaluator_lines(name, by_field)
+        lines.append("")
+    for against, rows in doc.get("calibrated", {}).items():
+        lines.append(f"calibrated binary comparison vs {against} (Bi-Fact Table 1)")
+        lines.append(
+            f"  {'evaluator':<28}{'score':<14}{'thr':>6}{'P':>8}{'R':>8}{'F1':>8}"
+            f"{'kappa':>8}{'n':>7}"
+        )
+        for r in rows:
+            lines.append(
+                f"  {r['evaluator']:<28}{r['score_field']:<14}"
+                f"{fmt(r['threshold'], 2):>6}{fmt(r['precision']):>8}"
+                f"{fmt(r['recall']):>8}{fmt(r['f1']):>8}{fmt(r['kappa']):>8}"
+                f"{r['n']:>7}"
+            )
+        lines.append("")
+    lines += [f"note: {n}" for n in doc.get("notes", [])]
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,212 @@
+"""Shared browser harness: start the app on a free port, drive it with headless chromium.
+
+Usage::
+
+    with running_app(db_url, env={"WORKBENCH_AUTH_MODE": "local"}) as app, \\
+            browser_page() as page:
+        page.goto(app.url)
+        wait_for_streamlit(page)
+
+Browser tests are marked ``@pytest.mark.e2e`` and skip (saying why) when Debian's
+chromium is missing; see :func:`require_chromium`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium"))
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass
+class AppServer:
+    """A running ``streamlit run app.py``: its URL, process and log file."""
+
+    url: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    warmed: bool = False
+
+    def log(self) -> str:
+        """The server's combined stdout/stderr so far (for failure messages)."""
+        return self.log_path.read_text(errors="replace")
+
+
+def require_chromium() -> None:
+    """Skip the calling test with a clear reason when chromium is not installed."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y "
+            "chromium) to run browser tests"
+        )
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout}s")
+
+
+@contextmanager
+def running_app(
+    db_url: str,
+    env: dict[str, str] | None = None,
+    *,
+    timeout: float = 60.0,
+    log_dir: Path | None = None,
+) -> Iterator[AppServer]:
+    """Run the app against ``db_url`` on a free port until the block ends."""
+    port = free_port()
+    full_env = {**os.environ, "WORKBENCH_DB_URL": db_url, "PYTHONUNBUFFERED": "1", **(env or {})}
+    log_dir = log_dir or ROOT / "test-output"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"streamlit-{port}.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, timeout)
+        yield AppServer(url, port, proc, log_path)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@contextmanager
+def browser_page(width: int = 1440, height: int = 900, **context_args: Any) -> Iterator[Any]:
+    """A Playwright page in headless Debian chromium (skips when chromium is missing)."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, **context_args
+            )
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            yield page
+        finally:
+            browser.close()
+
+
+def wait_for_streamlit(page: Any, timeout: float = 20_000) -> None:
+    """Wait until the app has rendered and no script run is in progress."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    # While a script run is in flight the status widget shows "Running..." / a Stop
+    # button; the app root carries data-test-script-state="running".
+    page.wait_for_timeout(200)
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const state = app && app.getAttribute('data-test-script-state');
+            const w = document.querySelector('[data-testid="stStatusWidget"]');
+            const busy = w && /Running|Stop|Connecting/i.test(w.innerText);
+            return state !== 'running' && state !== 'initial' && !busy;
+        }""",
+        timeout=timeout,
+    )
+    try:  # lazily loaded widgets show skeletons for a moment; wait (briefly) for them
+        page.wait_for_function(
+            """() => !document.querySelector('[data-testid=stSkeleton],'
+                + '[data-testid=stSkeletonElement], [data-testid=stAppSkeleton]')""",
+            timeout=5000,
+        )
+    except Exception:  # a skeleton that never resolves is the test's business, not ours
+        pass
+    page.wait_for_timeout(200)
+
+
+def open_page(page: Any, app: AppServer, path: str = "") -> None:
+    """Go to ``app.url + path`` and wait for the run to finish.
+
+    The first visit goes to the root: until one session has run ``app.py`` (and so
+    ``st.navigation``), Streamlit serves ``pages/*.py`` as a legacy multipage app and a
+    deep link would skip the entry point (and its sign-in).
+    """
+    if not app.warmed:
+        page.goto(app.url)
+        wait_for_streamlit(page)
+        app.warmed = True
+    page.goto(f"{app.url}/{path.lstrip('/')}")
+    wait_for_streamlit(page)
+
+
+def screenshot(page: Any, name: str, full_page: bool = True) -> Path:
+    """Save a PNG under test-output/screenshots/ and return its path."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def no_horizontal_scroll(page: Any) -> bool:
+    """True when the main area does not scroll sideways."""
+    return bool(
+        page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
+    )

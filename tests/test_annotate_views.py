@@ -1,0 +1,135 @@
+"""Each kind's Annotate view: label, submit, reload (a fresh session), same values."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store
+from tests.annotate_apptest import chosen, click, open_annotate
+from tests.annotate_fixtures import make_project
+
+# kind -> item, clicks (target key, value), expected labels after submit
+CASES = {
+    "intent_match": (
+        "im1",
+        [
+            *[(f"gold_fact_labels.{i}", v) for i, v in enumerate("CMCCM")],
+            *[(f"predicted_fact_labels.{i}", v) for i, v in enumerate("CCCC")],
+            ("match", 1),
+        ],
+        {"gold_fact_labels": list("CMCCM"), "predicted_fact_labels": list("CCCC"), "match": 1},
+    ),
+    "actionability": (
+        "ac1",
+        [("errors_detected", 2), ("errors_corrected", 1), ("sources", 3)],
+        {"errors_detected": 2, "errors_corrected": 1, "sources": 3},
+    ),
+    "dialogue_faithfulness": ("df1", [("faithful", 0)], {"faithful": 0}),
+    "intent_resolution": ("ir1", [("resolution", 0.8)], {"resolution": 0.8}),
+    "likert": ("lk1", [("label", 4)], {"label": 4}),
+    "categorical": ("ct1", [("label", "mixed")], {"label": "mixed"}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_label_submit_reload_shows_same_values(
+    kind: str, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, kind)
+    item, clicks, expected = CASES[kind]
+    at = open_annotate(monkeypatch, store.url, kind)
+    assert at.query_params["item"] == item
+    for target, value in clicks:
+        click(at, f"opt::{item}::{target}::{value}")
+    # every choice is in the store as a draft before submit
+    state = store.item_state(kind, item, "admin")
+    assert state["labels"] == expected and state["status"] == "draft"
+    click(at, "submit")
+    assert store.item_state(kind, item, "admin")["status"] == "submitted"
+    frame = store.annotations_frame(kind)
+    assert set(frame[frame["item_id"] == item]["field"]) == set(expected)
+
+    again = open_annotate(monkeypatch, store.url, kind, item=item)
+    for target, value in clicks:
+        assert chosen(again, item, target) == [str(value)], target
+    assert any("submitted" in m.value for m in again.markdown)
+
+
+def test_intent_match_live_scores_and_partial_draft(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, "intent_match")
+    at = open_annotate(monkeypatch, store.url, "intent_match")
+    click(at, "opt::im1::gold_fact_labels.0::C")
+    click(at, "opt::im1::gold_fact_labels.1::M")
+    # half a list is saved as a draft; unlabelled facts hold "?"
+    saved = store.item_state("intent_match", "im1", "admin")["labels"]["gold_fact_labels"]
+    assert saved == ["C", "M", "?", "?", "?"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Recall"] == "0.50"  # of the facts labelled so far
+    assert metrics["Precision"] == "—"
+    click(at, "submit")  # refused: facts are missing
+    assert store.item_state("intent_match", "im1", "admin")["status"] == "draft"
+    assert any("still to answer" in i.value for i in at.info)
+    # a reload keeps the half-done list
+    again = open_annotate(monkeypatch, store.url, "intent_match", item="im1")
+    assert chosen(again, "im1", "gold_fact_labels.1") == ["M"]
+    assert chosen(again, "im1", "gold_fact_labels.2") == []
+
+
+def test_changing_a_submitted_label_keeps_history(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, "dialogue_faithfulness")
+    at = open_annotate(monkeypatch, store.url, "dialogue_faithfulness")
+    click(at, "opt::df1::faithful::1")
+    click(at, "submit")
+    at = open_annotate(monkeypatch, store.url, "dialogue_faithfulness", item="df1")
+    click(at, "opt::df1::faithful::0")
+    state = store.item_state("dialogue_faithfulness", "df1", "admin")
+    assert state["labels"] == {"faithful": 0} and state["status"] == "submitted"
+    hist = store.history("dialogue_faithfulness", "df1")
+    assert list(hist["new_value"]) == [1, 1, 0]
+    assert list(hist["old_value"])[-1] == 1
+
+
+def test_note_and_flag_are_saved_and_restored(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, "likert")
+    at = open_annotate(monkeypatch, store.url, "likert")
+    at.text_area(key="note::likert::lk1").input("ambiguous source").run()
+    click(at, "flag")
+    state = store.item_state("likert", "lk1", "admin")
+    assert state["note"] == "ambiguous source" and state["flagged"] is True
+    again = open_annotate(monkeypatch, store.url, "likert", item="lk1")
+    assert again.text_area(key="note::likert::lk1").value == "ambiguous source"
+    assert again.button(key="flag").label == "Unflag"
+
+
+def test_failed_save_is_shown_and_blocks_moving_on(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, "likert")
+    at = open_annotate(monkeypatch, store.url, "likert")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("database is locked")
+
+    import ui.context
+
+    monkeypatch.setattr(ui.context.get_store(), "save_label", broken)
+    click(at, "opt::lk1::label::4")
+    assert any("database is locked" in e.value for e in at.error)
+    click(at, "submit")
+    assert store.item_state("likert", "lk1", "admin")["status"] is None
+    assert any("database is locked" in e.value for e in at.error)
+
+
+def test_generic_fallback_renders_unknown_kind() -> None:
+    from ui.annotation import view_for
+    from ui.annotation.generic import render
+
+    assert view_for("some_future_kind") is render
+    assert view_for("binary") is render
+    assert view_for("intent_match") is not render

@@ -1,0 +1,229 @@
+"""AppTest: the evaluator panel against the scripted server, the Audit page, adjudication."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotation_store import Store
+from annotation_store.adjudication import adjudications
+from tests.support.scripted_llm import Reply, ScriptedLLM
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def _panel_script() -> None:
+    from ui.context import get_store
+    from ui.evaluator_panel import evaluator_panel
+
+    store = get_store()
+    user = store.ensure_annotator("rev", role="reviewer")
+    evaluator_panel(store.project("ir"), store.item("ir", "q1"), user)
+
+
+def _panel(monkeypatch: pytest.MonkeyPatch, url: str) -> AppTest:
+    import ui.context
+
+    monkeypatch.setenv("WORKBENCH_DB_URL", url)
+    ui.context.get_store.clear()
+    at = AppTest.from_function(_panel_script, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _ir_project(store: Store) -> None:
+    store.create_project("ir", "intent_resolution")
+    store.upsert_items(
+        "ir",
+        [
+            {
+                "item_id": "q1",
+                "fields": {"query": "How do I bake a cake?", "response": "Mix and bake."},
+            }
+        ],
+    )
+
+
+JUDGE_REPLY = json.dumps(
+    {
+        "explanation": "Gives the steps but no quantities.",
+        "conversation_has_intent": True,
+        "agent_perceived_intent": "bake a cake",
+        "actual_user_intent": "bake a cake",
+        "correct_intent_detected": True,
+        "intent_resolved": True,
+        "resolution_score": 0.6,
+    }
+)
+
+
+def test_panel_runs_an_llm_evaluator_and_shows_the_stored_result_without_rerunning(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store, llm_env: ScriptedLLM
+) -> None:
+    _ir_project(store)
+    llm_env.queue(Reply(content=JUDGE_REPLY, prompt_tokens=120, completion_tokens=40))
+    at = _panel(monkeypatch, sqlite_url)
+    run = at.button(key="evpanel-ir-q1-intent_resolution-btn")
+    assert run.label == "Run" and not run.disabled
+    assert "No result yet for this item." in [c.value for c in at.caption]
+
+    run.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert llm_env.calls == 1
+    text = _markdown(at)
+    assert "resolution **0.6**" in text
+    assert "Gives the steps but no quantities." in text
+    stored = store.results_frame("ir")
+    assert stored[["item_id", "evaluator"]].values.tolist() == [["q1", "intent_resolution"]]
+    assert stored.loc[0, "scores"] == {"resolution": 0.6}
+
+    # A new session (reload) shows the stored result at once, with no model call.
+    at = _panel(monkeypatch, sqlite_url)
+    assert "resolution **0.6**" in _markdown(at)
+    assert at.button(key="evpanel-ir-q1-intent_resolution-btn").label == "Run again"
+    assert llm_env.calls == 1
+    # Running again answers from the LLM cache: still one HTTP call, marked cached.
+    at.button(key="evpanel-ir-q1-intent_resolution-btn").click().run()
+    assert llm_env.calls == 1
+    assert any("from cache" in c.value for c in at.caption)
+
+
+def test_panel_says_why_an_evaluator_is_unavailable(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    _ir_project(store)
+    at = _panel(monkeypatch, sqlite_url)
+    assert at.button(key="evpanel-ir-q1-intent_resolution-btn").disabled
+    assert any("Unavailable: LLM endpoint not configured" in c.value for c in at.caption)
+
+
+# -- the Audit page ---------------------------------------------------------------------------
+FACTS = {
+    "gold": "Book a flight to Paris on Monday",
+    "predicted": "Book a flight to Rome",
+    "gold_facts": ["wants a flight", "to Paris", "on Monday"],
+    "predicted_facts": ["wants a flight", "to Rome"],
+}
+
+
+def _audit_project(store: Store) -> None:
+    """Three items; ``far`` has the largest |Δ| on F1, with Bi-Fact details on ``far``."""
+    from evaluators.base import EvalResult, Signature
+
+    store.create_project("im", "intent_match")
+    store.upsert_items(
+        "im", [{"item_id": i, "fields": FACTS, "generator": "gpt"} for i in ("near", "far", "mid")]
+    )
+    people = {
+        "ann": (["C", "M", "M"], ["C", "M"]),
+        "bob": (["C", "M", "M"], ["C", "M"]),
+        "cat": (["C", "C", "M"], ["C", "M"]),
+    }
+    rows = [
+        {"item_id": i, "annotator": who, "field": f, "value": v, "status": "submitted"}
+        for i in ("near", "far", "mid")
+        for who, (gold, pred) in people.items()
+        for f, v in (("gold_fact_labels", gold), ("predicted_fact_labels", pred), ("match", 0))
+    ]
+    store.import_labels("im", rows)
+    store.ensure_annotator("admin", role="admin")
+    # people's F1 on every item: ann/bob recall 1/3 precision 1/2 -> 0.4; cat 2/3, 1/2 -> 0.571
+    sig = Signature("bifact", "1", "judge", None, {})
+    run = store.create_run("im", sig, 0)
+    gold = [
+        {"fact": f, "label": lab, "reasoning": f"why {f}"}
+        for f, lab in zip(FACTS["gold_facts"], ["C", "C", "C"], strict=True)
+    ]
+    pred = [
+        {"fact": f, "label": lab, "reasoning": "r"}
+        for f, lab in zip(FACTS["predicted_facts"], ["C", "M"], strict=True)
+    ]
+    results = [
+        EvalResult(
+            "far",
+            sig,
+            scores={"f1": 0.667, "recall": 1.0, "precision": 0.5},
+            details={"gold_facts": gold, "predicted_facts": pred},
+        ),
+        EvalResult("mid", sig, scores={"f1": 0.6}),
+        EvalResult("near", sig, scores={"f1": 0.45}),
+    ]
+    store.save_results("im", run, results)
+    store.finish_run(run)
+
+
+def _audit_page(monkeypatch: pytest.MonkeyPatch, url: str) -> AppTest:
+    import ui.context
+
+    monkeypatch.setenv("WORKBENCH_DB_URL", url)
+    ui.context.get_store.clear()
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params["project"] = "im"
+    at.run()
+    at.switch_page("pages/audit.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_audit_table_sorts_by_disagreement_and_the_fact_grid_flags_the_right_facts(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    _audit_project(store)
+    at = _audit_page(monkeypatch, sqlite_url)
+    assert at.selectbox(key="audit_field").value == "f1"
+    table = at.dataframe[0].value
+    assert list(table["item_id"]) == ["far", "mid", "near"]
+    assert table["disagreement"].tolist() == pytest.approx(
+        [0.667 - 0.4571, 0.6 - 0.4571, abs(0.45 - 0.4571)], abs=1e-3
+    )
+    # Nothing selected: the drill-down shows the most disagreeing item, with its fact grid.
+    assert any("Item `far`" in s.value for s in at.subheader)
+    grids = [df.value for df in at.dataframe if "differs" in df.value.columns]
+    gold, pred = grids[:2]  # the drill-down's grid (the panel repeats it per evaluator below)
+    # gold: majority C, M, M; bifact C, C, C -> facts 2 and 3 differ; predicted: agrees
+    assert gold["majority"].tolist() == ["C", "M", "M"]
+    assert gold["bifact"].tolist() == ["C", "C", "C"]
+    assert gold["differs"].tolist() == ["", "bifact", "bifact"]
+    assert pred["differs"].tolist() == ["", ""]
+    assert any("2 fact(s)" in m.value for m in at.markdown)
+
+
+def test_adjudication_from_the_drill_down_is_stored_with_its_source(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    _audit_project(store)
+    at = _audit_page(monkeypatch, sqlite_url)
+    key = "adj-im-far"
+    target = at.selectbox(key=f"{key}-target")
+    labels = list(target.options)  # shown labels; the values are their indices
+    assert "gold facts #2: to Paris" in labels
+    # Accept the majority on "match" (everyone said 0): unanimous.
+    at.selectbox(key=f"{key}-target").set_value(labels.index("match")).run()
+    at.button(key=f"{key}-accept").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # Gold fact 2 ("to Paris"): majority M; the reviewer decides C, metric was right.
+    at.selectbox(key=f"{key}-target").set_value(labels.index("gold facts #2: to Paris")).run()
+    idx = labels.index("gold facts #2: to Paris")
+    at.radio(key=f"{key}-value-{idx}").set_value("C")
+    at.selectbox(key=f"{key}-cause").set_value("annotator_error")
+    at.text_area(key=f"{key}-note").input("Paris is implied by the flight's destination")
+    at.button(key=f"{key}-set").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    final = adjudications(store, "im", "far")
+    final["cause"] = final["cause"].fillna("-")
+    assert final[
+        ["field", "fact_index", "value", "source", "cause", "reviewer"]
+    ].values.tolist() == [
+        ["gold_fact_labels", 1, "C", "adjudicated", "annotator_error", "admin"],
+        ["match", -1, 0, "unanimous", "-", "admin"],
+    ]
+    assert final.loc[0, "note"] == "Paris is implied by the flight's destination"
+    assert any("Saved" in s.value for s in at.success)

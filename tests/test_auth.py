@@ -1,0 +1,78 @@
+"""Sign-in modes: single (default), local accounts with a remember-me cookie, OIDC mapping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotation_store import Store, accounts
+from ui import session_cookie
+from ui.auth import auth_mode, oidc_user
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def _app(monkeypatch: pytest.MonkeyPatch, store: Store, mode: str | None) -> AppTest:
+    import ui.context
+
+    monkeypatch.setenv("WORKBENCH_DB_URL", store.url)
+    if mode:
+        monkeypatch.setenv("WORKBENCH_AUTH_MODE", mode)
+    ui.context.get_store.clear()
+    return AppTest.from_file(APP, default_timeout=60)
+
+
+def test_mode_defaults_to_single(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WORKBENCH_AUTH_MODE", raising=False)
+    assert auth_mode() == "single"
+    monkeypatch.setenv("WORKBENCH_AUTH_MODE", "LOCAL")
+    assert auth_mode() == "local"
+    monkeypatch.setenv("WORKBENCH_AUTH_MODE", "nonsense")
+    assert auth_mode() == "single"
+
+
+def test_single_mode_signs_in_admin(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    store.ensure_annotator("admin", "annotator")  # e.g. created by an import
+    at = _app(monkeypatch, store, None).run()
+    assert at.session_state["user"].name == "admin"
+    assert at.session_state["user"].role == "admin"
+
+
+def test_local_mode_requires_password(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    accounts.add_user(store, "ana", "annotator", password="ana-password")
+    at = _app(monkeypatch, store, "local").run()
+    assert "user" not in at.session_state
+    assert [t.label for t in at.text_input] == ["User name", "Password"]
+    at.text_input[0].input("ana")
+    at.text_input[1].input("wrong-password")
+    at.button[0].click().run()
+    assert any("Wrong user name or password" in e.value for e in at.error)
+    assert "user" not in at.session_state
+    at.text_input[1].input("ana-password")
+    at.button[0].click().run()
+    assert at.session_state["user"].name == "ana"
+    assert at.session_state["user"].role == "annotator"
+
+
+def test_remember_me_token() -> None:
+    token = session_cookie.make_token("ana", "scrypt$...$abcdef0123456789", now=1000)
+    hashes = {"ana": "scrypt$...$abcdef0123456789"}
+    assert session_cookie.read_token(token, hashes, now=1001) == "ana"
+    assert session_cookie.read_token(token, hashes, now=1000 + 13 * 3600) is None  # expired
+    assert (
+        session_cookie.read_token(token, {"ana": "scrypt$new-password-hash!"}, now=1001) is None
+    )  # password changed
+    forged = token.replace("ana|", "bob|")
+    assert session_cookie.read_token(forged, {"bob": hashes["ana"]}, now=1001) is None
+    assert session_cookie.read_token("garbage", hashes) is None
+
+
+def test_oidc_claims_map_to_registered_users_only(store: Store) -> None:
+    accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
+    assert oidc_user(store, {"email": "Ana@Lab.org", "email_verified": True}).name == "ana"
+    assert oidc_user(store, {"email": "ana@lab.org", "email_verified": False}) is None
+    assert oidc_user(store, {"email": "stranger@lab.org"}) is None
+    accounts.set_active(store, "ana", False)
+    assert oidc_user(store, {"email": "ana@lab.org"}) is None

@@ -1,0 +1,46 @@
+"""The Users & settings page: add a user, save annotation settings, assign explicitly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotation_store import Store, accounts
+from annotation_store import assignments as asg
+from tests.annotate_fixtures import make_project
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def _admin_page(monkeypatch: pytest.MonkeyPatch, store: Store) -> AppTest:
+    import ui.context
+
+    monkeypatch.setenv("WORKBENCH_DB_URL", store.url)
+    ui.context.get_store.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["project"] = "likert"
+    at.run()
+    at.switch_page("pages/admin.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_admin_adds_user_and_saves_settings(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_project(store, "likert")
+    at = _admin_page(monkeypatch, store)
+    form_inputs = {t.label: t for t in at.text_input}
+    form_inputs["Name"].input("zoe")
+    form_inputs["Password (local sign-in, 8+ characters)"].input("zoe-password")
+    next(s for s in at.selectbox if s.label == "Role").select("reviewer")
+    next(b for b in at.button if b.label == "Add user").click().run()
+    assert accounts.authenticate_local(store, "zoe", "zoe-password").role == "reviewer"
+
+    number = {n.label: n for n in at.number_input}
+    number["Annotators per item (k)"].set_value(4)
+    number["Quota per annotator (0 = none)"].set_value(7)
+    next(s for s in at.selectbox if s.label.startswith("Annotators see")).select("always")
+    next(b for b in at.button if b.label == "Save settings").click().run()
+    cfg = asg.annotation_settings(store.project("likert").settings)
+    assert (cfg.k, cfg.quota, cfg.show_evaluators) == (4, 7, "always")

@@ -1,0 +1,138 @@
+"""Bi-Fact against the scripted server: the paper's alarm example and the store round trip."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from annotation_store import Store
+from evaluators.base import EvalItem
+from jobs.runner import run_evaluator
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.test_llm_support import dumps, fast_llm_fixture, run_items
+
+_fast_llm = fast_llm_fixture()
+
+GOLD = "Set an alarm for today at 7 AM, with a 5-minute snooze duration."
+PRED = "Wake me up at 7 in the morning tomorrow."
+GOLD_FACTS = [
+    "Create an alarm",
+    "Alarm time is 7 AM",
+    "Alarm date is today",
+    "Snooze duration is 5 minutes",
+]
+PRED_FACTS = ["Wake me up", "Time is 7 in the morning", "Date is tomorrow"]
+
+
+def _labels(facts: list[str], labels: str) -> list[dict]:
+    return [
+        {"fact": f, "reasoning": f"why {f}", "label": lab}
+        for f, lab in zip(facts, labels, strict=True)
+    ]
+
+
+ASSESSMENT = {
+    "predicted_facts": PRED_FACTS,
+    "gold_fact_coverage": _labels(GOLD_FACTS, "CCMM"),
+    "predicted_fact_accuracy": _labels(PRED_FACTS, "CCM"),
+}
+
+
+def test_alarm_example_recall_half_precision_two_thirds(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue(dumps({"facts": GOLD_FACTS}), "```json\n" + dumps(ASSESSMENT) + "\n```")
+    [res] = run_items("bifact", [EvalItem("alarm", {"gold": GOLD, "predicted": PRED})])
+    assert res.status == "ok", res.error
+    assert res.scores["recall"] == pytest.approx(2 / 4)
+    assert res.scores["precision"] == pytest.approx(2 / 3)
+    assert res.scores["f1"] == pytest.approx(2 * (0.5 * 2 / 3) / (0.5 + 2 / 3))
+    assert res.item_updates == {"gold_facts": GOLD_FACTS}
+    assert [r["label"] for r in res.details["gold_facts"]] == ["C", "C", "M", "M"]
+    assert res.details["predicted_facts"][2] == {
+        "fact": "Date is tomorrow",
+        "label": "M",
+        "reasoning": "why Date is tomorrow",
+    }
+    assert fast_llm.calls == 2
+    assert GOLD in fast_llm.requests[0]["messages"][-1]["content"]
+    assessed = fast_llm.requests[1]["messages"][-1]["content"]
+    assert json.dumps(GOLD_FACTS) in assessed and PRED in assessed
+
+
+def test_existing_facts_are_reused_and_given_predicted_facts_labelled(
+    fast_llm: ScriptedLLM,
+) -> None:
+    given = {k: v for k, v in ASSESSMENT.items() if k != "predicted_facts"}
+    fast_llm.queue(dumps(given))
+    item = EvalItem(
+        "alarm",
+        {"gold": GOLD, "predicted": PRED, "gold_facts": GOLD_FACTS, "predicted_facts": PRED_FACTS},
+    )
+    [res] = run_items("bifact", [item])
+    assert fast_llm.calls == 1  # no decomposition: both fact lists were on the item
+    assert res.item_updates == {} and res.details["predicted_facts_source"] == "item"
+    assert (res.scores["recall"], res.scores["precision"]) == (0.5, pytest.approx(2 / 3))
+    assert json.dumps(PRED_FACTS) in fast_llm.requests[0]["messages"][-1]["content"]
+
+
+def test_wrong_label_count_is_reasked(fast_llm: ScriptedLLM) -> None:
+    short = dict(ASSESSMENT, gold_fact_coverage=_labels(GOLD_FACTS[:3], "CCM"))
+    fast_llm.queue(dumps(short), dumps(ASSESSMENT))
+    item = EvalItem("alarm", {"gold": GOLD, "predicted": PRED, "gold_facts": GOLD_FACTS})
+    [res] = run_items("bifact", [item])
+    assert res.scores["recall"] == 0.5 and fast_llm.calls == 2
+    assert "3 entries but there are 4" in fast_llm.requests[1]["messages"][-1]["content"]
+
+
+def _project(store: Store) -> None:
+    store.create_project("im", "intent_match")
+    store.upsert_items("im", [{"item_id": "alarm", "fields": {"gold": GOLD, "predicted": PRED}}])
+
+
+def test_store_run_fixes_gold_facts_and_cached_rerun_makes_no_calls(
+    fast_llm: ScriptedLLM, store: Store
+) -> None:
+    _project(store)
+    fast_llm.queue(dumps({"facts": GOLD_FACTS}), dumps(ASSESSMENT))
+    progress = run_evaluator(store, "im", "bifact")
+    assert (progress.done, progress.failed, fast_llm.calls) == (1, 0, 2)
+    assert store.item("im", "alarm").fields["gold_facts"] == GOLD_FACTS
+    [stored] = store.item_results("im", "alarm")
+    assert stored["scores"]["recall"] == 0.5 and stored["signature"]["prompt_hash"]
+    again = run_evaluator(store, "im", "bifact")  # gold facts now on the item; same request
+    assert fast_llm.calls == 2 and again.cached == 1 and again.tokens_in == 0
+
+
+def test_failure_after_retry_limit_is_stored_without_score(
+    fast_llm: ScriptedLLM, store: Store
+) -> None:
+    _project(store)
+    fast_llm.queue(dumps({"facts": GOLD_FACTS}))
+    fast_llm.handler = lambda req: Reply(content='{"predicted_facts": ["Wake me up"], oops')
+    progress = run_evaluator(store, "im", "bifact")
+    assert progress.failed == 1
+    [stored] = store.item_results("im", "alarm")
+    assert stored["result_status"] == "failed" and not stored["scores"]
+    assert stored["raw_reply"].endswith("oops") and "assessment" in stored["error"]
+    # the gold facts were still fixed on the item
+    assert store.item("im", "alarm").fields["gold_facts"] == GOLD_FACTS
+
+
+def test_cli_without_endpoint_exits_with_one_line(tmp_path) -> None:
+    db = f"sqlite:///{tmp_path / 'wb.db'}"
+    s = Store(db)
+    _project(s)
+    s.close()
+    env = {"PATH": "/usr/bin:/bin", "WORKBENCH_SECRETS": str(tmp_path / "none.toml")}
+    proc = subprocess.run(
+        [sys.executable, "cli.py", "--db", db, "evaluate", "im", "--evaluator", "bifact"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = [line for line in proc.stderr.strip().splitlines() if line]
+    assert len(lines) == 1 and "WORKBENCH_LLM_MODEL" in lines[0]

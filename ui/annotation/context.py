@@ -1,0 +1,146 @@
+"""What a view needs about the item in front of the annotator, and the save callbacks.
+
+Widgets are rebuilt from the store on every run (``state`` comes from
+``store.item_state``), never from widget state, so a reload shows exactly what was saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
+from kinds import FieldType, HumanField
+from kinds.base import FACT_UNSET
+
+ERROR_KEY = "annotate_save_error"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One thing the keyboard can point at: a field, or one fact of a fact-label field."""
+
+    field: HumanField
+    index: int | None = None
+
+    @property
+    def key(self) -> str:
+        """A stable id for widget keys."""
+        return self.field.name if self.index is None else f"{self.field.name}.{self.index}"
+
+
+@dataclass
+class ItemContext:
+    """The item in view, the annotator's saved state on it and the keyboard focus."""
+
+    store: Store
+    project: ProjectInfo
+    item: ItemRecord
+    user: AnnotatorInfo
+    state: dict[str, Any]
+    fields: dict[str, HumanField]
+    targets: list[Target] = field(default_factory=list)
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        """The annotator's saved labels on this item."""
+        return self.state["labels"]
+
+    @property
+    def focus_key(self) -> str:
+        """Session key of the keyboard focus for this item."""
+        return f"focus::{self.project.name}::{self.item.item_id}"
+
+    @property
+    def focus(self) -> int:
+        """Index of the highlighted target."""
+        n = max(len(self.targets), 1)
+        return int(st.session_state.get(self.focus_key, 0)) % n
+
+    def is_focused(self, target: Target) -> bool:
+        """True when ``target`` is the highlighted one."""
+        return bool(self.targets) and self.targets[self.focus].key == target.key
+
+    def value(self, target: Target) -> Any:
+        """The saved value of a target (None when not given yet)."""
+        saved = self.labels.get(target.field.name)
+        if target.index is None:
+            return saved
+        if not isinstance(saved, list) or target.index >= len(saved):
+            return None
+        return None if saved[target.index] == FACT_UNSET else saved[target.index]
+
+
+def facts_of(ctx: ItemContext, field: HumanField) -> list[str]:
+    """The facts a fact-label field is about."""
+    return list(ctx.item.fields.get(field.facts_field or "", []) or [])
+
+
+def build_targets(ctx: ItemContext, order: list[str] | None = None) -> list[Target]:
+    """Every keyboard target of the item: each fact of fact fields, then other fields."""
+    names = order or sorted(
+        ctx.fields, key=lambda n: ctx.fields[n].type is not FieldType.FACT_LABELS
+    )
+    out: list[Target] = []
+    for name in names:
+        spec = ctx.fields[name]
+        if spec.type is FieldType.FACT_LABELS:
+            out += [Target(spec, i) for i in range(len(facts_of(ctx, spec)))]
+        else:
+            out.append(Target(spec))
+    return out
+
+
+def save_target(ctx: ItemContext, target: Target, value: Any) -> None:
+    """Save one choice now (callback). On failure, keep the message for the page."""
+    try:
+        fresh = ctx.store.item_state(ctx.project.name, ctx.item.item_id, ctx.user.name)
+        status = "submitted" if fresh["status"] == "submitted" else "draft"
+        if target.index is not None:
+            n = len(facts_of(ctx, target.field))
+            current = list(fresh["labels"].get(target.field.name) or [])
+            current = (current + [FACT_UNSET] * n)[:n]
+            current[target.index] = value
+            value = current
+        ctx.store.save_label(
+            ctx.project.name,
+            ctx.item.item_id,
+            ctx.user.name,
+            target.field.name,
+            value,
+            status=status,
+        )
+    except Exception as exc:  # any failure must be shown, never swallowed
+        st.session_state[ERROR_KEY] = f"Could not save **{target.key}**: {exc}"
+        return
+    st.session_state.pop(ERROR_KEY, None)
+    keys = [t.key for t in ctx.targets]
+    if target.key in keys:
+        st.session_state[ctx.focus_key] = min(keys.index(target.key) + 1, len(keys) - 1)
+
+
+def set_focus(ctx: ItemContext, step: int) -> None:
+    """Move the keyboard focus (callback)."""
+    if ctx.targets:
+        st.session_state[ctx.focus_key] = (ctx.focus + step) % len(ctx.targets)
+
+
+def missing_answers(ctx: ItemContext) -> list[str]:
+    """Names of the questions not answered yet (submit refuses while any remain)."""
+    missing = []
+    for spec in ctx.fields.values():
+        saved = ctx.labels.get(spec.name)
+        if spec.type is FieldType.FACT_LABELS:
+            n = len(facts_of(ctx, spec))
+            if n and (not isinstance(saved, list) or len(saved) != n or FACT_UNSET in saved):
+                todo = (
+                    n
+                    if not isinstance(saved, list)
+                    else sum(1 for v in saved if v == FACT_UNSET) + max(0, n - len(saved))
+                )
+                missing.append(f"{spec.name.replace('_', ' ')} ({todo} left)")
+        elif saved is None:
+            missing.append(spec.name.replace("_", " "))
+    return missing

@@ -1,0 +1,359 @@
+"""The Annotate page: pick the item (URL ``?item=``), draw its view, save, submit, move on."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
+from annotation_store import assignments as asg
+from ui import keyboard
+from ui.annotation import view_for
+from ui.annotation.blind import may_see_evaluators, may_see_others
+from ui.annotation.context import ERROR_KEY, ItemContext, build_targets, missing_answers, set_focus
+
+NOTICE_KEY = "annotate_notice"
+# Less top padding; chosen C green and M red, so a fact list reads at a glance.
+PAGE_CSS = """<style>
+[data-testid='stMainBlockContainer'] {padding-top: 3.75rem}
+[class*='st-key-opt'][class*='--C '] button[data-testid='stBaseButton-primary']
+  {background: #1e7b34; border-color: #1e7b34}
+[class*='st-key-opt'][class*='--M '] button[data-testid='stBaseButton-primary']
+  {background: #b3261e; border-color: #b3261e}
+</style>"""
+REVIEW_ROLES = ("admin", "reviewer")
+
+
+# -- item choice ------------------------------------------------------------------------
+def _goto(item_id: str | None) -> None:
+    if item_id is None:
+        st.query_params.pop("item", None)
+    else:
+        st.query_params["item"] = item_id
+
+
+def _current_item(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> str | None:
+    wanted = st.query_params.get("item")
+    if wanted:
+        try:
+            store.item(project.name, wanted)
+        except StoreError:
+            st.warning(f"There is no item **{wanted}** in this project.")
+            wanted = None
+        else:
+            if asg.may_open(store, project.name, wanted, user.name, user.role):
+                return wanted
+            st.warning(f"Item **{wanted}** is not assigned to you.")
+    item_id = asg.claim_next(store, project.name, user.name)
+    _goto(item_id)
+    return item_id
+
+
+def _next_item(ctx: ItemContext) -> None:
+    """Callback: the next item in the queue, or a new claim once this one is done."""
+    if st.session_state.get(ERROR_KEY):
+        return
+    queue = asg.queue(ctx.store, ctx.project.name, ctx.user.name)
+    here = ctx.item.item_id
+    if here in queue and queue.index(here) + 1 < len(queue):
+        _goto(queue[queue.index(here) + 1])
+        return
+    status = ctx.store.item_state(ctx.project.name, here, ctx.user.name)["status"]
+    if status not in ("submitted", "skipped") and here in queue:
+        st.session_state[NOTICE_KEY] = "Submit or skip this item before taking a new one."
+        return
+    nxt = asg.claim_next(ctx.store, ctx.project.name, ctx.user.name)
+    if nxt is None or nxt == here:
+        st.session_state[NOTICE_KEY] = "No more items for you right now."
+        return
+    _goto(nxt)
+
+
+def _previous_item(ctx: ItemContext) -> None:
+    """Callback: the item before this one in the annotator's queue."""
+    if st.session_state.get(ERROR_KEY):
+        return
+    queue = asg.queue(ctx.store, ctx.project.name, ctx.user.name)
+    here = ctx.item.item_id
+    if here in queue and queue.index(here) > 0:
+        _goto(queue[queue.index(here) - 1])
+    elif here not in queue and queue:
+        _goto(queue[-1])
+    else:
+        st.session_state[NOTICE_KEY] = "This is your first item."
+
+
+def _submit(ctx: ItemContext) -> None:
+    """Callback: refuse with the reason, or mark submitted and take the next item."""
+    if st.session_state.get(ERROR_KEY):
+        st.session_state[NOTICE_KEY] = "Fix the failed save first."
+        return
+    missing = missing_answers(ctx)
+    if missing:
+        st.session_state[NOTICE_KEY] = "Not submitted, still to answer: " + ", ".join(missing)
+        return
+    started = st.session_state.get(_timer_key(ctx), time.time())
+    try:
+        asg.submit(
+            ctx.store,
+            ctx.project.name,
+            ctx.item.item_id,
+            ctx.user.name,
+            seconds=round(time.time() - started, 1),
+            bypass=ctx.user.role in REVIEW_ROLES,
+        )
+    except Exception as exc:  # refuse to advance and say why
+        st.session_state[ERROR_KEY] = f"Could not submit: {exc}"
+        return
+    st.session_state[NOTICE_KEY] = f"Submitted {ctx.item.item_id}."
+    _next_item(ctx)
+
+
+def _skip(ctx: ItemContext) -> None:
+    try:
+        asg.skip(ctx.store, ctx.project.name, ctx.item.item_id, ctx.user.name)
+    except Exception as exc:
+        st.session_state[ERROR_KEY] = f"Could not skip: {exc}"
+        return
+    st.session_state[NOTICE_KEY] = f"Skipped {ctx.item.item_id}; it goes to someone else."
+    nxt = asg.claim_next(ctx.store, ctx.project.name, ctx.user.name)
+    _goto(nxt)
+
+
+def _toggle_flag(ctx: ItemContext) -> None:
+    try:
+        ctx.store.set_note(
+            ctx.project.name, ctx.item.item_id, ctx.user.name, flagged=not ctx.state["flagged"]
+        )
+    except Exception as exc:
+        st.session_state[ERROR_KEY] = f"Could not save the flag: {exc}"
+
+
+def _save_note(ctx: ItemContext, key: str) -> None:
+    try:
+        ctx.store.set_note(
+            ctx.project.name, ctx.item.item_id, ctx.user.name, note=st.session_state.get(key) or ""
+        )
+    except Exception as exc:
+        st.session_state[ERROR_KEY] = f"Could not save the note: {exc}"
+    else:
+        st.session_state.pop(ERROR_KEY, None)
+
+
+def _timer_key(ctx: ItemContext) -> str:
+    return f"started::{ctx.project.name}::{ctx.item.item_id}"
+
+
+# -- layout -----------------------------------------------------------------------------
+def _header(ctx: ItemContext) -> int:
+    queue = asg.queue(ctx.store, ctx.project.name, ctx.user.name)
+    cfg = asg.annotation_settings(ctx.project.settings)
+    frame = ctx.store.progress_frame(ctx.project.name)
+    mine = frame[frame["annotator"] == ctx.user.name]
+    done = int((mine["status"] == "submitted").sum())
+    total = ctx.store.item_count(ctx.project.name)
+    target = cfg.quota or total
+    pos = (
+        f"{queue.index(ctx.item.item_id) + 1} of {len(queue)} in your queue"
+        if ctx.item.item_id in queue
+        else "not in your queue"
+    )
+    status = ctx.state["status"] or "new"
+    badge = {
+        "submitted": ":green-badge[submitted]",
+        "skipped": ":gray-badge[skipped]",
+        "draft": ":orange-badge[draft]",
+    }.get(status, ":blue-badge[new]")
+    flag = " :red-badge[:material/flag: flagged]" if ctx.state["flagged"] else ""
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    left.markdown(f"#### {ctx.project.task_kind.title} · `{ctx.item.item_id}` {badge}{flag}")
+    left.caption(f"Item {pos} · project **{ctx.project.name}** · you: {ctx.user.name}")
+    right.progress(
+        min(done / target, 1.0) if target else 0.0,
+        text=f"{done} of {target} submitted" + (" (quota)" if cfg.quota else ""),
+    )
+    return done
+
+
+def _messages() -> None:
+    error = st.session_state.get(ERROR_KEY)
+    if error:
+        st.error(
+            error + "  \nNothing moves on until this is fixed; try the choice again.",
+            icon=":material/error:",
+        )
+    notice = st.session_state.pop(NOTICE_KEY, None)
+    if notice:
+        st.info(notice, icon=":material/info:")
+
+
+def _toolbar(ctx: ItemContext) -> None:
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.button(
+            "Previous",
+            key="nav_prev",
+            shortcut=keyboard.PREVIOUS_ITEM,
+            on_click=_previous_item,
+            args=(ctx,),
+        )
+        st.button(
+            "Resubmit" if ctx.state["status"] == "submitted" else "Submit",
+            key="submit",
+            type="primary",
+            icon=":material/check:",
+            shortcut=keyboard.SUBMIT,
+            on_click=_submit,
+            args=(ctx,),
+        )
+        st.button(
+            "Next",
+            key="nav_next",
+            shortcut=keyboard.NEXT_ITEM,
+            on_click=_next_item,
+            args=(ctx,),
+        )
+        st.space("stretch")
+        st.button(
+            "↑",
+            key="focus_prev",
+            shortcut=keyboard.PREVIOUS_TARGET,
+            on_click=set_focus,
+            args=(ctx, -1),
+            type="tertiary",
+            help="previous fact or question",
+        )
+        st.button(
+            "↓",
+            key="focus_next",
+            shortcut=keyboard.NEXT_TARGET,
+            on_click=set_focus,
+            args=(ctx, 1),
+            type="tertiary",
+            help="next fact or question",
+        )
+        st.button(
+            "Skip",
+            key="skip",
+            shortcut=keyboard.SKIP,
+            on_click=_skip,
+            args=(ctx,),
+            help="give this item back; your labels are kept as skipped",
+        )
+        st.button(
+            "Unflag" if ctx.state["flagged"] else "Flag",
+            key="flag",
+            shortcut=keyboard.FLAG,
+            on_click=_toggle_flag,
+            args=(ctx,),
+            help="flag a problem with this item (add a note)",
+        )
+
+
+def _note(ctx: ItemContext) -> None:
+    key = f"note::{ctx.project.name}::{ctx.item.item_id}"
+    if key not in st.session_state:
+        st.session_state[key] = ctx.state["note"]
+    st.text_area(
+        "Note (optional, saved when you leave the box)",
+        key=key,
+        height=68,
+        on_change=_save_note,
+        args=(ctx, key),
+        placeholder="Anything odd about this item? Reviewers read these notes.",
+    )
+
+
+def _side(ctx: ItemContext, first_time: bool) -> None:
+    with st.expander("Guideline", expanded=first_time, icon=":material/menu_book:"):
+        st.markdown(ctx.project.guideline or "_No guideline yet._")
+        st.caption(f"Guideline version {ctx.project.guideline_version}")
+    with st.expander("Keyboard shortcuts", icon=":material/keyboard:"):
+        keyboard.shortcut_help()
+    cfg = asg.annotation_settings(ctx.project.settings)
+    if may_see_evaluators(ctx.user.role, cfg.show_evaluators, ctx.state["status"]):
+        with st.expander("Evaluators", icon=":material/smart_toy:"):
+            _evaluators(ctx)
+    elif cfg.show_evaluators == "after_submit":
+        st.caption(":material/visibility_off: Evaluator outputs appear after you submit.")
+    if may_see_others(ctx.user.role):
+        with st.expander("Other annotators' labels", icon=":material/group:"):
+            _others(ctx)
+
+
+def _evaluators(ctx: ItemContext) -> None:
+    try:
+        from ui.evaluator_panel import evaluator_panel
+    except ImportError:  # the panel is optional while it is being built
+        evaluator_panel = None
+    if evaluator_panel is not None:
+        evaluator_panel(ctx.project, ctx.item, ctx.user)
+        return
+    results = ctx.store.item_results(ctx.project.name, ctx.item.item_id)
+    st.caption(f"{len(results)} stored result(s)")
+
+
+def _others(ctx: ItemContext) -> None:
+    frame = ctx.store.annotations_frame(ctx.project.name, ("draft", "submitted", "skipped"))
+    rows = frame[(frame["item_id"] == ctx.item.item_id) & (frame["annotator"] != ctx.user.name)]
+    if rows.empty:
+        st.caption("Nobody else has labelled this item yet.")
+    else:
+        st.dataframe(rows[["annotator", "field", "value", "status"]], hide_index=True)
+
+
+def _jump(store: Store, project: ProjectInfo) -> None:
+    ids = [i.item_id for i in store.items(project.name)]
+    here = st.query_params.get("item")
+    st.selectbox(
+        "Go to item",
+        ids,
+        index=ids.index(here) if here in ids else None,
+        key="jump_item",
+        on_change=lambda: _goto(st.session_state["jump_item"]),
+        placeholder="any item (reviewers and admins)",
+    )
+
+
+def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
+    """Draw the whole Annotate page."""
+    if store.item_count(project.name) == 0:
+        st.info("This project has no items yet. An admin imports them on the **Data** page.")
+        return
+    if user.role in REVIEW_ROLES:
+        with st.sidebar:
+            _jump(store, project)
+    item_id = _current_item(store, project, user)
+    if item_id is None:
+        _messages()
+        st.success(
+            "Nothing left for you in this project: every item you may label has its "
+            "annotators, or your quota is reached. Thank you!"
+        )
+        st.button("Check again", key="check_again")
+        return
+    st.html(PAGE_CSS)
+    item = store.item(project.name, item_id)
+    spec = project.task_kind
+    ctx = ItemContext(
+        store,
+        project,
+        item,
+        user,
+        store.item_state(project.name, item_id, user.name),
+        {f.name: f for f in spec.human_fields(project.settings)},
+    )
+    ctx.targets = build_targets(ctx)
+    if ctx.focus_key not in st.session_state:  # start at the first unanswered question
+        todo = [i for i, t in enumerate(ctx.targets) if ctx.value(t) is None]
+        st.session_state[ctx.focus_key] = todo[0] if todo else 0
+    st.session_state.setdefault(_timer_key(ctx), time.time())
+    done = _header(ctx)
+    _messages()
+    main, side = st.columns([3.3, 1], gap="medium")
+    with main:
+        view_for(project.kind)(ctx)
+        _note(ctx)
+        _toolbar(ctx)
+    with side:
+        _side(ctx, first_time=done == 0)

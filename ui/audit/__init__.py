@@ -1,0 +1,1 @@
+"""Views of the metric audit: evaluator results, the fact grid, jobs, the drill-down."""

@@ -1,0 +1,188 @@
+"""Adjudication form of the drill-down (reviewers and admins): final label, cause, note."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo
+from annotation_store.adjudication import (
+    CAUSES,
+    WHOLE_FIELD,
+    AdjudicationError,
+    accept_majority,
+    adjudications,
+    human_majority,
+    set_final_label,
+)
+from kinds.base import FieldType, HumanField
+from ui.context import get_store
+
+SOURCE_ICONS = {
+    "unanimous": ":material/groups:",
+    "majority": ":material/how_to_vote:",
+    "adjudicated": ":material/gavel:",
+}
+
+
+def _targets(project: ProjectInfo, item: ItemRecord) -> list[tuple[HumanField, int, str]]:
+    """(field, fact index, label) of everything that can get a final label."""
+    out = []
+    for spec in project.task_kind.human_fields(project.settings):
+        if spec.type is FieldType.FACT_LABELS:
+            facts = item.fields.get(spec.facts_field or "") or []
+            side = (spec.facts_field or spec.name).replace("_", " ")
+            for i, fact in enumerate(facts):
+                out.append((spec, i, f"{side} #{i + 1}: {fact}"))
+        else:
+            out.append((spec, WHOLE_FIELD, spec.name))
+    return out
+
+
+def adjudication_panel(
+    project: ProjectInfo,
+    item: ItemRecord,
+    user: AnnotatorInfo,
+    people: Mapping[str, Mapping[str, Any]],
+) -> None:
+    """Set or accept the final label of a field or fact; list the item's final labels."""
+    store = get_store()
+    if user.role not in ("admin", "reviewer"):
+        st.caption("Only reviewers and admins adjudicate.")
+        return
+    targets = _targets(project, item)
+    if not targets:
+        st.caption("Nothing to adjudicate on this item.")
+        return
+    key = f"adj-{project.name}-{item.item_id}"
+    flash = st.session_state.pop(f"{key}-flash", None)
+    if flash:
+        st.success(flash, icon=":material/check:")
+    choice = st.selectbox(
+        "Field or fact",
+        range(len(targets)),
+        key=f"{key}-target",
+        format_func=lambda i: targets[i][2],
+    )
+    spec, fact_index, label = targets[choice]
+    found = human_majority(store, project.name, item.item_id, spec.name, fact_index)
+    votes = _votes(people, spec.name, fact_index)
+    st.markdown(
+        f"People: {votes or 'no labels'} · majority: "
+        f"**{found[0] if found else 'none (tie or no labels)'}**"
+        + (f" ({found[1]})" if found else "")
+    )
+    options = _options(spec, fact_index)
+    value = st.radio(
+        "Final label",
+        options,
+        horizontal=True,
+        key=f"{key}-value-{choice}",
+        index=options.index(found[0]) if found and found[0] in options else 0,
+    )
+    cause = st.selectbox(
+        "Cause of the disagreement",
+        [None, *CAUSES],
+        key=f"{key}-cause",
+        format_func=lambda c: "(none)" if c is None else CAUSES[c],
+    )
+    note = st.text_area(
+        "Note", key=f"{key}-note", height=68, placeholder="Why this label (for the other reviewers)"
+    )
+    left, right = st.columns(2)
+    if left.button(
+        "Accept the majority",
+        key=f"{key}-accept",
+        disabled=found is None,
+        icon=":material/how_to_vote:",
+        width="stretch",
+    ):
+        _save(
+            key,
+            lambda: accept_majority(
+                store,
+                project.name,
+                item.item_id,
+                spec.name,
+                reviewer=user.name,
+                fact_index=fact_index,
+                cause=cause,
+                note=note,
+            ),
+            label,
+        )
+    if right.button(
+        "Set final label",
+        key=f"{key}-set",
+        type="primary",
+        icon=":material/gavel:",
+        width="stretch",
+    ):
+        _save(
+            key,
+            lambda: set_final_label(
+                store,
+                project.name,
+                item.item_id,
+                spec.name,
+                value,
+                reviewer=user.name,
+                fact_index=fact_index,
+                source="adjudicated",
+                cause=cause,
+                note=note,
+            ),
+            label,
+        )
+    final = adjudications(store, project.name, item.item_id)
+    if not final.empty:
+        st.markdown("**Final labels on this item**")
+        shown = final.assign(
+            fact=[
+                ("whole field" if i == WHOLE_FIELD else f"#{i + 1}") for i in final["fact_index"]
+            ],
+            value=[
+                " ".join(map(str, v)) if isinstance(v, list) else str(v) for v in final["value"]
+            ],
+            cause=[CAUSES.get(c, "") if c else "" for c in final["cause"]],
+        )
+        st.dataframe(
+            shown[["field", "fact", "value", "source", "cause", "note", "reviewer", "updated_at"]],
+            hide_index=True,
+            width="stretch",
+            key=f"{key}-final",
+        )
+
+
+def _save(key: str, action: Any, label: str) -> None:
+    try:
+        row = action()
+    except (AdjudicationError, ValueError) as exc:
+        st.error(str(exc))
+        return
+    st.session_state[f"{key}-flash"] = f"Saved **{label}** = {row['value']} ({row['source']})"
+    st.rerun()
+
+
+def _options(spec: HumanField, fact_index: int) -> list[Any]:
+    if fact_index != WHOLE_FIELD:
+        return ["C", "M"]
+    if spec.values:
+        return list(spec.values)
+    lo, hi = spec.minimum or 0.0, spec.maximum if spec.maximum is not None else 1.0
+    return [round(lo + (hi - lo) * i / 4, 3) for i in range(5)]
+
+
+def _votes(people: Mapping[str, Mapping[str, Any]], field: str, fact_index: int) -> str:
+    parts = []
+    for who, labels in sorted(people.items()):
+        value = labels.get(field)
+        if fact_index != WHOLE_FIELD:
+            value = (
+                value[fact_index] if isinstance(value, list) and fact_index < len(value) else None
+            )
+        if value is not None:
+            parts.append(f"{who} **{value}**")
+    return ", ".join(parts)

@@ -1,0 +1,154 @@
+"""The drill-down of one audited item: the item, people, evaluators, facts or rubric."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from annotation_store import AnnotatorInfo, ProjectInfo
+from annotation_store.audit import (
+    fact_fields,
+    fact_grid,
+    labels_by_annotator,
+    latest_results,
+    rubric_grid,
+)
+from ui.audit.adjudication_view import adjudication_panel
+from ui.audit.fact_grid import render_fact_grid
+from ui.context import get_store
+from ui.evaluator_panel import evaluator_panel
+
+CATEGORY_COLOURS = {
+    "metric differs": "orange",
+    "humans disagree": "violet",
+    "evaluator failed": "red",
+    "agree": "green",
+}
+
+
+def render_drilldown(
+    project: ProjectInfo, item_id: str, user: AnnotatorInfo, row: Mapping[str, Any] | None
+) -> None:
+    """Everything about one item, with the fact grid or rubric first."""
+    store = get_store()
+    item = store.item(project.name, item_id)
+    kind = project.task_kind
+    frame = store.annotations_frame(project.name, ("submitted",))
+    people = labels_by_annotator(frame[frame["item_id"] == item_id]).get(item_id, {})
+    latest = latest_results(store.item_results(project.name, item_id))
+    ok = {lab: r for lab, r in latest.items() if r.get("result_status") == "ok"}
+
+    badge = ""
+    if row is not None:
+        cat = str(row.get("category"))
+        badge = f" :{CATEGORY_COLOURS.get(cat, 'gray')}-badge[{cat}]"
+    st.subheader(f"Item `{item_id}`{badge}", anchor="drilldown")
+    meta = [
+        f"generator **{item.generator}**" if item.generator else "",
+        f"split **{item.split}**" if item.split else "",
+        f"{len(people)} annotator(s)",
+        f"{len(latest)} evaluator(s)",
+    ]
+    st.caption(" · ".join(m for m in meta if m))
+    _item_fields(item.fields, [f for _h, f in fact_fields(kind, project.settings)])
+
+    tabs = []
+    has_facts = bool(fact_fields(kind, project.settings))
+    titles = ["Fact grid" if has_facts else "Rubric", "Annotators", "Evaluators"]
+    can_adjudicate = user.role in ("admin", "reviewer")
+    if can_adjudicate:
+        titles.append("Adjudicate")
+    tabs = st.tabs(titles)
+    with tabs[0]:
+        if has_facts:
+            details = {
+                lab: r.get("details") or {}
+                for lab, r in ok.items()
+                if any(
+                    isinstance((r.get("details") or {}).get(f), list)
+                    for _h, f in fact_fields(kind, project.settings)
+                )
+            }
+            grid = fact_grid(kind, project.settings, item.fields, people, details)
+            render_fact_grid(grid, sorted(details), key=f"audit-grid-{item_id}")
+            if not details:
+                st.caption(
+                    "No evaluator with per-fact labels (Bi-Fact) has a result on this "
+                    "item yet: run it in the Evaluators tab."
+                )
+        _rubric(kind, project.settings, people, item.fields, ok)
+    with tabs[1]:
+        _annotators(people)
+    with tabs[2]:
+        evaluator_panel(project, item, user, key="audit")
+    if can_adjudicate:
+        with tabs[3]:
+            adjudication_panel(project, item, user, people)
+
+
+def _item_fields(fields: Mapping[str, Any], fact_lists: list[str]) -> None:
+    texts = {k: v for k, v in fields.items() if k not in fact_lists and k != "generator"}
+    cols = st.columns(min(max(len(texts), 1), 4))
+    for i, (name, value) in enumerate(texts.items()):
+        with cols[i % len(cols)]:
+            st.markdown(f"**{name}**")
+            st.markdown(str(value) if not isinstance(value, dict | list) else "")
+            if isinstance(value, dict | list):
+                st.json(value, expanded=False)
+
+
+def _rubric(
+    kind: Any,
+    settings: Mapping[str, Any],
+    people: Mapping[str, Any],
+    item_fields: Mapping[str, Any],
+    ok: Mapping[str, Mapping[str, Any]],
+) -> None:
+    scores = {lab: r.get("mean_scores") or {} for lab, r in ok.items()}
+    grid = rubric_grid(kind, settings, people, item_fields, scores)
+    if grid.empty:
+        return
+    findings = {
+        lab: (r.get("details") or {}).get("errors")
+        for lab, r in ok.items()
+        if isinstance((r.get("details") or {}).get("errors"), list)
+    }
+    left, right = st.columns([1, 1]) if findings else (st.container(), None)
+    with left:
+        st.markdown("**Per dimension** (people and evaluators, on each dimension's scale)")
+        st.dataframe(
+            grid,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                c: st.column_config.NumberColumn(format="%.2f")
+                for c in grid.columns
+                if c not in ("dimension", "scale")
+            },
+        )
+    if right is not None:
+        with right:
+            for lab, errors in findings.items():
+                st.markdown(f"**{lab}: per-error findings**")
+                st.dataframe(pd.DataFrame(errors), hide_index=True, width="stretch")
+
+
+def _annotators(people: Mapping[str, Mapping[str, Any]]) -> None:
+    if not people:
+        st.caption("No submitted labels on this item.")
+        return
+    fields = sorted({f for labels in people.values() for f in labels})
+    frame = pd.DataFrame(
+        [
+            {"annotator": who, **{f: _show(labels.get(f)) for f in fields}}
+            for who, labels in sorted(people.items())
+        ]
+    )
+    st.dataframe(frame, hide_index=True, width="stretch")
+
+
+def _show(value: Any) -> Any:
+    return " ".join(map(str, value)) if isinstance(value, list) else value

@@ -1,0 +1,58 @@
+"""The fact grid: fact x {annotators, majority, evaluators}, disagreeing facts highlighted."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+FLAG_BG = "background-color: #fde2c4; font-weight: 600"
+C_STYLE = "color: #1b7f3b"
+M_STYLE = "color: #b42318"
+SIDE_TITLES = {
+    "gold_facts": "Gold facts (recall)",
+    "predicted_facts": "Predicted facts (precision)",
+}
+
+
+def _style(grid: pd.DataFrame):  # -> pandas Styler
+    """Colour C / M and highlight the evaluator cells (and fact) that differ from the majority."""
+    flagged_by = grid["differs"].fillna("")
+
+    def row_style(row: pd.Series) -> list[str]:
+        out = []
+        culprits = set(filter(None, (s.strip() for s in flagged_by[row.name].split(","))))
+        for col, value in row.items():
+            css = C_STYLE if value == "C" else M_STYLE if value == "M" else ""
+            if col in culprits or (col == "fact" and culprits):
+                css = f"{css}; {FLAG_BG}"
+            out.append(css)
+        return out
+
+    return grid.style.apply(row_style, axis=1)
+
+
+def render_fact_grid(grid: pd.DataFrame, evaluators: list[str], *, key: str) -> None:
+    """Draw a fact grid (from ``annotation_store.audit.fact_grid``), one table per side."""
+    if grid.empty:
+        st.caption("No facts on this item yet (Bi-Fact decomposes them on its first run).")
+        return
+    n_flagged = int(grid["flagged"].sum())
+    if n_flagged:
+        st.markdown(
+            f":orange-background[**{n_flagged} fact(s)**] where an evaluator differs "
+            "from the human majority (highlighted)."
+        )
+    else:
+        st.caption("No fact where an evaluator differs from a clear human majority.")
+    for side, part in grid.groupby("side", sort=False):
+        st.markdown(f"**{SIDE_TITLES.get(str(side), str(side))}**")
+        shown = part.drop(columns=["side", "flagged"]).reset_index(drop=True)
+        shown["index"] = shown["index"] + 1
+        shown = shown.rename(columns={"index": "#", "flagged_by": "differs"})
+        st.dataframe(
+            _style(shown),
+            hide_index=True,
+            width="stretch",
+            key=f"{key}-{side}",
+            column_config={"fact": st.column_config.TextColumn("fact", width="medium")},
+        )
