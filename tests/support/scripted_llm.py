@@ -41,6 +41,13 @@ class Reply:
 Handler = Callable[[dict[str, Any]], Reply]
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default listen backlog is 5: a client opening 16 connections at once
+    # gets SYNs dropped and waits a full second for the retransmit (or sees a reset).
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class ScriptedLLM:
     """The server. Use as a context manager; ``base_url`` ends with ``/v1``."""
 
@@ -52,8 +59,7 @@ class ScriptedLLM:
         self.handler: Handler | None = None
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._make_handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._make_handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     # -- lifecycle ----------------------------------------------------------------------
