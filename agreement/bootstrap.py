@@ -17,56 +17,52 @@ from scipy import sparse
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20240611
 _CACHE: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
-_T_CACHE: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
 _CACHE_SIZE = 6
-_T_CACHE_SIZE = 2  # the transposed copies are only needed while a document is built
-
-
-def draw_counts(
-    n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
-) -> np.ndarray:
-    """(B, n) draw counts of B seeded resamples of n items; cached, read-only."""
-    key = (n, n_resamples, seed)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    rng = np.random.default_rng(seed)
-    counts = np.empty((n_resamples, n), dtype=np.float64)
-    for b in range(n_resamples):
-        # row by row draws the same stream as one (B, n) ``integers`` call (the tests
-        # check it) without holding the (B, n) index matrix
-        counts[b] = np.bincount(rng.integers(0, n, size=n, dtype=np.int64), minlength=n)
-    counts.flags.writeable = False
-    _CACHE[key] = counts
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return counts
-
-
-def clear_cache() -> None:
-    """Forget the cached draw counts (benchmarks time cold computations)."""
-    _CACHE.clear()
-    _T_CACHE.clear()
+_BLOCK = 64  # resamples drawn per block before they are written into the (n, B) layout
 
 
 def draw_counts_t(
     n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> np.ndarray:
-    """The same draw counts transposed to (n, B), C-contiguous; cached, read-only.
+    """(n, B) draw counts of B seeded resamples of n items, C-contiguous; cached, read-only.
 
-    Summing the columns of :func:`draw_counts` by group (a sparse product with this
-    layout) costs one pass over the counts and no copy.
+    Summing the counts of items by group (a sparse product with this layout, see
+    :func:`group_sums`) costs one pass and no copy. The matrix is stored once, in this
+    layout only: at 10,000 items x 1,000 resamples it is 80 MB, and a second copy in the
+    other layout would cost as much again in fresh memory.
     """
     key = (n, n_resamples, seed)
-    if key in _T_CACHE:
-        _T_CACHE.move_to_end(key)
-        return _T_CACHE[key]
-    out = np.ascontiguousarray(draw_counts(n, n_resamples, seed).T)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, n_resamples), dtype=np.float64)
+    block = np.empty((min(_BLOCK, n_resamples), n), dtype=np.float64)
+    for start in range(0, n_resamples, _BLOCK):
+        rows = min(_BLOCK, n_resamples - start)
+        for j in range(rows):
+            # one resample at a time draws the same stream as one (B, n) ``integers``
+            # call (the tests check it) without holding the (B, n) index matrix
+            block[j] = np.bincount(rng.integers(0, n, size=n, dtype=np.int64), minlength=n)
+        out[:, start : start + rows] = block[:rows].T
     out.flags.writeable = False
-    _T_CACHE[key] = out
-    while len(_T_CACHE) > _T_CACHE_SIZE:
-        _T_CACHE.popitem(last=False)
+    _CACHE[key] = out
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
     return out
+
+
+def draw_counts(
+    n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> np.ndarray:
+    """(B, n) draw counts of B seeded resamples of n items: a read-only view of
+    :func:`draw_counts_t` (row b: how often each item was drawn in resample b)."""
+    return draw_counts_t(n, n_resamples, seed).T
+
+
+def clear_cache() -> None:
+    """Forget the cached draw counts (benchmarks time cold computations)."""
+    _CACHE.clear()
 
 
 def group_sums(w_t: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:

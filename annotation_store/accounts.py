@@ -8,6 +8,7 @@ Hash format (versioned so parameters can change without breaking old hashes)::
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -158,7 +159,7 @@ def authenticate_local(store: Store, name: str, password: str) -> AnnotatorInfo 
         ok = verify_password(password, stored)
         if row is None or not row.active or not ok:
             if row is None:  # spend the same time so names cannot be probed by timing
-                verify_password(password, _DUMMY_HASH)
+                verify_password(password, _dummy_hash())
             return None
         return annotator_info(row)
 
@@ -186,4 +187,8 @@ def _row(s: Session, name: str) -> Annotator:
     return row
 
 
-_DUMMY_HASH = hash_password(secrets.token_hex(8))
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash to check unknown names against, so they take as long as known ones (made
+    on first use: scrypt costs ~40 ms, too much for every command's start-up)."""
+    return hash_password(secrets.token_hex(8))

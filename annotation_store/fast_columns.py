@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import Select, Text, type_coerce
 from sqlalchemy.orm import Session
@@ -68,3 +69,23 @@ class RawColumns:
     def timestamps(values: Sequence[Any]) -> pd.Series:
         """Timestamps from raw SQLite text or driver datetimes."""
         return pd.Series(pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601"))
+
+
+def coded_column(values: Sequence[Any], codes: np.ndarray) -> pd.Series:
+    """The column whose row i is ``values[codes[i]]``.
+
+    For long columns with few distinct strings (item ids, annotator and field names):
+    pandas converts the distinct values once (inferring the dtype exactly as it would for
+    the full list) and gathers rows in one C-level take, instead of converting every
+    row's Python string into its Arrow-backed string array.
+    """
+    base = pd.Series(list(values))
+    return pd.Series(base.array.take(np.asarray(codes, dtype=np.intp)))
+
+
+def rank_lookup(keys: Sequence[int]) -> np.ndarray:
+    """Array ``lut`` with ``lut[keys[i]] == i`` (-1 elsewhere): primary key -> rank."""
+    keys_arr = np.asarray(keys, dtype=np.int64)
+    lut = np.full(int(keys_arr.max()) + 1 if len(keys_arr) else 0, -1, dtype=np.intp)
+    lut[keys_arr] = np.arange(len(keys_arr))
+    return lut

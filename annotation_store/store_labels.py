@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotation_store.fast_columns import RawColumns
+from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.models import (
     Adjudication,
     Annotation,
@@ -168,32 +169,50 @@ class LabelsMixin:
     def annotations_frame(
         self, project: str, statuses: Sequence[str] = ("submitted",)
     ) -> pd.DataFrame:
-        """Labels as a tidy frame: item_id, annotator, field, value, status, ... ."""
+        """Labels as a tidy frame: item_id, annotator, field, value, status, ... .
+
+        Rows are ordered by item position, annotator name and field.
+        """
         raw = RawColumns(self.is_sqlite)
         with self.read() as s:
             pid = self._project_row(s, project).id
-            q = (
-                select(
-                    Item.item_id,
-                    Annotator.name,
-                    Annotation.field,
-                    raw.text(Annotation.value),
-                    Annotation.status,
-                    Annotation.guideline_version,
-                    raw.text(Annotation.updated_at),
-                )
-                .join(Item, Item.id == Annotation.item_pk)
-                .join(Annotator, Annotator.id == Annotation.annotator_id)
-                .where(Annotation.project_id == pid, Annotation.status.in_(list(statuses)))
-                .order_by(Item.position, Annotator.name, Annotation.field)
-            )
+            items = s.execute(
+                select(Item.id, Item.item_id).where(Item.project_id == pid).order_by(Item.position)
+            ).all()
+            people = s.execute(select(Annotator.id, Annotator.name).order_by(Annotator.name)).all()
+            # No joins or ORDER BY in SQL: ids are mapped to names and sorted in numpy below,
+            # which is several times faster than SQLite sorting 150,000 joined rows.
+            q = select(
+                Annotation.item_pk,
+                Annotation.annotator_id,
+                Annotation.field,
+                raw.text(Annotation.value),
+                Annotation.status,
+                Annotation.guideline_version,
+                raw.text(Annotation.updated_at),
+            ).where(Annotation.project_id == pid, Annotation.status.in_(list(statuses)))
             rows = raw.fetch(s, q)
-        values = raw.decode_json([r[3] for r in rows])
-        frame = _frame(
-            [(*r[:3], v, *r[4:6], None) for r, v in zip(rows, values, strict=True)],
-            FRAME_COLUMNS,
+        if not rows:
+            return _frame([], FRAME_COLUMNS)
+        item_pk, annotator_id, field, value, status, version, updated = zip(*rows, strict=True)
+        item_code = rank_lookup([r[0] for r in items])[np.asarray(item_pk, dtype=np.intp)]
+        person_code = rank_lookup([r[0] for r in people])[np.asarray(annotator_id, dtype=np.intp)]
+        field_code, field_names = pd.factorize(pd.Series(field, dtype=object), sort=True)
+        status_code, status_names = pd.factorize(pd.Series(status, dtype=object))
+        order = np.lexsort((field_code, person_code, item_code))
+        values = raw.decode_json(value)
+        frame = pd.DataFrame(
+            {
+                "item_id": coded_column([r[1] for r in items], item_code[order]),
+                "annotator": coded_column([r[1] for r in people], person_code[order]),
+                "field": coded_column(list(field_names), field_code[order]),
+                "value": pd.Series([values[i] for i in order], dtype=object),
+                "status": coded_column(list(status_names), status_code[order]),
+                "guideline_version": pd.Series(np.asarray(version)[order]),
+                "updated_at": raw.timestamps([updated[i] for i in order]),
+            },
+            columns=FRAME_COLUMNS,
         )
-        frame["updated_at"] = raw.timestamps([r[6] for r in rows])
         return frame
 
     def progress_frame(self, project: str) -> pd.DataFrame:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from annotation_store.fast_columns import RawColumns
+from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.models import (
     EvaluatorResult,
     EvaluatorRun,
@@ -221,14 +222,78 @@ class ResultsMixin:
         return frame
 
     def scores_frame(self, project: str) -> pd.DataFrame:
-        """Tidy scores of successful results: one row per item x run x field."""
-        rows = [
-            (*rec[:7], field, float(score))
-            for rec in self._result_rows(project, include_failed=False)
-            for field, score in rec[8].items()
-            if score is not None
+        """Tidy scores of successful results: one row per item x run x field.
+
+        Rows are ordered by run, item position and the order of fields in the result.
+        """
+        raw = RawColumns(self.is_sqlite)
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            items = s.execute(
+                select(Item.id, Item.item_id).where(Item.project_id == pid).order_by(Item.position)
+            ).all()
+            runs = s.execute(
+                select(
+                    EvaluatorRun.id,
+                    EvaluatorRun.evaluator,
+                    EvaluatorRun.model,
+                    EvaluatorRun.signature_text,
+                    EvaluatorRun.run_index,
+                    EvaluatorRun.source,
+                )
+                .where(EvaluatorRun.project_id == pid)
+                .order_by(EvaluatorRun.id)
+            ).all()
+            rows = (
+                raw.fetch(
+                    s,
+                    select(
+                        EvaluatorResult.run_id,
+                        EvaluatorResult.item_pk,
+                        raw.text(EvaluatorResult.scores),
+                    ).where(
+                        EvaluatorResult.run_id.in_([r[0] for r in runs]),
+                        EvaluatorResult.status == "ok",
+                    ),
+                )
+                if runs
+                else []
+            )
+        # One output row per non-null score; names are gathered by code (see coded_column).
+        source_row, fields, values = [], [], []
+        for i, scores in enumerate(raw.decode_json([r[2] for r in rows])):
+            for field, score in (scores or {}).items():
+                if score is not None:
+                    source_row.append(i)
+                    fields.append(field)
+                    values.append(float(score))
+        if not values:
+            return pd.DataFrame(columns=SCORE_COLUMNS)
+        at = np.asarray(source_row, dtype=np.intp)
+        run_code = rank_lookup([r[0] for r in runs])[np.fromiter((r[0] for r in rows), np.intp)][at]
+        item_code = rank_lookup([r[0] for r in items])[np.fromiter((r[1] for r in rows), np.intp)][
+            at
         ]
-        return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+        order = np.lexsort((item_code, run_code))  # stable: keeps field order within a result
+        run_code, item_code = run_code[order], item_code[order]
+        field_code, field_names = pd.factorize(pd.Series(fields, dtype=object))
+        run_column = dict(
+            zip(
+                ["run_id", "evaluator", "model", "signature", "run_index", "source"],
+                zip(*runs, strict=True),
+                strict=True,
+            )
+        )
+        frame = pd.DataFrame(
+            {
+                "item_id": coded_column([r[1] for r in items], item_code),
+                **{name: coded_column(run_column[name], run_code) for name in SCORE_COLUMNS[1:7]},
+                "field": coded_column(list(field_names), field_code[order]),
+                "score": np.asarray(values, dtype=np.float64)[order],
+            },
+            columns=SCORE_COLUMNS,
+        )
+        return frame
 
     def item_results(self, project: str, item_id: str) -> list[dict[str, Any]]:
         """Every evaluator result for one item, with details, reasoning and signature."""

@@ -175,3 +175,29 @@ def test_unlabelled_facts_may_be_drafts_but_never_submitted(store: Store) -> Non
         store.save_label("im", "x", "ann", "gold_fact_labels", ["C", "?"], status="submitted")
     store.save_label("im", "x", "ann", "gold_fact_labels", ["C", "M"])
     assert store.submit_item("im", "x", "ann") == 1
+
+
+def test_head_revision_constant_matches_alembic(tmp_path) -> None:
+    from alembic.script import ScriptDirectory
+
+    from annotation_store import db
+
+    cfg = db.alembic_config(f"sqlite:///{tmp_path / 'x.db'}")
+    assert ScriptDirectory.from_config(cfg).get_current_head() == db.HEAD_REVISION
+
+
+def test_reopening_a_migrated_database_skips_alembic(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    Store(url).close()
+    code = (
+        "import sys; from annotation_store import Store, db; s = Store(sys.argv[1]); "
+        "assert db.current_revision(s.engine) == db.HEAD_REVISION; "
+        "print('alembic' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, url], capture_output=True, text=True, check=True, cwd="."
+    )
+    assert out.stdout.strip() == "False"
