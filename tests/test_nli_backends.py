@@ -97,6 +97,24 @@ def test_label_order_from_config_is_applied(tmp_path):
     assert a.contradiction == pytest.approx(b.entailment)
 
 
+def test_bfloat16_precision_runs_autocast_and_stays_close(tiny_model, backend):
+    fp32 = backend.predict_sync(PAIRS)
+    bf16 = TransformersNLI(tiny_model, batch_size=2, precision="bfloat16").predict_sync(PAIRS)
+    assert bf16 != fp32  # the autocast really ran (bf16 rounding shows in the output)
+    for a, b in zip(fp32, bf16, strict=True):
+        assert b.as_dict() == pytest.approx(a.as_dict(), abs=0.05)
+    with pytest.raises(ValueError, match="precision"):
+        TransformersNLI(tiny_model, precision="float16")
+
+
+def test_precision_setting_reaches_backend_and_signature(monkeypatch, tiny_model):
+    monkeypatch.setenv("WORKBENCH_NLI_MODEL", tiny_model)
+    ev = create_evaluator("nli_bidirectional", {"precision": "bfloat16"})
+    assert ev.backend.precision == "bfloat16"
+    assert ev.signature().settings["precision"] == "bfloat16"
+    assert create_evaluator("nli_bidirectional").backend.precision == "float32"
+
+
 def test_backend_selection(monkeypatch, tiny_model):
     monkeypatch.delenv("WORKBENCH_NLI_MODEL", raising=False)
     none = EvalContext()

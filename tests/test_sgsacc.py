@@ -232,6 +232,28 @@ def test_entailed_negative_fails_validation():
     assert report.validation_fail_share == 1.0
 
 
+def test_negatives_only_against_the_chosen_premise_and_only_when_a_positive_holds():
+    ev, backend = evaluator(context_rule)
+    [res] = run(ev, [stylist_item()])
+    asked = [pair for batch in backend.batches for pair in batch]
+    negatives = [(p, h) for p, h in asked if "Kings" in h or "Bishops" in h]
+    assert len(negatives) == 4  # 2 substitutes x 2 candidates, once each
+    assert all(p.startswith("I want to book a hair cut.") for p, _ in negatives)  # augmented
+    assert res.details["validation"]["negatives_entailed"] == []
+    assert "truth_premise" not in res.details and "positive_entailed" not in res.details
+
+    ev, backend = evaluator(lambda p, h: 0.1)  # entails nothing: validation fails early
+    [res] = run(ev, [stylist_item()])
+    asked = [h for batch in backend.batches for _, h in batch]
+    assert not any("Kings" in h or "Bishops" in h for h in asked)
+    assert res.details["validated"] is False
+    assert res.details["validation"] == {
+        "positive_entailed": False,
+        "negatives": 4,
+        "negatives_entailed": None,
+    }
+
+
 def test_tampered_copy_is_validated_with_its_original_act():
     ev, _ = evaluator(context_rule)
     [res] = run(ev, [stylist_item("q:neg", values=("Kings",), original_values=["Queens"])])

@@ -182,32 +182,48 @@ class SGSAccEvaluator(NLIEvaluator):
         plans = [self._plan(item) for item in items]
         live = [p for p in plans if p.error is None]
         s: SGSAccSettings = self.settings  # type: ignore[assignment]
-        # Round 1: the plain ground truth against every reference.
+        # Round 1: the plain ground truth against the candidates and positives.
         await cache.fill(
-            (p.item.item_id, (p.truth, h))
-            for p in live
-            for h in (*p.candidates, *p.positives, *p.negatives)
+            (p.item.item_id, (p.truth, h)) for p in live for h in (*p.candidates, *p.positives)
         )
-        # Round 2: augmented ground truth where the plain one entails no positive.
+        # Round 2: the augmented ground truth where the plain one entails no positive.
         need_aug = [p for p in live if p.aug_truth and not self._any(cache, p, p.truth)]
         await cache.fill(
-            (p.item.item_id, (p.aug_truth, h))
-            for p in need_aug  # type: ignore[misc]
-            for h in (*p.candidates, *p.positives, *p.negatives)
+            (p.item.item_id, (p.aug_truth, h))  # type: ignore[misc]
+            for p in need_aug
+            for h in (*p.candidates, *p.positives)
         )
         for p in live:
             try:
-                self._choose(cache, p, s.validate_references)
+                self._choose(cache, p)
             except _NLIError as exc:
                 p.error = f"NLI failed: {exc}"
-        # Rounds 3 and 4: the judged utterance, plain then augmented.
         ready = [p for p in live if p.error is None]
+        # Round 3: negatives, only against the premise chosen above and only where a
+        # positive is entailed: otherwise validation has already failed.
+        if s.validate_references:
+            await cache.fill(
+                (p.item.item_id, (p.details["truth_premise"], n))
+                for p in ready
+                if p.details["positive_entailed"]
+                for n in p.negatives
+            )
+            for p in ready:
+                try:
+                    self._validate(cache, p)
+                except _NLIError as exc:
+                    p.error = f"NLI failed: {exc}"
+            ready = [p for p in ready if p.error is None]
+        # Rounds 4 and 5: the judged utterance, plain then augmented.
         await cache.fill((p.item.item_id, (p.judged, p.details["reference"])) for p in ready)
         await cache.fill(
             (p.item.item_id, (p.aug_judged, p.details["reference"]))  # type: ignore[misc]
             for p in ready
             if p.aug_judged and not self._safe_entails(cache, p.judged, p)
         )
+        for p in plans:  # working values, not part of the result
+            p.details.pop("truth_premise", None)
+            p.details.pop("positive_entailed", None)
         return [self._result(cache, p, sig) for p in plans]
 
     @staticmethod
@@ -220,26 +236,39 @@ class SGSAccEvaluator(NLIEvaluator):
         pred = cache[(premise, plan.details["reference"])]
         return pred.probs is None or pred.probs.entails  # failures need no second try
 
-    def _choose(self, cache: _Cache, p: _Plan, validate: bool) -> None:
+    def _choose(self, cache: _Cache, p: _Plan) -> None:
+        """The ground-truth premise (plain or augmented) and the entailment reference."""
         premise = p.truth
         if p.aug_truth and not self._any(cache, p, p.truth):
             premise = p.aug_truth
         scores = {c: _entailment(cache, premise, c) for c in p.candidates}
         reference = max(p.candidates, key=lambda c: scores[c])  # first of equals wins
         p.details.update(
-            reference=reference, candidates=scores, truth_premise_augmented=premise != p.truth
+            reference=reference,
+            candidates=scores,
+            truth_premise_augmented=premise != p.truth,
+            truth_premise=premise,
+            positive_entailed=any(_entails(cache, premise, c) for c in p.positives),
         )
-        if validate:
-            positive_ok = any(_entails(cache, premise, c) for c in p.positives)
-            entailed_negatives = [n for n in p.negatives if _entails(cache, premise, n)]
-            p.details.update(
-                validated=positive_ok and not entailed_negatives,
-                validation={
-                    "positive_entailed": positive_ok,
-                    "negatives": len(p.negatives),
-                    "negatives_entailed": entailed_negatives,
-                },
-            )
+
+    @staticmethod
+    def _validate(cache: _Cache, p: _Plan) -> None:
+        """``validated``: a positive is entailed and no negative is (negatives are not
+        checked, ``negatives_entailed`` None, when no positive is entailed)."""
+        positive_ok = p.details.pop("positive_entailed")
+        entailed = (
+            [n for n in p.negatives if _entails(cache, p.details["truth_premise"], n)]
+            if positive_ok
+            else None
+        )
+        p.details.update(
+            validated=positive_ok and not entailed,
+            validation={
+                "positive_entailed": positive_ok,
+                "negatives": len(p.negatives),
+                "negatives_entailed": entailed,
+            },
+        )
 
     def _result(self, cache: _Cache, p: _Plan, sig: Any) -> EvalResult:
         if p.error is not None:

@@ -30,6 +30,9 @@ class NLISettings(EvaluatorSettings):
     backend: Literal["auto", "transformers", "llm"] = "auto"
     model: str | None = None  # local model directory or name for the transformers backend
     max_length: int = 256
+    # bfloat16: autocast matrix products on CPU. About 2.5x faster on CPUs with native
+    # bf16 (AVX512-BF16 / AMX), slower on others; probabilities move in the 3rd decimal.
+    precision: Literal["float32", "bfloat16"] = "float32"
 
 
 def configured_model(settings: NLISettings) -> str | None:
@@ -81,7 +84,10 @@ def build_backend(settings: NLISettings, ctx: EvalContext, **options: Any) -> NL
         from evaluators.nli.transformers_backend import TransformersNLI
 
         return TransformersNLI(
-            configured_model(settings) or "", max_length=settings.max_length, **options
+            configured_model(settings) or "",
+            max_length=settings.max_length,
+            precision=settings.precision,
+            **options,
         )
     if which == "llm":
         from evaluators.nli.llm_backend import LLMNLI

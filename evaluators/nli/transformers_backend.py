@@ -19,6 +19,7 @@ from typing import Any
 from evaluators.nli.base import LABELS, NLIBackend, NLIPrediction, NLIProbs
 
 MNLI_ORDER = ("contradiction", "neutral", "entailment")
+PRECISIONS = ("float32", "bfloat16")
 _lock = threading.Lock()
 _models: dict[str, tuple[Any, Any]] = {}
 
@@ -81,8 +82,12 @@ class TransformersNLI(NLIBackend):
         batch_size: int = 32,
         max_length: int = 256,
         label_order: Sequence[str] | None = None,
+        precision: str = "float32",
     ) -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
         self.model = model
+        self.precision = precision
         self.batch_size = batch_size
         self.max_length = max_length
         self.tokenizer, self.net = load(model)
@@ -108,7 +113,7 @@ class TransformersNLI(NLIBackend):
                 max_length=self.max_length,
                 return_tensors="pt",
             )
-            with torch.inference_mode():
+            with torch.inference_mode(), self._autocast(torch):
                 probs = torch.softmax(self.net(**enc).logits.float(), dim=-1).tolist()
             for i, row in zip(chunk, probs, strict=True):
                 values = dict.fromkeys(LABELS, 0.0)
@@ -116,6 +121,10 @@ class TransformersNLI(NLIBackend):
                     values[self.labels[index]] += p
                 out[i] = NLIProbs(**values)
         return [p for p in out if p is not None]
+
+    def _autocast(self, torch: Any) -> Any:
+        """bfloat16 autocast on CPU when asked for; otherwise a no-op context."""
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16")
 
     async def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIPrediction]:
         probs = await asyncio.to_thread(self.predict_sync, list(pairs))
