@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.agreement_panel import agreement_panel
+from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
 
@@ -15,6 +16,9 @@ st.set_page_config(
 st.session_state[ENTRY_KEY] = True
 store = get_store()
 user = authenticate(store)
+# The process's job worker starts with the first session, so jobs queued before a restart
+# go on without anyone opening the Evaluate page (off with WORKBENCH_JOBS_IN_APP=0).
+get_worker()
 
 
 def _project_picker() -> None:

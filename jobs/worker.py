@@ -178,6 +178,11 @@ def _close_stale(store: Store, job: Mapping[str, Any]) -> None:
 # -- claiming and executing -----------------------------------------------------------------
 def claim_next(store: Store) -> int | None:
     """Atomically turn the oldest queued job into a running one; return its id (or None)."""
+    # A plain read first: the poller asks every second, and an idle queue should not take
+    # SQLite's write lock (annotators' label saves would queue behind it).
+    with store.read() as s:
+        if s.scalar(select(Job.id).where(Job.status == "queued").limit(1)) is None:
+            return None
     with store.write() as s:
         q = select(Job).where(Job.status == "queued").order_by(Job.id).limit(1)
         if not store.is_sqlite:

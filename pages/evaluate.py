@@ -19,6 +19,12 @@ st.title("Evaluate", anchor=False)
 st.caption(
     f"{project.name} · {project.task_kind.title}. Runs execute in a background worker: "
     "leave or reload this page at any time, the progress is kept in the database."
+    + (
+        ""
+        if worker is not None
+        else " This server does not run jobs itself (`WORKBENCH_JOBS_IN_APP=0`): queued "
+        "jobs wait for a `python cli.py worker` process."
+    )
 )
 
 flash = st.session_state.pop("job_flash", None)
@@ -100,7 +106,8 @@ else:
             except ValueError as exc:
                 st.error(str(exc))
             else:
-                worker.wake()
+                if worker is not None:
+                    worker.wake()
                 st.session_state["job_flash"] = ("success", f"Job {job_id} queued.")
                 st.rerun()
 

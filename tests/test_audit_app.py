@@ -227,3 +227,30 @@ def test_adjudication_from_the_drill_down_is_stored_with_its_source(
     ]
     assert final.loc[0, "note"] == "Paris is implied by the flight's destination"
     assert any("Saved" in s.value for s in at.success)
+
+
+def test_audit_report_carries_the_picked_drill_down_and_the_cli_numbers(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    from reports import build_report, render_report
+    from ui.audit.report_view import REPORT_KEY
+
+    _audit_project(store)
+    at = _audit_page(monkeypatch, sqlite_url)
+    at.multiselect(key="audit_report_items").set_value(["mid"]).run()
+    at.button(key="audit_report_build").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    project, picked, html = at.session_state[REPORT_KEY]
+    assert (project, picked) == ("im", ("mid",))
+    assert "<h3>mid</h3>" in html and "<h3>far</h3>" not in html
+    # Same numbers as the command line's report (same resamples and seed).
+    expected = render_report(build_report(store, "im", item_ids=["mid"]), "html")
+    assert _numbers(html) == _numbers(expected)
+
+
+def _numbers(html: str) -> list[str]:
+    """The decimal figures of a rendered report, in order (timestamps left out)."""
+    import re
+
+    body = re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.+Z-]*", "", html)
+    return re.findall(r"-?\d+\.\d+", body)

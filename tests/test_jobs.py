@@ -220,3 +220,70 @@ def test_params_are_checked(store: Store) -> None:
         evaluate_params([LengthScore.name], subset={"mode": "half"})
     with pytest.raises(ValueError, match="does not apply"):
         submit_evaluate_job(store, "p", evaluate_params(["bifact"]))
+
+
+def test_an_idle_poll_does_not_take_the_write_lock(store: Store, sqlite_url: str) -> None:
+    import sqlite3
+
+    _project(store)
+    holder = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # someone is saving a label right now
+    try:
+        answer: list[int | None] = []
+        poll = threading.Thread(target=lambda: answer.append(claim_next(store)), daemon=True)
+        poll.start()
+        poll.join(timeout=5)
+        assert not poll.is_alive(), "an idle poll waited for the write lock"
+        assert answer == [None]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    job_id = _queue(store)
+    assert claim_next(store) == job_id
+    assert store.job(job_id)["status"] == "running"
+
+
+def _run_app(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    import ui.context
+
+    monkeypatch.setenv("WORKBENCH_DB_URL", url)
+    ui.context.get_store.clear()
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _wait_status(store: Store, job_id: int, wanted: str, timeout_s: float) -> str:
+    deadline = time.monotonic() + timeout_s
+    while store.job(job_id)["status"] != wanted and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return str(store.job(job_id)["status"])
+
+
+def test_opening_the_app_starts_the_worker_for_jobs_queued_before_a_restart(
+    monkeypatch: pytest.MonkeyPatch, store: Store, sqlite_url: str
+) -> None:
+    from ui.audit import jobs_view
+
+    _project(store)
+    job_id = _queue(store)  # queued while no server was running
+    _run_app(monkeypatch, sqlite_url)  # the home page, not Evaluate
+    try:
+        assert _wait_status(store, job_id, "done", 30) == "done"
+    finally:
+        jobs_view._worker_for(store.url, store).stop()
+        jobs_view._worker_for.clear()
+
+
+def test_jobs_in_app_off_leaves_jobs_to_cli_workers(
+    monkeypatch: pytest.MonkeyPatch, store: Store, sqlite_url: str
+) -> None:
+    _project(store)
+    job_id = _queue(store)
+    monkeypatch.setenv("WORKBENCH_JOBS_IN_APP", "0")
+    _run_app(monkeypatch, sqlite_url)
+    assert _wait_status(store, job_id, "running", 2.5) == "queued"  # 2.5 polls' time

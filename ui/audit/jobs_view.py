@@ -11,6 +11,8 @@ from typing import Any
 
 import streamlit as st
 
+from annotation_store import Store
+from common.config import get_setting
 from jobs.worker import FINISHED, Worker, job_state, request_cancel, resume_job
 from ui.context import get_store
 
@@ -26,9 +28,24 @@ STATE_BADGES = {
 
 
 @st.cache_resource(show_spinner=False)
-def get_worker() -> Worker:
-    """One job worker per server process, shared by every session (threads, not the page)."""
-    return Worker(get_store(), max_workers=2).start()
+def _worker_for(url: str, _store: Store) -> Worker:
+    return Worker(_store, max_workers=2).start()
+
+
+def in_app_worker_enabled() -> bool:
+    """False when ``WORKBENCH_JOBS_IN_APP`` (or secrets ``[jobs] in_app``) is 0 / false:
+    jobs are then left to ``python cli.py worker`` processes."""
+    value = (get_setting("jobs", "in_app") or "1").strip().lower()
+    return value not in ("0", "false", "no", "off")
+
+
+def get_worker() -> Worker | None:
+    """The server process's job worker (one per database, shared by every session),
+    started on first use; None when in-app execution is switched off."""
+    if not in_app_worker_enabled():
+        return None
+    store = get_store()
+    return _worker_for(store.url, store)
 
 
 def progress_text(p: dict[str, Any]) -> str:
@@ -76,7 +93,9 @@ def _resume(job_id: int) -> None:
     except ValueError as exc:
         st.session_state["job_flash"] = ("error", str(exc))
         return
-    get_worker().wake()
+    worker = get_worker()
+    if worker is not None:
+        worker.wake()
     st.session_state["job_flash"] = ("success", f"Job {job_id} resumed as job {new_id}.")
 
 

@@ -35,15 +35,11 @@ def report_section(
     )
     c1, c2 = st.columns([1, 3])
     if c1.button("Build report", icon=":material/description:", key="audit_report_build"):
-        try:
-            from reports import build_report, render_report
-        except ImportError:
-            st.warning("The report module is not available in this installation.")
-            return
+        from reports import build_report, render_report  # heavy: imported when used
+
+        # The command line's resamples and seed, so the figures match `cli.py report`.
         with st.spinner("Computing agreement…"):
-            report = build_report(
-                store, project, item_ids=picked, reference=reference, n_resamples=200
-            )
+            report = build_report(store, project, item_ids=picked, reference=reference)
             st.session_state[REPORT_KEY] = (project, tuple(picked), render_report(report, "html"))
     built = st.session_state.get(REPORT_KEY)
     if built and built[0] == project:
