@@ -7,9 +7,15 @@ stderr and a non-zero exit code.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from commands import main
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    # The process ends here. Freezing skips the interpreter's final full collection over
+    # every object the libraries made (~0.3 s after a large agreement); objects are still
+    # freed as usual and atexit handlers still run.
+    gc.freeze()
+    sys.exit(code)
