@@ -59,6 +59,7 @@ class LabelsMixin:
     write: Any
     _project_row: Any
     _item_row: Any
+    _item_keys: Any
     _annotator_row: Any
 
     def save_label(
@@ -176,9 +177,7 @@ class LabelsMixin:
         raw = RawColumns(self.is_sqlite)
         with self.read() as s:
             pid = self._project_row(s, project).id
-            items = s.execute(
-                select(Item.id, Item.item_id).where(Item.project_id == pid).order_by(Item.position)
-            ).all()
+            items = self._item_keys(s, pid)
             people = s.execute(select(Annotator.id, Annotator.name).order_by(Annotator.name)).all()
             # No joins or ORDER BY in SQL: ids are mapped to names and sorted in numpy below,
             # which is several times faster than SQLite sorting 150,000 joined rows.

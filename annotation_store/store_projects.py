@@ -308,6 +308,12 @@ class ProjectsMixin:
             )
 
     @staticmethod
+    def _item_keys(s: Session, project_id: int) -> list[tuple[int, str]]:
+        """(primary key, item_id) of every item of a project, in position order."""
+        q = select(Item.id, Item.item_id).where(Item.project_id == project_id)
+        return [tuple(r) for r in s.execute(q.order_by(Item.position)).all()]  # type: ignore[misc]
+
+    @staticmethod
     def _item_row(s: Session, project_id: int, item_id: str) -> Item:
         row = s.scalar(select(Item).where(Item.project_id == project_id, Item.item_id == item_id))
         if row is None:

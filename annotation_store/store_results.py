@@ -84,6 +84,7 @@ class ResultsMixin:
     read: Any
     write: Any
     _project_row: Any
+    _item_keys: Any
 
     # -- runs and results ---------------------------------------------------------------
     def create_run(
@@ -229,9 +230,7 @@ class ResultsMixin:
         raw = RawColumns(self.is_sqlite)
         with self.read() as s:
             pid = self._project_row(s, project).id
-            items = s.execute(
-                select(Item.id, Item.item_id).where(Item.project_id == pid).order_by(Item.position)
-            ).all()
+            items = self._item_keys(s, pid)
             runs = s.execute(
                 select(
                     EvaluatorRun.id,

@@ -29,7 +29,7 @@ with and without validation and the share of items that fail validation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -122,6 +122,16 @@ def _entailment(cache: _Cache, premise: str, hypothesis: str) -> float:
     return pred.probs.entailment
 
 
+def _survivors(plans: list[_Plan], step: Callable[[_Plan], None]) -> list[_Plan]:
+    """Apply ``step`` to each plan; a plan whose NLI failed gets its error and drops out."""
+    for p in plans:
+        try:
+            step(p)
+        except _NLIError as exc:
+            p.error = f"NLI failed: {exc}"
+    return [p for p in plans if p.error is None]
+
+
 @register_evaluator
 class SGSAccEvaluator(NLIEvaluator):
     """SGSAcc with any NLI backend (the paper uses roberta-large-mnli)."""
@@ -193,12 +203,7 @@ class SGSAccEvaluator(NLIEvaluator):
             for p in need_aug
             for h in (*p.candidates, *p.positives)
         )
-        for p in live:
-            try:
-                self._choose(cache, p)
-            except _NLIError as exc:
-                p.error = f"NLI failed: {exc}"
-        ready = [p for p in live if p.error is None]
+        ready = _survivors(live, lambda p: self._choose(cache, p))
         # Round 3: negatives, only against the premise chosen above and only where a
         # positive is entailed: otherwise validation has already failed.
         if s.validate_references:
@@ -208,12 +213,7 @@ class SGSAccEvaluator(NLIEvaluator):
                 if p.details["positive_entailed"]
                 for n in p.negatives
             )
-            for p in ready:
-                try:
-                    self._validate(cache, p)
-                except _NLIError as exc:
-                    p.error = f"NLI failed: {exc}"
-            ready = [p for p in ready if p.error is None]
+            ready = _survivors(ready, lambda p: self._validate(cache, p))
         # Rounds 4 and 5: the judged utterance, plain then augmented.
         await cache.fill((p.item.item_id, (p.judged, p.details["reference"])) for p in ready)
         await cache.fill(
