@@ -33,6 +33,7 @@ from agreement.inputs import (
 )
 from agreement.ratings import Ratings
 from agreement.timeline import alpha_over_time
+from common.evaluator_labels import config_labels
 from kinds import FieldType, HumanField
 
 
@@ -135,34 +136,28 @@ def _human_field(
     return agreement, labels, spec
 
 
-def _evaluator_names(scores: pd.DataFrame) -> dict[tuple[str, str | None], str]:
-    """Display name per (evaluator, judge model): the evaluator's name, plus @model when
-    the same evaluator was run with several judge models."""
-    pairs = scores[["evaluator", "model"]].drop_duplicates()
-    models = pairs.groupby("evaluator")["model"].nunique(dropna=False)
-    out = {}
-    for ev, model in pairs.itertuples(index=False):
-        model = None if pd.isna(model) else model
-        out[(ev, model)] = ev if models[ev] <= 1 else f"{ev}@{model or 'unknown'}"
-    return out
-
-
 NO_MODEL = "<no judge model>"
 
 
 def _score_groups(
     scores: pd.DataFrame, space: ItemSpace
-) -> Iterator[tuple[tuple[str, str | None, str], ScoreRows]]:
-    """Scores split by (evaluator, judge model, field), in sorted order, rows in file order.
+) -> Iterator[tuple[tuple[str, str | None, str, str], ScoreRows]]:
+    """Scores split by configuration (evaluator, judge model, signature) and field, in
+    sorted order, rows in file order; each group comes with its display label.
 
-    The same groups, in the same order, as ``groupby([evaluator, model]).groupby(field)``
-    with sorted keys (a missing model sorts as ``NO_MODEL``), from integer codes.
+    Runs are pooled (averaged) only within one configuration: the same evaluator with
+    another prompt, version or settings is another row of the tables, labelled by
+    :func:`common.evaluator_labels.config_labels`. Grouping uses integer codes (a missing
+    model sorts as ``NO_MODEL``, a missing signature as "").
     """
     model_key = scores["model"].astype(object).where(scores["model"].notna(), NO_MODEL)
+    sig_key = scores["signature"].astype(object).where(scores["signature"].notna(), "")
     ev_codes, evs = pd.factorize(scores["evaluator"], sort=True)
     model_codes, models = pd.factorize(model_key, sort=True)
+    sig_codes, sigs = pd.factorize(sig_key, sort=True)
     field_codes, field_names = pd.factorize(scores["field"], sort=True)
-    key = (ev_codes.astype(np.int64) * len(models) + model_codes) * len(field_names) + field_codes
+    n_m, n_s, n_f = len(models), len(sigs), len(field_names)
+    key = ((ev_codes.astype(np.int64) * n_m + model_codes) * n_s + sig_codes) * n_f + field_codes
     item_codes, item_ids = pd.factorize(scores["item_id"])
     item = space.codes(np.asarray(item_ids, dtype=object))[item_codes]
     # groupby leaves missing keys out (and every scored row has an item id)
@@ -170,23 +165,22 @@ def _score_groups(
     order = np.argsort(key, kind="stable")
     order = order[key[order] >= 0]
     bounds = np.flatnonzero(np.diff(key[order])) + 1
+    groups = np.split(order, bounds) if len(order) else []
+
+    def config(k: int) -> tuple[str, str | None, str, str]:
+        rest, f = divmod(k, n_f)
+        rest, g = divmod(rest, n_s)
+        e, m = divmod(rest, n_m)
+        return evs[e], (None if models[m] == NO_MODEL else models[m]), sigs[g], field_names[f]
+
+    keys = [config(int(key[rows[0]])) for rows in groups]
+    labels = config_labels(c[:3] for c in keys)
     run = scores["run_id"].to_numpy()
     score = scores["score"].to_numpy(dtype=float)
-    sig_codes, sig_names = pd.factorize(scores["signature"])  # missing: -1
-    for rows in np.split(order, bounds) if len(order) else []:
-        k = int(key[rows[0]])
-        ev, rest = divmod(k, len(models) * len(field_names))
-        m, f = divmod(rest, len(field_names))
-        model = None if models[m] == NO_MODEL else models[m]
-        sigs = [sig_names[c] for c in np.unique(sig_codes[rows]) if c >= 0]
+    for (ev, model, sig, name), rows in zip(keys, groups, strict=True):
         yield (
-            (evs[ev], model, field_names[f]),
-            ScoreRows(
-                item[rows],
-                run[rows],
-                score[rows],
-                tuple(sorted({str(v) for v in sigs})),
-            ),
+            (labels[(ev, model, sig)], ev, model, name),
+            ScoreRows(item[rows], run[rows], score[rows], (sig,) if sig else ()),
         )
 
 
@@ -299,10 +293,8 @@ def _evaluators(
             dense[name] = DenseReference.of(reference(name), space)
         return dense[name]
 
-    names = _evaluator_names(scores)
     unmatched: set[str] = set()
-    for (ev, model, score_field), rows in _score_groups(scores, space):
-        name = names[(ev, model)]
+    for (name, ev, model, score_field), rows in _score_groups(scores, space):
         if fields is not None and score_field not in fields:
             continue
         numeric_human = score_field in spec and spec[score_field].numeric

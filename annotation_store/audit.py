@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from common.evaluator_labels import config_labels, config_of, evaluator_of
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED, FieldType, TaskKind
 
 # Kinds of disagreement, in order of precedence (the first that applies names the row).
@@ -116,28 +117,17 @@ def _hashable(v: Any) -> Any:
 
 
 # -- evaluator columns ---------------------------------------------------------------------
-def evaluator_label(evaluator: str, model: Any, multi_model: set[str]) -> str:
-    """Column name of an evaluator: its name, plus the model when it ran with several."""
-    if evaluator in multi_model and isinstance(model, str) and model:
-        return f"{evaluator} [{model}]"
-    return evaluator
-
-
-def _multi_model(frame: pd.DataFrame) -> set[str]:
-    if frame.empty:
-        return set()
-    models = frame.assign(model=frame["model"].fillna("")).groupby("evaluator")["model"].nunique()
-    return set(models[models > 1].index)
-
-
 def with_labels(frame: pd.DataFrame) -> pd.DataFrame:
-    """A scores or results frame with an ``label`` column (see :func:`evaluator_label`)."""
-    multi = _multi_model(frame)
-    labels = [
-        evaluator_label(e, m, multi)
-        for e, m in zip(frame["evaluator"], frame["model"], strict=True)
+    """A scores or results frame with a ``label`` column naming each row's evaluator
+    configuration (evaluator, judge model, signature), as the agreement tables do (see
+    :mod:`common.evaluator_labels`): runs are pooled only within one label."""
+    sigs = frame["signature"] if "signature" in frame else [None] * len(frame)
+    configs = [
+        config_of(e, m, sig)
+        for e, m, sig in zip(frame["evaluator"], frame["model"], sigs, strict=True)
     ]
-    return frame.assign(label=labels)
+    names = config_labels(configs)
+    return frame.assign(label=[names[c] for c in configs])
 
 
 def comparable_fields(
@@ -335,30 +325,36 @@ def filter_audit(
 
 
 # -- per item: latest results and the fact grid ---------------------------------------------
-def latest_results(results: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The newest stored result per evaluator label, with the mean scores over its runs.
+def latest_results(
+    results: Sequence[Mapping[str, Any]], runs: Iterable[Mapping[str, Any]] = ()
+) -> dict[str, dict[str, Any]]:
+    """The newest stored result per evaluator configuration, with the mean scores over the
+    runs of that configuration.
 
-    ``results`` is ``store.item_results(project, item_id)`` (oldest run first). The
+    ``results`` is ``store.item_results(project, item_id)`` (oldest run first). Labels are
+    those of :func:`with_labels`; pass the project's ``store.runs(project)`` as ``runs``
+    so they match the project-wide tables (an item may lack some configurations). The
     returned dict holds the newest result's fields plus ``mean_scores`` (over every ok
-    result with the same signature) and ``n_runs``.
+    result of the configuration) and ``n_runs``.
     """
     if not results:
         return {}
-    frame = pd.DataFrame([{"evaluator": r["evaluator"], "model": r.get("model")} for r in results])
-    multi = _multi_model(frame)
+    configs = [config_of(r["evaluator"], r.get("model"), r.get("signature_text")) for r in results]
+    names = config_labels(
+        [
+            *configs,
+            *(config_of(r["evaluator"], r.get("model"), r.get("signature_text")) for r in runs),
+        ]
+    )
     out: dict[str, dict[str, Any]] = {}
-    by_sig: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for r in results:
-        lab = evaluator_label(r["evaluator"], r.get("model"), multi)
-        by_sig.setdefault((lab, r.get("signature_text") or ""), []).append(r)
+    by_label: dict[str, list[Mapping[str, Any]]] = {}
+    for r, config in zip(results, configs, strict=True):
+        lab = names[config]
+        by_label.setdefault(lab, []).append(r)
         if lab not in out or r["run_id"] >= out[lab]["run_id"]:
             out[lab] = dict(r, label=lab)
     for lab, newest in out.items():
-        same = [
-            r
-            for r in by_sig[(lab, newest.get("signature_text") or "")]
-            if r.get("result_status") == "ok"
-        ]
+        same = [r for r in by_label[lab] if r.get("result_status") == "ok"]
         sums: dict[str, list[float]] = {}
         for r in same:
             for name, v in (r.get("scores") or {}).items():
@@ -481,14 +477,14 @@ def fact_reasons(
 def registry_scales(labels: Iterable[str], field_name: str) -> dict[str, tuple[float, float]]:
     """label -> the registered evaluator's own scale for ``field_name`` (BLEU's 0-100 ...).
 
-    A label is "name" or "name [model]"; evaluators that are not registered (imported
+    Labels are those of :func:`with_labels`; evaluators that are not registered (imported
     scores of an unknown metric) and fields without an own scale are left out.
     """
     from evaluators.registry import EVALUATORS
 
     out = {}
     for label in labels:
-        name = label.split(" [", 1)[0]
+        name = evaluator_of(label)
         if name in EVALUATORS:
             scale = EVALUATORS.get(name).scales.get(field_name)
             if scale is not None:

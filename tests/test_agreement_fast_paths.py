@@ -277,16 +277,47 @@ def test_score_groups_equal_pandas_groupby():
     space = ItemSpace.build(items, scores["item_id"], np.zeros(50, bool), np.ones(50, bool))
     ours = list(_score_groups(scores, space))
     model_key = scores["model"].astype(object).where(scores["model"].notna(), "<no judge model>")
+    sig_key = scores["signature"].astype(object).where(scores["signature"].notna(), "")
     theirs = []
-    for (ev, model), group in scores.groupby([scores["evaluator"], model_key], sort=True):
+    for (ev, model, sig), group in scores.groupby(
+        [scores["evaluator"], model_key, sig_key], sort=True
+    ):
         for field, sub in group.groupby("field", sort=True):
-            theirs.append(((ev, None if model == "<no judge model>" else model, field), sub))
-    assert [k for k, _ in ours] == [k for k, _ in theirs]
-    for (_, rows), (_, sub) in zip(ours, theirs, strict=True):
+            model = None if model == "<no judge model>" else model
+            theirs.append(((ev, model, field), sig, sub))
+    assert [k[1:] for k, _ in ours] == [k for k, _, _ in theirs]
+    for (_, rows), (_, sig, sub) in zip(ours, theirs, strict=True):
         assert list(space.ids[rows.item]) == list(sub["item_id"])
         assert list(rows.score) == list(sub["score"])
         assert list(rows.run) == list(sub["run_id"])
-        assert rows.signatures == tuple(sorted(set(sub["signature"].dropna().astype(str))))
+        assert rows.signatures == ((sig,) if sig else ())
+    labels = {k[0] for k, _ in ours}
+    # every evaluator ran with 3 models (m1, m2, none) and 3 signatures each: 27 labels
+    assert len(labels) == 27 and "a@m1 [s1]" in labels and "c@unknown [no signature]" in labels
+
+
+def test_config_labels_name_only_what_differs() -> None:
+    from common.evaluator_labels import config_labels, evaluator_of
+
+    one = "geval:1|model:gpt|prompt:p1|settings:aaaa"
+    other = "geval:1|model:gpt|prompt:p1|settings:bbbb"
+    labels = config_labels(
+        [
+            ("geval", "gpt", one),
+            ("geval", "gpt", other),
+            ("bleu", None, "bleu:2|settings:cccc"),
+            ("nli", "a", "x"),
+            ("nli", "b", "y"),
+        ]
+    )
+    assert labels == {
+        ("geval", "gpt", one): "geval [settings:aaaa]",
+        ("geval", "gpt", other): "geval [settings:bbbb]",
+        ("bleu", None, "bleu:2|settings:cccc"): "bleu",
+        ("nli", "a", "x"): "nli@a",
+        ("nli", "b", "y"): "nli@b",
+    }
+    assert {evaluator_of(label) for label in labels.values()} == {"geval", "bleu", "nli"}
 
 
 def test_dev_test_split_treats_missing_splits_as_unsplit() -> None:

@@ -313,6 +313,11 @@ def test_latest_results_keeps_newest_run_and_averages_same_signature() -> None:
     assert latest["fingract"]["run_id"] == 3  # the newest, even if it failed
     assert latest["fingract"]["mean_scores"] == {"actionability": 2.0}
     assert latest["fingract"]["n_runs"] == 2
+    # another configuration of fingract elsewhere in the project: labels say which is which
+    other = {"evaluator": "fingract", "model": "m", "signature_text": "fingract:1|settings:x"}
+    mine = {**base, "signature_text": "fingract:1|settings:s"}
+    labelled = latest_results([{**mine, "run_id": 5, "scores": {}}], runs=[mine, other])
+    assert set(labelled) == {"fingract [settings:s]"}
 
 
 def test_cli_exports_the_filtered_table_as_csv(sqlite_url: str, tmp_path) -> None:

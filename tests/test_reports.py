@@ -107,3 +107,30 @@ def test_report_rejects_unknown_format(db, tmp_path, capsys):
     url, _ = db
     assert main(["--db", url, "report", "p", "--out", str(tmp_path / "x.pdf")]) == 2
     assert "format" in capsys.readouterr().err
+
+
+def test_runs_with_other_settings_are_not_pooled(db) -> None:
+    from evaluators.base import EvalResult, Signature
+    from reports.data import agreement_document
+
+    url, _ = db
+    store = Store(url)
+    for settings, flip in (({"temperature": 0}, False), ({"temperature": 1}, True)):
+        sig = Signature("geval", "1", "gpt", "p1", settings)
+        run = store.create_run("p", sig, 0)
+        scores = [5 - (i % 5) if flip else (i % 5) + 1 for i in range(8)]  # mirrored
+        store.save_results(
+            "p", run, [EvalResult(f"u{i}", sig, scores={"label": s}) for i, s in enumerate(scores)]
+        )
+        store.finish_run(run)
+    doc = agreement_document(store, "p", n_resamples=0).to_dict()
+    store.close()
+    gevals = sorted(k for k in doc["evaluators"] if k.startswith("geval"))
+    assert len(gevals) == 2 and all(k.startswith("geval [settings:") for k in gevals)
+    for name in gevals:
+        comparison = doc["evaluators"][name]["label"]
+        assert comparison["n_runs"] == 1 and len(comparison["signatures"]) == 1
+    # pooled, the mirrored runs would average to a constant (no correlation at all)
+    rs = sorted(doc["evaluators"][k]["label"]["pearson"]["r"] for k in gevals)
+    assert rs[0] == pytest.approx(-rs[1]) and rs[1] > 0.5
+    assert "judge" in doc["evaluators"]  # the imported evaluator keeps its plain name

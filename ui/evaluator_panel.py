@@ -75,7 +75,9 @@ def evaluator_panel(
     for name in names:
         if st.session_state.pop(f"{base}-{name}-run", False):
             _run_one(store, project, item, name, f"{base}-{name}")
-    latest = latest_results(store.item_results(project.name, item.item_id))
+    latest = latest_results(
+        store.item_results(project.name, item.item_id), store.runs(project.name)
+    )
     shown: set[str] = set()
     for name in names:
         with st.container(border=True):

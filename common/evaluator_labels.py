@@ -1,0 +1,52 @@
+"""Display labels for evaluator configurations in tables, panels and reports.
+
+Scores of one evaluator are pooled (averaged over repeated runs) only when they come from
+the same configuration, i.e. the same judge model and the same signature (version, prompt
+hash, settings). A label is the evaluator's name, plus ``@model`` when it ran with several
+judge models, plus ``[...]`` naming what differs when one evaluator and model ran with
+several signatures (``nli_bidirectional [settings:1a2b3c4d]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+Config = tuple[str, str | None, str]  # evaluator, judge model, signature text ("" if none)
+
+
+def _text(value: Any) -> str | None:
+    """None for missing values (None, NaN, pandas NA), else the string."""
+    return None if pd.isna(value) else str(value)
+
+
+def config_of(evaluator: Any, model: Any, signature: Any) -> Config:
+    """The pooling key of one score row."""
+    return (str(evaluator), _text(model), _text(signature) or "")
+
+
+def config_labels(configs: Iterable[Config]) -> dict[Config, str]:
+    """A distinct display label for every configuration (see the module docstring)."""
+    configs = sorted(set(configs), key=lambda c: (c[0], c[1] or "", c[2]))
+    models: dict[str, set[str | None]] = {}
+    sigs: dict[tuple[str, str | None], list[str]] = {}
+    for ev, model, sig in configs:
+        models.setdefault(ev, set()).add(model)
+        sigs.setdefault((ev, model), []).append(sig)
+    out = {}
+    for ev, model, sig in configs:
+        label = ev if len(models[ev]) <= 1 else f"{ev}@{model or 'unknown'}"
+        group = sigs[(ev, model)]
+        if len(group) > 1:
+            shared = set.intersection(*(set(s.split("|")) for s in group))
+            differs = [part for part in sig.split("|") if part not in shared]
+            label += f" [{', '.join(differs) or 'no signature'}]"
+        out[(ev, model, sig)] = label
+    return out
+
+
+def evaluator_of(label: str) -> str:
+    """The evaluator name in a label made by :func:`config_labels`."""
+    return label.split(" [", 1)[0].split("@", 1)[0]
