@@ -138,6 +138,20 @@ def existing_results(store: Store, project: str, signature_text: str) -> set[tup
     return {(str(i), int(r)) for i, r in zip(frame["item_id"], frame["run_index"], strict=True)}
 
 
+def batches_in_flight(evaluator: Evaluator, batch_size: int) -> int:
+    """How many batches are evaluated at once.
+
+    An LLM evaluator gets enough batches to keep its client's concurrency limit busy,
+    plus one so the next batch is ready when one finishes: with one batch at a time, a
+    batch of 4 would cap a limit of 16 at 4 calls, and each batch would wait for its
+    slowest call. A local evaluator gets one (it keeps the CPU busy by itself).
+    """
+    config = getattr(evaluator.ctx.llm, "config", None)
+    if not evaluator.requires_llm or config is None:
+        return 1
+    return -(-max(1, int(config.concurrency)) // max(1, batch_size)) + 1
+
+
 def _run_batches(
     store: Store,
     project: str,
@@ -149,19 +163,65 @@ def _run_batches(
     on_progress: ProgressFn | None,
     should_cancel: CancelFn | None,
 ) -> bool:
-    for start in range(0, len(items), batch_size):
-        if should_cancel is not None and should_cancel():
-            return True
-        batch = items[start : start + batch_size]
-        results = asyncio.run(evaluator.evaluate(batch))
-        store.save_results(project, run_id, results)
-        for res in results:
-            progress.done += 1
-            progress.failed += res.status == "failed"
-            progress.cached += bool(res.cached)
-            progress.tokens_in += res.tokens_in
-            progress.tokens_out += res.tokens_out
-            progress.cost += res.cost
-        if on_progress is not None:
-            on_progress(progress)
-    return False
+    """Evaluate ``items`` in batches in one event loop; True when cancelled.
+
+    Batches are the unit of saving, progress and cancellation: each finished batch is
+    stored in one transaction, and cancellation is checked before a batch starts (batches
+    already under way finish and are kept, since their calls are paid for).
+    """
+    window = batches_in_flight(evaluator, batch_size)
+    batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
+    return asyncio.run(
+        _pipeline(
+            store, project, evaluator, batches, run_id, window, progress, on_progress, should_cancel
+        )
+    )
+
+
+async def _pipeline(
+    store: Store,
+    project: str,
+    evaluator: Evaluator,
+    batches: list[list[EvalItem]],
+    run_id: int,
+    window: int,
+    progress: RunProgress,
+    on_progress: ProgressFn | None,
+    should_cancel: CancelFn | None,
+) -> bool:
+    pending: set[asyncio.Task[list[Any]]] = set()
+    started = 0
+    cancelled = False
+    try:
+        while pending or (not cancelled and started < len(batches)):
+            while not cancelled and started < len(batches) and len(pending) < window:
+                if should_cancel is not None and await asyncio.to_thread(should_cancel):
+                    cancelled = True
+                    break
+                pending.add(asyncio.create_task(evaluator.evaluate(batches[started])))
+                started += 1
+            if not pending:
+                break
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                results = task.result()
+                await asyncio.to_thread(store.save_results, project, run_id, results)
+                _count(progress, results)
+                if on_progress is not None:
+                    await asyncio.to_thread(on_progress, progress)
+    finally:
+        for task in pending:  # only after an error: do not leave calls running
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+    return cancelled
+
+
+def _count(progress: RunProgress, results: Sequence[Any]) -> None:
+    for res in results:
+        progress.done += 1
+        progress.failed += res.status == "failed"
+        progress.cached += bool(res.cached)
+        progress.tokens_in += res.tokens_in
+        progress.tokens_out += res.tokens_out
+        progress.cost += res.cost

@@ -287,3 +287,44 @@ def test_jobs_in_app_off_leaves_jobs_to_cli_workers(
     monkeypatch.setenv("WORKBENCH_JOBS_IN_APP", "0")
     _run_app(monkeypatch, sqlite_url)
     assert _wait_status(store, job_id, "running", 2.5) == "queued"  # 2.5 polls' time
+
+
+def test_llm_runs_keep_the_concurrency_limit_busy_across_small_batches(
+    store: Store, llm_env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from tests.support.scripted_llm import Reply
+
+    monkeypatch.setenv("WORKBENCH_LLM_CONCURRENCY", "12")
+    store.create_project("ir", "intent_resolution")
+    store.upsert_items(
+        "ir",
+        [{"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "a"}} for i in range(48)],
+    )
+    reply = {
+        "explanation": "ok",
+        "conversation_has_intent": True,
+        "agent_perceived_intent": "x",
+        "actual_user_intent": "x",
+        "correct_intent_detected": True,
+        "intent_resolved": True,
+        "resolution_score": 0.6,
+    }
+    lock, in_flight, peak = threading.Lock(), [0], [0]
+
+    def handler(req: dict) -> Reply:
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.15)
+        with lock:
+            in_flight[0] -= 1
+        return Reply(content=json.dumps(reply))
+
+    llm_env.handler = handler
+    progress = run_evaluator(store, "ir", "intent_resolution", batch_size=4)
+    errors = store.results_frame("ir", include_failed=True)["error"].dropna().unique()
+    assert (progress.done, progress.failed) == (48, 0), errors
+    # batches of 4 side by side: the limit of 12, not the batch size, bounds the calls
+    assert peak[0] == 12

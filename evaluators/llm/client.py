@@ -121,6 +121,8 @@ class LLMClient:
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-cache")
         self._pending_puts: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
         self._flushing = False
+        self._users = 0
+        self._users_loop: asyncio.AbstractEventLoop | None = None
 
     # -- public API ---------------------------------------------------------------------
     async def complete(
@@ -216,6 +218,22 @@ class LLMClient:
             None, raw, f"no valid JSON after {len(calls)} attempts: {error}", attempts=len(calls)
         )
         return _account(reply, calls)
+
+    def hold(self) -> None:
+        """Count one more user (an ``evaluate`` call) of the running loop's HTTP pool."""
+        loop = asyncio.get_running_loop()
+        if self._users_loop is not loop:
+            self._users_loop, self._users = loop, 0
+        self._users += 1
+
+    async def release(self) -> None:
+        """One user fewer; the last user of the loop closes the pool. Batches evaluated
+        side by side in one loop (the job runner) share the pool; a caller that runs one
+        ``evaluate`` per ``asyncio.run`` gets it closed before its loop ends."""
+        self._users -= 1
+        if self._users <= 0:
+            self._users_loop = None
+            await self.aclose()
 
     async def aclose(self) -> None:
         """Close the HTTP pool of the running loop (call before the loop ends)."""

@@ -90,12 +90,17 @@ class LLMEvaluator(Evaluator):
         """Evaluate items concurrently (the client's semaphore bounds the calls)."""
         self.check_available()
         sig = self.signature()
+        hold = getattr(self.llm, "hold", None)
+        if hold is not None:
+            hold()
         try:
             return list(await asyncio.gather(*(self._guarded(item, sig) for item in items)))
         finally:
-            close = getattr(self.llm, "aclose", None)
-            if close is not None:  # the runner ends the event loop after each batch
-                await close()
+            # The HTTP pool belongs to this event loop: the last evaluate call using it
+            # closes it, so callers may end their loop right after.
+            release = getattr(self.llm, "release", None) or getattr(self.llm, "aclose", None)
+            if release is not None:
+                await release()
 
     async def _guarded(self, item: EvalItem, sig: Signature) -> EvalResult:
         try:
