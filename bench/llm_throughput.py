@@ -15,7 +15,6 @@ and the app's jobs call): items read from a project in the store, evaluated in b
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import multiprocessing
@@ -145,7 +144,10 @@ def main() -> int:
         store.upsert_items(
             PROJECT,
             [
-                {"item_id": f"i{i}", "fields": {"query": f"question {i}", "response": f"answer {i}"}}
+                {
+                    "item_id": f"i{i}",
+                    "fields": {"query": f"question {i}", "response": f"answer {i}"},
+                }
                 for i in range(args.items)
             ],
         )
