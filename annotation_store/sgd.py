@@ -218,6 +218,7 @@ def import_sgd(
     from annotation_store.store_projects import StoreError
     from kinds import get_kind
 
+    split_dirs(directory)  # a wrong directory fails here, before the project is created
     try:
         info = store.project(project)
     except StoreError:

@@ -11,6 +11,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from annotation_store import Store, StoreError
 from common.registry import UnknownEntryError
@@ -33,11 +34,19 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line on stderr (exit 2), like every other error.
+
+    Subcommand parsers are made with the parent's class, so this covers them too.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every command module's subcommands."""
-    parser = argparse.ArgumentParser(
-        prog="python cli.py", description="Metric-audit workbench, headless."
-    )
+    parser = _Parser(prog="python cli.py", description="Metric-audit workbench, headless.")
     parser.add_argument(
         "--db", help="SQLAlchemy URL (default: WORKBENCH_DB_URL or sqlite:///data/workbench.db)"
     )

@@ -103,3 +103,20 @@ def test_cli_runs_as_a_script_with_the_db_env(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     assert "no projects yet" in done.stdout
     assert (tmp_path / "w.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["import", "items"], "the following arguments are required: name, file"),
+        (["project", "create", "x", "--kind", "nope"], "invalid choice: 'nope'"),
+        (["no-such-command"], "invalid choice: 'no-such-command'"),
+    ],
+)
+def test_usage_errors_are_one_line_too(sqlite_url, capsys, argv, needle) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--db", sqlite_url, *argv])
+    out, err = capsys.readouterr()
+    assert stop.value.code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: python cli.py") and needle in err
+    assert "--help)" in err

@@ -59,3 +59,24 @@ def test_model_path_from_env_and_signature(monkeypatch, evaluator):
     assert ev.model_path == "/models/other" and ev.model_name() == "/models/other"
     ev = create_evaluator("embedding_cosine", {"model": "/models/setting"})
     assert ev.model_path == "/models/setting"
+
+
+# The sentence-transformers Quickstart (and the all-MiniLM-L6-v2 model card) encode these
+# three sentences and print their similarity matrix: 0.6660, 0.1046 and 0.1411 off the
+# diagonal.
+ST_WEATHER = "The weather is lovely today."
+ST_SUNNY = "It's so sunny outside!"
+ST_STADIUM = "He drove to the stadium."
+
+
+def test_sentence_transformers_quickstart_example(evaluator):
+    sunny, stadium, sunny_stadium = run(
+        evaluator, [(ST_WEATHER, ST_SUNNY), (ST_WEATHER, ST_STADIUM), (ST_SUNNY, ST_STADIUM)]
+    )
+    assert sunny.status == "ok", sunny.error
+    assert sunny.scores["match"] == pytest.approx(0.6660, abs=1e-3)
+    assert stadium.scores["match"] == pytest.approx(0.1046, abs=1e-3)
+    assert sunny_stadium.scores["match"] == pytest.approx(0.1411, abs=1e-3)
+    # symmetric: swapping gold and prediction gives the same cosine
+    [swapped] = run(evaluator, [(ST_SUNNY, ST_WEATHER)])
+    assert swapped.scores["match"] == pytest.approx(sunny.scores["match"], abs=1e-5)

@@ -124,6 +124,52 @@ def test_meteor_known_value_and_both_directions():
     assert both["value"] == pytest.approx((0.6213 + 0.5320) / 2, abs=1e-4)
 
 
+# nltk's docstrings for meteor_score / single_meteor_score (nltk/translate/meteor_score.py):
+# this hypothesis scored against the first reference, or against all three (best one wins),
+# is 0.6944 after rounding to four places.
+NLTK_HYP = (
+    "It is a guide to action which ensures that the military always obeys the commands of the party"
+)
+NLTK_REFS = (
+    "It is a guide to action that ensures that the military will forever heed Party commands",
+    "It is the guiding principle which guarantees the military forces always being under the "
+    "command of the Party",
+    "It is the practical guide for the army always to heed the directions of the party",
+)
+
+
+@needs_wordnet
+def test_meteor_nltk_docstring_example_with_our_wordnet():
+    from nltk.translate.meteor_score import meteor_score, single_meteor_score
+
+    wn = wordnet.load_wordnet()
+    hyp = NLTK_HYP.split()
+    refs = [r.split() for r in NLTK_REFS]
+    assert meteor_score(refs, hyp, wordnet=wn) == pytest.approx(0.6944, abs=1e-4)
+    assert single_meteor_score(refs[0], hyp, wordnet=wn) == pytest.approx(0.6944, abs=1e-4)
+
+
+@needs_wordnet
+def test_meteor_evaluator_matches_nltk_on_docstring_example():
+    from nltk.translate.meteor_score import single_meteor_score
+
+    wn = wordnet.load_wordnet()
+    # The evaluator takes one reference per item, so score each reference separately.
+    forward = [score("meteor", NLTK_HYP, ref, direction="forward")["value"] for ref in NLTK_REFS]
+    oracle = [single_meteor_score(r.split(), NLTK_HYP.split(), wordnet=wn) for r in NLTK_REFS]
+    assert forward == pytest.approx(oracle, abs=1e-9)
+    assert forward == pytest.approx([0.6944, 0.6250, 0.5114], abs=1e-4)
+    # nltk's multi-reference score is the best single one: the documented 0.6944
+    assert max(forward) == pytest.approx(0.6944, abs=1e-4)
+    # default direction: mean of forward and of the roles swapped
+    both = score("meteor", NLTK_HYP, NLTK_REFS[0])
+    backward = single_meteor_score(NLTK_HYP.split(), NLTK_REFS[0].split(), wordnet=wn)
+    assert both["forward"] == pytest.approx(oracle[0], abs=1e-9)
+    assert both["backward"] == pytest.approx(backward, abs=1e-9)
+    assert backward == pytest.approx(0.6320, abs=1e-4)
+    assert both["value"] == pytest.approx((oracle[0] + backward) / 2, abs=1e-9)
+
+
 def test_meteor_unavailable_without_wordnet(monkeypatch, tmp_path, sqlite_url, capsys):
     monkeypatch.setattr(wordnet, "candidate_dirs", lambda: [tmp_path])
     ev = create_evaluator("meteor")
