@@ -67,9 +67,12 @@ def _as_number(value: Any) -> float:
         return float(value)
     if isinstance(value, str) and value.strip():
         try:
-            return float(value.strip())
+            number = float(value.strip())
         except ValueError:
             pass
+        else:
+            if not math.isnan(number):  # float("nan") parses, but NaN is no label
+                return number
     raise ValidationError(f"{value!r} is not a number")
 
 
@@ -89,12 +92,17 @@ def parse_binary(value: Any) -> int:
 
 @dataclass(frozen=True)
 class ItemField:
-    """A field an item carries; ``kind`` is ``text``, ``list`` (of strings) or ``object``."""
+    """A field an item carries; ``kind`` is ``text``, ``list`` (of strings) or ``object``.
+
+    ``check`` (optional) is called with the parsed value and raises
+    :class:`ValidationError` when its shape is wrong (for example an object's keys).
+    """
 
     name: str
     kind: str = "text"
     required: bool = True
     description: str = ""
+    check: Callable[[Any], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -274,6 +282,8 @@ class TaskKind:
                     out[spec.name] = _as_object(spec.name, value)
                 else:
                     out[spec.name] = str(value)
+                if spec.check is not None:
+                    spec.check(out[spec.name])
             except ValidationError as exc:
                 raise ValidationError(str(exc), spec.name) from None
         return out

@@ -72,6 +72,16 @@ ITEMS: dict[str, list[dict[str, Any]]] = {
             },
         },
     ],
+    "binary": [
+        {
+            "item_id": "bn1",
+            "fields": {
+                "text": "Canberra is the capital of Australia.",
+                "generator": "demo-model",
+                "topic": "geography",
+            },
+        },
+    ],
     "likert": [
         {
             "item_id": "lk1",

@@ -28,6 +28,7 @@ CASES = {
     "intent_resolution": ("ir1", [("resolution", 0.8)], {"resolution": 0.8}),
     "likert": ("lk1", [("label", 4)], {"label": 4}),
     "categorical": ("ct1", [("label", "mixed")], {"label": "mixed"}),
+    "binary": ("bn1", [("label", 0)], {"label": 0}),
 }
 
 
@@ -53,6 +54,58 @@ def test_label_submit_reload_shows_same_values(
     for target, value in clicks:
         assert chosen(again, item, target) == [str(value)], target
     assert any("submitted" in m.value for m in again.markdown)
+
+
+def test_binary_shows_text_context_and_yes_no(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, "binary")
+    at = open_annotate(monkeypatch, store.url, "binary")
+    assert at.query_params["item"] == "bn1"
+    texts = [m.value for m in at.markdown]
+    assert "Canberra is the capital of Australia\\." in texts
+    assert "| Context | Value |\n|---|---|\n| topic | geography |" in texts
+    options = {b.key: b.label for b in at.button if (b.key or "").startswith("opt::bn1::")}
+    assert options == {"opt::bn1::label::1": "yes", "opt::bn1::label::0": "no"}
+    click(at, "opt::bn1::label::1")
+    click(at, "opt::bn1::label::0")  # a changed mind: the last choice is what is stored
+    assert store.item_state("binary", "bn1", "admin")["labels"] == {"label": 0}
+    assert chosen(at, "bn1", "label") == ["0"]
+    click(at, "submit")
+    frame = store.annotations_frame("binary")
+    assert frame[["item_id", "field", "value"]].values.tolist() == [["bn1", "label", 0]]
+
+
+def test_score_number_submit_reload_shows_same_value(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, "score")
+    at = open_annotate(monkeypatch, store.url, "score")
+    assert at.query_params["item"] == "sc1"
+    box = at.number_input(key="num::sc1::label")
+    assert box.value is None and (box.min, box.max) == (0.0, 1.0)
+    click(at, "submit")  # refused: no score yet
+    assert store.item_state("score", "sc1", "admin")["status"] is None
+    assert any("still to answer: label" in i.value for i in at.info)
+    at.number_input(key="num::sc1::label").set_value(0.75).run()
+    assert not at.exception
+    state = store.item_state("score", "sc1", "admin")
+    assert state["labels"] == {"label": 0.75} and state["status"] == "draft"
+    click(at, "submit")
+    assert store.item_state("score", "sc1", "admin")["status"] == "submitted"
+    frame = store.annotations_frame("score")
+    assert frame[["item_id", "field", "value"]].values.tolist() == [["sc1", "label", 0.75]]
+
+    again = open_annotate(monkeypatch, store.url, "score", item="sc1")
+    assert again.number_input(key="num::sc1::label").value == 0.75
+    assert any("submitted" in m.value for m in again.markdown)
+    # a changed score after submit stays submitted and is kept in the history
+    again.number_input(key="num::sc1::label").set_value(0.4).run()
+    state = store.item_state("score", "sc1", "admin")
+    assert state["labels"] == {"label": 0.4} and state["status"] == "submitted"
+    assert list(store.history("score", "sc1")["new_value"])[-1] == 0.4
+    third = open_annotate(monkeypatch, store.url, "score", item="sc1")
+    assert third.number_input(key="num::sc1::label").value == 0.4
 
 
 def test_intent_match_live_scores_and_partial_draft(
@@ -132,4 +185,5 @@ def test_generic_fallback_renders_unknown_kind() -> None:
 
     assert view_for("some_future_kind") is render
     assert view_for("binary") is render
+    assert view_for("score") is render
     assert view_for("intent_match") is not render

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kinds import FieldType, Level, ValidationError, get_kind, kind_names
@@ -109,3 +111,99 @@ def test_item_validation_names_the_field() -> None:
         {"gold": "g", "predicted": "p", "gold_facts": '["a", "b"]'}
     )
     assert fields["gold_facts"] == ["a", "b"]
+
+
+#: Written out from the ``kinds`` of evaluators/builtin/*.py: the pair baselines
+#: (evaluators/pairs.py PAIR_FIELDS) cover intent_match, binary, likert and score.
+LEXICAL_AND_EMBEDDING = ["bleu", "chrf", "embedding_cosine", "meteor", "rouge1", "rouge2", "rougeL"]
+EXPECTED_EVALUATORS = {
+    "intent_match": [
+        "bifact",
+        "bleu",
+        "chrf",
+        "embedding_cosine",
+        "meteor",
+        "nli_bidirectional",
+        "rouge1",
+        "rouge2",
+        "rougeL",
+    ],
+    "actionability": ["fingract", "fingract_ucr", "geval", "prometheus"],
+    "dialogue_faithfulness": ["ser", "sgsacc"],
+    "intent_resolution": ["geval", "intent_resolution", "prometheus"],
+    "binary": LEXICAL_AND_EMBEDDING,
+    "categorical": [],
+    "likert": LEXICAL_AND_EMBEDDING,
+    "score": LEXICAL_AND_EMBEDDING,
+}
+
+
+def test_the_evaluator_table_covers_every_kind() -> None:
+    assert set(EXPECTED_EVALUATORS) == set(kind_names())
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED_EVALUATORS))
+def test_each_kind_gets_exactly_its_evaluators(kind) -> None:
+    assert get_kind(kind).evaluators() == EXPECTED_EVALUATORS[kind]
+
+
+@pytest.mark.parametrize(
+    "kind,defaults",
+    [
+        ("binary", {"k": 3}),
+        ("categorical", {"k": 3, "labels": ["a", "b"]}),
+        ("likert", {"k": 3, "min": 1, "max": 5}),
+        ("score", {"k": 3}),
+    ],
+)
+def test_generic_kinds_default_to_three_annotators_per_item(kind, defaults) -> None:
+    spec = get_kind(kind)
+    assert spec.settings(None) == defaults
+    assert spec.validate_settings(None) == defaults
+    assert spec.validate_settings({})["k"] == 3
+    assert spec.validate_settings({"k": 5})["k"] == 5  # a project may ask for more
+
+
+@pytest.mark.parametrize("raw", ["nan", "NaN", " nan "])
+def test_a_nan_label_is_not_a_number(raw) -> None:
+    with pytest.raises(ValidationError, match=r"is not a number"):
+        get_kind("score").human_field("label").validate(raw)
+    with pytest.raises(ValidationError, match=r"is not a number"):
+        get_kind("intent_resolution").human_field("resolution").validate(raw)
+    assert get_kind("score").human_field("label").validate(" 0.5 ") == 0.5
+
+
+DIALOGUE = {"service": "Restaurants_2", "utterance": "It is moderately priced."}
+
+
+@pytest.mark.parametrize(
+    "act",
+    [
+        {"act": "INFORM", "slot": "price_range", "values": ["moderate"]},
+        {"act": "GOODBYE", "slot": "", "values": []},
+        {"act": "REQ_MORE"},
+        '{"act": "REQUEST", "slot": "time", "values": []}',
+    ],
+)
+def test_well_formed_dialogue_acts_pass(act) -> None:
+    fields = get_kind("dialogue_faithfulness").validate_item({**DIALOGUE, "act": act})
+    assert fields["act"] == (json.loads(act) if isinstance(act, str) else act)
+
+
+@pytest.mark.parametrize(
+    "act,reason",
+    [
+        ({}, 'act needs an "act" type such as "INFORM"'),
+        ({"act": "  ", "slot": "x"}, 'act needs an "act" type such as "INFORM"'),
+        ({"act": 7}, 'act needs an "act" type such as "INFORM"'),
+        ({"act": "INFORM", "slot": ["city"]}, 'act "slot" must be text'),
+        ({"act": "INFORM", "values": "Napa"}, 'act "values" must be a list of strings'),
+        ({"act": "INFORM", "values": [3]}, 'act "values" must be a list of strings'),
+        (["INFORM"], "field 'act' must be an object"),
+        ("INFORM(price_range=moderate)", "field 'act' must be a JSON object"),
+    ],
+)
+def test_malformed_dialogue_acts_are_rejected_naming_the_field(act, reason) -> None:
+    with pytest.raises(ValidationError) as info:
+        get_kind("dialogue_faithfulness").validate_item({**DIALOGUE, "act": act})
+    assert (str(info.value), info.value.field) == (reason, "act")

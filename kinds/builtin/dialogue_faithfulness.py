@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kinds.base import FieldType, HumanField, ItemField, TaskKind
+from kinds.base import FieldType, HumanField, ItemField, TaskKind, ValidationError
 from kinds.registry import register_kind
 
 GUIDELINE = """\
@@ -20,6 +20,19 @@ as `has_live_music = True` can be said as "they have live music"). Answer **0** 
 value is missing, wrong, or the utterance says something the act does not allow. Other
 acts in the same utterance are fine; judge only the act shown.
 """
+
+
+def _check_act(act: dict[str, Any]) -> None:
+    """An act needs its type; ``slot`` is text and ``values`` a list of strings if given."""
+    if not isinstance(act.get("act"), str) or not act["act"].strip():
+        raise ValidationError('act needs an "act" type such as "INFORM"')
+    if act.get("slot") is not None and not isinstance(act["slot"], str):
+        raise ValidationError('act "slot" must be text')
+    values = act.get("values")
+    if values is not None and (
+        not isinstance(values, list) or not all(isinstance(v, str) for v in values)
+    ):
+        raise ValidationError('act "values" must be a list of strings')
 
 
 def _human_fields(settings: Mapping[str, Any]) -> tuple[HumanField, ...]:
@@ -41,7 +54,12 @@ DIALOGUE_FAITHFULNESS = register_kind(
         description="A system utterance and the dialogue act it should realise.",
         item_fields=(
             ItemField("service", description="SGD service name"),
-            ItemField("act", "object", description='{"act": ..., "slot": ..., "values": [...]}'),
+            ItemField(
+                "act",
+                "object",
+                description='{"act": ..., "slot": ..., "values": [...]}',
+                check=_check_act,
+            ),
             ItemField("utterance", description="the system utterance"),
             ItemField("previous_turn", required=False, description="the user turn before it"),
             ItemField("slot_description", required=False, description="schema description"),

@@ -38,7 +38,8 @@ def register_view(*kinds: str) -> Callable[[ViewFn], ViewFn]:
 
 def view_for(kind: str) -> ViewFn:
     """The view of a kind, or the generic view."""
-    if not _VIEWS:
-        for name in _MODULES:
-            importlib.import_module(f"{__name__}.{name}")
+    # Import every view module (a no-op once imported): one imported on its own, say for
+    # a helper, must not stand in for the whole registry.
+    for name in _MODULES:
+        importlib.import_module(f"{__name__}.{name}")
     return _VIEWS.get(kind, _VIEWS["*"])

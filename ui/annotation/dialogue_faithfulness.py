@@ -12,13 +12,28 @@ from ui.annotation.context import ItemContext, Target
 from ui.annotation.widgets import question, text_panel
 
 
+def _code(value: Any) -> str:
+    """``value`` as a Markdown code span, shown literally.
+
+    Code spans do not decode HTML entities, so the text must not be HTML-escaped (an
+    escaped "Chang's" would read "Chang&#x27;s"); a fence longer than any backtick run
+    in the text keeps it whole.
+    """
+    text = str(value).replace("\n", " ")
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def act_markdown(act: dict[str, Any], slot_description: str | None) -> str:
     """The dialogue act as readable Markdown."""
     values = act.get("values") or []
-    shown = ", ".join(f"`{html.escape(str(v))}`" for v in values) if values else "—"
+    shown = ", ".join(_code(v) for v in values) if values else "—"
     lines = [
-        f"**Act** `{act.get('act', '?')}`",
-        f"**Slot** `{act.get('slot') or '—'}`",
+        f"**Act** {_code(act.get('act', '?'))}",
+        f"**Slot** {_code(act.get('slot') or '—')}",
         f"**Values** {shown}",
     ]
     if slot_description:

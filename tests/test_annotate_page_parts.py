@@ -1,0 +1,277 @@
+"""Parts of the Annotate page around the views: guideline, position and progress, note,
+skip, flag; and what two views compute or show (the dialogue act, the actionability total).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotation_store import Store
+from annotation_store import assignments as asg
+from kinds.builtin.actionability import GUIDELINE as ACTIONABILITY_GUIDELINE
+from tests.annotate_apptest import chosen, click, open_annotate
+from tests.annotate_fixtures import make_project
+from ui.annotation.dialogue_faithfulness import act_markdown
+
+EXTRA_LIKERT = [
+    {"item_id": "lk2", "fields": {"text": "The summary invents a date."}},
+    {"item_id": "lk3", "fields": {"text": "The summary is too long."}},
+]
+
+
+def _likert3(store: Store, **settings: Any) -> str:
+    """A Likert project with three items (lk1, lk2, lk3)."""
+    name = make_project(store, "likert", **settings)
+    store.upsert_items(name, EXTRA_LIKERT)
+    return name
+
+
+def _guideline(at: AppTest) -> tuple[bool, list[str], list[str]]:
+    """The Guideline expander: expanded?, its Markdown texts, its captions."""
+    box = next(e for e in at.expander if e.label == "Guideline")
+    return box.proto.expanded, [m.value for m in box.markdown], [c.value for c in box.caption]
+
+
+def _position(at: AppTest) -> str:
+    """The caption under the item title ("Item 1 of 2 in your queue · ...")."""
+    return next(c.value for c in at.caption if c.value.startswith("Item "))
+
+
+def _progress(at: AppTest) -> tuple[int, str]:
+    """The progress bar: its value (percent) and text."""
+    (bar,) = at.get("progress")
+    return bar.proto.value, bar.proto.text
+
+
+def _title(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("#### "))
+
+
+# -- guideline ------------------------------------------------------------------------------
+def test_guideline_shows_the_projects_text_and_version(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(store, "actionability")
+    at = open_annotate(monkeypatch, store.url, "actionability")
+    expanded, texts, captions = _guideline(at)
+    assert expanded  # open until the annotator's first submit
+    assert texts == [ACTIONABILITY_GUIDELINE.strip()]
+    assert "**Errors detected (0-2).**" in texts[0]
+    assert captions == ["Guideline version 1"]
+
+    store.update_guideline("actionability", "Score **strictly**: a dead link is 0 sources.")
+    again = open_annotate(monkeypatch, store.url, "actionability", item="ac1")
+    _, texts, captions = _guideline(again)
+    assert texts == ["Score **strictly**: a dead link is 0 sources."]
+    assert captions == ["Guideline version 2"]
+
+
+def test_guideline_collapses_after_the_first_submit_and_shows_a_placeholder_when_empty(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _likert3(store)
+    store.update_guideline(name, "")
+    at = open_annotate(monkeypatch, store.url, name)
+    expanded, texts, _ = _guideline(at)
+    assert expanded and texts == ["_No guideline yet._"]
+    click(at, "opt::lk1::label::3")
+    click(at, "submit")
+    assert at.query_params["item"] == "lk2"
+    expanded, _, captions = _guideline(at)
+    assert not expanded and captions == ["Guideline version 2"]
+
+
+# -- position and progress --------------------------------------------------------------------
+def test_position_and_progress_follow_submits_and_navigation(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _likert3(store)
+    at = open_annotate(monkeypatch, store.url, name)
+    assert _position(at) == "Item 1 of 1 in your queue · project **likert** · you: admin"
+    assert _progress(at) == (0, "0 of 3 submitted")
+    assert _title(at) == "#### Likert scale · `lk1` :blue-badge[new]"
+
+    click(at, "opt::lk1::label::5")
+    assert _title(at) == "#### Likert scale · `lk1` :orange-badge[draft]"
+    click(at, "submit")
+    assert at.query_params["item"] == "lk2"
+    assert any(i.value == "Submitted lk1." for i in at.info)
+    assert _position(at).startswith("Item 2 of 2 in your queue · ")
+    assert _progress(at) == (33, "1 of 3 submitted")
+
+    click(at, "nav_prev")
+    assert at.query_params["item"] == "lk1"
+    assert _position(at).startswith("Item 1 of 2 in your queue · ")
+    assert _title(at) == "#### Likert scale · `lk1` :green-badge[submitted]"
+    click(at, "nav_prev")  # nothing before the first item
+    assert at.query_params["item"] == "lk1"
+    assert any(i.value == "This is your first item." for i in at.info)
+
+    # an admin may open any item; one not handed to them is "not in your queue"
+    other = open_annotate(monkeypatch, store.url, name, item="lk3")
+    assert _position(other).startswith("Item not in your queue · ")
+    assert _progress(other) == (33, "1 of 3 submitted")
+
+
+def test_progress_counts_against_the_quota(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = _likert3(store, quota=2)
+    ana = store.ensure_annotator("ana", "annotator")
+    at = open_annotate(monkeypatch, store.url, name, user=ana)
+    assert _position(at) == "Item 1 of 1 in your queue · project **likert** · you: ana"
+    assert _progress(at) == (0, "0 of 2 submitted (quota)")
+    click(at, "opt::lk1::label::2")
+    click(at, "submit")
+    assert _progress(at) == (50, "1 of 2 submitted (quota)")
+    assert store.item_state(name, "lk1", "ana")["status"] == "submitted"
+    assert store.item_state(name, "lk1", "admin")["status"] is None  # only ana's counts
+
+
+# -- note, skip, flag -------------------------------------------------------------------------
+def test_note_is_saved_to_the_store_and_can_be_changed(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = make_project(store, "categorical")
+    at = open_annotate(monkeypatch, store.url, name)
+    key = "note::categorical::ct1"
+    assert at.text_area(key=key).value == ""
+    at.text_area(key=key).input("Sarcasm? The battery part reads as a joke.").run()
+    state = store.item_state(name, "ct1", "admin")
+    assert state["note"] == "Sarcasm? The battery part reads as a joke."
+    assert state["labels"] == {} and state["flagged"] is False  # a note alone labels nothing
+    at.text_area(key=key).input("Mixed, not sarcastic.").run()
+    assert store.item_state(name, "ct1", "admin")["note"] == "Mixed, not sarcastic."
+    again = open_annotate(monkeypatch, store.url, name, item="ct1")
+    assert again.text_area(key=key).value == "Mixed, not sarcastic."
+
+
+def test_skip_marks_the_item_skipped_and_moves_on(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _likert3(store)
+    at = open_annotate(monkeypatch, store.url, name)
+    assert at.query_params["item"] == "lk1"
+    click(at, "opt::lk1::label::2")  # a label given before skipping is kept, as skipped
+    click(at, "skip")
+    state = store.item_state(name, "lk1", "admin")
+    assert state["status"] == "skipped" and state["labels"] == {"label": 2}
+    assert at.query_params["item"] == "lk2"
+    assert any(i.value == "Skipped lk1; it goes to someone else." for i in at.info)
+    assert _title(at) == "#### Likert scale · `lk2` :blue-badge[new]"
+    assert asg.queue(store, name, "admin") == ["lk2"]  # lk1 was given back
+    skipped = store.annotations_frame(name, ("skipped",))
+    assert skipped[["item_id", "field", "value"]].values.tolist() == [["lk1", "label", 2]]
+    assert store.annotations_frame(name).empty  # nothing submitted
+
+    click(at, "skip")
+    assert at.query_params["item"] == "lk3"
+    assert store.item_state(name, "lk2", "admin")["status"] == "skipped"
+    assert _progress(at) == (0, "0 of 3 submitted")  # skips are not progress
+
+
+def test_flag_is_stored_shown_and_cleared(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = make_project(store, "intent_resolution")
+    at = open_annotate(monkeypatch, store.url, name)
+    assert at.button(key="flag").label == "Flag"
+    click(at, "flag")
+    state = store.item_state(name, "ir1", "admin")
+    assert state["flagged"] is True and state["labels"] == {}
+    assert at.button(key="flag").label == "Unflag"
+    assert _title(at).endswith(":red-badge[:material/flag: flagged]")
+    progress = store.progress_frame(name)
+    assert progress[progress["item_id"] == "ir1"]["flagged"].tolist() == [True]
+
+    again = open_annotate(monkeypatch, store.url, name, item="ir1")
+    assert again.button(key="flag").label == "Unflag"
+    click(again, "flag")
+    assert store.item_state(name, "ir1", "admin")["flagged"] is False
+    assert "flagged" not in _title(again)
+
+
+# -- dialogue act ----------------------------------------------------------------------------
+DF1_ACT = (
+    "**Act** `INFORM`  \n"
+    "**Slot** `price_range`  \n"
+    "**Values** `moderate`  \n"
+    "*Price range of the restaurant*"
+)
+
+
+def test_dialogue_act_is_rendered_readably(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_project(store, "dialogue_faithfulness")
+    at = open_annotate(monkeypatch, store.url, "dialogue_faithfulness")
+    texts = [m.value for m in at.markdown]
+    # the act sits right under its header, which names the service
+    header = texts.index("**Dialogue act** · <small>Restaurants_1</small>")
+    assert texts[header + 1] == DF1_ACT
+    assert "How expensive is the place?" in texts
+    assert "It is moderately priced, and they have live music on Fridays\\." in texts
+
+
+@pytest.mark.parametrize(
+    ("act", "description", "expected"),
+    [
+        (
+            {"act": "INFORM", "slot": "price_range", "values": ["moderate"]},
+            "Price range of the restaurant",
+            DF1_ACT,
+        ),
+        (
+            {"act": "GOODBYE"},
+            None,
+            "**Act** `GOODBYE`  \n**Slot** `—`  \n**Values** —",
+        ),
+        (  # text is shown literally: no HTML entities inside code spans
+            {"act": "OFFER", "slot": "restaurant_name", "values": ["P.F. Chang's", "R&B <Bar>"]},
+            "Name of the restaurant",
+            "**Act** `OFFER`  \n**Slot** `restaurant_name`  \n"
+            "**Values** `P.F. Chang's`, `R&B <Bar>`  \n*Name of the restaurant*",
+        ),
+        (  # a backtick in a value gets a longer fence, so the span stays whole
+            {"act": "CONFIRM", "slot": "title", "values": ["it`s", "`x"]},
+            None,
+            "**Act** `CONFIRM`  \n**Slot** `title`  \n**Values** ``it`s``, `` `x ``",
+        ),
+    ],
+)
+def test_act_markdown(act: dict[str, Any], description: str | None, expected: str) -> None:
+    assert act_markdown(act, description) == expected
+
+
+# -- actionability total --------------------------------------------------------------------
+def _actionability_metric(at: AppTest) -> str:
+    (metric,) = [m for m in at.metric if m.label == "Actionability"]
+    return metric.value
+
+
+@pytest.mark.parametrize(
+    ("detected", "corrected", "sources", "shown"),
+    [(2, 1, 3, "4.29"), (2, 2, 3, "5.00"), (1, 0, 0, "0.71"), (0, 0, 0, "0.00")],
+)
+def test_actionability_total_from_the_three_rubric_fields(
+    detected: int,
+    corrected: int,
+    sources: int,
+    shown: str,
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_project(store, "actionability")
+    at = open_annotate(monkeypatch, store.url, "actionability")
+    assert _actionability_metric(at) == "—"
+    click(at, f"opt::ac1::errors_detected::{detected}")
+    click(at, f"opt::ac1::errors_corrected::{corrected}")
+    assert _actionability_metric(at) == "—"  # undefined until all three are answered
+    click(at, f"opt::ac1::sources::{sources}")
+    assert _actionability_metric(at) == shown  # (detected + corrected + sources) x 5/7
+    assert store.item_state("actionability", "ac1", "admin")["labels"] == {
+        "errors_detected": detected,
+        "errors_corrected": corrected,
+        "sources": sources,
+    }
+    click(at, "submit")
+    again = open_annotate(monkeypatch, store.url, "actionability", item="ac1")
+    assert _actionability_metric(again) == shown
+    assert chosen(again, "ac1", "sources") == [str(sources)]
