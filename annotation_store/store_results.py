@@ -20,7 +20,7 @@ from annotation_store.models import (
     utcnow,
 )
 from annotation_store.records import ImportReport
-from annotation_store.store_projects import dialect_insert
+from annotation_store.store_projects import StoreError, dialect_insert
 from evaluators.base import EvalResult, Signature
 
 RESULT_COLUMNS = [
@@ -38,6 +38,7 @@ RESULT_COLUMNS = [
 ]
 #: Tidy scores: the run-describing result columns, then one field and its score.
 SCORE_COLUMNS = [*RESULT_COLUMNS[:7], "field", "score"]
+SIGNATURE_FIELDS = ("evaluator", "version", "model", "prompt_hash", "settings")
 JOB_FIELDS = ("status", "progress", "error", "started_at", "finished_at", "heartbeat_at")
 
 
@@ -215,6 +216,38 @@ class ResultsMixin:
             rows = raw.fetch(s, q)
         scores = raw.decode_json([r[8] for r in rows])
         return [(*r[:8], sc or {}, r[9], bool(r[10])) for r, sc in zip(rows, scores, strict=True)]
+
+    def run_results(self, run_id: int) -> list[EvalResult]:
+        """Every stored result of one run, as evaluator results (item order)."""
+        with self.read() as s:
+            run = s.get(EvaluatorRun, run_id)
+            if run is None:
+                raise StoreError(f"no evaluator run {run_id}")
+            known = {k: v for k, v in (run.signature or {}).items() if k in SIGNATURE_FIELDS}
+            sig = Signature(**{"evaluator": run.evaluator, "version": run.version, **known})
+            rows = s.execute(
+                select(Item.item_id, EvaluatorResult)
+                .join(Item, Item.id == EvaluatorResult.item_pk)
+                .where(EvaluatorResult.run_id == run_id)
+                .order_by(Item.position)
+            ).all()
+            return [
+                EvalResult(
+                    item_id,
+                    sig,
+                    status=r.status,  # type: ignore[arg-type]
+                    scores=dict(r.scores or {}),
+                    details=dict(r.details or {}),
+                    reasoning=r.reasoning,
+                    error=r.error,
+                    tokens_in=r.tokens_in,
+                    tokens_out=r.tokens_out,
+                    cost=r.cost,
+                    latency_s=r.latency_s,
+                    cached=r.cached,
+                )
+                for item_id, r in rows
+            ]
 
     def results_frame(self, project: str, include_failed: bool = False) -> pd.DataFrame:
         """One row per result: item_id, evaluator, model, signature, run, status, scores..."""

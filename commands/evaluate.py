@@ -8,7 +8,7 @@ import sys
 
 from annotation_store import Store
 from commands import CommandError
-from jobs.runner import RunProgress, run_evaluator
+from jobs.runner import RunProgress, run_corpus_summary, run_evaluator
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,4 +64,21 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         f"{args.evaluator}: {progress.done} evaluated, {progress.failed} failed, "
         f"{progress.cached} cached, runs {progress.run_ids}"
     )
+    for run_id in progress.run_ids:
+        summary = run_corpus_summary(store, run_id, args.evaluator)
+        if summary is not None:
+            print(f"  run {run_id}: {summary_line(summary)}")
     return 0
+
+
+def summary_line(summary: dict[str, object]) -> str:
+    """``key value`` pairs of a corpus summary on one line (shares to 4 decimals)."""
+
+    def show(value: object) -> str:
+        if isinstance(value, float):
+            return f"{value:.4f}"
+        if isinstance(value, dict):
+            return json.dumps(value, sort_keys=True)
+        return "n/a" if value is None else str(value)
+
+    return " · ".join(f"{key} {show(value)}" for key, value in summary.items())

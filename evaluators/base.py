@@ -174,6 +174,12 @@ class Evaluator:
         self.ctx = ctx or EvalContext()
 
     # -- what subclasses may override -------------------------------------------------
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """Corpus-level figures over one run's results (SGSAcc with and without
+        validation, SER ...), shown after a run; None for evaluators without any."""
+        return None
+
     def unavailable_reason(self) -> str | None:
         """None when the evaluator can run here, else one line saying what is missing."""
         if self.requires_llm and self.ctx.llm is None:

@@ -131,6 +131,22 @@ def run_evaluator(
     return progress
 
 
+def has_corpus_summary(evaluator: str) -> bool:
+    """True when the registered evaluator reports corpus-level figures after a run."""
+    try:
+        cls = get_evaluator_class(evaluator)
+    except Exception:  # imported scores of an evaluator this installation does not know
+        return False
+    return cls.corpus_summary.__func__ is not Evaluator.corpus_summary.__func__  # type: ignore[attr-defined]
+
+
+def run_corpus_summary(store: Store, run_id: int, evaluator: str) -> dict[str, Any] | None:
+    """The evaluator's corpus-level figures over one stored run (None if it has none)."""
+    if not has_corpus_summary(evaluator):
+        return None
+    return get_evaluator_class(evaluator).corpus_summary(store.run_results(run_id))
+
+
 def existing_results(store: Store, project: str, signature_text: str) -> set[tuple[str, int]]:
     """(item_id, run_index) pairs that already have a successful result with this signature."""
     frame = store.results_frame(project)

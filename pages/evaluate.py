@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import streamlit as st
 
+from jobs.runner import has_corpus_summary, run_corpus_summary
 from jobs.worker import evaluate_params, job_state, submit_evaluate_job
 from ui.audit.jobs_view import get_worker, job_card, progress_text
 from ui.context import current_user, get_store, has_role, require_project
@@ -141,6 +144,41 @@ if finished:
         )
         with st.expander(f"Older jobs ({len(frame)})"):
             st.dataframe(frame, hide_index=True, width="stretch")
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def _corpus_summary(run_id: int, evaluator: str, finished: str) -> dict | None:
+    """A finished run's corpus figures (``finished`` keys the cache: runs never change)."""
+    return run_corpus_summary(get_store(), run_id, evaluator)
+
+
+summarised = [
+    r
+    for r in store.runs(project.name)
+    if r["status"] == "done" and has_corpus_summary(r["evaluator"])
+]
+if summarised:
+    st.subheader("Corpus figures", anchor=False)
+    st.caption(
+        "Whole-run figures as the papers report them (SGSAcc with and without validation "
+        "and the share failing validation; SER with the slots it cannot judge), newest first."
+    )
+    table = []
+    for r in summarised[:20]:
+        figures = _corpus_summary(r["id"], r["evaluator"], str(r["finished_at"])) or {}
+        table.append(
+            {
+                "run": r["id"],
+                "evaluator": r["evaluator"],
+                "model": r["model"],
+                "finished": r["finished_at"],
+                **{
+                    k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v
+                    for k, v in figures.items()
+                },
+            }
+        )
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", key="corpus_figures")
 
 if has_role("admin", "reviewer"):
     st.page_link(

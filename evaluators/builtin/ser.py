@@ -45,6 +45,11 @@ class SlotErrorRateEvaluator(Evaluator):
     kinds: ClassVar[tuple[str, ...]] = ("dialogue_faithfulness",)
     fields: ClassVar[tuple[str, ...]] = ("faithful",)
 
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """Slot and act error rates, and the slots SER cannot judge (by reason)."""
+        return ser_report(results).as_dict()
+
     async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
         sig = self.signature()
         out = []

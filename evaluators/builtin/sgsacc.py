@@ -147,6 +147,11 @@ class SGSAccEvaluator(NLIEvaluator):
     fields: ClassVar[tuple[str, ...]] = ("faithful",)
     Settings: ClassVar[type[EvaluatorSettings]] = SGSAccSettings
 
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """SGSAcc with and without validation and the share failing validation."""
+        return corpus_report(results).as_dict()
+
     def _plan(self, item: EvalItem) -> _Plan:
         s: SGSAccSettings = self.settings  # type: ignore[assignment]
         f = item.fields
