@@ -6,8 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from kinds import get_kind
-from ui.context import PROJECT_KEY, get_store, has_role
+from ui.context import PROJECT_KEY, current_user, get_store, has_role
 
+# Until a session has run st.navigation, Streamlit routes the pages/ folder, so /home can
+# run without app.py's sign-in: go through app.py, or stop when nobody is signed in.
+current_user()
 store = get_store()
 st.title("Metric-audit workbench")
 st.caption(
