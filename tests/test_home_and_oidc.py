@@ -247,3 +247,19 @@ def test_home_opened_directly_while_signed_out_shows_no_projects(
     assert [e.value for e in at.error] == ["Not signed in."]
     assert len(at.dataframe) == 0 and len(at.title) == 0
     assert "user" not in at.session_state
+
+
+def test_oidc_logout_elsewhere_ends_the_app_session(
+    monkeypatch: pytest.MonkeyPatch, store: Store
+) -> None:
+    _two_projects(store)
+    accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
+    at = _app(monkeypatch, store, "oidc")
+    at.user = {"is_logged_in": True, "email": "ana@lab.org", "email_verified": True}
+    at.run()
+    assert at.session_state["user"].name == "ana"
+    at.user = {"is_logged_in": False}  # the provider session ended (another tab, expiry)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "user" not in at.session_state
+    assert [b.label for b in at.button] == ["Sign in"]

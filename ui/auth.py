@@ -33,7 +33,9 @@ def authenticate(store: Store) -> AnnotatorInfo:
     """Return the signed-in annotator, or draw a sign-in form and stop the run."""
     user = st.session_state.get(USER_KEY)
     if user is not None:
-        if auth_mode() != "single" and not accounts.is_active(store, user.name):
+        if auth_mode() == "oidc" and not st.user.is_logged_in:
+            st.session_state.pop(USER_KEY, None)  # logged out at the provider meanwhile
+        elif auth_mode() != "single" and not accounts.is_active(store, user.name):
             st.session_state.pop(USER_KEY, None)  # disabled while signed in
         else:
             user = store.annotator(user.name) or user  # pick up role changes
