@@ -95,7 +95,7 @@ class ItemSpace:
 
 @dataclass(frozen=True)
 class ScoreRows:
-    """One evaluator's scores on one variable: one row per (item, run)."""
+    """One evaluator's scores on one variable: one row per (item, run), in any order."""
 
     item: np.ndarray  # ItemSpace codes
     run: np.ndarray
@@ -106,6 +106,11 @@ class ScoreRows:
     def n_runs(self) -> int:
         """Number of distinct runs."""
         return len(np.unique(self.run))
+
+    def canonical(self) -> ScoreRows:
+        """The same rows sorted by item code (item_id order), then by score."""
+        order = np.lexsort((self.score, self.item))
+        return ScoreRows(self.item[order], self.run[order], self.score[order], self.signatures)
 
 
 @dataclass(frozen=True)
@@ -143,10 +148,12 @@ def compare_evaluator(
 
     ``binary_against``: the binary human reference its decisions are checked against
     (the field itself or the kind's binary field); ``graded``: bias makes sense (a
-    graded, non-binary scale). Items are taken in the order they first appear in the
-    scores, as the figures and the bootstrap expect.
+    graded, non-binary scale). Items are taken in item_id order (their codes) and each
+    item's runs are averaged in a fixed order (by score), so neither the bootstrap nor any
+    sum depends on the order of the score or label rows.
     """
-    per_item = pd.Series(rows.score).groupby(rows.item, sort=False).mean()
+    rows = rows.canonical()
+    per_item = pd.Series(rows.score).groupby(rows.item, sort=True).mean()
     codes, x_all = per_item.index.to_numpy(), per_item.to_numpy()
     y_all = reference.mean[codes]
     both = ~np.isnan(x_all) & ~np.isnan(y_all)

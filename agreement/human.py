@@ -101,9 +101,10 @@ class VariableAgreement:
 def _alpha_cis(
     r: Ratings, levels: tuple[str, ...], stats: dict[str, Stat], n_resamples: int, seed: int
 ) -> dict[str, Stat]:
-    """Attach percentile bootstrap CIs (resampling pairable units) to defined alphas."""
-    pairable = r.pairable
-    counts = r.counts[pairable]
+    """Attach percentile bootstrap CIs (resampling pairable units, sorted by id) to
+    defined alphas."""
+    order = r.unit_order()
+    counts = r.counts[order][r.pairable[order]]
     used = counts.sum(axis=0) > 0
     counts = counts[:, used]
     if n_resamples <= 0 or counts.shape[1] > CI_MAX_VALUES or len(counts) < 2:
@@ -125,7 +126,8 @@ def _alpha_cis(
 def _fleiss_ci(r: Ratings, stat: Stat, n_resamples: int, seed: int) -> Stat:
     if stat.value is None or n_resamples <= 0 or stat.n < 2:
         return stat
-    table = r.counts[fleiss_items(r)]
+    order = r.unit_order()
+    table = r.counts[order][fleiss_items(r)[order]]
     w = draw_counts(len(table), n_resamples, seed)
     ci, _ = percentile_ci(fleiss_from_table(table, w))
     return Stat(stat.value, stat.n, stat.reason, ci)

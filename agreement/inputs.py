@@ -73,7 +73,9 @@ def human_reference(
 ) -> Reference:
     """Mean of the numeric labels per item; for binary fields also the majority label
     (ties have none). ``override`` rows (item_id, field, value) replace both."""
-    num = numeric_values(labels)
+    # Values in a fixed order per item: a float mean of three or more values depends on
+    # the order they are added in, and a last-bit difference can break a rank tie.
+    num = numeric_values(labels).sort_values(["item_id", "value"], kind="stable")
     mean = num.groupby("item_id", sort=False)["value"].mean()
     maj = None
     ties = 0

@@ -20,6 +20,9 @@ class Ratings:
     ``codes[u, a]`` is the index into ``domain`` of annotator ``a``'s value on unit ``u``,
     or ``MISSING``. ``domain`` is ordered (numeric order for numeric values, else the
     order the field declares) so ordinal and interval distances can be taken from it.
+    Built from a tidy frame, units are sorted by id and annotators by name, so the matrix
+    (and every seeded bootstrap, which draws units by position) does not depend on the
+    order of the input rows.
     """
 
     units: tuple[str, ...]
@@ -40,7 +43,11 @@ class Ratings:
         numeric: bool = False,
         units: Sequence[str] | None = None,
     ) -> Ratings:
-        """Build from a tidy frame; values outside ``domain`` are appended (sorted)."""
+        """Build from a tidy frame; values outside ``domain`` are appended (sorted).
+
+        Units are sorted by id (as strings) unless ``units`` gives their order;
+        annotators are sorted by name.
+        """
         ratings, _, _ = cls.from_long_coded(
             frame,
             unit=unit,
@@ -71,8 +78,8 @@ class Ratings:
         if units is not None:
             unit_ids = tuple(units)
             u_index = pd.Index(unit_ids).get_indexer(unit_col) if len(df) else np.zeros(0, int)
-        else:  # units in order of first appearance (as pandas.unique)
-            u_index, uniq = pd.factorize(unit_col)
+        else:  # units sorted by id: row order must not change the matrix (or a bootstrap)
+            u_index, uniq = pd.factorize(unit_col, sort=True)
             unit_ids = tuple(uniq)
         a_index, uniq_people = pd.factorize(who_col, sort=True)
         people = tuple(uniq_people)
@@ -112,6 +119,12 @@ class Ratings:
         return cls.from_long(
             frame, domain=domain, numeric=numeric, units=[f"u{u:05d}" for u in range(n_units)]
         )
+
+    def unit_order(self) -> np.ndarray:
+        """Positions of the units sorted by id: the order every bootstrap resamples them in,
+        so a seeded interval does not depend on how the units happen to be ordered."""
+        ids = np.asarray(self.units, dtype=str)
+        return np.argsort(ids, kind="stable")
 
     @property
     def n_units(self) -> int:

@@ -3,13 +3,17 @@ binary table, bias by generator, agreement over time, and the report download.""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
 from agreement import AgreementDocument
 from reports import figures
 from reports.data import agreement_document
-from reports.render import build_report, render_report
+from reports.formats import FORMATS
+from reports.render import build_report, csv_path, render_report
 from ui.agreement_panel import FIELD_KEY, _store_for
 from ui.context import get_store, require_project
 
@@ -19,10 +23,40 @@ def _document(url: str, project: str, version: str, resamples: int) -> Agreement
     return agreement_document(_store_for(url), project, n_resamples=resamples)
 
 
+REPORT_KEY = "agreement_report"
+MIME = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
+FORMAT_NAMES = {"html": "HTML", "md": "Markdown", "json": "JSON"}
+
+
 @st.cache_data(show_spinner="Building the report…", max_entries=8, ttl=3600)
-def _report_html(url: str, project: str, version: str, items: tuple[str, ...]) -> str:
+def _report_files(
+    url: str, project: str, version: str, items: tuple[str, ...]
+) -> dict[str, list[dict[str, Any]]]:
+    """The report in every format and one reliability-matrix CSV per field, named as
+    ``cli.py report --out agreement-<project>.<fmt>`` names them (the HTML and Markdown
+    list the CSVs by those names)."""
     report = build_report(_store_for(url), project, item_ids=list(items) or None)
-    return render_report(report, "html")
+    stem = Path(f"agreement-{project}.html")
+    csv_names = {name: csv_path(stem, name).name for name in report.matrices}
+    reports = [
+        {
+            "format": fmt_,
+            "file_name": stem.with_suffix(f".{fmt_}").name,
+            "mime": MIME[fmt_],
+            "data": render_report(report, fmt_, csv_names).encode("utf-8"),
+        }
+        for fmt_ in FORMATS
+    ]
+    matrices = [
+        {
+            "field": name,
+            "file_name": csv_names[name],
+            "mime": "text/csv",
+            "data": frame.to_csv().encode("utf-8"),
+        }
+        for name, frame in report.matrices.items()
+    ]
+    return {"reports": reports, "matrices": matrices}
 
 
 project = require_project()
@@ -136,12 +170,48 @@ if data["timeline"]:
             st.plotly_chart(figures.timeline(points, name), width="stretch")
 
 st.header("Report")
+st.caption(
+    "The agreement report as self-contained HTML, Markdown or JSON (the same document as "
+    "`cli.py report`), with each human field's reliability matrix (items × annotators) "
+    "as CSV beside it."
+)
 picked = st.multiselect(
-    "Items to drill down in the report", [i.item_id for i in store.items(project.name)][:5000]
+    "Items to drill down in the report",
+    [i.item_id for i in store.items(project.name)][:5000],
+    key="agreement_report_items",
 )
-st.download_button(
-    "Download the agreement report (HTML)",
-    data=_report_html(store.url, project.name, version, tuple(picked)),
-    file_name=f"agreement-{project.name}.html",
-    mime="text/html",
-)
+if st.button("Build report", icon=":material/description:", key="agreement_report_build"):
+    st.session_state[REPORT_KEY] = {
+        "project": project.name,
+        "version": version,
+        "items": tuple(picked),
+        **_report_files(store.url, project.name, version, tuple(picked)),
+    }
+built = st.session_state.get(REPORT_KEY)
+if built and built["project"] == project.name:
+    if built["version"] != version:
+        st.caption("Labels or results changed since this report was built: build it again.")
+    cols = st.columns(len(built["reports"]))
+    for col, f in zip(cols, built["reports"], strict=True):
+        col.download_button(
+            f"Report ({FORMAT_NAMES[f['format']]})",
+            f["data"],
+            file_name=f["file_name"],
+            mime=f["mime"],
+            icon=":material/download:",
+            on_click="ignore",
+            key=f"agreement_report_{f['format']}",
+        )
+    if built["matrices"]:
+        st.caption("Reliability matrices (items × annotators), one CSV per field:")
+        cols = st.columns(min(len(built["matrices"]), 4))
+        for k, m in enumerate(built["matrices"]):
+            cols[k % len(cols)].download_button(
+                f"{m['field']} (CSV)",
+                m["data"],
+                file_name=m["file_name"],
+                mime=m["mime"],
+                icon=":material/table:",
+                on_click="ignore",
+                key=f"agreement_report_csv_{m['field']}",
+            )

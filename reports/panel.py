@@ -42,6 +42,7 @@ def panel_summary(store: Store, project: str, field: str | None = None) -> dict[
                 "over": bias.get("over"),
                 "under": bias.get("under"),
                 "bias_n": bias.get("n"),
+                "bias_runs": bias.get("n_runs"),
             }
         )
     return {

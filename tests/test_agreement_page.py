@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -14,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def demo_app(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+def demo_url(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A store with the demo projects, as the app's database."""
     store = Store(sqlite_url)
     load_demo(store)
     store.close()
@@ -22,6 +26,11 @@ def demo_app(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     from ui.context import get_store
 
     get_store.clear()
+    return sqlite_url
+
+
+@pytest.fixture
+def demo_app(demo_url: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params["project"] = "demo-intent-resolution"
     return at
@@ -37,6 +46,66 @@ def test_side_panel_shows_alpha_and_evaluator_correlation_with_n(demo_app: AppTe
     assert any("α" in label for label in labels), labels
     assert "intent-judge (demo)" in sidebar_text
     assert "n 5" in sidebar_text or "n=5" in sidebar_text or " 5 " in sidebar_text
+    # the bias counts come with the number of items they are counted over (the demo
+    # judge is within 2 points of the humans on all 5 items)
+    assert "bias: over 0 / under 0 of n 5" in sidebar_text, sidebar_text
+
+
+def _panel_script() -> None:
+    from ui.agreement_panel import agreement_panel
+
+    agreement_panel("demo-intent-resolution")
+
+
+def _captions(at: AppTest) -> str:
+    return " ".join(str(c.value) for c in at.caption)
+
+
+def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
+    demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The panel's figures are cached on (project, data version, field): a rerun with the
+    same data reuses them, a newly saved label (a new data version) recomputes them."""
+    import ui.agreement_panel as panel
+
+    calls: list[str] = []
+    real = panel.panel_summary
+
+    def counting(store, project, field=None):
+        calls.append(project)
+        return real(store, project, field)
+
+    monkeypatch.setattr(panel, "panel_summary", counting)
+    panel.cached_summary.clear()
+    at = AppTest.from_function(_panel_script, default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert calls == ["demo-intent-resolution"]
+    assert "15 ratings" in _captions(at)
+    at.run()
+    assert not at.exception
+    assert len(calls) == 1, "same data version: the cached summary is reused"
+    assert "15 ratings" in _captions(at)
+
+    store = Store(demo_url)
+    try:
+        before = store.data_version("demo-intent-resolution")
+        store.save_label(
+            "demo-intent-resolution",
+            "cake",
+            "late-annotator",
+            "resolution",
+            0.6,
+            status="submitted",
+        )
+        assert store.data_version("demo-intent-resolution") != before
+    finally:
+        store.close()
+    at.run()
+    assert not at.exception
+    assert len(calls) == 2, "a new label changes the data version: recomputed"
+    assert "16 ratings" in _captions(at)
+    at.run()
+    assert len(calls) == 2 and "16 ratings" in _captions(at)
 
 
 def test_agreement_page_shows_the_figures_krippendorff_and_scipy_give(demo_app: AppTest) -> None:
@@ -57,3 +126,79 @@ def test_agreement_page_shows_the_figures_krippendorff_and_scipy_give(demo_app: 
     assert r["spearman"] == pytest.approx(0.9176629354822471)
     assert r["kendall"] == pytest.approx(0.8819171036881969)
     assert set(versus["n"]) == {5}
+
+
+def test_agreement_page_offers_the_report_as_html_markdown_json_and_reliability_csvs(
+    demo_app: AppTest, demo_url: str
+) -> None:
+    """Building the report offers it in every format, each with the same figures as the
+    command line's report, and the reliability matrix of each field as a CSV beside it."""
+    from reports import build_report, render_report
+
+    project = "demo-intent-resolution"
+    at = demo_app.run()
+    at.switch_page("pages/agreement.py").run()
+    assert not at.exception
+    assert not [b for b in at.download_button if b.key.startswith("agreement_report")]
+    at.multiselect(key="agreement_report_items").set_value(["cake"]).run()
+    at.button(key="agreement_report_build").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    built = at.session_state["agreement_report"]
+    assert (built["project"], built["items"]) == (project, ("cake",))
+    files = {f["format"]: f for f in built["reports"]}
+    assert list(files) == ["html", "md", "json"]
+    assert {f: (v["file_name"], v["mime"]) for f, v in files.items()} == {
+        "html": (f"agreement-{project}.html", "text/html"),
+        "md": (f"agreement-{project}.md", "text/markdown"),
+        "json": (f"agreement-{project}.json", "application/json"),
+    }
+    (matrix,) = built["matrices"]
+    csv_name = f"agreement-{project}.reliability_resolution.csv"
+    assert (matrix["field"], matrix["file_name"], matrix["mime"]) == (
+        "resolution",
+        csv_name,
+        "text/csv",
+    )
+    # one download button per format and per field's matrix
+    buttons = {b.key: b.label for b in at.download_button if b.key.startswith("agreement_report")}
+    assert buttons == {
+        "agreement_report_html": "Report (HTML)",
+        "agreement_report_md": "Report (Markdown)",
+        "agreement_report_json": "Report (JSON)",
+        "agreement_report_csv_resolution": "resolution (CSV)",
+    }
+
+    html = files["html"]["data"].decode("utf-8")
+    md = files["md"]["data"].decode("utf-8")
+    doc = json.loads(files["json"]["data"])
+    assert html.lstrip().lower().startswith("<!doctype html") and "<h3>cake</h3>" in html
+    assert md.startswith("#") and "cake" in md
+    # the HTML and Markdown name the CSV as it is offered for download
+    assert csv_name in html and csv_name in md
+    assert doc["provenance"]["project"] == project
+    assert [d["item_id"] for d in doc["drilldown"]] == ["cake"]
+    alpha = doc["agreement"]["fields"]["resolution"]["krippendorff_alpha"]
+    assert alpha["ordinal"] == pytest.approx(0.8097724230254351)
+
+    # Same content as the command line's report (same resamples and seed).
+    store = Store(demo_url)
+    try:
+        expected = build_report(store, project, item_ids=["cake"])
+    finally:
+        store.close()
+    assert doc["agreement"] == json.loads(render_report(expected, "json"))["agreement"]
+    assert _numbers(md) == _numbers(render_report(expected, "md", {"resolution": csv_name}))
+    assert matrix["data"].decode("utf-8") == expected.matrices["resolution"].to_csv()
+    frame = pd.read_csv(io.BytesIO(matrix["data"]), index_col="item_id")
+    assert sorted(frame.index) == list(frame.index)  # items in item_id order
+    assert frame.shape == (5, 3) and int(frame.notna().sum().sum()) == 15
+    assert frame.loc["cake", "demo-annotator-3"] == pytest.approx(0.8)
+
+
+def _numbers(text: str) -> list[str]:
+    """The decimal figures of a rendered report, in order (timestamps left out)."""
+    import re
+
+    body = re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.+Z-]*", "", text)
+    return re.findall(r"-?\d+\.\d+", body)

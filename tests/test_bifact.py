@@ -48,7 +48,7 @@ def test_alarm_example_recall_half_precision_two_thirds(fast_llm: ScriptedLLM) -
     assert res.scores["recall"] == pytest.approx(2 / 4)
     assert res.scores["precision"] == pytest.approx(2 / 3)
     assert res.scores["f1"] == pytest.approx(2 * (0.5 * 2 / 3) / (0.5 + 2 / 3))
-    assert res.item_updates == {"gold_facts": GOLD_FACTS}
+    assert res.item_updates == {"gold_facts": GOLD_FACTS, "predicted_facts": PRED_FACTS}
     assert [r["label"] for r in res.details["gold_facts"]] == ["C", "C", "M", "M"]
     assert res.details["predicted_facts"][2] == {
         "fact": "Date is tomorrow",
@@ -59,6 +59,48 @@ def test_alarm_example_recall_half_precision_two_thirds(fast_llm: ScriptedLLM) -
     assert GOLD in fast_llm.requests[0]["messages"][-1]["content"]
     assessed = fast_llm.requests[1]["messages"][-1]["content"]
     assert json.dumps(GOLD_FACTS) in assessed and PRED in assessed
+
+
+def _paper_entry(fact: str, reasoning: str, label: str) -> dict[str, str]:
+    return {"fact": fact, "reasoning": reasoning, "label": label}
+
+
+# The reply of the paper's one-shot alarm example (Figure 5), in its structure: the keys
+# "expert_fact_coverage" and "predicted_fact_accuracy", no separate list of predicted
+# facts (they are only the "fact" entries of the second list), quotes inside the
+# reasoning escaped with a backslash. Facts and labels are the paper's; the reasoning
+# sentences are ours.
+PAPER_REPLY = json.dumps(
+    {
+        "expert_fact_coverage": [
+            _paper_entry("Create an alarm", '"Wake me up" asks for an alarm here.', "C"),
+            _paper_entry("Alarm time is 7 AM", '"7 in the morning" is the same as "7 AM".', "C"),
+            _paper_entry("Alarm date is today", 'The prediction says "tomorrow".', "M"),
+            _paper_entry("Snooze duration is 5 minutes", "No snooze is given.", "M"),
+        ],
+        "predicted_fact_accuracy": [
+            _paper_entry("Wake me up", 'Matches "Set an alarm" in the reference.', "C"),
+            _paper_entry("Time is 7 in the morning", 'Matches "7 AM" in the reference.', "C"),
+            _paper_entry("Date is tomorrow", 'The reference says "today".', "M"),
+        ],
+    },
+    indent=1,
+)
+
+
+def test_paper_reply_with_expert_fact_coverage_key_is_accepted(fast_llm: ScriptedLLM) -> None:
+    assert '\\"tomorrow\\"' in PAPER_REPLY  # escaped inner quotes, as the paper writes them
+    fast_llm.queue(dumps({"facts": GOLD_FACTS}), PAPER_REPLY)
+    [res] = run_items("bifact", [EvalItem("alarm", {"gold": GOLD, "predicted": PRED})])
+    assert res.status == "ok", res.error
+    assert fast_llm.calls == 2  # accepted as it is: no re-ask
+    assert res.scores["recall"] == pytest.approx(2 / 4)
+    assert res.scores["precision"] == pytest.approx(2 / 3)
+    assert [r["label"] for r in res.details["gold_facts"]] == ["C", "C", "M", "M"]
+    assert [r["fact"] for r in res.details["predicted_facts"]] == PRED_FACTS
+    # without a "predicted_facts" key the split is read from the labelled entries
+    assert res.item_updates["predicted_facts"] == PRED_FACTS
+    assert res.details["predicted_facts"][2]["reasoning"] == 'The reference says "today".'
 
 
 def test_existing_facts_are_reused_and_given_predicted_facts_labelled(
@@ -91,18 +133,45 @@ def _project(store: Store) -> None:
     store.upsert_items("im", [{"item_id": "alarm", "fields": {"gold": GOLD, "predicted": PRED}}])
 
 
-def test_store_run_fixes_gold_facts_and_cached_rerun_makes_no_calls(
+def test_store_run_fixes_both_fact_lists_once_and_reruns_label_them(
     fast_llm: ScriptedLLM, store: Store
 ) -> None:
     _project(store)
     fast_llm.queue(dumps({"facts": GOLD_FACTS}), dumps(ASSESSMENT))
     progress = run_evaluator(store, "im", "bifact")
     assert (progress.done, progress.failed, fast_llm.calls) == (1, 0, 2)
-    assert store.item("im", "alarm").fields["gold_facts"] == GOLD_FACTS
+    fields = store.item("im", "alarm").fields
+    assert fields["gold_facts"] == GOLD_FACTS
+    # the model's split of the prediction is fixed on the item too, once
+    assert fields["predicted_facts"] == PRED_FACTS
     [stored] = store.item_results("im", "alarm")
     assert stored["scores"]["recall"] == 0.5 and stored["signature"]["prompt_hash"]
-    again = run_evaluator(store, "im", "bifact")  # gold facts now on the item; same request
-    assert fast_llm.calls == 2 and again.cached == 1 and again.tokens_in == 0
+    assert stored["details"]["predicted_facts_source"] == "model"
+
+    # The second run labels the fixed facts as given (one request, no decomposition).
+    # Its reply words the facts differently: the item keeps the facts of the first run.
+    reworded = ["Wake the user", "At 7 am", "On the next day"]
+    fast_llm.queue(
+        dumps(
+            {
+                "gold_fact_coverage": _labels(GOLD_FACTS, "CCMM"),
+                "predicted_fact_accuracy": _labels(reworded, "CCM"),
+            }
+        )
+    )
+    second = run_evaluator(store, "im", "bifact")
+    assert (second.done, second.failed, fast_llm.calls) == (1, 0, 3)
+    given_prompt = fast_llm.requests[2]["messages"][-1]["content"]
+    assert json.dumps(PRED_FACTS) in given_prompt
+    assert store.item("im", "alarm").fields["predicted_facts"] == PRED_FACTS
+    latest = store.item_results("im", "alarm")[-1]
+    assert latest["details"]["predicted_facts_source"] == "item"
+    assert [r["fact"] for r in latest["details"]["predicted_facts"]] == PRED_FACTS
+    versions = [(v["field"], v["version"]) for v in store.fact_versions("im", "alarm")]
+    assert versions == [("gold_facts", 1), ("predicted_facts", 1)]
+
+    third = run_evaluator(store, "im", "bifact")  # same item, same request: from the cache
+    assert fast_llm.calls == 3 and third.cached == 1 and third.tokens_in == 0
 
 
 def test_failure_after_retry_limit_is_stored_without_score(

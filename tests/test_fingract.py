@@ -8,7 +8,7 @@ from annotation_store import Store
 from evaluators.base import EvalItem
 from evaluators.builtin.fingract import ErrorCheck, LinkCheck, categorize, score
 from jobs.runner import run_evaluator
-from tests.support.scripted_llm import ScriptedLLM
+from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import dumps, fast_llm_fixture, run_items
 
 _fast_llm = fast_llm_fixture()
@@ -62,7 +62,17 @@ JUNUN_ERRORS = {
         }
     ]
 }
-JUNUN_JUDGE = [{"error": "1", "response": "Yes", "correction": "Yes", "supporting_links": "Yes"}]
+# The paper's stage-2 format without UCR: a bare list, one entry per error, keyed
+# "error" (the error's text), "response" (mentioned), "correction" (corrected) and
+# "supporting_links"; nothing else about the links.
+JUNUN_JUDGE = [
+    {
+        "error": "Junun is a documentary film, not a book.",
+        "response": "Yes",
+        "correction": "Yes",
+        "supporting_links": "Yes",
+    }
+]
 
 
 def test_earth_flat_and_green(fast_llm: ScriptedLLM) -> None:
@@ -82,15 +92,103 @@ def test_earth_flat_and_green(fast_llm: ScriptedLLM) -> None:
 
 
 def test_junun_full_marks_from_paper_style_keys(fast_llm: ScriptedLLM) -> None:
-    # the paper's own key names and a bare list, as its figures show them
-    fast_llm.queue(
-        dumps(JUNUN_ERRORS),
-        dumps({"errors": JUNUN_JUDGE, "links": {"exists": "yes", "relevant": "yes"}}),
-    )
+    # the paper's own key names and a bare list, exactly as its figures show them
+    fast_llm.queue(dumps(JUNUN_ERRORS), dumps(JUNUN_JUDGE))
     [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    assert res.status == "ok", res.error
+    assert fast_llm.calls == 2  # understood as sent: no re-ask
     assert res.scores["actionability"] == pytest.approx(5.0)
     assert res.scores["sources"] == 3.0 and res.details["scoring"]["total"] == 6.0
+    # a supporting link must exist and be relevant (the paper's sanity rule)
+    assert res.details["scoring"]["links_from"] == "implied_by_support"
     assert res.details["links"][0]["url"] == "https://en.wikipedia.org/wiki/Junun_(film)"
+
+
+def test_paper_ucr_style_per_error_link_keys(fast_llm: ScriptedLLM) -> None:
+    # the paper's format with UCR: existing/related/supporting links per error
+    judge = [
+        {
+            "error": "flat",
+            "response": "No",
+            "correction": "No",
+            "existing_links": "Yes",
+            "related_links": "No",
+            "supporting_links": "No",
+        },
+        {
+            "error": "green",
+            "response": "Yes",
+            "correction": "Yes",
+            "existing_links": "Yes",
+            "related_links": "No",
+            "supporting_links": "No",
+        },
+    ]
+    fast_llm.queue(dumps(EARTH_ERRORS), dumps(judge))
+    [res] = run_items("fingract", [EvalItem("earth", EARTH)])
+    assert res.status == "ok", res.error
+    assert fast_llm.calls == 2
+    assert res.scores["sources"] == 1.0 and res.scores["actionability"] == pytest.approx(2.5)
+    assert res.details["scoring"]["links_from"] == "per_error"
+
+
+def test_missing_link_judgement_is_reasked_not_scored_as_no(fast_llm: ScriptedLLM) -> None:
+    # paper format without any link answer that says something: "supporting_links": "No"
+    # tells nothing about whether the link works or is relevant
+    silent = [dict(JUNUN_JUDGE[0], supporting_links="No")]
+    answered = {
+        "errors": [{"error": 1, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "No"}],
+        "links": {"exists": "Yes", "relevant": "Yes"},
+    }
+    fast_llm.queue(dumps(JUNUN_ERRORS), dumps(silent), dumps(answered))
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    assert res.status == "ok", res.error
+    assert fast_llm.calls == 3
+    reask = fast_llm.requests[2]["messages"][-1]["content"]
+    assert "does not judge the links" in reask
+    # exists 1 + relevant 0.5, no support: (2 + 2 + 1.5) x 5/6
+    assert res.scores["sources"] == 2.0
+    assert res.scores["actionability"] == pytest.approx(5.5 * 5 / 6)
+
+
+def test_missing_link_judgement_never_becomes_a_score(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue(dumps(JUNUN_ERRORS))
+    fast_llm.handler = lambda req: Reply(
+        content=dumps([dict(JUNUN_JUDGE[0], supporting_links="No")])
+    )
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    assert res.status == "failed" and not any(res.scores.values())
+    assert "does not judge the links" in res.error
+
+
+def test_per_error_link_answer_without_relevance_is_reasked(fast_llm: ScriptedLLM) -> None:
+    # "existing_links" given, "related_links" left out: relevance is asked, not assumed "No"
+    partial = [dict(JUNUN_JUDGE[0], supporting_links="No", existing_links="Yes")]
+    full = [dict(partial[0], related_links="Yes")]
+    fast_llm.queue(dumps(JUNUN_ERRORS), dumps(partial), dumps(full))
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    assert fast_llm.calls == 3 and res.scores["sources"] == 2.0
+    assert "relevant" in fast_llm.requests[2]["messages"][-1]["content"]
+
+
+def test_missing_support_answer_is_reasked_when_links_count(fast_llm: ScriptedLLM) -> None:
+    partial = {
+        "errors": [{"error": 1, "mentioned": "Yes", "corrected": "Yes"}],
+        "links": {"exists": "Yes", "relevant": "Yes"},
+    }
+    full = {**partial, "errors": [{**partial["errors"][0], "supported_by_link": "Yes"}]}
+    fast_llm.queue(dumps(JUNUN_ERRORS), dumps(partial), dumps(full))
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    assert fast_llm.calls == 3 and res.scores["actionability"] == pytest.approx(5.0)
+    assert "supported_by_link" in fast_llm.requests[2]["messages"][-1]["content"]
+
+
+def test_link_answers_are_not_needed_without_a_link(fast_llm: ScriptedLLM) -> None:
+    no_link = dict(JUNUN, explanation="Junun is a 2015 documentary film, not a book.")
+    fast_llm.queue(dumps(JUNUN_ERRORS), dumps([dict(JUNUN_JUDGE[0], supporting_links="No")]))
+    [res] = run_items("fingract", [EvalItem("junun", no_link)])
+    assert res.status == "ok" and fast_llm.calls == 2
+    assert res.scores["sources"] == 0.0 and res.scores["actionability"] == pytest.approx(4 * 5 / 6)
 
 
 def test_sanity_rules() -> None:
@@ -120,8 +218,6 @@ def test_three_runs_are_distinct_and_rerun_is_cached(fast_llm: ScriptedLLM, stor
     store.upsert_items("act", [{"item_id": "earth", "fields": EARTH}])
 
     def handler(req: dict):
-        from tests.support.scripted_llm import Reply
-
         text = req["messages"][-1]["content"]
         return Reply(content=dumps(EARTH_JUDGE if "Errors (numbered)" in text else EARTH_ERRORS))
 

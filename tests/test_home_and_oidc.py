@@ -249,17 +249,29 @@ def test_home_opened_directly_while_signed_out_shows_no_projects(
     assert "user" not in at.session_state
 
 
+def _auth_script() -> None:
+    import streamlit as st
+
+    from ui.auth import authenticate
+    from ui.context import get_store
+
+    st.write(f"user {authenticate(get_store()).name}")
+
+
 def test_oidc_logout_elsewhere_ends_the_app_session(
     monkeypatch: pytest.MonkeyPatch, store: Store
 ) -> None:
-    _two_projects(store)
+    """Each browser rerun passes app.py's authenticate(); AppTest reruns only the page
+    after navigation, so authenticate is driven on its own here."""
     accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
-    at = _app(monkeypatch, store, "oidc")
+    _app(monkeypatch, store, "oidc")  # environment and a fresh store
+    at = AppTest.from_function(_auth_script, default_timeout=60)
     at.user = {"is_logged_in": True, "email": "ana@lab.org", "email_verified": True}
     at.run()
-    assert at.session_state["user"].name == "ana"
+    assert [m.value for m in at.markdown] == ["user ana"]
     at.user = {"is_logged_in": False}  # the provider session ended (another tab, expiry)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert "user" not in at.session_state
     assert [b.label for b in at.button] == ["Sign in"]
+    assert "user ana" not in [m.value for m in at.markdown]

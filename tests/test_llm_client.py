@@ -217,3 +217,279 @@ def test_azure_client_is_built_with_api_version() -> None:
     import openai
 
     assert isinstance(made, openai.AsyncAzureOpenAI) and made.max_retries == 0
+
+
+# -- timeouts, backoff, secrets, the key ------------------------------------------------------
+class _SleepRecorder:
+    """Stands in for the client module's ``asyncio``: records every backoff wait."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(asyncio, name)
+
+    async def sleep(self, delay: float, result: object = None) -> object:
+        self.waits.append(delay)
+        await asyncio.sleep(0)
+        return result
+
+
+def _record_sleeps(monkeypatch: pytest.MonkeyPatch) -> _SleepRecorder:
+    from evaluators.llm import client as client_mod
+
+    recorder = _SleepRecorder()
+    monkeypatch.setattr(client_mod, "asyncio", recorder)
+    return recorder
+
+
+def test_timeout_is_retried_then_succeeds(
+    fast_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WORKBENCH_LLM_TIMEOUT", "0.3")
+    fast_llm.queue(Reply(content='{"score": 1}', delay_s=2.0), '{"score": 2}')
+    client = make_client()
+    reply = asyncio.run(client.complete_json(MSG, Score))
+    assert reply.value == Score(score=2) and fast_llm.calls == 2 and client.http_calls == 2
+
+
+def test_timeout_is_retried_then_a_failure_after_the_retry_limit(
+    fast_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WORKBENCH_LLM_TIMEOUT", "0.3")
+    fast_llm.handler = lambda req: Reply(content='{"score": 1}', delay_s=2.0)
+    sleeps = _record_sleeps(monkeypatch)
+    reply = asyncio.run(make_client().complete_json(MSG, Score))
+    assert reply.value is None and not reply.ok
+    assert "gave up after 4 attempts" in reply.error and "APITimeoutError" in reply.error
+    assert fast_llm.calls == 4  # 1 + WORKBENCH_LLM_MAX_RETRIES=3
+    assert len(sleeps.waits) == 3  # a backoff between attempts, none after the last
+
+
+def test_timeout_failure_is_stored_as_a_failed_result_and_not_cached(
+    fast_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, store: Store
+) -> None:
+    import sqlalchemy as sa
+
+    from jobs.runner import run_evaluator
+
+    monkeypatch.setenv("WORKBENCH_LLM_TIMEOUT", "0.3")
+    monkeypatch.setenv("WORKBENCH_LLM_MAX_RETRIES", "1")
+    fast_llm.handler = lambda req: Reply(content='{"facts": ["x"]}', delay_s=2.0)
+    store.create_project("im", "intent_match")
+    store.upsert_items(
+        "im", [{"item_id": "a", "fields": {"gold": "Book a flight", "predicted": "Fly"}}]
+    )
+    progress = run_evaluator(store, "im", "bifact")
+    assert (progress.done, progress.failed, fast_llm.calls) == (1, 1, 2)
+    [stored] = store.item_results("im", "a")
+    assert stored["result_status"] == "failed" and not stored["scores"]
+    assert "gave up after 2 attempts" in stored["error"] and "timed out" in stored["error"]
+    with store.read() as s:
+        assert s.execute(sa.text("select count(*) from llm_cache")).scalar() == 0
+
+
+def test_backoff_doubles_between_attempts_even_at_the_jitter_extremes(
+    fast_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from evaluators.llm import client as client_mod
+
+    monkeypatch.setenv("WORKBENCH_LLM_BACKOFF", "0.01")
+    monkeypatch.setenv("WORKBENCH_LLM_MAX_RETRIES", "4")
+    # the largest jitter, then the smallest, alternately: the waits must still grow
+    draws = iter([0.999999, 0.0] * 4)
+    monkeypatch.setattr(client_mod, "random", SimpleNamespace(random=lambda: next(draws)))
+    sleeps = _record_sleeps(monkeypatch)
+    fast_llm.handler = lambda req: Reply(status=503, content="busy")
+    reply = asyncio.run(make_client().complete_json(MSG, Score))
+    assert not reply.ok and fast_llm.calls == 5 and len(sleeps.waits) == 4
+    assert all(a < b for a, b in zip(sleeps.waits, sleeps.waits[1:], strict=False)), sleeps.waits
+    for attempt, wait in enumerate(sleeps.waits):  # about 0.01 s, doubling
+        assert 0.75 * 0.01 * 2**attempt <= wait < 1.25 * 0.01 * 2**attempt
+
+
+def test_backoff_grows_with_real_jitter_and_is_capped(
+    fast_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WORKBENCH_LLM_BACKOFF", "0.001")
+    monkeypatch.setenv("WORKBENCH_LLM_MAX_RETRIES", "5")
+    sleeps = _record_sleeps(monkeypatch)
+    fast_llm.handler = lambda req: Reply(status=500, content="down")
+    for _ in range(5):
+        sleeps.waits.clear()
+        with pytest.raises(LLMError, match="gave up after 6 attempts"):
+            asyncio.run(make_client().complete(MSG, cache_salt=_))
+        assert len(sleeps.waits) == 5
+        assert all(a < b for a, b in zip(sleeps.waits, sleeps.waits[1:], strict=False))
+    client = make_client()
+    assert client._backoff(30) == 60.0  # never more than a minute
+
+
+def test_retry_after_header_sets_the_wait(
+    fast_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sleeps = _record_sleeps(monkeypatch)
+    fast_llm.queue(
+        Reply(status=429, content="slow down", extra_headers={"Retry-After": "0.05"}),
+        '{"score": 5}',
+    )
+    assert asyncio.run(make_client().complete_json(MSG, Score)).value == Score(score=5)
+    assert sleeps.waits == [0.05]
+
+
+def _write_secrets(path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def test_endpoint_settings_come_from_streamlit_secrets(
+    scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from evaluators.llm.config import load_llm_config
+
+    secrets = tmp_path / "secrets.toml"
+    _write_secrets(
+        secrets,
+        "[llm]\n"
+        f'base_url = "{scripted_llm.base_url}"\n'
+        'api_key = "key-from-secrets"\n'
+        f'model = "{scripted_llm.model}"\n'
+        "max_retries = 1\n"
+        "timeout = 7.5\n"
+        "concurrency = 3\n"
+        'json_mode = "json_object"\n',
+    )
+    monkeypatch.setenv("WORKBENCH_SECRETS", str(secrets))  # what common/config.py reads
+    config = load_llm_config()
+    assert config is not None
+    assert (config.base_url, config.api_key, config.model) == (
+        scripted_llm.base_url,
+        "key-from-secrets",
+        scripted_llm.model,
+    )
+    assert (config.max_retries, config.timeout_s, config.concurrency) == (1, 7.5, 3)
+    client = make_client()
+    assert client._make_openai().api_key == "key-from-secrets"
+    scripted_llm.queue('{"score": 3}')
+    reply = asyncio.run(client.complete_json(MSG, Score))
+    assert reply.value == Score(score=3)
+    assert scripted_llm.requests[0]["model"] == scripted_llm.model
+    assert scripted_llm.requests[0]["response_format"] == {"type": "json_object"}
+
+
+def test_flat_secret_keys_and_environment_precedence(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from evaluators.llm.config import load_llm_config
+
+    secrets = tmp_path / "secrets.toml"
+    _write_secrets(
+        secrets,
+        'WORKBENCH_LLM_BASE_URL = "http://127.0.0.1:9/v1"\n'
+        'WORKBENCH_LLM_MODEL = "from-secrets"\n'
+        "[llm]\n"
+        'model = "from-section"\n'
+        "max_retries = 2\n",
+    )
+    monkeypatch.setenv("WORKBENCH_SECRETS", str(secrets))
+    config = load_llm_config()
+    assert config is not None and config.base_url == "http://127.0.0.1:9/v1"
+    assert config.model == "from-secrets" and config.max_retries == 2  # flat key first
+    monkeypatch.setenv("WORKBENCH_LLM_MODEL", "from-env")
+    assert load_llm_config().model == "from-env"  # the environment wins over secrets
+    monkeypatch.setenv("WORKBENCH_SECRETS", str(tmp_path / "missing.toml"))
+    monkeypatch.delenv("WORKBENCH_LLM_MODEL")
+    assert load_llm_config() is None
+
+
+SECRET_KEY = "sk-test-4f1c9a7e-must-never-be-stored"
+
+
+def test_api_key_appears_nowhere_in_the_database_or_exports(
+    fast_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import sqlalchemy as sa
+
+    from jobs.worker import drain, evaluate_params, submit_evaluate_job
+
+    monkeypatch.setenv("WORKBENCH_LLM_API_KEY", SECRET_KEY)
+    db_file = tmp_path / "wb.db"
+    db_url = f"sqlite:///{db_file}"
+    store = Store(db_url)
+    store.create_project("im", "intent_match")
+    store.upsert_items(
+        "im",
+        [
+            {"item_id": "ok", "fields": {"gold": "Set an alarm for 7", "predicted": "Alarm at 7"}},
+            {"item_id": "bad", "fields": {"gold": "Book a table", "predicted": "Reserve"}},
+        ],
+    )
+
+    def handler(req: dict) -> Reply:
+        text = req["messages"][-1]["content"]
+        if "Book a table" in text:
+            return Reply(content="not JSON at all")  # a failed result, with its raw reply
+        if "atomic facts. An atomic fact" in text:
+            return Reply(content=json.dumps({"facts": ["Set an alarm", "Time is 7"]}))
+        return Reply(
+            content=json.dumps(
+                {
+                    "predicted_facts": ["Alarm", "At 7"],
+                    "gold_fact_coverage": [
+                        {"fact": "Set an alarm", "reasoning": "r", "label": "C"},
+                        {"fact": "Time is 7", "reasoning": "r", "label": "C"},
+                    ],
+                    "predicted_fact_accuracy": [
+                        {"fact": "Alarm", "reasoning": "r", "label": "C"},
+                        {"fact": "At 7", "reasoning": "r", "label": "C"},
+                    ],
+                }
+            )
+        )
+
+    fast_llm.handler = handler
+    job_id = submit_evaluate_job(store, "im", evaluate_params(["bifact"]))
+    assert drain(store) == [job_id]
+    statuses = sorted(
+        r["result_status"] for i in ("ok", "bad") for r in store.item_results("im", i)
+    )
+    assert statuses == ["failed", "ok"]
+
+    with store.read() as s:
+        tables = sa.inspect(s.get_bind()).get_table_names()
+        counts = {}
+        for table in tables:
+            rows = s.execute(sa.text(f'select * from "{table}"')).all()
+            counts[table] = len(rows)
+            leaked = [row for row in rows if SECRET_KEY in repr(tuple(row))]
+            assert not leaked, f"the API key is stored in {table}"
+    for table in ("evaluator_runs", "evaluator_results", "llm_cache", "jobs"):
+        assert counts[table] > 0, f"{table} is empty: the scan would prove nothing"
+    store.close()
+    for path in db_file.parent.glob("wb.db*"):  # the file itself, with any journal or WAL
+        assert SECRET_KEY.encode() not in path.read_bytes(), path.name
+
+    env = {**os.environ, "WORKBENCH_LLM_API_KEY": SECRET_KEY}
+    root = Path(__file__).resolve().parent.parent
+    for what, suffix in (("items", ".jsonl"), ("annotations", ".csv"), ("scores", ".jsonl")):
+        out = tmp_path / f"{what}{suffix}"
+        proc = subprocess.run(
+            [sys.executable, "cli.py", "--db", db_url, "export", what, "im", "--out", str(out)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=root,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert SECRET_KEY not in proc.stdout + proc.stderr
+        assert SECRET_KEY not in out.read_text(encoding="utf-8"), out.name
+    scores = (tmp_path / "scores.jsonl").read_text(encoding="utf-8")
+    assert "bifact" in scores  # the export holds the run's results

@@ -11,11 +11,11 @@ import pytest
 
 from annotation_store import Store
 from evaluators.base import EvalItem
-from evaluators.ucr import UCRSettings, extract_urls, retrieve
+from evaluators.ucr import UCRSettings, extract_urls, render_records, retrieve
 from evaluators.ucr import fetch as fetch_mod
 from evaluators.ucr.condense import condense
 from evaluators.ucr.fetch import FetchLimits, fetch_url
-from evaluators.ucr.safety import forbidden_reason, resolve_checked
+from evaluators.ucr.safety import forbidden_reason, resolve_checked, static_host_reason
 from tests.support.scripted_llm import ScriptedLLM
 from tests.test_llm_support import dumps, fast_llm_fixture, run_items
 
@@ -39,6 +39,7 @@ JS_ONLY = (
 class _Site:
     def __init__(self) -> None:
         self.hits: list[str] = []
+        self.release = threading.Event()  # lets a /slow handler finish at teardown
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -54,6 +55,15 @@ class _Site:
                     self._redirect(f"http://127.0.0.1:{port}/page")
                 elif self.path == "/to-private":
                     self._redirect("http://10.0.0.1/secret")
+                elif self.path == "/to-localhost":
+                    self._redirect(f"http://localhost:{port}/page")
+                elif self.path == "/to-127-0-0-2":
+                    self._redirect(f"http://127.0.0.2:{port}/page")
+                elif self.path == "/to-ipv6-loopback":
+                    self._redirect(f"http://[::1]:{port}/page")
+                elif self.path == "/slow":
+                    site.release.wait(10)  # never answers within the test's timeouts
+                    self._send(200, "text/plain", b"too late")
                 elif self.path == "/loop":
                     self._redirect("/loop")
                 elif self.path == "/huge":
@@ -97,6 +107,7 @@ def site() -> Iterator[_Site]:
     thread = threading.Thread(target=s.server.serve_forever, daemon=True)
     thread.start()
     yield s
+    s.release.set()
     s.server.shutdown()
     s.server.server_close()
 
@@ -136,10 +147,12 @@ def test_forbidden_addresses(address: str, reason: str) -> None:
     assert forbidden_reason(ipaddress.ip_address("93.184.216.34")) is None
 
 
-def test_redirect_to_private_address_is_refused_before_connecting(
-    site: _Site, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Treat the test server as a public host; everything else gets the default policy.
+def _treat_test_server_as_public(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """127.0.0.1 (the test server) passes; every other host gets the default policy.
+
+    Returns the list of hosts the fetcher actually sends a request to.
+    """
+
     async def only_test_server_allowed(host: str, port: int, allow_private: bool):
         return await resolve_checked(host, port, allow_private=host == "127.0.0.1")
 
@@ -152,10 +165,32 @@ def test_redirect_to_private_address_is_refused_before_connecting(
         return await real_send(self, request, **kw)
 
     monkeypatch.setattr(fetch_mod.httpx.AsyncClient, "send", counting_send)
+    return connects
+
+
+def test_redirect_to_private_address_is_refused_before_connecting(
+    site: _Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    connects = _treat_test_server_as_public(monkeypatch)
     rec = fetch(f"{site.url}/to-private", FetchLimits())
     assert rec["refused"] and "10.0.0.1" in rec["error"] and "private" in rec["error"]
     assert connects == ["127.0.0.1"]  # 10.0.0.1 was never contacted
     assert rec["redirects"] == ["http://10.0.0.1/secret"]
+
+
+@pytest.mark.parametrize(
+    ("path", "host"),
+    [("/to-localhost", "localhost"), ("/to-127-0-0-2", "127.0.0.2"), ("/to-ipv6-loopback", "::1")],
+)
+def test_redirect_to_loopback_is_refused_under_the_default_policy(
+    site: _Site, monkeypatch: pytest.MonkeyPatch, path: str, host: str
+) -> None:
+    connects = _treat_test_server_as_public(monkeypatch)
+    rec = fetch(f"{site.url}{path}", FetchLimits())
+    assert rec["refused"] and "loopback" in rec["error"] and host in rec["error"]
+    assert rec["status"] is None and rec["text"] == ""
+    assert connects == ["127.0.0.1"] and site.hits == [path]  # /page was never requested
+    assert len(rec["redirects"]) == 1 and "/page" in rec["redirects"][0]
 
 
 def test_redirect_to_loopback_is_followed_when_private_is_allowed(site: _Site) -> None:
@@ -163,6 +198,34 @@ def test_redirect_to_loopback_is_followed_when_private_is_allowed(site: _Site) -
     assert rec["status"] == 200 and rec["final_url"] == f"{site.url}/page"
     assert "Earth is round" in rec["text"] and "track()" not in rec["text"]
     assert rec["error"] is None and site.hits == ["/to-local", "/page"]
+
+
+def test_private_address_is_noted_in_the_record(site: _Site) -> None:
+    assert fetch(f"{site.url}/page")["private_address"] == "127.0.0.1 (loopback)"
+    assert fetch(f"{site.url}/to-local")["private_address"] == "127.0.0.1 (loopback)"
+
+
+def test_read_timeout_is_recorded_as_a_failure(site: _Site) -> None:
+    limits = FetchLimits(allow_private=True, read_timeout_s=0.2)
+    rec = fetch(f"{site.url}/slow", limits)
+    assert rec["error"] == "timed out: ReadTimeout"
+    assert rec["status"] is None and rec["text"] == "" and not rec["refused"]
+
+
+def test_total_timeout_is_recorded_as_a_failure(site: _Site) -> None:
+    limits = FetchLimits(allow_private=True, read_timeout_s=5.0, total_timeout_s=0.3)
+    rec = fetch(f"{site.url}/slow", limits)
+    assert rec["error"] == "timed out after 0.3 s"
+    assert rec["status"] is None and rec["text"] == "" and not rec["refused"]
+
+
+def test_timed_out_link_reaches_the_prompt_as_a_problem(site: _Site) -> None:
+    settings = UCRSettings(allow_private=True, read_timeout_s=0.2, condense="leading")
+    [rec] = asyncio.run(retrieve([f"{site.url}/slow"], "Earth is blue", settings))
+    assert rec["error"].startswith("timed out") and rec["condensed"] == ""
+    text = render_records([rec])
+    assert "HTTP status: none -- problem: timed out" in text
+    assert "(no text could be retrieved from this link)" in text
 
 
 def test_redirect_loop_stops_after_five(site: _Site) -> None:
@@ -210,6 +273,60 @@ def test_pages_are_stored_and_reused(site: _Site, store: Store) -> None:
     assert store.page_get(f"{site.url}/page")["status"] == 200
     [again] = asyncio.run(retrieve([f"{site.url}/page"], "Earth is blue", settings, store))
     assert again["reused"] and again["text"] == rec["text"] and site.hits == ["/page"]
+
+
+def test_stored_loopback_page_is_refused_under_the_default_policy(
+    site: _Site, store: Store
+) -> None:
+    url = f"{site.url}/page"
+    allowed = UCRSettings(allow_private=True, condense="leading")
+    [first] = asyncio.run(retrieve([url], "Earth is blue", allowed, store))
+    assert first["status"] == 200 and first["private_address"] == "127.0.0.1 (loopback)"
+    [rec] = asyncio.run(retrieve([url], "Earth is blue", UCRSettings(condense="leading"), store))
+    assert rec["refused"] and not rec["reused"] and "127.0.0.1 (loopback)" in rec["error"]
+    assert rec["status"] is None and rec["text"] == "" and rec["condensed"] == ""
+    assert "Earth is round" not in render_records([rec])
+    assert site.hits == ["/page"]  # nothing fetched again
+    assert store.page_get(url)["text"] == first["text"]  # the stored record is kept
+    [again] = asyncio.run(retrieve([url], "Earth is blue", allowed, store))
+    assert again["reused"] and again["status"] == 200 and site.hits == ["/page"]
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"url": "http://127.0.0.1:9/page", "final_url": "http://127.0.0.1:9/page"},
+        {"url": "http://localhost:9/page", "final_url": "http://localhost:9/page"},
+        {
+            "url": "https://news.example/story",
+            "redirects": ["http://192.168.1.5/story"],
+            "final_url": "http://192.168.1.5/story",
+        },
+    ],
+)
+def test_older_stored_records_are_rechecked_by_host(record: dict, store: Store) -> None:
+    # records stored before "private_address" existed: the hosts are checked without DNS
+    stored = {"status": 200, "text": "Earth is blue.", "error": None, "redirects": [], **record}
+    store.page_put(record["url"], stored)
+    [rec] = asyncio.run(retrieve([record["url"]], "q", UCRSettings(), store))
+    assert rec["refused"] and not rec["reused"] and rec["text"] == ""
+    assert "refused because private addresses are not allowed" in rec["error"]
+
+
+def test_stored_public_page_is_still_reused_under_the_default_policy(store: Store) -> None:
+    url = "https://en.wikipedia.org/wiki/Junun_(film)"
+    store.page_put(url, {"url": url, "final_url": url, "status": 200, "text": "A film."})
+    [rec] = asyncio.run(retrieve([url], "q", UCRSettings(condense="leading"), store))
+    assert rec["reused"] and rec["condensed"] == "A film." and not rec.get("refused")
+
+
+def test_static_host_reason() -> None:
+    assert static_host_reason("localhost") == "loopback"
+    assert static_host_reason("api.localhost") == "loopback"
+    assert static_host_reason("[::1]") == "loopback"
+    assert static_host_reason("10.1.2.3") == "private"
+    assert static_host_reason("93.184.216.34") is None
+    assert static_host_reason("example.org") is None  # needs DNS: not decided here
 
 
 def test_refusals_are_not_stored(site: _Site, store: Store) -> None:
@@ -317,3 +434,42 @@ def test_fingract_ucr_default_refuses_local_link_so_no_link_credit(
     [res] = run_items("fingract_ucr", [item])
     assert site.hits == [] and res.scores["sources"] == 0.0
     assert res.scores["actionability"] == pytest.approx(4 * 5 / 6)
+
+
+def test_fingract_ucr_page_stored_while_allowed_gives_no_credit_under_default(
+    fast_llm: ScriptedLLM, site: _Site, store: Store
+) -> None:
+    item = EvalItem(
+        "e",
+        {
+            "claim": "Earth is green.",
+            "evidence": "Earth is blue.",
+            "label": "FALSE",
+            "explanation": f"Earth is blue: {site.url}/page",
+        },
+    )
+    errors = {
+        "errors": [
+            {"false_subclaim": "Earth is green", "reason": "blue", "correction": "Earth is blue"}
+        ]
+    }
+    judge = {
+        "errors": [
+            {"error": 1, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "Yes"}
+        ],
+        "links": {"exists": "Yes", "relevant": "Yes"},
+    }
+    fast_llm.queue(dumps(errors), dumps(judge))
+    allowed = {"allow_private_addresses": True, "condense": "leading"}
+    [res] = run_items("fingract_ucr", [item], cache=store, pages=store, settings=allowed)
+    assert res.scores["sources"] == 3.0 and site.hits == ["/page"]
+    # the same store, the default policy: the stored loopback page is not shown or credited
+    fast_llm.queue(dumps(judge))
+    [res] = run_items(
+        "fingract_ucr", [item], cache=store, pages=store, settings={"condense": "leading"}
+    )
+    assert res.status == "ok", res.error
+    assert site.hits == ["/page"] and res.scores["sources"] == 0.0
+    prompt = fast_llm.requests[-1]["messages"][-1]["content"]
+    assert "Earth is round" not in prompt and "refused" in prompt
+    assert res.details["links"][0]["reused"] is False

@@ -35,6 +35,20 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
+def _count(value: float) -> str:
+    """A count, or a mean count over runs (up to two decimals: 1.5 stays 1.5)."""
+    return f"{round(value, 2):g}"
+
+
+def bias_text(e: dict[str, Any]) -> str:
+    """Over/under-estimation counts with the number of items they are counted over."""
+    if e.get("over") is None:
+        return ""
+    runs = e.get("bias_runs") or 1
+    per = f", mean of {runs} runs" if runs > 1 else ""
+    return f" · bias: over {_count(e['over'])} / under {_count(e['under'])} of n {e['bias_n']}{per}"
+
+
 @st.fragment(run_every=REFRESH)
 def _panel(project_name: str) -> None:
     store = get_store()
@@ -52,11 +66,10 @@ def _panel(project_name: str) -> None:
         f"κ: {s['kappa_n']} items · {s['n_ratings']} ratings"
     )
     for e in s["evaluators"]:
-        bias = f" · over {e['over']:.0f} / under {e['under']:.0f}" if e["over"] is not None else ""
         why = f" ({e['reason']})" if e["reason"] else ""
         st.caption(
             f"**{e['evaluator']}** r {_num(e['pearson'])} · ρ {_num(e['spearman'])} · "
-            f"τ {_num(e['kendall'])} · n {e['n']}{bias}{why}"
+            f"τ {_num(e['kendall'])} · n {e['n']}{bias_text(e)}{why}"
         )
 
 

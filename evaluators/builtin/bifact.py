@@ -7,6 +7,14 @@ item already carries ``predicted_facts``, which are then labelled as given so th
 line up with the annotators'), labels every gold fact C/M against the whole prediction
 and every predicted fact C/M against the whole gold intent. Recall, precision and F1 are
 computed from the labels, never asked of the model.
+
+Facts are fixed once per item, so every annotator and every later run label the same
+facts: when the item has no ``predicted_facts``, the split the model made in part 2 is
+returned as an item update too (the store only fills empty fields, so a later run never
+overwrites it). Later runs then label those facts as given.
+
+The reply may use the paper's key names (``expert_fact_coverage`` for the reference
+side) as well as ours.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 
 from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
 from evaluators.llm.evaluator import LLMEvaluator, Usage, field_text
@@ -53,11 +61,16 @@ class FactLabel(BaseModel):
         return value.strip().upper()[:1] if isinstance(value, str) else value
 
 
+# The paper's output names the reference side ``expert_fact_coverage``; both spellings
+# are accepted. Our name comes first and the docstring stays as it was, so the JSON schema
+# sent to the server (part of the cache key) does not change.
 class Assessment(BaseModel):
     """Part 2 reply."""
 
     predicted_facts: list[str] | None = None
-    gold_fact_coverage: list[FactLabel]
+    gold_fact_coverage: list[FactLabel] = Field(
+        validation_alias=AliasChoices("gold_fact_coverage", "expert_fact_coverage")
+    )
     predicted_fact_accuracy: list[FactLabel]
 
 
@@ -145,6 +158,10 @@ class BiFact(LLMEvaluator):
         pred_facts = (
             given or value.predicted_facts or [x.fact for x in value.predicted_fact_accuracy]
         )
+        if not given and pred_facts:
+            # fix the model's split on the item, like the gold facts, so annotators and
+            # later runs label the same predicted facts
+            updates["predicted_facts"] = list(pred_facts)
         gold_rows = _rows(gold_facts, value.gold_fact_coverage)
         pred_rows = _rows(pred_facts, value.predicted_fact_accuracy)
         recall = share_implied([r["label"] for r in gold_rows])
@@ -157,7 +174,7 @@ class BiFact(LLMEvaluator):
                 "gold_facts": gold_rows,
                 "predicted_facts": pred_rows,
                 "predicted_facts_source": "item" if given else "model",
-                "gold_facts_source": "model" if updates else "item",
+                "gold_facts_source": "model" if "gold_facts" in updates else "item",
                 "prompt_versions": self.prompt_versions(),
             },
             reasoning="\n".join(

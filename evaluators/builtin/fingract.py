@@ -17,6 +17,13 @@ explanation contains one (and, with UCR, when a page actually answered).
 Per-dimension scores on the annotators' scales: errors_detected = detection (0-2),
 errors_corrected = correction (0-2), sources = exists + relevant + supports (0-3), which
 matches the guideline's 0 none / 1 works / 2 relevant / 3 supports.
+
+Replies in the paper's own format are understood: a bare list of per-error entries with
+``response`` / ``correction`` / ``supporting_links`` (and, with UCR, ``existing_links`` /
+``related_links``). Link judgements the reply leaves out are never scored as "No": they
+are taken from the per-error keys, or implied by a supporting link (a link cannot
+support a correction without existing and being relevant); when they still cannot be
+known and the explanation has a link, the reply is re-asked.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, model_validator
 
 from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
 from evaluators.llm.evaluator import LLMEvaluator, Usage, YesNo, field_text
@@ -83,6 +90,76 @@ class ExplanationCheck(BaseModel):
     errors: list[ErrorCheck]
     links: LinkCheck = Field(default_factory=LinkCheck)
     reasoning: str = ""
+    # where the link judgement came from: "links", "per_error" or "implied_by_support";
+    # None when the reply said nothing about the links (the defaults are not an answer)
+    _links_from: str | None = PrivateAttr(None)
+
+    # A validator, not extra fields: the JSON schema sent to the server (part of the
+    # cache key) stays as it was.
+    @model_validator(mode="wrap")
+    @classmethod
+    def _paper_link_keys(cls, data: Any, handler: Any) -> ExplanationCheck:
+        source = "links" if isinstance(data, dict) and "links" in data else None
+        if isinstance(data, dict) and source is None:
+            derived, source = _links_from_error_entries(data.get("errors"))
+            if derived is not None:
+                data = {**data, "links": derived}
+        value = handler(data)
+        if isinstance(data, dict):  # an instance passed in keeps its own record
+            value._links_from = source
+        return value
+
+
+def _links_from_error_entries(entries: Any) -> tuple[dict[str, bool] | None, str | None]:
+    """The explanation's link judgement from per-error keys, as the paper's replies give it.
+
+    With UCR the paper asks, per error, ``existing_links`` and ``related_links``; the
+    links belong to the explanation as a whole, so a "Yes" for any error counts. Without
+    UCR the paper asks only ``supporting_links``: a supporting link must exist and be
+    relevant (the paper's sanity rule), so one "Yes" implies both. Otherwise the reply
+    does not say, and None is returned.
+    """
+    if not isinstance(entries, list):
+        return None, None
+    rows = [e for e in entries if isinstance(e, dict)]
+
+    def answers(*keys: str) -> list[bool | None]:
+        out = []
+        for row in rows:
+            key = next((k for k in keys if k in row), None)
+            out.append(None if key is None else _as_bool(row[key]))
+        return out
+
+    links: dict[str, bool] = {}
+    exists = [a for a in answers(*_EXISTS_KEYS) if a is not None]
+    relevant = [a for a in answers(*_RELEVANT_KEYS) if a is not None]
+    if exists:
+        links["exists"] = any(exists)
+    if relevant:  # only what was answered: a missing answer is not a "No"
+        links["relevant"] = any(relevant)
+    source = "per_error" if links else "implied_by_support"
+    if any(answers(*_SUPPORT_KEYS)):
+        links.setdefault("exists", True)
+        links.setdefault("relevant", True)
+    return (links, source) if links else (None, None)
+
+
+# the paper's spellings (its text uses both the plural and the singular)
+_EXISTS_KEYS = ("existing_links", "existing_link")
+_RELEVANT_KEYS = ("related_links", "related_link")
+_SUPPORT_KEYS = ("supported_by_link", "supporting_links", "supporting_link")
+
+
+def _as_bool(value: Any) -> bool | None:
+    """A Yes/No answer as a bool; None when it is neither."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("yes", "y", "true", "1"):
+        return True
+    if text in ("no", "n", "false", "0"):
+        return False
+    return None
 
 
 class FinGrActSettings(EvaluatorSettings):
@@ -136,7 +213,7 @@ class FinGrAct(LLMEvaluator):
     """FinGrAct (Eldifrawi et al. 2025), links judged from the model's knowledge."""
 
     name = "fingract"
-    version = "1"
+    version = "2"  # 2: link judgements are no longer defaulted to "No" when left out
     title = "FinGrAct"
     description = (
         "Error segmentation and correction, then per-error detection/correction "
@@ -212,7 +289,7 @@ class FinGrAct(LLMEvaluator):
             await self.llm.complete_json(
                 messages,
                 ExplanationCheck,
-                check=_count_check(len(errors)),
+                check=_reply_check(len(errors), link_possible),
                 temperature=s.temperature,
                 max_tokens=s.max_tokens,
                 cache_salt=salt,
@@ -233,7 +310,7 @@ class FinGrAct(LLMEvaluator):
             err.update(
                 mentioned=c.mentioned, corrected=c.corrected, supported_by_link=c.supported_by_link
             )
-        details["scoring"] = parts
+        details["scoring"] = {**parts, "links_from": check._links_from}
         res = EvalResult(
             item.item_id,
             sig,
@@ -277,10 +354,37 @@ class FinGrActUCR(FinGrAct):
     use_ucr = True
 
 
-def _count_check(n: int):
+def _reply_check(n: int, link_possible: bool):
+    """Re-ask unless every error is judged and every link judgement that counts is given.
+
+    Link answers only count when the explanation can have a working link; then a missing
+    answer is asked for again instead of being scored as "No".
+    """
+
     def check(value: ExplanationCheck) -> str | None:
         if len(value.errors) != n:
             return f"'errors' has {len(value.errors)} entries but there are {n} numbered errors"
+        if not link_possible:
+            return None
+        given = value.links.model_fields_set if value._links_from else set()
+        if "exists" not in given:
+            return (
+                'the reply does not judge the links of the explanation; add "links": '
+                '{"exists": "Yes" or "No", "relevant": "Yes" or "No"}'
+            )
+        if value.links.exists and "relevant" not in given:
+            return 'the reply does not say whether the links are relevant ("links.relevant")'
+        if value.links.exists and value.links.relevant:
+            missing = [
+                str(i)
+                for i, c in enumerate(value.errors, 1)
+                if "supported_by_link" not in c.model_fields_set
+            ]
+            if missing:
+                return (
+                    f'error(s) {", ".join(missing)} have no "supported_by_link" answer '
+                    '("Yes" or "No")'
+                )
         return None
 
     return check

@@ -422,8 +422,13 @@ class LLMClient:
         raise LLMError(f"gave up after {attempts} attempts; last error: {last}")
 
     def _backoff(self, attempt: int) -> float:
+        """About base x 2**attempt, with +-25 % jitter so retries of many calls spread out.
+
+        The jitter stays below the doubling, so every wait is longer than the one before
+        (until the cap); with +-50 % a later wait could be shorter than an earlier one.
+        """
         base = self.config.backoff_base_s * (2**attempt)
-        return min(_MAX_WAIT_S, base * (0.5 + random.random()))
+        return min(_MAX_WAIT_S, base * (0.75 + 0.5 * random.random()))
 
 
 def build_llm_client(

@@ -4,6 +4,12 @@
 :mod:`evaluators.ucr.fetch`), keeps the fetch record in the page store so a re-run reuses
 what was fetched then (reproducible when the web has changed), and condenses each text
 to a token budget, ranked against the claim and its corrections.
+
+A stored page is served only under an address policy that would have allowed fetching
+it: with private addresses refused (the default), a page that came from a loopback or
+private address -- noted in the record, or visible in its URL, redirects or final URL
+-- is refused as a fresh fetch would be, without network access and without touching
+the stored record.
 """
 
 from __future__ import annotations
@@ -13,9 +19,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from evaluators.base import PageStore
 from evaluators.ucr.condense import condense
-from evaluators.ucr.fetch import FetchLimits, fetch_url
+from evaluators.ucr.fetch import FetchLimits, fetch_url, new_record
+from evaluators.ucr.safety import static_host_reason
 
 _URL = re.compile(r"https?://[^\s<>\"'\]`]+", re.I)
 _TRAILING = ".,;:!?'\""
@@ -70,7 +79,16 @@ async def retrieve(
     records = []
     for url in urls[: settings.max_links]:
         record = None if settings.refetch or pages is None else pages.page_get(url)
-        reused = record is not None
+        if record is not None and not settings.allow_private:
+            reason = stored_private_reason(record)
+            if reason:
+                record = new_record(url)
+                record["error"] = (
+                    f"the stored page came from a non-public address ({reason}); "
+                    "refused because private addresses are not allowed"
+                )
+                record["refused"] = True
+        reused = record is not None and not record.get("refused")
         if record is None:
             record = await fetch_url(url, settings.limits())
         text = record.get("text") or ""
@@ -80,6 +98,27 @@ async def retrieve(
             pages.page_put(url, record)  # policy refusals are not facts about the web
         records.append({**record, "reused": reused})
     return records
+
+
+def stored_private_reason(record: dict[str, Any]) -> str | None:
+    """Why a stored fetch record came from a non-public address, or None.
+
+    Records name the address themselves (``private_address``); for older records the
+    URL, every redirect and the final URL are checked without DNS (literals, localhost).
+    """
+    if record.get("private_address"):
+        return str(record["private_address"])
+    for url in [record.get("url"), *(record.get("redirects") or []), record.get("final_url")]:
+        if not url:
+            continue
+        try:
+            host = httpx.URL(str(url)).host
+        except (httpx.InvalidURL, TypeError, ValueError):
+            continue
+        reason = static_host_reason(host) if host else None
+        if reason:
+            return f"{host} ({reason})"
+    return None
 
 
 def render_records(records: list[dict[str, Any]]) -> str:

@@ -5,6 +5,10 @@ the host is resolved and checked by :mod:`evaluators.ucr.safety`; the request th
 to that checked address with the original Host header (and, for https, the original
 name for SNI and certificate checks), so DNS cannot be rebound between check and
 connect. Only text/html and text/plain bodies are read, and reading stops at the cap.
+
+When private addresses are allowed, the record notes the first non-public address it
+connected to (``private_address``), so a stored page is not served later under a policy
+that refuses such addresses.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 import httpx
 
 from evaluators.ucr.extract import html_to_text
-from evaluators.ucr.safety import RefusedAddress, resolve_checked
+from evaluators.ucr.safety import RefusedAddress, forbidden_reason, resolve_checked
 
 ALLOWED_TYPES = ("text/html", "text/plain")
 USER_AGENT = "metric-audit-workbench-ucr/1 (+fact-check source retrieval)"
@@ -48,6 +52,7 @@ def new_record(url: str) -> dict[str, Any]:
         "redirects": [],
         "error": None,
         "refused": False,
+        "private_address": None,  # e.g. "127.0.0.1 (loopback)" when one was contacted
         "fetched_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
@@ -80,6 +85,9 @@ async def _fetch(url: str, limits: FetchLimits, record: dict[str, Any]) -> None:
                 raise RefusedAddress(f"scheme {target.scheme!r} is not fetched (http/https only)")
             port = target.port or (443 if target.scheme == "https" else 80)
             resolved = await resolve_checked(target.host, port, limits.allow_private)
+            reason = forbidden_reason(resolved.address)
+            if reason and not record["private_address"]:
+                record["private_address"] = f"{resolved.address} ({reason})"
             request = client.build_request(
                 "GET",
                 target.copy_with(host=str(resolved.address)),

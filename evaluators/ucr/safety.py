@@ -47,6 +47,21 @@ def forbidden_reason(addr: IPAddress) -> str | None:
     return None
 
 
+def static_host_reason(host: str) -> str | None:
+    """Why ``host`` is non-public without asking DNS, or None when that cannot be told.
+
+    Covers address literals and the ``localhost`` names; used to re-check stored pages
+    that predate the record's ``private_address`` entry (no network on a re-run).
+    """
+    name = host.strip("[]").rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return "loopback"
+    try:
+        return forbidden_reason(ipaddress.ip_address(name.split("%")[0]))
+    except ValueError:
+        return None
+
+
 async def resolve_checked(host: str, port: int, allow_private: bool) -> Resolved:
     """Resolve ``host`` and return an allowed address; raise RefusedAddress otherwise.
 
