@@ -38,6 +38,20 @@ RESULT_COLUMNS = [
 ]
 #: Tidy scores: the run-describing result columns, then one field and its score.
 SCORE_COLUMNS = [*RESULT_COLUMNS[:7], "field", "score"]
+#: EvalResult attributes stored in an evaluator_results row under the same names.
+STORED_RESULT_ATTRS = (
+    "status",
+    "scores",
+    "details",
+    "reasoning",
+    "raw_reply",
+    "error",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency_s",
+    "cached",
+)
 SIGNATURE_FIELDS = ("evaluator", "version", "model", "prompt_hash", "settings")
 JOB_FIELDS = ("status", "progress", "error", "started_at", "finished_at", "heartbeat_at")
 
@@ -136,19 +150,7 @@ class ResultsMixin:
             }
             for res in results:
                 item = items[res.item_id]
-                values = dict(
-                    status=res.status,
-                    scores=res.scores,
-                    details=res.details,
-                    reasoning=res.reasoning,
-                    raw_reply=res.raw_reply,
-                    error=res.error,
-                    tokens_in=res.tokens_in,
-                    tokens_out=res.tokens_out,
-                    cost=res.cost,
-                    latency_s=res.latency_s,
-                    cached=res.cached,
-                )
+                values = {name: getattr(res, name) for name in STORED_RESULT_ATTRS}
                 row = existing.get(item.id)
                 if row is None:
                     s.add(EvaluatorResult(run_id=run_id, item_pk=item.id, **values))
@@ -231,23 +233,12 @@ class ResultsMixin:
                 .where(EvaluatorResult.run_id == run_id)
                 .order_by(Item.position)
             ).all()
-            return [
-                EvalResult(
-                    item_id,
-                    sig,
-                    status=r.status,  # type: ignore[arg-type]
-                    scores=dict(r.scores or {}),
-                    details=dict(r.details or {}),
-                    reasoning=r.reasoning,
-                    error=r.error,
-                    tokens_in=r.tokens_in,
-                    tokens_out=r.tokens_out,
-                    cost=r.cost,
-                    latency_s=r.latency_s,
-                    cached=r.cached,
-                )
-                for item_id, r in rows
-            ]
+            out = []
+            for item_id, row in rows:
+                values = {name: getattr(row, name) for name in STORED_RESULT_ATTRS}
+                values["scores"], values["details"] = row.scores or {}, row.details or {}
+                out.append(EvalResult(item_id, sig, **values))
+            return out
 
     def results_frame(self, project: str, include_failed: bool = False) -> pd.DataFrame:
         """One row per result: item_id, evaluator, model, signature, run, status, scores..."""

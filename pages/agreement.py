@@ -187,31 +187,35 @@ if st.button("Build report", icon=":material/description:", key="agreement_repor
         "items": tuple(picked),
         **_report_files(store.url, project.name, version, tuple(picked)),
     }
+
+
+def _download(
+    col: Any, label: str, entry: dict, key: str, icon: str = ":material/download:"
+) -> None:
+    """A download button for one built file (data, file name, MIME type)."""
+    col.download_button(
+        label,
+        entry["data"],
+        file_name=entry["file_name"],
+        mime=entry["mime"],
+        icon=icon,
+        on_click="ignore",
+        key=key,
+    )
+
+
 built = st.session_state.get(REPORT_KEY)
 if built and built["project"] == project.name:
     if built["version"] != version:
         st.caption("Labels or results changed since this report was built: build it again.")
     cols = st.columns(len(built["reports"]))
     for col, f in zip(cols, built["reports"], strict=True):
-        col.download_button(
-            f"Report ({FORMAT_NAMES[f['format']]})",
-            f["data"],
-            file_name=f["file_name"],
-            mime=f["mime"],
-            icon=":material/download:",
-            on_click="ignore",
-            key=f"agreement_report_{f['format']}",
+        _download(
+            col, f"Report ({FORMAT_NAMES[f['format']]})", f, f"agreement_report_{f['format']}"
         )
     if built["matrices"]:
         st.caption("Reliability matrices (items × annotators), one CSV per field:")
         cols = st.columns(min(len(built["matrices"]), 4))
         for k, m in enumerate(built["matrices"]):
-            cols[k % len(cols)].download_button(
-                f"{m['field']} (CSV)",
-                m["data"],
-                file_name=m["file_name"],
-                mime=m["mime"],
-                icon=":material/table:",
-                on_click="ignore",
-                key=f"agreement_report_csv_{m['field']}",
-            )
+            key = f"agreement_report_csv_{m['field']}"
+            _download(cols[k % len(cols)], f"{m['field']} (CSV)", m, key, ":material/table:")

@@ -390,20 +390,23 @@ def _reply_check(n: int, link_possible: bool):
     return check
 
 
+#: What a result keeps of a fetch record (the full text stays in the page store).
+PUBLIC_RECORD_KEYS = (
+    "url",
+    "final_url",
+    "status",
+    "content_type",
+    "error",
+    "fetched_at",
+    "truncated",
+    "condensed",
+    "condense_method",
+    "extraction",
+    "reused",
+    "redirects",
+)
+
+
 def _public_record(rec: dict[str, Any]) -> dict[str, Any]:
-    """What the result keeps of a fetch record (the full text stays in the page store)."""
-    keep = (
-        "url",
-        "final_url",
-        "status",
-        "content_type",
-        "error",
-        "fetched_at",
-        "truncated",
-        "condensed",
-        "condense_method",
-        "extraction",
-        "reused",
-        "redirects",
-    )
-    return {k: rec.get(k) for k in keep}
+    """The fields of a fetch record that a result keeps (:data:`PUBLIC_RECORD_KEYS`)."""
+    return {k: rec.get(k) for k in PUBLIC_RECORD_KEYS}
