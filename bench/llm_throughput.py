@@ -34,18 +34,10 @@ from evaluators.base import EvalContext
 from evaluators.llm.client import LLMClient
 from evaluators.llm.config import LLMConfig
 from jobs.runner import RunProgress, run_evaluator
+from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
 
 PROJECT = "bench"
-RECORD = {
-    "explanation": "ok",
-    "conversation_has_intent": True,
-    "agent_perceived_intent": "x",
-    "actual_user_intent": "x",
-    "correct_intent_detected": True,
-    "intent_resolved": True,
-    "resolution_score": 0.8,
-}
 
 
 def run(
@@ -88,7 +80,7 @@ class ChildServer:
         def handler(req: dict) -> Reply:
             with self._calls.get_lock():
                 self._calls.value += 1
-            return Reply(content=json.dumps(RECORD), delay_s=latency)
+            return Reply(content=json.dumps(INTENT_RESOLUTION_REPLY), delay_s=latency)
 
         with ScriptedLLM() as server:
             server.handler = handler
@@ -111,7 +103,9 @@ def scripted_server(latency: float, same_process: bool) -> Iterator[Any]:
     """The scripted endpoint: in a child process (default) or in this one."""
     if same_process:
         with ScriptedLLM() as server:
-            server.handler = lambda req: Reply(content=json.dumps(RECORD), delay_s=latency)
+            server.handler = lambda req: Reply(
+                content=json.dumps(INTENT_RESOLUTION_REPLY), delay_s=latency
+            )
             yield server
         return
     server = ChildServer(latency)

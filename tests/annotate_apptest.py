@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import AnnotatorInfo
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from tests.support.apptest import assert_ok, open_app
 
 
 def open_annotate(
@@ -20,27 +17,19 @@ def open_annotate(
     item: str | None = None,
 ) -> AppTest:
     """A new browser session (as after a reload) on the Annotate page."""
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", db_url)
-    ui.context.get_store.clear()
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["project"] = project
-    if item:
-        at.query_params["item"] = item
-    if user is not None:
-        at.session_state["user"] = user
-    at.run()
-    at.switch_page("pages/annotate.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app(
+        monkeypatch,
+        db_url,
+        page="pages/annotate.py",
+        project=project,
+        query={"item": item} if item else None,
+        user=user,
+    )
 
 
 def click(at: AppTest, key: str) -> AppTest:
     """Click the button with ``key`` and rerun."""
-    at.button(key=key).click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return assert_ok(at.button(key=key).click().run())
 
 
 def chosen(at: AppTest, item: str, target: str) -> list[str]:

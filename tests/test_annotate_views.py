@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
 from tests.annotate_apptest import chosen, click, open_annotate
@@ -32,14 +33,28 @@ CASES = {
 }
 
 
+def _open_new_project(
+    store: Store, monkeypatch: pytest.MonkeyPatch, kind: str, first_item: str
+) -> AppTest:
+    """The fixture project of ``kind``, opened on the Annotate page at its first item."""
+    make_project(store, kind)
+    at = open_annotate(monkeypatch, store.url, kind)
+    assert at.query_params["item"] == first_item
+    return at
+
+
+def _stored_rows(store: Store, project: str) -> list[list]:
+    """The project's submitted labels as [item_id, field, value] rows."""
+    frame = store.annotations_frame(project)
+    return frame[["item_id", "field", "value"]].values.tolist()
+
+
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_label_submit_reload_shows_same_values(
     kind: str, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make_project(store, kind)
     item, clicks, expected = CASES[kind]
-    at = open_annotate(monkeypatch, store.url, kind)
-    assert at.query_params["item"] == item
+    at = _open_new_project(store, monkeypatch, kind, item)
     for target, value in clicks:
         click(at, f"opt::{item}::{target}::{value}")
     # every choice is in the store as a draft before submit
@@ -59,9 +74,7 @@ def test_label_submit_reload_shows_same_values(
 def test_binary_shows_text_context_and_yes_no(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make_project(store, "binary")
-    at = open_annotate(monkeypatch, store.url, "binary")
-    assert at.query_params["item"] == "bn1"
+    at = _open_new_project(store, monkeypatch, "binary", "bn1")
     texts = [m.value for m in at.markdown]
     assert "Canberra is the capital of Australia\\." in texts
     assert "| Context | Value |\n|---|---|\n| topic | geography |" in texts
@@ -72,16 +85,13 @@ def test_binary_shows_text_context_and_yes_no(
     assert store.item_state("binary", "bn1", "admin")["labels"] == {"label": 0}
     assert chosen(at, "bn1", "label") == ["0"]
     click(at, "submit")
-    frame = store.annotations_frame("binary")
-    assert frame[["item_id", "field", "value"]].values.tolist() == [["bn1", "label", 0]]
+    assert _stored_rows(store, "binary") == [["bn1", "label", 0]]
 
 
 def test_score_number_submit_reload_shows_same_value(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make_project(store, "score")
-    at = open_annotate(monkeypatch, store.url, "score")
-    assert at.query_params["item"] == "sc1"
+    at = _open_new_project(store, monkeypatch, "score", "sc1")
     box = at.number_input(key="num::sc1::label")
     assert box.value is None and (box.min, box.max) == (0.0, 1.0)
     click(at, "submit")  # refused: no score yet
@@ -93,8 +103,7 @@ def test_score_number_submit_reload_shows_same_value(
     assert state["labels"] == {"label": 0.75} and state["status"] == "draft"
     click(at, "submit")
     assert store.item_state("score", "sc1", "admin")["status"] == "submitted"
-    frame = store.annotations_frame("score")
-    assert frame[["item_id", "field", "value"]].values.tolist() == [["sc1", "label", 0.75]]
+    assert _stored_rows(store, "score") == [["sc1", "label", 0.75]]
 
     again = open_annotate(monkeypatch, store.url, "score", item="sc1")
     assert again.number_input(key="num::sc1::label").value == 0.75

@@ -3,36 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
 from annotation_store.adjudication import adjudications
+from tests.support.apptest import assert_ok, open_app, open_evaluator_panel
+from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-def _panel_script() -> None:
-    from ui.context import get_store
-    from ui.evaluator_panel import evaluator_panel
-
-    store = get_store()
-    user = store.ensure_annotator("rev", role="reviewer")
-    evaluator_panel(store.project("ir"), store.item("ir", "q1"), user)
 
 
 def _panel(monkeypatch: pytest.MonkeyPatch, url: str) -> AppTest:
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", url)
-    ui.context.get_store.clear()
-    at = AppTest.from_function(_panel_script, default_timeout=60)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_evaluator_panel(monkeypatch, url, "ir", "q1")
 
 
 def _markdown(at: AppTest) -> str:
@@ -54,12 +37,8 @@ def _ir_project(store: Store) -> None:
 
 JUDGE_REPLY = json.dumps(
     {
+        **INTENT_RESOLUTION_REPLY,
         "explanation": "Gives the steps but no quantities.",
-        "conversation_has_intent": True,
-        "agent_perceived_intent": "bake a cake",
-        "actual_user_intent": "bake a cake",
-        "correct_intent_detected": True,
-        "intent_resolved": True,
         "resolution_score": 0.6,
     }
 )
@@ -75,8 +54,7 @@ def test_panel_runs_an_llm_evaluator_and_shows_the_stored_result_without_rerunni
     assert run.label == "Run" and not run.disabled
     assert "No result yet for this item." in [c.value for c in at.caption]
 
-    run.click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(run.click().run())
     assert llm_env.calls == 1
     text = _markdown(at)
     assert "resolution **0.6**" in text
@@ -161,16 +139,7 @@ def _audit_project(store: Store) -> None:
 
 
 def _audit_page(monkeypatch: pytest.MonkeyPatch, url: str) -> AppTest:
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", url)
-    ui.context.get_store.clear()
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["project"] = "im"
-    at.run()
-    at.switch_page("pages/audit.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_app(monkeypatch, url, page="pages/audit.py", project="im", timeout=90)
 
 
 def test_audit_table_sorts_by_disagreement_and_the_fact_grid_flags_the_right_facts(
@@ -207,16 +176,14 @@ def test_adjudication_from_the_drill_down_is_stored_with_its_source(
     assert "gold facts #2: to Paris" in labels
     # Accept the majority on "match" (everyone said 0): unanimous.
     at.selectbox(key=f"{key}-target").set_value(labels.index("match")).run()
-    at.button(key=f"{key}-accept").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(at.button(key=f"{key}-accept").click().run())
     # Gold fact 2 ("to Paris"): majority M; the reviewer decides C, metric was right.
     at.selectbox(key=f"{key}-target").set_value(labels.index("gold facts #2: to Paris")).run()
     idx = labels.index("gold facts #2: to Paris")
     at.radio(key=f"{key}-value-{idx}").set_value("C")
     at.selectbox(key=f"{key}-cause").set_value("annotator_error")
     at.text_area(key=f"{key}-note").input("Paris is implied by the flight's destination")
-    at.button(key=f"{key}-set").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(at.button(key=f"{key}-set").click().run())
     final = adjudications(store, "im", "far")
     final["cause"] = final["cause"].fillna("-")
     assert final[
@@ -238,8 +205,7 @@ def test_audit_report_carries_the_picked_drill_down_and_the_cli_numbers(
     _audit_project(store)
     at = _audit_page(monkeypatch, sqlite_url)
     at.multiselect(key="audit_report_items").set_value(["mid"]).run()
-    at.button(key="audit_report_build").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(at.button(key="audit_report_build").click().run())
     project, picked, html = at.session_state[REPORT_KEY]
     assert (project, picked) == ("im", ("mid",))
     assert "<h3>mid</h3>" in html and "<h3>far</h3>" not in html

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -11,9 +9,10 @@ from streamlit.testing.v1 import AppTest
 from annotation_store import Store
 from annotation_store.audit import rubric_grid
 from evaluators.base import EvalResult, Signature
+from evaluators.builtin.fingract import PUBLIC_RECORD_KEYS
 from kinds import get_kind
+from tests.support.apptest import open_app, open_evaluator_panel
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 ACTION = get_kind("actionability")
 
 EARTH = {
@@ -59,26 +58,9 @@ SCORING = {
 }
 
 
-def _link(url: str, **extra: object) -> dict:
-    """A link record as ``fingract._public_record`` keeps it."""
-    rec = dict.fromkeys(
-        (
-            "url",
-            "final_url",
-            "status",
-            "content_type",
-            "error",
-            "fetched_at",
-            "truncated",
-            "condensed",
-            "condense_method",
-            "extraction",
-            "reused",
-            "redirects",
-        )
-    )
-    rec.update(url=url, **extra)
-    return rec
+def _link(url: str, **fetched: object) -> dict:
+    """A link record as FinGrAct keeps it in its result: every public key, unset ones None."""
+    return {**dict.fromkeys(PUBLIC_RECORD_KEYS), "url": url, **fetched}
 
 
 UCR_LINKS = [
@@ -241,24 +223,8 @@ def _actionability_project(store: Store) -> None:
 
 
 # -- 2. the evaluator panel ----------------------------------------------------------------------
-def _panel_script() -> None:
-    from ui.context import get_store
-    from ui.evaluator_panel import evaluator_panel
-
-    store = get_store()
-    user = store.ensure_annotator("rev", role="reviewer")
-    evaluator_panel(store.project("act"), store.item("act", "earth"), user)
-
-
 def _panel(monkeypatch: pytest.MonkeyPatch, url: str) -> AppTest:
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", url)
-    ui.context.get_store.clear()
-    at = AppTest.from_function(_panel_script, default_timeout=60)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_evaluator_panel(monkeypatch, url, "act", "earth")
 
 
 def test_panel_shows_fingract_per_error_table_and_fetched_link_content(
@@ -360,41 +326,17 @@ def _audit_project(store: Store) -> None:
     store.page_put(EARTH_PAGE, EARTH_PAGE_RECORD)
     full = {"actionability": 5.0, "errors_detected": 2.0, "errors_corrected": 2.0, "sources": 3.0}
     details = {"errors": ERRORS, "links": UCR_LINKS, "scoring": SCORING}
-    _save(
-        store,
-        "act",
-        "fingract_ucr",
-        [("earth", EARTH_SCORES, details), ("junun", full, {})],
-        run_index=0,
-    )
     second = {**EARTH_SCORES, "sources": 2.0, "actionability": 3.0}
-    _save(
-        store,
-        "act",
-        "fingract_ucr",
-        [("earth", second, details), ("junun", full, {})],
-        run_index=1,
-    )
-
-
-def _audit_page(monkeypatch: pytest.MonkeyPatch, url: str) -> AppTest:
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", url)
-    ui.context.get_store.clear()
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["project"] = "act"
-    at.run()
-    at.switch_page("pages/audit.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    for run_index, earth in enumerate((EARTH_SCORES, second)):
+        results = [("earth", earth, details), ("junun", full, {})]
+        _save(store, "act", "fingract_ucr", results, run_index=run_index)
 
 
 def test_audit_drill_down_shows_the_rubric_grid_beside_fingract_findings(
     monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
 ) -> None:
     _audit_project(store)
-    at = _audit_page(monkeypatch, sqlite_url)
+    at = open_app(monkeypatch, sqlite_url, page="pages/audit.py", project="act", timeout=90)
     assert at.selectbox(key="audit_field").value == "actionability"
     table = at.dataframe[0].value
     assert list(table["item_id"]) == ["earth", "junun"]

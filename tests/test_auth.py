@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store, accounts
+from tests.support.apptest import app_session
 from ui import session_cookie
 from ui.auth import auth_mode, oidc_user
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
 
 def _app(monkeypatch: pytest.MonkeyPatch, store: Store, mode: str | None) -> AppTest:
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", store.url)
-    if mode:
-        monkeypatch.setenv("WORKBENCH_AUTH_MODE", mode)
-    ui.context.get_store.clear()
-    return AppTest.from_file(APP, default_timeout=60)
+    return app_session(monkeypatch, store.url, env={"WORKBENCH_AUTH_MODE": mode} if mode else None)
 
 
 def test_mode_defaults_to_single(monkeypatch: pytest.MonkeyPatch) -> None:

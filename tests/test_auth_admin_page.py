@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store, accounts
 from annotation_store import assignments as asg
 from tests.annotate_fixtures import make_project
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-def _admin_page(monkeypatch: pytest.MonkeyPatch, store: Store) -> AppTest:
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", store.url)
-    ui.context.get_store.clear()
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["project"] = "likert"
-    at.run()
-    at.switch_page("pages/admin.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+from tests.support.apptest import open_app
 
 
 def test_admin_adds_user_and_saves_settings(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     make_project(store, "likert")
-    at = _admin_page(monkeypatch, store)
+    at = open_app(monkeypatch, store.url, page="pages/admin.py", project="likert")
     form_inputs = {t.label: t for t in at.text_input}
     form_inputs["Name"].input("zoe")
     form_inputs["Password (local sign-in, 8+ characters)"].input("zoe-password")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from annotation_store import Store
 from evaluators.base import EvalItem
 from jobs.runner import run_evaluator
+from tests.support.cli import run_cli_script
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import dumps, fast_llm_fixture, run_items
 
@@ -195,13 +194,7 @@ def test_cli_without_endpoint_exits_with_one_line(tmp_path) -> None:
     _project(s)
     s.close()
     env = {"PATH": "/usr/bin:/bin", "WORKBENCH_SECRETS": str(tmp_path / "none.toml")}
-    proc = subprocess.run(
-        [sys.executable, "cli.py", "--db", db, "evaluate", "im", "--evaluator", "bifact"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    proc = run_cli_script("--db", db, "evaluate", "im", "--evaluator", "bifact", env=env)
     assert proc.returncode == 2, proc.stderr
     lines = [line for line in proc.stderr.strip().splitlines() if line]
     assert len(lines) == 1 and "WORKBENCH_LLM_MODEL" in lines[0]

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from commands import main
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.cli import run_cli_script
 
 
 def run(db: str, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -92,14 +87,7 @@ def test_cli_runs_as_a_script_with_the_db_env(tmp_path) -> None:
         "PATH": "/usr/bin:/bin",
         "WORKBENCH_SECRETS": str(tmp_path / "none.toml"),
     }
-    done = subprocess.run(
-        [sys.executable, "cli.py", "projects"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_cli_script("projects", env=env)
     assert done.returncode == 0, done.stderr
     assert "no projects yet" in done.stdout
     assert (tmp_path / "w.db").exists()

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
 from annotation_store.sgd import import_sgd, shared_sgd_root
 from commands import main
 from evaluators.builtin.ser import ser_report
 from jobs.runner import has_corpus_summary, run_corpus_summary, run_evaluator
+from tests.support.apptest import open_app
 
 SGD_TEST = shared_sgd_root() / "test"
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 @pytest.fixture
@@ -67,17 +65,15 @@ def test_cli_prints_the_figures_after_the_run(sgd_store: Store, sqlite_url: str,
 def test_evaluate_page_lists_corpus_figures_of_finished_runs(
     sgd_store: Store, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ui.context
-
     progress = run_evaluator(sgd_store, "s", "ser")
-    monkeypatch.setenv("WORKBENCH_DB_URL", sqlite_url)
-    monkeypatch.setenv("WORKBENCH_JOBS_IN_APP", "0")
-    ui.context.get_store.clear()
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["project"] = "s"
-    at.run()
-    at.switch_page("pages/evaluate.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_app(
+        monkeypatch,
+        sqlite_url,
+        page="pages/evaluate.py",
+        project="s",
+        env={"WORKBENCH_JOBS_IN_APP": "0"},
+        timeout=90,
+    )
     assert any(h.value == "Corpus figures" for h in at.subheader)
     [table] = [d.value for d in at.dataframe if "slot_errors" in d.value.columns]
     expected = run_corpus_summary(sgd_store, progress.run_ids[0], "ser")

@@ -3,21 +3,20 @@
 How ``st.user`` is faked: the installed Streamlit's ``AppTest`` has a ``user`` dict that
 each run hands to the script-run context as its user info, which is exactly what
 ``st.user`` reads (``streamlit.user_info._get_user_info``). So the tests set
-``at.user = {"is_logged_in": ..., "email": ...}`` before ``run()``; nothing in the app is
-monkeypatched. ``st.logout()`` in a run replaces ``at.user`` with
+``at.user = {"is_logged_in": ..., "email": ...}`` (``_provider_user``) before ``run()``;
+nothing in the app is monkeypatched. ``st.logout()`` in a run replaces ``at.user`` with
 ``{"is_logged_in": False}``, which the sign-out tests rely on.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store, accounts
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from tests.support.apptest import app_session, assert_ok
 
 HOME_COLUMNS = [
     "project",
@@ -30,50 +29,75 @@ HOME_COLUMNS = [
 ]
 
 
-def _app(monkeypatch: pytest.MonkeyPatch, store: Store, mode: str | None = None) -> AppTest:
-    import ui.context
+def _app(
+    monkeypatch: pytest.MonkeyPatch,
+    store: Store,
+    mode: str | None = None,
+    script: Callable[[], None] | None = None,
+) -> AppTest:
+    """A session of app.py (or ``script``), not run yet."""
+    env = {
+        "WORKBENCH_JOBS_IN_APP": "0",  # no job worker thread
+        "WORKBENCH_AUTH_MODE": mode,  # None: the default, single-user sign-in
+    }
+    return app_session(monkeypatch, store.url, script=script, env=env)
 
-    monkeypatch.setenv("WORKBENCH_DB_URL", store.url)
-    monkeypatch.setenv("WORKBENCH_JOBS_IN_APP", "0")  # no job worker thread
-    if mode:
-        monkeypatch.setenv("WORKBENCH_AUTH_MODE", mode)
-    else:
-        monkeypatch.delenv("WORKBENCH_AUTH_MODE", raising=False)
-    ui.context.get_store.clear()
-    return AppTest.from_file(APP, default_timeout=60)
+
+def _provider_user(email: str | None = None, verified: bool = True) -> dict:
+    """``st.user`` as the OIDC provider leaves it: signed out, or signed in as ``email``."""
+    if email is None:
+        return {"is_logged_in": False}
+    return {"is_logged_in": True, "email": email, "email_verified": verified}
 
 
-def _label(item: str, who: str, value: int, status: str) -> dict:
-    return {"item_id": item, "annotator": who, "field": "label", "value": value, "status": status}
+def _oidc(
+    monkeypatch: pytest.MonkeyPatch, store: Store, email: str | None = None, verified: bool = True
+) -> AppTest:
+    """An OIDC session run once with the provider's user (signed out without ``email``)."""
+    at = _app(monkeypatch, store, "oidc")
+    at.user = _provider_user(email, verified)
+    return assert_ok(at.run())
+
+
+def _project(
+    store: Store,
+    name: str,
+    kind: str,
+    settings: dict | None,
+    items: int,
+    labels: list[tuple[str, str, int, str]],
+) -> None:
+    """Project ``name`` with items ``<n>0``, ``<n>1`` ... (n its first letter) and labels
+    given as (item, annotator, value, status)."""
+    store.create_project(name, kind, settings)
+    store.upsert_items(
+        name,
+        [{"item_id": f"{name[0]}{i}", "fields": {"text": f"{name[0]} {i}"}} for i in range(items)],
+    )
+    store.import_labels(
+        name,
+        [
+            {"item_id": item, "annotator": who, "field": "label", "value": value, "status": status}
+            for item, who, value, status in labels
+        ],
+    )
 
 
 def _two_projects(store: Store) -> None:
     # "beta" is created first so the table's name order is not just creation order.
-    store.create_project("beta", "likert", {"min": 1, "max": 5})
-    store.upsert_items(
-        "beta", [{"item_id": f"b{i}", "fields": {"text": f"b {i}"}} for i in range(4)]
-    )
-    store.import_labels(
-        "beta",
-        [
-            _label("b0", "cat", 4, "submitted"),
-            _label("b1", "cat", 2, "draft"),
-            _label("b2", "cat", 5, "draft"),
-        ],
-    )
-    store.create_project("alpha", "binary")
-    store.upsert_items(
-        "alpha", [{"item_id": f"a{i}", "fields": {"text": f"a {i}"}} for i in range(3)]
-    )
-    store.import_labels(
-        "alpha",
-        [
-            _label("a0", "ann", 1, "submitted"),
-            _label("a1", "ann", 0, "submitted"),
-            _label("a0", "bob", 1, "submitted"),
-            _label("a2", "bob", 0, "draft"),
-        ],
-    )
+    beta_labels = [
+        ("b0", "cat", 4, "submitted"),
+        ("b1", "cat", 2, "draft"),
+        ("b2", "cat", 5, "draft"),
+    ]
+    _project(store, "beta", "likert", {"min": 1, "max": 5}, 4, beta_labels)
+    alpha_labels = [
+        ("a0", "ann", 1, "submitted"),
+        ("a1", "ann", 0, "submitted"),
+        ("a0", "bob", 1, "submitted"),
+        ("a2", "bob", 0, "draft"),
+    ]
+    _project(store, "alpha", "binary", None, 3, alpha_labels)
     store.import_scores(
         "alpha",
         [
@@ -94,8 +118,7 @@ def test_home_lists_every_project_with_its_kind_and_counts(
     monkeypatch: pytest.MonkeyPatch, store: Store
 ) -> None:
     _two_projects(store)
-    at = _app(monkeypatch, store).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = assert_ok(_app(monkeypatch, store).run())
     assert [t.value for t in at.main.title] == ["Metric-audit workbench"]
     frames = at.main.dataframe
     assert len(frames) == 1
@@ -114,8 +137,7 @@ def test_home_lists_every_project_with_its_kind_and_counts(
 def test_home_without_projects_says_so_and_shows_no_table(
     monkeypatch: pytest.MonkeyPatch, store: Store
 ) -> None:
-    at = _app(monkeypatch, store).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = assert_ok(_app(monkeypatch, store).run())
     assert len(at.main.dataframe) == 0
     assert len(at.info) == 1 and at.info[0].value.startswith("No projects yet.")
 
@@ -128,10 +150,7 @@ def test_oidc_logged_out_shows_only_the_sign_in_button(
 ) -> None:
     _two_projects(store)
     accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
-    at = _app(monkeypatch, store, "oidc")
-    at.user = {"is_logged_in": False}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _oidc(monkeypatch, store)
     assert [b.label for b in at.button] == ["Sign in"]
     assert "user" not in at.session_state
     # Nothing of the app: no sidebar at all (no project picker, no pages, no "Signed in
@@ -152,11 +171,8 @@ def test_oidc_registered_email_signs_in_as_that_user(
     _two_projects(store)
     accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
     accounts.add_user(store, "other", "admin", email="other@lab.org")
-    at = _app(monkeypatch, store, "oidc")
     # Case differs from the registered address: the match is case-insensitive.
-    at.user = {"is_logged_in": True, "email": "Ana@Lab.org", "email_verified": True}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _oidc(monkeypatch, store, "Ana@Lab.org")
     assert at.session_state["user"].name == "ana"
     assert at.session_state["user"].role == "reviewer"
     assert "Signed in as **ana** (reviewer)" in _captions(at.sidebar)
@@ -171,14 +187,12 @@ def test_oidc_registered_email_signs_in_as_that_user(
     # Signing out clears the app's user and logs out of the provider. AppTest reruns the
     # page the session was on (Home), which must now refuse; the browser goes back to the
     # app's root after a logout, where the sign-in button is shown again.
-    at.sidebar.button(key="sign_out").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(at.sidebar.button(key="sign_out").click().run())
     assert at.user == {"is_logged_in": False}
     assert "user" not in at.session_state
     assert [e.value for e in at.error] == ["Not signed in."]
     assert len(at.dataframe) == 0 and len(at.title) == 0
-    at.switch_page("app.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(at.switch_page("app.py").run())
     assert [b.label for b in at.button] == ["Sign in"]
     assert len(at.sidebar.children) == 0
 
@@ -188,10 +202,7 @@ def test_oidc_unregistered_email_is_warned_and_stopped(
 ) -> None:
     _two_projects(store)
     accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
-    at = _app(monkeypatch, store, "oidc")
-    at.user = {"is_logged_in": True, "email": "stranger@lab.org", "email_verified": True}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _oidc(monkeypatch, store, "stranger@lab.org")
     assert len(at.warning) == 1
     warning = at.warning[0].value
     assert "**stranger@lab.org**" in warning
@@ -203,8 +214,7 @@ def test_oidc_unregistered_email_is_warned_and_stopped(
     assert len(at.selectbox) == 0
     assert len(at.title) == 0 and len(at.dataframe) == 0
 
-    at.button[0].click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(at.button[0].click().run())
     assert at.user == {"is_logged_in": False}
     assert [b.label for b in at.button] == ["Sign in"]
     assert len(at.warning) == 0
@@ -214,10 +224,7 @@ def test_oidc_unverified_email_of_a_registered_user_is_not_signed_in(
     monkeypatch: pytest.MonkeyPatch, store: Store
 ) -> None:
     accounts.add_user(store, "ana", "admin", email="ana@lab.org")
-    at = _app(monkeypatch, store, "oidc")
-    at.user = {"is_logged_in": True, "email": "ana@lab.org", "email_verified": False}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _oidc(monkeypatch, store, "ana@lab.org", verified=False)
     assert "user" not in at.session_state
     assert len(at.warning) == 1 and "**ana@lab.org**" in at.warning[0].value
     assert len(at.sidebar.children) == 0
@@ -233,17 +240,13 @@ def test_home_opened_directly_while_signed_out_shows_no_projects(
     accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
     # A new session opening /home (a bookmark): forwarded through app.py's sign-in.
     fresh = _app(monkeypatch, store, "oidc")
-    fresh.user = {"is_logged_in": False}
-    fresh.switch_page("pages/home.py").run()
-    assert not fresh.exception, [e.value for e in fresh.exception]
+    fresh.user = _provider_user()
+    assert_ok(fresh.switch_page("pages/home.py").run())
     assert [b.label for b in fresh.button] == ["Sign in"]
     assert len(fresh.dataframe) == 0 and len(fresh.title) == 0
     # A session at the sign-in screen going to Home (the pages-folder sidebar): refused.
-    at = _app(monkeypatch, store, "oidc")
-    at.user = {"is_logged_in": False}
-    at.run()
-    at.switch_page("pages/home.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = _oidc(monkeypatch, store)
+    assert_ok(at.switch_page("pages/home.py").run())
     assert [e.value for e in at.error] == ["Not signed in."]
     assert len(at.dataframe) == 0 and len(at.title) == 0
     assert "user" not in at.session_state
@@ -264,14 +267,12 @@ def test_oidc_logout_elsewhere_ends_the_app_session(
     """Each browser rerun passes app.py's authenticate(); AppTest reruns only the page
     after navigation, so authenticate is driven on its own here."""
     accounts.add_user(store, "ana", "reviewer", email="ana@lab.org")
-    _app(monkeypatch, store, "oidc")  # environment and a fresh store
-    at = AppTest.from_function(_auth_script, default_timeout=60)
-    at.user = {"is_logged_in": True, "email": "ana@lab.org", "email_verified": True}
+    at = _app(monkeypatch, store, "oidc", script=_auth_script)
+    at.user = _provider_user("ana@lab.org")
     at.run()
     assert [m.value for m in at.markdown] == ["user ana"]
-    at.user = {"is_logged_in": False}  # the provider session ended (another tab, expiry)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at.user = _provider_user()  # the provider session ended (another tab, expiry)
+    assert_ok(at.run())
     assert "user" not in at.session_state
     assert [b.label for b in at.button] == ["Sign in"]
     assert "user ana" not in [m.value for m in at.markdown]

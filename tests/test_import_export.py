@@ -375,172 +375,73 @@ BAD_ITEM_FILES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "kind,name,text,column,reason",
-    BAD_ITEM_FILES,
-    ids=[f"{k}-{n}-{c}" for k, n, _t, c, _r in BAD_ITEM_FILES],
-)
-def test_every_kind_rejects_a_file_with_one_bad_item_row(
-    store, tmp_path, kind, name, text, column, reason
-) -> None:
-    base_project(store, tmp_path, kind)
-    before = snapshot(store)
-    path = write(tmp_path, name, text)
-    expect_failure(name, 2, column, reason, lambda: import_items(store, "p", path))
-    assert snapshot(store) == before  # not even the valid row 1 was written
+NOT_BINARY = "is not a binary value (use 0/1, true/false, yes/no)"
+NOT_ON_GRID = "is not one of [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]"  # intent_resolution's grid
+NOT_1_TO_7 = "is not one of [1, 2, 3, 4, 5, 6, 7]"  # the likert base project's scale
 
-
-# (kind, format, the bad row, column, reason); a valid label on item b comes first.
-BAD_LABEL_ROWS = [
-    (
-        "intent_match",
-        ".csv",
-        ["b", "ann", "match", "2"],
-        "value",
-        "'2' is not a binary value (use 0/1, true/false, yes/no)",
-    ),
-    (
-        "intent_match",
-        ".jsonl",
-        ["a", "ann", "gold_fact_labels", ["C", "M", "C"]],
-        "value",
-        "3 labels for 2 facts in 'gold_facts'",
-    ),
-    (
-        "actionability",
-        ".csv",
-        ["b", "ann", "sources", "4"],
-        "value",
-        "'4' is not one of [0, 1, 2, 3]",
-    ),
-    (
-        "actionability",
-        ".jsonl",
-        ["b", "ann", "errors_detected", 3],
-        "value",
-        "3 is not one of [0, 1, 2]",
-    ),
-    (
-        "actionability",
-        ".csv",
-        ["b", "ann", "errors_corrected", "-1"],
-        "value",
-        "'-1' is not one of [0, 1, 2]",
-    ),
-    (
-        "actionability",
-        ".csv",
-        ["b", "ann", "actionability", "4"],
-        "field",
-        "unknown field 'actionability' (known: ['errors_corrected', 'errors_detected', 'sources'])",
-    ),
-    (
-        "dialogue_faithfulness",
-        ".csv",
-        ["b", "ann", "faithful", "maybe"],
-        "value",
-        "'maybe' is not a binary value (use 0/1, true/false, yes/no)",
-    ),
-    (
-        "dialogue_faithfulness",
-        ".jsonl",
-        ["b", "ann", "faithful", 0.5],
-        "value",
-        "0.5 is not a binary value (use 0/1, true/false, yes/no)",
-    ),
-    (
-        "dialogue_faithfulness",
-        ".csv",
-        ["zzz", "ann", "faithful", "1"],
-        "item_id",
-        "no item 'zzz' in 'p'",
-    ),
-    (
-        "intent_resolution",
-        ".csv",
-        ["b", "ann", "resolution", "1.5"],
-        "value",
-        "'1.5' is not one of [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]",
-    ),
-    (
-        "intent_resolution",
-        ".jsonl",
-        ["b", "ann", "resolution", 0.5],
-        "value",
-        "0.5 is not one of [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]",
-    ),
-    (
-        "intent_resolution",
-        ".csv",
-        ["b", "ann", "resolution", "high"],
-        "value",
-        "'high' is not a number",
-    ),
-    (
-        "intent_resolution",
-        ".csv",
-        ["b", "ann", "resolution", "nan"],
-        "value",
-        "'nan' is not a number",
-    ),
-    (
-        "binary",
-        ".csv",
-        ["b", "ann", "label", "2"],
-        "value",
-        "'2' is not a binary value (use 0/1, true/false, yes/no)",
-    ),
-    (
-        "binary",
-        ".csv",
-        ["b", "ann", "label", "1", "final"],
-        "status",
-        "must be one of ('draft', 'submitted', 'skipped')",
-    ),
-    (
-        "categorical",
-        ".csv",
-        ["b", "ann", "label", "maybe"],
-        "value",
-        "'maybe' is not one of ['pos', 'neg']",
-    ),
-    # "a" is one of the kind's default labels but not this project's.
-    (
-        "categorical",
-        ".jsonl",
-        ["b", "ann", "label", "a"],
-        "value",
-        "'a' is not one of ['pos', 'neg']",
-    ),
-    (
-        "likert",
-        ".csv",
-        ["b", "ann", "label", "8"],
-        "value",
-        "'8' is not one of [1, 2, 3, 4, 5, 6, 7]",
-    ),
-    (
-        "likert",
-        ".csv",
-        ["b", "ann", "label", "0"],
-        "value",
-        "'0' is not one of [1, 2, 3, 4, 5, 6, 7]",
-    ),
-    (
-        "likert",
-        ".jsonl",
-        ["b", "ann", "label", 3.5],
-        "value",
-        "3.5 is not one of [1, 2, 3, 4, 5, 6, 7]",
-    ),
-    ("score", ".csv", ["b", "ann", "label", "1.5"], "value", "1.5 is above the maximum 1.0"),
-    ("score", ".csv", ["b", "ann", "label", "-0.1"], "value", "-0.1 is below the minimum 0.0"),
-    ("score", ".jsonl", ["b", "ann", "label", 2], "value", "2.0 is above the maximum 1.0"),
-    ("score", ".csv", ["b", "ann", "label", "nan"], "value", "'nan' is not a number"),
-    ("score", ".jsonl", ["b", "ann", "label", "abc"], "value", "'abc' is not a number"),
-    ("score", ".csv", ["b", "ann", "label", None], "value", "missing value"),
-    ("score", ".jsonl", ["b", None, "label", 0.5], "annotator", "missing value"),
-]
+# kind -> (format, the bad row, column, reason); a valid label on item b comes first.
+BAD_LABELS: dict[str, list[tuple[str, list, str, str]]] = {
+    "intent_match": [
+        (".csv", ["b", "ann", "match", "2"], "value", f"'2' {NOT_BINARY}"),
+        (
+            ".jsonl",
+            ["a", "ann", "gold_fact_labels", ["C", "M", "C"]],
+            "value",
+            "3 labels for 2 facts in 'gold_facts'",
+        ),
+    ],
+    "actionability": [
+        (".csv", ["b", "ann", "sources", "4"], "value", "'4' is not one of [0, 1, 2, 3]"),
+        (".jsonl", ["b", "ann", "errors_detected", 3], "value", "3 is not one of [0, 1, 2]"),
+        (".csv", ["b", "ann", "errors_corrected", "-1"], "value", "'-1' is not one of [0, 1, 2]"),
+        (
+            ".csv",
+            ["b", "ann", "actionability", "4"],
+            "field",
+            "unknown field 'actionability' (known: ['errors_corrected', 'errors_detected', "
+            "'sources'])",
+        ),
+    ],
+    "dialogue_faithfulness": [
+        (".csv", ["b", "ann", "faithful", "maybe"], "value", f"'maybe' {NOT_BINARY}"),
+        (".jsonl", ["b", "ann", "faithful", 0.5], "value", f"0.5 {NOT_BINARY}"),
+        (".csv", ["zzz", "ann", "faithful", "1"], "item_id", "no item 'zzz' in 'p'"),
+    ],
+    "intent_resolution": [
+        (".csv", ["b", "ann", "resolution", "1.5"], "value", f"'1.5' {NOT_ON_GRID}"),
+        (".jsonl", ["b", "ann", "resolution", 0.5], "value", f"0.5 {NOT_ON_GRID}"),
+        (".csv", ["b", "ann", "resolution", "high"], "value", "'high' is not a number"),
+        (".csv", ["b", "ann", "resolution", "nan"], "value", "'nan' is not a number"),
+    ],
+    "binary": [
+        (".csv", ["b", "ann", "label", "2"], "value", f"'2' {NOT_BINARY}"),
+        (
+            ".csv",
+            ["b", "ann", "label", "1", "final"],
+            "status",
+            "must be one of ('draft', 'submitted', 'skipped')",
+        ),
+    ],
+    "categorical": [
+        (".csv", ["b", "ann", "label", "maybe"], "value", "'maybe' is not one of ['pos', 'neg']"),
+        # "a" is one of the kind's default labels but not this project's.
+        (".jsonl", ["b", "ann", "label", "a"], "value", "'a' is not one of ['pos', 'neg']"),
+    ],
+    "likert": [
+        (".csv", ["b", "ann", "label", "8"], "value", f"'8' {NOT_1_TO_7}"),
+        (".csv", ["b", "ann", "label", "0"], "value", f"'0' {NOT_1_TO_7}"),
+        (".jsonl", ["b", "ann", "label", 3.5], "value", f"3.5 {NOT_1_TO_7}"),
+    ],
+    "score": [
+        (".csv", ["b", "ann", "label", "1.5"], "value", "1.5 is above the maximum 1.0"),
+        (".csv", ["b", "ann", "label", "-0.1"], "value", "-0.1 is below the minimum 0.0"),
+        (".jsonl", ["b", "ann", "label", 2], "value", "2.0 is above the maximum 1.0"),
+        (".csv", ["b", "ann", "label", "nan"], "value", "'nan' is not a number"),
+        (".jsonl", ["b", "ann", "label", "abc"], "value", "'abc' is not a number"),
+        (".csv", ["b", "ann", "label", None], "value", "missing value"),
+        (".jsonl", ["b", None, "label", 0.5], "annotator", "missing value"),
+    ],
+}
 
 
 def label_file(suffix: str, rows: list[list]) -> str:
@@ -553,21 +454,35 @@ def label_file(suffix: str, rows: list[list]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize(
-    "kind,suffix,bad,column,reason",
-    BAD_LABEL_ROWS,
-    ids=[f"{k}-{s[1:]}-{b[2]}-{b[3]}" for k, s, b, _c, _r in BAD_LABEL_ROWS],
-)
-def test_every_kind_rejects_a_label_file_with_one_bad_row(
-    store, tmp_path, kind, suffix, bad, column, reason
+# Every bad file above, items and labels, as (kind, importer, file name, contents, column,
+# reason); a label file's row 1 is the kind's valid label on item b.
+REFUSED_FILES = [
+    pytest.param(kind, import_items, name, text, column, reason, id=f"{kind}-{name}-{column}")
+    for kind, name, text, column, reason in BAD_ITEM_FILES
+] + [
+    pytest.param(
+        kind,
+        import_annotations,
+        f"labels{suffix}",
+        label_file(suffix, [["b", "ann", *KIND_BASE[kind][2]], bad]),
+        column,
+        reason,
+        id=f"{kind}-labels{suffix}-{bad[2]}-{bad[3]}",
+    )
+    for kind, cases in BAD_LABELS.items()
+    for suffix, bad, column, reason in cases
+]
+
+
+@pytest.mark.parametrize("kind,importer,name,text,column,reason", REFUSED_FILES)
+def test_every_kind_refuses_a_file_with_one_bad_row_and_imports_nothing(
+    store, tmp_path, kind, importer, name, text, column, reason
 ) -> None:
     base_project(store, tmp_path, kind)
     before = snapshot(store)
-    field, value = KIND_BASE[kind][2]
-    name = f"labels{suffix}"
-    path = write(tmp_path, name, label_file(suffix, [["b", "ann", field, value], bad]))
-    expect_failure(name, 2, column, reason, lambda: import_annotations(store, "p", path))
-    assert snapshot(store) == before  # the valid row 1 was not written either
+    path = write(tmp_path, name, text)
+    expect_failure(name, 2, column, reason, lambda: importer(store, "p", path))
+    assert snapshot(store) == before  # not even the valid row 1 was written
 
 
 def test_the_row_number_counts_data_rows_not_blank_lines_or_the_header(store, tmp_path) -> None:

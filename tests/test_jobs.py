@@ -26,6 +26,7 @@ from jobs.worker import (
     resume_job,
     submit_evaluate_job,
 )
+from tests.support.apptest import open_app
 
 
 class LengthScore(Evaluator):
@@ -243,20 +244,6 @@ def test_an_idle_poll_does_not_take_the_write_lock(store: Store, sqlite_url: str
     assert store.job(job_id)["status"] == "running"
 
 
-def _run_app(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
-
-    import ui.context
-
-    monkeypatch.setenv("WORKBENCH_DB_URL", url)
-    ui.context.get_store.clear()
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-
-
 def _wait_status(store: Store, job_id: int, wanted: str, timeout_s: float) -> str:
     deadline = time.monotonic() + timeout_s
     while store.job(job_id)["status"] != wanted and time.monotonic() < deadline:
@@ -271,7 +258,7 @@ def test_opening_the_app_starts_the_worker_for_jobs_queued_before_a_restart(
 
     _project(store)
     job_id = _queue(store)  # queued while no server was running
-    _run_app(monkeypatch, sqlite_url)  # the home page, not Evaluate
+    open_app(monkeypatch, sqlite_url)  # the home page, not Evaluate
     try:
         assert _wait_status(store, job_id, "done", 30) == "done"
     finally:
@@ -285,7 +272,7 @@ def test_jobs_in_app_off_leaves_jobs_to_cli_workers(
     _project(store)
     job_id = _queue(store)
     monkeypatch.setenv("WORKBENCH_JOBS_IN_APP", "0")
-    _run_app(monkeypatch, sqlite_url)
+    open_app(monkeypatch, sqlite_url)
     assert _wait_status(store, job_id, "running", 2.5) == "queued"  # 2.5 polls' time
 
 
@@ -294,6 +281,7 @@ def test_llm_runs_keep_the_concurrency_limit_busy_across_small_batches(
 ) -> None:
     import json
 
+    from tests.support.replies import INTENT_RESOLUTION_REPLY
     from tests.support.scripted_llm import Reply
 
     monkeypatch.setenv("WORKBENCH_LLM_CONCURRENCY", "12")
@@ -302,15 +290,6 @@ def test_llm_runs_keep_the_concurrency_limit_busy_across_small_batches(
         "ir",
         [{"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "a"}} for i in range(48)],
     )
-    reply = {
-        "explanation": "ok",
-        "conversation_has_intent": True,
-        "agent_perceived_intent": "x",
-        "actual_user_intent": "x",
-        "correct_intent_detected": True,
-        "intent_resolved": True,
-        "resolution_score": 0.6,
-    }
     lock, in_flight, peak = threading.Lock(), [0], [0]
 
     def handler(req: dict) -> Reply:
@@ -320,7 +299,7 @@ def test_llm_runs_keep_the_concurrency_limit_busy_across_small_batches(
         time.sleep(0.15)
         with lock:
             in_flight[0] -= 1
-        return Reply(content=json.dumps(reply))
+        return Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
 
     llm_env.handler = handler
     progress = run_evaluator(store, "ir", "intent_resolution", batch_size=4)

@@ -411,13 +411,11 @@ def test_api_key_appears_nowhere_in_the_database_or_exports(
 ) -> None:
     import json
     import os
-    import subprocess
-    import sys
-    from pathlib import Path
 
     import sqlalchemy as sa
 
     from jobs.worker import drain, evaluate_params, submit_evaluate_job
+    from tests.support.cli import run_cli_script
 
     monkeypatch.setenv("WORKBENCH_LLM_API_KEY", SECRET_KEY)
     db_file = tmp_path / "wb.db"
@@ -477,17 +475,9 @@ def test_api_key_appears_nowhere_in_the_database_or_exports(
         assert SECRET_KEY.encode() not in path.read_bytes(), path.name
 
     env = {**os.environ, "WORKBENCH_LLM_API_KEY": SECRET_KEY}
-    root = Path(__file__).resolve().parent.parent
     for what, suffix in (("items", ".jsonl"), ("annotations", ".csv"), ("scores", ".jsonl")):
         out = tmp_path / f"{what}{suffix}"
-        proc = subprocess.run(
-            [sys.executable, "cli.py", "--db", db_url, "export", what, "im", "--out", str(out)],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=root,
-            timeout=120,
-        )
+        proc = run_cli_script("--db", db_url, "export", what, "im", "--out", str(out), env=env)
         assert proc.returncode == 0, proc.stderr
         assert SECRET_KEY not in proc.stdout + proc.stderr
         assert SECRET_KEY not in out.read_text(encoding="utf-8"), out.name

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
 from annotation_store import assignments as asg
 from tests.annotate_fixtures import make_project
+from tests.support.apptest import APP, open_app
 
 
 def _fill(store: Store) -> None:
@@ -56,19 +55,12 @@ def test_progress_numbers(store: Store) -> None:
 
 
 def test_progress_page_for_admin_only(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ui.context
-
     _fill(store)
-    monkeypatch.setenv("WORKBENCH_DB_URL", store.url)
-    ui.context.get_store.clear()
-    app = str(Path(__file__).resolve().parent.parent / "app.py")
-    at = AppTest.from_file(app, default_timeout=60).run()
-    at.switch_page("pages/progress.py").run()
-    assert not at.exception
+    at = open_app(monkeypatch, store.url, page="pages/progress.py")
     people = at.dataframe[1].value
     assert list(people["submitted"]) == [2, 1]
     assert {m.label: m.value for m in at.metric}["Items complete"] == "1 / 4"
-    at2 = AppTest.from_file(app, default_timeout=60)
+    at2 = AppTest.from_file(APP, default_timeout=60)  # another session, same store
     at2.session_state["user"] = store.ensure_annotator("a")
     at2.run()
     with pytest.raises(ValueError, match="Could not find a navigation page"):

@@ -345,45 +345,45 @@ def test_minilm_ranks_sentences_by_similarity() -> None:
     assert method == "minilm" and out == "Seen from space, the oceans make Earth look blue."
 
 
+def _false_claim(
+    item_id: str, claim: str, explanation: str, evidence: str = "Earth is blue."
+) -> EvalItem:
+    """An actionability item: a claim labelled FALSE and the explanation under test."""
+    fields = {"claim": claim, "evidence": evidence, "label": "FALSE", "explanation": explanation}
+    return EvalItem(item_id, fields)
+
+
+def _errors_reply(*errors: tuple[str, str, str]) -> str:
+    """FinGrAct stage 1: the false sub-claims as (false_subclaim, reason, correction)."""
+    keys = ("false_subclaim", "reason", "correction")
+    return dumps({"errors": [dict(zip(keys, e, strict=True)) for e in errors]})
+
+
+def _all_yes_reply(n_errors: int) -> str:
+    """FinGrAct stage 2: every error mentioned, corrected and supported; a relevant link."""
+    yes = {"mentioned": "Yes", "corrected": "Yes", "supported_by_link": "Yes"}
+    return dumps(
+        {
+            "errors": [{"error": i, **yes} for i in range(1, n_errors + 1)],
+            "links": {"exists": "Yes", "relevant": "Yes"},
+        }
+    )
+
+
+FLAT = ("Earth is flat", "round", "Earth is round")
+GREEN = ("Earth is green", "blue", "Earth is blue")
+
+
 def test_fingract_ucr_puts_fetched_text_in_the_prompt(
     fast_llm: ScriptedLLM, site: _Site, store: Store
 ) -> None:
-    item = EvalItem(
+    item = _false_claim(
         "earth",
-        {
-            "claim": "Earth is flat and green.",
-            "evidence": "Earth is a huge blue round planet.",
-            "label": "FALSE",
-            "explanation": f"Earth is round and blue, see {site.url}/to-local",
-        },
+        "Earth is flat and green.",
+        f"Earth is round and blue, see {site.url}/to-local",
+        evidence="Earth is a huge blue round planet.",
     )
-    fast_llm.queue(
-        dumps(
-            {
-                "errors": [
-                    {
-                        "false_subclaim": "Earth is flat",
-                        "reason": "round",
-                        "correction": "Earth is round",
-                    },
-                    {
-                        "false_subclaim": "Earth is green",
-                        "reason": "blue",
-                        "correction": "Earth is blue",
-                    },
-                ]
-            }
-        ),
-        dumps(
-            {
-                "errors": [
-                    {"error": i, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "Yes"}
-                    for i in (1, 2)
-                ],
-                "links": {"exists": "Yes", "relevant": "Yes"},
-            }
-        ),
-    )
+    fast_llm.queue(_errors_reply(FLAT, GREEN), _all_yes_reply(2))
     [res] = run_items(
         "fingract_ucr",
         [item],
@@ -401,36 +401,8 @@ def test_fingract_ucr_puts_fetched_text_in_the_prompt(
 def test_fingract_ucr_default_refuses_local_link_so_no_link_credit(
     fast_llm: ScriptedLLM, site: _Site
 ) -> None:
-    item = EvalItem(
-        "e",
-        {
-            "claim": "Earth is green.",
-            "evidence": "Earth is blue.",
-            "label": "FALSE",
-            "explanation": f"Earth is blue: {site.url}/page",
-        },
-    )
-    fast_llm.queue(
-        dumps(
-            {
-                "errors": [
-                    {
-                        "false_subclaim": "Earth is green",
-                        "reason": "blue",
-                        "correction": "Earth is blue",
-                    }
-                ]
-            }
-        ),
-        dumps(
-            {
-                "errors": [
-                    {"error": 1, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "Yes"}
-                ],
-                "links": {"exists": "Yes", "relevant": "Yes"},
-            }
-        ),
-    )
+    item = _false_claim("e", "Earth is green.", f"Earth is blue: {site.url}/page")
+    fast_llm.queue(_errors_reply(GREEN), _all_yes_reply(1))
     [res] = run_items("fingract_ucr", [item])
     assert site.hits == [] and res.scores["sources"] == 0.0
     assert res.scores["actionability"] == pytest.approx(4 * 5 / 6)
@@ -439,32 +411,14 @@ def test_fingract_ucr_default_refuses_local_link_so_no_link_credit(
 def test_fingract_ucr_page_stored_while_allowed_gives_no_credit_under_default(
     fast_llm: ScriptedLLM, site: _Site, store: Store
 ) -> None:
-    item = EvalItem(
-        "e",
-        {
-            "claim": "Earth is green.",
-            "evidence": "Earth is blue.",
-            "label": "FALSE",
-            "explanation": f"Earth is blue: {site.url}/page",
-        },
-    )
-    errors = {
-        "errors": [
-            {"false_subclaim": "Earth is green", "reason": "blue", "correction": "Earth is blue"}
-        ]
-    }
-    judge = {
-        "errors": [
-            {"error": 1, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "Yes"}
-        ],
-        "links": {"exists": "Yes", "relevant": "Yes"},
-    }
-    fast_llm.queue(dumps(errors), dumps(judge))
+    item = _false_claim("e", "Earth is green.", f"Earth is blue: {site.url}/page")
+    judge = _all_yes_reply(1)
+    fast_llm.queue(_errors_reply(GREEN), judge)
     allowed = {"allow_private_addresses": True, "condense": "leading"}
     [res] = run_items("fingract_ucr", [item], cache=store, pages=store, settings=allowed)
     assert res.scores["sources"] == 3.0 and site.hits == ["/page"]
     # the same store, the default policy: the stored loopback page is not shown or credited
-    fast_llm.queue(dumps(judge))
+    fast_llm.queue(judge)
     [res] = run_items(
         "fingract_ucr", [item], cache=store, pages=store, settings={"condense": "leading"}
     )
