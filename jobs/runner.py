@@ -208,6 +208,12 @@ async def _pipeline(
     pending: set[asyncio.Task[list[Any]]] = set()
     started = 0
     cancelled = False
+    # Hold the LLM client's HTTP pool for the whole run, so it stays open (and its
+    # connections reused) between batches; it is closed when the run ends.
+    llm = evaluator.ctx.llm
+    hold = getattr(llm, "hold", None)
+    if hold is not None:
+        hold()
     try:
         while pending or (not cancelled and started < len(batches)):
             while not cancelled and started < len(batches) and len(pending) < window:
@@ -230,6 +236,8 @@ async def _pipeline(
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+        if hold is not None:
+            await llm.release()  # type: ignore[union-attr]
     return cancelled
 
 

@@ -237,9 +237,12 @@ class LLMClient:
 
     async def aclose(self) -> None:
         """Close the HTTP pool of the running loop (call before the loop ends)."""
-        if self._openai is not None and self._loop is asyncio.get_running_loop():
-            await self._openai.close()
+        # Detach first: a call starting while the close is awaited builds a new pool
+        # instead of using the closing one.
+        client, same_loop = self._openai, self._loop is asyncio.get_running_loop()
         self._openai, self._loop, self._sem = None, None, None
+        if client is not None and same_loop:
+            await client.close()
 
     # -- cache --------------------------------------------------------------------------
     async def _cached_call(
