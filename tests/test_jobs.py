@@ -296,7 +296,7 @@ def test_llm_runs_keep_the_concurrency_limit_busy_across_small_batches(
         with lock:
             in_flight[0] += 1
             peak[0] = max(peak[0], in_flight[0])
-        time.sleep(0.15)
+        time.sleep(0.3)
         with lock:
             in_flight[0] -= 1
         return Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
@@ -306,4 +306,4 @@ def test_llm_runs_keep_the_concurrency_limit_busy_across_small_batches(
     errors = store.results_frame("ir", include_failed=True)["error"].dropna().unique()
     assert (progress.done, progress.failed) == (48, 0), errors
     # batches of 4 side by side: the limit of 12, not the batch size, bounds the calls
-    assert peak[0] == 12
+    assert 8 < peak[0] <= 12  # one batch at a time would peak at 4
