@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, model_validator
 
 from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
-from evaluators.llm.evaluator import LLMEvaluator, Usage, YesNo, field_text
+from evaluators.llm.evaluator import LLMEvaluator, Usage, YesNo, field_text, yes_no_answer
 from evaluators.registry import register_evaluator
 from evaluators.ucr import (
     UCRSettings,
@@ -127,7 +127,7 @@ def _links_from_error_entries(entries: Any) -> tuple[dict[str, bool] | None, str
         out = []
         for row in rows:
             key = next((k for k in keys if k in row), None)
-            out.append(None if key is None else _as_bool(row[key]))
+            out.append(None if key is None else yes_no_answer(row[key]))
         return out
 
     links: dict[str, bool] = {}
@@ -148,18 +148,6 @@ def _links_from_error_entries(entries: Any) -> tuple[dict[str, bool] | None, str
 _EXISTS_KEYS = ("existing_links", "existing_link")
 _RELEVANT_KEYS = ("related_links", "related_link")
 _SUPPORT_KEYS = ("supported_by_link", "supporting_links", "supporting_link")
-
-
-def _as_bool(value: Any) -> bool | None:
-    """A Yes/No answer as a bool; None when it is neither."""
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("yes", "y", "true", "1"):
-        return True
-    if text in ("no", "n", "false", "0"):
-        return False
-    return None
 
 
 class FinGrActSettings(EvaluatorSettings):

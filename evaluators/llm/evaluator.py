@@ -13,15 +13,23 @@ from evaluators.base import EvalItem, EvalResult, Evaluator, Signature
 from evaluators.llm.prompts import load_prompt, prompts_hash
 
 
+def yes_no_answer(value: Any) -> bool | None:
+    """A model's Yes/No answer (any case; also true/false, y/n, 1/0) as a bool; None when
+    it is neither."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("yes", "y", "true", "1"):
+        return True
+    if text in ("no", "n", "false", "0"):
+        return False
+    return None
+
+
 def _yes_no(value: Any) -> Any:
-    """'Yes'/'No' (any case) as booleans; other values pass to pydantic unchanged."""
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("yes", "y", "true", "1"):
-            return True
-        if text in ("no", "n", "false", "0"):
-            return False
-    return value
+    """'Yes'/'No' strings as booleans; other values pass to pydantic unchanged."""
+    answer = yes_no_answer(value) if isinstance(value, str) else None
+    return value if answer is None else answer
 
 
 YesNo = Annotated[bool, BeforeValidator(_yes_no)]
