@@ -52,7 +52,6 @@ STORED_RESULT_ATTRS = (
     "latency_s",
     "cached",
 )
-SIGNATURE_FIELDS = ("evaluator", "version", "model", "prompt_hash", "settings")
 JOB_FIELDS = ("status", "progress", "error", "started_at", "finished_at", "heartbeat_at")
 
 
@@ -225,8 +224,9 @@ class ResultsMixin:
             run = s.get(EvaluatorRun, run_id)
             if run is None:
                 raise StoreError(f"no evaluator run {run_id}")
-            known = {k: v for k, v in (run.signature or {}).items() if k in SIGNATURE_FIELDS}
-            sig = Signature(**{"evaluator": run.evaluator, "version": run.version, **known})
+            sig = Signature.from_dict(
+                {"evaluator": run.evaluator, "version": run.version, **(run.signature or {})}
+            )
             rows = s.execute(
                 select(Item.item_id, EvaluatorResult)
                 .join(Item, Item.id == EvaluatorResult.item_pk)

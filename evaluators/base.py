@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -56,6 +56,11 @@ class Signature:
             parts.append(f"prompt:{self.prompt_hash}")
         parts.append(f"settings:{self.settings_hash}")
         return "|".join(parts)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Signature:
+        """The signature back from :meth:`to_dict`'s form (derived keys are ignored)."""
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (stored with every result, printed in reports)."""

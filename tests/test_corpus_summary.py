@@ -81,3 +81,11 @@ def test_evaluate_page_lists_corpus_figures_of_finished_runs(
     assert row["run"] == progress.run_ids[0] and row["evaluator"] == "ser"
     assert row["slot_errors"] == expected["slot_errors"]
     assert row["slot_error_rate"] == pytest.approx(expected["slot_error_rate"])
+
+
+def test_signature_round_trips_through_its_stored_form() -> None:
+    from evaluators.base import Signature
+
+    sig = Signature("geval", "2", "gpt-4o", "abc", {"n": 5})
+    assert Signature.from_dict(sig.to_dict()) == sig
+    assert str(Signature.from_dict(sig.to_dict())) == sig.to_dict()["text"]
