@@ -12,9 +12,10 @@ its persistent cache, a store for fetched web pages) comes through :class:`EvalC
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -143,6 +144,24 @@ class EvalContext:
     pages: PageStore | None = None
     run_index: int = 0  # which repetition of a repeated run this is (0-based)
     options: dict[str, Any] = field(default_factory=dict)
+
+
+@contextlib.asynccontextmanager
+async def llm_pool_held(llm: Any) -> AsyncIterator[None]:
+    """Hold ``llm``'s HTTP pool for the block (``LLMClient.hold`` / ``release``).
+
+    The pool belongs to the running event loop; its last holder closes it, so a caller
+    may end its loop right after. A client without a pool (or no client) needs nothing.
+    """
+    hold = getattr(llm, "hold", None)
+    if hold is None:
+        yield
+        return
+    hold()
+    try:
+        yield
+    finally:
+        await llm.release()
 
 
 class NotConfiguredError(RuntimeError):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation_store import Store
-from evaluators.base import EvalContext, EvalItem, Evaluator
+from evaluators.base import EvalContext, EvalItem, Evaluator, llm_pool_held
 from evaluators.registry import create_evaluator, get_evaluator_class
 
 
@@ -208,36 +208,30 @@ async def _pipeline(
     pending: set[asyncio.Task[list[Any]]] = set()
     started = 0
     cancelled = False
-    # Hold the LLM client's HTTP pool for the whole run, so it stays open (and its
-    # connections reused) between batches; it is closed when the run ends.
-    llm = evaluator.ctx.llm
-    hold = getattr(llm, "hold", None)
-    if hold is not None:
-        hold()
-    try:
-        while pending or (not cancelled and started < len(batches)):
-            while not cancelled and started < len(batches) and len(pending) < window:
-                if should_cancel is not None and await asyncio.to_thread(should_cancel):
-                    cancelled = True
+    # The LLM client's HTTP pool stays open (its connections reused) for the whole run.
+    async with llm_pool_held(evaluator.ctx.llm):
+        try:
+            while pending or (not cancelled and started < len(batches)):
+                while not cancelled and started < len(batches) and len(pending) < window:
+                    if should_cancel is not None and await asyncio.to_thread(should_cancel):
+                        cancelled = True
+                        break
+                    pending.add(asyncio.create_task(evaluator.evaluate(batches[started])))
+                    started += 1
+                if not pending:
                     break
-                pending.add(asyncio.create_task(evaluator.evaluate(batches[started])))
-                started += 1
-            if not pending:
-                break
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                results = task.result()
-                await asyncio.to_thread(store.save_results, project, run_id, results)
-                _count(progress, results)
-                if on_progress is not None:
-                    await asyncio.to_thread(on_progress, progress)
-    finally:
-        for task in pending:  # only after an error: do not leave calls running
-            task.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-        if hold is not None:
-            await llm.release()  # type: ignore[union-attr]
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    results = task.result()
+                    await asyncio.to_thread(store.save_results, project, run_id, results)
+                    _count(progress, results)
+                    if on_progress is not None:
+                        await asyncio.to_thread(on_progress, progress)
+        finally:
+            for task in pending:  # only after an error: do not leave calls running
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
     return cancelled
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator
 
-from evaluators.base import EvalItem, EvalResult, Evaluator, Signature
+from evaluators.base import EvalItem, EvalResult, Evaluator, Signature, llm_pool_held
 from evaluators.llm.prompts import load_prompt, prompts_hash
 
 
@@ -98,17 +98,8 @@ class LLMEvaluator(Evaluator):
         """Evaluate items concurrently (the client's semaphore bounds the calls)."""
         self.check_available()
         sig = self.signature()
-        hold = getattr(self.llm, "hold", None)
-        if hold is not None:
-            hold()
-        try:
+        async with llm_pool_held(self.llm):
             return list(await asyncio.gather(*(self._guarded(item, sig) for item in items)))
-        finally:
-            # The HTTP pool belongs to this event loop: the last evaluate call using it
-            # closes it, so callers may end their loop right after.
-            release = getattr(self.llm, "release", None) or getattr(self.llm, "aclose", None)
-            if release is not None:
-                await release()
 
     async def _guarded(self, item: EvalItem, sig: Signature) -> EvalResult:
         try:
