@@ -325,6 +325,11 @@ def filter_audit(
 
 
 # -- per item: latest results and the fact grid ---------------------------------------------
+def _run_config(run: Mapping[str, Any]) -> tuple[str, str | None, str]:
+    """The configuration of a run (or of a result row that carries its run's fields)."""
+    return config_of(run["evaluator"], run.get("model"), run.get("signature_text"))
+
+
 def latest_results(
     results: Sequence[Mapping[str, Any]], runs: Iterable[Mapping[str, Any]] = ()
 ) -> dict[str, dict[str, Any]]:
@@ -339,13 +344,8 @@ def latest_results(
     """
     if not results:
         return {}
-    configs = [config_of(r["evaluator"], r.get("model"), r.get("signature_text")) for r in results]
-    names = config_labels(
-        [
-            *configs,
-            *(config_of(r["evaluator"], r.get("model"), r.get("signature_text")) for r in runs),
-        ]
-    )
+    configs = [_run_config(r) for r in results]
+    names = config_labels([*configs, *map(_run_config, runs)])
     out: dict[str, dict[str, Any]] = {}
     by_label: dict[str, list[Mapping[str, Any]]] = {}
     for r, config in zip(results, configs, strict=True):
