@@ -126,9 +126,11 @@ def dev_test_split(
             test = ~dev
         return dev, test, "item split"
     n = len(item_ids)
-    order = np.random.default_rng(seed).permutation(n)
+    # The seeded draw picks positions in item_id order, so the dev items depend only on
+    # which items there are, not on the order the caller lists them in.
+    by_id = np.argsort(np.asarray([str(i) for i in item_ids], dtype=object), kind="stable")
     dev = np.zeros(n, dtype=bool)
-    dev[order[: math.ceil(DEV_SHARE * n)]] = True
+    dev[by_id[np.random.default_rng(seed).permutation(n)[: math.ceil(DEV_SHARE * n)]]] = True
     return dev, ~dev, f"seeded {int(DEV_SHARE * 100)}% dev split (seed {seed})"
 
 

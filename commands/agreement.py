@@ -77,7 +77,9 @@ def cmd_agreement(args: argparse.Namespace, store: Store) -> int:
     with gc_paused():
         data = compute(store, args)
     if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
+        from reports.formats import portable_floats
+
+        print(json.dumps(portable_floats(data), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         from reports.text import document_text
 

@@ -24,7 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, help="only the first N items")
     p.add_argument("--items", default=None, help="comma-separated item ids")
     p.add_argument("--settings", default=None, help="evaluator settings as JSON")
-    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="items per batch (default: the evaluator's own, 256 for local models, "
+        "16 for LLM judges)",
+    )
     p.set_defaults(handler=cmd_evaluate)
 
 

@@ -184,6 +184,10 @@ class Evaluator:
     Settings: ClassVar[type[EvaluatorSettings]] = EvaluatorSettings
     #: Default number of repeated runs (FinGrAct averages three).
     default_runs: ClassVar[int] = 1
+    #: Items per ``evaluate`` call when a run does not set a batch size. Local models
+    #: batch across the whole call: more items sort into better-filled model batches and
+    #: share more repeated texts (a few seconds of work a batch). See LLMEvaluator.
+    default_batch_size: ClassVar[int] = 256
 
     def __init__(
         self,
@@ -225,6 +229,10 @@ class Evaluator:
     async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
         """Evaluate a batch; one result per item, in the same order."""
         raise NotImplementedError
+
+    def preferred_batch_size(self) -> int:
+        """Items per batch when a run does not choose (``default_batch_size``)."""
+        return self.default_batch_size
 
     # -- shared -----------------------------------------------------------------------
     def signature(self) -> Signature:

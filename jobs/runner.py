@@ -75,7 +75,7 @@ def run_evaluator(
     settings: Mapping[str, Any] | None = None,
     ctx: EvalContext | None = None,
     job_id: int | None = None,
-    batch_size: int = 16,
+    batch_size: int | None = None,
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
     skip_existing: bool = False,
@@ -100,6 +100,7 @@ def run_evaluator(
         ctx = ctx or build_context(store)
         evaluator = create_evaluator(evaluator, settings, ctx)
     evaluator.check_available()
+    batch_size = batch_size or evaluator.preferred_batch_size()
     n_runs = runs or evaluator.default_runs
     items = select_items(store, project, item_ids, limit)
     todo = {r: items for r in range(n_runs)}

@@ -26,7 +26,8 @@ Job parameters (``params``)::
                 "n": 20, "split": "test", "ids": ["a", "b"]},
      "only_missing": False,                 # skip items that already have a result
      "settings": {"bifact": {...}},         # per-evaluator settings
-     "batch_size": 4, "resume_of": None}
+     "batch_size": None | int,             # None: each evaluator's default
+     "resume_of": None}
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def evaluate_params(
     subset: Mapping[str, Any] | None = None,
     only_missing: bool = False,
     settings: Mapping[str, Mapping[str, Any]] | None = None,
-    batch_size: int = 4,
+    batch_size: int | None = None,
     resume_of: int | None = None,
 ) -> dict[str, Any]:
     """Checked job parameters for an evaluate job (see the module docstring)."""
@@ -84,7 +85,7 @@ def evaluate_params(
         "subset": subset,
         "only_missing": bool(only_missing),
         "settings": {k: dict(v) for k, v in (settings or {}).items()},
-        "batch_size": max(1, int(batch_size)),
+        "batch_size": max(1, int(batch_size)) if batch_size else None,
         "resume_of": resume_of,
     }
 
@@ -257,7 +258,7 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
                     settings=(params.get("settings") or {}).get(name),
                     ctx=ctx,
                     job_id=job_id,
-                    batch_size=int(params.get("batch_size") or 4),
+                    batch_size=int(params.get("batch_size") or 0) or None,
                     on_progress=report,
                     should_cancel=lambda: _status(store, job_id) == "cancelling",
                     skip_existing=bool(params.get("only_missing")),

@@ -82,12 +82,15 @@ else:
             splits = sorted({i.split for i in store.items(project.name) if i.split})
             split = d2.selectbox("Split", splits or ["(no splits)"], key="ev_split")
             ids = d3.text_input("Item ids (comma-separated)", key="ev_ids")
-            batch = st.slider(
-                "Batch size (results are saved and cancel is checked per batch)",
-                1,
-                32,
-                4,
+            batch = st.number_input(
+                "Batch size",
+                0,
+                1024,
+                0,
                 key="ev_batch",
+                help="Items per batch; results are saved and cancel is checked per batch. "
+                "0: each evaluator's default (256 for local models, which batch on the CPU; "
+                "16 for LLM judges, whose batches run side by side)",
             )
             go = st.form_submit_button("Start", type="primary", icon=":material/play_arrow:")
         if go:
@@ -103,7 +106,7 @@ else:
                     runs=int(runs) or None,
                     subset=subset,
                     only_missing=only_missing,
-                    batch_size=batch,
+                    batch_size=int(batch) or None,
                 )
                 job_id = submit_evaluate_job(store, project.name, params, created_by=user.name)
             except ValueError as exc:
@@ -147,8 +150,9 @@ if finished:
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
-def _corpus_summary(run_id: int, evaluator: str, finished: str) -> dict | None:
-    """A finished run's corpus figures (``finished`` keys the cache: runs never change)."""
+def _corpus_summary(url: str, run_id: int, evaluator: str, finished: str) -> dict | None:
+    """A finished run's corpus figures, cached by database, run and finish time (a
+    finished run never changes)."""
     return run_corpus_summary(get_store(), run_id, evaluator)
 
 
@@ -165,7 +169,7 @@ if summarised:
     )
     table = []
     for r in summarised[:20]:
-        figures = _corpus_summary(r["id"], r["evaluator"], str(r["finished_at"])) or {}
+        figures = _corpus_summary(store.url, r["id"], r["evaluator"], str(r["finished_at"])) or {}
         table.append(
             {
                 "run": r["id"],

@@ -21,7 +21,7 @@ from agreement import AgreementDocument
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from annotation_store import Store
 from reports.data import load_inputs
-from reports.formats import FORMATS, format_of
+from reports.formats import FORMATS, format_of, portable_floats
 from reports.methods import METHOD_NOTES
 from reports.text import fmt
 
@@ -114,8 +114,13 @@ def _json_default(value: Any) -> Any:
 
 def render_json(report: Report) -> str:
     """The report as one JSON document."""
+    doc = {
+        "provenance": report.provenance,
+        "agreement": portable_floats(report.data),  # computed figures; stored data as is
+        "drilldown": report.drilldown,
+    }
     return json.dumps(
-        {"provenance": report.provenance, "agreement": report.data, "drilldown": report.drilldown},
+        doc,
         indent=2,
         ensure_ascii=False,
         default=_json_default,

@@ -328,3 +328,16 @@ def test_dev_test_split_treats_missing_splits_as_unsplit() -> None:
     assert how.startswith("seeded 10%") and dev.sum() == 2 and (dev ^ test).all()
     dev, test, how = dev_test_split(ids, ["dev"] * 5 + [float("nan")] * 5 + ["test"] * 10)
     assert how == "item split" and dev.sum() == 5 and test.sum() == 10
+
+
+def test_the_seeded_dev_split_does_not_depend_on_item_order() -> None:
+    from agreement.binary import dev_test_split
+
+    ids = [f"item-{i:03d}" for i in range(57)]
+    dev, _, _ = dev_test_split(ids, [None] * 57)
+    chosen = {i for i, d in zip(ids, dev, strict=True) if d}
+    assert len(chosen) == 6
+    shuffled = list(reversed(ids))
+    shuffled[10], shuffled[40] = shuffled[40], shuffled[10]
+    dev2, _, _ = dev_test_split(shuffled, [None] * 57)
+    assert {i for i, d in zip(shuffled, dev2, strict=True) if d} == chosen

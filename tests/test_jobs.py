@@ -307,3 +307,42 @@ def test_llm_runs_keep_the_concurrency_limit_busy_across_small_batches(
     assert (progress.done, progress.failed) == (48, 0), errors
     # batches of 4 side by side: the limit of 12, not the batch size, bounds the calls
     assert 8 < peak[0] <= 12  # one batch at a time would peak at 4
+
+
+def test_a_job_without_a_batch_size_uses_the_evaluator_default(
+    any_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _project(any_store, n=10)
+    monkeypatch.setattr(LengthScore, "default_batch_size", 4)
+    sizes: list[int] = []
+    LengthScore.on_batch = lambda items: sizes.append(len(items))
+    params = evaluate_params([LengthScore.name])
+    assert params["batch_size"] is None
+    job_id = submit_evaluate_job(any_store, "p", params)
+    assert execute_job(any_store, job_id)["status"] == "done"
+    assert sizes == [4, 4, 2]
+    sizes.clear()
+    run_evaluator(any_store, "p", LengthScore.name, batch_size=3)
+    assert sizes == [3, 3, 3, 1]
+
+
+def test_local_evaluators_batch_more_items_than_llm_judges_by_default() -> None:
+    from evaluators.registry import get_evaluator_class
+
+    assert get_evaluator_class("nli_bidirectional").default_batch_size == 256
+    assert get_evaluator_class("embedding_cosine").default_batch_size == 256
+    assert get_evaluator_class("bifact").default_batch_size == 16
+
+
+def test_an_llm_judge_batches_no_more_items_than_its_concurrency_limit() -> None:
+    from types import SimpleNamespace
+
+    from evaluators.base import EvalContext
+    from evaluators.registry import create_evaluator
+
+    def judge(concurrency: int):
+        llm = SimpleNamespace(config=SimpleNamespace(concurrency=concurrency), model="m")
+        return create_evaluator("intent_resolution", None, EvalContext(llm=llm))
+
+    assert [judge(c).preferred_batch_size() for c in (1, 4, 16, 64)] == [1, 4, 16, 16]
+    assert create_evaluator("intent_resolution").preferred_batch_size() == 16  # no client

@@ -134,3 +134,11 @@ def test_runs_with_other_settings_are_not_pooled(db) -> None:
     rs = sorted(doc["evaluators"][k]["label"]["pearson"]["r"] for k in gevals)
     assert rs[0] == pytest.approx(-rs[1]) and rs[1] > 0.5
     assert "judge" in doc["evaluators"]  # the imported evaluator keeps its plain name
+
+
+def test_exported_figures_keep_twelve_significant_digits() -> None:
+    from reports.formats import portable_floats
+
+    noisy = {"r": 0.1 + 0.2, "ci": [0.7071067811865476, 1e-17 + 0.5], "n": 12, "x": None}
+    assert portable_floats(noisy) == {"r": 0.3, "ci": [0.707106781187, 0.5], "n": 12, "x": None}
+    assert portable_floats((123456.7890123456789,)) == [123456.789012]

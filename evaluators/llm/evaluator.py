@@ -66,6 +66,9 @@ class LLMEvaluator(Evaluator):
     """An evaluator that calls the judge model through ``ctx.llm`` (an LLMClient)."""
 
     requires_llm: ClassVar[bool] = True
+    #: Batches run side by side up to the client's concurrency limit, so the batch size
+    #: only sets how often results are saved and cancellation is checked.
+    default_batch_size: ClassVar[int] = 16
     #: Every template the evaluator may render (all of them go into the prompt hash).
     prompt_ids: ClassVar[tuple[str, ...]] = ()
     #: True when repeated runs must be fresh draws even at temperature 0 (FinGrAct).
@@ -75,6 +78,13 @@ class LLMEvaluator(Evaluator):
     def llm(self) -> Any:
         """The LLM client (checked to exist before any call)."""
         return self.ctx.llm
+
+    def preferred_batch_size(self) -> int:
+        """No more than the client's concurrency limit (at most 16): with a slow judge
+        one call at a time, progress is saved after every call, not every 16."""
+        config = getattr(self.ctx.llm, "config", None)
+        limit = int(getattr(config, "concurrency", 0) or 0) or self.default_batch_size
+        return max(1, min(self.default_batch_size, limit))
 
     def prompt_hash(self) -> str | None:
         """sha256 of the template files used."""
