@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         help="items per batch (default: the evaluator's own, 256 for local models, "
-        "16 for LLM judges)",
+        "for LLM judges the concurrency limit, at most 16)",
     )
     p.set_defaults(handler=cmd_evaluate)
 

@@ -90,7 +90,7 @@ else:
                 key="ev_batch",
                 help="Items per batch; results are saved and cancel is checked per batch. "
                 "0: each evaluator's default (256 for local models, which batch on the CPU; "
-                "16 for LLM judges, whose batches run side by side)",
+                "for LLM judges the client's concurrency limit, at most 16)",
             )
             go = st.form_submit_button("Start", type="primary", icon=":material/play_arrow:")
         if go:

@@ -30,6 +30,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
+#: App environment for local accounts (sign-in form, remember-me cookie).
+LOCAL_AUTH = {"WORKBENCH_AUTH_MODE": "local", "WORKBENCH_AUTH_COOKIE_SECRET": "e2e-secret"}
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -194,6 +196,34 @@ def open_page(page: Any, app: AppServer, path: str = "") -> None:
         wait_for_streamlit(page)
         app.warmed = True
     page.goto(f"{app.url}/{path.lstrip('/')}")
+    wait_for_streamlit(page)
+
+
+def sign_in(page: Any, name: str, password: str) -> None:
+    """Sign in with a local account and wait for the remember-me cookie."""
+    page.get_by_role("textbox", name="User name").focus()
+    page.keyboard.type(name)
+    page.keyboard.press("Tab")
+    page.keyboard.type(password)
+    page.keyboard.press("Enter")
+    wait_for_streamlit(page)
+    page.wait_for_selector('[data-testid="stSidebar"] >> text=Signed in as')
+    wait_for_session_cookie(page)
+
+
+def wait_for_session_cookie(page: Any, timeout_s: float = 20) -> None:
+    """Wait until the browser holds the remember-me cookie (set by a script element)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if any(c["name"] == "workbench_session" for c in page.context.cookies()):
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the sign-in never set the workbench_session cookie")
+
+
+def press(page: Any, key: str) -> None:
+    """Press a key and wait for the rerun it starts to finish drawing."""
+    page.keyboard.press(key)
     wait_for_streamlit(page)
 
 

@@ -13,43 +13,24 @@ from annotation_store import Store, accounts
 from annotation_store import assignments as asg
 from tests.annotate_fixtures import ITEMS, make_project
 from tests.e2e.harness import (
+    LOCAL_AUTH,
     browser_page,
     no_horizontal_scroll,
     open_page,
+    press,
     running_app,
     screenshot,
+    sign_in,
     wait_for_streamlit,
 )
 
 pytestmark = pytest.mark.e2e
 
-LOCAL = {"WORKBENCH_AUTH_MODE": "local", "WORKBENCH_AUTH_COOKIE_SECRET": "e2e-secret"}
 SCROLL_MAIN = """where => document.querySelectorAll(
     '[data-testid=stMain], [data-testid=stAppViewContainer]')
     .forEach(e => e.scrollTo(0, where === 'top' ? 0 : e.scrollHeight))"""
 GOLD = "CMCCM"
 PRED = "CMCC"
-
-
-def _sign_in(page, name: str, password: str) -> None:
-    page.get_by_role("textbox", name="User name").focus()
-    page.keyboard.type(name)
-    page.keyboard.press("Tab")
-    page.keyboard.type(password)
-    page.keyboard.press("Enter")
-    wait_for_streamlit(page)
-    page.wait_for_selector('[data-testid="stSidebar"] >> text=Signed in as')
-    _wait_for_session_cookie(page)
-
-
-def _wait_for_session_cookie(page, timeout_s: float = 20) -> None:
-    """Wait until the browser holds the remember-me cookie (set by a script element)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if any(c["name"] == "workbench_session" for c in page.context.cookies()):
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the sign-in never set the workbench_session cookie")
 
 
 def _assert_not_shown(page, app, hidden: str) -> None:
@@ -61,11 +42,6 @@ def _assert_not_shown(page, app, hidden: str) -> None:
     assert page.get_by_role("textbox", name="Password").count() == 0, hidden  # signed in
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text().lower()
     assert hidden not in nav, hidden
-
-
-def _press(page, key: str) -> None:
-    page.keyboard.press(key)
-    wait_for_streamlit(page)
 
 
 def _wait_labelled(page, store: Store, n: int, timeout_s: float = 20) -> None:
@@ -102,30 +78,30 @@ def test_keyboard_labelling_survives_reload(sqlite_url: str) -> None:
     store = Store(sqlite_url)
     make_project(store, "intent_match", k=1)
     accounts.add_user(store, "ana", "annotator", password="ana-password")
-    with running_app(sqlite_url, LOCAL) as app, browser_page() as page:
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
         open_page(page, app)
         assert page.get_by_role("textbox", name="Password").is_visible()
-        _sign_in(page, "ana", "ana-password")
+        sign_in(page, "ana", "ana-password")
         for hidden in ("audit", "agreement", "evaluate", "progress"):  # blind: not for annotators
             _assert_not_shown(page, app, hidden)
         open_page(page, app, "annotate?project=intent_match")
         page.wait_for_url("**item=im1**")
         for i, label in enumerate(GOLD + PRED):
-            _press(page, "1" if label == "C" else "0")
+            press(page, "1" if label == "C" else "0")
             _wait_labelled(page, store, i + 1)
-        _press(page, "1")  # same task: yes
+        press(page, "1")  # same task: yes
         _wait_labelled(page, store, len(GOLD + PRED) + 1)
         assert store.item_state("intent_match", "im1", "ana")["labels"] == {
             "gold_fact_labels": list(GOLD),
             "predicted_fact_labels": list(PRED),
             "match": 1,
         }
-        _press(page, "Enter")
+        press(page, "Enter")
         page.wait_for_url("**item=im2**")
         assert store.item_state("intent_match", "im1", "ana")["status"] == "submitted"
-        _press(page, "ArrowLeft")
+        press(page, "ArrowLeft")
         page.wait_for_url("**item=im1**")
-        _press(page, "k")  # focus back on the last fact; change it by keyboard
+        press(page, "k")  # focus back on the last fact; change it by keyboard
         page.reload()
         wait_for_streamlit(page)
         assert page.get_by_role("textbox", name="Password").count() == 0  # still signed in

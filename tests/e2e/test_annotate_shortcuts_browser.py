@@ -17,39 +17,20 @@ import pytest
 from annotation_store import Store, accounts
 from annotation_store import assignments as asg
 from tests.annotate_fixtures import make_project
-from tests.e2e.harness import browser_page, open_page, running_app, wait_for_streamlit
+from tests.e2e.harness import (
+    LOCAL_AUTH,
+    browser_page,
+    open_page,
+    press,
+    running_app,
+    sign_in,
+    wait_for_streamlit,
+)
 
 pytestmark = pytest.mark.e2e
 
-LOCAL = {"WORKBENCH_AUTH_MODE": "local", "WORKBENCH_AUTH_COOKIE_SECRET": "e2e-secret"}
 PROJECT = "intent_match"
 MAIN_TEXT = "() => document.querySelector('[data-testid=stMain]')?.innerText || ''"
-
-
-def _sign_in(page, name: str, password: str) -> None:
-    page.get_by_role("textbox", name="User name").focus()
-    page.keyboard.type(name)
-    page.keyboard.press("Tab")
-    page.keyboard.type(password)
-    page.keyboard.press("Enter")
-    wait_for_streamlit(page)
-    page.wait_for_selector('[data-testid="stSidebar"] >> text=Signed in as')
-    _wait_for_session_cookie(page)
-
-
-def _wait_for_session_cookie(page, timeout_s: float = 20) -> None:
-    """Wait until the browser holds the remember-me cookie (set by a script element)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if any(c["name"] == "workbench_session" for c in page.context.cookies()):
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the sign-in never set the workbench_session cookie")
-
-
-def _press(page, key: str) -> None:
-    page.keyboard.press(key)
-    wait_for_streamlit(page)
 
 
 def _wait_state(
@@ -92,7 +73,7 @@ def _gold(state: dict[str, Any]) -> list[str]:
 
 def _open_annotate(page, app) -> None:
     open_page(page, app)
-    _sign_in(page, "ana", "ana-password")
+    sign_in(page, "ana", "ana-password")
     open_page(page, app, f"annotate?project={PROJECT}")
     page.wait_for_url("**item=im1**")
     _wait_text(page, "▸ 1. The user wants to book a table.")  # focus starts on gold fact 1
@@ -108,36 +89,36 @@ def _setup(sqlite_url: str) -> Store:
 def test_target_keys_flag_and_help(sqlite_url: str) -> None:
     """j / k move the highlighted fact; Shift+F flags and unflags; the help table shows."""
     store = _setup(sqlite_url)
-    with running_app(sqlite_url, LOCAL) as app, browser_page() as page:
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
         _open_annotate(page, app)
 
-        _press(page, "j")  # highlight the second gold fact; 0 labels it, not the first
+        press(page, "j")  # highlight the second gold fact; 0 labels it, not the first
         _wait_text(page, "▸ 2. The party is two people.")
-        _press(page, "0")
+        press(page, "0")
         _wait_state(page, store, "im1", lambda s: _gold(s)[:2] == ["?", "M"], "j then 0")
         assert _gold(store.item_state(PROJECT, "im1", "ana")) == list("?M???")
 
         # the answer moved the highlight on to fact 3; k goes back to fact 2 and relabels it
         _wait_text(page, "▸ 3. The cuisine is Italian.")
-        _press(page, "k")
+        press(page, "k")
         _wait_text(page, "▸ 2. The party is two people.")
-        _press(page, "1")
+        press(page, "1")
         _wait_state(page, store, "im1", lambda s: _gold(s)[:2] == ["?", "C"], "k then 1")
         _wait_text(page, "▸ 3. The cuisine is Italian.")
-        _press(page, "k")
+        press(page, "k")
         _wait_text(page, "▸ 2. The party is two people.")
-        _press(page, "k")
+        press(page, "k")
         _wait_text(page, "▸ 1. The user wants to book a table.")
-        _press(page, "0")
+        press(page, "0")
         _wait_state(page, store, "im1", lambda s: _gold(s)[0] == "M", "k, k then 0")
         assert _gold(store.item_state(PROJECT, "im1", "ana")) == list("MC???")
 
         assert store.item_state(PROJECT, "im1", "ana")["flagged"] is False
-        _press(page, "Shift+F")
+        press(page, "Shift+F")
         _wait_state(page, store, "im1", lambda s: s["flagged"] is True, "Shift+F flags")
         page.get_by_role("button", name="Unflag").wait_for()
         _wait_header(page, flagged=True)
-        _press(page, "Shift+F")
+        press(page, "Shift+F")
         _wait_state(page, store, "im1", lambda s: s["flagged"] is False, "Shift+F unflags")
         page.get_by_role("button", name=re.compile(r"^Flag")).wait_for()  # "Unflag" is gone
         _wait_header(page, flagged=False)
@@ -161,12 +142,12 @@ def test_right_arrow_and_skip(sqlite_url: str) -> None:
     """Right goes to the next queued item without submitting; Shift+S skips the item."""
     store = _setup(sqlite_url)
     asg.assign(store, PROJECT, ["im1", "im2"], "ana")  # both queued, so Right has a next item
-    with running_app(sqlite_url, LOCAL) as app, browser_page() as page:
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
         _open_annotate(page, app)
-        _press(page, "1")  # a draft answer on im1
+        press(page, "1")  # a draft answer on im1
         _wait_state(page, store, "im1", lambda s: _gold(s)[:1] == ["C"], "1 on im1")
 
-        _press(page, "ArrowRight")
+        press(page, "ArrowRight")
         page.wait_for_url("**item=im2**")
         _wait_text(page, "▸ 1. An alarm is set.")
         im1 = store.item_state(PROJECT, "im1", "ana")
@@ -174,7 +155,7 @@ def test_right_arrow_and_skip(sqlite_url: str) -> None:
         assert _gold(im1) == list("C????")
         assert asg.queue(store, PROJECT, "ana") == ["im1", "im2"]
 
-        _press(page, "Shift+S")
+        press(page, "Shift+S")
         _wait_state(page, store, "im2", lambda s: s["status"] == "skipped", "Shift+S")
         page.wait_for_url("**item=im1**")  # left im2 for the item still open in the queue
         _wait_text(page, "Skipped im2; it goes to someone else.")
@@ -182,7 +163,7 @@ def test_right_arrow_and_skip(sqlite_url: str) -> None:
         assert store.item_state(PROJECT, "im1", "ana")["status"] == "draft"
 
         # im1 is now the last (and only) item in the queue and not submitted: Right stays
-        _press(page, "ArrowRight")
+        press(page, "ArrowRight")
         _wait_text(page, "Submit or skip this item before taking a new one.")
         assert "item=im1" in page.url
         assert asg.queue(store, PROJECT, "ana") == ["im1"]  # no new claim either
