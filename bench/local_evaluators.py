@@ -195,7 +195,7 @@ def main() -> int:
             continue
         items = acts if name in ("sgsacc", "ser") else pairs
         asyncio.run(ev.evaluate(items[:4]))  # load models / data outside the timing
-        batch = args.batch_size or ev.default_batch_size
+        batch = args.batch_size or ev.preferred_batch_size()
         row = {
             "evaluator": name,
             "items": len(items),
