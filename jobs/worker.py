@@ -258,7 +258,7 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
                     settings=(params.get("settings") or {}).get(name),
                     ctx=ctx,
                     job_id=job_id,
-                    batch_size=int(params.get("batch_size") or 0) or None,
+                    batch_size=params.get("batch_size") or None,
                     on_progress=report,
                     should_cancel=lambda: _status(store, job_id) == "cancelling",
                     skip_existing=bool(params.get("only_missing")),

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,14 +211,30 @@ def sign_in(page: Any, name: str, password: str) -> None:
     wait_for_session_cookie(page)
 
 
-def wait_for_session_cookie(page: Any, timeout_s: float = 20) -> None:
-    """Wait until the browser holds the remember-me cookie (set by a script element)."""
+def wait_until(
+    page: Any, check: Callable[[], Any], what: str | Callable[[], str], timeout_s: float = 20
+) -> Any:
+    """Poll ``check`` every 50 ms until it returns something truthy, and return that.
+
+    Fails with ``what`` (or what ``what()`` says then) after ``timeout_s`` seconds.
+    """
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if any(c["name"] == "workbench_session" for c in page.context.cookies()):
-            return
+        found = check()
+        if found:
+            return found
         page.wait_for_timeout(50)
-    raise AssertionError("the sign-in never set the workbench_session cookie")
+    raise AssertionError(what() if callable(what) else what)
+
+
+def wait_for_session_cookie(page: Any, timeout_s: float = 20) -> None:
+    """Wait until the browser holds the remember-me cookie (set by a script element)."""
+    wait_until(
+        page,
+        lambda: any(c["name"] == "workbench_session" for c in page.context.cookies()),
+        "the sign-in never set the workbench_session cookie",
+        timeout_s,
+    )
 
 
 def press(page: Any, key: str) -> None:

@@ -5,8 +5,6 @@ Also screenshots every kind's view into test-output/screenshots/ (1440x900).
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from annotation_store import Store, accounts
@@ -22,6 +20,7 @@ from tests.e2e.harness import (
     screenshot,
     sign_in,
     wait_for_streamlit,
+    wait_until,
 )
 
 pytestmark = pytest.mark.e2e
@@ -49,17 +48,20 @@ def _wait_labelled(page, store: Store, n: int, timeout_s: float = 20) -> None:
 
     The next digit must not be pressed before the highlight has moved on.
     """
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+
+    def answers() -> int:
         labels = store.item_state("intent_match", "im1", "ana")["labels"]
         done = sum(1 for v in labels.get("gold_fact_labels", []) if v != "?")
         done += sum(1 for v in labels.get("predicted_fact_labels", []) if v != "?")
-        done += "match" in labels
-        if done >= n:
-            wait_for_streamlit(page)
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError(f"only {done} of {n} answers were saved")
+        return done + ("match" in labels)
+
+    wait_until(
+        page,
+        lambda: answers() >= n,
+        lambda: f"only {answers()} of {n} answers were saved",
+        timeout_s,
+    )
+    wait_for_streamlit(page)
 
 
 def _selected(page) -> list[str]:

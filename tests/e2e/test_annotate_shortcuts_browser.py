@@ -8,7 +8,6 @@ stored (or drew), never by a fixed sleep.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +24,7 @@ from tests.e2e.harness import (
     running_app,
     sign_in,
     wait_for_streamlit,
+    wait_until,
 )
 
 pytestmark = pytest.mark.e2e
@@ -42,14 +42,18 @@ def _wait_state(
     timeout_s: float = 20,
 ) -> dict[str, Any]:
     """Wait until ana's stored state on ``item_id`` passes ``check``, then for the rerun."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        state = store.item_state(PROJECT, item_id, "ana")
-        if check(state):
-            wait_for_streamlit(page)
-            return state
-        page.wait_for_timeout(50)
-    raise AssertionError(f"{what}: stored state of {item_id} is {state}")
+
+    def state() -> dict[str, Any]:
+        return store.item_state(PROJECT, item_id, "ana")
+
+    found = wait_until(
+        page,
+        lambda: s if check(s := state()) else None,
+        lambda: f"{what}: stored state of {item_id} is {state()}",
+        timeout_s,
+    )
+    wait_for_streamlit(page)
+    return found
 
 
 def _wait_text(page, text: str) -> None:
