@@ -134,7 +134,9 @@ def fleiss_coverage(r: Ratings) -> str:
     mask = fleiss_items(r)
     rated = int((r.m >= 1).sum())
     if not mask.any():
-        return f"Fleiss κ (modal-count items): no item has two or more ratings; all items: {rated}"
+        return (
+            f"Fleiss kappa (modal-count items): no item has two or more ratings; all items: {rated}"
+        )
     mode = int(r.m[mask][0])
     left = r.m[(~mask) & (r.m >= 1)]
     values, freq = np.unique(left, return_counts=True)
@@ -142,6 +144,6 @@ def fleiss_coverage(r: Ratings) -> str:
         f"{c} item{'s' if c != 1 else ''} with {v} rating{'s' if v != 1 else ''}"
         for v, c in zip(values.tolist(), freq.tolist(), strict=True)
     )
-    text = f"Fleiss κ (modal-count items) uses the {int(mask.sum())} items with {mode} ratings"
+    text = f"Fleiss kappa (modal-count items) uses the {int(mask.sum())} items with {mode} ratings"
     text += f"; left out: {dropped}" if dropped else ""
-    return text + f". Fleiss κ (all items) uses all {rated} items with a rating."
+    return text + f". Fleiss kappa (all items) uses all {rated} items with a rating."

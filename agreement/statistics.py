@@ -68,6 +68,12 @@ class Statistic:
     panel: bool = False
     not_applicable: str = ""
     method: str = ""
+    short: str = ""
+
+    @property
+    def label(self) -> str:
+        """The short label of narrow places (the side panel); defaults to the header."""
+        return self.short or self.header
 
     def applies(self, type_: str) -> bool:
         """True when the statistic is reported for fields of ``type_``."""
@@ -130,6 +136,7 @@ class Entry:
 
     statistic: Statistic
     label: str
+    level: str | None
     value: float | None
     ci: Any
     n: int | None
@@ -169,6 +176,7 @@ def field_entries(
                     Entry(
                         stat,
                         f"{stat.header} {level}",
+                        level,
                         value,
                         (cis or {}).get(level),
                         n,
@@ -179,7 +187,7 @@ def field_entries(
         else:
             value = f.get(stat.key)
             reason = reasons.get(stat.key) if value is None else None
-            out.append(Entry(stat, stat.header, value, cis, n, f["n_items"], reason))
+            out.append(Entry(stat, stat.header, None, value, cis, n, f["n_items"], reason))
     return out
 
 
@@ -242,25 +250,27 @@ def _declare_builtins() -> None:
             per_level=True,
             summary=True,
             panel=True,
+            short="α",
         )
     )
     declare(
         Statistic(
             "fleiss_kappa",
-            "Fleiss κ (modal-count items)",
+            "Fleiss kappa (modal-count items)",
             "Fleiss' kappa over the items with the modal number of ratings",
             CATEGORICAL,
             ci_key="fleiss_kappa_ci",
             n_key="fleiss_n_items",
             summary=True,
             panel=True,
+            short="Fleiss κ (modal)",
             not_applicable="Fleiss' kappa is for categorical ratings; see alpha",
         )
     )
     declare(
         Statistic(
             "fleiss_kappa_all_items",
-            "Fleiss κ (all items)",
+            "Fleiss kappa (all items)",
             "Fleiss' kappa with missing ratings (Gwet's form)",
             CATEGORICAL,
             compute=lambda ctx: _chance(ctx, "fleiss", "identity"),
@@ -268,7 +278,11 @@ def _declare_builtins() -> None:
             n_key="fleiss_kappa_all_items_n_items",
             summary=True,
             panel=True,
+            short="Fleiss κ (all)",
             not_applicable="Fleiss' kappa is for categorical ratings; see alpha",
+            method="Gwet's missing-data form of Fleiss' kappa (irrCAC's fleiss): p_a over the "
+            "items with two or more ratings, category shares pi_k over every item with a "
+            "rating, p_e = sum_k pi_k^2; no item is left out. n = items with a rating.",
         )
     )
     declare(
@@ -305,6 +319,14 @@ def _declare_builtins() -> None:
                 n_key=f"gwet_ac2_{weights}_n_items",
                 summary=weights == "quadratic",
                 not_applicable="Gwet's AC2 is reported for ordinal and interval fields",
+                method=(
+                    "AC1 with agreement weights over the category values (linear: "
+                    "1 - |x_k - x_l| / range, quadratic: 1 - ((x_k - x_l) / range)^2), "
+                    "p_e = sum(w) / (q (q - 1)) * sum_k pi_k (1 - pi_k), as irrCAC's gwet; "
+                    "ordinal and interval fields; n = items with two or more ratings."
+                    if weights == "linear"
+                    else ""
+                ),
             )
         )
     declare(
@@ -329,6 +351,14 @@ def _declare_builtins() -> None:
                 n_key=f"icc_{suffix}_n_items",
                 summary=suffix == "a_1",
                 not_applicable="the intraclass correlation is for numeric ratings",
+                method=(
+                    "pingouin's intraclass_corr (two-way ANOVA; Shrout & Fleiss 1979, McGraw "
+                    "& Wong 1996): ICC(1,1), ICC(A,1) = ICC(2,1), ICC(C,1) = ICC(3,1) and "
+                    "their k-rater forms with F-based 95% intervals; items some annotator "
+                    "did not rate are dropped (listwise), n = complete items."
+                    if suffix == "1_1"
+                    else ""
+                ),
             )
         )
     declare(
@@ -342,6 +372,9 @@ def _declare_builtins() -> None:
             n_key="pearson_pairs_mean_n_items",
             summary=True,
             not_applicable="mean pairwise Pearson is reported for continuous fields",
+            method="Pearson's r of every annotator pair on the items both rated, averaged "
+            "over the pairs where it is defined (Potato's figure); pairs and their n are in "
+            "pearson_pairs / pearson_pairs_n; n = items with two or more ratings.",
         )
     )
 

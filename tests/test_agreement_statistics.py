@@ -168,8 +168,8 @@ def test_fleiss_note_says_which_items_each_kappa_uses():
     after = _agreement(Ratings.from_matrix(four, numeric=False), "binary")
     assert after["fleiss_n_items"] == 3 and after["fleiss_kappa_all_items_n_items"] == 4
     assert after["fleiss_items_note"] == (
-        "Fleiss κ (modal-count items) uses the 3 items with 3 ratings; left out: 1 item "
-        "with 4 ratings. Fleiss κ (all items) uses all 4 items with a rating."
+        "Fleiss kappa (modal-count items) uses the 3 items with 3 ratings; left out: 1 item "
+        "with 4 ratings. Fleiss kappa (all items) uses all 4 items with a rating."
     )
 
 
