@@ -32,6 +32,7 @@ SCALED = frozenset({"ordinal", "interval"})
 NUMERIC = frozenset({"ordinal", "interval", "derived"})
 CONTINUOUS = frozenset({"interval", "derived"})
 DASH = "—"
+FLEISS_NA = "Fleiss' kappa is for categorical ratings; see alpha"
 
 
 @dataclass
@@ -69,6 +70,13 @@ class Statistic:
     not_applicable: str = ""
     method: str = ""
     short: str = ""
+
+    def __post_init__(self) -> None:
+        # a computed statistic keeps its CI and n beside it under derived keys
+        if self.compute is not None and self.ci_key is None:
+            object.__setattr__(self, "ci_key", f"{self.key}_ci")
+        if self.compute is not None and self.n_key is None:
+            object.__setattr__(self, "n_key", f"{self.key}_n_items")
 
     @property
     def label(self) -> str:
@@ -264,7 +272,7 @@ def _declare_builtins() -> None:
             summary=True,
             panel=True,
             short="Fleiss κ (modal)",
-            not_applicable="Fleiss' kappa is for categorical ratings; see alpha",
+            not_applicable=FLEISS_NA,
         )
     )
     declare(
@@ -274,12 +282,10 @@ def _declare_builtins() -> None:
             "Fleiss' kappa with missing ratings (Gwet's form)",
             CATEGORICAL,
             compute=lambda ctx: _chance(ctx, "fleiss", "identity"),
-            ci_key="fleiss_kappa_all_items_ci",
-            n_key="fleiss_kappa_all_items_n_items",
             summary=True,
             panel=True,
             short="Fleiss κ (all)",
-            not_applicable="Fleiss' kappa is for categorical ratings; see alpha",
+            not_applicable=FLEISS_NA,
             method="Gwet's missing-data form of Fleiss' kappa (irrCAC's fleiss): p_a over the "
             "items with two or more ratings, category shares pi_k over every item with a "
             "rating, p_e = sum_k pi_k^2; no item is left out. n = items with a rating.",
@@ -315,8 +321,6 @@ def _declare_builtins() -> None:
                 f"Gwet's AC2 with {weights} weights",
                 SCALED,
                 compute=lambda ctx, w=weights: _chance(ctx, "gwet", w),
-                ci_key=f"gwet_ac2_{weights}_ci",
-                n_key=f"gwet_ac2_{weights}_n_items",
                 summary=weights == "quadratic",
                 not_applicable="Gwet's AC2 is reported for ordinal and interval fields",
                 method=(
@@ -347,8 +351,6 @@ def _declare_builtins() -> None:
                 f"Intraclass correlation {name}",
                 NUMERIC,
                 compute=_icc(suffix),
-                ci_key=f"icc_{suffix}_ci",
-                n_key=f"icc_{suffix}_n_items",
                 summary=suffix == "a_1",
                 not_applicable="the intraclass correlation is for numeric ratings",
                 method=(
@@ -368,8 +370,6 @@ def _declare_builtins() -> None:
             "Mean pairwise Pearson r among annotators",
             CONTINUOUS,
             compute=_pearson_mean,
-            ci_key="pearson_pairs_mean_ci",
-            n_key="pearson_pairs_mean_n_items",
             summary=True,
             not_applicable="mean pairwise Pearson is reported for continuous fields",
             method="Pearson's r of every annotator pair on the items both rated, averaged "
