@@ -171,3 +171,19 @@ def test_side_panel_says_why_fleiss_n_dropped(demo: str, monkeypatch) -> None:
         "items with a rating."
     ) in text
     assert "Fleiss κ (modal): n 4/5 · Fleiss κ (all): n 5/5" in text
+
+
+def test_reliability_error_bars_stop_at_the_axis_range() -> None:
+    from reports.figures import reliability_bars
+
+    f = {
+        "krippendorff_alpha": {"nominal": 0.2},
+        "krippendorff_alpha_ci": {"nominal": [-0.6, 0.9]},
+        "fleiss_kappa": None,
+    }
+    fig = reliability_bars({"fields": {"x": f}})
+    (bar,) = fig.data
+    low = fig.layout.yaxis.range[0]
+    assert low == pytest.approx(-0.1)
+    assert bar.error_y.arrayminus[0] == pytest.approx(0.2 - low)  # not 0.8: clipped at -0.1
+    assert bar.error_y.array[0] == pytest.approx(0.7)
