@@ -48,15 +48,17 @@ def _parts(
     c = np.asarray(counts, dtype=float)
     r = c.sum(axis=1)
     weighted = c @ w_cat.T
-    pairable = r >= 2
-    rated = r >= 1
-    d = np.ones((1, len(c))) if draws is None else np.asarray(draws, dtype=float)
-    sum_q = (c[pairable] * (weighted[pairable] - 1)).sum(axis=1)
-    pa_i = sum_q / (r[pairable] * (r[pairable] - 1))
-    share = c[rated] / r[rated][:, None]
+    pairable = (r >= 2).astype(float)
+    rated = (r >= 1).astype(float)
+    # per-item terms padded with zeros, so every resample is one product with the full
+    # draw matrix (no column selection: that would copy B x n floats per call)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_a = (d[:, pairable] @ pa_i) / d[:, pairable].sum(axis=1)
-        pi = (d[:, rated] @ share) / d[:, rated].sum(axis=1)[:, None]
+        pa_i = np.where(r >= 2, (c * (weighted - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
+        share = np.where(r[:, None] >= 1, c / r[:, None], 0.0)
+    d = np.ones((1, len(c))) if draws is None else np.asarray(draws, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_a = (d @ pa_i) / (d @ pairable)
+        pi = (d @ share) / (d @ rated)[:, None]
     return p_a, pi
 
 

@@ -187,6 +187,13 @@ def field_notes(data: dict[str, Any]) -> list[str]:
     for name, f in _sections(data):
         if f.get("fleiss_items_note"):
             out.append(f"{name}: {f['fleiss_items_note']}")
+        pairs = f.get("pearson_pairs") or {}
+        if pairs:
+            n = f.get("pearson_pairs_n", {})
+            out.append(
+                f"{name}: Pearson r per annotator pair (n shared items): "
+                + ", ".join(f"{k} {_cell(v)} ({n.get(k, 0)})" for k, v in pairs.items())
+            )
         for key, why in f.get("reasons", {}).items():
             if why and key.split(".")[0] not in declared:
                 out.append(f"{name} / {key}: {why}")
@@ -213,7 +220,7 @@ EVAL_HEADER = [
 
 
 def _ci(c: dict[str, Any]) -> str:
-    r = fmt(c["r"])
+    r = DASH if c["r"] is None else fmt(c["r"])
     return f"{r} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]" if c.get("ci") else r
 
 
