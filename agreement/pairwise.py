@@ -14,7 +14,6 @@ from itertools import combinations
 import numpy as np
 
 from agreement.bootstrap import draw_counts, percentile_ci
-from agreement.correlation import weighted_pearson
 from agreement.ratings import Ratings
 from agreement.results import Stat
 
@@ -40,6 +39,31 @@ def pearson_pairs(r: Ratings) -> tuple[dict[str, float | None], dict[str, int]]:
     return rs, ns
 
 
+def _resampled_pairs(values: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """(pairs, B) Pearson r of every pair sharing two or more items, in every resample.
+
+    Each pair's six weighted moments are one product of the full (B, n) draw matrix with
+    an (n, 6) matrix that is zero off the pair's shared items, so no resample is copied.
+    """
+    out = []
+    for i, j in combinations(range(values.shape[1]), 2):
+        shared = ~np.isnan(values[:, i]) & ~np.isnan(values[:, j])
+        if shared.sum() < 2:
+            continue
+        x = np.where(shared, values[:, i] - values[shared, i].mean(), 0.0)
+        y = np.where(shared, values[:, j] - values[shared, j].mean(), 0.0)
+        cols = np.column_stack([shared.astype(float), x, y, x * x, y * y, x * y])
+        n, sx, sy, sxx, syy, sxy = (draws @ cols).T
+        var = (n * sxx - sx**2) * (n * syy - sy**2)
+        scale = max(np.abs(x).max(), 1e-300) ** 2 * max(np.abs(y).max(), 1e-300) ** 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = (n * sxy - sx * sy) / np.sqrt(var)
+        # a resample whose shared items are all alike has no correlation
+        r[var <= 1e-12 * np.maximum(n, 1) ** 2 * scale] = np.nan
+        out.append(r)
+    return np.vstack(out) if out else np.zeros((0, len(draws)))
+
+
 def mean_pairwise_pearson(r: Ratings, n_resamples: int, seed: int) -> Stat:
     """The mean of the defined pairwise r, n = items rated by two or more annotators; the
     pairs and their n ride along as ``pearson_pairs`` / ``pearson_pairs_n``."""
@@ -57,19 +81,11 @@ def mean_pairwise_pearson(r: Ratings, n_resamples: int, seed: int) -> Stat:
     ci = None
     if n_resamples > 0 and n >= 2:
         order = r.unit_order()
-        values = r.value_matrix()[order]
         draws = draw_counts(len(order), n_resamples, seed)
-        per_pair = []
-        for i, j in combinations(range(len(r.annotators)), 2):
-            shared = ~np.isnan(values[:, i]) & ~np.isnan(values[:, j])
-            if shared.sum() >= 2:
-                per_pair.append(
-                    weighted_pearson(values[shared, i], values[shared, j], draws[:, shared])
-                )
-        if per_pair:
-            stacked = np.vstack(per_pair)
-            ok = np.isfinite(stacked)
+        per_pair = _resampled_pairs(r.value_matrix()[order], draws)
+        if per_pair.size:
+            ok = np.isfinite(per_pair)
             with np.errstate(invalid="ignore", divide="ignore"):
-                means = np.where(ok, stacked, 0).sum(axis=0) / ok.sum(axis=0)
+                means = np.where(ok, per_pair, 0).sum(axis=0) / ok.sum(axis=0)
             ci, _ = percentile_ci(means)
     return Stat(value, n, None, ci, extra=extra)

@@ -32,6 +32,9 @@ SCALED = frozenset({"ordinal", "interval"})
 NUMERIC = frozenset({"ordinal", "interval", "derived"})
 CONTINUOUS = frozenset({"interval", "derived"})
 DASH = "—"
+#: More distinct values than this make a q x q weight matrix too large to be worth it
+#: (continuous scores); ICC and alpha cover those fields.
+CHANCE_MAX_CATEGORIES = 200
 FLEISS_NA = "Fleiss' kappa is for categorical ratings; see alpha"
 
 
@@ -223,6 +226,12 @@ def _chance(ctx: StatContext, which: str, weights: str) -> Stat:
     reason = undefined_reason(counts, len(r.annotators), len(r.domain))
     if reason:
         return Stat.undefined(reason, n)
+    if len(r.domain) > CHANCE_MAX_CATEGORIES:
+        return Stat.undefined(
+            f"{len(r.domain)} distinct values: chance-corrected coefficients are computed "
+            f"for up to {CHANCE_MAX_CATEGORIES} categories (see ICC and alpha)",
+            n,
+        )
     w_cat = agreement_weights(r.numeric_domain(), weights)
     stat = Stat.of(float(fn(counts, w_cat)[0]), n, "chance agreement is 1: no variation")
     if stat.value is None or ctx.n_resamples <= 0 or len(counts) < 2:

@@ -182,3 +182,37 @@ def test_live_irrcac_when_installed():
     for w in ("linear", "quadratic"):
         cac = irr.CAC(frame, weights=w, categories=[1, 2, 3, 4, 5], digits=15)
         assert d[f"gwet_ac2_{w}"] == pytest.approx(cac.gwet()["est"]["coefficient_value"], 1e-9)
+
+
+def test_pearson_interval_is_the_percentile_interval_of_per_resample_means():
+    """The vectorised bootstrap equals resampling items one resample at a time."""
+    from scipy import stats
+
+    from agreement.bootstrap import draw_counts, percentile_ci
+
+    r = _csv("continuous", True)
+    d = _agreement(r, "interval", resamples=200)
+    values = r.value_matrix()[r.unit_order()]
+    draws = draw_counts(len(values), 200, 7)
+    means = []
+    for w in draws.astype(int):
+        rows = np.repeat(np.arange(len(values)), w)
+        rs = []
+        for i in range(values.shape[1]):
+            for j in range(i + 1, values.shape[1]):
+                x, y = values[rows, i], values[rows, j]
+                keep = ~np.isnan(x) & ~np.isnan(y)
+                if keep.sum() >= 2 and np.ptp(x[keep]) > 0 and np.ptp(y[keep]) > 0:
+                    rs.append(stats.pearsonr(x[keep], y[keep]).statistic)
+        means.append(np.mean(rs))
+    expected, _ = percentile_ci(np.array(means))
+    assert d["pearson_pairs_mean_ci"] == pytest.approx(list(expected), abs=1e-12)
+
+
+def test_ac2_on_continuous_scores_with_many_values_is_null_with_the_reason():
+    values = np.linspace(0, 1, 301)
+    r = Ratings.from_matrix([values.tolist(), (values[::-1]).tolist()])
+    d = _agreement(r, "interval")
+    assert d["gwet_ac2_linear"] is None
+    assert "301 distinct values" in d["reasons"]["gwet_ac2_linear"]
+    assert d["icc_a_1"] is not None  # ICC covers such fields
