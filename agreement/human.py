@@ -37,6 +37,9 @@ class VariableAgreement:
     cohen: dict[str, Stat] = field(default_factory=dict)
     cohen_weighted: dict[str, dict[str, Stat]] = field(default_factory=dict)
     declared: dict[str, Stat] = field(default_factory=dict)
+    #: (CI key, n key) of each declared statistic, kept with the results (not the
+    #: declaration: it holds a function, and documents are cached by pickling)
+    declared_keys: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -105,11 +108,11 @@ class VariableAgreement:
             }
         for key, stat in self.declared.items():
             out[key] = val(stat, key, "not computed")
-            declaration = next((d for d in statistics() if d.key == key), None)
-            if declaration is not None and declaration.ci_key:
-                out[declaration.ci_key] = list(stat.ci) if stat.ci else None
-            if declaration is not None and declaration.n_key:
-                out[declaration.n_key] = stat.n
+            ci_key, n_key = self.declared_keys.get(key, (None, None))
+            if ci_key:
+                out[ci_key] = list(stat.ci) if stat.ci else None
+            if n_key:
+                out[n_key] = stat.n
             out.update(stat.extra or {})
         if self.notes:
             reasons.update(self.notes)
@@ -204,4 +207,5 @@ def variable_agreement(
             out.declared[stat.key] = stat.compute(ctx)
         else:
             out.declared[stat.key] = Stat.undefined(stat.reason_not_applicable())
+        out.declared_keys[stat.key] = (stat.ci_key, stat.n_key)
     return out
