@@ -6,7 +6,7 @@ panel and the agreement page draw and what reports render.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from agreement.inputs import (
     known_scale,
 )
 from agreement.ratings import Ratings
+from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from common.evaluator_labels import config_labels
 from kinds import FieldType, HumanField
@@ -101,7 +102,12 @@ def _fact_units(
 
 
 def _human_field(
-    f: HumanField, labels: pd.DataFrame, items: pd.DataFrame, n_resamples: int, seed: int
+    f: HumanField,
+    labels: pd.DataFrame,
+    items: pd.DataFrame,
+    n_resamples: int,
+    seed: int,
+    keep: Callable[[Statistic], bool] | None = None,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
     levels = tuple(lv.value for lv in f.agreement_levels)
     spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
@@ -131,6 +137,7 @@ def _human_field(
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,
+        keep=keep,
     )
     agreement.notes.update(notes)
     return agreement, labels, spec
@@ -192,9 +199,11 @@ def build_document(
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
     evaluators: bool = True,
+    keep: Callable[[Statistic], bool] | None = None,
 ) -> AgreementDocument:
     """Compute the agreement document. ``fields`` restricts the human fields (and the
-    evaluator variables) to those names; ``n_resamples=0`` skips every bootstrap."""
+    evaluator variables) to those names; ``n_resamples=0`` skips every bootstrap;
+    ``keep`` limits the declared statistics computed (their keys are then left out)."""
     kind, settings = inputs.kind, inputs.settings
     human_fields = [f for f in kind.human_fields(settings) if fields is None or f.name in fields]
     ann = inputs.annotations
@@ -221,7 +230,9 @@ def build_document(
             if "updated_at" in ann
             else None
         )
-        agreement, unit_labels, spec = _human_field(f, labels, inputs.items, n_resamples, seed)
+        agreement, unit_labels, spec = _human_field(
+            f, labels, inputs.items, n_resamples, seed, keep
+        )
         doc.fields[f.name] = agreement
         if timeline and "updated_at" in unit_labels and unit_labels["updated_at"].notna().any():
             doc.timeline[f.name] = alpha_over_time(unit_labels, f.level.value, **spec)
@@ -240,6 +251,7 @@ def build_document(
             categorical=False,
             n_resamples=n_resamples,
             seed=seed,
+            keep=keep,
         )
     if evaluators:
         _evaluators(doc, inputs, derived, fields, n_resamples, seed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ from agreement.kappa import cohen_pairs, fleiss, fleiss_coverage, fleiss_from_ta
 from agreement.percent import gwet_ac1, percent_agreement
 from agreement.ratings import Ratings
 from agreement.results import Stat
-from agreement.statistics import StatContext, statistics
+from agreement.statistics import StatContext, Statistic, statistics
 
 #: Largest number of distinct values for which alpha's bootstrap CI is computed.
 CI_MAX_VALUES = 32
@@ -180,11 +181,13 @@ def variable_agreement(
     unit: str = "item",
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    keep: Callable[[Statistic], bool] | None = None,
 ) -> VariableAgreement:
     """Every human-agreement statistic that fits the variable.
 
     ``categorical``: Fleiss, Cohen and percent agreement make sense (not for continuous
     scores); ``ordinal``: add linear and quadratic weighted Cohen; ``ac1``: Gwet's AC1.
+    ``keep`` limits the declared statistics computed (the side panel needs few).
     """
     out = VariableAgreement(name, type_, level, levels, ratings, unit=unit)
     alphas = {lv: krippendorff_alpha(ratings, lv) for lv in levels}
@@ -201,7 +204,7 @@ def variable_agreement(
         out.ac1 = _ac1_ci(ratings, gwet_ac1(ratings), n_resamples, seed)
     ctx = StatContext(ratings, type_, n_resamples, seed)
     for stat in statistics():
-        if stat.compute is None:
+        if stat.compute is None or (keep is not None and not keep(stat)):
             continue
         if stat.applies(type_):
             out.declared[stat.key] = stat.compute(ctx)

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agreement.statistics import Entry, field_entries
+from agreement.statistics import Entry, Statistic, field_entries
 from annotation_store import Store
 from reports.data import agreement_document
+
+
+def _in_panel(stat: Statistic) -> bool:
+    return stat.panel
 
 
 def _panel_entries(f: dict[str, Any]) -> list[Entry]:
@@ -36,7 +40,7 @@ def panel_summary(store: Store, project: str, field: str | None = None) -> dict[
     if field is None:
         return {"field": None, "fields": names}
     doc = agreement_document(
-        store, project, fields=[field], n_resamples=0, timeline=False
+        store, project, fields=[field], n_resamples=0, timeline=False, keep=_in_panel
     ).to_dict()
     f = doc["fields"].get(field) or doc["derived"].get(field)
     evaluators = []

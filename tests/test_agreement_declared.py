@@ -187,3 +187,25 @@ def test_reliability_error_bars_stop_at_the_axis_range() -> None:
     assert low == pytest.approx(-0.1)
     assert bar.error_y.arrayminus[0] == pytest.approx(0.2 - low)  # not 0.8: clipped at -0.1
     assert bar.error_y.array[0] == pytest.approx(0.7)
+
+
+def test_side_panel_computes_only_the_panel_statistics(demo: str, monkeypatch) -> None:
+    """The panel redraws often: the ICCs (pingouin, a heavy import) are not computed."""
+    import agreement.icc
+    from reports.panel import panel_summary
+
+    def boom(r):
+        raise AssertionError("ICC computed for the side panel")
+
+    monkeypatch.setattr(agreement.icc, "icc_forms", boom)
+    store = Store(demo)
+    try:
+        s = panel_summary(store, PROJECT, "resolution")
+    finally:
+        store.close()
+    assert [x["key"] for x in s["statistics"]] == [
+        "krippendorff_alpha",
+        "fleiss_kappa",
+        "fleiss_kappa_all_items",
+    ]
+    assert s["statistics"][0]["label"] == "α ordinal" and s["statistics"][0]["text"] == "0.810"
