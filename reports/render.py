@@ -151,7 +151,8 @@ FIELD_HEADER = ["field", "type", "unit", "units", "annotators", "ratings", "pair
 STAT_HEADER = ["field", "statistic", "value", "95% CI", "n / units", "note"]
 
 
-def _sections(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def field_sections(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, block) of every human field, then every derived score, of a document."""
     return [(n, f) for sec in ("fields", "derived") for n, f in data.get(sec, {}).items()]
 
 
@@ -166,7 +167,7 @@ def _field_rows(data: dict[str, Any]) -> list[list[Any]]:
             f["n_ratings"],
             f["n_pairable"],
         ]
-        for name, f in _sections(data)
+        for name, f in field_sections(data)
     ]
 
 
@@ -174,7 +175,7 @@ def statistic_rows(data: dict[str, Any]) -> list[list[Any]]:
     """One row per field and declared statistic that applies to it, CI and n beside."""
     return [
         [name, e.label, e.text, e.ci_text, e.n_text, e.reason or ""]
-        for name, f in _sections(data)
+        for name, f in field_sections(data)
         for e in field_entries(f)
     ]
 
@@ -184,7 +185,7 @@ def field_notes(data: dict[str, Any]) -> list[str]:
     label lists left out, per-pair reasons."""
     declared = {s.key for s in statistics()}
     out = []
-    for name, f in _sections(data):
+    for name, f in field_sections(data):
         if f.get("fleiss_items_note"):
             out.append(f"{name}: {f['fleiss_items_note']}")
         pairs = f.get("pearson_pairs") or {}

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from agreement.statistics import DASH, field_entries
-from reports.render import STAT_HEADER, field_notes, statistic_rows
+from reports.render import STAT_HEADER, field_notes, field_sections, statistic_rows
 
 NOT_SHOWN = (
     f"{DASH} marks a statistic that does not apply to the field's type (e.g. Fleiss' kappa "
@@ -28,15 +28,11 @@ BASE_COLUMNS = {
 }
 
 
-def _sections(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [(n, f) for sec in ("fields", "derived") for n, f in data[sec].items()]
-
-
 def summary_frame(data: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, str]]:
     """One row per field: counts and the declared summary statistics, each with its n as
     ``n / units`` beside it; and the number format of every statistic column."""
     rows, formats = [], {}
-    for name, f in _sections(data):
+    for name, f in field_sections(data):
         row: dict[str, Any] = {"field": name, **{k: f[v] for k, v in BASE_COLUMNS.items()}}
         for e in field_entries(f, keep=lambda s: s.summary):
             row[e.label] = e.value
