@@ -1,0 +1,116 @@
+"""The URL Content Retriever as LLM judges use it: shared settings, one call per item.
+
+``fingract_ucr``, ``geval_ucr`` and ``prometheus_ucr`` all fetch an explanation's links
+through :func:`links_for_judge`, so they share the retriever, its address policy and the
+stored page snapshots (a page fetched for one of them is reused by the others).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
+
+from evaluators.base import EvaluatorSettings, PageStore
+from evaluators.ucr import (
+    UCRSettings,
+    allow_private_default,
+    extract_urls,
+    render_records,
+    retrieve,
+)
+
+#: What a result keeps of a fetch record (the full text stays in the page store).
+PUBLIC_RECORD_KEYS = (
+    "url",
+    "final_url",
+    "status",
+    "content_type",
+    "error",
+    "fetched_at",
+    "truncated",
+    "condensed",
+    "condense_method",
+    "extraction",
+    "reused",
+    "redirects",
+)
+
+
+class UCRJudgeSettings(EvaluatorSettings):
+    """Retriever settings shared by the judges that read fetched pages."""
+
+    allow_private_addresses: bool = Field(default_factory=allow_private_default)
+    max_links: int = Field(5, ge=1, le=20)
+    token_budget: int = Field(400, ge=50, le=4000)
+    condense: str = Field("auto", pattern="^(auto|embedding|leading)$")
+    refetch: bool = False
+
+    def ucr(self) -> UCRSettings:
+        """The retriever's own settings object."""
+        return UCRSettings(
+            allow_private=self.allow_private_addresses,
+            max_links=self.max_links,
+            token_budget=self.token_budget,
+            condense=self.condense,
+            refetch=self.refetch,
+        )
+
+
+def public_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of a fetch record that a result keeps (:data:`PUBLIC_RECORD_KEYS`)."""
+    return {k: rec.get(k) for k in PUBLIC_RECORD_KEYS}
+
+
+@dataclass(frozen=True)
+class RetrievedLinks:
+    """What one item's retrieval gives a judge."""
+
+    records: list[dict[str, Any]]
+
+    @property
+    def prompt_text(self) -> str:
+        """The condensed pages as prompt text."""
+        return render_records(self.records)
+
+    @property
+    def answered(self) -> bool:
+        """True when at least one page answered (HTTP status below 400)."""
+        return any(r.get("status") is not None and r["status"] < 400 for r in self.records)
+
+    def public(self) -> list[dict[str, Any]]:
+        """The records as result details keep them."""
+        return [public_record(r) for r in self.records]
+
+
+async def links_for_judge(
+    explanation: str, query: str, settings: UCRJudgeSettings, pages: PageStore | None
+) -> RetrievedLinks:
+    """Fetch (or reuse) every link of ``explanation``, condensed against ``query``."""
+    records = await retrieve(extract_urls(explanation), query, settings.ucr(), pages)
+    return RetrievedLinks(records)
+
+
+def condense_note(method_counts: Mapping[str, int]) -> str | None:
+    """A run-level warning when pages were cut to their leading sentences because the
+    sentence model could not load (the paper ranks sentences with MiniLM); else None."""
+    leading = method_counts.get("leading", 0)
+    if not leading:
+        return None
+    return (
+        f"{leading} fetched page(s) were condensed to their leading sentences, not ranked "
+        "with MiniLM (the sentence model could not load or condense='leading')"
+    )
+
+
+def condense_methods(details: Iterable[Mapping[str, Any]]) -> Counter[str]:
+    """How often each condensing method ran, over results' ``links`` details."""
+    return Counter(
+        str(link.get("condense_method"))
+        for d in details
+        for link in d.get("links") or []
+        if link.get("condense_method")
+    )
