@@ -89,3 +89,61 @@ def test_signature_round_trips_through_its_stored_form() -> None:
     sig = Signature("geval", "2", "gpt-4o", "abc", {"n": 5})
     assert Signature.from_dict(sig.to_dict()) == sig
     assert str(Signature.from_dict(sig.to_dict())) == sig.to_dict()["text"]
+
+
+def _nli_distribution(request: dict) -> object:
+    """A scripted LLM-NLI judge: "yes" when the statement's value is in the text."""
+    import re
+
+    from tests.support.scripted_llm import Reply
+
+    user = request["messages"][1]["content"]
+    text = user.split("Text:", 1)[1].split("\nStatement:", 1)[0].lower()
+    statement = user.split("Statement:", 1)[1].split("\n", 1)[0]
+    m = re.search(r" is (.+)\.$", statement)
+    if m and m.group(1).lower() in text:
+        return Reply(content=json.dumps({"yes": 0.85, "unknown": 0.1, "no": 0.05}))
+    return Reply(content=json.dumps({"yes": 0.1, "unknown": 0.6, "no": 0.3}))
+
+
+def test_sgsacc_on_the_sgd_subset_per_utterance_and_per_act_in_cli_and_report(
+    sgd_store: Store, sqlite_url: str, llm_env, monkeypatch: pytest.MonkeyPatch, capsys, tmp_path
+) -> None:
+    from evaluators.utterances import group_units, unit_values, utterance_key
+    from reports.render import build_report, render_json, render_markdown
+
+    monkeypatch.delenv("WORKBENCH_NLI_MODEL", raising=False)
+    llm_env.handler = _nli_distribution
+    code = main(["--db", sqlite_url, "evaluate", "s", "--evaluator", "sgsacc"])
+    out = capsys.readouterr().out.splitlines()
+    label = f"sgsacc (LLM-NLI: {llm_env.model})"  # auto picked the endpoint, and says so
+    assert code == 0 and out[0].startswith(f"{label}: 65 evaluated")
+    summary = run_corpus_summary(sgd_store, 1, "sgsacc")
+    # the per-utterance figure recomputed by hand from the stored results
+    stored = sgd_store.run_results(1)
+    items = {i.item_id: i for i in sgd_store.items("s")}
+    units = group_units(
+        {r.item_id: utterance_key(r.item_id, items[r.item_id].fields) for r in stored}
+    )
+    per_act = {r.item_id: r.scores["faithful"] for r in stored if r.status == "ok"}
+    by_unit = unit_values(units, per_act)
+    assert len(units) < len(stored)  # acts really are grouped into utterances
+    assert summary["sgsacc_utterance"] == pytest.approx(sum(by_unit.values()) / len(by_unit))
+    assert summary["sgsacc_act"] == pytest.approx(sum(per_act.values()) / len(per_act))
+    assert summary["sgsacc_utterance"] < summary["sgsacc_act"]  # all acts must hold
+    assert out[1].startswith(
+        f"  run 1: sgsacc_utterance {summary['sgsacc_utterance']:.4f} · "
+        f"sgsacc_act {summary['sgsacc_act']:.4f} · n_utterances {len(by_unit)}"
+    )
+    assert f"nli_backend LLM-NLI: {llm_env.model}" in out[1]
+    # human labels: act 0 faithful, the rest of its turn too -> compared at both levels
+    first = stored[0].item_id
+    sgd_store.ensure_annotator("ann")
+    sgd_store.save_label("s", first, "ann", "faithful", 1, status="submitted")
+    report = build_report(sgd_store, "s", n_resamples=0)
+    md = render_markdown(report)
+    assert f"{label} (run 1): NLI backend: LLM-NLI: {llm_env.model} on" in md
+    assert f"SGSAcc per utterance {summary['sgsacc_utterance']:.4f}" in md
+    assert f"per act {summary['sgsacc_act']:.4f}" in md
+    assert "human faithful per act 1.0000" in md
+    assert json.loads(render_json(report))["provenance"]["run_notes"][0]["label"] == label

@@ -37,15 +37,22 @@ known and the explanation has a link, the reply is re-asked.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, model_validator
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature, run_settings
 from evaluators.llm.evaluator import LLMEvaluator, Usage, YesNo, field_text, yes_no_answer
 from evaluators.registry import register_evaluator
 from evaluators.ucr import extract_urls
-from evaluators.ucr.judging import PUBLIC_RECORD_KEYS, UCRJudgeSettings, links_for_judge
+from evaluators.ucr.judging import (
+    PUBLIC_RECORD_KEYS,
+    UCRJudgeSettings,
+    links_for_judge,
+    retriever_notes,
+    retriever_summary,
+)
 
 SEGMENT = "fingract_segment.v1"
 JUDGE_PAPER = "fingract_judge_paper.v1"
@@ -229,6 +236,27 @@ class FinGrAct(LLMEvaluator):
     prompt_ids = (SEGMENT, JUDGE_PAPER, JUDGE)
     use_ucr = False
 
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """Which link questions the judge got, and the retriever's condensing."""
+        if cls.use_ucr:
+            return [
+                "links judged on their fetched pages (exists, relevant, supports)",
+                *retriever_notes(r.details for r in results),
+            ]
+        variant = run_settings(results).get("link_judgement", "paper")
+        if variant == "paper":
+            return [
+                "without the retriever: only the paper's questions (mentioned, corrected, "
+                "supported by a link); link points only through a supporting link"
+            ]
+        return [
+            "variant link_judgement='from_knowledge' (not the paper's): link existence and "
+            "relevance judged from the model's knowledge, without fetching"
+        ]
+
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         s: FinGrActSettings = self.settings  # type: ignore[assignment]
         usage = Usage()
@@ -346,6 +374,11 @@ class FinGrActUCR(FinGrAct):
     Settings = FinGrActUCRSettings
     prompt_ids = (SEGMENT, JUDGE_UCR)
     use_ucr = True
+
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """How the fetched pages were condensed, with the MiniLM fallback warning."""
+        return retriever_summary(results)
 
 
 def _reply_check(n: int, link_possible: bool):

@@ -16,16 +16,29 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.base import (
+    EvalItem,
+    EvalResult,
+    EvaluatorSettings,
+    Signature,
+    count_of,
+    run_settings,
+)
 from evaluators.llm.client import LLMError
 from evaluators.llm.evaluator import LLMEvaluator, Usage
-from evaluators.llm.targets import ScaleMapping, prompt_values, target_for
+from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
 from evaluators.registry import register_evaluator
-from evaluators.ucr.judging import UCRJudgeSettings, links_for_judge
+from evaluators.ucr.judging import (
+    UCRJudgeSettings,
+    links_for_judge,
+    retriever_notes,
+    retriever_summary,
+)
 
 PROMPTS = {
     "actionability": "geval_actionability.v1",
@@ -95,6 +108,24 @@ class GEval(LLMEvaluator):
     Settings = GEvalSettings
     prompt_ids = tuple(PROMPTS.values())
     use_ucr = False
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """The score setting and which score ran, the decoding and the 1-5 mapping."""
+        s = run_settings(results)
+        ok = [r for r in results if r.status == "ok"]
+        notes = [
+            f"score setting {s.get('score')!r} (default 'mean': the paper's 20-sample mean); "
+            f"ran: {count_of([r.details.get('mode') for r in ok])}",
+            f"decoding: {s.get('samples')} samples, temperature {s.get('temperature')}, "
+            f"top_p {s.get('top_p')}",
+            mapping_note(str(s.get("scale_mapping", "stretch"))),
+        ]
+        if cls.use_ucr:
+            notes += retriever_notes(r.details for r in results)
+        return notes
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         s: GEvalSettings = self.settings  # type: ignore[assignment]
@@ -192,3 +223,8 @@ class GEvalUCR(GEval):
     Settings = GEvalUCRSettings
     prompt_ids = (PROMPT_UCR,)
     use_ucr = True
+
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """How the fetched pages were condensed, with the MiniLM fallback warning."""
+        return retriever_summary(results)

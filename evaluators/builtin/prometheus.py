@@ -16,16 +16,22 @@ their condensed text is added to the prompt.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature, run_settings
 from evaluators.llm.client import LLMError
 from evaluators.llm.evaluator import LLMEvaluator, Usage
-from evaluators.llm.targets import ScaleMapping, prompt_values, target_for
+from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
 from evaluators.registry import register_evaluator
-from evaluators.ucr.judging import UCRJudgeSettings, links_for_judge
+from evaluators.ucr.judging import (
+    UCRJudgeSettings,
+    links_for_judge,
+    retriever_notes,
+    retriever_summary,
+)
 
 PROMPTS = {
     "actionability": "prometheus_actionability.v1",
@@ -94,6 +100,22 @@ class Prometheus(LLMEvaluator):
     Settings = PrometheusSettings
     prompt_ids = tuple(PROMPTS.values())
     use_ucr = False
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """The decoding (paper: temperature 1, top_p 0.9) and the 1-5 mapping."""
+        s = run_settings(results)
+        paper = s.get("temperature") == 1.0 and s.get("top_p") == 0.9
+        notes = [
+            f"decoding temperature {s.get('temperature')}, top_p {s.get('top_p')}"
+            + (" (the FinGrAct paper's baseline)" if paper else " (not the paper's 1 / 0.9)"),
+            mapping_note(str(s.get("scale_mapping", "stretch"))),
+        ]
+        if cls.use_ucr:
+            notes += retriever_notes(r.details for r in results)
+        return notes
 
     async def _messages(self, item: EvalItem, details: dict[str, Any]) -> list[dict[str, str]]:
         """The prompt; with UCR, the linked pages are fetched and shown to the judge."""
@@ -181,3 +203,8 @@ class PrometheusUCR(Prometheus):
     Settings = PrometheusUCRSettings
     prompt_ids = (PROMPT_UCR,)
     use_ucr = True
+
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """How the fetched pages were condensed, with the MiniLM fallback warning."""
+        return retriever_summary(results)

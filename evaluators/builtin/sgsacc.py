@@ -156,6 +156,16 @@ class SGSAccEvaluator(NLIEvaluator):
         the share failing validation and the NLI backend that ran."""
         return corpus_report(results).as_dict()
 
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """The backend, then SGSAcc per utterance and per act, and the human comparison."""
+        majority = None
+        if human is not None:
+            majority = {i: _majority(f.get("faithful")) for i, f in human.items()}
+        return [*super().run_notes(results, human), report_text(corpus_report(results, majority))]
+
     def _plan(self, item: EvalItem) -> _Plan:
         s: SGSAccSettings = self.settings  # type: ignore[assignment]
         f = item.fields
@@ -416,3 +426,34 @@ def human_comparison(
         "n_human_acts": sum(v is not None for v in per_act.values()),
         "n_human_utterances": len(human_units),
     }
+
+
+def _majority(mean: Any) -> float | None:
+    """The majority of 0/1 labels from their mean; None for a tie or no label."""
+    if mean is None or mean != mean or abs(float(mean) - 0.5) < 1e-9:
+        return None
+    return 1.0 if float(mean) > 0.5 else 0.0
+
+
+def report_text(r: SGSAccReport) -> str:
+    """The corpus figures as one sentence (per utterance first, as the paper reports)."""
+
+    def f(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.4f}"
+
+    text = (
+        f"SGSAcc per utterance {f(r.sgsacc_utterance)} over {r.n_utterances} utterances "
+        f"(validated {f(r.sgsacc_utterance_validated)}); per act {f(r.sgsacc_act)} over "
+        f"{r.n - r.failed} acts (validated {f(r.sgsacc_act_validated)}, "
+        f"{r.n_validated} acts); validation fails on {f(r.validation_fail_share)} of acts"
+    )
+    if r.unkeyed_acts:
+        text += f"; {r.unkeyed_acts} acts without utterance keys count as their own utterance"
+    if r.human:
+        h = r.human
+        text += (
+            f"; human faithful per act {f(h['human_act'])}, per utterance "
+            f"{f(h['human_utterance'])}; evaluator agrees with the human majority on "
+            f"{f(h['agreement_act'])} of acts and {f(h['agreement_utterance'])} of utterances"
+        )
+    return text

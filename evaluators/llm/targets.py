@@ -23,6 +23,14 @@ MAPPING_TEXT = {
 }
 
 
+def mapping_note(mapping: str) -> str:
+    """The 1-5 mapping in words, for run notes (ego-centric bias counts use these scores)."""
+    return (
+        f"1-5 grades mapped onto the field by scale_mapping={mapping!r}: "
+        f"{MAPPING_TEXT.get(mapping, mapping)}; correlations and bias counts use these scores"
+    )
+
+
 @dataclass(frozen=True)
 class Target:
     """One kind's scored field, its range and the item fields the prompt shows."""

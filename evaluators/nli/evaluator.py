@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
+from typing import Any
 
-from evaluators.base import EvalResult, Evaluator, Signature
+from evaluators.base import EvalResult, Evaluator, Signature, count_of
 from evaluators.nli.base import NLIBackend
 from evaluators.nli.llm_backend import prompt_hash as llm_prompt_hash
 from evaluators.nli.select import (
@@ -26,6 +27,14 @@ class NLIEvaluator(Evaluator):
         """The settings, typed (every subclass's Settings extends NLISettings)."""
         assert isinstance(self.settings, NLISettings)
         return self.settings
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """The NLI backend that ran (``auto`` may have picked the LLM endpoint)."""
+        ran = [r.details.get("nli_backend") or "unknown" for r in results if r.status == "ok"]
+        return [f"NLI backend: {count_of(ran)}"]
 
     def unavailable_reason(self) -> str | None:
         return nli_unavailable_reason(self.nli_settings, self.ctx)

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import EvaluatorSettings, PageStore
+from evaluators.base import EvalResult, EvaluatorSettings, PageStore
 from evaluators.ucr import (
     UCRSettings,
     allow_private_default,
@@ -22,6 +22,7 @@ from evaluators.ucr import (
     render_records,
     retrieve,
 )
+from evaluators.ucr.condense import model_error
 
 #: What a result keeps of a fetch record (the full text stays in the page store).
 PUBLIC_RECORD_KEYS = (
@@ -94,18 +95,6 @@ async def links_for_judge(
     return RetrievedLinks(records)
 
 
-def condense_note(method_counts: Mapping[str, int]) -> str | None:
-    """A run-level warning when pages were cut to their leading sentences because the
-    sentence model could not load (the paper ranks sentences with MiniLM); else None."""
-    leading = method_counts.get("leading", 0)
-    if not leading:
-        return None
-    return (
-        f"{leading} fetched page(s) were condensed to their leading sentences, not ranked "
-        "with MiniLM (the sentence model could not load or condense='leading')"
-    )
-
-
 def condense_methods(details: Iterable[Mapping[str, Any]]) -> Counter[str]:
     """How often each condensing method ran, over results' ``links`` details."""
     return Counter(
@@ -114,3 +103,37 @@ def condense_methods(details: Iterable[Mapping[str, Any]]) -> Counter[str]:
         for link in d.get("links") or []
         if link.get("condense_method")
     )
+
+
+def retriever_notes(details: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Run notes on the retriever: how the fetched pages were condensed, with a warning
+    when pages were cut to their leading sentences instead of being ranked with MiniLM
+    (the paper's method), because the sentence model could not load or
+    ``condense="leading"`` was asked for."""
+    methods = condense_methods(details)
+    if not methods:
+        return ["URL Content Retriever: no page text was condensed in this run"]
+    used = ", ".join(f"{k} {n}" for k, n in sorted(methods.items()))
+    notes = [f"URL Content Retriever pages condensed by: {used}"]
+    warning = fallback_warning(methods)
+    return [*notes, warning] if warning else notes
+
+
+def fallback_warning(methods: Mapping[str, int]) -> str | None:
+    """The warning for pages cut to their leading sentences because MiniLM could not load
+    (the paper ranks sentences with it), or None."""
+    n = methods.get("leading_fallback", 0)
+    if not n:
+        return None
+    why = model_error() or "not installed"
+    return (
+        f"WARNING: {n} page(s) kept their leading sentences because the MiniLM sentence "
+        f"model could not load ({why}); the paper ranks sentences with MiniLM"
+    )
+
+
+def retriever_summary(results: Iterable[EvalResult]) -> dict[str, Any]:
+    """Run-level figures of the retriever, printed after a run (CLI line, Evaluate page):
+    pages per condensing method and the fallback warning (None when there is none)."""
+    methods = condense_methods(r.details for r in results)
+    return {"pages_condensed": dict(sorted(methods.items())), "warning": fallback_warning(methods)}
