@@ -93,9 +93,10 @@ def refs(sgd_items, item_id: str) -> list[str]:
             [
                 "Whether or not smoking is allowed inside the place? No.",
                 "Smoking allowed? No.",
-                "Has not smoking allowed.",
-                "Have not smoking allowed.",
+                # Table 3's forms (additional_luggage = False), not the appendix prose
+                "Has no smoking allowed.",
                 "Is not smoking allowed.",
+                "Does not smoking allowed.",
             ],
         ),
         # REQUEST: "Request {desc}" and "Request {slot}", example values ignored
@@ -500,3 +501,10 @@ def test_tampered_copy_is_its_own_utterance_with_the_other_real_acts():
         "u:1~u:1:0:neg": ["u:1:1", "u:1:0:neg"],
     }
     assert not keys["solo"].keyed and keys["u:1:0:neg"].tampered_of == "u:1:0"
+
+
+def test_candidates_are_never_repeated():
+    # a description equal to the slot name gives the same sentence twice: kept once
+    assert candidate_references("INFORM", "price", ["cheap"], "Price") == ["Price is cheap."]
+    assert candidate_references("REQUEST", "city", [], "city") == ["Request city."]
+    assert candidate_references("INFORM", "city", [], "City") == ["City."]
