@@ -3,6 +3,7 @@ actionability items, with their links served by a local page server on 127.0.0.1
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ PAGES = {
     "/www.cochranelibrary.com/cdsr/doi/10.1002/14651858.CD000980.pub4": "Regular "
     "vitamin C shortened colds by 8% in adults; it did not prevent them.",
 }
+DEMO_LINKS = list(PAGES)
 _URL = re.compile(r"https?://([^\s]+)")
 
 
@@ -88,7 +90,7 @@ def test_geval_and_prometheus_ucr_share_the_retriever_and_page_snapshots(
     geval = run_items("geval_ucr", items, cache=store, pages=store, settings=SETTINGS)
     assert all(r.status == "ok" for r in geval), [r.error for r in geval]
     fetched = sorted(hits)
-    assert fetched == sorted(PAGES)  # each demo link fetched once, from 127.0.0.1
+    assert fetched == sorted(DEMO_LINKS)  # each demo link fetched once, from 127.0.0.1
     prompts = [r["messages"][-1]["content"] for r in fast_llm.requests]
     assert any("largest planet" in p for p in prompts)
     assert any("documentary film by Paul" in p for p in prompts)
@@ -120,3 +122,50 @@ def test_ucr_judges_refuse_local_pages_by_default(
     [res] = run_items("geval_ucr", [junun], pages=store)
     assert hits == [] and res.status == "ok"
     assert "refused" in fast_llm.requests[0]["messages"][-1]["content"]
+
+
+LONG = "/long/page"
+PAGES[LONG] = " ".join(f"Sentence {i} says Junun is a film about music." for i in range(60))
+
+
+def test_minilm_fallback_is_stated_in_the_run_summary_and_the_report(
+    fast_llm: ScriptedLLM,
+    store: Store,
+    sqlite_url: str,
+    pages_server: tuple[str, list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from commands import main
+    from reports.render import build_report, render_markdown
+
+    # the module, not the function the package re-exports under the same name
+    condense_mod = importlib.import_module("evaluators.ucr.condense")
+    base, _ = pages_server
+    monkeypatch.setattr(condense_mod, "_model", None)
+    monkeypatch.setattr(condense_mod, "_model_error", "OSError: no model files")
+    store.create_project("act", "actionability")
+    fields = {
+        "claim": "Junun is a book.",
+        "evidence": "Junun is a film.",
+        "label": "FALSE",
+        "explanation": f"It is a film: {base}{LONG}",
+    }
+    store.upsert_items("act", [{"item_id": "j", "fields": fields}])
+    fast_llm.handler = lambda request: Reply(content="Feedback: fine. [RESULT] 4")
+    settings = '{"allow_private_addresses": true}'  # condense "auto": MiniLM wanted
+    code = main(
+        ["--db", sqlite_url, "evaluate", "act", "--evaluator", "prometheus_ucr"]
+        + ["--settings", settings]
+    )
+    out = capsys.readouterr().out.splitlines()
+    warning = (
+        "WARNING: 1 page(s) kept their leading sentences because the MiniLM sentence model "
+        "could not load (OSError: no model files); the paper ranks sentences with MiniLM"
+    )
+    assert code == 0 and out[1] == (
+        '  run 1: pages_condensed {"leading_fallback": 1} · warning ' + warning
+    )
+    md = render_markdown(build_report(store, "act", n_resamples=0))
+    assert warning in md and "scale_mapping='stretch'" in md
+    assert "temperature 1.0, top_p 0.9 (the FinGrAct paper's baseline)" in md
