@@ -14,6 +14,7 @@ from commands import main
 from evaluators.builtin.ser import ser_report
 from jobs.runner import has_corpus_summary, run_corpus_summary, run_evaluator
 from tests.support.apptest import open_app
+from tests.test_sgsacc import _value_judge
 
 SGD_TEST = shared_sgd_root() / "test"
 
@@ -92,21 +93,6 @@ def test_signature_round_trips_through_its_stored_form() -> None:
     assert str(Signature.from_dict(sig.to_dict())) == sig.to_dict()["text"]
 
 
-def _nli_distribution(request: dict) -> object:
-    """A scripted LLM-NLI judge: "yes" when the statement's value is in the text."""
-    import re
-
-    from tests.support.scripted_llm import Reply
-
-    user = request["messages"][1]["content"]
-    text = user.split("Text:", 1)[1].split("\nStatement:", 1)[0].lower()
-    statement = user.split("Statement:", 1)[1].split("\n", 1)[0]
-    m = re.search(r" is (.+)\.$", statement)
-    if m and m.group(1).lower() in text:
-        return Reply(content=json.dumps({"yes": 0.85, "unknown": 0.1, "no": 0.05}))
-    return Reply(content=json.dumps({"yes": 0.1, "unknown": 0.6, "no": 0.3}))
-
-
 def test_sgsacc_on_the_sgd_subset_per_utterance_and_per_act_in_cli_and_report(
     sgd_store: Store, sqlite_url: str, llm_env, monkeypatch: pytest.MonkeyPatch, capsys, tmp_path
 ) -> None:
@@ -114,7 +100,7 @@ def test_sgsacc_on_the_sgd_subset_per_utterance_and_per_act_in_cli_and_report(
     from reports.render import build_report, render_json, render_markdown
 
     monkeypatch.delenv("WORKBENCH_NLI_MODEL", raising=False)
-    llm_env.handler = _nli_distribution
+    llm_env.handler = _value_judge
     code = main(["--db", sqlite_url, "evaluate", "s", "--evaluator", "sgsacc"])
     out = capsys.readouterr().out.splitlines()
     label = f"sgsacc (LLM-NLI: {llm_env.model})"  # auto picked the endpoint, and says so

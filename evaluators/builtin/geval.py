@@ -34,10 +34,10 @@ from evaluators.llm.evaluator import LLMEvaluator, Usage
 from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
 from evaluators.registry import register_evaluator
 from evaluators.ucr.judging import (
+    RetrieverJudge,
     UCRJudgeSettings,
-    links_for_judge,
+    add_link_content,
     retriever_notes,
-    retriever_summary,
 )
 
 PROMPTS = {
@@ -135,14 +135,7 @@ class GEval(LLMEvaluator):
         prompt = PROMPT_UCR if self.use_ucr else PROMPTS[target.kind]
         extra: dict[str, Any] = {}
         if self.use_ucr:
-            links = await links_for_judge(
-                values["explanation"],
-                f"{values['claim']} {values['evidence']}",
-                self.settings,  # type: ignore[arg-type]
-                self.ctx.pages,
-            )
-            extra["links"] = links.public()
-            values["link_content"] = links.prompt_text
+            await add_link_content(values, self.settings, self.ctx.pages, extra)  # type: ignore[arg-type]
         messages = self.render(prompt, **values)
         try:
             reply = usage.add(
@@ -209,7 +202,7 @@ def _choose(preference: str, details: dict[str, Any]) -> str | None:
 
 
 @register_evaluator
-class GEvalUCR(GEval):
+class GEvalUCR(RetrieverJudge, GEval):
     """G-Eval with the URL Content Retriever: the linked pages are in the prompt."""
 
     name = "geval_ucr"
@@ -218,13 +211,5 @@ class GEvalUCR(GEval):
         "G-Eval's sampled 1-5 score with each link of the explanation fetched (safely), "
         "condensed and shown to the judge; pages shared with fingract_ucr and prometheus_ucr."
     )
-    kinds = ("actionability",)
-    fields = ("actionability",)
     Settings = GEvalUCRSettings
     prompt_ids = (PROMPT_UCR,)
-    use_ucr = True
-
-    @classmethod
-    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
-        """How the fetched pages were condensed, with the MiniLM fallback warning."""
-        return retriever_summary(results)

@@ -27,10 +27,10 @@ from evaluators.llm.evaluator import LLMEvaluator, Usage
 from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
 from evaluators.registry import register_evaluator
 from evaluators.ucr.judging import (
+    RetrieverJudge,
     UCRJudgeSettings,
-    links_for_judge,
+    add_link_content,
     retriever_notes,
-    retriever_summary,
 )
 
 PROMPTS = {
@@ -99,11 +99,13 @@ class Prometheus(LLMEvaluator):
     fields = ("actionability", "resolution")
     Settings = PrometheusSettings
     prompt_ids = tuple(PROMPTS.values())
-    use_ucr = False
+    use_ucr = False  # the _ucr variant shows the judge the fetched pages
 
     @classmethod
     def run_notes(
-        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+        cls,
+        results: Sequence[EvalResult],
+        human: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> list[str]:
         """The decoding (paper: temperature 1, top_p 0.9) and the 1-5 mapping."""
         s = run_settings(results)
@@ -124,14 +126,7 @@ class Prometheus(LLMEvaluator):
         prompt = PROMPT_UCR if self.use_ucr else PROMPTS[target.kind]
         details.update(prompt_versions=[prompt], target=target.field)
         if self.use_ucr:
-            links = await links_for_judge(
-                values["explanation"],
-                f"{values['claim']} {values['evidence']}",
-                self.settings,  # type: ignore[arg-type]
-                self.ctx.pages,
-            )
-            details["links"] = links.public()
-            values["link_content"] = links.prompt_text
+            await add_link_content(values, self.settings, self.ctx.pages, details)  # type: ignore[arg-type]
         return self.render(prompt, **values)
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
@@ -189,7 +184,7 @@ class Prometheus(LLMEvaluator):
 
 
 @register_evaluator
-class PrometheusUCR(Prometheus):
+class PrometheusUCR(RetrieverJudge, Prometheus):
     """Prometheus with the URL Content Retriever: the linked pages are in the prompt."""
 
     name = "prometheus_ucr"
@@ -198,13 +193,5 @@ class PrometheusUCR(Prometheus):
         "Prometheus's rubric grading with each link of the explanation fetched (safely), "
         "condensed and shown to the judge; pages shared with fingract_ucr and geval_ucr."
     )
-    kinds = ("actionability",)
-    fields = ("actionability",)
     Settings = PrometheusUCRSettings
     prompt_ids = (PROMPT_UCR,)
-    use_ucr = True
-
-    @classmethod
-    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
-        """How the fetched pages were condensed, with the MiniLM fallback warning."""
-        return retriever_summary(results)

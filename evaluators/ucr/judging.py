@@ -8,9 +8,9 @@ stored page snapshots (a page fetched for one of them is reused by the others).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -52,13 +52,8 @@ class UCRJudgeSettings(EvaluatorSettings):
 
     def ucr(self) -> UCRSettings:
         """The retriever's own settings object."""
-        return UCRSettings(
-            allow_private=self.allow_private_addresses,
-            max_links=self.max_links,
-            token_budget=self.token_budget,
-            condense=self.condense,
-            refetch=self.refetch,
-        )
+        shared = self.model_dump(include={"max_links", "token_budget", "condense", "refetch"})
+        return UCRSettings(allow_private=self.allow_private_addresses, **shared)
 
 
 def public_record(rec: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,6 +80,36 @@ class RetrievedLinks:
     def public(self) -> list[dict[str, Any]]:
         """The records as result details keep them."""
         return [public_record(r) for r in self.records]
+
+
+class RetrieverJudge:
+    """Mixin (listed first) for a generic judge's ``_ucr`` variant: actionability only,
+    the pages of the explanation's links in the prompt (:func:`add_link_content`), and
+    the retriever's figures after a run."""
+
+    kinds: ClassVar[tuple[str, ...]] = ("actionability",)
+    fields: ClassVar[tuple[str, ...]] = ("actionability",)
+    use_ucr: ClassVar[bool] = True
+
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """How the fetched pages were condensed, with the MiniLM fallback warning."""
+        return retriever_summary(results)
+
+
+async def add_link_content(
+    values: dict[str, str],
+    settings: UCRJudgeSettings,
+    pages: PageStore | None,
+    details: dict[str, Any],
+) -> None:
+    """Fetch the links of ``values["explanation"]`` (ranked against claim and evidence)
+    into ``values["link_content"]``; the fetch records go to ``details["links"]``."""
+    links = await links_for_judge(
+        values["explanation"], f"{values['claim']} {values['evidence']}", settings, pages
+    )
+    details["links"] = links.public()
+    values["link_content"] = links.prompt_text
 
 
 async def links_for_judge(
