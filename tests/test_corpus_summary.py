@@ -134,3 +134,17 @@ def test_sgsacc_on_the_sgd_subset_per_utterance_and_per_act_in_cli_and_report(
     assert f"per act {summary['sgsacc_act']:.4f}" in md
     assert "human faithful per act 1.0000" in md
     assert json.loads(render_json(report))["provenance"]["run_notes"][0]["label"] == label
+    # the Evaluate page: the headline figure and the backend in the evaluator's name
+    at = open_app(
+        monkeypatch,
+        sqlite_url,
+        page="pages/evaluate.py",
+        project="s",
+        env={"WORKBENCH_JOBS_IN_APP": "0"},
+        timeout=90,
+    )
+    [table] = [d.value for d in at.dataframe if "sgsacc_utterance" in d.value.columns]
+    row = table.iloc[0]
+    assert row["evaluator"] == label
+    assert row["sgsacc_utterance"] == pytest.approx(summary["sgsacc_utterance"])
+    assert row["sgsacc_act"] == pytest.approx(summary["sgsacc_act"])
