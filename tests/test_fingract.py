@@ -252,3 +252,11 @@ def test_three_runs_are_distinct_and_rerun_is_cached(fast_llm: ScriptedLLM, stor
     assert fast_llm.calls == 6 and again.cached == 3
     scores = [r["scores"]["actionability"] for r in store.item_results("act", "earth")]
     assert scores == [pytest.approx(2 * 5 / 6)] * 6  # no link points without UCR
+
+
+def test_without_retriever_a_missing_support_answer_is_reasked(fast_llm: ScriptedLLM) -> None:
+    partial = [{"error": "book", "response": "Yes", "correction": "Yes"}]
+    fast_llm.queue(dumps(JUNUN_ERRORS), dumps(partial), dumps(JUNUN_JUDGE))
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    assert fast_llm.calls == 3 and res.scores["actionability"] == pytest.approx(5.0)
+    assert "supported_by_link" in fast_llm.requests[2]["messages"][-1]["content"]

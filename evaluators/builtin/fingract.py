@@ -319,7 +319,7 @@ class FinGrAct(LLMEvaluator):
             await self.llm.complete_json(
                 messages,
                 ExplanationCheck,
-                check=_reply_check(len(errors), link_possible and asks_links),
+                check=_reply_check(len(errors), link_possible, asks_links),
                 temperature=s.temperature,
                 max_tokens=s.max_tokens,
                 cache_salt=salt,
@@ -381,11 +381,24 @@ class FinGrActUCR(FinGrAct):
         return retriever_summary(results)
 
 
-def _reply_check(n: int, link_possible: bool):
+def _missing_support(value: ExplanationCheck) -> str | None:
+    """Re-ask reason when an error has no ``supported_by_link`` answer."""
+    missing = [
+        str(i)
+        for i, c in enumerate(value.errors, 1)
+        if "supported_by_link" not in c.model_fields_set
+    ]
+    if missing:
+        return f'error(s) {", ".join(missing)} have no "supported_by_link" answer ("Yes" or "No")'
+    return None
+
+
+def _reply_check(n: int, link_possible: bool, asks_links: bool = True):
     """Re-ask unless every error is judged and every link judgement that counts is given.
 
     Link answers only count when the explanation can have a working link; then a missing
-    answer is asked for again instead of being scored as "No".
+    answer is asked for again instead of being scored as "No". Without existence and
+    relevance questions (``asks_links`` False) only the support answers count.
     """
 
     def check(value: ExplanationCheck) -> str | None:
@@ -393,6 +406,8 @@ def _reply_check(n: int, link_possible: bool):
             return f"'errors' has {len(value.errors)} entries but there are {n} numbered errors"
         if not link_possible:
             return None
+        if not asks_links:
+            return _missing_support(value)
         given = value.links.model_fields_set if value._links_from else set()
         if "exists" not in given:
             return (
@@ -402,16 +417,7 @@ def _reply_check(n: int, link_possible: bool):
         if value.links.exists and "relevant" not in given:
             return 'the reply does not say whether the links are relevant ("links.relevant")'
         if value.links.exists and value.links.relevant:
-            missing = [
-                str(i)
-                for i, c in enumerate(value.errors, 1)
-                if "supported_by_link" not in c.model_fields_set
-            ]
-            if missing:
-                return (
-                    f'error(s) {", ".join(missing)} have no "supported_by_link" answer '
-                    '("Yes" or "No")'
-                )
+            return _missing_support(value)
         return None
 
     return check
