@@ -64,11 +64,9 @@ def test_cli_prints_the_figures_after_the_run(sgd_store: Store, sqlite_url: str,
     )
 
 
-def test_evaluate_page_lists_corpus_figures_of_finished_runs(
-    sgd_store: Store, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    progress = run_evaluator(sgd_store, "s", "ser")
-    at = open_app(
+def _evaluate_page(monkeypatch: pytest.MonkeyPatch, sqlite_url: str) -> object:
+    """The Evaluate page of project "s", without the in-app job worker."""
+    return open_app(
         monkeypatch,
         sqlite_url,
         page="pages/evaluate.py",
@@ -76,6 +74,13 @@ def test_evaluate_page_lists_corpus_figures_of_finished_runs(
         env={"WORKBENCH_JOBS_IN_APP": "0"},
         timeout=90,
     )
+
+
+def test_evaluate_page_lists_corpus_figures_of_finished_runs(
+    sgd_store: Store, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    progress = run_evaluator(sgd_store, "s", "ser")
+    at = _evaluate_page(monkeypatch, sqlite_url)
     assert any(h.value == "Corpus figures" for h in at.subheader)
     [table] = [d.value for d in at.dataframe if "slot_errors" in d.value.columns]
     expected = run_corpus_summary(sgd_store, progress.run_ids[0], "ser")
@@ -135,14 +140,7 @@ def test_sgsacc_on_the_sgd_subset_per_utterance_and_per_act_in_cli_and_report(
     assert "human faithful per act 1.0000" in md
     assert json.loads(render_json(report))["provenance"]["run_notes"][0]["label"] == label
     # the Evaluate page: the headline figure and the backend in the evaluator's name
-    at = open_app(
-        monkeypatch,
-        sqlite_url,
-        page="pages/evaluate.py",
-        project="s",
-        env={"WORKBENCH_JOBS_IN_APP": "0"},
-        timeout=90,
-    )
+    at = _evaluate_page(monkeypatch, sqlite_url)
     [table] = [d.value for d in at.dataframe if "sgsacc_utterance" in d.value.columns]
     row = table.iloc[0]
     assert row["evaluator"] == label
