@@ -44,7 +44,8 @@ METHOD_NOTES: tuple[tuple[str, str], ...] = (
         "Ego-centric bias",
         "FinGrAct: on a 0-5 scale, over-estimation = score >= mean human + 2, "
         "under-estimation = score <= mean human - 2; counts averaged over runs; own vs other "
-        "generator rates compared with a Fisher exact test.",
+        "generator rates compared with a Fisher exact test. A 1-5 judge's grades are counted "
+        "after the scale mapping its run notes state (scale_mapping).",
     ),
     (
         "Undefined values",

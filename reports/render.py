@@ -24,6 +24,7 @@ from annotation_store import Store
 from reports.data import load_inputs
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.methods import METHOD_NOTES
+from reports.run_notes import notes_text, run_notes
 from reports.text import fmt
 
 CI_TITLE = (
@@ -106,6 +107,7 @@ def build_report(
         "signatures": inputs.meta["signatures"],
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "reference_override": inputs.meta["reference_override"],
+        "run_notes": run_notes(store, name),
     }
     matrices = {k: v.ratings.frame() for k, v in doc.fields.items()}
     drill = _drilldown(store, name, item_ids) if item_ids else []
@@ -292,6 +294,7 @@ def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
             "Reference",
             "adjudicated override" if p["reference_override"] else "human mean / majority",
         ),
+        ("Evaluator settings and run notes", notes_text(p.get("run_notes", []))),
     ]
 
 
