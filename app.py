@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from common.redact import install_log_redaction
 from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
 
+install_log_redaction()
 st.set_page_config(
     page_title="Metric-audit workbench", page_icon=":material/balance:", layout="wide"
 )
