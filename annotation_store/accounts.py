@@ -12,10 +12,13 @@ import functools
 import hashlib
 import hmac
 import secrets
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from annotation_store import lockout
 from annotation_store.models import Annotator
 from annotation_store.records import ROLES, AnnotatorInfo
 from annotation_store.store import Store
@@ -151,10 +154,45 @@ def is_active(store: Store, name: str) -> bool:
         return bool(row and row.active)
 
 
-def authenticate_local(store: Store, name: str, password: str) -> AnnotatorInfo | None:
-    """The user when name and password match an active account, else None."""
+@dataclass(frozen=True)
+class SignIn:
+    """The outcome of a sign-in attempt: the user, or why not."""
+
+    user: AnnotatorInfo | None
+    message: str = ""
+
+
+WRONG = "Wrong user name or password (or the account is disabled)."
+
+
+def sign_in(
+    store: Store, name: str, password: str, client: str = "unknown", now: datetime | None = None
+) -> SignIn:
+    """Check a password under the guessing limits of :mod:`annotation_store.lockout`.
+
+    Every attempt is recorded; while the account or the client must wait, the password
+    is not even checked.
+    """
+    name = name.strip()
+    gate = lockout.check(store, name, client, now)
+    if not gate.allowed:
+        lockout.record(store, name, client, "refused", now)
+        return SignIn(None, gate.message(now))
+    user = _check_password(store, name, password)
+    lockout.record(store, name, client, "ok" if user else "wrong", now)
+    return SignIn(user, "" if user else WRONG)
+
+
+def authenticate_local(
+    store: Store, name: str, password: str, client: str = "unknown"
+) -> AnnotatorInfo | None:
+    """The user when name and password match an active account, else None (rate-limited)."""
+    return sign_in(store, name, password, client).user
+
+
+def _check_password(store: Store, name: str, password: str) -> AnnotatorInfo | None:
     with store.read() as s:
-        row = s.scalar(select(Annotator).where(Annotator.name == name.strip()))
+        row = s.scalar(select(Annotator).where(Annotator.name == name))
         stored = row.password_hash if row is not None else None
         ok = verify_password(password, stored)
         if row is None or not row.active or not ok:

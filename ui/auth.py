@@ -83,9 +83,10 @@ def _local_sign_in(store: Store) -> AnnotatorInfo:
             )
             ok = st.form_submit_button("Sign in", type="primary", width="stretch")
         if ok:
-            user = accounts.authenticate_local(store, name or "", password or "")
+            result = accounts.sign_in(store, name or "", password or "", _client())
+            user = result.user
             if user is None:
-                st.error("Wrong user name or password (or the account is disabled).")
+                st.error(result.message)
             else:
                 st.session_state[USER_KEY] = user
                 st.session_state.pop(SIGNED_OUT_KEY, None)
@@ -97,6 +98,12 @@ def _local_sign_in(store: Store) -> AnnotatorInfo:
                 st.rerun()
     st.stop()
     raise AssertionError("unreachable")
+
+
+def _client() -> str:
+    """The browser's address as the server sees it (behind a proxy: the proxy's)."""
+    ip = st.context.ip_address
+    return ip if isinstance(ip, str) and ip else "unknown"  # AppTest has no address
 
 
 def _cookie_names() -> list[str]:
