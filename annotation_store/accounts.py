@@ -18,7 +18,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotation_store import lockout
+from annotation_store import auth_sessions, lockout
 from annotation_store.models import Annotator
 from annotation_store.records import ROLES, AnnotatorInfo
 from annotation_store.store import Store
@@ -120,6 +120,7 @@ def set_password(store: Store, name: str, password: str) -> None:
         raise StoreError(f"passwords need at least {MIN_PASSWORD} characters")
     with store.write() as s:
         _row(s, name).password_hash = hash_password(password)
+    auth_sessions.revoke_all(store, name)  # old sign-ins end with the old password
 
 
 def set_email(store: Store, name: str, email: str | None) -> AnnotatorInfo:
@@ -145,6 +146,8 @@ def set_active(store: Store, name: str, active: bool) -> None:
     """Enable or disable sign-in for a user (their labels stay)."""
     with store.write() as s:
         _row(s, name).active = active
+    if not active:
+        auth_sessions.revoke_all(store, name)
 
 
 def is_active(store: Store, name: str) -> bool:

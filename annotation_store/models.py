@@ -130,6 +130,8 @@ class AuthSession(Base):
     __tablename__ = "auth_sessions"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # Every token rotated from one sign-in shares the family; sign-out revokes them all.
+    family: Mapped[str] = mapped_column(String(64), index=True)
     annotator_id: Mapped[int] = mapped_column(
         ForeignKey("annotators.id", ondelete="CASCADE"), index=True
     )
@@ -137,6 +139,7 @@ class AuthSession(Base):
     last_seen_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(DateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    rotated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Assignment(Base):

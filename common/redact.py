@@ -17,7 +17,7 @@ from common.config import get_setting
 
 MASK = "[redacted]"
 #: Settings (section, key) whose values are secrets.
-SECRET_SETTINGS = (("llm", "api_key"), ("auth", "cookie_secret"))
+SECRET_SETTINGS = (("llm", "api_key"),)
 _TOKEN_RE = re.compile(
     r"(?i)\bbearer\s+[^\s\"',;]+"  # Authorization header values
     r"|\bsk-[A-Za-z0-9_\-*]{6,}"  # OpenAI-style keys (also partly masked ones)

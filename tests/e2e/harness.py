@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 #: App environment for local accounts (sign-in form, remember-me cookie).
-LOCAL_AUTH = {"WORKBENCH_AUTH_MODE": "local", "WORKBENCH_AUTH_COOKIE_SECRET": "e2e-secret"}
+LOCAL_AUTH = {"WORKBENCH_AUTH_MODE": "local"}
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

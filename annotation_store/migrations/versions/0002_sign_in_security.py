@@ -34,11 +34,13 @@ def upgrade() -> None:
         "auth_sessions",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("token_hash", sa.String(length=64), nullable=False),
+        sa.Column("family", sa.String(length=64), nullable=False),
         sa.Column("annotator_id", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("last_seen_at", sa.DateTime(), nullable=False),
         sa.Column("expires_at", sa.DateTime(), nullable=False),
         sa.Column("revoked_at", sa.DateTime(), nullable=True),
+        sa.Column("rotated_at", sa.DateTime(), nullable=True),
         sa.ForeignKeyConstraint(
             ["annotator_id"],
             ["annotators.id"],
@@ -52,6 +54,7 @@ def upgrade() -> None:
         batch_op.create_index(
             batch_op.f("ix_auth_sessions_annotator_id"), ["annotator_id"], unique=False
         )
+        batch_op.create_index(batch_op.f("ix_auth_sessions_family"), ["family"], unique=False)
     with op.batch_alter_table("annotators", schema=None) as batch_op:
         batch_op.add_column(
             sa.Column("external", sa.Boolean(), server_default=sa.false(), nullable=False)
@@ -62,6 +65,7 @@ def downgrade() -> None:
     with op.batch_alter_table("annotators", schema=None) as batch_op:
         batch_op.drop_column("external")
     with op.batch_alter_table("auth_sessions", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_auth_sessions_family"))
         batch_op.drop_index(batch_op.f("ix_auth_sessions_annotator_id"))
     op.drop_table("auth_sessions")
     with op.batch_alter_table("sign_in_attempts", schema=None) as batch_op:
