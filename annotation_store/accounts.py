@@ -84,7 +84,8 @@ def add_user(
     password: str | None = None,
     email: str | None = None,
 ) -> AnnotatorInfo:
-    """Create a user (refuses an existing name or e-mail); password optional (OIDC users)."""
+    """Create a user, or make an external rater of that name one; refuses an existing
+    account's name or e-mail. The password is optional (OIDC users)."""
     name = name.strip()
     if not name:
         raise StoreError("a user needs a name")
@@ -94,22 +95,26 @@ def add_user(
         raise StoreError(f"passwords need at least {MIN_PASSWORD} characters")
     email = _normalise_email(email)
     with store.write() as s:
-        if s.scalar(select(Annotator.id).where(Annotator.name == name)) is not None:
+        row = s.scalar(select(Annotator).where(Annotator.name == name))
+        if row is not None and not row.external:
             raise StoreError(f"user {name!r} already exists")
         if (
             email
-            and s.scalar(select(Annotator.id).where(func.lower(Annotator.email) == email))
+            and s.scalar(
+                select(Annotator.id).where(
+                    func.lower(Annotator.email) == email,
+                    Annotator.id != (row.id if row is not None else -1),
+                )
+            )
             is not None
         ):
             raise StoreError(f"e-mail {email!r} already belongs to another user")
-        row = Annotator(
-            name=name,
-            role=role,
-            email=email,
-            active=True,
-            password_hash=hash_password(password) if password else None,
-        )
-        s.add(row)
+        if row is None:
+            row = Annotator(name=name)
+            s.add(row)
+        # An external rater (from an import) keeps their labels and becomes an account.
+        row.role, row.email, row.active, row.external = role, email, True, False
+        row.password_hash = hash_password(password) if password else None
         s.flush()
         return annotator_info(row)
 
