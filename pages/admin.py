@@ -158,6 +158,11 @@ with settings_tab:
         timeout = st.number_input(
             "Claims lapse after (minutes without a save)", 5, 10080, cfg.claim_timeout_minutes
         )
+        may_run = st.checkbox(
+            "Annotators may run evaluators on their items",
+            cfg.annotators_run_evaluators,
+            help="Off: the Run buttons on evaluator cards are for reviewers and admins.",
+        )
         if st.form_submit_button("Save settings", type="primary"):
             updates = asg.validate_annotation_settings(
                 {
@@ -167,6 +172,7 @@ with settings_tab:
                     "quota": int(quota) or None,
                     "show_evaluators": show,
                     "claim_timeout_minutes": int(timeout),
+                    "annotators_run_evaluators": bool(may_run),
                 }
             )
             _run(

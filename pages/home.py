@@ -1,10 +1,12 @@
-"""Home: what the workbench does and every project with its counts."""
+"""Home: what the workbench does and the projects with their counts (annotators: their
+own projects and counts only)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from annotation_store.own_projects import own_projects
 from kinds import get_kind
 from ui.context import PROJECT_KEY, current_user, get_store, has_role
 
@@ -18,16 +20,9 @@ st.caption(
     "where the metrics and people agree, item by item and fact by fact."
 )
 
-summaries = store.project_summaries()
-if not summaries:
-    st.info(
-        "No projects yet. Create one on the **Data** page, or load the demo with "
-        "`python cli.py demo`."
-    )
-    st.stop()
-
-table = pd.DataFrame(
-    [
+if has_role("admin", "reviewer"):
+    summaries = store.project_summaries()
+    rows = [
         {
             "project": s.name,
             "kind": get_kind(s.kind).title,
@@ -39,7 +34,31 @@ table = pd.DataFrame(
         }
         for s in summaries
     ]
-)
+    empty = (
+        "No projects yet. Create one on the **Data** page, or load the demo with "
+        "`python cli.py demo`."
+    )
+else:  # an annotator sees their own projects and their own counts only
+    rows = [
+        {
+            "project": p.name,
+            "kind": get_kind(p.kind).title,
+            "items": p.items,
+            "assigned to you": p.assigned,
+            "your submitted labels": p.submitted_labels,
+            "your drafts": p.draft_labels,
+        }
+        for p in own_projects(store, current_user().name)
+    ]
+    empty = (
+        "You have no items or labels yet. Pick a project in the sidebar and open "
+        "**Annotate** to get your first item."
+    )
+if not rows:
+    st.info(empty)
+    st.stop()
+
+table = pd.DataFrame(rows)
 st.subheader("Projects")
 st.dataframe(table, hide_index=True, width="stretch")
 

@@ -124,9 +124,11 @@ def running_app(
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    passed = False
     try:
         _wait_healthy(url, proc, timeout)
         yield AppServer(url, port, proc, log_path)
+        passed = True
     finally:
         proc.terminate()
         try:
@@ -134,6 +136,19 @@ def running_app(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=5)
+    if passed:  # a test that failed already says why; do not bury it
+        assert_no_tracebacks(log_path.read_text(errors="replace"), log_path)
+
+
+TRACEBACK = "Traceback (most recent call last)"
+
+
+def assert_no_tracebacks(log: str, where: Path | str = "the server log") -> None:
+    """Fail when the server printed a traceback: an error the page may have hidden."""
+    at = log.find(TRACEBACK)
+    if at >= 0:
+        excerpt = "\n".join(log[at:].splitlines()[:40])
+        raise AssertionError(f"the app server logged a traceback ({where}):\n{excerpt}")
 
 
 @contextmanager
