@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
-from annotation_store.models import Annotation, Annotator, Assignment, Item, Project
+from annotation_store.models import Annotation, Annotator, Assignment, Project
 from annotation_store.store import Store
 
 
@@ -44,24 +44,16 @@ def own_projects(store: Store, annotator: str) -> list[OwnProject]:
             ).all()
         }
         mine = set(assigned) | {pid for pid, _ in labels}
-        if not mine:
-            return []
-        items = dict(
-            s.execute(
-                select(Item.project_id, func.count())
-                .where(Item.project_id.in_(mine))
-                .group_by(Item.project_id)
-            ).all()
+        names = dict(s.execute(select(Project.id, Project.name).where(Project.id.in_(mine))).all())
+    by_name = {p.name: p for p in store.project_summaries()}  # kind and item count
+    return [
+        OwnProject(
+            name,
+            by_name[name].kind,
+            by_name[name].items,
+            assigned.get(pid, 0),
+            labels.get((pid, "submitted"), 0),
+            labels.get((pid, "draft"), 0),
         )
-        projects = s.scalars(select(Project).where(Project.id.in_(mine)).order_by(Project.name))
-        return [
-            OwnProject(
-                p.name,
-                p.kind,
-                items.get(p.id, 0),
-                assigned.get(p.id, 0),
-                labels.get((p.id, "submitted"), 0),
-                labels.get((p.id, "draft"), 0),
-            )
-            for p in projects
-        ]
+        for pid, name in sorted(names.items(), key=lambda kv: kv[1])
+    ]

@@ -3,6 +3,8 @@ own projects and counts only)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 import streamlit as st
 
@@ -20,45 +22,48 @@ st.caption(
     "where the metrics and people agree, item by item and fact by fact."
 )
 
+
+def _table(records: list, columns: dict[str, str]) -> pd.DataFrame:
+    """Records (dataclasses) as a table with the given column titles, kinds by title."""
+    frame = pd.DataFrame([asdict(r) for r in records], columns=list(columns))
+    frame["kind"] = [get_kind(k).title for k in frame["kind"]]
+    return frame.rename(columns=columns)
+
+
 if has_role("admin", "reviewer"):
-    summaries = store.project_summaries()
-    rows = [
-        {
-            "project": s.name,
-            "kind": get_kind(s.kind).title,
-            "items": s.items,
-            "annotators": s.annotators,
-            "submitted labels": s.submitted_labels,
-            "drafts": s.draft_labels,
-            "evaluator results": s.evaluator_results,
-        }
-        for s in summaries
-    ]
+    records: list = store.project_summaries()
+    columns = {
+        "name": "project",
+        "kind": "kind",
+        "items": "items",
+        "annotators": "annotators",
+        "submitted_labels": "submitted labels",
+        "draft_labels": "drafts",
+        "evaluator_results": "evaluator results",
+    }
     empty = (
         "No projects yet. Create one on the **Data** page, or load the demo with "
         "`python cli.py demo`."
     )
 else:  # an annotator sees their own projects and their own counts only
-    rows = [
-        {
-            "project": p.name,
-            "kind": get_kind(p.kind).title,
-            "items": p.items,
-            "assigned to you": p.assigned,
-            "your submitted labels": p.submitted_labels,
-            "your drafts": p.draft_labels,
-        }
-        for p in own_projects(store, current_user().name)
-    ]
+    records = own_projects(store, current_user().name)
+    columns = {
+        "name": "project",
+        "kind": "kind",
+        "items": "items",
+        "assigned": "assigned to you",
+        "submitted_labels": "your submitted labels",
+        "draft_labels": "your drafts",
+    }
     empty = (
         "You have no items or labels yet. Pick a project in the sidebar and open "
         "**Annotate** to get your first item."
     )
-if not rows:
+if not records:
     st.info(empty)
     st.stop()
 
-table = pd.DataFrame(rows)
+table = _table(records, columns)
 st.subheader("Projects")
 st.dataframe(table, hide_index=True, width="stretch")
 
