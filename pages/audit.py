@@ -215,6 +215,7 @@ selected = st.session_state.get(SELECTED)
 if selected not in set(shown["item_id"]):
     selected = str(shown.loc[0, "item_id"]) if not shown.empty else None
     if selected is not None:
+        st.session_state[SELECTED] = selected  # stays open when the table re-sorts
         st.caption("Showing the most disagreeing item; click a row to open another.")
 st.divider()
 if selected is not None:

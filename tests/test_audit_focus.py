@@ -34,6 +34,20 @@ def test_the_reference_toggle_keeps_the_open_item(
     assert _drilled(at).startswith("Item `mid`")  # not "far", now in row 1
 
 
+def test_the_item_opened_by_default_stays_open_when_the_table_re_sorts(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    _audit_project(store)
+    for field, n in (("gold_fact_labels", 3), ("predicted_fact_labels", 2)):
+        for i in range(n):
+            set_final_label(store, "im", "near", field, "C", reviewer="admin", fact_index=i)
+    at = _audit_page(monkeypatch, sqlite_url)
+    assert _drilled(at).startswith("Item `far`")  # nothing clicked: the top row
+    assert_ok(at.toggle(key="audit_use_reference").set_value(True).run())
+    assert at.dataframe[0].value["item_id"].iloc[0] == "near"
+    assert _drilled(at).startswith("Item `far`")
+
+
 def test_adjudicate_opens_on_the_first_flagged_fact(
     monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
 ) -> None:
