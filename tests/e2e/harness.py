@@ -32,6 +32,7 @@ CHROMIUM = Path(os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 #: App environment for local accounts (sign-in form, remember-me cookie).
 LOCAL_AUTH = {"WORKBENCH_AUTH_MODE": "local"}
+FIRST_RUN_TIMEOUT_MS = 120_000
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -212,7 +213,8 @@ def open_page(page: Any, app: AppServer, path: str = "") -> None:
     """
     if not app.warmed:
         page.goto(app.url)
-        wait_for_streamlit(page)
+        # A fresh server's first run imports everything: allow for a busy machine.
+        wait_for_streamlit(page, timeout=FIRST_RUN_TIMEOUT_MS)
         app.warmed = True
     page.goto(f"{app.url}/{path.lstrip('/')}")
     wait_for_streamlit(page)

@@ -8,13 +8,7 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
-from tests.e2e.harness import (
-    browser_page,
-    open_page,
-    running_app,
-    screenshot,
-    wait_for_streamlit,
-)
+from tests.e2e.harness import browser_page, open_page, running_app, screenshot
 
 pytestmark = pytest.mark.e2e
 
@@ -24,10 +18,6 @@ def test_ser_on_the_dialogue_demo_reaches_the_history_without_a_reload(sqlite_ur
     load_demo(store)
     store.close()
     with running_app(sqlite_url) as app, browser_page() as page:
-        # The first run also fills the sidebar's agreement panel: slow on a busy machine.
-        page.goto(app.url)
-        wait_for_streamlit(page, timeout=120_000)
-        app.warmed = True
         open_page(page, app, "evaluate?project=demo-dialogue")
         page.get_by_role("heading", name="Evaluate").wait_for()
         box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Evaluators")
