@@ -36,23 +36,35 @@ def redact(text: Any, extra: Iterable[str | None] = ()) -> Any:
 
     Non-strings (None, numbers) come back unchanged.
     """
-    if not isinstance(text, str) or not text:
-        return text
-    for secret in sorted({*configured_secrets(), *(e for e in extra if e)}, key=len, reverse=True):
-        if len(secret) >= _MIN_SECRET:
-            text = text.replace(secret, MASK)
-    return _TOKEN_RE.sub(MASK, text)
+    return _mask(text, _secrets(extra))
 
 
 def redact_data(value: Any, extra: Iterable[str | None] = ()) -> Any:
     """:func:`redact` applied to every string inside nested dicts and lists."""
-    extra = tuple(extra)
+    return _mask_all(value, _secrets(extra))
+
+
+def _secrets(extra: Iterable[str | None]) -> list[str]:
+    """Secrets to mask, longest first (a key containing another is masked whole)."""
+    found = {*configured_secrets(), *(e for e in extra if e and len(e) >= _MIN_SECRET)}
+    return sorted(found, key=len, reverse=True)
+
+
+def _mask(text: Any, secrets: list[str]) -> Any:
+    if not isinstance(text, str) or not text:
+        return text
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return _TOKEN_RE.sub(MASK, text)
+
+
+def _mask_all(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
-        return redact(value, extra)
+        return _mask(value, secrets)
     if isinstance(value, dict):
-        return {k: redact_data(v, extra) for k, v in value.items()}
+        return {k: _mask_all(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(redact_data(v, extra) for v in value)
+        return type(value)(_mask_all(v, secrets) for v in value)
     return value
 
 
