@@ -11,6 +11,15 @@ from tests.support.apptest import assert_ok
 from tests.test_audit_app import _audit_page, _audit_project
 
 
+def _near_fully_correct(store: Store) -> None:
+    """The audit project with final labels that make "near" fully correct: compared with
+    them, near has the largest |Δ| and heads the table."""
+    _audit_project(store)
+    for field, n in (("gold_fact_labels", 3), ("predicted_fact_labels", 2)):
+        for i in range(n):
+            set_final_label(store, "im", "near", field, "C", reviewer="admin", fact_index=i)
+
+
 def _drilled(at) -> str:
     return next(s.value for s in at.subheader if s.value.startswith("Item `"))
 
@@ -18,11 +27,7 @@ def _drilled(at) -> str:
 def test_the_reference_toggle_keeps_the_open_item(
     monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
 ) -> None:
-    _audit_project(store)
-    # Final labels that make "near" fully correct: with them, near has the largest |Δ|.
-    for field, n in (("gold_fact_labels", 3), ("predicted_fact_labels", 2)):
-        for i in range(n):
-            set_final_label(store, "im", "near", field, "C", reviewer="admin", fact_index=i)
+    _near_fully_correct(store)
     at = _audit_page(monkeypatch, sqlite_url)
     assert list(at.dataframe[0].value["item_id"]) == ["far", "mid", "near"]
     at.session_state["audit_table"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
@@ -37,10 +42,7 @@ def test_the_reference_toggle_keeps_the_open_item(
 def test_the_item_opened_by_default_stays_open_when_the_table_re_sorts(
     monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
 ) -> None:
-    _audit_project(store)
-    for field, n in (("gold_fact_labels", 3), ("predicted_fact_labels", 2)):
-        for i in range(n):
-            set_final_label(store, "im", "near", field, "C", reviewer="admin", fact_index=i)
+    _near_fully_correct(store)
     at = _audit_page(monkeypatch, sqlite_url)
     assert _drilled(at).startswith("Item `far`")  # nothing clicked: the top row
     assert_ok(at.toggle(key="audit_use_reference").set_value(True).run())
