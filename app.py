@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from common.redact import install_log_redaction
 from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
 
+install_log_redaction()
 st.set_page_config(
     page_title="Metric-audit workbench", page_icon=":material/balance:", layout="wide"
 )
@@ -41,26 +43,40 @@ def _project_picker() -> None:
 _project_picker()
 st.sidebar.caption(f"Signed in as **{user.name}** ({user.role})")
 
-pages = {
-    "Work": [
-        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-        st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
-    ],
-}
+# (group, script, title, icon, roles that may open it; None: everyone)
+PAGES = [
+    ("Work", "pages/home.py", "Home", ":material/home:", None),
+    ("Work", "pages/annotate.py", "Annotate", ":material/edit_note:", None),
+    ("Analyse", "pages/agreement.py", "Agreement", ":material/query_stats:", ("admin", "reviewer")),
+    ("Analyse", "pages/audit.py", "Audit", ":material/troubleshoot:", ("admin", "reviewer")),
+    ("Analyse", "pages/evaluate.py", "Evaluate", ":material/smart_toy:", ("admin", "reviewer")),
+    ("Manage", "pages/data.py", "Data", ":material/database:", ("admin",)),
+    ("Manage", "pages/progress.py", "Progress", ":material/monitoring:", ("admin",)),
+    ("Manage", "pages/admin.py", "Users & settings", ":material/settings:", ("admin",)),
+]
+
+
+def _no_access_page(script: str, title: str) -> st.Page:
+    """A hidden stand-in at the page's address, so a deep link to a page this user may
+    not open says so instead of Streamlit's "Page not found"."""
+
+    def no_access() -> None:
+        st.title(title)
+        st.error("You do not have access to this page.", icon=":material/block:")
+
+    url_path = script.removeprefix("pages/").removesuffix(".py")
+    return st.Page(no_access, title=title, url_path=url_path, visibility="hidden")
+
+
 # Blind by default: annotators never see other people's labels or evaluator outputs
 # (the Annotate page shows those per item, after submit, when the project allows it).
-if has_role("admin", "reviewer"):
-    pages["Analyse"] = [
-        st.Page("pages/agreement.py", title="Agreement", icon=":material/query_stats:"),
-        st.Page("pages/audit.py", title="Audit", icon=":material/troubleshoot:"),
-        st.Page("pages/evaluate.py", title="Evaluate", icon=":material/smart_toy:"),
-    ]
-if has_role("admin"):
-    pages["Manage"] = [
-        st.Page("pages/data.py", title="Data", icon=":material/database:"),
-        st.Page("pages/progress.py", title="Progress", icon=":material/monitoring:"),
-        st.Page("pages/admin.py", title="Users & settings", icon=":material/settings:"),
-    ]
+pages: dict[str, list[st.Page]] = {}
+for group, script, title, icon, roles in PAGES:
+    if roles is None or has_role(*roles):
+        page_obj = st.Page(script, title=title, icon=icon, default=script == "pages/home.py")
+        pages.setdefault(group, []).append(page_obj)
+    else:
+        pages["Work"].append(_no_access_page(script, title))
 
 page = st.navigation(pages)
 forward_deep_link(p for group in pages.values() for p in group)

@@ -11,8 +11,10 @@ import gc
 import sys
 
 from commands import main
+from common.redact import install_log_redaction
 
 if __name__ == "__main__":
+    install_log_redaction()
     code = main(sys.argv[1:])
     # The process ends here. Freezing skips the interpreter's final full collection over
     # every object the libraries made (~0.3 s after a large agreement); objects are still

@@ -12,10 +12,13 @@ import functools
 import hashlib
 import hmac
 import secrets
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from annotation_store import auth_sessions, lockout
 from annotation_store.models import Annotator
 from annotation_store.records import ROLES, AnnotatorInfo
 from annotation_store.store import Store
@@ -81,7 +84,8 @@ def add_user(
     password: str | None = None,
     email: str | None = None,
 ) -> AnnotatorInfo:
-    """Create a user (refuses an existing name or e-mail); password optional (OIDC users)."""
+    """Create a user, or make an external rater of that name one; refuses an existing
+    account's name or e-mail. The password is optional (OIDC users)."""
     name = name.strip()
     if not name:
         raise StoreError("a user needs a name")
@@ -91,22 +95,26 @@ def add_user(
         raise StoreError(f"passwords need at least {MIN_PASSWORD} characters")
     email = _normalise_email(email)
     with store.write() as s:
-        if s.scalar(select(Annotator.id).where(Annotator.name == name)) is not None:
+        row = s.scalar(select(Annotator).where(Annotator.name == name))
+        if row is not None and not row.external:
             raise StoreError(f"user {name!r} already exists")
         if (
             email
-            and s.scalar(select(Annotator.id).where(func.lower(Annotator.email) == email))
+            and s.scalar(
+                select(Annotator.id).where(
+                    func.lower(Annotator.email) == email,
+                    Annotator.id != (row.id if row is not None else -1),
+                )
+            )
             is not None
         ):
             raise StoreError(f"e-mail {email!r} already belongs to another user")
-        row = Annotator(
-            name=name,
-            role=role,
-            email=email,
-            active=True,
-            password_hash=hash_password(password) if password else None,
-        )
-        s.add(row)
+        if row is None:
+            row = Annotator(name=name)
+            s.add(row)
+        # An external rater (from an import) keeps their labels and becomes an account.
+        row.role, row.email, row.active, row.external = role, email, True, False
+        row.password_hash = hash_password(password) if password else None
         s.flush()
         return annotator_info(row)
 
@@ -117,6 +125,7 @@ def set_password(store: Store, name: str, password: str) -> None:
         raise StoreError(f"passwords need at least {MIN_PASSWORD} characters")
     with store.write() as s:
         _row(s, name).password_hash = hash_password(password)
+    auth_sessions.revoke_all(store, name)  # old sign-ins end with the old password
 
 
 def set_email(store: Store, name: str, email: str | None) -> AnnotatorInfo:
@@ -142,6 +151,8 @@ def set_active(store: Store, name: str, active: bool) -> None:
     """Enable or disable sign-in for a user (their labels stay)."""
     with store.write() as s:
         _row(s, name).active = active
+    if not active:
+        auth_sessions.revoke_all(store, name)
 
 
 def is_active(store: Store, name: str) -> bool:
@@ -151,10 +162,45 @@ def is_active(store: Store, name: str) -> bool:
         return bool(row and row.active)
 
 
-def authenticate_local(store: Store, name: str, password: str) -> AnnotatorInfo | None:
-    """The user when name and password match an active account, else None."""
+@dataclass(frozen=True)
+class SignIn:
+    """The outcome of a sign-in attempt: the user, or why not."""
+
+    user: AnnotatorInfo | None
+    message: str = ""
+
+
+WRONG = "Wrong user name or password (or the account is disabled)."
+
+
+def sign_in(
+    store: Store, name: str, password: str, client: str = "unknown", now: datetime | None = None
+) -> SignIn:
+    """Check a password under the guessing limits of :mod:`annotation_store.lockout`.
+
+    Every attempt is recorded; while the account or the client must wait, the password
+    is not even checked.
+    """
+    name = name.strip()
+    gate = lockout.check(store, name, client, now)
+    if not gate.allowed:
+        lockout.record(store, name, client, "refused", now)
+        return SignIn(None, gate.message(now))
+    user = _check_password(store, name, password)
+    lockout.record(store, name, client, "ok" if user else "wrong", now)
+    return SignIn(user, "" if user else WRONG)
+
+
+def authenticate_local(
+    store: Store, name: str, password: str, client: str = "unknown"
+) -> AnnotatorInfo | None:
+    """The user when name and password match an active account, else None (rate-limited)."""
+    return sign_in(store, name, password, client).user
+
+
+def _check_password(store: Store, name: str, password: str) -> AnnotatorInfo | None:
     with store.read() as s:
-        row = s.scalar(select(Annotator).where(Annotator.name == name.strip()))
+        row = s.scalar(select(Annotator).where(Annotator.name == name))
         stored = row.password_hash if row is not None else None
         ok = verify_password(password, stored)
         if row is None or not row.active or not ok:

@@ -39,6 +39,7 @@ DEFAULTS: dict[str, Any] = {
     "quota": None,
     "show_evaluators": "after_submit",
     "claim_timeout_minutes": 60,
+    "annotators_run_evaluators": False,
 }
 
 
@@ -56,6 +57,7 @@ class AnnotationSettings:
     quota: int | None
     show_evaluators: str
     claim_timeout_minutes: int
+    annotators_run_evaluators: bool = False  # runs are for reviewers and admins otherwise
 
 
 def annotation_settings(settings: Mapping[str, Any]) -> AnnotationSettings:
@@ -71,6 +73,7 @@ def annotation_settings(settings: Mapping[str, Any]) -> AnnotationSettings:
         quota=int(quota) if quota not in (None, "", 0) else None,
         show_evaluators=show if show in SHOW_EVALUATORS else "after_submit",
         claim_timeout_minutes=int(merged["claim_timeout_minutes"]),
+        annotators_run_evaluators=merged["annotators_run_evaluators"] is True,
     )
 
 
@@ -79,6 +82,10 @@ def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(updates)
     if "assignment" in out and out["assignment"] not in STRATEGIES:
         raise AssignmentError(f"assignment must be one of {STRATEGIES}")
+    if "annotators_run_evaluators" in out and not isinstance(
+        out["annotators_run_evaluators"], bool
+    ):
+        raise AssignmentError("annotators_run_evaluators must be true or false")
     if "show_evaluators" in out and out["show_evaluators"] not in SHOW_EVALUATORS:
         raise AssignmentError(f"show_evaluators must be one of {SHOW_EVALUATORS}")
     for key in ("seed", "claim_timeout_minutes", "k"):

@@ -17,6 +17,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -108,6 +109,37 @@ class Annotator(Base):
     password_hash: Mapped[str | None] = mapped_column(String(512), nullable=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # An external rater came in with imported labels: no login until an admin adds the user.
+    external: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class SignInAttempt(Base):
+    """One local sign-in attempt (or an admin's unlock), for backoff, lockout and audit."""
+
+    __tablename__ = "sign_in_attempts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    client: Mapped[str] = mapped_column(String(100), index=True)
+    outcome: Mapped[str] = mapped_column(String(16))  # ok / wrong / refused / unlocked
+
+
+class AuthSession(Base):
+    """A server-side sign-in session; the browser holds only a random token (hashed here)."""
+
+    __tablename__ = "auth_sessions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # Every token rotated from one sign-in shares the family; sign-out revokes them all.
+    family: Mapped[str] = mapped_column(String(64), index=True)
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    rotated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Assignment(Base):

@@ -68,6 +68,7 @@ class AnnotatorInfo:
     role: str
     email: str | None = None
     has_password: bool = False
+    external: bool = False  # an imported rater without a login
 
 
 @dataclass(frozen=True)

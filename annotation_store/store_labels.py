@@ -326,6 +326,10 @@ class LabelsMixin:
                 s.execute(select(Item.item_id, Item.id).where(Item.project_id == proj.id)).all()
             )
             people: dict[str, int] = {}
+            # Names new to the workbench become external raters (no login) until an admin
+            # turns one into an account with ``user add``.
+            names = {str(row["annotator"]).strip() for row in rows}
+            known = set(s.scalars(select(Annotator.name).where(Annotator.name.in_(names))))
             existing = {
                 (a.item_pk, a.annotator_id, a.field): a
                 for a in s.scalars(select(Annotation).where(Annotation.project_id == proj.id))
@@ -335,7 +339,10 @@ class LabelsMixin:
             for row in rows:
                 name = str(row["annotator"])
                 if name not in people:
-                    people[name] = self._annotator_row(s, name).id
+                    who = self._annotator_row(s, name)
+                    if who.name not in known:
+                        who.external = True
+                    people[name] = who.id
                 key = (items[str(row["item_id"])], people[name], str(row["field"]))
                 current = existing.get(key)
                 if current is None:

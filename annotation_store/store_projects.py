@@ -71,7 +71,9 @@ def item_record(row: Item) -> ItemRecord:
 
 def annotator_info(row: Annotator) -> AnnotatorInfo:
     """Convert an Annotator row to a record."""
-    return AnnotatorInfo(row.id, row.name, row.role, row.email, bool(row.password_hash))
+    return AnnotatorInfo(
+        row.id, row.name, row.role, row.email, bool(row.password_hash), bool(row.external)
+    )
 
 
 class ProjectsMixin:

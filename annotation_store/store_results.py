@@ -21,6 +21,7 @@ from annotation_store.models import (
 )
 from annotation_store.records import ImportReport
 from annotation_store.store_projects import StoreError, dialect_insert
+from common.redact import redact_data
 from evaluators.base import EvalResult, Signature
 
 RESULT_COLUMNS = [
@@ -149,7 +150,7 @@ class ResultsMixin:
             }
             for res in results:
                 item = items[res.item_id]
-                values = {name: getattr(res, name) for name in STORED_RESULT_ATTRS}
+                values = {name: redact_data(getattr(res, name)) for name in STORED_RESULT_ATTRS}
                 row = existing.get(item.id)
                 if row is None:
                     s.add(EvaluatorResult(run_id=run_id, item_pk=item.id, **values))
@@ -512,6 +513,7 @@ class ResultsMixin:
         with self.write() as s:
             row = s.get(Job, job_id)
             for key, value in changes.items():
+                value = redact_data(value)  # job errors quote evaluator errors
                 if key == "progress":
                     row.progress = {**(row.progress or {}), **value}
                 else:

@@ -47,16 +47,20 @@ def _stdin_password() -> str:
 def cmd_add(args: argparse.Namespace, store: Store) -> int:
     """Create a user."""
     password = _stdin_password() if args.password_stdin else args.password
+    before = store.annotator(args.name.strip())
     info = accounts.add_user(store, args.name, args.role, password=password, email=args.email)
     extra = " with a password" if info.has_password else ""
-    print(f"created user {info.name!r} ({info.role}){extra}")
+    if before is not None and before.external:
+        print(f"turned external rater {info.name!r} into a user ({info.role}){extra}")
+    else:
+        print(f"created user {info.name!r} ({info.role}){extra}")
     return 0
 
 
 def cmd_list(args: argparse.Namespace, store: Store) -> int:
-    """List users with role, e-mail and whether they have a password."""
+    """List users with role, e-mail and whether they have a password (or are external)."""
     for u in store.annotators():
-        pw = "password" if u.has_password else "-"
+        pw = "external rater" if u.external else ("password" if u.has_password else "-")
         print(f"{u.name}\t{u.role}\t{u.email or '-'}\t{pw}")
     return 0
 

@@ -241,10 +241,13 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
                 cancelled = True
                 break
             per[name]["status"] = "running"
+            # Until the first batch is stored, say what takes the time (a local model
+            # loads for seconds to minutes before anything is counted).
+            per[name]["phase"] = first_phase(name)
             store.update_job(job_id, progress=_totals(per, name))
 
             def report(p: RunProgress, name: str = name) -> None:
-                per[name] = {**p.as_dict(), "status": "running"}
+                per[name] = {**p.as_dict(), "status": "running", "phase": "evaluating"}
                 store.update_job(job_id, progress=_totals(per, name), heartbeat_at=utcnow())
 
             try:
@@ -292,6 +295,11 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
         )
     finally:
         stop.set()
+
+
+def first_phase(name: str) -> str:
+    """What an evaluator does before its first results: load a model, or ask the LLM."""
+    return "waiting for the LLM" if get_evaluator_class(name).requires_llm else "loading model"
 
 
 def _status(store: Store, job_id: int) -> str:

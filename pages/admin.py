@@ -4,7 +4,7 @@ explicit assignments and fact-list edits."""
 import pandas as pd
 import streamlit as st
 
-from annotation_store import StoreError, accounts
+from annotation_store import StoreError, accounts, lockout
 from annotation_store import assignments as asg
 from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
@@ -31,6 +31,39 @@ def _run(action, ok: str) -> None:
         st.success(ok)
 
 
+def _sign_in_attempts() -> None:
+    """Locked accounts (with an unlock) and the latest sign-in attempts."""
+    st.markdown("**Sign-in attempts**")
+    st.caption(
+        f"{lockout.LOCK_AFTER} wrong passwords within an hour lock an account for "
+        f"{int(lockout.LOCK_FOR.total_seconds() // 60)} min; from "
+        f"{lockout.BACKOFF_AFTER} on, each try must wait longer. One address is locked "
+        f"after {lockout.CLIENT_LOCK_AFTER} wrong passwords for any accounts."
+    )
+    attempts = lockout.recent_attempts(store)
+    locked = lockout.locked_accounts(store)
+    if locked:
+        wrong = {
+            n: sum(a["account"] == n and a["outcome"] == "wrong" for a in attempts) for n in locked
+        }
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"account": n, "locked until (UTC)": until, "wrong passwords": wrong[n]}
+                    for n, until in locked.items()
+                ]
+            ),
+            hide_index=True,
+        )
+        pick = st.selectbox("Locked account", list(locked), key="unlock_pick")
+        if st.button("Unlock", key="unlock_account"):
+            _run(lambda: lockout.unlock(store, pick, by=me.name), f"Unlocked {pick}.")
+    else:
+        st.caption("No account is locked.")
+    if attempts:
+        st.dataframe(pd.DataFrame(attempts), hide_index=True, width="stretch", height=240)
+
+
 users_tab, settings_tab, assign_tab, facts_tab = st.tabs(
     ["Users", "Annotation settings", "Assignments", "Fact lists"]
 )
@@ -53,6 +86,7 @@ with users_tab:
                     "e-mail": u.email or "",
                     "password": u.has_password,
                     "active": accounts.is_active(store, u.name),
+                    "external rater": u.external,
                 }
                 for u in people
             ]
@@ -96,6 +130,7 @@ with users_tab:
                     accounts.set_active(store, who, active == "enabled")
 
             _run(change_user, f"Saved {who}.")
+    _sign_in_attempts()
 
 if project is None:
     for tab in (settings_tab, assign_tab, facts_tab):
@@ -123,6 +158,11 @@ with settings_tab:
         timeout = st.number_input(
             "Claims lapse after (minutes without a save)", 5, 10080, cfg.claim_timeout_minutes
         )
+        may_run = st.checkbox(
+            "Annotators may run evaluators on their items",
+            cfg.annotators_run_evaluators,
+            help="Off: the Run buttons on evaluator cards are for reviewers and admins.",
+        )
         if st.form_submit_button("Save settings", type="primary"):
             updates = asg.validate_annotation_settings(
                 {
@@ -132,6 +172,7 @@ with settings_tab:
                     "quota": int(quota) or None,
                     "show_evaluators": show,
                     "claim_timeout_minutes": int(timeout),
+                    "annotators_run_evaluators": bool(may_run),
                 }
             )
             _run(

@@ -25,6 +25,7 @@ from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
 
 SELECTED = "audit_item"
+LAST_CLICK = "_audit_last_click"
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -192,9 +193,12 @@ event = st.dataframe(
     selection_mode="single-row",
     key="audit_table",
 )
-rows = event.selection.rows if event is not None else []
-if rows and rows[0] < len(shown):
+rows = list(event.selection.rows) if event is not None else []
+# The table keeps its selected row *position* when the rows re-sort (the reference
+# toggle, a filter): only a new click picks an item, so the open item stays open.
+if rows and rows != st.session_state.get(LAST_CLICK) and rows[0] < len(shown):
     st.session_state[SELECTED] = str(shown.loc[rows[0], "item_id"])
+st.session_state[LAST_CLICK] = rows
 
 d1, d2 = st.columns([1, 3])
 d1.download_button(
@@ -211,11 +215,12 @@ selected = st.session_state.get(SELECTED)
 if selected not in set(shown["item_id"]):
     selected = str(shown.loc[0, "item_id"]) if not shown.empty else None
     if selected is not None:
+        st.session_state[SELECTED] = selected  # stays open when the table re-sorts
         st.caption("Showing the most disagreeing item; click a row to open another.")
 st.divider()
 if selected is not None:
     row = frame.set_index("item_id").loc[selected].to_dict()
-    render_drilldown(project, selected, user, row)
+    render_drilldown(project, selected, user, row, compared=field)
 
 st.divider()
 report_section(

@@ -9,8 +9,8 @@ import streamlit as st
 
 from common.evaluator_labels import nli_backend_label
 from jobs.runner import has_corpus_summary, run_corpus_summary
-from jobs.worker import evaluate_params, job_state, submit_evaluate_job
-from ui.audit.jobs_view import get_worker, job_card, progress_text
+from jobs.worker import evaluate_params, submit_evaluate_job
+from ui.audit.jobs_view import active_jobs, get_worker, jobs_section, watch_jobs
 from ui.context import current_user, get_store, has_role, require_project
 from ui.evaluator_panel import _cached_reasons, _llm_key
 
@@ -42,7 +42,9 @@ available = [n for n in names if reasons.get(n) is None]
 if not has_role("admin", "reviewer"):
     st.info("Batch runs are started by reviewers and admins.", icon=":material/lock:")
 else:
-    with st.expander("New batch run", expanded=True, icon=":material/play_circle:"):
+    # Folded while a job runs, so its progress stays in view just below.
+    busy = bool(active_jobs(store.jobs(project.name)))
+    with st.expander("New batch run", expanded=not busy, icon=":material/play_circle:"):
         with st.form("new-run", border=False):
             chosen = st.multiselect(
                 "Evaluators", available, key="ev_names", placeholder="Choose one or more"
@@ -116,38 +118,10 @@ else:
                 if worker is not None:
                     worker.wake()
                 st.session_state["job_flash"] = ("success", f"Job {job_id} queued.")
+                watch_jobs()
                 st.rerun()
 
-jobs = store.jobs(project.name)
-active = [j for j in jobs if job_state(j) in ("queued", "running", "cancelling", "stale")]
-st.subheader("Running", anchor=False)
-if not active:
-    st.caption("No job running.")
-for job in active:
-    job_card(job["id"])
-
-finished = [j for j in jobs if j not in active]
-if finished:
-    st.subheader("History", anchor=False)
-    for job in finished[:3]:
-        job_card(job["id"])
-    if len(finished) > 3:
-        frame = pd.DataFrame(
-            [
-                {
-                    "job": j["id"],
-                    "state": job_state(j),
-                    "evaluators": ", ".join(j["params"].get("evaluators") or []),
-                    "progress": progress_text(j["progress"]),
-                    "by": j["created_by"],
-                    "created": j["created_at"],
-                    "finished": j["finished_at"],
-                }
-                for j in finished[3:]
-            ]
-        )
-        with st.expander(f"Older jobs ({len(frame)})"):
-            st.dataframe(frame, hide_index=True, width="stretch")
+jobs_section(project.name)
 
 
 @st.cache_data(show_spinner=False, max_entries=200)

@@ -1,10 +1,14 @@
-"""Home: what the workbench does and every project with its counts."""
+"""Home: what the workbench does and the projects with their counts (annotators: their
+own projects and counts only)."""
 
 from __future__ import annotations
+
+from dataclasses import asdict
 
 import pandas as pd
 import streamlit as st
 
+from annotation_store.own_projects import own_projects
 from kinds import get_kind
 from ui.context import PROJECT_KEY, current_user, get_store, has_role
 
@@ -18,28 +22,48 @@ st.caption(
     "where the metrics and people agree, item by item and fact by fact."
 )
 
-summaries = store.project_summaries()
-if not summaries:
-    st.info(
+
+def _table(records: list, columns: dict[str, str]) -> pd.DataFrame:
+    """Records (dataclasses) as a table with the given column titles, kinds by title."""
+    frame = pd.DataFrame([asdict(r) for r in records], columns=list(columns))
+    frame["kind"] = [get_kind(k).title for k in frame["kind"]]
+    return frame.rename(columns=columns)
+
+
+if has_role("admin", "reviewer"):
+    records: list = store.project_summaries()
+    columns = {
+        "name": "project",
+        "kind": "kind",
+        "items": "items",
+        "annotators": "annotators",
+        "submitted_labels": "submitted labels",
+        "draft_labels": "drafts",
+        "evaluator_results": "evaluator results",
+    }
+    empty = (
         "No projects yet. Create one on the **Data** page, or load the demo with "
         "`python cli.py demo`."
     )
+else:  # an annotator sees their own projects and their own counts only
+    records = own_projects(store, current_user().name)
+    columns = {
+        "name": "project",
+        "kind": "kind",
+        "items": "items",
+        "assigned": "assigned to you",
+        "submitted_labels": "your submitted labels",
+        "draft_labels": "your drafts",
+    }
+    empty = (
+        "You have no items or labels yet. Pick a project in the sidebar and open "
+        "**Annotate** to get your first item."
+    )
+if not records:
+    st.info(empty)
     st.stop()
 
-table = pd.DataFrame(
-    [
-        {
-            "project": s.name,
-            "kind": get_kind(s.kind).title,
-            "items": s.items,
-            "annotators": s.annotators,
-            "submitted labels": s.submitted_labels,
-            "drafts": s.draft_labels,
-            "evaluator results": s.evaluator_results,
-        }
-        for s in summaries
-    ]
-)
+table = _table(records, columns)
 st.subheader("Projects")
 st.dataframe(table, hide_index=True, width="stretch")
 

@@ -100,5 +100,20 @@ def test_reviewer_sees_everything(store: Store, monkeypatch: pytest.MonkeyPatch)
     assert "Other annotators' labels" in _labels(at)
     table = at.dataframe[0].value
     assert table.to_dict("records") == [
-        {"annotator": "other", "field": "match", "value": 0, "status": "draft"}
+        {"annotator": "other", "field": "match", "value": "0", "status": "draft"}
+    ]
+
+
+def test_others_table_mixes_fact_label_lists_and_scalars_as_text(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #16 point 8: a list and a scalar in one Arrow column raised ArrowInvalid."""
+    _, _, rev = _setup(store, "never")
+    store.save_label("intent_match", "im2", "other", "gold_fact_labels", ["C", "M"])
+    at = open_annotate(monkeypatch, store.url, "intent_match", rev, item="im2")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert sorted(zip(table["field"], table["value"], strict=True)) == [
+        ("gold_fact_labels", "C, M"),
+        ("match", "0"),
     ]

@@ -7,7 +7,6 @@ from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store, accounts
 from tests.support.apptest import app_session
-from ui import session_cookie
 from ui.auth import auth_mode, oidc_user
 
 
@@ -45,19 +44,6 @@ def test_local_mode_requires_password(store: Store, monkeypatch: pytest.MonkeyPa
     at.button[0].click().run()
     assert at.session_state["user"].name == "ana"
     assert at.session_state["user"].role == "annotator"
-
-
-def test_remember_me_token() -> None:
-    token = session_cookie.make_token("ana", "scrypt$...$abcdef0123456789", now=1000)
-    hashes = {"ana": "scrypt$...$abcdef0123456789"}
-    assert session_cookie.read_token(token, hashes, now=1001) == "ana"
-    assert session_cookie.read_token(token, hashes, now=1000 + 13 * 3600) is None  # expired
-    assert (
-        session_cookie.read_token(token, {"ana": "scrypt$new-password-hash!"}, now=1001) is None
-    )  # password changed
-    forged = token.replace("ana|", "bob|")
-    assert session_cookie.read_token(forged, {"bob": hashes["ana"]}, now=1001) is None
-    assert session_cookie.read_token("garbage", hashes) is None
 
 
 def test_oidc_claims_map_to_registered_users_only(store: Store) -> None:

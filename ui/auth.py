@@ -2,7 +2,8 @@
 
 - ``single`` (default): one local user, ``admin``, no password.
 - ``local``: user name + password (accounts made on the Users page or with
-  ``python cli.py user add``); a signed cookie keeps you signed in across reloads.
+  ``python cli.py user add``); a cookie naming a server-side session keeps you signed
+  in across reloads (``annotation_store.auth_sessions``).
 - ``oidc``: Streamlit's ``st.login`` with the ``[auth]`` provider settings in secrets;
   the signed-in e-mail must belong to a user an admin registered.
 """
@@ -13,10 +14,10 @@ import json
 
 import streamlit as st
 
-from annotation_store import AnnotatorInfo, Store, accounts
+from annotation_store import AnnotatorInfo, Store, accounts, auth_sessions
 from common.config import get_setting, secrets
 from ui import session_cookie
-from ui.context import USER_KEY
+from ui.context import USER_KEY, get_store
 
 MODES = ("single", "local", "oidc")
 SIGNED_OUT_KEY = "_signed_out"
@@ -37,6 +38,8 @@ def authenticate(store: Store) -> AnnotatorInfo:
             st.session_state.pop(USER_KEY, None)  # logged out at the provider meanwhile
         elif auth_mode() != "single" and not accounts.is_active(store, user.name):
             st.session_state.pop(USER_KEY, None)  # disabled while signed in
+        elif auth_mode() == "local" and not _session_live(store):
+            st.session_state.pop(USER_KEY, None)  # signed out elsewhere, or expired
         else:
             user = store.annotator(user.name) or user  # pick up role changes
             st.session_state[USER_KEY] = user
@@ -57,21 +60,32 @@ def authenticate(store: Store) -> AnnotatorInfo:
 def _single_user(store: Store) -> AnnotatorInfo:
     """Single-user mode: you are ``admin`` (even if an import created it as annotator)."""
     user = store.ensure_annotator("admin", role="admin")
+    if user.external:  # imported labels by "admin": that rater is the one account
+        return accounts.add_user(store, "admin", "admin")
     return user if user.role == "admin" else store.set_role("admin", "admin")
+
+
+def _session_live(store: Store) -> bool:
+    """Extend this browser's server session; False once it was revoked or ran out."""
+    token = st.session_state.get(SESSION_COOKIE_KEY)
+    if token is None:
+        return True  # signed in before sessions were kept (or in a test): nothing to end
+    if auth_sessions.touch(store, token) is not None:
+        return True
+    st.session_state.pop(SESSION_COOKIE_KEY, None)
+    return False
 
 
 def _local_sign_in(store: Store) -> AnnotatorInfo:
     if st.session_state.get(SIGNED_OUT_KEY):
         _set_cookie("", max_age=0)
-        remembered = None
     else:
-        remembered = session_cookie.read_token(
-            st.context.cookies.get(session_cookie.COOKIE),
-            {n: accounts.password_hash(store, n) for n in _cookie_names()},
-        )
-    if remembered and accounts.is_active(store, remembered):
-        user = store.annotator(remembered)
+        # A reload: swap the cookie's token for a fresh one, so a copy taken earlier
+        # stops working soon after.
+        token = auth_sessions.rotate(store, _cookie_token())
+        user = auth_sessions.touch(store, token) if token else None
         if user is not None:
+            st.session_state[SESSION_COOKIE_KEY] = token
             return user
     _, middle, _ = st.columns([1, 1.2, 1])
     with middle:
@@ -83,30 +97,43 @@ def _local_sign_in(store: Store) -> AnnotatorInfo:
             )
             ok = st.form_submit_button("Sign in", type="primary", width="stretch")
         if ok:
-            user = accounts.authenticate_local(store, name or "", password or "")
+            result = accounts.sign_in(store, name or "", password or "", _client())
+            user = result.user
             if user is None:
-                st.error("Wrong user name or password (or the account is disabled).")
+                st.error(result.message)
             else:
                 st.session_state[USER_KEY] = user
                 st.session_state.pop(SIGNED_OUT_KEY, None)
                 # drawn from the next run on: an element drawn just before st.rerun() may
                 # never reach the browser
-                st.session_state[SESSION_COOKIE_KEY] = session_cookie.make_token(
-                    user.name, accounts.password_hash(store, user.name)
-                )
+                st.session_state[SESSION_COOKIE_KEY] = auth_sessions.start(store, user.name)
                 st.rerun()
     st.stop()
     raise AssertionError("unreachable")
 
 
-def _cookie_names() -> list[str]:
-    token = st.context.cookies.get(session_cookie.COOKIE) or ""
-    return [token.split("|", 1)[0]] if "|" in token else []
+def _client() -> str:
+    """The browser's address as the server sees it (behind a proxy: the proxy's)."""
+    ip = st.context.ip_address
+    return ip if isinstance(ip, str) and ip else "unknown"  # AppTest has no address
+
+
+def _cookie_token() -> str | None:
+    """The token in the cookie the browser sent when this session connected."""
+    token = st.context.cookies.get(session_cookie.COOKIE)
+    return token if isinstance(token, str) and token else None
+
+
+def _is_https() -> bool:
+    url, headers = st.context.url, st.context.headers
+    if not isinstance(url, str):  # AppTest
+        return False
+    return session_cookie.is_https(url, {k: headers.get(k) or "" for k in headers})
 
 
 def _set_cookie(value: str, max_age: int = session_cookie.MAX_AGE_S) -> None:
     """Set (or clear, with max_age=0) the session cookie in the browser."""
-    cookie = f"{session_cookie.COOKIE}={value}; path=/; max-age={max_age}; SameSite=Strict"
+    cookie = session_cookie.cookie_string(value, max_age, secure=_is_https())
     st.html(
         f"<script>document.cookie = {json.dumps(cookie)};</script>", unsafe_allow_javascript=True
     )
@@ -149,7 +176,12 @@ def _oidc_sign_in(store: Store) -> AnnotatorInfo:
 
 def _sign_out() -> None:
     st.session_state.pop(USER_KEY, None)
-    st.session_state.pop(SESSION_COOKIE_KEY, None)
+    # Revoked on the server: a copy of the cookie no longer signs in anywhere.
+    auth_sessions.revoke(
+        get_store(),
+        st.session_state.pop(SESSION_COOKIE_KEY, None),
+        _cookie_token(),
+    )
     st.session_state[SIGNED_OUT_KEY] = True  # ignore and clear the remember-me cookie
     if auth_mode() == "oidc":
         st.logout()

@@ -34,7 +34,7 @@ def ensure_entrypoint() -> None:
 def forward_deep_link(pages: Iterable[Any]) -> None:
     """In app.py, after navigation: go on to the page (``st.Page``) a deep link asked for.
 
-    Pages the user may not open (by role) are not in ``pages``; the link then ends at Home.
+    A page the user may not open (by role) is a hidden stand-in in ``pages`` that says so.
     """
     target = st.session_state.pop(DEEP_LINK_KEY, None)
     for page in pages:

@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
+from annotation_store.assignments import annotation_settings
 from annotation_store.audit import labels_by_annotator, latest_results
 from evaluators.base import NotConfiguredError
 from evaluators.registry import create_evaluator, get_evaluator_class
@@ -32,6 +33,13 @@ def visible_labels(
         return labels_by_annotator(frame[frame["item_id"] == item.item_id]).get(item.item_id, {})
     own = store.item_state(project.name, item.item_id, user.name)["labels"]
     return {user.name: own} if own else {}
+
+
+def may_run(project: ProjectInfo, user: AnnotatorInfo) -> bool:
+    """Reviewers and admins run evaluators; annotators only when the project allows it."""
+    return (
+        user.role in REVIEW_ROLES or annotation_settings(project.settings).annotators_run_evaluators
+    )
 
 
 def unavailable_reasons(store: Store, names: list[str]) -> dict[str, str | None]:
@@ -72,8 +80,9 @@ def evaluator_panel(
         st.caption(f"No evaluator applies to {kind.title} projects yet.")
     reasons = _cached_reasons(tuple(names), _llm_key())
     base = f"{key}-{project.name}-{item.item_id}"
+    runs = may_run(project, user)
     for name in names:
-        if st.session_state.pop(f"{base}-{name}-run", False):
+        if st.session_state.pop(f"{base}-{name}-run", False) and runs:
             _run_one(store, project, item, name, f"{base}-{name}")
     latest = latest_results(
         store.item_results(project.name, item.item_id), store.runs(project.name)
@@ -81,7 +90,7 @@ def evaluator_panel(
     shown: set[str] = set()
     for name in names:
         with st.container(border=True):
-            _evaluator_block(project, item, name, reasons[name], latest, people, base)
+            _evaluator_block(project, item, name, reasons[name], latest, people, base, runs)
         shown |= {lab for lab, r in latest.items() if r["evaluator"] == name}
     others = {lab: r for lab, r in latest.items() if lab not in shown}
     if others:
@@ -115,20 +124,14 @@ def _evaluator_block(
     latest: Mapping[str, Mapping[str, Any]],
     people: Mapping[str, Mapping[str, Any]],
     base: str,
+    runs: bool = True,
 ) -> None:
     left, right = st.columns([3, 1], vertical_alignment="center")
     left.markdown(f"**{_title(name)}** `{name}`")
     mine = {lab: r for lab, r in latest.items() if r["evaluator"] == name}
-    right.button(
-        "Run again" if mine else "Run",
-        key=f"{base}-{name}-btn",
-        disabled=reason is not None,
-        icon=":material/play_arrow:",
-        on_click=st.session_state.__setitem__,
-        args=(f"{base}-{name}-run", True),
-        help=reason or "Evaluate this item now (a cached reply comes back at once)",
-    )
-    if reason:
+    if runs:
+        _run_button(right, name, base, reason, bool(mine))
+    if reason and runs:
         st.caption(f":material/block: Unavailable: {reason}")
     error = st.session_state.get(f"{base}-{name}-error")
     if error:
@@ -147,6 +150,18 @@ def _evaluator_block(
             key=f"{base}-{lab}",
             page_lookup=get_store().page_get,
         )
+
+
+def _run_button(col: Any, name: str, base: str, reason: str | None, again: bool) -> None:
+    col.button(
+        "Run again" if again else "Run",
+        key=f"{base}-{name}-btn",
+        disabled=reason is not None,
+        icon=":material/play_arrow:",
+        on_click=st.session_state.__setitem__,
+        args=(f"{base}-{name}-run", True),
+        help=reason or "Evaluate this item now (a cached reply comes back at once)",
+    )
 
 
 def _run_one(store: Store, project: ProjectInfo, item: ItemRecord, name: str, prefix: str) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 import openai
 import pydantic
 
+from common.redact import redact
 from evaluators.base import LLMCache
 from evaluators.llm.cache import MemoryCache, cache_key, request_record
 from evaluators.llm.config import LLMConfig, load_llm_config
@@ -406,12 +407,12 @@ class LLMClient:
                         body={"model": self.model, **wire},
                         cast_to=dict,  # the plain JSON: no response model to build
                     )
-                return _normalise(completion)
+                return self._scrub(_normalise(completion))
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                last = f"{type(exc).__name__}: {exc}"
+                last = self._redact(f"{type(exc).__name__}: {exc}")
             except openai.APIStatusError as exc:
                 status = exc.status_code
-                last = f"HTTP {status}: {_message(exc)}"
+                last = self._redact(f"HTTP {status}: {_message(exc)}")
                 if status in (400, 422):
                     param = _refused_param(wire, _message(exc))
                     if param is None:
@@ -423,6 +424,15 @@ class LLMClient:
             if attempt + 1 < attempts:
                 await asyncio.sleep(wait if wait is not None else self._backoff(attempt))
         raise LLMError(f"gave up after {attempts} attempts; last error: {last}")
+
+    def _redact(self, text: str) -> str:
+        """``text`` without this client's key or token-shaped strings (errors are stored)."""
+        return redact(text, (self.config.api_key,))
+
+    def _scrub(self, response: dict[str, Any]) -> dict[str, Any]:
+        """A normalised response whose texts cannot carry the key into cache or results."""
+        response["texts"] = [self._redact(t) for t in response["texts"]]
+        return response
 
     def _backoff(self, attempt: int) -> float:
         """About base x 2**attempt, with +-25 % jitter so retries of many calls spread out.

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 #: App environment for local accounts (sign-in form, remember-me cookie).
-LOCAL_AUTH = {"WORKBENCH_AUTH_MODE": "local", "WORKBENCH_AUTH_COOKIE_SECRET": "e2e-secret"}
+LOCAL_AUTH = {"WORKBENCH_AUTH_MODE": "local"}
+FIRST_RUN_TIMEOUT_MS = 120_000
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -124,9 +125,11 @@ def running_app(
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    passed = False
     try:
         _wait_healthy(url, proc, timeout)
         yield AppServer(url, port, proc, log_path)
+        passed = True
     finally:
         proc.terminate()
         try:
@@ -134,6 +137,23 @@ def running_app(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=5)
+    if passed:  # a test that failed already says why; do not bury it
+        assert_no_tracebacks(log_path.read_text(errors="replace"), log_path)
+
+
+TRACEBACK = "Traceback (most recent call last)"
+#: Server-side noise that is no app error: Streamlit's websocket endpoint closing a socket
+#: the browser already closed (a page navigation or the end of a test).
+BENIGN = (("starlette_websocket.py", "WebSocketDisconnected"),)
+
+
+def assert_no_tracebacks(log: str, where: Path | str = "the server log") -> None:
+    """Fail when the server printed a traceback: an error the page may have hidden."""
+    for block in log.split(TRACEBACK)[1:]:
+        if any(all(mark in block for mark in marks) for marks in BENIGN):
+            continue
+        excerpt = "\n".join([TRACEBACK, *block.splitlines()[1:40]])
+        raise AssertionError(f"the app server logged a traceback ({where}):\n{excerpt}")
 
 
 @contextmanager
@@ -193,7 +213,8 @@ def open_page(page: Any, app: AppServer, path: str = "") -> None:
     """
     if not app.warmed:
         page.goto(app.url)
-        wait_for_streamlit(page)
+        # A fresh server's first run imports everything: allow for a busy machine.
+        wait_for_streamlit(page, timeout=FIRST_RUN_TIMEOUT_MS)
         app.warmed = True
     page.goto(f"{app.url}/{path.lstrip('/')}")
     wait_for_streamlit(page)

@@ -33,11 +33,11 @@ PRED = "CMCC"
 
 
 def _assert_not_shown(page, app, hidden: str) -> None:
-    """A page the user's role may not open ends at Home, never drawing its content."""
+    """A page the user's role may not open says so, never drawing its content."""
     open_page(page, app, f"{hidden}?project=intent_match")
-    page.wait_for_function(
-        "hidden => !location.pathname.endsWith('/' + hidden)", arg=hidden, timeout=10_000
-    )
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert "You do not have access to this page." in main, hidden
+    assert page.locator('[data-testid="stDataFrame"]').count() == 0, hidden
     assert page.get_by_role("textbox", name="Password").count() == 0, hidden  # signed in
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text().lower()
     assert hidden not in nav, hidden

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import streamlit as st
 
@@ -299,7 +300,19 @@ def _others(ctx: ItemContext) -> None:
     if rows.empty:
         st.caption("Nobody else has labelled this item yet.")
     else:
-        st.dataframe(rows[["annotator", "field", "value", "status"]], hide_index=True)
+        table = rows[["annotator", "field", "value", "status"]].copy()
+        # Fact-label lists and scalar labels share the column; Arrow refuses the mix.
+        table["value"] = table["value"].map(label_text)
+        st.dataframe(table, hide_index=True)
+
+
+def label_text(value: Any) -> str:
+    """A stored label as text: lists joined with commas, no value as a dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, list | tuple):
+        return ", ".join(label_text(v) for v in value)
+    return str(value)
 
 
 def _jump(store: Store, project: ProjectInfo) -> None:

@@ -46,8 +46,13 @@ def adjudication_panel(
     item: ItemRecord,
     user: AnnotatorInfo,
     people: Mapping[str, Mapping[str, Any]],
+    focus: tuple[str, int] | None = None,
 ) -> None:
-    """Set or accept the final label of a field or fact; list the item's final labels."""
+    """Set or accept the final label of a field or fact; list the item's final labels.
+
+    ``focus`` (field, fact index) is where the picker starts: the fact or field the audit
+    flagged, rather than the first field.
+    """
     store = get_store()
     if user.role not in ("admin", "reviewer"):
         st.caption("Only reviewers and admins adjudicate.")
@@ -60,9 +65,11 @@ def adjudication_panel(
     flash = st.session_state.pop(f"{key}-flash", None)
     if flash:
         st.success(flash, icon=":material/check:")
+    start = next((i for i, (spec, fact, _l) in enumerate(targets) if (spec.name, fact) == focus), 0)
     choice = st.selectbox(
         "Field or fact",
         range(len(targets)),
+        index=start,
         key=f"{key}-target",
         format_func=lambda i: targets[i][2],
     )

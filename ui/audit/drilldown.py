@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, ProjectInfo
+from annotation_store.adjudication import WHOLE_FIELD
 from annotation_store.audit import (
     fact_fields,
     fact_grid,
@@ -30,9 +31,14 @@ CATEGORY_COLOURS = {
 
 
 def render_drilldown(
-    project: ProjectInfo, item_id: str, user: AnnotatorInfo, row: Mapping[str, Any] | None
+    project: ProjectInfo,
+    item_id: str,
+    user: AnnotatorInfo,
+    row: Mapping[str, Any] | None,
+    compared: str | None = None,
 ) -> None:
-    """Everything about one item, with the fact grid or rubric first."""
+    """Everything about one item, with the fact grid or rubric first; the Adjudicate tab
+    opens on the first flagged fact, else on the field the audit compares."""
     store = get_store()
     item = store.item(project.name, item_id)
     kind = project.task_kind
@@ -62,6 +68,7 @@ def render_drilldown(
     if can_adjudicate:
         titles.append("Adjudicate")
     tabs = st.tabs(titles)
+    focus = (compared, WHOLE_FIELD) if compared else None
     with tabs[0]:
         if has_facts:
             details = {
@@ -73,6 +80,7 @@ def render_drilldown(
                 )
             }
             grid = fact_grid(kind, project.settings, item.fields, people, details)
+            focus = _first_flagged(grid, fact_fields(kind, project.settings)) or focus
             render_fact_grid(grid, sorted(details), key=f"audit-grid-{item_id}")
             if not details:
                 st.caption(
@@ -86,7 +94,16 @@ def render_drilldown(
         evaluator_panel(project, item, user, key="audit")
     if can_adjudicate:
         with tabs[3]:
-            adjudication_panel(project, item, user, people)
+            adjudication_panel(project, item, user, people, focus=focus)
+
+
+def _first_flagged(grid: pd.DataFrame, fields: list[tuple[str, str]]) -> tuple[str, int] | None:
+    """(human field, fact index) of the first fact an evaluator disagrees on, or None."""
+    if grid.empty or not grid["flagged"].any():
+        return None
+    first = grid[grid["flagged"].astype(bool)].iloc[0]
+    human = {facts: name for name, facts in fields}.get(str(first["side"]))
+    return (human, int(first["index"])) if human else None
 
 
 def _item_fields(fields: Mapping[str, Any], fact_lists: list[str]) -> None:

@@ -1,21 +1,28 @@
 """Live view of background evaluator jobs: the process-wide worker and progress cards.
 
-Everything shown is read back from the job's row, so a browser reload, a second tab or
-another user sees the same progress; the card re-reads the row every second in a
-read-only fragment and reruns the page once the job has finished.
+Everything shown is read back from the job rows, so a browser reload, a second tab or
+another user sees the same progress. The job list is a fragment that re-reads the rows
+every second while a job is active (or was just queued) and reruns the page once the
+last one has finished.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from annotation_store import Store
 from common.config import get_setting
-from jobs.worker import FINISHED, Worker, job_state, request_cancel, resume_job
+from jobs.worker import Worker, job_state, request_cancel, resume_job
 from ui.context import get_store
 
+ACTIVE = ("queued", "running", "cancelling", "stale")
+POLL_S = 1.0
+WATCH_S = 30.0
+WATCH_KEY = "_jobs_watch_until"
 STATE_BADGES = {
     "queued": ":gray-badge[queued]",
     "running": ":blue-badge[running]",
@@ -65,7 +72,7 @@ def job_card(job_id: int) -> None:
         return
     state = job_state(job)
     with st.container(border=True, key=f"job-card-{job_id}"):
-        _live(job_id, state)
+        _card_body(job, state)
         if state in ("queued", "running"):
             st.button(
                 "Cancel",
@@ -85,6 +92,66 @@ def job_card(job_id: int) -> None:
             )
 
 
+def watch_jobs(seconds: float = WATCH_S) -> None:
+    """Keep re-reading the job list for a while (a job was just queued: the worker may
+    finish it before the page would otherwise look again)."""
+    st.session_state[WATCH_KEY] = time.time() + seconds
+
+
+def active_jobs(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The jobs not finished yet (queued, running, cancelling, stale)."""
+    return [j for j in jobs if job_state(j) in ACTIVE]
+
+
+def jobs_section(project: str) -> None:
+    """Running jobs and the history, re-read every second while a job is active or was
+    just queued, so queued -> running -> finished shows without a reload."""
+    watching = bool(active_jobs(get_store().jobs(project))) or _watch_window_open()
+    st.fragment(run_every=POLL_S if watching else None)(_jobs_body)(project, watching)
+
+
+def _watch_window_open() -> bool:
+    return time.time() < st.session_state.get(WATCH_KEY, 0.0)
+
+
+def _jobs_body(project: str, polling: bool) -> None:
+    jobs = get_store().jobs(project)
+    active = active_jobs(jobs)
+    st.subheader("Running", anchor=False)
+    if not active:
+        st.caption("No job running.")
+    for job in active:
+        job_card(job["id"])
+    finished = [j for j in jobs if j not in active]
+    if finished:
+        st.subheader("History", anchor=False)
+        for job in finished[:3]:
+            job_card(job["id"])
+        if len(finished) > 3:
+            _older_jobs(finished[3:])
+    if polling and not active and not _watch_window_open():
+        st.rerun(scope="app")  # stop polling; the rest of the page shows the new results
+
+
+def _older_jobs(jobs: list[dict[str, Any]]) -> None:
+    frame = pd.DataFrame(
+        [
+            {
+                "job": j["id"],
+                "state": job_state(j),
+                "evaluators": ", ".join(j["params"].get("evaluators") or []),
+                "progress": progress_text(j["progress"]),
+                "by": j["created_by"],
+                "created": j["created_at"],
+                "finished": j["finished_at"],
+            }
+            for j in jobs
+        ]
+    )
+    with st.expander(f"Older jobs ({len(frame)})"):
+        st.dataframe(frame, hide_index=True, width="stretch")
+
+
 def _resume(job_id: int) -> None:
     store = get_store()
     user = st.session_state.get("user")
@@ -99,13 +166,9 @@ def _resume(job_id: int) -> None:
     st.session_state["job_flash"] = ("success", f"Job {job_id} resumed as job {new_id}.")
 
 
-@st.fragment(run_every=1.0)
-def _live(job_id: int, shown_state: str) -> None:
-    """Re-read the job row every second (read-only: no widgets in here)."""
-    job = get_store().job(job_id)
-    if job is None:
-        return
-    state = job_state(job)
+def _card_body(job: dict[str, Any], state: str) -> None:
+    """The job's title line, progress bar and what it is doing now."""
+    job_id = job["id"]
     p = job.get("progress") or {}
     params = job.get("params") or {}
     names = ", ".join(params.get("evaluators") or [])
@@ -116,8 +179,7 @@ def _live(job_id: int, shown_state: str) -> None:
     )
     total = int(p.get("total") or 0)
     done = int(p.get("done") or 0)
-    current = f" · now: {p['current']}" if p.get("current") and state == "running" else ""
-    st.progress(min(done / total, 1.0) if total else 0.0, text=progress_text(p) + current)
+    st.progress(min(done / total, 1.0) if total else 0.0, text=progress_text(p) + _now(p, state))
     if state == "stale":
         st.warning(
             "The worker running this job stopped (no heartbeat for a while). "
@@ -126,5 +188,14 @@ def _live(job_id: int, shown_state: str) -> None:
         )
     if job.get("error") and state in ("failed", "done", "cancelled"):
         st.caption(f":red[{job['error'].splitlines()[0]}]")
-    if state != shown_state and (state in FINISHED or shown_state == "queued"):
-        st.rerun(scope="app")  # swap the buttons (Cancel -> Resume) once the state changes
+
+
+def _now(p: dict[str, Any], state: str) -> str:
+    """ " · now: ser (loading model)" while a job runs; "" otherwise."""
+    current = p.get("current")
+    if state != "running":
+        return ""
+    if not current:
+        return " · starting"
+    phase = ((p.get("evaluators") or {}).get(current) or {}).get("phase")
+    return f" · now: {current}" + (f" ({phase})" if phase else "")

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation_store.audit import fact_fields, fact_grid
+from evaluators.registry import get_evaluator_class
 from kinds.base import TaskKind
 from ui.audit.fact_grid import render_fact_grid
 
@@ -21,12 +22,32 @@ PAGE_KEYS = ("pages", "fetched", "links", "link_content", "fetched_pages")
 
 
 def score_line(res: Mapping[str, Any]) -> str:
-    """ "f1 0.67 · recall 0.5" (mean over runs when there are several)."""
+    """ "f1 0.67 · recall 0.5" (mean over runs when there are several).
+
+    A score on the evaluator's own scale (BLEU's 0-100 for a 0/1 field) is named after
+    the evaluator with that scale, not after the field as if it were a label.
+    """
     scores = res.get("mean_scores") or res.get("scores") or {}
-    parts = [f"{k} **{_fmt(v)}**" for k, v in scores.items() if v is not None]
+    title, scales = _own_scales(res.get("evaluator"))
+    parts = [
+        f"{title} **{_fmt(v)}** on {scales[k][0]:g}–{scales[k][1]:g} (for {k})"
+        if k in scales
+        else f"{k} **{_fmt(v)}**"
+        for k, v in scores.items()
+        if v is not None
+    ]
     runs = res.get("n_runs") or 0
     suffix = f" (mean of {runs} runs)" if runs > 1 else ""
     return " · ".join(parts) + suffix if parts else "no score"
+
+
+def _own_scales(name: Any) -> tuple[str, Mapping[str, tuple[float, float]]]:
+    """The evaluator's title and declared score scales (none for unknown or imported)."""
+    try:
+        cls = get_evaluator_class(str(name))
+    except Exception:  # imported scores name evaluators the registry does not know
+        return str(name), {}
+    return cls.title or cls.name, dict(cls.scales)
 
 
 def _fmt(v: Any) -> str:

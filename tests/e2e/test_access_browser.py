@@ -1,0 +1,28 @@
+"""Real browser: an annotator's deep link to a page they may not open (#16, point 13)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store, accounts
+from annotation_store.demo import load_demo
+from tests.e2e.harness import LOCAL_AUTH, browser_page, open_page, running_app, sign_in
+
+pytestmark = pytest.mark.e2e
+
+
+def test_an_annotators_deep_link_to_audit_says_no_access(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    load_demo(store)
+    accounts.add_user(store, "rita", "annotator", password="rita-password")
+    store.close()
+    with running_app(sqlite_url, env=LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app)
+        sign_in(page, "rita", "rita-password")
+        for path in ("audit?project=demo-dialogue", "admin"):
+            open_page(page, app, path)
+            main = page.locator('[data-testid="stMain"]').inner_text()
+            assert "You do not have access to this page." in main
+            assert "Page not found" not in page.content()
+        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+        assert "Audit" not in nav and "Users & settings" not in nav

@@ -1,0 +1,37 @@
+"""Real browser: a batch run shows queued -> running -> done without a reload (#16 p6)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from annotation_store import Store
+from annotation_store.demo import load_demo
+from tests.e2e.harness import browser_page, open_page, running_app, screenshot
+
+pytestmark = pytest.mark.e2e
+
+
+def test_ser_on_the_dialogue_demo_reaches_the_history_without_a_reload(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    load_demo(store)
+    store.close()
+    with running_app(sqlite_url) as app, browser_page() as page:
+        open_page(page, app, "evaluate?project=demo-dialogue")
+        page.get_by_role("heading", name="Evaluate").wait_for()
+        box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Evaluators")
+        box.locator("input").click()
+        page.get_by_role("option", name="ser", exact=True).click()
+        page.keyboard.press("Escape")
+        url = page.url
+        page.get_by_role("button", name="Start").click()
+        page.get_by_text(re.compile(r"Job \d+ queued")).wait_for()
+        # No reload from here on: the job list re-reads the rows by itself.
+        page.get_by_role("heading", name="History").wait_for(timeout=60_000)
+        main = page.locator('[data-testid="stMain"]')
+        main.get_by_text("No job running.").wait_for(timeout=20_000)
+        history = main.inner_text().split("History", 1)[1]
+        assert re.search(r"Job \d+\s*done", history), history[:300]
+        assert page.url == url
+        screenshot(page, "evaluate-ser-finished", full_page=False)

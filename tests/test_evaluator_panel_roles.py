@@ -1,0 +1,58 @@
+"""Evaluator cards: Run buttons for reviewers and admins only (unless the project allows
+annotators), and scores on an evaluator's own scale labelled as such (#16, point 7)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotation_store import Store
+from jobs.runner import run_evaluator
+from tests.annotate_fixtures import make_project
+from tests.support.apptest import open_app
+
+
+def _panel_as(project: str, item_id: str, name: str, role: str) -> None:
+    from ui.context import get_store
+    from ui.evaluator_panel import evaluator_panel
+
+    store = get_store()
+    user = store.ensure_annotator(name, role=role)
+    evaluator_panel(store.project(project), store.item(project, item_id), user)
+
+
+def _panel(monkeypatch: pytest.MonkeyPatch, store: Store, role: str) -> AppTest:
+    return open_app(
+        monkeypatch, store.url, script=_panel_as, args=("intent_match", "im1", role, role)
+    )
+
+
+def _run_buttons(at: AppTest) -> list[str]:
+    return [b.label for b in at.button if b.key and b.key.endswith("-btn")]
+
+
+def test_annotators_get_no_run_buttons_unless_the_project_allows_it(
+    monkeypatch: pytest.MonkeyPatch, store: Store
+) -> None:
+    make_project(store, "intent_match")
+    n = len(store.project("intent_match").task_kind.evaluators())
+    assert n > 0
+    assert _run_buttons(_panel(monkeypatch, store, "annotator")) == []
+    assert _run_buttons(_panel(monkeypatch, store, "reviewer")) == ["Run"] * n
+    assert _run_buttons(_panel(monkeypatch, store, "admin")) == ["Run"] * n
+    project = store.project("intent_match")
+    store.update_settings("intent_match", {**project.settings, "annotators_run_evaluators": True})
+    assert _run_buttons(_panel(monkeypatch, store, "annotator")) == ["Run"] * n
+
+
+def test_bleu_is_labelled_on_its_own_0_to_100_scale(
+    monkeypatch: pytest.MonkeyPatch, store: Store
+) -> None:
+    make_project(store, "intent_match")
+    run_evaluator(store, "intent_match", "bleu", item_ids=["im1"])
+    score = store.results_frame("intent_match")["scores"].iloc[0]["match"]
+    assert 1 < score < 100  # a partial overlap, on BLEU's scale
+    at = _panel(monkeypatch, store, "reviewer")
+    text = "\n".join(m.value for m in at.markdown)
+    assert f"BLEU **{score:.3g}** on 0–100 (for match)" in text
+    assert "match **" not in text
