@@ -22,7 +22,7 @@ from agreement.evaluator import (
     ScoreRows,
     compare_evaluator,
 )
-from agreement.human import VariableAgreement, variable_agreement
+from agreement.human import MIN_PAIR_OVERLAP, VariableAgreement, variable_agreement
 from agreement.inputs import (
     AgreementInputs,
     Reference,
@@ -101,7 +101,12 @@ def _fact_units(
 
 
 def _human_field(
-    f: HumanField, labels: pd.DataFrame, items: pd.DataFrame, n_resamples: int, seed: int
+    f: HumanField,
+    labels: pd.DataFrame,
+    items: pd.DataFrame,
+    n_resamples: int,
+    seed: int,
+    min_pair_overlap: int = MIN_PAIR_OVERLAP,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
     levels = tuple(lv.value for lv in f.agreement_levels)
     spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
@@ -131,6 +136,7 @@ def _human_field(
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,
+        min_pair_overlap=min_pair_overlap,
     )
     agreement.notes.update(notes)
     return agreement, labels, spec
@@ -198,6 +204,7 @@ def build_document(
     kind, settings = inputs.kind, inputs.settings
     human_fields = [f for f in kind.human_fields(settings) if fields is None or f.name in fields]
     ann = inputs.annotations
+    overlap = int(settings.get("min_pair_overlap", MIN_PAIR_OVERLAP))
     doc = AgreementDocument(
         inputs.project,
         kind.name,
@@ -212,6 +219,7 @@ def build_document(
             "thresholds": [round(float(t), 6) for t in THRESHOLDS],
             "bias_gap": 2.0,
             "majority_rule": "binary reference = majority of human labels; ties are left out",
+            "min_pair_overlap": overlap,
             **inputs.meta,
         },
     )
@@ -221,7 +229,9 @@ def build_document(
             if "updated_at" in ann
             else None
         )
-        agreement, unit_labels, spec = _human_field(f, labels, inputs.items, n_resamples, seed)
+        agreement, unit_labels, spec = _human_field(
+            f, labels, inputs.items, n_resamples, seed, overlap
+        )
         doc.fields[f.name] = agreement
         if timeline and "updated_at" in unit_labels and unit_labels["updated_at"].notna().any():
             doc.timeline[f.name] = alpha_over_time(unit_labels, f.level.value, **spec)

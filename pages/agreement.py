@@ -101,6 +101,8 @@ for name, f in data["fields"].items():
     fig = figures.kappa_heatmap(f, name)
     if fig is not None:
         st.plotly_chart(fig, width="stretch")
+        if note := figures.pair_note(f):
+            st.caption(note)
 
 st.header("Evaluators vs humans")
 if not doc.evaluators:
@@ -128,21 +130,17 @@ for ev, by_field in doc.evaluators.items():
         )
         cols[1].dataframe(table, hide_index=True)
         if e.get("binary") and e["binary"]["n"]:
-            cols[1].plotly_chart(
-                figures.confusion(e["binary"], f"{ev} {name} vs human {e['binary']['against']}"),
-                width="stretch",
-            )
-        if e.get("bias") and e["bias"].get("by_generator"):
-            st.plotly_chart(
-                figures.bias_bars(e["bias"], f"{ev} on {name}: bias by generator"),
-                width="stretch",
-            )
-            b = e["bias"]
-            st.caption(
-                f"over {b['over']} / under {b['under']} of {b['n']} (mean of "
-                f"{b['n_runs']} runs) · own {b['over_own']}/{b['n_own']} vs other "
-                f"{b['over_other']}/{b['n_other']} · Fisher p {b['fisher_p']}"
-            )
+            cols[1].plotly_chart(figures.confusion(e["binary"], ev, name), width="stretch")
+        if e.get("bias"):
+            bias_fig = figures.bias_bars(e["bias"], f"{ev} on {name}: bias by generator")
+            if bias_fig is not None:
+                st.plotly_chart(bias_fig, width="stretch")
+            else:
+                st.caption(
+                    f"**{ev} on {name}, bias by generator**: no chart, "
+                    f"{figures.bias_explanation(e['bias'])}."
+                )
+            st.caption(figures.bias_caption(e["bias"]))
 
 for against, rows in data["calibrated"].items():
     st.header(f"Calibrated binary comparison vs {against} (Bi-Fact Table 1)")
@@ -162,6 +160,9 @@ for against, rows in data["calibrated"].items():
         ],
         hide_index=True,
     )
+    for r in rows:
+        for flag in r.get("flags", {}).values():
+            st.warning(f"{r['evaluator']} · {r['score_field']}: {flag}", icon=":material/warning:")
 
 if data["timeline"]:
     st.header("Agreement over time")
