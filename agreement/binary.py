@@ -19,7 +19,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -224,6 +225,15 @@ def calibration_flags(threshold: float | None, n_test: int) -> dict[str, str]:
             "positive, the scores did not separate the classes on the dev split"
         )
     return flags
+
+
+def flag_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per flag of the ``calibrated`` rows of a document: who, which score, why."""
+    return [
+        f"{r['evaluator']} · {r['score_field']}: {text}"
+        for r in rows
+        for text in (r.get("flags") or {}).values()
+    ]
 
 
 def rescale01(scores: np.ndarray, scale: tuple[float, float] | None) -> tuple[np.ndarray, str]:

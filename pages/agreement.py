@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from agreement import AgreementDocument
+from agreement.binary import flag_lines
 from reports import figures
 from reports.data import agreement_document
 from reports.formats import FORMATS
@@ -18,9 +19,14 @@ from ui.agreement_panel import FIELD_KEY, _store_for
 from ui.context import get_store, require_project
 
 
-@st.cache_data(show_spinner="Computing agreement…", max_entries=16, ttl=3600)
-def _document(url: str, project: str, version: str, resamples: int) -> AgreementDocument:
-    return agreement_document(_store_for(url), project, n_resamples=resamples)
+@st.cache_resource(show_spinner=False, max_entries=16, ttl=3600)
+def _document(
+    url: str, project: str, version: str, resamples: int
+) -> tuple[AgreementDocument, dict[str, Any]]:
+    """The document and its JSON form, computed once per data version and shared by every
+    visit and session (a resource: not copied per rerun; nothing here mutates it)."""
+    doc = agreement_document(_store_for(url), project, n_resamples=resamples)
+    return doc, doc.to_dict()
 
 
 REPORT_KEY = "agreement_report"
@@ -64,12 +70,15 @@ store = get_store()
 version = store.data_version(project.name)
 st.title(f"Agreement · {project.name}")
 resamples = st.sidebar.select_slider("Bootstrap resamples", [0, 200, 1000], value=1000)
-doc = _document(store.url, project.name, version, resamples)
-data = doc.to_dict()
+with st.spinner(f"Computing agreement ({resamples} bootstrap resamples)…", show_time=True):
+    doc, data = _document(store.url, project.name, version, resamples)
 names = list(data["fields"]) + list(data["derived"])
+picked = None
 if names:
     st.session_state.setdefault(FIELD_KEY, names[0])
-    st.selectbox("Field (also shown in the side panel)", names, key=FIELD_KEY)
+    # Pairs, evaluators and the timeline are drawn for this field only: every plotly
+    # chart costs the browser a redraw, and all of them at once made visits slow.
+    picked = st.selectbox("Field (also shown in the side panel)", names, key=FIELD_KEY)
 
 st.plotly_chart(figures.reliability_bars(data), width="stretch")
 rows = []
@@ -97,8 +106,10 @@ with st.expander("Why some values are empty"):
                 st.write(f"**{name}** · {key}: {why}")
 
 st.header("Annotator pairs")
+if picked not in data["fields"]:
+    st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")
 for name, f in data["fields"].items():
-    fig = figures.kappa_heatmap(f, name)
+    fig = figures.kappa_heatmap(f, name) if name == picked else None
     if fig is not None:
         st.plotly_chart(fig, width="stretch")
         if note := figures.pair_note(f):
@@ -107,8 +118,13 @@ for name, f in data["fields"].items():
 st.header("Evaluators vs humans")
 if not doc.evaluators:
     st.info("No evaluator scores yet: run an evaluator or import scores.")
+elif not any(picked in by_field for by_field in doc.evaluators.values()):
+    scored = sorted({f for by_field in doc.evaluators.values() for f in by_field})
+    st.caption(f"No evaluator scores {picked}; pick one of {', '.join(scored)} above.")
 for ev, by_field in doc.evaluators.items():
     for name, res in by_field.items():
+        if name != picked:
+            continue
         e = data["evaluators"][ev][name]
         cols = st.columns(2)
         if res.pairs is not None and len(res.pairs):
@@ -160,14 +176,13 @@ for against, rows in data["calibrated"].items():
         ],
         hide_index=True,
     )
-    for r in rows:
-        for flag in r.get("flags", {}).values():
-            st.warning(f"{r['evaluator']} · {r['score_field']}: {flag}", icon=":material/warning:")
+    for line in flag_lines(rows):
+        st.warning(line, icon=":material/warning:")
 
-if data["timeline"]:
+if data["timeline"].get(picked):
     st.header("Agreement over time")
     for name, points in data["timeline"].items():
-        if points:
+        if points and name == picked:
             st.plotly_chart(figures.timeline(points, name), width="stretch")
 
 st.header("Report")

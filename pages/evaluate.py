@@ -12,6 +12,7 @@ from jobs.worker import evaluate_params, job_state, submit_evaluate_job
 from ui.audit.jobs_view import get_worker, job_card, progress_text
 from ui.context import current_user, get_store, has_role, require_project
 from ui.evaluator_panel import _cached_reasons, _llm_key
+from ui.tables import dash_missing
 
 store = get_store()
 project = require_project()
@@ -146,7 +147,8 @@ if finished:
             ]
         )
         with st.expander(f"Older jobs ({len(frame)})"):
-            st.dataframe(frame, hide_index=True, width="stretch")
+            table, config = dash_missing(frame, why="not recorded")
+            st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
