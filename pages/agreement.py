@@ -118,9 +118,13 @@ for name, f in data["fields"].items():
 st.header("Evaluators vs humans")
 if not doc.evaluators:
     st.info("No evaluator scores yet: run an evaluator or import scores.")
-elif not any(picked in by_field for by_field in doc.evaluators.values()):
+else:
     scored = sorted({f for by_field in doc.evaluators.values() for f in by_field})
-    st.caption(f"No evaluator scores {picked}; pick one of {', '.join(scored)} above.")
+    others = ", ".join(f for f in scored if f != picked)
+    if picked not in scored:
+        st.caption(f"No evaluator scores {picked}; pick one of {others} above.")
+    elif others:
+        st.caption(f"Figures for {picked}; evaluators also score {others} (pick above).")
 for ev, by_field in doc.evaluators.items():
     for name, res in by_field.items():
         if name != picked:

@@ -51,6 +51,7 @@ def test_agreement_page_flags_and_explains_and_shows_n(
     )
     assert any("test split, n = 4" in t for t in titles)
     assert not any("gold_fact_labels" in t for t in titles)
+    assert "evaluators also score f1, precision, recall (pick above)" in " ".join(_texts(at))
     assert all("None" not in t for t in _texts(at) + titles)
 
     # a derived score: Bi-Fact's bias has no own-model item, so it explains instead
