@@ -180,8 +180,11 @@ for against, rows in data["calibrated"].items():
         ],
         hide_index=True,
     )
-    for line in flag_lines(rows):
-        st.warning(line, icon=":material/warning:")
+    if lines := flag_lines(rows):
+        st.warning(
+            "Not findings yet:\n" + "\n".join(f"- {line}" for line in lines),
+            icon=":material/warning:",
+        )
 
 if data["timeline"].get(picked):
     st.header("Agreement over time")

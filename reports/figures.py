@@ -120,24 +120,26 @@ def kappa_heatmap(
     at = {p: i for i, p in enumerate(people)}
     k = len(people)
     z_ok, z_few = np.full((k, k), np.nan), np.full((k, k), np.nan)
-    text = np.full((k, k), "", dtype=object)
+    text_ok = np.full((k, k), "", dtype=object)
+    text_few = np.full((k, k), "", dtype=object)
     for key, value in pairs.items():
         a, b = (at[p] for p in key.split("|"))
         n = counts.get(key, 0)
         label = f"{_num(value)}<br>n={n}"
         grey = key in few
         for i, j in ((a, b), (b, a)):
-            text[i, j] = label + (" (few)" if grey else "")
             if grey:
-                z_few[i, j] = 0.0
-            elif value is not None:
-                z_ok[i, j] = value
-    common = dict(x=people, y=people, text=text, texttemplate="%{text}", hoverongaps=False)
+                z_few[i, j], text_few[i, j] = 0.0, f"{label} (few)"
+            else:
+                z_ok[i, j], text_ok[i, j] = (np.nan if value is None else value), label
+    common = dict(x=people, y=people, texttemplate="%{text}", hoverongaps=False)
     fig = go.Figure(
-        go.Heatmap(z=z_ok, zmin=-1, zmax=1, colorscale="RdBu", **common),
+        go.Heatmap(z=z_ok, text=text_ok, zmin=-1, zmax=1, colorscale="RdBu", **common),
     )
     if few:
-        fig.add_heatmap(z=z_few, colorscale=[[0, GREY], [1, GREY]], showscale=False, **common)
+        fig.add_heatmap(
+            z=z_few, text=text_few, colorscale=[[0, GREY], [1, GREY]], showscale=False, **common
+        )
     unit = field.get("unit", "item")
     sub = f"n = shared {unit}s" + (
         f"; grey: fewer than {minimum}, left out of the pair mean" if few else ""
@@ -173,7 +175,9 @@ def scatter(
     fig.update_yaxes(title=f"{evaluator} score")
     rtxt = f"Pearson r = {_num(r, 3)}, " if r is not None else ""
     return _layout(
-        fig, f"{evaluator} vs humans on {field} ({rtxt}n = {len(pairs)} items)", template=template
+        fig,
+        f"{evaluator} vs humans on {field}<br><sup>{rtxt}n = {len(pairs)} items</sup>",
+        template=template,
     )
 
 
@@ -181,13 +185,13 @@ def confusion_title(binary: dict[str, Any], evaluator: str, field: str) -> str:
     """Title of a confusion matrix: what it compares, which split, n and any flags."""
     split = binary.get("split") or "all"
     where = "all items" if split == "all" else f"{split} split"
-    title = f"{evaluator} {field} vs human {binary.get('against')}: {where}, n = {binary['n']}"
+    sub = f"{where}, n = {binary['n']}"
     if binary.get("threshold") is not None and split != "all":
-        title += f", threshold {binary['threshold']:.2f}"
+        sub += f", threshold {binary['threshold']:.2f}"
     flags = binary.get("flags") or {}
     if flags:
-        title += "<br><sup>⚠ " + "; ".join(FLAG_NAMES.get(k, k) for k in flags) + "</sup>"
-    return title
+        sub += "<br>⚠ " + "; ".join(FLAG_NAMES.get(k, k) for k in flags)
+    return f"{evaluator} {field} vs human {binary.get('against')}<br><sup>{sub}</sup>"
 
 
 #: Short names of the degenerate-result flags of a calibrated comparison.

@@ -38,7 +38,8 @@ def test_agreement_page_flags_and_explains_and_shows_n(
     monkeypatch: pytest.MonkeyPatch, demo_url: str
 ) -> None:
     at = open_app(monkeypatch, demo_url, page="pages/agreement.py", project="demo-intent-match")
-    warnings = [str(w.value) for w in at.warning]
+    (warning,) = [str(w.value) for w in at.warning]
+    warnings = warning.splitlines()
     assert "embedding-similarity (demo) · match: test split too small: 4 items" in " ".join(
         warnings
     )

@@ -63,6 +63,7 @@ def test_pairs_below_the_minimum_overlap_leave_the_mean_and_are_grey(project):  
     assert np.argwhere(~np.isnan(np.array(colour.z, dtype=float))).tolist() == [[0, 1], [1, 0]]
     assert colour.text[0][1] == f"{ab:.2f}<br>n=8"
     assert grey.text[0][2] == "-1.00<br>n=2 (few)"
+    assert colour.text[0][2] == "" and grey.text[0][1] == ""  # one label per cell
     assert "grey: fewer than 5" in fig.layout.title.text
     assert "min_pair_overlap" in figures.pair_note(f)
 
@@ -161,10 +162,11 @@ def test_every_figure_states_its_n(demo: Store) -> None:
     res = doc.evaluators["intent-judge (demo)"]["resolution"]
     sc = figures.scatter(res.pairs, "intent-judge (demo)", "resolution", 0.9939917658034135)
     assert sc.layout.title.text == (
-        "intent-judge (demo) vs humans on resolution (Pearson r = 0.994, n = 5 items)"
+        "intent-judge (demo) vs humans on resolution<br><sup>Pearson r = 0.994, n = 5 items</sup>"
     )
     hm = figures.kappa_heatmap(f, "resolution")
     texts = [t for row in hm.data[0].text for t in row if t]
+    assert len(hm.data) == 1
     assert len(texts) == 6 and all(t.endswith("n=5") for t in texts)
     # the report's figures carry the same titles, in the report's template (the page's
     # keep the default: Streamlit themes them, and a named template costs deep copies)
