@@ -21,6 +21,8 @@ _EXPORTS = {
     "BinaryComparison": "agreement.results",
     "Correlation": "agreement.results",
     "Stat": "agreement.results",
+    "Statistic": "agreement.statistics",
+    "declare": "agreement.statistics",
 }
 
 __all__ = sorted(_EXPORTS)

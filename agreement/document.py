@@ -6,7 +6,7 @@ panel and the agreement page draw and what reports render.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from agreement.inputs import (
     known_scale,
 )
 from agreement.ratings import Ratings
+from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from common.evaluator_labels import config_labels
 from kinds import FieldType, HumanField
@@ -107,6 +108,7 @@ def _human_field(
     n_resamples: int,
     seed: int,
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
+    keep: Callable[[Statistic], bool] | None = None,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
     levels = tuple(lv.value for lv in f.agreement_levels)
     spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
@@ -137,6 +139,7 @@ def _human_field(
         n_resamples=n_resamples,
         seed=seed,
         min_pair_overlap=min_pair_overlap,
+        keep=keep,
     )
     agreement.notes.update(notes)
     return agreement, labels, spec
@@ -198,9 +201,11 @@ def build_document(
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
     evaluators: bool = True,
+    keep: Callable[[Statistic], bool] | None = None,
 ) -> AgreementDocument:
     """Compute the agreement document. ``fields`` restricts the human fields (and the
-    evaluator variables) to those names; ``n_resamples=0`` skips every bootstrap."""
+    evaluator variables) to those names; ``n_resamples=0`` skips every bootstrap;
+    ``keep`` limits the declared statistics computed (their keys are then left out)."""
     kind, settings = inputs.kind, inputs.settings
     human_fields = [f for f in kind.human_fields(settings) if fields is None or f.name in fields]
     ann = inputs.annotations
@@ -230,7 +235,7 @@ def build_document(
             else None
         )
         agreement, unit_labels, spec = _human_field(
-            f, labels, inputs.items, n_resamples, seed, overlap
+            f, labels, inputs.items, n_resamples, seed, overlap, keep
         )
         doc.fields[f.name] = agreement
         if timeline and "updated_at" in unit_labels and unit_labels["updated_at"].notna().any():
@@ -250,6 +255,7 @@ def build_document(
             categorical=False,
             n_resamples=n_resamples,
             seed=seed,
+            keep=keep,
         )
     if evaluators:
         _evaluators(doc, inputs, derived, fields, n_resamples, seed)

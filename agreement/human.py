@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,10 +10,12 @@ import numpy as np
 
 from agreement.alpha import alpha_from_coincidences, krippendorff_alpha, unit_coincidences
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, draw_counts, percentile_ci
-from agreement.kappa import cohen_pairs, fleiss, fleiss_from_table, fleiss_items
+from agreement.chance import agreement_weights, gwet_from_counts
+from agreement.kappa import cohen_pairs, fleiss, fleiss_coverage, fleiss_from_table, fleiss_items
 from agreement.percent import gwet_ac1, percent_agreement
 from agreement.ratings import Ratings
 from agreement.results import Stat
+from agreement.statistics import StatContext, Statistic, statistics
 
 #: Largest number of distinct values for which alpha's bootstrap CI is computed.
 CI_MAX_VALUES = 32
@@ -37,6 +40,10 @@ class VariableAgreement:
     ac1: Stat | None = None
     cohen: dict[str, Stat] = field(default_factory=dict)
     cohen_weighted: dict[str, dict[str, Stat]] = field(default_factory=dict)
+    declared: dict[str, Stat] = field(default_factory=dict)
+    #: (CI key, n key) of each declared statistic, kept with the results (not the
+    #: declaration: it holds a function, and documents are cached by pickling)
+    declared_keys: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     min_pair_overlap: int = MIN_PAIR_OVERLAP
     categorical: bool = True
@@ -90,11 +97,15 @@ class VariableAgreement:
         out["fleiss_kappa"] = val(self.fleiss, "fleiss_kappa", "not computed")
         out["fleiss_n_items"] = self.fleiss.n if self.fleiss else 0
         out["fleiss_kappa_ci"] = list(self.fleiss.ci) if self.fleiss and self.fleiss.ci else None
+        if self.fleiss is not None:
+            out["fleiss_items_note"] = fleiss_coverage(r)
         out["percent_agreement"] = val(self.percent, "percent_agreement", "not computed")
         out["percent_agreement_n_items"] = self.percent.n if self.percent else 0
         out["gwet_ac1"] = val(
             self.ac1, "gwet_ac1", "Gwet's AC1 is reported for binary and categorical fields"
         )
+        out["gwet_ac1_ci"] = list(self.ac1.ci) if self.ac1 and self.ac1.ci else None
+        out["gwet_ac1_n_items"] = self.ac1.n if self.ac1 else 0
         out["cohen_kappa_pairs"] = {
             k: val(s, f"cohen_kappa_pairs.{k}", "") for k, s in self.cohen.items()
         }
@@ -117,6 +128,14 @@ class VariableAgreement:
             out[f"cohen_kappa_pairs_{weights}"] = {
                 k: val(s, f"cohen_kappa_pairs_{weights}.{k}", "") for k, s in pairs.items()
             }
+        for key, stat in self.declared.items():
+            out[key] = val(stat, key, "not computed")
+            ci_key, n_key = self.declared_keys.get(key, (None, None))
+            if ci_key:
+                out[ci_key] = list(stat.ci) if stat.ci else None
+            if n_key:
+                out[n_key] = stat.n
+            out.update(stat.extra or {})
         if self.notes:
             reasons.update(self.notes)
         out["reasons"] = reasons
@@ -158,6 +177,18 @@ def _fleiss_ci(r: Ratings, stat: Stat, n_resamples: int, seed: int) -> Stat:
     return Stat(stat.value, stat.n, stat.reason, ci)
 
 
+def _ac1_ci(r: Ratings, stat: Stat, n_resamples: int, seed: int) -> Stat:
+    if stat.value is None or n_resamples <= 0 or stat.n < 2:
+        return stat
+    order = r.unit_order()
+    counts = r.counts[order][r.m[order] >= 1]
+    w_cat = agreement_weights(np.arange(len(r.domain)), "identity")
+    ci, _ = percentile_ci(
+        gwet_from_counts(counts, w_cat, draw_counts(len(counts), n_resamples, seed))
+    )
+    return Stat(stat.value, stat.n, stat.reason, ci)
+
+
 def variable_agreement(
     name: str,
     ratings: Ratings,
@@ -172,12 +203,14 @@ def variable_agreement(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
+    keep: Callable[[Statistic], bool] | None = None,
 ) -> VariableAgreement:
     """Every human-agreement statistic that fits the variable.
 
     ``categorical``: Fleiss, Cohen and percent agreement make sense (not for continuous
     scores); ``ordinal``: add linear and quadratic weighted Cohen; ``ac1``: Gwet's AC1;
     Cohen pairs sharing fewer than ``min_pair_overlap`` items stay out of the pair mean.
+    ``keep`` limits the declared statistics computed (the side panel needs few).
     """
     out = VariableAgreement(
         name,
@@ -200,5 +233,14 @@ def variable_agreement(
     else:
         out.notes["fleiss_kappa"] = "Fleiss' kappa is for categorical ratings; see alpha"
     if ac1:
-        out.ac1 = gwet_ac1(ratings)
+        out.ac1 = _ac1_ci(ratings, gwet_ac1(ratings), n_resamples, seed)
+    ctx = StatContext(ratings, type_, n_resamples, seed)
+    for stat in statistics():
+        if stat.compute is None or (keep is not None and not keep(stat)):
+            continue
+        if stat.applies(type_):
+            out.declared[stat.key] = stat.compute(ctx)
+        else:
+            out.declared[stat.key] = Stat.undefined(stat.reason_not_applicable())
+        out.declared_keys[stat.key] = (stat.ci_key, stat.n_key)
     return out

@@ -122,3 +122,28 @@ def cohen_pairs(r: Ratings, weights: str | None = None) -> dict[str, Stat]:
         key = f"{r.annotators[i]}|{r.annotators[j]}"
         out[key] = cohen(a[shared], b[shared], len(r.domain), weights)
     return out
+
+
+def fleiss_coverage(r: Ratings) -> str:
+    """Which items each Fleiss' kappa uses, and why some are left out of the modal one.
+
+    The modal-count kappa keeps only the items with the most common number of ratings, so
+    its n drops when one item gains a rater (it leaves the modal group); the
+    missing-data form keeps every item with a rating.
+    """
+    mask = fleiss_items(r)
+    rated = int((r.m >= 1).sum())
+    if not mask.any():
+        return (
+            f"Fleiss kappa (modal-count items): no item has two or more ratings; all items: {rated}"
+        )
+    mode = int(r.m[mask][0])
+    left = r.m[(~mask) & (r.m >= 1)]
+    values, freq = np.unique(left, return_counts=True)
+    dropped = ", ".join(
+        f"{c} item{'s' if c != 1 else ''} with {v} rating{'s' if v != 1 else ''}"
+        for v, c in zip(values.tolist(), freq.tolist(), strict=True)
+    )
+    text = f"Fleiss kappa (modal-count items) uses the {int(mask.sum())} items with {mode} ratings"
+    text += f"; left out: {dropped}" if dropped else ""
+    return text + f". Fleiss kappa (all items) uses all {rated} items with a rating."

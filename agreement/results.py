@@ -27,6 +27,8 @@ class Stat:
     n: int = 0
     reason: str | None = None
     ci: tuple[float, float] | None = None
+    #: further JSON entries of the statistic (e.g. the per-pair values behind a mean)
+    extra: dict[str, Any] | None = field(default=None, compare=False)
 
     @classmethod
     def undefined(cls, reason: str, n: int = 0) -> Stat:

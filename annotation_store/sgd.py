@@ -6,7 +6,9 @@ Item ids are ``{dialogue_id}:{turn_index}:{act_index}`` (``act_index`` counts ac
 turn's frames); a root holding several splits prefixes ``{split}/``, since dialogue ids
 repeat across splits. Extra item fields: ``possible_values`` (categorical slots),
 ``substitute_values`` (other values of a non-categorical slot seen elsewhere in the data,
-for SGSAcc's negative references), ``canonical_values``, ``dialogue_id``, ``turn_index``.
+for SGSAcc's negative references), ``canonical_values``, ``dialogue_id``, ``turn_index``
+and ``utterance_id`` (``{split/}{dialogue_id}:{turn_index}``): the keys that group a
+turn's acts into its utterance, for SGSAcc's per-utterance figure.
 
 With ``negatives=True`` every act with a schema slot and values also gets a tampered copy
 (the SGSAcc paper's negative examples): its first value is replaced by another possible
@@ -134,7 +136,11 @@ def read_sgd(
                     slots.get((service, action.get("slot", ""))),
                     pool,
                 )
-                item["fields"].update(dialogue_id=dialogue["dialogue_id"], turn_index=turn_i)
+                item["fields"].update(
+                    dialogue_id=dialogue["dialogue_id"],
+                    turn_index=turn_i,
+                    utterance_id=f"{prefix}{dialogue['dialogue_id']}:{turn_i}",
+                )
                 yield item
                 if negatives:
                     tampered = _tampered(item, random.Random(f"{seed}:{item_id}"))

@@ -8,6 +8,7 @@ import sys
 
 from annotation_store import Store
 from commands import CommandError
+from common.evaluator_labels import nli_backend_label
 from jobs.runner import RunProgress, run_corpus_summary, run_evaluator
 
 
@@ -67,7 +68,8 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         raise CommandError(str(exc)) from None
     print(file=sys.stderr)
     print(
-        f"{args.evaluator}: {progress.done} evaluated, {progress.failed} failed, "
+        f"{run_label(store, args.name, args.evaluator, progress.run_ids)}: "
+        f"{progress.done} evaluated, {progress.failed} failed, "
         f"{progress.cached} cached, runs {progress.run_ids}"
     )
     for run_id in progress.run_ids:
@@ -75,6 +77,14 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         if summary is not None:
             print(f"  run {run_id}: {summary_line(summary)}")
     return 0
+
+
+def run_label(store: Store, project: str, evaluator: str, run_ids: list[int]) -> str:
+    """The evaluator's name, with the NLI backend that ran when it has one
+    (``sgsacc (LLM-NLI: gpt-4o)``): a backend chosen by ``auto`` is never silent."""
+    models = {r["model"] for r in store.runs(project) if r["id"] in set(run_ids)}
+    labels = sorted({b for b in map(nli_backend_label, models) if b})
+    return f"{evaluator} ({'; '.join(labels)})" if labels else evaluator
 
 
 def summary_line(summary: dict[str, object]) -> str:

@@ -5,6 +5,11 @@ the same configuration, i.e. the same judge model and the same signature (versio
 hash, settings). A label is the evaluator's name, plus ``@model`` when it ran with several
 judge models, plus ``[...]`` naming what differs when one evaluator and model ran with
 several signatures (``nli_bidirectional [settings:1a2b3c4d]``).
+
+An NLI evaluator's model names the backend that ran (``llm:gpt-4o``,
+``transformers:roberta-large-mnli``); its label always says so, in place of ``@model``:
+``sgsacc (LLM-NLI: gpt-4o)``, ``sgsacc (NLI model: roberta-large-mnli)``. A backend
+chosen by ``auto`` is never hidden behind the evaluator's name.
 """
 
 from __future__ import annotations
@@ -15,6 +20,16 @@ from typing import Any
 import pandas as pd
 
 Config = tuple[str, str | None, str]  # evaluator, judge model, signature text ("" if none)
+#: Model-name prefix of each NLI backend (see evaluators.nli.select) -> its display name.
+NLI_BACKENDS = {"llm:": "LLM-NLI", "transformers:": "NLI model"}
+
+
+def nli_backend_label(model: str | None) -> str | None:
+    """``LLM-NLI: gpt-4o`` for an NLI evaluator's model name, None for any other model."""
+    for prefix, name in NLI_BACKENDS.items():
+        if model and model.startswith(prefix):
+            return f"{name}: {model[len(prefix) :] or 'unknown'}"
+    return None
 
 
 def _text(value: Any) -> str | None:
@@ -37,7 +52,11 @@ def config_labels(configs: Iterable[Config]) -> dict[Config, str]:
         sigs.setdefault((ev, model), []).append(sig)
     out = {}
     for ev, model, sig in configs:
-        label = ev if len(models[ev]) <= 1 else f"{ev}@{model or 'unknown'}"
+        backend = nli_backend_label(model)
+        if backend:
+            label = f"{ev} ({backend})"
+        else:
+            label = ev if len(models[ev]) <= 1 else f"{ev}@{model or 'unknown'}"
         group = sigs[(ev, model)]
         if len(group) > 1:
             shared = set.intersection(*(set(s.split("|")) for s in group))
@@ -49,4 +68,4 @@ def config_labels(configs: Iterable[Config]) -> dict[Config, str]:
 
 def evaluator_of(label: str) -> str:
     """The evaluator name in a label made by :func:`config_labels`."""
-    return label.split(" [", 1)[0].split("@", 1)[0]
+    return label.split(" [", 1)[0].split(" (", 1)[0].split("@", 1)[0]

@@ -164,6 +164,19 @@ async def llm_pool_held(llm: Any) -> AsyncIterator[None]:
         await llm.release()
 
 
+def run_settings(results: Sequence[EvalResult]) -> dict[str, Any]:
+    """The settings in the signature of a run's results ({} for an empty run)."""
+    return dict(results[0].signature.settings) if results else {}
+
+
+def count_of(values: Sequence[Any]) -> str:
+    """``a on 3 items, b on 1`` for the values that occur (for run notes)."""
+    counts: dict[str, int] = {}
+    for v in values:
+        counts[str(v)] = counts.get(str(v), 0) + 1
+    return ", ".join(f"{k} on {n} item(s)" for k, n in sorted(counts.items())) or "no item"
+
+
 class NotConfiguredError(RuntimeError):
     """An evaluator cannot run here; the message says what to set or install."""
 
@@ -207,6 +220,16 @@ class Evaluator:
         """Corpus-level figures over one run's results (SGSAcc with and without
         validation, SER ...), shown after a run; None for evaluators without any."""
         return None
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """Sentences on what one stored run's figures mean: settings that change their
+        meaning (scale mapping, decoding, variants), which backend or mode ran, and
+        fallbacks. ``human`` maps item ids to each field's mean human value. Printed in
+        the agreement report; [] when there is nothing to say."""
+        return []
 
     def unavailable_reason(self) -> str | None:
         """None when the evaluator can run here, else one line saying what is missing."""

@@ -14,8 +14,13 @@ and the schema's slot description ``desc``:
   "Does {slot}"; we keep it grammatical); else if it has the word "is", "{slot}." itself;
   else "Has {slot}.", "Have {slot}.", "Is {slot}.".
 - Boolean slot, False: "{desc}? No." and "{slot}? No."; then "Does not {slot}." (has/have
-  as "have"), or the slot name with "is" replaced by "is not", or "Has not {slot}.",
-  "Have not {slot}.", "Is not {slot}.".
+  as "have"), or the slot name with "is" replaced by "is not"; a slot name with neither
+  gets the paper's Table 3 forms "Has no {slot}.", "Is not {slot}.", "Does not {slot}."
+  (Appendix B's prose says "has not", "have not", "is not"; where the two differ we
+  follow Table 3, which shows the forms the authors ran).
+
+Candidates are never repeated: two rules giving the same sentence (ignoring case and
+spacing, e.g. a description equal to the slot name) yield it once.
 
 Not covered by the appendix, so ours: acts without a slot (NOTIFY_SUCCESS,
 NOTIFY_FAILURE, ...) get short sentences of their meaning; a slot without a schema
@@ -99,9 +104,10 @@ def _boolean_candidates(slot: str, desc: str | None, value: bool) -> list[str]:
         out.append(f"Does {rest}" if value else f"Does not {rest}")
     elif "is" in words:
         out.append(name if value else " ".join("is not" if w == "is" else w for w in words))
-    else:
-        prefixes = ("has", "have", "is") if value else ("has not", "have not", "is not")
-        out += [f"{p} {name}" for p in prefixes]
+    elif value:
+        out += [f"{p} {name}" for p in ("has", "have", "is")]
+    else:  # Table 3 (additional_luggage = False), not the appendix prose
+        out += [f"{p} {name}" for p in ("has no", "is not", "does not")]
     return [sentence(c) for c in out]
 
 
@@ -113,7 +119,21 @@ def candidate_references(
     *,
     boolean: bool = False,
 ) -> list[str]:
-    """Candidate hypotheses for one act, in rule order, without duplicates."""
+    """Candidate hypotheses for one act, in rule order, without duplicates (case and
+    spacing aside)."""
+    seen: dict[str, str] = {}
+    for text in _candidates(act, slot, values, description, boolean):
+        seen.setdefault(" ".join(text.casefold().split()), text)
+    return list(seen.values())
+
+
+def _candidates(
+    act: str,
+    slot: str | None,
+    values: Sequence[str],
+    description: str | None,
+    boolean: bool,
+) -> list[str]:
     act = act.upper()
     desc = description.strip().rstrip(".") if description else None
     if act in FIXED:
@@ -127,8 +147,8 @@ def candidate_references(
     if not values:
         return [sentence(d) for d in (desc, slot_words(slot)) if d]
     if boolean and len(values) == 1:
-        return list(dict.fromkeys(_boolean_candidates(slot, desc, values[0].lower() == "true")))
+        return _boolean_candidates(slot, desc, values[0].lower() == "true")
     said = [value_words(slot, v) for v in values]
     verb = "is" if len(said) == 1 else "are"
     heads = [d for d in (desc, slot_words(slot)) if d]
-    return list(dict.fromkeys(sentence(f"{h} {verb} {join_values(said)}") for h in heads))
+    return [sentence(f"{h} {verb} {join_values(said)}") for h in heads]

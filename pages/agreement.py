@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from agreement import AgreementDocument
@@ -15,6 +14,7 @@ from reports import figures
 from reports.data import agreement_document
 from reports.formats import FORMATS
 from reports.render import build_report, csv_path, render_report
+from ui import agreement_tables
 from ui.agreement_panel import FIELD_KEY, _store_for
 from ui.context import get_store, require_project
 
@@ -81,29 +81,7 @@ if names:
     picked = st.selectbox("Field (also shown in the side panel)", names, key=FIELD_KEY)
 
 st.plotly_chart(figures.reliability_bars(data), width="stretch")
-rows = []
-for section in ("fields", "derived"):
-    for name, f in data[section].items():
-        rows.append(
-            {
-                "field": name,
-                "type": f["type"],
-                "units": f["n_items"],
-                "pairable": f["n_pairable"],
-                "ratings": f["n_ratings"],
-                **{f"alpha {k}": v for k, v in f["krippendorff_alpha"].items()},
-                "Fleiss κ": f["fleiss_kappa"],
-                "Fleiss n": f["fleiss_n_items"],
-                "% agree": f["percent_agreement"],
-                "AC1": f["gwet_ac1"],
-            }
-        )
-st.dataframe(pd.DataFrame(rows), hide_index=True)
-with st.expander("Why some values are empty"):
-    for section in ("fields", "derived"):
-        for name, f in data[section].items():
-            for key, why in f["reasons"].items():
-                st.write(f"**{name}** · {key}: {why}")
+agreement_tables.human_tables(data)
 
 st.header("Annotator pairs")
 if picked not in data["fields"]:
@@ -136,19 +114,7 @@ for ev, by_field in doc.evaluators.items():
                 figures.scatter(res.pairs, ev, name, res.correlations["pearson"].r),
                 width="stretch",
             )
-        table = pd.DataFrame(
-            [
-                {
-                    "statistic": k,
-                    "r": e[k]["r"],
-                    "p": e[k]["p"],
-                    "95% CI": e[k]["ci"],
-                    "n": e[k]["n"],
-                }
-                for k in ("pearson", "spearman", "kendall")
-            ]
-        )
-        cols[1].dataframe(table, hide_index=True)
+        agreement_tables.correlation_table(cols[1], e)
         if e.get("binary") and e["binary"]["n"]:
             cols[1].plotly_chart(figures.confusion(e["binary"], ev, name), width="stretch")
         if e.get("bias"):
@@ -164,22 +130,7 @@ for ev, by_field in doc.evaluators.items():
 
 for against, rows in data["calibrated"].items():
     st.header(f"Calibrated binary comparison vs {against} (Bi-Fact Table 1)")
-    st.dataframe(
-        pd.DataFrame(rows)[
-            [
-                "evaluator",
-                "score_field",
-                "threshold",
-                "precision",
-                "recall",
-                "f1",
-                "kappa",
-                "n",
-                "split",
-            ]
-        ],
-        hide_index=True,
-    )
+    agreement_tables.calibrated_table(rows)
     if lines := flag_lines(rows):
         st.warning(
             "Not findings yet:\n" + "\n".join(f"- {line}" for line in lines),

@@ -7,6 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from common.evaluator_labels import nli_backend_label
 from jobs.runner import has_corpus_summary, run_corpus_summary
 from jobs.worker import evaluate_params, job_state, submit_evaluate_job
 from ui.audit.jobs_view import get_worker, job_card, progress_text
@@ -166,8 +167,10 @@ summarised = [
 if summarised:
     st.subheader("Corpus figures", anchor=False)
     st.caption(
-        "Whole-run figures as the papers report them (SGSAcc with and without validation "
-        "and the share failing validation; SER with the slots it cannot judge), newest first."
+        "Whole-run figures as the papers report them (SGSAcc per utterance, the paper's "
+        "headline, beside the per-act share, each with and without validation, and the "
+        "share failing validation; SER with the slots it cannot judge), newest first. "
+        "An NLI evaluator's name says which backend ran."
     )
     table = []
     for r in summarised[:20]:
@@ -175,7 +178,11 @@ if summarised:
         table.append(
             {
                 "run": r["id"],
-                "evaluator": r["evaluator"],
+                "evaluator": (
+                    f"{r['evaluator']} ({backend})"
+                    if (backend := nli_backend_label(r["model"]))
+                    else r["evaluator"]
+                ),
                 "model": r["model"],
                 "finished": r["finished_at"],
                 **{

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 
 from agreement import AgreementDocument, AgreementInputs, build_document
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agreement.statistics import Statistic
 from annotation_store import ItemRecord, Store
 
 
@@ -86,9 +87,15 @@ def agreement_document(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
+    keep: Callable[[Statistic], bool] | None = None,
 ) -> AgreementDocument:
     """Load the project and compute its agreement document (what the CLI prints)."""
     inputs = load_inputs(store, name, reference)
     return build_document(
-        inputs, fields=fields, n_resamples=n_resamples, seed=seed, timeline=timeline
+        inputs,
+        fields=fields,
+        n_resamples=n_resamples,
+        seed=seed,
+        timeline=timeline,
+        keep=keep,
     )

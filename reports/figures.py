@@ -52,13 +52,15 @@ def reliability_bars(doc: dict[str, Any], template: str | None = None) -> go.Fig
             if f.get("fleiss_kappa") is not None:
                 ci = f.get("fleiss_kappa_ci")
                 rows.append(("Fleiss kappa", x, f["fleiss_kappa"], ci, f.get("fleiss_n_items", 0)))
+    y_min, y_max = min(-0.1, *(r[2] for r in rows if r[2] is not None), 0), 1.05
     for stat in dict.fromkeys(r[0] for r in rows):
         part = [r for r in rows if r[0] == stat and r[2] is not None]
         if not part:
             continue
         y = [r[2] for r in part]
-        hi = [(r[3][1] - r[2]) if r[3] else 0 for r in part]
-        lo = [(r[2] - r[3][0]) if r[3] else 0 for r in part]
+        # error bars stop at the axis range instead of running off it
+        hi = [(min(r[3][1], y_max) - r[2]) if r[3] else 0 for r in part]
+        lo = [(r[2] - max(r[3][0], y_min)) if r[3] else 0 for r in part]
         fig.add_bar(
             name=stat,
             x=[r[1] for r in part],
@@ -74,7 +76,7 @@ def reliability_bars(doc: dict[str, Any], template: str | None = None) -> go.Fig
             hovertemplate=f"{stat} %{{y:.3f}} [%{{customdata[1]}}, %{{customdata[2]}}]"
             "<br>n = %{customdata[0]}<extra>%{x}</extra>",
         )
-    fig.update_yaxes(range=[min(-0.1, *(r[2] for r in rows if r[2] is not None), 0), 1.05])
+    fig.update_yaxes(range=[y_min, y_max])
     return _layout(
         fig,
         "Agreement among annotators (95% bootstrap CI)<br><sup>n on each bar: pairable "

@@ -10,7 +10,8 @@ METHOD_NOTES: tuple[tuple[str, str], ...] = (
     (
         "Fleiss' kappa",
         "(P - P_e) / (1 - P_e) over the items with the most common number of ratings "
-        "(statsmodels' formula); the number of items used is reported.",
+        "(statsmodels' formula; 'modal-count items'); the number of items used is reported, "
+        "beside the missing-data form over every item.",
     ),
     (
         "Cohen's kappa",
@@ -24,7 +25,7 @@ METHOD_NOTES: tuple[tuple[str, str], ...] = (
     (
         "Gwet's AC1",
         "(p_a - p_e) / (1 - p_e), p_e = sum_k pi_k (1 - pi_k) / (q - 1); binary and "
-        "categorical fields.",
+        "categorical fields; bootstrap CI over items.",
     ),
     (
         "Evaluator vs humans",
@@ -43,7 +44,8 @@ METHOD_NOTES: tuple[tuple[str, str], ...] = (
         "Ego-centric bias",
         "FinGrAct: on a 0-5 scale, over-estimation = score >= mean human + 2, "
         "under-estimation = score <= mean human - 2; counts averaged over runs; own vs other "
-        "generator rates compared with a Fisher exact test.",
+        "generator rates compared with a Fisher exact test. A 1-5 judge's grades are counted "
+        "after the scale mapping its run notes state (scale_mapping).",
     ),
     (
         "Undefined values",

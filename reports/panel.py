@@ -1,16 +1,38 @@
-"""The side panel's headline figures for one field (no bootstrap: it must be quick)."""
+"""The side panel's headline figures for one field (no bootstrap: it must be quick).
+
+Which statistics it shows is declared once, in :mod:`agreement.statistics`
+(``panel=True``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from agreement.statistics import Entry, Statistic, field_entries
 from annotation_store import Store
 from reports.data import agreement_document
 
 
+def _in_panel(stat: Statistic) -> bool:
+    return stat.panel
+
+
+def _panel_entries(f: dict[str, Any]) -> list[Entry]:
+    """The panel statistics of a field; of alpha's levels only the field's own (or the
+    first defined one when that is undefined)."""
+    entries = field_entries(f, keep=lambda s: s.panel)
+    levels = [e for e in entries if e.level is not None]
+    if levels:
+        own = [e for e in levels if e.level == f["level"]]
+        pick = own[0] if own and own[0].value is not None else None
+        pick = pick or next((e for e in levels if e.value is not None), own[0] if own else None)
+        entries = [e for e in entries if e.level is None or e is pick]
+    return entries
+
+
 def panel_summary(store: Store, project: str, field: str | None = None) -> dict[str, Any]:
-    """Alpha, Fleiss' kappa, each evaluator's correlations and bias counts, with n, for
-    ``field`` (default: the project's first human field)."""
+    """The declared panel statistics with n, and each evaluator's correlations and bias
+    counts, for ``field`` (default: the project's first human field)."""
     info = store.project(project)
     names = [f.name for f in info.task_kind.human_fields(info.settings)]
     names += [d.name for d in info.task_kind.derived_scores]
@@ -18,13 +40,9 @@ def panel_summary(store: Store, project: str, field: str | None = None) -> dict[
     if field is None:
         return {"field": None, "fields": names}
     doc = agreement_document(
-        store, project, fields=[field], n_resamples=0, timeline=False
+        store, project, fields=[field], n_resamples=0, timeline=False, keep=_in_panel
     ).to_dict()
     f = doc["fields"].get(field) or doc["derived"].get(field)
-    level = f["level"] if f else None
-    alpha = f["krippendorff_alpha"].get(level) if f else None
-    if f and alpha is None and f["krippendorff_alpha"]:
-        level, alpha = next(iter(f["krippendorff_alpha"].items()))
     evaluators = []
     for name, by_field in doc["evaluators"].items():
         e = by_field.get(field)
@@ -45,17 +63,26 @@ def panel_summary(store: Store, project: str, field: str | None = None) -> dict[
                 "bias_runs": bias.get("n_runs"),
             }
         )
+    statistics = [
+        {
+            "key": e.statistic.key,
+            "label": f"{e.statistic.label} {e.level}" if e.level else e.statistic.label,
+            "value": e.value,
+            "text": e.text,
+            "n": e.n,
+            "n_text": e.n_text,
+            "reason": e.reason,
+        }
+        for e in (_panel_entries(f) if f else [])
+    ]
     return {
         "field": field,
         "fields": names,
-        "level": level,
-        "alpha": alpha,
-        "alpha_reason": (f or {}).get("reasons", {}).get(f"krippendorff_alpha.{level}"),
+        "statistics": statistics,
         "n_pairable": f["n_pairable"] if f else 0,
         "n_items": f["n_items"] if f else 0,
         "n_ratings": f["n_ratings"] if f else 0,
-        "kappa": f.get("fleiss_kappa") if f else None,
-        "kappa_n": f.get("fleiss_n_items") if f else 0,
-        "kappa_reason": (f or {}).get("reasons", {}).get("fleiss_kappa"),
+        "fleiss_n": f.get("fleiss_n_items") if f else None,
+        "fleiss_note": f.get("fleiss_items_note") if f else None,
         "evaluators": evaluators,
     }

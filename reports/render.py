@@ -20,11 +20,18 @@ import pandas as pd
 from agreement import AgreementDocument
 from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agreement.statistics import DASH, field_entries, statistics
 from annotation_store import Store
 from reports.data import load_inputs
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.methods import METHOD_NOTES
+from reports.run_notes import notes_text, run_notes
 from reports.text import fmt
+
+CI_TITLE = (
+    "95% intervals (percentile bootstrap over units; ICC: pingouin's F-based intervals), "
+    "n = units used of the field's units"
+)
 
 
 @dataclass
@@ -101,6 +108,7 @@ def build_report(
         "signatures": inputs.meta["signatures"],
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "reference_override": inputs.meta["reference_override"],
+        "run_notes": run_notes(store, name),
     }
     matrices = {k: v.ratings.frame() for k, v in doc.fields.items()}
     drill = _drilldown(store, name, item_ids) if item_ids else []
@@ -129,52 +137,77 @@ def render_json(report: Report) -> str:
     )
 
 
+def _cell(value: Any) -> str:
+    """A table cell: strings as they are, numbers rounded, undefined values as a dash."""
+    if value is None:
+        return DASH
+    return value if isinstance(value, str) else fmt(value)
+
+
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += [
-        "| " + " | ".join(fmt(c) if not isinstance(c, str) else c for c in r) + " |" for r in rows
-    ]
+    out += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
     return out
 
 
+FIELD_HEADER = ["field", "type", "unit", "units", "annotators", "ratings", "pairable"]
+STAT_HEADER = ["field", "statistic", "value", "95% CI", "n / units", "note"]
+
+
+def field_sections(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, block) of every human field, then every derived score, of a document."""
+    return [(n, f) for sec in ("fields", "derived") for n, f in data.get(sec, {}).items()]
+
+
 def _field_rows(data: dict[str, Any]) -> list[list[Any]]:
-    rows = []
-    for section in ("fields", "derived"):
-        for name, f in data.get(section, {}).items():
-            alpha = ", ".join(f"{lv} {fmt(v)}" for lv, v in f["krippendorff_alpha"].items())
-            rows.append(
-                [
-                    name,
-                    f["type"],
-                    f["n_items"],
-                    f["n_annotators"],
-                    f["n_ratings"],
-                    f["n_pairable"],
-                    alpha,
-                    f["fleiss_kappa"],
-                    f["fleiss_n_items"],
-                    f["percent_agreement"],
-                    f["gwet_ac1"],
-                    f["cohen_kappa_mean"],
-                ]
+    return [
+        [
+            name,
+            f["type"],
+            f["unit"],
+            f["n_items"],
+            f["n_annotators"],
+            f["n_ratings"],
+            f["n_pairable"],
+        ]
+        for name, f in field_sections(data)
+    ]
+
+
+def statistic_rows(data: dict[str, Any]) -> list[list[Any]]:
+    """One row per field and declared statistic that applies to it, CI and n beside."""
+    return [
+        [name, e.label, e.text, e.ci_text, e.n_text, e.reason or ""]
+        for name, f in field_sections(data)
+        for e in field_entries(f)
+    ]
+
+
+def field_notes(data: dict[str, Any]) -> list[str]:
+    """Notes that belong to no single table cell: which items each Fleiss' kappa uses,
+    label lists left out, per-pair reasons."""
+    declared = {s.key for s in statistics()}
+    out = []
+    for name, f in field_sections(data):
+        if f.get("fleiss_items_note"):
+            out.append(f"{name}: {f['fleiss_items_note']}")
+        pairs = f.get("pearson_pairs") or {}
+        if pairs:
+            n = f.get("pearson_pairs_n", {})
+            out.append(
+                f"{name}: Pearson r per annotator pair (n shared items): "
+                + ", ".join(f"{k} {_cell(v)} ({n.get(k, 0)})" for k, v in pairs.items())
             )
-    return rows
+        for key, why in f.get("reasons", {}).items():
+            if why and key.split(".")[0] not in declared:
+                out.append(f"{name} / {key}: {why}")
+    return out
 
 
-FIELD_HEADER = [
-    "field",
-    "type",
-    "units",
-    "annotators",
-    "ratings",
-    "pairable",
-    "alpha",
-    "Fleiss",
-    "Fleiss n",
-    "% agree",
-    "AC1",
-    "Cohen mean",
-]
+def _method_notes() -> list[tuple[str, str]]:
+    return list(METHOD_NOTES) + [(s.name, s.method) for s in statistics() if s.method]
+
+
 EVAL_HEADER = [
     "evaluator",
     "field",
@@ -191,7 +224,7 @@ EVAL_HEADER = [
 
 
 def _ci(c: dict[str, Any]) -> str:
-    r = fmt(c["r"])
+    r = DASH if c["r"] is None else fmt(c["r"])
     return f"{r} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]" if c.get("ci") else r
 
 
@@ -200,7 +233,7 @@ def _eval_rows(data: dict[str, Any]) -> list[list[Any]]:
     for ev, by_field in data["evaluators"].items():
         for name, e in by_field.items():
             b = e.get("bias")
-            bias = f"{fmt(b['over'], 1)}/{fmt(b['under'], 1)} of {b['n']}" if b else "-"
+            bias = f"{fmt(b['over'], 1)}/{fmt(b['under'], 1)} of {b['n']}" if b else DASH
             rows.append(
                 [
                     ev,
@@ -243,7 +276,7 @@ def _cal_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
             r["f1"],
             r["kappa"],
             r["n"],
-            r.get("n_dev", "-"),
+            r.get("n_dev", DASH),
         ]
         for r in rows
     ]
@@ -262,18 +295,25 @@ def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
             "Reference",
             "adjudicated override" if p["reference_override"] else "human mean / majority",
         ),
+        ("Evaluator settings and run notes", notes_text(p.get("run_notes", []))),
     ]
 
 
-def _undefined_values(d: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(field, statistic, reason) for every statistic left undefined in the document."""
-    return [
-        (n, k, v)
-        for sec in ("fields", "derived")
-        for n, f in d.get(sec, {}).items()
-        for k, v in f.get("reasons", {}).items()
-        if v
-    ]
+def _evaluator_notes(d: dict[str, Any]) -> list[str]:
+    """Why an evaluator figure or a calibrated row shows a dash."""
+    out = []
+    for ev, by_field in d.get("evaluators", {}).items():
+        for name, e in by_field.items():
+            for k in ("pearson", "spearman", "kendall"):
+                if e[k].get("reason"):
+                    out.append(f"{ev} / {name} / {k}: {e[k]['reason']}")
+    for rows in d.get("calibrated", {}).values():
+        for r in rows:
+            if r.get("reason"):
+                out.append(f"{r['evaluator']} / {r['score_field']}: {r['reason']}")
+            for k, why in (r.get("reasons") or {}).items():
+                out.append(f"{r['evaluator']} / {r['score_field']} / {k}: {why}")
+    return out
 
 
 def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> str:
@@ -282,9 +322,10 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     lines = [f"# Agreement report: {report.provenance['project']}", ""]
     lines += [f"- **{k}**: {v}" for k, v in _provenance_lines(report.provenance)]
     lines += ["", "## Agreement among annotators", ""] + _md_table(FIELD_HEADER, _field_rows(d))
-    reasons = _undefined_values(d)
-    if reasons:
-        lines += ["", "Undefined values:", ""] + [f"- {n} / {k}: {v}" for n, k, v in reasons]
+    lines += ["", f"Statistics with {CI_TITLE}:", ""] + _md_table(STAT_HEADER, statistic_rows(d))
+    notes = field_notes(d)
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     if d["evaluators"]:
         lines += ["", "## Evaluators vs humans", ""] + _md_table(EVAL_HEADER, _eval_rows(d))
     for against, rows in d.get("calibrated", {}).items():
@@ -292,11 +333,14 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
         lines += _md_table(CAL_HEADER, _cal_rows(rows))
         flags = [f"- ⚠ {w}" for w in flag_lines(rows)]
         lines += ["", *flags] if flags else []
+    notes = _evaluator_notes(d)
+    if notes:
+        lines += ["", "Why some evaluator figures are empty:", ""] + [f"- {n}" for n in notes]
     if csv_names:
         lines += ["", "## Reliability matrices (items x annotators)", ""]
         lines += [f"- {k}: `{v}`" for k, v in csv_names.items()]
     lines += _md_drilldown(report.drilldown)
-    lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in METHOD_NOTES]
+    lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
 
 
@@ -337,12 +381,15 @@ def _md_drilldown(items: list[dict[str, Any]]) -> list[str]:
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(
-        "<tr>"
-        + "".join(f"<td>{html.escape(c if isinstance(c, str) else fmt(c))}</td>" for c in r)
-        + "</tr>"
-        for r in rows
+        "<tr>" + "".join(f"<td>{html.escape(_cell(c))}</td>" for c in r) + "</tr>" for r in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _html_list(items: Sequence[str]) -> str:
+    if not items:
+        return ""
+    return "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in items) + "</ul>"
 
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}
@@ -367,13 +414,9 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     ]
     parts.append("</dl><h2>Agreement among annotators</h2>")
     parts.append(_html_table(FIELD_HEADER, _field_rows(d)))
-    reasons = _undefined_values(d)
-    if reasons:
-        parts.append(
-            "<ul>"
-            + "".join(f"<li>{html.escape(f'{n} / {k}: {v}')}</li>" for n, k, v in reasons)
-            + "</ul>"
-        )
+    parts.append(f"<p>Statistics with {html.escape(CI_TITLE)}:</p>")
+    parts.append(_html_table(STAT_HEADER, statistic_rows(d)))
+    parts.append(_html_list(field_notes(d)))
     if d["evaluators"]:
         parts += ["<h2>Evaluators vs humans</h2>", _html_table(EVAL_HEADER, _eval_rows(d))]
     for against, rows in d.get("calibrated", {}).items():
@@ -382,6 +425,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             _html_table(CAL_HEADER, _cal_rows(rows)),
         ]
         parts += [f"<p class='flag'>⚠ {html.escape(w)}</p>" for w in flag_lines(rows)]
+    parts.append(_html_list(_evaluator_notes(d)))
     parts.append("<h2>Figures</h2>")
     for i, (_, fig) in enumerate(document_figures(report.document, d)):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
@@ -429,7 +473,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             )
     parts.append(
         "<h2>Method notes</h2><dl>"
-        + "".join(f"<dt>{html.escape(t)}</dt><dd>{html.escape(x)}</dd>" for t, x in METHOD_NOTES)
+        + "".join(f"<dt>{html.escape(t)}</dt><dd>{html.escape(x)}</dd>" for t, x in _method_notes())
         + "</dl></body></html>"
     )
     return "\n".join(parts)

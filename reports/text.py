@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agreement.statistics import field_entries
+
 
 def fmt(value: Any, digits: int = 3) -> str:
     """A number rounded for reading, '-' for undefined."""
@@ -25,22 +27,13 @@ def field_lines(name: str, f: dict[str, Any]) -> list[str]:
         f"{f['n_annotators']} annotators, {f['n_ratings']} ratings, "
         f"{f['n_pairable']} pairable"
     ]
-    reasons = f.get("reasons", {})
-    for level, value in f["krippendorff_alpha"].items():
-        why = reasons.get(f"krippendorff_alpha.{level}", "")
-        ci = _ci(f.get("krippendorff_alpha_ci", {}).get(level))
-        lines.append(f"  alpha {level:<9} {fmt(value):>7} {ci} {why}".rstrip())
-    for key, label in (
-        ("fleiss_kappa", "Fleiss kappa"),
-        ("percent_agreement", "% agreement"),
-        ("gwet_ac1", "Gwet AC1"),
-        ("cohen_kappa_mean", "Cohen (mean)"),
-    ):
-        extra = f" over {f['fleiss_n_items']} items" if key == "fleiss_kappa" else ""
-        if key == "fleiss_kappa" and f.get("fleiss_kappa_ci"):
-            extra += " " + _ci(f["fleiss_kappa_ci"])
-        why = reasons.get(key, "") if f.get(key) is None else ""
-        lines.append(f"  {label:<15} {fmt(f.get(key)):>7}{extra} {why}".rstrip())
+    for e in field_entries(f):
+        why = e.reason or ""
+        ci = e.ci_text if e.ci else ""
+        n = f"n {e.n_text}" if e.n is not None else ""
+        lines.append(f"  {e.label:<32} {e.text:>7} {ci:<17} {n:<9} {why}".rstrip())
+    if f.get("fleiss_items_note"):
+        lines.append(f"  {f['fleiss_items_note']}")
     pairs = f.get("cohen_kappa_pairs", {})
     if pairs:
         lines.append(
@@ -51,7 +44,18 @@ def field_lines(name: str, f: dict[str, Any]) -> list[str]:
         wp = f.get(f"cohen_kappa_pairs_{w}")
         if wp:
             lines.append(f"  weighted ({w}): " + ", ".join(f"{k} {fmt(v)}" for k, v in wp.items()))
-    return lines
+    return lines + _pearson_pairs(f)
+
+
+def _pearson_pairs(f: dict[str, Any]) -> list[str]:
+    pairs = f.get("pearson_pairs") or {}
+    if not pairs:
+        return []
+    n = f.get("pearson_pairs_n", {})
+    return [
+        "  Pearson r per pair (n shared): "
+        + ", ".join(f"{k} {fmt(v)} ({n.get(k, 0)})" for k, v in pairs.items())
+    ]
 
 
 def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:

@@ -47,7 +47,10 @@ def test_alarm_example_recall_half_precision_two_thirds(fast_llm: ScriptedLLM) -
     assert res.scores["recall"] == pytest.approx(2 / 4)
     assert res.scores["precision"] == pytest.approx(2 / 3)
     assert res.scores["f1"] == pytest.approx(2 * (0.5 * 2 / 3) / (0.5 + 2 / 3))
-    assert res.item_updates == {"gold_facts": GOLD_FACTS, "predicted_facts": PRED_FACTS}
+    # the gold facts are frozen on the item; the prediction's split is this run's own
+    assert res.item_updates == {"gold_facts": GOLD_FACTS}
+    assert res.details["predicted_facts_frozen"] is False
+    assert res.signature.settings["freeze_predicted_facts"] is False
     assert [r["label"] for r in res.details["gold_facts"]] == ["C", "C", "M", "M"]
     assert res.details["predicted_facts"][2] == {
         "fact": "Date is tomorrow",
@@ -98,7 +101,7 @@ def test_paper_reply_with_expert_fact_coverage_key_is_accepted(fast_llm: Scripte
     assert [r["label"] for r in res.details["gold_facts"]] == ["C", "C", "M", "M"]
     assert [r["fact"] for r in res.details["predicted_facts"]] == PRED_FACTS
     # without a "predicted_facts" key the split is read from the labelled entries
-    assert res.item_updates["predicted_facts"] == PRED_FACTS
+    assert [r["fact"] for r in res.details["predicted_facts"]] == PRED_FACTS
     assert res.details["predicted_facts"][2]["reasoning"] == 'The reference says "today".'
 
 
@@ -111,7 +114,7 @@ def test_existing_facts_are_reused_and_given_predicted_facts_labelled(
         "alarm",
         {"gold": GOLD, "predicted": PRED, "gold_facts": GOLD_FACTS, "predicted_facts": PRED_FACTS},
     )
-    [res] = run_items("bifact", [item])
+    [res] = run_items("bifact", [item], settings={"freeze_predicted_facts": True})
     assert fast_llm.calls == 1  # no decomposition: both fact lists were on the item
     assert res.item_updates == {} and res.details["predicted_facts_source"] == "item"
     assert (res.scores["recall"], res.scores["precision"]) == (0.5, pytest.approx(2 / 3))
@@ -132,23 +135,69 @@ def _project(store: Store) -> None:
     store.upsert_items("im", [{"item_id": "alarm", "fields": {"gold": GOLD, "predicted": PRED}}])
 
 
-def test_store_run_fixes_both_fact_lists_once_and_reruns_label_them(
-    fast_llm: ScriptedLLM, store: Store
+def test_a_second_run_with_another_model_splits_the_prediction_again(
+    fast_llm: ScriptedLLM, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _project(store)
     fast_llm.queue(dumps({"facts": GOLD_FACTS}), dumps(ASSESSMENT))
     progress = run_evaluator(store, "im", "bifact")
     assert (progress.done, progress.failed, fast_llm.calls) == (1, 0, 2)
     fields = store.item("im", "alarm").fields
-    assert fields["gold_facts"] == GOLD_FACTS
-    # the model's split of the prediction is fixed on the item too, once
-    assert fields["predicted_facts"] == PRED_FACTS
-    [stored] = store.item_results("im", "alarm")
-    assert stored["scores"]["recall"] == 0.5 and stored["signature"]["prompt_hash"]
-    assert stored["details"]["predicted_facts_source"] == "model"
+    assert fields["gold_facts"] == GOLD_FACTS and "predicted_facts" not in fields
+    # another judge model: the frozen gold facts are reused, the prediction is split anew
+    monkeypatch.setenv("WORKBENCH_LLM_MODEL", "other-judge")
+    other = ["Wake the user", "At 7 in the morning", "On the next day"]
+    fast_llm.queue(
+        dumps(
+            {
+                "predicted_facts": other,
+                "gold_fact_coverage": _labels(GOLD_FACTS, "CCMM"),
+                "predicted_fact_accuracy": _labels(other, "CMM"),
+            }
+        )
+    )
+    second = run_evaluator(store, "im", "bifact")
+    assert (second.done, second.failed, fast_llm.calls) == (1, 0, 3)
+    assert fast_llm.requests[2]["model"] == "other-judge"
+    # the same split-and-label request as the first run's (not the "given facts" one)
+    assert fast_llm.requests[2]["messages"] == fast_llm.requests[1]["messages"]
+    latest = store.item_results("im", "alarm")[-1]
+    assert latest["details"]["predicted_facts_source"] == "model"
+    assert [r["fact"] for r in latest["details"]["predicted_facts"]] == other
+    assert latest["scores"]["precision"] == pytest.approx(1 / 3)
+    assert "predicted_facts" not in store.item("im", "alarm").fields
 
-    # The second run labels the fixed facts as given (one request, no decomposition).
-    # Its reply words the facts differently: the item keeps the facts of the first run.
+
+def test_freezing_predicted_facts_is_an_explicit_setting(
+    fast_llm: ScriptedLLM, store: Store
+) -> None:
+    _project(store)
+    freeze = {"freeze_predicted_facts": True}
+    fast_llm.queue(dumps({"facts": GOLD_FACTS}), dumps(ASSESSMENT))
+    progress = run_evaluator(store, "im", "bifact", settings=freeze)
+    assert (progress.done, progress.failed, fast_llm.calls) == (1, 0, 2)
+    assert store.item("im", "alarm").fields["predicted_facts"] == PRED_FACTS
+    # the next frozen run labels those facts as given; labels in another order are
+    # matched by their fact text, not by position
+    fast_llm.queue(
+        dumps(
+            {
+                "gold_fact_coverage": _labels(GOLD_FACTS, "CCMM")[::-1],
+                "predicted_fact_accuracy": _labels(PRED_FACTS, "CCM")[::-1],
+            }
+        )
+    )
+    second = run_evaluator(store, "im", "bifact", settings=freeze)
+    assert (second.done, second.failed, fast_llm.calls) == (1, 0, 3)
+    assert json.dumps(PRED_FACTS) in fast_llm.requests[2]["messages"][-1]["content"]
+    latest = store.item_results("im", "alarm")[-1]
+    assert latest["details"]["predicted_facts_source"] == "item"
+    assert [r["label"] for r in latest["details"]["gold_facts"]] == ["C", "C", "M", "M"]
+    assert latest["scores"]["recall"] == 0.5
+    assert latest["signature"]["settings"]["freeze_predicted_facts"] is True
+
+
+def test_labels_for_other_facts_fail_the_item(fast_llm: ScriptedLLM) -> None:
     reworded = ["Wake the user", "At 7 am", "On the next day"]
     fast_llm.queue(
         dumps(
@@ -158,19 +207,13 @@ def test_store_run_fixes_both_fact_lists_once_and_reruns_label_them(
             }
         )
     )
-    second = run_evaluator(store, "im", "bifact")
-    assert (second.done, second.failed, fast_llm.calls) == (1, 0, 3)
-    given_prompt = fast_llm.requests[2]["messages"][-1]["content"]
-    assert json.dumps(PRED_FACTS) in given_prompt
-    assert store.item("im", "alarm").fields["predicted_facts"] == PRED_FACTS
-    latest = store.item_results("im", "alarm")[-1]
-    assert latest["details"]["predicted_facts_source"] == "item"
-    assert [r["fact"] for r in latest["details"]["predicted_facts"]] == PRED_FACTS
-    versions = [(v["field"], v["version"]) for v in store.fact_versions("im", "alarm")]
-    assert versions == [("gold_facts", 1), ("predicted_facts", 1)]
-
-    third = run_evaluator(store, "im", "bifact")  # same item, same request: from the cache
-    assert fast_llm.calls == 3 and third.cached == 1 and third.tokens_in == 0
+    item = EvalItem(
+        "alarm",
+        {"gold": GOLD, "predicted": PRED, "gold_facts": GOLD_FACTS, "predicted_facts": PRED_FACTS},
+    )
+    [res] = run_items("bifact", [item], settings={"freeze_predicted_facts": True})
+    assert res.status == "failed" and not res.scores
+    assert "'Wake the user' is not one of" in res.error
 
 
 def test_failure_after_retry_limit_is_stored_without_score(

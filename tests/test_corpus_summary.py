@@ -14,6 +14,7 @@ from commands import main
 from evaluators.builtin.ser import ser_report
 from jobs.runner import has_corpus_summary, run_corpus_summary, run_evaluator
 from tests.support.apptest import open_app
+from tests.test_sgsacc import _value_judge
 
 SGD_TEST = shared_sgd_root() / "test"
 
@@ -59,14 +60,13 @@ def test_cli_prints_the_figures_after_the_run(sgd_store: Store, sqlite_url: str,
         + f" · slot_values {expected['slot_values']} · slot_errors {expected['slot_errors']}"
         + f" · slot_error_rate {expected['slot_error_rate']:.4f}"
         + f" · act_error_rate {expected['act_error_rate']:.4f}"
+        + " · invented_values_counted False"  # says plainly what this SER leaves out
     )
 
 
-def test_evaluate_page_lists_corpus_figures_of_finished_runs(
-    sgd_store: Store, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    progress = run_evaluator(sgd_store, "s", "ser")
-    at = open_app(
+def _evaluate_page(monkeypatch: pytest.MonkeyPatch, sqlite_url: str) -> object:
+    """The Evaluate page of project "s", without the in-app job worker."""
+    return open_app(
         monkeypatch,
         sqlite_url,
         page="pages/evaluate.py",
@@ -74,6 +74,13 @@ def test_evaluate_page_lists_corpus_figures_of_finished_runs(
         env={"WORKBENCH_JOBS_IN_APP": "0"},
         timeout=90,
     )
+
+
+def test_evaluate_page_lists_corpus_figures_of_finished_runs(
+    sgd_store: Store, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    progress = run_evaluator(sgd_store, "s", "ser")
+    at = _evaluate_page(monkeypatch, sqlite_url)
     assert any(h.value == "Corpus figures" for h in at.subheader)
     [table] = [d.value for d in at.dataframe if "slot_errors" in d.value.columns]
     expected = run_corpus_summary(sgd_store, progress.run_ids[0], "ser")
@@ -89,3 +96,53 @@ def test_signature_round_trips_through_its_stored_form() -> None:
     sig = Signature("geval", "2", "gpt-4o", "abc", {"n": 5})
     assert Signature.from_dict(sig.to_dict()) == sig
     assert str(Signature.from_dict(sig.to_dict())) == sig.to_dict()["text"]
+
+
+def test_sgsacc_on_the_sgd_subset_per_utterance_and_per_act_in_cli_and_report(
+    sgd_store: Store, sqlite_url: str, llm_env, monkeypatch: pytest.MonkeyPatch, capsys, tmp_path
+) -> None:
+    from evaluators.utterances import group_units, unit_values, utterance_key
+    from reports.render import build_report, render_json, render_markdown
+
+    monkeypatch.delenv("WORKBENCH_NLI_MODEL", raising=False)
+    llm_env.handler = _value_judge
+    code = main(["--db", sqlite_url, "evaluate", "s", "--evaluator", "sgsacc"])
+    out = capsys.readouterr().out.splitlines()
+    label = f"sgsacc (LLM-NLI: {llm_env.model})"  # auto picked the endpoint, and says so
+    assert code == 0 and out[0].startswith(f"{label}: 65 evaluated")
+    summary = run_corpus_summary(sgd_store, 1, "sgsacc")
+    # the per-utterance figure recomputed by hand from the stored results
+    stored = sgd_store.run_results(1)
+    items = {i.item_id: i for i in sgd_store.items("s")}
+    units = group_units(
+        {r.item_id: utterance_key(r.item_id, items[r.item_id].fields) for r in stored}
+    )
+    per_act = {r.item_id: r.scores["faithful"] for r in stored if r.status == "ok"}
+    by_unit = unit_values(units, per_act)
+    assert len(units) < len(stored)  # acts really are grouped into utterances
+    assert summary["sgsacc_utterance"] == pytest.approx(sum(by_unit.values()) / len(by_unit))
+    assert summary["sgsacc_act"] == pytest.approx(sum(per_act.values()) / len(per_act))
+    assert summary["sgsacc_utterance"] < summary["sgsacc_act"]  # all acts must hold
+    assert out[1].startswith(
+        f"  run 1: sgsacc_utterance {summary['sgsacc_utterance']:.4f} · "
+        f"sgsacc_act {summary['sgsacc_act']:.4f} · n_utterances {len(by_unit)}"
+    )
+    assert f"nli_backend LLM-NLI: {llm_env.model}" in out[1]
+    # human labels: act 0 faithful, the rest of its turn too -> compared at both levels
+    first = stored[0].item_id
+    sgd_store.ensure_annotator("ann")
+    sgd_store.save_label("s", first, "ann", "faithful", 1, status="submitted")
+    report = build_report(sgd_store, "s", n_resamples=0)
+    md = render_markdown(report)
+    assert f"{label} (run 1): NLI backend: LLM-NLI: {llm_env.model} on" in md
+    assert f"SGSAcc per utterance {summary['sgsacc_utterance']:.4f}" in md
+    assert f"per act {summary['sgsacc_act']:.4f}" in md
+    assert "human faithful per act 1.0000" in md
+    assert json.loads(render_json(report))["provenance"]["run_notes"][0]["label"] == label
+    # the Evaluate page: the headline figure and the backend in the evaluator's name
+    at = _evaluate_page(monkeypatch, sqlite_url)
+    [table] = [d.value for d in at.dataframe if "sgsacc_utterance" in d.value.columns]
+    row = table.iloc[0]
+    assert row["evaluator"] == label
+    assert row["sgsacc_utterance"] == pytest.approx(summary["sgsacc_utterance"])
+    assert row["sgsacc_act"] == pytest.approx(summary["sgsacc_act"])

@@ -75,9 +75,33 @@ JUNUN_JUDGE = [
 ]
 
 
-def test_earth_flat_and_green(fast_llm: ScriptedLLM) -> None:
+KNOWLEDGE = {"link_judgement": "from_knowledge"}
+
+
+def test_without_retriever_a_link_that_supports_nothing_earns_nothing(
+    fast_llm: ScriptedLLM,
+) -> None:
+    # the judge even volunteers "exists": it is not asked, so it is not scored
     fast_llm.queue(dumps(EARTH_ERRORS), dumps(EARTH_JUDGE))
     [res] = run_items("fingract", [EvalItem("earth", EARTH)])
+    assert res.status == "ok", res.error
+    # detection 1 + correction 1 + no link points = 2 -> 2 x 5/6
+    assert res.scores == {
+        "actionability": pytest.approx(2 * 5 / 6),
+        "errors_detected": 1.0,
+        "errors_corrected": 1.0,
+        "sources": 0.0,
+    }
+    judge_prompt = fast_llm.requests[1]["messages"][-1]["content"]
+    assert '"exists"' not in judge_prompt and '"relevant"' not in judge_prompt
+    assert "supported_by_link" in judge_prompt
+    assert res.details["judge_prompt"] == "fingract_judge_paper.v1"
+    assert res.signature.settings["link_judgement"] == "paper"
+
+
+def test_earth_flat_and_green(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue(dumps(EARTH_ERRORS), dumps(EARTH_JUDGE))
+    [res] = run_items("fingract", [EvalItem("earth", EARTH)], settings=KNOWLEDGE)
     assert res.status == "ok", res.error
     # detection 1 (some) + correction 1 (some) + links 1 (exists only) = 3 -> 3 x 5/6
     assert res.scores == {
@@ -125,7 +149,7 @@ def test_paper_ucr_style_per_error_link_keys(fast_llm: ScriptedLLM) -> None:
         },
     ]
     fast_llm.queue(dumps(EARTH_ERRORS), dumps(judge))
-    [res] = run_items("fingract", [EvalItem("earth", EARTH)])
+    [res] = run_items("fingract", [EvalItem("earth", EARTH)], settings=KNOWLEDGE)
     assert res.status == "ok", res.error
     assert fast_llm.calls == 2
     assert res.scores["sources"] == 1.0 and res.scores["actionability"] == pytest.approx(2.5)
@@ -141,7 +165,7 @@ def test_missing_link_judgement_is_reasked_not_scored_as_no(fast_llm: ScriptedLL
         "links": {"exists": "Yes", "relevant": "Yes"},
     }
     fast_llm.queue(dumps(JUNUN_ERRORS), dumps(silent), dumps(answered))
-    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)], settings=KNOWLEDGE)
     assert res.status == "ok", res.error
     assert fast_llm.calls == 3
     reask = fast_llm.requests[2]["messages"][-1]["content"]
@@ -156,7 +180,7 @@ def test_missing_link_judgement_never_becomes_a_score(fast_llm: ScriptedLLM) -> 
     fast_llm.handler = lambda req: Reply(
         content=dumps([dict(JUNUN_JUDGE[0], supporting_links="No")])
     )
-    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)], settings=KNOWLEDGE)
     assert res.status == "failed" and not any(res.scores.values())
     assert "does not judge the links" in res.error
 
@@ -166,7 +190,7 @@ def test_per_error_link_answer_without_relevance_is_reasked(fast_llm: ScriptedLL
     partial = [dict(JUNUN_JUDGE[0], supporting_links="No", existing_links="Yes")]
     full = [dict(partial[0], related_links="Yes")]
     fast_llm.queue(dumps(JUNUN_ERRORS), dumps(partial), dumps(full))
-    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)], settings=KNOWLEDGE)
     assert fast_llm.calls == 3 and res.scores["sources"] == 2.0
     assert "relevant" in fast_llm.requests[2]["messages"][-1]["content"]
 
@@ -178,7 +202,7 @@ def test_missing_support_answer_is_reasked_when_links_count(fast_llm: ScriptedLL
     }
     full = {**partial, "errors": [{**partial["errors"][0], "supported_by_link": "Yes"}]}
     fast_llm.queue(dumps(JUNUN_ERRORS), dumps(partial), dumps(full))
-    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)], settings=KNOWLEDGE)
     assert fast_llm.calls == 3 and res.scores["actionability"] == pytest.approx(5.0)
     assert "supported_by_link" in fast_llm.requests[2]["messages"][-1]["content"]
 
@@ -227,4 +251,12 @@ def test_three_runs_are_distinct_and_rerun_is_cached(fast_llm: ScriptedLLM, stor
     again = run_evaluator(store, "act", "fingract")
     assert fast_llm.calls == 6 and again.cached == 3
     scores = [r["scores"]["actionability"] for r in store.item_results("act", "earth")]
-    assert scores == [pytest.approx(2.5)] * 6
+    assert scores == [pytest.approx(2 * 5 / 6)] * 6  # no link points without UCR
+
+
+def test_without_retriever_a_missing_support_answer_is_reasked(fast_llm: ScriptedLLM) -> None:
+    partial = [{"error": "book", "response": "Yes", "correction": "Yes"}]
+    fast_llm.queue(dumps(JUNUN_ERRORS), dumps(partial), dumps(JUNUN_JUDGE))
+    [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
+    assert fast_llm.calls == 3 and res.scores["actionability"] == pytest.approx(5.0)
+    assert "supported_by_link" in fast_llm.requests[2]["messages"][-1]["content"]

@@ -48,13 +48,37 @@ def test_sample_mean_without_logprobs(fast_llm: ScriptedLLM) -> None:
 
 def test_one_request_with_n_and_weighted_logprobs(fast_llm: ScriptedLLM) -> None:
     fast_llm.queue(Reply(content="4", logprobs=_lp({"4": 0.6, "5": 0.3, "3": 0.1})))
-    [res] = run_items("geval", [ACT])
+    [res] = run_items("geval", [ACT], settings={"score": "weighted"})
     body = fast_llm.requests[0]
     assert fast_llm.calls == 1 and body["n"] == 20 and body["top_logprobs"] == 20
+    assert body["temperature"] == 1.0 and body["top_p"] == 1.0  # the paper's settings
     weighted = 0.6 * 4 + 0.3 * 5 + 0.1 * 3
     assert res.details["mode"] == "logprobs_weighted" and res.details["valid_samples"] == 20
     assert res.details["weighted_1_5"] == pytest.approx(weighted)
     assert res.scores["actionability"] == pytest.approx((weighted - 1) / 4 * 5)
+
+
+def test_default_is_the_20_sample_mean_even_with_logprobs(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue(Reply(content="4", logprobs=_lp({"4": 0.6, "5": 0.3, "3": 0.1})))
+    [res] = run_items("geval", [ACT])
+    assert res.details["mode"] == "sample_mean" and res.details["score_setting"] == "mean"
+    assert res.details["weighted_1_5"] is not None  # computed, shown, not the score
+    assert res.scores["actionability"] == pytest.approx((4 - 1) / 4 * 5)
+    assert res.signature.settings["score"] == "mean"
+
+
+def test_weighted_without_logprobs_fails_instead_of_switching(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue(Reply(content="4"))
+    [res] = run_items("geval", [ACT], settings={"score": "weighted", "use_logprobs": False})
+    assert res.status == "failed" and "log-probabilities" in res.error
+
+
+def test_keep_mapping_puts_the_grade_on_the_0_5_points(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue(Reply(content="1"))
+    [res] = run_items("geval", [ACT], settings={"scale_mapping": "keep"})
+    assert res.scores["actionability"] == pytest.approx(1.0)  # stretch would give 0.0
+    assert res.details["scale_mapping"] == "keep"
+    assert res.signature.settings["scale_mapping"] == "keep"
 
 
 def test_no_valid_sample_is_a_failure(fast_llm: ScriptedLLM) -> None:

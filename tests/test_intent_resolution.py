@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from annotation_store import Store
 from evaluators.base import EvalItem
 from jobs.runner import run_evaluator
@@ -35,8 +37,31 @@ def test_chocolate_cake_scores_point_eight_and_passes(fast_llm: ScriptedLLM) -> 
     assert res.scores == {"resolution": 0.8}
     assert res.details["result"] == "pass" and res.details["threshold"] == 0.6
     assert res.details["record"]["actual_user_intent"] == "bake a chocolate cake"
-    assert res.details["prompt_version"] == "intent_resolution.v1"
+    assert res.details["prompt_version"] == "intent_resolution.v2"
     assert QUERY in fast_llm.requests[0]["messages"][-1]["content"]
+    # the reasoning written before the record is kept and shown
+    assert res.details["thought_chain"] == "Let's think step by step... done."
+    assert res.reasoning.startswith("Let's think step by step... done.")
+
+
+def test_thought_chain_comes_first_and_is_stored(fast_llm: ScriptedLLM) -> None:
+    chain = "Let's think step by step: the user wants a recipe; it gives one without tips."
+    fast_llm.queue(dumps({"thought_chain": chain, **RECORD}))
+    [res] = run_items("intent_resolution", [EvalItem("c", {"query": QUERY, "response": RESPONSE})])
+    assert res.details["thought_chain"] == chain and "thought_chain" not in res.details["record"]
+    assert res.reasoning == f"{chain}\n\nExplanation: {RECORD['explanation']}"
+    schema = json.dumps(fast_llm.requests[0].get("response_format", {}))
+    prompt = fast_llm.requests[0]["messages"][-1]["content"]
+    assert prompt.index('"thought_chain"') < prompt.index('"explanation"')
+    assert "thought_chain" in schema or "thought_chain" in prompt
+    fast_llm.reset()
+    fast_llm.queue(dumps(RECORD))
+    [res] = run_items(
+        "intent_resolution",
+        [EvalItem("c", {"query": QUERY, "response": RESPONSE})],
+        settings={"threshold": 0.9},
+    )
+    assert res.details["result"] == "fail" and res.details["threshold"] == 0.9
 
 
 def test_threshold_setting(fast_llm: ScriptedLLM) -> None:
@@ -80,5 +105,5 @@ def test_signature_carries_prompt_hash(fast_llm: ScriptedLLM) -> None:
     [res] = run_items("intent_resolution", [EvalItem("c", {"query": QUERY, "response": RESPONSE})])
     from evaluators.llm.prompts import prompts_hash
 
-    assert res.signature.prompt_hash == prompts_hash(["intent_resolution.v1"])
+    assert res.signature.prompt_hash == prompts_hash(["intent_resolution.v2"])
     assert res.signature.model == fast_llm.model

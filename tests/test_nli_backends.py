@@ -167,23 +167,45 @@ def _answer_by_keyword(request):
 
     user = request["messages"][-1]["content"]
     statement = user.split("Statement:", 1)[1].split("\n", 1)[0]
-    answer = "yes" if "Queens" in statement else "no" if "expensive" in statement else "unknown"
-    return Reply(content=json.dumps({"answer": answer}))
+    if "Queens" in statement:
+        dist = {"yes": 0.7, "unknown": 0.2, "no": 0.1}
+    elif "expensive" in statement:
+        dist = {"yes": 0.05, "unknown": 0.25, "no": 0.7}
+    else:
+        dist = {"yes": 0.3, "unknown": 0.5, "no": 0.2}
+    return Reply(content=json.dumps(dist))
 
 
-def test_llm_backend_one_hot(llm_env):
+def test_llm_backend_gives_three_way_probabilities(llm_env):
     from evaluators.nli.llm_backend import LLMNLI
 
     llm_env.handler = _answer_by_keyword
     preds = asyncio.run(LLMNLI(_llm_client()).predict(PAIRS[:3]))
     assert [p.probs.label for p in preds] == ["entailment", "neutral", "contradiction"]
-    assert preds[0].probs.as_dict() == {"entailment": 1.0, "neutral": 0.0, "contradiction": 0.0}
+    assert preds[0].probs.as_dict() == pytest.approx(
+        {"entailment": 0.7, "neutral": 0.2, "contradiction": 0.1}
+    )
+    assert preds[1].probs.entailment == pytest.approx(0.3)  # not one-hot: 0.3 survives
+
+
+def test_llm_backend_reasks_a_distribution_that_does_not_sum_to_one(llm_env):
+    from evaluators.nli.llm_backend import LLMNLI
+    from tests.support.scripted_llm import Reply
+
+    llm_env.queue(
+        Reply(content=json.dumps({"yes": 0.9, "unknown": 0.9, "no": 0.0})),
+        Reply(content=json.dumps({"yes": 0.6, "unknown": 0.3, "no": 0.11})),
+    )
+    [pred] = asyncio.run(LLMNLI(_llm_client()).predict(PAIRS[:1]))
+    assert llm_env.calls == 2 and "add up to 1.800" in str(llm_env.requests[1]["messages"])
+    # within the tolerance: normalised to sum to 1
+    assert pred.probs.entailment == pytest.approx(0.6 / 1.01)
 
 
 def test_llm_backend_bad_reply_is_an_error(llm_env):
     from evaluators.nli.llm_backend import LLMNLI
     from tests.support.scripted_llm import Reply
 
-    llm_env.handler = lambda request: Reply(content='{"answer": "perhaps"}')
+    llm_env.handler = lambda request: Reply(content='{"yes": "perhaps"}')
     [pred] = asyncio.run(LLMNLI(_llm_client()).predict(PAIRS[:1]))
     assert pred.probs is None and pred.error

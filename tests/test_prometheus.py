@@ -61,3 +61,28 @@ def test_reask_then_failure_keeps_raw(fast_llm: ScriptedLLM) -> None:
     [bad] = run_items("prometheus", [EvalItem("b", dict(ACT.fields, explanation="other"))])
     assert bad.status == "failed" and not bad.scores and bad.raw_reply == "I rate it highly."
     assert fast_llm.calls == 3
+
+
+def test_paper_decoding_by_default_and_temperature_zero_as_a_setting(
+    fast_llm: ScriptedLLM,
+) -> None:
+    fast_llm.queue("Feedback: ok [RESULT] 3")
+    [res] = run_items("prometheus", [ACT])
+    body = fast_llm.requests[0]
+    assert body["temperature"] == 1.0 and body["top_p"] == 0.9  # FinGrAct's baseline
+    assert res.details["decoding"] == {"temperature": 1.0, "top_p": 0.9}
+    assert res.signature.settings["temperature"] == 1.0
+    fast_llm.reset()
+    fast_llm.queue("Feedback: ok [RESULT] 3")
+    [res] = run_items("prometheus", [ACT], settings={"temperature": 0})
+    assert fast_llm.requests[0]["temperature"] == 0.0
+
+
+def test_scale_mapping_is_a_stated_setting(fast_llm: ScriptedLLM) -> None:
+    fast_llm.queue("Feedback: weak [RESULT] 1")
+    [res] = run_items("prometheus", [ACT])
+    assert res.scores["actionability"] == 0.0 and res.details["scale_mapping"] == "stretch"
+    fast_llm.reset()
+    fast_llm.queue("Feedback: weak [RESULT] 1")
+    [res] = run_items("prometheus", [ACT], settings={"scale_mapping": "keep"})
+    assert res.scores["actionability"] == 1.0

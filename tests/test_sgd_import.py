@@ -50,6 +50,8 @@ def test_import_creates_project_and_one_item_per_system_act(store, small_split):
     assert f["slot_description"] == "City where the restaurant is located"
     assert f["is_categorical"] == "False" and f["service"] == "Restaurants_2"
     assert f["substitute_values"] and "Corte Madera" not in f["substitute_values"]
+    # the keys that group the turn's acts into its utterance (SGSAcc per utterance)
+    assert (f["dialogue_id"], f["turn_index"], f["utterance_id"]) == ("1_00000", 3, "1_00000:3")
     boolean = store.item("sgd", "1_00000:9:1").fields
     assert boolean["is_categorical"] == "True"
     assert sorted(boolean["possible_values"]) == ["False", "True"]
@@ -85,6 +87,7 @@ def test_seeded_and_limited(small_split):
 def test_root_with_splits_prefixes_ids():
     first = next(read_sgd(SGD, limit=1))
     assert first["item_id"] == "dev/1_00000:1:0" and first["split"] == "dev"
+    assert first["fields"]["utterance_id"] == "dev/1_00000:1"  # dialogue ids repeat per split
     ids = [i["item_id"] for i in read_sgd(SGD)]
     assert len(ids) == len(set(ids))
     assert any(i.startswith("test/") for i in ids)

@@ -93,9 +93,10 @@ def refs(sgd_items, item_id: str) -> list[str]:
             [
                 "Whether or not smoking is allowed inside the place? No.",
                 "Smoking allowed? No.",
-                "Has not smoking allowed.",
-                "Have not smoking allowed.",
+                # Table 3's forms (additional_luggage = False), not the appendix prose
+                "Has no smoking allowed.",
                 "Is not smoking allowed.",
+                "Does not smoking allowed.",
             ],
         ),
         # REQUEST: "Request {desc}" and "Request {slot}", example values ignored
@@ -344,12 +345,13 @@ def test_corpus_report_numbers():
 def _value_judge(request):
     from tests.support.scripted_llm import Reply
 
-    user = request["messages"][-1]["content"]
+    user = request["messages"][1]["content"]
     text = user.split("Text:", 1)[1].split("\nStatement:", 1)[0].lower()
     statement = user.split("Statement:", 1)[1].split("\n", 1)[0]
     m = re.search(r" is (.+)\.$", statement)
-    answer = "yes" if m and m.group(1).lower() in text else "unknown"
-    return Reply(content=json.dumps({"answer": answer}))
+    if m and m.group(1).lower() in text:
+        return Reply(content=json.dumps({"yes": 0.9, "unknown": 0.08, "no": 0.02}))
+    return Reply(content=json.dumps({"yes": 0.1, "unknown": 0.7, "no": 0.2}))
 
 
 @needs_sgd
@@ -371,8 +373,33 @@ def test_sgsacc_through_llm_backend(llm_env, sgd_items):
     assert real.status == tampered.status == "ok"
     assert real.scores["faithful"] == 1.0 and real.details["validated"] is True
     assert tampered.scores["faithful"] == 0.0 and tampered.details["validated"] is True
-    assert real.scores["entailment"] == 1.0  # one-hot from the LLM verdict
+    assert real.scores["entailment"] == pytest.approx(0.9)  # the stated distribution
     assert real.tokens_in > 0
+    # the backend that ran is in every result, the signature and the corpus figures
+    assert real.details["nli_backend"] == f"LLM-NLI: {llm_env.model}"
+    assert real.signature.settings["backend_used"] == "llm"
+    assert corpus_report([real, tampered]).nli_backend == f"LLM-NLI: {llm_env.model}"
+
+
+@needs_sgd
+def test_auto_with_only_an_endpoint_is_labelled_llm_nli(llm_env, sgd_items, monkeypatch):
+    from common.evaluator_labels import config_labels, evaluator_of
+    from evaluators.llm.client import build_llm_client
+    from kinds import get_kind
+
+    monkeypatch.delenv("WORKBENCH_NLI_MODEL", raising=False)
+    llm_env.handler = _value_judge
+    ev = SGSAccEvaluator({}, EvalContext(llm=build_llm_client()))  # backend "auto"
+    assert ev.settings.backend == "auto"
+    fields = get_kind("dialogue_faithfulness").validate_item(sgd_items["1_00000:3:0"]["fields"])
+    [res] = run(ev, [EvalItem("1_00000:3:0", fields)])
+    assert res.details["nli_backend"] == f"LLM-NLI: {llm_env.model}"
+    sig = res.signature
+    assert sig.settings["backend_used"] == "llm" and sig.model == f"llm:{llm_env.model}"
+    [label] = config_labels([("sgsacc", sig.model, str(sig))]).values()
+    assert label == f"sgsacc (LLM-NLI: {llm_env.model})" and evaluator_of(label) == "sgsacc"
+    summary = SGSAccEvaluator.corpus_summary([res])
+    assert summary["nli_backend"] == f"LLM-NLI: {llm_env.model}"
 
 
 # -- with the real transformers backend (a tiny random model) through the CLI -----------------
@@ -420,3 +447,64 @@ def test_request_with_example_values_has_no_negatives():
     [res] = run(ev, [item])
     assert res.details["validation"]["negatives"] == 0
     assert res.details["validated"] is True and res.scores["faithful"] == 1.0
+
+
+# -- per utterance: faithful only when all its acts are (the paper's unit) -------------------
+def _value_rule(premise: str, hypothesis: str) -> float:
+    m = re.search(r" is (\w+)\.$", hypothesis)
+    return 0.8 if m and m.group(1) in premise else 0.1
+
+
+def test_two_act_utterance_with_one_act_missing_is_unfaithful_per_utterance():
+    ev, _ = evaluator(_value_rule, validate_references=False)
+    turn = {"dialogue_id": "d1", "turn_index": 3, "utterance": "Queens is free at 5."}
+    results = run(
+        ev,
+        [
+            stylist_item("d1:3:0", **turn),  # Queens: realised
+            stylist_item("d1:3:1", values=("Kings",), **turn),  # Kings: missing
+            stylist_item("d2:1:0", dialogue_id="d2", turn_index=1, utterance="Queens it is."),
+        ],
+    )
+    assert [r.scores["faithful"] for r in results] == [1.0, 0.0, 1.0]
+    assert results[0].details["utterance"] == {"id": "d1:3", "keyed": True, "tampered_of": None}
+    report = corpus_report(results, human={"d1:3:0": 1.0, "d1:3:1": 1.0, "d2:1:0": 1.0})
+    assert report.sgsacc_act == pytest.approx(2 / 3)
+    assert report.sgsacc_utterance == pytest.approx(1 / 2) and report.n_utterances == 2
+    assert report.unkeyed_acts == 0
+    assert report.human == {
+        "human_act": 1.0,
+        "human_utterance": 1.0,
+        "agreement_act": pytest.approx(2 / 3),
+        "agreement_utterance": pytest.approx(1 / 2),
+        "n_human_acts": 3,
+        "n_human_utterances": 2,
+    }
+    summary = SGSAccEvaluator.corpus_summary(results)
+    assert list(summary)[:2] == ["sgsacc_utterance", "sgsacc_act"]  # the headline first
+
+
+def test_tampered_copy_is_its_own_utterance_with_the_other_real_acts():
+    from evaluators.utterances import group_units, utterance_key
+
+    keys = {
+        "u:1:0": utterance_key("u:1:0", {"dialogue_id": "u", "turn_index": 1}),
+        "u:1:1": utterance_key("u:1:1", {"dialogue_id": "u", "turn_index": 1}),
+        "u:1:0:neg": utterance_key(
+            "u:1:0:neg", {"dialogue_id": "u", "turn_index": 1, "original_values": ["x"]}
+        ),
+        "solo": utterance_key("solo", {}),
+    }
+    assert group_units(keys) == {
+        "u:1": ["u:1:0", "u:1:1"],
+        "solo": ["solo"],
+        "u:1~u:1:0:neg": ["u:1:1", "u:1:0:neg"],
+    }
+    assert not keys["solo"].keyed and keys["u:1:0:neg"].tampered_of == "u:1:0"
+
+
+def test_candidates_are_never_repeated():
+    # a description equal to the slot name gives the same sentence twice: kept once
+    assert candidate_references("INFORM", "price", ["cheap"], "Price") == ["Price is cheap."]
+    assert candidate_references("REQUEST", "city", [], "city") == ["Request city."]
+    assert candidate_references("INFORM", "city", [], "City") == ["City."]

@@ -32,7 +32,21 @@ def cached_summary(url: str, project: str, version: str, field: str | None) -> d
 
 
 def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _fleiss_change(project_name: str, s: dict[str, Any]) -> None:
+    """Say which items each Fleiss' kappa uses, and why its n changed since the last
+    redraw (an item that gains a rater leaves the modal-count group)."""
+    if not s.get("fleiss_note"):
+        return
+    key = f"agreement_fleiss_n::{project_name}::{s['field']}"
+    before = st.session_state.get(key)
+    st.session_state[key] = s["fleiss_n"]
+    if before is not None and before != s["fleiss_n"]:
+        st.caption(f"Fleiss n changed from {before} to {s['fleiss_n']}: {s['fleiss_note']}")
+    else:
+        st.caption(s["fleiss_note"])
 
 
 def _count(value: float) -> str:
@@ -58,13 +72,14 @@ def _panel(project_name: str) -> None:
     if s["field"] is None:
         st.caption("No human field in this project.")
         return
-    c1, c2 = st.columns(2)
-    c1.metric(f"α {s['level']}", _num(s["alpha"]), help=s["alpha_reason"])
-    c2.metric("Fleiss κ", _num(s["kappa"]), help=s["kappa_reason"])
-    st.caption(
-        f"α: {s['n_pairable']} pairable of {s['n_items']} items · "
-        f"κ: {s['kappa_n']} items · {s['n_ratings']} ratings"
-    )
+    stats = s["statistics"]
+    for row in range(0, len(stats), 2):
+        cols = st.columns(2)
+        for col, stat in zip(cols, stats[row : row + 2], strict=False):
+            col.metric(stat["label"], stat["text"], help=stat["reason"])
+    counts = " · ".join(f"{x['label']}: n {x['n_text']}" for x in stats if x["n"] is not None)
+    st.caption(f"{counts} · {s['n_ratings']} ratings" if counts else f"{s['n_ratings']} ratings")
+    _fleiss_change(project_name, s)
     for e in s["evaluators"]:
         why = f" ({e['reason']})" if e["reason"] else ""
         st.caption(

@@ -1,17 +1,22 @@
 """Bi-Fact: bidirectional atomic-fact comparison of a gold and a predicted intent.
 
 Part 1 splits the gold intent into atomic facts once; the facts are returned as an item
-update, fixed on the item and reused by every later run (and shown to annotators).
-Part 2, in a single request, splits the prediction guided by the gold facts (unless the
-item already carries ``predicted_facts``, which are then labelled as given so the labels
-line up with the annotators'), labels every gold fact C/M against the whole prediction
-and every predicted fact C/M against the whole gold intent. Recall, precision and F1 are
+update, fixed on the item and reused by every later run (and shown to annotators): the
+paper freezes the reference facts. Part 2, in a single request, splits the prediction
+guided by the gold facts, labels every gold fact C/M against the whole prediction and
+every predicted fact C/M against the whole gold intent. Recall, precision and F1 are
 computed from the labels, never asked of the model.
 
-Facts are fixed once per item, so every annotator and every later run label the same
-facts: when the item has no ``predicted_facts``, the split the model made in part 2 is
-returned as an item update too (the store only fills empty fields, so a later run never
-overwrites it). Later runs then label those facts as given.
+The prediction is split again by every run and every judge model, as in the paper
+(``details["predicted_facts_source"] == "model"``). Freezing the predicted facts too is
+the explicit setting ``freeze_predicted_facts`` (off by default, part of the signature):
+then an item's ``predicted_facts`` are labelled as given, and when it has none the
+model's split is returned as an item update (the store only fills empty fields), so
+annotators and later runs label the same predicted facts.
+
+Labels are matched to facts by the fact text the reply repeats (case, spacing and end
+punctuation aside), not only by position: labels in another order are put back in
+order, and a label whose fact text matches no fact fails the item.
 
 The reply may use the paper's key names (``expert_fact_coverage`` for the reference
 side) as well as ours.
@@ -20,11 +25,12 @@ side) as well as ours.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature, run_settings
 from evaluators.llm.evaluator import LLMEvaluator, Usage, field_text
 from evaluators.registry import register_evaluator
 from kinds.base import f1, share_implied
@@ -75,10 +81,11 @@ class Assessment(BaseModel):
 
 
 class BiFactSettings(EvaluatorSettings):
-    """Decoding settings of both parts."""
+    """Decoding settings of both parts, and whether predicted facts are frozen too."""
 
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(None, ge=16)
+    freeze_predicted_facts: bool = False
 
 
 @register_evaluator
@@ -86,7 +93,7 @@ class BiFact(LLMEvaluator):
     """Bi-Fact (Caduri 2025) with the paper's two parts and three reasoning steps."""
 
     name = "bifact"
-    version = "1"
+    version = "2"  # 2: the prediction is split by every run; labels matched by fact text
     title = "Bi-Fact"
     description = (
         "Atomic facts of gold and predicted intent, labelled implied (C) or "
@@ -96,6 +103,18 @@ class BiFact(LLMEvaluator):
     fields = ("recall", "precision", "f1")
     Settings = BiFactSettings
     prompt_ids = (DECOMPOSE, ASSESS, ASSESS_GIVEN)
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """Whether the predicted facts were split by this run or frozen."""
+        if run_settings(results).get("freeze_predicted_facts"):
+            return [
+                "freeze_predicted_facts=True (not the paper's protocol): predicted facts "
+                "fixed on the item and labelled as given"
+            ]
+        return ["gold facts frozen on the item; the prediction split by this run (the paper's)"]
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         s: BiFactSettings = self.settings  # type: ignore[assignment]
@@ -123,7 +142,8 @@ class BiFact(LLMEvaluator):
                 )
             gold_facts = reply.value.facts
             updates["gold_facts"] = gold_facts
-        given = _as_list(item.fields.get("predicted_facts"))
+        frozen = s.freeze_predicted_facts
+        given = _as_list(item.fields.get("predicted_facts")) if frozen else []
         if given:
             messages = self.render(
                 ASSESS_GIVEN,
@@ -158,12 +178,17 @@ class BiFact(LLMEvaluator):
         pred_facts = (
             given or value.predicted_facts or [x.fact for x in value.predicted_fact_accuracy]
         )
-        if not given and pred_facts:
+        if frozen and not given and pred_facts:
             # fix the model's split on the item, like the gold facts, so annotators and
             # later runs label the same predicted facts
             updates["predicted_facts"] = list(pred_facts)
-        gold_rows = _rows(gold_facts, value.gold_fact_coverage)
-        pred_rows = _rows(pred_facts, value.predicted_fact_accuracy)
+        try:
+            gold_rows = _rows(gold_facts, value.gold_fact_coverage, "gold")
+            pred_rows = _rows(pred_facts, value.predicted_fact_accuracy, "predicted")
+        except FactMismatch as exc:
+            res = self.failed(item, sig, usage, str(exc), reply.raw, {"stage": "match"})
+            res.item_updates = {k: v for k, v in updates.items() if k == "gold_facts"}
+            return res
         recall = share_implied([r["label"] for r in gold_rows])
         precision = share_implied([r["label"] for r in pred_rows])
         res = EvalResult(
@@ -174,6 +199,7 @@ class BiFact(LLMEvaluator):
                 "gold_facts": gold_rows,
                 "predicted_facts": pred_rows,
                 "predicted_facts_source": "item" if given else "model",
+                "predicted_facts_frozen": frozen,
                 "gold_facts_source": "model" if "gold_facts" in updates else "item",
                 "prompt_versions": self.prompt_versions(),
             },
@@ -220,9 +246,31 @@ def _counts_check(n_gold: int, given: list[str]):
     return check
 
 
-def _rows(facts: list[str], labels: list[FactLabel]) -> list[dict[str, str]]:
-    """Per-fact detail rows; the fact text is ours, so rows align with the item's lists."""
+class FactMismatch(ValueError):
+    """The labels' fact texts do not match the facts they should label."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split()).strip(" .;:!?'\"")
+
+
+def _rows(facts: list[str], labels: list[FactLabel], side: str) -> list[dict[str, str]]:
+    """Per-fact detail rows, each label matched to its fact by text (see the module
+    docstring); the fact text is ours, so rows align with the item's lists."""
+    by_text: dict[str, FactLabel] = {}
+    for lab in labels:
+        by_text.setdefault(_norm(lab.fact), lab)
+    if [_norm(x.fact) for x in labels] == [_norm(f) for f in facts]:
+        ordered = list(labels)
+    elif all(_norm(f) in by_text for f in facts) and len(by_text) == len(facts):
+        ordered = [by_text[_norm(f)] for f in facts]
+    else:
+        unknown = [x.fact for x in labels if _norm(x.fact) not in {_norm(f) for f in facts}]
+        shown = unknown[0] if unknown else "(a fact labelled twice)"
+        raise FactMismatch(
+            f"{side} fact labels do not match the facts: {shown!r} is not one of {facts}"
+        )
     return [
         {"fact": fact, "label": lab.label, "reasoning": lab.reasoning}
-        for fact, lab in zip(facts, labels, strict=False)
+        for fact, lab in zip(facts, ordered, strict=True)
     ]

@@ -3,9 +3,17 @@
 Stage 1 (error segmentation and correction) splits the claim into sub-claims and lists
 the false ones with the reason and the correction, from the evidence. Stage 2
 (explanation evaluation) asks, per error, whether the explanation mentions it, corrects it
-and backs the correction with a link, and whether a link exists and is relevant. Without
-UCR the links are judged from the model's knowledge; ``fingract_ucr`` first fetches every
-link with the URL Content Retriever and puts the condensed page text into the prompt.
+and backs the correction with a link. ``fingract_ucr`` first fetches every link with the
+URL Content Retriever, puts the condensed page text into the prompt and also asks whether
+a link works (exists) and is relevant.
+
+Without UCR the judge is asked only what the paper's no-retriever prompt asks: error
+mentioned, error corrected, and (from its knowledge) a link that supports the correction.
+Existence and relevance are never asked then; they are only implied by a supporting link
+(the paper's sanity rule: a link cannot support without existing and being relevant), so
+a link that supports nothing earns no link points. The earlier behaviour, asking existence
+and relevance from the model's knowledge, is the named variant
+``link_judgement="from_knowledge"`` (not in the paper).
 
 Scoring (computed here, not by the model):
 detection and correction are 0 / 1 / 2 for none / some / all errors; links score
@@ -29,24 +37,28 @@ known and the explanation has a link, the reply is re-asked.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, model_validator
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature, run_settings
 from evaluators.llm.evaluator import LLMEvaluator, Usage, YesNo, field_text, yes_no_answer
 from evaluators.registry import register_evaluator
-from evaluators.ucr import (
-    UCRSettings,
-    allow_private_default,
-    extract_urls,
-    render_records,
-    retrieve,
+from evaluators.ucr import extract_urls
+from evaluators.ucr.judging import (
+    PUBLIC_RECORD_KEYS,
+    UCRJudgeSettings,
+    links_for_judge,
+    retriever_notes,
+    retriever_summary,
 )
 
 SEGMENT = "fingract_segment.v1"
-JUDGE = "fingract_judge.v1"
+JUDGE_PAPER = "fingract_judge_paper.v1"
+JUDGE = "fingract_judge.v1"  # the from_knowledge variant: existence/relevance asked too
 JUDGE_UCR = "fingract_judge_ucr.v1"
+__all__ = ["PUBLIC_RECORD_KEYS"]
 
 
 class ClaimError(BaseModel):
@@ -150,21 +162,21 @@ _RELEVANT_KEYS = ("related_links", "related_link")
 _SUPPORT_KEYS = ("supported_by_link", "supporting_links", "supporting_link")
 
 
-class FinGrActSettings(EvaluatorSettings):
+class FinGrActDecoding(EvaluatorSettings):
     """Decoding settings."""
 
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(None, ge=16)
 
 
-class FinGrActUCRSettings(FinGrActSettings):
-    """Decoding plus URL Content Retriever settings."""
+class FinGrActSettings(FinGrActDecoding):
+    """Decoding plus which link questions the judge gets without the retriever."""
 
-    allow_private_addresses: bool = Field(default_factory=allow_private_default)
-    max_links: int = Field(5, ge=1, le=20)
-    token_budget: int = Field(400, ge=50, le=4000)
-    condense: str = Field("auto", pattern="^(auto|embedding|leading)$")
-    refetch: bool = False
+    link_judgement: Literal["paper", "from_knowledge"] = "paper"
+
+
+class FinGrActUCRSettings(FinGrActDecoding, UCRJudgeSettings):
+    """Decoding plus URL Content Retriever settings."""
 
 
 def categorize(hits: int, total: int) -> int:
@@ -172,6 +184,13 @@ def categorize(hits: int, total: int) -> int:
     if total <= 0 or hits <= 0:
         return 0
     return 2 if hits >= total else 1
+
+
+def support_only_links(checks: list[ErrorCheck]) -> LinkCheck:
+    """Without the retriever only support is asked; a supporting link implies that a
+    relevant link exists (the paper's sanity rule), nothing else does."""
+    supported = any(c.supported_by_link for c in checks)
+    return LinkCheck(exists=supported, relevant=supported)
 
 
 def score(checks: list[ErrorCheck], links: LinkCheck, link_possible: bool) -> dict[str, Any]:
@@ -201,7 +220,9 @@ class FinGrAct(LLMEvaluator):
     """FinGrAct (Eldifrawi et al. 2025), links judged from the model's knowledge."""
 
     name = "fingract"
-    version = "2"  # 2: link judgements are no longer defaulted to "No" when left out
+    # 2: link judgements are no longer defaulted to "No" when left out
+    # 3: without UCR only the paper's questions (existence/relevance only by support)
+    version = "3"
     title = "FinGrAct"
     description = (
         "Error segmentation and correction, then per-error detection/correction "
@@ -212,8 +233,29 @@ class FinGrAct(LLMEvaluator):
     Settings = FinGrActSettings
     default_runs = 3
     distinct_runs = True  # three runs are three draws, as in the paper
-    prompt_ids = (SEGMENT, JUDGE)
+    prompt_ids = (SEGMENT, JUDGE_PAPER, JUDGE)
     use_ucr = False
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """Which link questions the judge got, and the retriever's condensing."""
+        if cls.use_ucr:
+            return [
+                "links judged on their fetched pages (exists, relevant, supports)",
+                *retriever_notes(r.details for r in results),
+            ]
+        variant = run_settings(results).get("link_judgement", "paper")
+        if variant == "paper":
+            return [
+                "without the retriever: only the paper's questions (mentioned, corrected, "
+                "supported by a link); link points only through a supporting link"
+            ]
+        return [
+            "variant link_judgement='from_knowledge' (not the paper's): link existence and "
+            "relevance judged from the model's knowledge, without fetching"
+        ]
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         s: FinGrActSettings = self.settings  # type: ignore[assignment]
@@ -258,26 +300,26 @@ class FinGrAct(LLMEvaluator):
         numbered = "\n".join(
             f"{i}. error: {e.reason} | correction: {e.correction}" for i, e in enumerate(errors, 1)
         )
+        asks_links = True  # existence and relevance are asked of the judge
         if self.use_ucr:
             query = " ".join([claim, *(e.correction for e in errors)])
-            records = await retrieve(urls, query, self._ucr_settings(), self.ctx.pages)
-            details["links"] = [_public_record(r) for r in records]
-            link_possible = any(r.get("status") is not None and r["status"] < 400 for r in records)
-            messages = self.render(
-                JUDGE_UCR,
-                errors=numbered,
-                explanation=explanation,
-                link_content=render_records(records),
-            )
+            links = await links_for_judge(explanation, query, s, self.ctx.pages)  # type: ignore[arg-type]
+            details["links"] = links.public()
+            link_possible = links.answered
+            prompt = JUDGE_UCR
+            values = {"link_content": links.prompt_text}
         else:
             details["links"] = [{"url": u} for u in urls]
             link_possible = bool(urls)
-            messages = self.render(JUDGE, errors=numbered, explanation=explanation)
+            asks_links = s.link_judgement == "from_knowledge"  # type: ignore[attr-defined]
+            prompt, values = (JUDGE if asks_links else JUDGE_PAPER), {}
+        details["judge_prompt"] = prompt
+        messages = self.render(prompt, errors=numbered, explanation=explanation, **values)
         judge = usage.add(
             await self.llm.complete_json(
                 messages,
                 ExplanationCheck,
-                check=_reply_check(len(errors), link_possible),
+                check=_reply_check(len(errors), link_possible, asks_links),
                 temperature=s.temperature,
                 max_tokens=s.max_tokens,
                 cache_salt=salt,
@@ -293,12 +335,14 @@ class FinGrAct(LLMEvaluator):
                 {**details, "stage": "explanation"},
             )
         check: ExplanationCheck = judge.value
-        parts = score(check.errors, check.links, link_possible)
+        link_check = check.links if asks_links else support_only_links(check.errors)
+        parts = score(check.errors, link_check, link_possible)
         for err, c in zip(details["errors"], check.errors, strict=True):
             err.update(
                 mentioned=c.mentioned, corrected=c.corrected, supported_by_link=c.supported_by_link
             )
-        details["scoring"] = {**parts, "links_from": check._links_from}
+        links_from = check._links_from if asks_links else "implied_by_support"
+        details["scoring"] = {**parts, "links_from": links_from}
         res = EvalResult(
             item.item_id,
             sig,
@@ -316,16 +360,6 @@ class FinGrAct(LLMEvaluator):
         )
         return usage.apply(res)
 
-    def _ucr_settings(self) -> UCRSettings:
-        s: FinGrActUCRSettings = self.settings  # type: ignore[assignment]
-        return UCRSettings(
-            allow_private=s.allow_private_addresses,
-            max_links=s.max_links,
-            token_budget=s.token_budget,
-            condense=s.condense,
-            refetch=s.refetch,
-        )
-
 
 @register_evaluator
 class FinGrActUCR(FinGrAct):
@@ -341,12 +375,30 @@ class FinGrActUCR(FinGrAct):
     prompt_ids = (SEGMENT, JUDGE_UCR)
     use_ucr = True
 
+    @classmethod
+    def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
+        """How the fetched pages were condensed, with the MiniLM fallback warning."""
+        return retriever_summary(results)
 
-def _reply_check(n: int, link_possible: bool):
+
+def _missing_support(value: ExplanationCheck) -> str | None:
+    """Re-ask reason when an error has no ``supported_by_link`` answer."""
+    missing = [
+        str(i)
+        for i, c in enumerate(value.errors, 1)
+        if "supported_by_link" not in c.model_fields_set
+    ]
+    if missing:
+        return f'error(s) {", ".join(missing)} have no "supported_by_link" answer ("Yes" or "No")'
+    return None
+
+
+def _reply_check(n: int, link_possible: bool, asks_links: bool = True):
     """Re-ask unless every error is judged and every link judgement that counts is given.
 
     Link answers only count when the explanation can have a working link; then a missing
-    answer is asked for again instead of being scored as "No".
+    answer is asked for again instead of being scored as "No". Without existence and
+    relevance questions (``asks_links`` False) only the support answers count.
     """
 
     def check(value: ExplanationCheck) -> str | None:
@@ -354,6 +406,8 @@ def _reply_check(n: int, link_possible: bool):
             return f"'errors' has {len(value.errors)} entries but there are {n} numbered errors"
         if not link_possible:
             return None
+        if not asks_links:
+            return _missing_support(value)
         given = value.links.model_fields_set if value._links_from else set()
         if "exists" not in given:
             return (
@@ -363,38 +417,7 @@ def _reply_check(n: int, link_possible: bool):
         if value.links.exists and "relevant" not in given:
             return 'the reply does not say whether the links are relevant ("links.relevant")'
         if value.links.exists and value.links.relevant:
-            missing = [
-                str(i)
-                for i, c in enumerate(value.errors, 1)
-                if "supported_by_link" not in c.model_fields_set
-            ]
-            if missing:
-                return (
-                    f'error(s) {", ".join(missing)} have no "supported_by_link" answer '
-                    '("Yes" or "No")'
-                )
+            return _missing_support(value)
         return None
 
     return check
-
-
-#: What a result keeps of a fetch record (the full text stays in the page store).
-PUBLIC_RECORD_KEYS = (
-    "url",
-    "final_url",
-    "status",
-    "content_type",
-    "error",
-    "fetched_at",
-    "truncated",
-    "condensed",
-    "condense_method",
-    "extraction",
-    "reused",
-    "redirects",
-)
-
-
-def _public_record(rec: dict[str, Any]) -> dict[str, Any]:
-    """The fields of a fetch record that a result keeps (:data:`PUBLIC_RECORD_KEYS`)."""
-    return {k: rec.get(k) for k in PUBLIC_RECORD_KEYS}

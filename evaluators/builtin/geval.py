@@ -1,32 +1,50 @@
 """G-Eval: a definition and evaluation steps, scored by sampling and by token probabilities.
 
-As in the G-Eval paper (and the FinGrAct baselines), the judge answers with a 1-5 score
-only. Twenty samples are drawn at temperature 1 (one request with ``n=20`` where the
-server supports it, otherwise twenty requests) and averaged. When the endpoint returns
-top log-probabilities, each sample's score is also weighted by the probabilities of the
-digit tokens 1-5 at the score position; that probability-weighted score is then the
-result. ``details["mode"]`` records which one was used. The 1-5 score is mapped onto the
-kind's field (actionability 0-5, resolution 0-1).
+As in the FinGrAct paper's G-Eval baseline, the judge answers with a 1-5 score only;
+twenty samples are drawn at temperature 1, top_p 1 (one request with ``n=20`` where the
+server supports it, otherwise twenty requests) and their mean is the score: setting
+``score="mean"``, the default. The G-Eval paper's probability-weighted score (each
+sample's digit tokens 1-5 weighted by their top log-probabilities) is the setting
+``score="weighted"`` (fails when the endpoint gives no log-probabilities); ``"auto"``
+takes it when available, else the mean. ``details["mode"]`` records which one ran. The
+1-5 score is mapped onto the kind's field by ``scale_mapping`` (see
+:mod:`evaluators.llm.targets`). ``geval_ucr`` adds the retrieved link content to the
+prompt (the FinGrAct paper's second experiment).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.base import (
+    EvalItem,
+    EvalResult,
+    EvaluatorSettings,
+    Signature,
+    count_of,
+    run_settings,
+)
 from evaluators.llm.client import LLMError
 from evaluators.llm.evaluator import LLMEvaluator, Usage
-from evaluators.llm.targets import prompt_values, target_for
+from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
 from evaluators.registry import register_evaluator
+from evaluators.ucr.judging import (
+    RetrieverJudge,
+    UCRJudgeSettings,
+    add_link_content,
+    retriever_notes,
+)
 
 PROMPTS = {
     "actionability": "geval_actionability.v1",
     "intent_resolution": "geval_intent_resolution.v1",
 }
+PROMPT_UCR = "geval_actionability_ucr.v1"
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
 _DIGITS = {"1", "2", "3", "4", "5"}
 
@@ -36,10 +54,16 @@ class GEvalSettings(EvaluatorSettings):
 
     samples: int = Field(20, ge=1, le=50)
     temperature: float = Field(1.0, ge=0.0, le=2.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(5, ge=1, le=64)
     use_logprobs: bool = True
     top_logprobs: int = Field(20, ge=1, le=20)
-    score: str = Field("auto", pattern="^(auto|weighted|mean)$")
+    score: str = Field("mean", pattern="^(auto|weighted|mean)$")
+    scale_mapping: ScaleMapping = "stretch"
+
+
+class GEvalUCRSettings(GEvalSettings, UCRJudgeSettings):
+    """G-Eval settings plus the URL Content Retriever's."""
 
 
 def parse_sample(text: str) -> float | None:
@@ -83,18 +107,43 @@ class GEval(LLMEvaluator):
     fields = ("actionability", "resolution")
     Settings = GEvalSettings
     prompt_ids = tuple(PROMPTS.values())
+    use_ucr = False
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """The score setting and which score ran, the decoding and the 1-5 mapping."""
+        s = run_settings(results)
+        ok = [r for r in results if r.status == "ok"]
+        notes = [
+            f"score setting {s.get('score')!r} (default 'mean': the paper's 20-sample mean); "
+            f"ran: {count_of([r.details.get('mode') for r in ok])}",
+            f"decoding: {s.get('samples')} samples, temperature {s.get('temperature')}, "
+            f"top_p {s.get('top_p')}",
+            mapping_note(str(s.get("scale_mapping", "stretch"))),
+        ]
+        if cls.use_ucr:
+            notes += retriever_notes(r.details for r in results)
+        return notes
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         s: GEvalSettings = self.settings  # type: ignore[assignment]
         usage = Usage()
-        target = target_for(item.fields)
-        messages = self.render(PROMPTS[target.kind], **prompt_values(item.fields, target))
+        target = target_for(item.fields, "actionability" if self.use_ucr else None)
+        values = prompt_values(item.fields, target)
+        prompt = PROMPT_UCR if self.use_ucr else PROMPTS[target.kind]
+        extra: dict[str, Any] = {}
+        if self.use_ucr:
+            await add_link_content(values, self.settings, self.ctx.pages, extra)  # type: ignore[arg-type]
+        messages = self.render(prompt, **values)
         try:
             reply = usage.add(
                 await self.llm.complete(
                     messages,
                     n=s.samples,
                     temperature=s.temperature,
+                    top_p=s.top_p,
                     max_tokens=s.max_tokens,
                     logprobs=s.use_logprobs,
                     top_logprobs=s.top_logprobs if s.use_logprobs else None,
@@ -115,21 +164,27 @@ class GEval(LLMEvaluator):
             "sample_mean_1_5": sum(valid) / len(valid) if valid else None,
             "weighted_1_5": sum(weighted) / len(weighted) if weighted else None,
             "weighted_samples": len(weighted),
-            "prompt_versions": [PROMPTS[target.kind]],
+            "prompt_versions": [prompt],
             "target": target.field,
+            "score_setting": s.score,
+            "scale_mapping": s.scale_mapping,
+            **extra,
         }
         mode = _choose(s.score, details)
         if mode is None:
-            return self.failed(
-                item, sig, usage, "no sample contained a score from 1 to 5", raw, details
+            why = (
+                "score='weighted' but the endpoint returned no usable log-probabilities"
+                if s.score == "weighted" and details["sample_mean_1_5"] is not None
+                else "no sample contained a score from 1 to 5"
             )
+            return self.failed(item, sig, usage, why, raw, details)
         details["mode"] = mode
         value = details["weighted_1_5" if mode == "logprobs_weighted" else "sample_mean_1_5"]
         details["score_1_5"] = value
         res = EvalResult(
             item.item_id,
             sig,
-            scores={target.field: target.rescale(value)},
+            scores={target.field: target.rescale(value, s.scale_mapping)},
             details=details,
             raw_reply=raw,
         )
@@ -144,3 +199,17 @@ def _choose(preference: str, details: dict[str, Any]) -> str | None:
     if preference == "weighted" and not has_weighted:
         return None
     return "sample_mean" if has_mean else None
+
+
+@register_evaluator
+class GEvalUCR(RetrieverJudge, GEval):
+    """G-Eval with the URL Content Retriever: the linked pages are in the prompt."""
+
+    name = "geval_ucr"
+    title = "G-Eval + URL Content Retriever"
+    description = (
+        "G-Eval's sampled 1-5 score with each link of the explanation fetched (safely), "
+        "condensed and shown to the judge; pages shared with fingract_ucr and prometheus_ucr."
+    )
+    Settings = GEvalUCRSettings
+    prompt_ids = (PROMPT_UCR,)

@@ -1,9 +1,14 @@
 """Intent resolution judge: did the response understand and resolve the query's intent?
 
-The judge returns JSON: an explanation, the structured record (perceived intent, actual
-intent, correct intent detected, resolved) and a score in 0.0-1.0 in steps of 0.2. Any
-other score is re-asked, then recorded as a failure. Pass/fail uses a configurable
-threshold; the prompt version is stored with every score (details and signature hash).
+As the source prompt asks, the judge reasons step by step *before* it gives the
+structured record: the reply's first key is ``thought_chain`` (prose before the JSON is
+taken too), then an explanation, the record (perceived intent, actual intent, correct
+intent detected, resolved) and a score in 0.0-1.0 in steps of 0.2. Any other score is
+re-asked, then recorded as a failure. The reasoning is stored (``details["thought_chain"]``
+and the result's reasoning, shown in the audit). Pass/fail uses the setting
+``threshold``: 0.6 by default, the workbench's choice (the source prompt defines no
+threshold; 0.6 is the lowest level that "addresses the main intent with useful
+specifics"). The prompt version is stored with every score (details and signature hash).
 """
 
 from __future__ import annotations
@@ -14,13 +19,16 @@ from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
 from evaluators.llm.evaluator import LLMEvaluator, Usage, YesNo, field_text
 from evaluators.registry import register_evaluator
 
-PROMPT = "intent_resolution.v1"
+PROMPT = "intent_resolution.v2"  # v2: step-by-step reasoning before the record
 LEVELS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
 class IntentRecord(BaseModel):
-    """The judge's JSON record."""
+    """The judge's JSON record, its step-by-step reasoning first."""
 
+    thought_chain: str = Field(
+        "", validation_alias=AliasChoices("thought_chain", "ThoughtChain", "chain_of_thought")
+    )
     explanation: str
     conversation_has_intent: YesNo = True
     agent_perceived_intent: str
@@ -39,7 +47,8 @@ class IntentRecord(BaseModel):
 
 
 class IntentResolutionSettings(EvaluatorSettings):
-    """Pass threshold and decoding settings."""
+    """Pass threshold (0.6: the workbench's default, see the module docstring) and
+    decoding settings (the source prompt's: temperature 0, up to 800 tokens)."""
 
     threshold: float = Field(0.6, ge=0.0, le=1.0)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
@@ -51,7 +60,7 @@ class IntentResolution(LLMEvaluator):
     """LLM judge of intent resolution (0.0-1.0 in steps of 0.2)."""
 
     name = "intent_resolution"
-    version = "1"
+    version = "2"  # 2: step-by-step reasoning before the record, kept
     title = "Intent resolution judge"
     description = (
         "Query and response in; score 0.0-1.0 in steps of 0.2 with explanation, "
@@ -82,8 +91,10 @@ class IntentResolution(LLMEvaluator):
             )
         rec: IntentRecord = reply.value
         score = rec.resolution_score
+        thoughts = rec.thought_chain.strip() or _prose_before_json(reply.raw)
         details = {
-            "record": rec.model_dump(),
+            "thought_chain": thoughts or None,
+            "record": rec.model_dump(exclude={"thought_chain"}),
             "threshold": s.threshold,
             "result": "pass" if score >= s.threshold - 1e-9 else "fail",
             "prompt_version": PROMPT,
@@ -94,7 +105,16 @@ class IntentResolution(LLMEvaluator):
             sig,
             scores={"resolution": score},
             details=details,
-            reasoning=rec.explanation,
+            reasoning=f"{thoughts}\n\nExplanation: {rec.explanation}"
+            if thoughts
+            else rec.explanation,
             raw_reply=reply.raw,
         )
         return usage.apply(res)
+
+
+def _prose_before_json(raw: str | None) -> str:
+    """Reasoning written before the JSON object (a reply in the source prompt's style)."""
+    text = raw or ""
+    cut = min((i for i in (text.find("{"), text.find("```")) if i >= 0), default=-1)
+    return text[:cut].strip() if cut > 0 else ""

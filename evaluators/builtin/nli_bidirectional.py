@@ -62,4 +62,4 @@ class NLIBidirectionalEvaluator(NLIEvaluator):
                     **usage,
                 )
             )
-        return results
+        return self.stamp_backend(results)

@@ -3,25 +3,41 @@
 Only the completion is parsed, and only after the LAST ``[RESULT]`` marker: an integer
 1..5 must follow it and nothing else but punctuation. A reply that breaks the format is
 re-asked (with the reason) up to ``max_reasks`` times and then recorded as a failure
-with the raw reply -- never as a score. The 1-5 grade is mapped onto the kind's field.
+with the raw reply -- never as a score. The 1-5 grade is mapped onto the kind's field by
+the setting ``scale_mapping`` (see :mod:`evaluators.llm.targets`).
+
+Decoding follows the FinGrAct paper's Prometheus baseline: temperature 1 and top_p 0.9
+by default; ``temperature=0`` (with any ``top_p``) is the deterministic variant.
+``prometheus_ucr`` is the paper's second experiment: the links of the explanation are
+fetched by the URL Content Retriever (shared with ``fingract_ucr`` and ``geval_ucr``) and
+their condensed text is added to the prompt.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature
+from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature, run_settings
 from evaluators.llm.client import LLMError
 from evaluators.llm.evaluator import LLMEvaluator, Usage
-from evaluators.llm.targets import prompt_values, target_for
+from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
 from evaluators.registry import register_evaluator
+from evaluators.ucr.judging import (
+    RetrieverJudge,
+    UCRJudgeSettings,
+    add_link_content,
+    retriever_notes,
+)
 
 PROMPTS = {
     "actionability": "prometheus_actionability.v1",
     "intent_resolution": "prometheus_intent_resolution.v1",
 }
+PROMPT_UCR = "prometheus_actionability_ucr.v1"
 _MARKER = "[RESULT]"
 _TAIL = re.compile(
     r"^\s*[:=\-]?\s*\(?\s*([1-5])\s*\)?\s*(?:/\s*5|out of 5)?\s*[.!]?\s*(?:</s>)?\s*$", re.I
@@ -33,11 +49,18 @@ _REASK = (
 
 
 class PrometheusSettings(EvaluatorSettings):
-    """Decoding and re-ask settings."""
+    """Decoding (the FinGrAct paper's baseline: temperature 1, top_p 0.9), re-asks and
+    the 1-5 -> field mapping."""
 
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    temperature: float = Field(1.0, ge=0.0, le=2.0)
+    top_p: float = Field(0.9, gt=0.0, le=1.0)
     max_tokens: int | None = Field(1024, ge=16)
     max_reasks: int = Field(2, ge=0, le=10)
+    scale_mapping: ScaleMapping = "stretch"
+
+
+class PrometheusUCRSettings(PrometheusSettings, UCRJudgeSettings):
+    """Prometheus settings plus the URL Content Retriever's."""
 
 
 class GradeParseError(ValueError):
@@ -76,21 +99,54 @@ class Prometheus(LLMEvaluator):
     fields = ("actionability", "resolution")
     Settings = PrometheusSettings
     prompt_ids = tuple(PROMPTS.values())
+    use_ucr = False  # the _ucr variant shows the judge the fetched pages
+
+    @classmethod
+    def run_notes(
+        cls,
+        results: Sequence[EvalResult],
+        human: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> list[str]:
+        """The decoding (paper: temperature 1, top_p 0.9) and the 1-5 mapping."""
+        s = run_settings(results)
+        paper = s.get("temperature") == 1.0 and s.get("top_p") == 0.9
+        notes = [
+            f"decoding temperature {s.get('temperature')}, top_p {s.get('top_p')}"
+            + (" (the FinGrAct paper's baseline)" if paper else " (not the paper's 1 / 0.9)"),
+            mapping_note(str(s.get("scale_mapping", "stretch"))),
+        ]
+        if cls.use_ucr:
+            notes += retriever_notes(r.details for r in results)
+        return notes
+
+    async def _messages(self, item: EvalItem, details: dict[str, Any]) -> list[dict[str, str]]:
+        """The prompt; with UCR, the linked pages are fetched and shown to the judge."""
+        target = target_for(item.fields, "actionability" if self.use_ucr else None)
+        values = prompt_values(item.fields, target)
+        prompt = PROMPT_UCR if self.use_ucr else PROMPTS[target.kind]
+        details.update(prompt_versions=[prompt], target=target.field)
+        if self.use_ucr:
+            await add_link_content(values, self.settings, self.ctx.pages, details)  # type: ignore[arg-type]
+        return self.render(prompt, **values)
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         s: PrometheusSettings = self.settings  # type: ignore[assignment]
         usage = Usage()
-        target = target_for(item.fields)
-        messages = self.render(PROMPTS[target.kind], **prompt_values(item.fields, target))
+        target = target_for(item.fields, "actionability" if self.use_ucr else None)
+        details: dict[str, Any] = {
+            "decoding": {"temperature": s.temperature, "top_p": s.top_p},
+            "scale_mapping": s.scale_mapping,
+        }
+        messages = await self._messages(item, details)
         raw: str | None = None
         error = ""
-        details = {"prompt_versions": [PROMPTS[target.kind]], "target": target.field}
         for attempt in range(s.max_reasks + 1):
             try:
                 reply = usage.add(
                     await self.llm.complete(
                         messages,
                         temperature=s.temperature,
+                        top_p=s.top_p,
                         max_tokens=s.max_tokens,
                         cache_salt=self.run_salt(s.temperature),
                     )
@@ -111,7 +167,7 @@ class Prometheus(LLMEvaluator):
             res = EvalResult(
                 item.item_id,
                 sig,
-                scores={target.field: target.rescale(grade)},
+                scores={target.field: target.rescale(grade, s.scale_mapping)},
                 details={**details, "grade_1_5": grade, "attempts": attempt + 1},
                 reasoning=feedback,
                 raw_reply=raw,
@@ -125,3 +181,17 @@ class Prometheus(LLMEvaluator):
             raw,
             details,
         )
+
+
+@register_evaluator
+class PrometheusUCR(RetrieverJudge, Prometheus):
+    """Prometheus with the URL Content Retriever: the linked pages are in the prompt."""
+
+    name = "prometheus_ucr"
+    title = "Prometheus + URL Content Retriever"
+    description = (
+        "Prometheus's rubric grading with each link of the explanation fetched (safely), "
+        "condensed and shown to the judge; pages shared with fingract_ucr and geval_ucr."
+    )
+    Settings = PrometheusUCRSettings
+    prompt_ids = (PROMPT_UCR,)

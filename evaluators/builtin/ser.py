@@ -6,6 +6,12 @@ else (categorical and boolean slots, acts without values, slots whose categorica
 unknown such as ``count`` and ``intent``) is *not applicable*: the result is "ok" with
 ``faithful = None`` and the reason in details, so it is counted, never scored as a guess.
 :func:`ser_report` gives the corpus figures.
+
+Unlike the Slot Error Rate of the literature (missing plus invented values over the
+values to realise), this SER counts only *missing* values: it has no list of values an
+utterance could invent (an act without values, such as a REQUEST, has nothing to match
+against), so invented values are not counted. The corpus figures say so
+(``invented_values_counted: false``) and acts without values are not applicable.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from evaluators.sgd_acts import Act
 def not_applicable_reason(act: Act) -> str | None:
     """Why SER cannot judge this act, or None when it can."""
     if not act.slot or not act.values:
-        return "act has no slot values"
+        return "act has no slot values (invented values are not counted)"
     if act.is_categorical is None:
         return "slot's categorical flag is unknown"
     if act.is_categorical:
@@ -90,6 +96,7 @@ class SERReport:
     slot_errors: int
     slot_error_rate: float | None  # missing values / values, over applicable acts
     act_error_rate: float | None  # share of applicable acts with a missing value
+    invented_values_counted: bool = False  # see the module docstring
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""

@@ -23,13 +23,15 @@ For each item (one act):
    entailment reference (augmented premise when needed).
 
 Scores: ``faithful`` (0/1) and ``entailment`` (its probability in the deciding check).
-Details carry ``validated`` and the references, so :func:`corpus_report` can give SGSAcc
-with and without validation and the share of items that fail validation.
+Details carry ``validated``, the references, the utterance the act belongs to and the NLI
+backend that ran, so :func:`corpus_report` can give SGSAcc per utterance (the paper's
+figure: an utterance is faithful only when all its acts are) and per act, with and
+without validation, and the share of items that fail validation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -42,6 +44,7 @@ from evaluators.nli import (
 from evaluators.nli.evaluator import NLIEvaluator
 from evaluators.registry import register_evaluator
 from evaluators.sgd_acts import Act
+from evaluators.utterances import UtteranceKey, group_units, share, unit_values, utterance_key
 
 Pair = tuple[str, str]
 
@@ -149,8 +152,19 @@ class SGSAccEvaluator(NLIEvaluator):
 
     @classmethod
     def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
-        """SGSAcc with and without validation and the share failing validation."""
+        """SGSAcc per utterance (headline) and per act, with and without validation,
+        the share failing validation and the NLI backend that ran."""
         return corpus_report(results).as_dict()
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """The backend, then SGSAcc per utterance and per act, and the human comparison."""
+        majority = None
+        if human is not None:
+            majority = {i: _majority(f.get("faithful")) for i, f in human.items()}
+        return [*super().run_notes(results, human), report_text(corpus_report(results, majority))]
 
     def _plan(self, item: EvalItem) -> _Plan:
         s: SGSAccSettings = self.settings  # type: ignore[assignment]
@@ -229,7 +243,10 @@ class SGSAccEvaluator(NLIEvaluator):
         for p in plans:  # working values, not part of the result
             p.details.pop("truth_premise", None)
             p.details.pop("positive_entailed", None)
-        return [self._result(cache, p, sig) for p in plans]
+        results = [self._result(cache, p, sig) for p in plans]
+        for res, p in zip(results, plans, strict=True):
+            res.details["utterance"] = utterance_key(p.item.item_id, p.item.fields).as_dict()
+        return self.stamp_backend(results)
 
     @staticmethod
     def _any(cache: _Cache, plan: _Plan, premise: str) -> bool:
@@ -303,39 +320,140 @@ class SGSAccEvaluator(NLIEvaluator):
 
 @dataclass(frozen=True)
 class SGSAccReport:
-    """Corpus-level SGSAcc, as the paper's Table 1 reports it (shares in 0..1)."""
+    """Corpus-level SGSAcc (shares in 0..1). The headline is per utterance, as the paper
+    counts it (faithful only when all its acts are, see :mod:`evaluators.utterances`);
+    beside it the per-act share, each with and without validation, the share of acts
+    failing validation, and the NLI backend that ran. With human labels, the human
+    ``faithful`` share at both levels and the evaluator's agreement with it."""
 
+    sgsacc_utterance: float | None
+    sgsacc_act: float | None
+    n_utterances: int
+    sgsacc_utterance_validated: float | None
+    sgsacc_act_validated: float | None
     n: int
     failed: int
-    sgsacc_all: float | None
-    sgsacc_validated: float | None
     n_validated: int
     validation_fail_share: float | None
+    unkeyed_acts: int
+    nli_backend: str | None
+    human: dict[str, Any] | None = None
+
+    # the per-act names earlier versions printed
+    @property
+    def sgsacc_all(self) -> float | None:
+        """Per-act SGSAcc over all scored acts."""
+        return self.sgsacc_act
+
+    @property
+    def sgsacc_validated(self) -> float | None:
+        """Per-act SGSAcc over the validated acts."""
+        return self.sgsacc_act_validated
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return dict(self.__dict__)
+        """JSON-ready form (without ``human`` when no labels were given)."""
+        out = dict(self.__dict__)
+        if out["human"] is None:
+            out.pop("human")
+        return out
 
 
-def corpus_report(results: Iterable[EvalResult]) -> SGSAccReport:
-    """SGSAcc with and without validation and the share of items that fail validation.
+def corpus_report(
+    results: Iterable[EvalResult], human: Mapping[str, float | None] | None = None
+) -> SGSAccReport:
+    """SGSAcc per utterance and per act, with and without validation.
 
-    Failed results (NLI errors, acts without references) are counted, not scored. Items
-    evaluated without validation count in ``sgsacc_all`` only.
+    Failed results (NLI errors, acts without references) are counted, not scored; an
+    utterance with a failed act counts only when another act already makes it unfaithful.
+    Items evaluated without validation count in the "all" figures only. ``human`` maps
+    item ids to the majority human ``faithful`` label (None for a tie) and adds the
+    human figures at both levels (see :func:`human_comparison`).
     """
     results = list(results)
     ok = [r for r in results if r.status == "ok" and r.scores.get("faithful") is not None]
     checked = [r for r in ok if "validated" in r.details]
     passed = [r for r in checked if r.details["validated"]]
-
-    def mean(rs: list[EvalResult]) -> float | None:
-        return sum(float(r.scores["faithful"] or 0) for r in rs) / len(rs) if rs else None
-
+    keys = {r.item_id: _key(r) for r in results}
+    units = group_units(keys)
+    faithful = {r.item_id: float(r.scores["faithful"] or 0) for r in ok}
+    validated = {r.item_id: faithful[r.item_id] for r in passed}
+    backends = sorted(
+        {str(r.details.get("nli_backend")) for r in ok if r.details.get("nli_backend")}
+    )
     return SGSAccReport(
+        sgsacc_utterance=share(unit_values(units, faithful).values()),
+        sgsacc_act=share(faithful.values()),
+        n_utterances=len(unit_values(units, faithful)),
+        sgsacc_utterance_validated=share(unit_values(units, validated).values()),
+        sgsacc_act_validated=share(validated.values()),
         n=len(results),
         failed=len(results) - len(ok),
-        sgsacc_all=mean(ok),
-        sgsacc_validated=mean(passed),
         n_validated=len(passed),
         validation_fail_share=(len(checked) - len(passed)) / len(checked) if checked else None,
+        unkeyed_acts=sum(not k.keyed for k in keys.values()),
+        nli_backend="; ".join(backends) or None,
+        human=None if human is None else human_comparison(units, faithful, human),
     )
+
+
+def _key(result: EvalResult) -> UtteranceKey:
+    data = result.details.get("utterance")
+    return UtteranceKey.from_dict(data) if data else UtteranceKey(result.item_id, False)
+
+
+def human_comparison(
+    units: Mapping[str, list[str]],
+    evaluator: Mapping[str, float],
+    human: Mapping[str, float | None],
+) -> dict[str, Any]:
+    """Human ``faithful`` per act and per utterance (faithful iff every act is judged
+    faithful by the majority), and the share of acts / utterances where the evaluator
+    agrees with it."""
+    acts = {a for members in units.values() for a in members}
+    per_act = {a: human.get(a) for a in acts}
+    human_units = unit_values(units, per_act)
+    eval_units = unit_values(units, evaluator)
+
+    def agreement(mine: Mapping[str, float], theirs: Mapping[str, float | None]) -> float | None:
+        both = [k for k in mine if theirs.get(k) is not None]
+        return share(float(mine[k] == theirs[k]) for k in both)
+
+    return {
+        "human_act": share(v for v in per_act.values() if v is not None),
+        "human_utterance": share(human_units.values()),
+        "agreement_act": agreement(evaluator, per_act),
+        "agreement_utterance": agreement(eval_units, human_units),
+        "n_human_acts": sum(v is not None for v in per_act.values()),
+        "n_human_utterances": len(human_units),
+    }
+
+
+def _majority(mean: Any) -> float | None:
+    """The majority of 0/1 labels from their mean; None for a tie or no label."""
+    if mean is None or mean != mean or abs(float(mean) - 0.5) < 1e-9:
+        return None
+    return 1.0 if float(mean) > 0.5 else 0.0
+
+
+def report_text(r: SGSAccReport) -> str:
+    """The corpus figures as one sentence (per utterance first, as the paper reports)."""
+
+    def f(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.4f}"
+
+    text = (
+        f"SGSAcc per utterance {f(r.sgsacc_utterance)} over {r.n_utterances} utterances "
+        f"(validated {f(r.sgsacc_utterance_validated)}); per act {f(r.sgsacc_act)} over "
+        f"{r.n - r.failed} acts (validated {f(r.sgsacc_act_validated)}, "
+        f"{r.n_validated} acts); validation fails on {f(r.validation_fail_share)} of acts"
+    )
+    if r.unkeyed_acts:
+        text += f"; {r.unkeyed_acts} acts without utterance keys count as their own utterance"
+    if r.human:
+        h = r.human
+        text += (
+            f"; human faithful per act {f(h['human_act'])}, per utterance "
+            f"{f(h['human_utterance'])}; evaluator agrees with the human majority on "
+            f"{f(h['agreement_act'])} of acts and {f(h['agreement_utterance'])} of utterances"
+        )
+    return text

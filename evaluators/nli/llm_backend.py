@@ -1,17 +1,20 @@
-"""NLI through an LLM endpoint: a three-way verdict as structured JSON.
+"""NLI through an LLM endpoint: a three-way probability distribution as structured JSON.
 
-The model answers yes / no / unknown to "does the text say so?", which small models
-follow better than the words entailment / contradiction / neutral. The verdict becomes
-"one-hot" probabilities: 1.0 for the chosen class, 0.0 for the others. These are not
-calibrated probabilities, so anything that averages them (the bidirectional baseline)
-averages votes. A reply that does not validate is an error, never a guess.
+The model answers "does the text say so?" with a probability for each of yes / unknown /
+no (small models follow these words better than entailment / neutral / contradiction).
+The three values must lie in 0..1 and sum to 1 (within 0.02; they are then normalised);
+a reply that breaks this is re-asked and, failing that, an error, never a guess. So the
+argmax rule (faithful when entailment is the most probable class), the choice of the
+highest-entailment reference and the averaged entailment of the bidirectional baseline
+keep their meaning with this backend. These are the model's stated probabilities, not
+a classifier's calibrated softmax; results say which backend produced them.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -25,17 +28,37 @@ SYSTEM = (
 USER = """Text: {premise}
 Statement: {hypothesis}
 
-According to the text, is the statement true? Answer "yes" if the text says so or clearly
-implies it, "no" if the text says otherwise, "unknown" if the text does not say.
-Reply as JSON: {{"answer": "yes" | "no" | "unknown"}}"""
+According to the text, is the statement true? Give how likely each answer is:
+"yes" if the text says so or clearly implies it, "no" if the text says otherwise,
+"unknown" if the text does not say. The three numbers are probabilities from 0 to 1
+and add up to 1 (for example 0.9, 0.08, 0.02 when you are fairly sure of one answer).
+Reply as JSON: {{"yes": number, "unknown": number, "no": number}}"""
 
 ANSWER_TO_LABEL = {"yes": "entailment", "unknown": "neutral", "no": "contradiction"}
+SUM_TOLERANCE = 0.02
 
 
-class NLIVerdict(BaseModel):
-    """The structured reply."""
+class NLIDistribution(BaseModel):
+    """The structured reply: a probability for each answer."""
 
-    answer: Literal["yes", "no", "unknown"] = Field(description="does the text say so?")
+    yes: float = Field(ge=0.0, le=1.0, description="the text says so")
+    unknown: float = Field(ge=0.0, le=1.0, description="the text does not say")
+    no: float = Field(ge=0.0, le=1.0, description="the text says otherwise")
+
+    def probs(self) -> NLIProbs:
+        """The distribution normalised to sum to exactly 1."""
+        total = self.yes + self.unknown + self.no
+        return NLIProbs(
+            entailment=self.yes / total, neutral=self.unknown / total, contradiction=self.no / total
+        )
+
+
+def sums_to_one(value: NLIDistribution) -> str | None:
+    """Re-ask reason when the three probabilities do not add up to 1."""
+    total = value.yes + value.unknown + value.no
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        return f'"yes", "unknown" and "no" add up to {total:.3f}; they must add up to 1'
+    return None
 
 
 def messages_for(premise: str, hypothesis: str) -> list[dict[str, str]]:
@@ -49,13 +72,6 @@ def messages_for(premise: str, hypothesis: str) -> list[dict[str, str]]:
 def prompt_hash() -> str:
     """Hash of the prompt templates, for signatures."""
     return stable_hash({"system": SYSTEM, "user": USER})
-
-
-def one_hot(label: str) -> NLIProbs:
-    """Probabilities with all mass on ``label``."""
-    values = {"entailment": 0.0, "neutral": 0.0, "contradiction": 0.0}
-    values[label] = 1.0
-    return NLIProbs(**values)
 
 
 class LLMNLI(NLIBackend):
@@ -73,7 +89,10 @@ class LLMNLI(NLIBackend):
 
     async def _one(self, premise: str, hypothesis: str) -> NLIPrediction:
         reply = await self.client.complete_json(
-            messages_for(premise, hypothesis), NLIVerdict, temperature=self.temperature
+            messages_for(premise, hypothesis),
+            NLIDistribution,
+            check=sums_to_one,
+            temperature=self.temperature,
         )
         usage = {
             "tokens_in": getattr(reply, "tokens_in", 0) or 0,
@@ -86,7 +105,7 @@ class LLMNLI(NLIBackend):
         if value is None:
             error = getattr(reply, "error", None) or "reply did not match the NLI schema"
             return NLIPrediction(None, error=str(error), raw=raw, **usage)
-        return NLIPrediction(one_hot(ANSWER_TO_LABEL[value.answer]), raw=raw, **usage)
+        return NLIPrediction(value.probs(), raw=raw, **usage)
 
     async def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIPrediction]:
         return list(await asyncio.gather(*(self._one(p, h) for p, h in pairs)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
+from common.evaluator_labels import nli_backend_label
 from evaluators.base import EvalContext, EvaluatorSettings, NotConfiguredError
 from evaluators.nli.base import NLIBackend
 
@@ -75,6 +76,11 @@ def backend_model_name(settings: NLISettings, ctx: EvalContext) -> str | None:
     if which == "llm":
         return f"llm:{getattr(ctx.llm, 'model', 'unknown')}"
     return None
+
+
+def backend_label(settings: NLISettings, ctx: EvalContext) -> str | None:
+    """The backend that runs, for people: ``LLM-NLI: gpt-4o`` or ``NLI model: ...``."""
+    return nli_backend_label(backend_model_name(settings, ctx))
 
 
 def build_backend(settings: NLISettings, ctx: EvalContext, **options: Any) -> NLIBackend:

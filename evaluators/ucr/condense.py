@@ -4,6 +4,9 @@ The FinGrAct paper summarised pages with MiniLM sentence embeddings. When
 sentence-transformers and the packaged all-MiniLM-L6-v2 model are installed, sentences
 are ranked by cosine similarity to the claim and its corrections and the best ones are
 kept (in page order) until the budget is used; otherwise the leading sentences are kept.
+The method is recorded with every page: ``minilm``, ``leading`` (asked for), or
+``leading_fallback`` (MiniLM was wanted but could not load: not the paper's method, and
+run notes say so).
 """
 
 from __future__ import annotations
@@ -21,6 +24,11 @@ _lock = threading.Lock()
 def approx_tokens(text: str) -> int:
     """A cheap token estimate (about 4 characters per token, at least one per word)."""
     return max(len(text.split()), len(text) // 4)
+
+
+def model_error() -> str | None:
+    """Why the sentence model could not load (None when it loaded or was not tried)."""
+    return _model_error
 
 
 def embedding_model() -> Any | None:
@@ -51,7 +59,9 @@ def condense(text: str, query: str, budget_tokens: int, method: str = "auto") ->
         return "\n".join(sentences), "whole"
     model = embedding_model() if method in ("auto", "embedding") and query.strip() else None
     if model is None:
-        return _take(sentences, range(len(sentences)), budget_tokens), "leading"
+        wanted = method in ("auto", "embedding") and query.strip()
+        used = "leading_fallback" if wanted else "leading"
+        return _take(sentences, range(len(sentences)), budget_tokens), used
     import numpy as np
 
     vectors = model.encode(

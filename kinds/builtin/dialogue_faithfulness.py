@@ -70,6 +70,12 @@ DIALOGUE_FAITHFULNESS = register_kind(
                 description="ground-truth utterance when `utterance` is generated text",
             ),
             ItemField("generator", required=False, description="system that wrote it"),
+            ItemField(
+                "utterance_id",
+                required=False,
+                description="groups the acts of one utterance (SGD: dialogue:turn); without "
+                "it, dialogue_id + turn_index do; SGSAcc's headline figure is per utterance",
+            ),
         ),
         human_fields_fn=_human_fields,
         guideline=GUIDELINE,

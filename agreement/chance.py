@@ -1,0 +1,101 @@
+"""Chance-corrected agreement over raters with missing ratings: Gwet's AC1/AC2 and the
+missing-data form of Fleiss' kappa, for many bootstrap resamples at once.
+
+Notation of Gwet (Handbook of Inter-Rater Reliability, 4th ed., ch. 2-3), as irrCAC
+computes it: item i has r_i ratings, r_ik of them in category k, and w_kl are agreement
+weights (identity: AC1 and unweighted kappa; linear / quadratic over the category values:
+AC2). With r*_ik = sum_l w_kl r_il,
+
+- p_a = mean over items with r_i >= 2 of sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1));
+- pi_k = mean over items with r_i >= 1 of r_ik / r_i;
+- Gwet: p_e = (sum_kl w_kl) / (q (q - 1)) * sum_k pi_k (1 - pi_k);
+- Fleiss (Gwet's missing-data form): p_e = sum_kl w_kl pi_k pi_l;
+
+and the coefficient is (p_a - p_e) / (1 - p_e). Every item with a rating counts: no item
+is left out for having more or fewer ratings than the others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agreement.results import Stat
+
+WEIGHTS = ("identity", "linear", "quadratic")
+
+
+def agreement_weights(values: np.ndarray, weights: str) -> np.ndarray:
+    """The q x q agreement weights over the category ``values`` (irrCAC's definitions:
+    linear 1 - |x_k - x_l| / (x_max - x_min), quadratic 1 - ((x_k - x_l) / range)^2)."""
+    v = np.asarray(values, dtype=float)
+    if weights == "identity":
+        return np.eye(len(v))
+    span = v.max() - v.min() if len(v) else 0.0
+    if span == 0:
+        return np.eye(len(v))
+    diff = np.abs(v[:, None] - v[None, :]) / span
+    if weights == "linear":
+        return 1 - diff
+    if weights == "quadratic":
+        return 1 - diff**2
+    raise ValueError(f"unknown weights {weights!r}")
+
+
+def _parts(
+    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(p_a, pi) for each row of ``draws`` (B, n items); one row of ones without draws."""
+    c = np.asarray(counts, dtype=float)
+    r = c.sum(axis=1)
+    weighted = c @ w_cat.T
+    pairable = (r >= 2).astype(float)
+    rated = (r >= 1).astype(float)
+    # per-item terms padded with zeros, so every resample is one product with the full
+    # draw matrix (no column selection: that would copy B x n floats per call)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pa_i = np.where(r >= 2, (c * (weighted - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
+        share = np.where(r[:, None] >= 1, c / r[:, None], 0.0)
+    d = np.ones((1, len(c))) if draws is None else np.asarray(draws, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_a = (d @ pa_i) / (d @ pairable)
+        pi = (d @ share) / (d @ rated)[:, None]
+    return p_a, pi
+
+
+def gwet_from_counts(
+    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None = None
+) -> np.ndarray:
+    """Gwet's AC1 (identity weights) / AC2 of an items x categories count table, one value
+    per row of ``draws``."""
+    q = w_cat.shape[0]
+    p_a, pi = _parts(counts, w_cat, draws)
+    p_e = w_cat.sum() * (pi * (1 - pi)).sum(axis=1) / (q * (q - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p_a - p_e) / (1 - p_e)
+
+
+def fleiss_missing_from_counts(
+    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None = None
+) -> np.ndarray:
+    """Fleiss' kappa in Gwet's missing-data form, one value per row of ``draws``."""
+    p_a, pi = _parts(counts, w_cat, draws)
+    p_e = np.einsum("bk,kl,bl->b", pi, w_cat, pi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p_a - p_e) / (1 - p_e)
+
+
+def undefined_reason(counts: np.ndarray, n_raters: int, q: int) -> str | None:
+    """Why a chance-corrected coefficient cannot be computed on ``counts``, or None."""
+    m = counts.sum(axis=1)
+    if n_raters < 2:
+        return "only one rater"
+    if not (m >= 2).any():
+        return "no item has two or more ratings"
+    if q < 2:
+        return "only one category on the scale"
+    return None
+
+
+def point(values: np.ndarray, n: int, reason: str) -> Stat:
+    """A statistic from a one-row result of the functions above."""
+    return Stat.of(float(values[0]), n, reason)

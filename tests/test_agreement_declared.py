@@ -1,0 +1,211 @@
+"""A statistic is one declaration (issue 12, point 2): declared at test time, it reaches
+the JSON document, the HTML and Markdown reports, the Agreement page and the side panel.
+And what those show (issue 16, points 3-4; issue 14, point 10): CIs in the report's
+annotator table formatted like the estimates, no literal ``None`` in any table, and the
+panel saying why Fleiss' n changed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
+
+from agreement.results import Stat
+from agreement.statistics import ALL, StatContext, Statistic, declared
+from annotation_store import Store
+from annotation_store.demo import load_demo
+from commands import main
+from reports import build_report, render_report
+from tests.support.apptest import open_app
+
+PROJECT = "demo-intent-resolution"
+
+
+@pytest.fixture
+def demo(sqlite_url: str) -> str:
+    store = Store(sqlite_url)
+    load_demo(store)
+    store.close()
+    return sqlite_url
+
+
+def _toy(ctx: StatContext) -> Stat:
+    """A made-up statistic: the share of pairable units, with a fixed interval."""
+    r = ctx.ratings
+    return Stat(0.4242 * r.pairable.mean(), int(r.pairable.sum()), None, (0.31313, 0.51515))
+
+
+TOY = Statistic(
+    "toy_share",
+    "Toy share",
+    "Toy share of pairable units",
+    ALL,
+    compute=_toy,
+    ci_key="toy_share_ci",
+    n_key="toy_share_n_items",
+    summary=True,
+    panel=True,
+    method="a statistic declared by a test",
+)
+
+
+def _shown(frame_element) -> pd.DataFrame:
+    """What a table shows: the Styler's display values when it has them."""
+    styler = frame_element.proto.arrow_data.styler
+    if styler.display_values:
+        return convert_arrow_bytes_to_pandas_df(styler.display_values)
+    return frame_element.value
+
+
+def _cells(at: AppTest) -> list[str]:
+    return [str(v) for d in at.dataframe for v in _shown(d).to_numpy().ravel()]
+
+
+def test_a_statistic_declared_once_reaches_json_reports_page_and_panel(
+    demo: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with declared(TOY):
+        assert main(["--db", demo, "agreement", PROJECT, "--json", "--resamples", "0"]) == 0
+        f = json.loads(capsys.readouterr().out)["fields"]["resolution"]
+        assert f["toy_share"] == pytest.approx(0.4242)
+        assert f["toy_share_ci"] == [0.31313, 0.51515] and f["toy_share_n_items"] == 5
+
+        store = Store(demo)
+        try:
+            report = build_report(store, PROJECT, n_resamples=0)
+        finally:
+            store.close()
+        md = render_report(report, "md")
+        html = render_report(report, "html")
+        assert "| resolution | Toy share | 0.424 | [0.313, 0.515] | 5/5 |  |" in md
+        assert "<td>Toy share</td><td>0.424</td><td>[0.313, 0.515]</td><td>5/5</td>" in html
+        assert "a statistic declared by a test" in md and "a statistic declared by a test" in html
+
+        at = open_app(monkeypatch, demo, project=PROJECT, page="pages/agreement.py")
+        (summary,) = [d.value for d in at.dataframe if "Toy share" in d.value.columns]
+        assert summary.loc[0, "Toy share"] == pytest.approx(0.4242)
+        assert summary.loc[0, "Toy share n"] == "5/5"
+        (every,) = [d.value for d in at.dataframe if "n / units" in d.value.columns]
+        toy = every[every["statistic"] == "Toy share"].iloc[0]
+        assert (toy["value"], toy["95% CI"], toy["n / units"]) == ("0.424", "[0.313, 0.515]", "5/5")
+        panel = open_app(monkeypatch, demo, script=_panel_script)
+        toy = [m for m in panel.metric if m.label == "Toy share"]
+        assert [m.value for m in toy] == ["0.424"]
+    # undeclared again: gone from the document
+    assert main(["--db", demo, "agreement", PROJECT, "--json", "--resamples", "0"]) == 0
+    assert "toy_share" not in json.loads(capsys.readouterr().out)["fields"]["resolution"]
+
+
+def test_report_annotator_table_has_cis_formatted_like_the_estimates(demo: str) -> None:
+    store = Store(demo)
+    try:
+        report = build_report(store, "demo-intent-match", n_resamples=200)
+    finally:
+        store.close()
+    md = render_report(report, "md")
+    assert "| field | statistic | value | 95% CI | n / units | note |" in md
+    f = report.data["fields"]["gold_fact_labels"]
+    for key, label in (
+        ("fleiss_kappa", "Fleiss kappa (modal-count items)"),
+        ("gwet_ac1", "AC1"),
+        ("fleiss_kappa_all_items", "Fleiss kappa (all items)"),
+    ):
+        lo, hi = f[f"{key}_ci"]
+        cell = f"| gold_fact_labels | {label} | {f[key]:.3f} | [{lo:.3f}, {hi:.3f}] |"
+        assert cell in md, cell
+    lo, hi = f["krippendorff_alpha_ci"]["nominal"]
+    assert (
+        f"| alpha nominal | {f['krippendorff_alpha']['nominal']:.3f} | [{lo:.3f}, {hi:.3f}] |" in md
+    )
+    # Fleiss' n beside the number of units, and which items each kappa used
+    assert f"| {f['fleiss_n_items']}/{f['n_items']} |" in md
+    assert f["fleiss_items_note"] in md
+    assert "None" not in md
+    tables = re.findall(r"<table>.*?</table>", render_report(report, "html"), flags=re.S)
+    assert tables and not [t for t in tables if "None" in t]
+
+
+def test_agreement_page_tables_show_no_literal_none(demo: str, monkeypatch) -> None:
+    """demo-intent-match: derived scores leave Fleiss, AC1 and Cohen undefined."""
+    at = open_app(monkeypatch, demo, project="demo-intent-match", page="pages/agreement.py")
+    cells = _cells(at)
+    assert cells and not [c for c in cells if c in ("None", "nan", "NaN", "<NA>")]
+    assert "—" in cells
+    # no CI rendered as raw floats: every CI cell is a formatted interval or a dash
+    for d in at.dataframe:
+        frame = _shown(d)
+        for col in [c for c in frame.columns if "CI" in str(c)]:
+            assert all(str(v) == "—" or str(v).count(".") == 2 for v in frame[col]), col
+    # what a dash means is said under the table
+    from ui.agreement_tables import NOT_SHOWN
+
+    assert NOT_SHOWN in [str(c.value) for c in at.caption]
+
+
+def _panel_script() -> None:
+    from ui.agreement_panel import agreement_panel
+
+    agreement_panel("demo-intent-resolution")
+
+
+def test_side_panel_says_why_fleiss_n_dropped(demo: str, monkeypatch) -> None:
+    at = open_app(monkeypatch, demo, script=_panel_script)
+    text = " ".join(str(c.value) for c in at.caption)
+    assert "uses the 5 items with 3 ratings" in text
+    labels = [m.label for m in at.metric]
+    assert "Fleiss κ (modal)" in labels and "Fleiss κ (all)" in labels
+    store = Store(demo)
+    try:
+        store.save_label(PROJECT, "cake", "late-annotator", "resolution", 0.6, status="submitted")
+    finally:
+        store.close()
+    at.run()
+    text = " ".join(str(c.value) for c in at.caption)
+    assert (
+        "Fleiss n changed from 5 to 4: Fleiss kappa (modal-count items) uses the 4 items with "
+        "3 ratings; left out: 1 item with 4 ratings. Fleiss kappa (all items) uses all 5 "
+        "items with a rating."
+    ) in text
+    assert "Fleiss κ (modal): n 4/5 · Fleiss κ (all): n 5/5" in text
+
+
+def test_reliability_error_bars_stop_at_the_axis_range() -> None:
+    from reports.figures import reliability_bars
+
+    f = {
+        "krippendorff_alpha": {"nominal": 0.2},
+        "krippendorff_alpha_ci": {"nominal": [-0.6, 0.9]},
+        "fleiss_kappa": None,
+    }
+    fig = reliability_bars({"fields": {"x": f}})
+    (bar,) = fig.data
+    low = fig.layout.yaxis.range[0]
+    assert low == pytest.approx(-0.1)
+    assert bar.error_y.arrayminus[0] == pytest.approx(0.2 - low)  # not 0.8: clipped at -0.1
+    assert bar.error_y.array[0] == pytest.approx(0.7)
+
+
+def test_side_panel_computes_only_the_panel_statistics(demo: str, monkeypatch) -> None:
+    """The panel redraws often: the ICCs (pingouin, a heavy import) are not computed."""
+    import agreement.icc
+    from reports.panel import panel_summary
+
+    def boom(r):
+        raise AssertionError("ICC computed for the side panel")
+
+    monkeypatch.setattr(agreement.icc, "icc_forms", boom)
+    store = Store(demo)
+    try:
+        s = panel_summary(store, PROJECT, "resolution")
+    finally:
+        store.close()
+    assert [x["key"] for x in s["statistics"]] == [
+        "krippendorff_alpha",
+        "fleiss_kappa",
+        "fleiss_kappa_all_items",
+    ]
+    assert s["statistics"][0]["label"] == "α ordinal" and s["statistics"][0]["text"] == "0.810"

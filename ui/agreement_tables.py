@@ -1,0 +1,103 @@
+"""The Agreement page's tables, driven by the statistic declarations.
+
+Numbers stay numbers in the frames (sortable, and what tests read); what is shown is
+formatted like the estimates, with ``—`` for undefined values and the reasons in a note
+under each table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from agreement.statistics import DASH, field_entries
+from reports.render import STAT_HEADER, field_notes, field_sections, statistic_rows
+
+NOT_SHOWN = (
+    f"{DASH} marks a statistic that does not apply to the field's type (e.g. Fleiss' kappa "
+    "on continuous scores) or is undefined on its data; the table below lists every "
+    "statistic that applies, with the reason when it is undefined."
+)
+BASE_COLUMNS = {
+    "type": "type",
+    "units": "n_items",
+    "pairable": "n_pairable",
+    "ratings": "n_ratings",
+}
+
+
+def summary_frame(data: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """One row per field: counts and the declared summary statistics, each with its n as
+    ``n / units`` beside it; and the number format of every statistic column."""
+    rows, formats = [], {}
+    for name, f in field_sections(data):
+        row: dict[str, Any] = {"field": name, **{k: f[v] for k, v in BASE_COLUMNS.items()}}
+        for e in field_entries(f, keep=lambda s: s.summary):
+            row[e.label] = e.value
+            formats[e.label] = f"{{:.{e.statistic.digits}f}}"
+            if e.level is None and e.n is not None:
+                row[f"{e.label} n"] = e.n_text
+        rows.append(row)
+    return pd.DataFrame(rows), formats
+
+
+def _styled(frame: pd.DataFrame, formats: dict[str, str]) -> Any:
+    cols = {c: f for c, f in formats.items() if c in frame.columns}
+    return frame.style.format(cols, na_rep=DASH).format(
+        na_rep=DASH, subset=[c for c in frame.columns if c not in cols]
+    )
+
+
+def _notes(lines: list[str]) -> None:
+    for line in lines:
+        st.caption(line)
+
+
+def human_tables(data: dict[str, Any]) -> None:
+    """The per-field summary, then every statistic with its CI and n, with notes."""
+    frame, formats = summary_frame(data)
+    st.dataframe(_styled(frame, formats), hide_index=True)
+    st.caption(NOT_SHOWN)
+    st.subheader("Every statistic with its 95% interval and n")
+    st.dataframe(pd.DataFrame(statistic_rows(data), columns=STAT_HEADER), hide_index=True)
+    _notes(field_notes(data))
+
+
+def correlation_table(col: Any, e: dict[str, Any]) -> None:
+    """Pearson, Spearman and Kendall of one evaluator and field, CI formatted like r."""
+    table = pd.DataFrame(
+        [
+            {
+                "statistic": k,
+                "r": e[k]["r"],
+                "p": e[k]["p"],
+                "95% CI": f"[{e[k]['ci'][0]:.3f}, {e[k]['ci'][1]:.3f}]" if e[k]["ci"] else DASH,
+                "n": e[k]["n"],
+            }
+            for k in ("pearson", "spearman", "kendall")
+        ]
+    )
+    col.dataframe(_styled(table, {"r": "{:.3f}", "p": "{:.4f}"}), hide_index=True)
+    for k in ("pearson", "spearman", "kendall"):
+        why = e[k].get("reason") or (e[k].get("ci_reason") if not e[k]["ci"] else None)
+        if why:
+            col.caption(f"{k}: {why}")
+
+
+CALIBRATED = ["evaluator", "score_field", "threshold", "precision", "recall", "f1", "kappa"]
+
+
+def calibrated_table(rows: list[dict[str, Any]]) -> None:
+    """The calibrated binary comparison, undefined cells as a dash with the reasons below."""
+    frame = pd.DataFrame(rows)[[*CALIBRATED, "n", "split"]]
+    digits = {"threshold": "{:.2f}", **{k: "{:.3f}" for k in CALIBRATED[3:]}}
+    st.dataframe(_styled(frame, digits), hide_index=True)
+    notes = []
+    for r in rows:
+        if r.get("reason"):
+            notes.append(f"{r['evaluator']} / {r['score_field']}: {r['reason']}")
+        for k, why in (r.get("reasons") or {}).items():
+            notes.append(f"{r['evaluator']} / {r['score_field']} / {k}: {why}")
+    _notes(notes)
