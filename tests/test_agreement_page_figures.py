@@ -4,24 +4,17 @@
 from __future__ import annotations
 
 import json
+from contextlib import closing
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
 from tests.support.apptest import assert_ok, open_app
+from tests.test_agreement_declared import demo  # noqa: F401  (fixture: the demo database URL)
 
 DEMOS = ("demo-intent-match", "demo-actionability", "demo-dialogue", "demo-intent-resolution")
-
-
-@pytest.fixture
-def demo_url(sqlite_url: str) -> str:
-    store = Store(sqlite_url)
-    load_demo(store)
-    store.close()
-    return sqlite_url
 
 
 def _texts(at: AppTest) -> list[str]:
@@ -35,9 +28,10 @@ def _chart_titles(at: AppTest) -> list[str]:
 
 
 def test_agreement_page_flags_and_explains_and_shows_n(
-    monkeypatch: pytest.MonkeyPatch, demo_url: str
+    monkeypatch: pytest.MonkeyPatch,
+    demo: str,  # noqa: F811
 ) -> None:
-    at = open_app(monkeypatch, demo_url, page="pages/agreement.py", project="demo-intent-match")
+    at = open_app(monkeypatch, demo, page="pages/agreement.py", project="demo-intent-match")
     (warning,) = [str(w.value) for w in at.warning]
     warnings = warning.splitlines()
     assert "embedding-similarity (demo) · match: test split too small: 4 items" in " ".join(
@@ -65,7 +59,7 @@ def test_agreement_page_flags_and_explains_and_shows_n(
     assert "None" not in text
 
 
-def test_a_second_visit_reuses_the_document(monkeypatch: pytest.MonkeyPatch, demo_url: str) -> None:
+def test_a_second_visit_reuses_the_document(monkeypatch: pytest.MonkeyPatch, demo: str) -> None:  # noqa: F811
     """The document is computed once per data version and shared by visits (and
     sessions); a saved label makes a new version and one new computation."""
     import reports.data
@@ -80,22 +74,19 @@ def test_a_second_visit_reuses_the_document(monkeypatch: pytest.MonkeyPatch, dem
 
     monkeypatch.setattr(reports.data, "agreement_document", counting)
     project = "demo-intent-resolution"
-    at = open_app(monkeypatch, demo_url, page="pages/agreement.py", project=project)
+    at = open_app(monkeypatch, demo, page="pages/agreement.py", project=project)
     assert calls == [project]
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/agreement.py").run()
     assert_ok(at)
     assert calls == [project], "second visit: the cached document is reused"
-    other = open_app(monkeypatch, demo_url, page="pages/agreement.py", project=project)
+    other = open_app(monkeypatch, demo, page="pages/agreement.py", project=project)
     assert calls == [project], "another session: the same cached document"
     assert len(at.dataframe) == len(other.dataframe) >= 2
     assert all(d.value.equals(e.value) for d, e in zip(at.dataframe, other.dataframe, strict=True))
 
-    store = Store(demo_url)
-    try:
+    with closing(Store(demo)) as store:  # another process saves a label
         store.save_label(project, "cake", "late", "resolution", 0.6, status="submitted")
-    finally:
-        store.close()
     at.run()
     assert_ok(at)
     assert calls == [project, project], "a new data version: computed once more"
@@ -114,12 +105,14 @@ def _none_cells(frame: pd.DataFrame) -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize("project", DEMOS)
 def test_no_table_cell_reads_none_on_the_demo_pages(
-    monkeypatch: pytest.MonkeyPatch, demo_url: str, project: str
+    monkeypatch: pytest.MonkeyPatch,
+    demo: str,  # noqa: F811
+    project: str,
 ) -> None:
     """Home, Progress (median time), Audit (table and per-dimension view), Evaluate, Data
     and Admin draw undefined values as "—" with the reason in the column's help. (The
     Agreement page's own tables are the stats work's, checked there.)"""
-    at = open_app(monkeypatch, demo_url, project=project)
+    at = open_app(monkeypatch, demo, project=project)
     seen = 0
     for page in ("home", "progress", "audit", "evaluate", "data", "admin"):
         at.switch_page(f"pages/{page}.py").run()
