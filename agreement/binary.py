@@ -10,12 +10,17 @@
   figures are then reported on the test split. Dev and test come from the items' split
   (dev / development / validation / val vs test; without test labels every non-dev item
   is test); without any dev item a seeded 10% of the items is the dev split.
+- Degenerate results are flagged, not presented as findings (``flags`` of the result):
+  ``small_test`` when the test split has fewer than ``MIN_TEST_ITEMS`` items, and
+  ``threshold_at_edge`` when the chosen threshold is the grid's lowest (every item with a
+  score is called positive) or highest.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +32,8 @@ DEV_NAMES = {"dev", "development", "validation", "val"}
 TEST_NAMES = {"test"}
 DEV_SHARE = 0.10
 SPLIT_SEED = 13
+#: Fewer test items than this and the calibrated figures are flagged ``small_test``.
+MIN_TEST_ITEMS = 30
 
 
 def majority(values: Sequence[float]) -> int | None:
@@ -175,6 +182,7 @@ def calibrated(
             n_dev=n_dev,
             reason="no threshold has a defined F1 on the dev split "
             f"(n_dev={n_dev}: it needs positive labels and decisions)",
+            flags=calibration_flags(None, int(test.sum())),
         )
     res = compare(
         scores01[test] >= threshold,
@@ -187,7 +195,45 @@ def calibrated(
     notes = dict(res.notes)
     if split_rule:
         notes["split"] = split_rule
-    return BinaryComparison(**{**res.__dict__, "n_dev": n_dev, "dev_f1": dev_f1, "notes": notes})
+    return BinaryComparison(
+        **{
+            **res.__dict__,
+            "n_dev": n_dev,
+            "dev_f1": dev_f1,
+            "notes": notes,
+            "flags": calibration_flags(threshold, res.n),
+        }
+    )
+
+
+def calibration_flags(threshold: float | None, n_test: int) -> dict[str, str]:
+    """Why a calibrated result should not be read as a finding (empty when it can be)."""
+    flags = {}
+    if n_test < MIN_TEST_ITEMS:
+        flags["small_test"] = (
+            f"test split too small: {n_test} items (fewer than {MIN_TEST_ITEMS}), "
+            "so precision, recall, F1 and kappa can swing on one item"
+        )
+    if threshold is not None and np.isclose(threshold, THRESHOLDS[0]):
+        flags["threshold_at_edge"] = (
+            f"threshold {threshold:g} is the grid's lowest: nearly every item is called "
+            "positive, the scores did not separate the classes on the dev split"
+        )
+    elif threshold is not None and np.isclose(threshold, THRESHOLDS[-1]):
+        flags["threshold_at_edge"] = (
+            f"threshold {threshold:g} is the grid's highest: only top scores are called "
+            "positive, the scores did not separate the classes on the dev split"
+        )
+    return flags
+
+
+def flag_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per flag of the ``calibrated`` rows of a document: who, which score, why."""
+    return [
+        f"{r['evaluator']} · {r['score_field']}: {text}"
+        for r in rows
+        for text in (r.get("flags") or {}).values()
+    ]
 
 
 def rescale01(scores: np.ndarray, scale: tuple[float, float] | None) -> tuple[np.ndarray, str]:

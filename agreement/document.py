@@ -22,7 +22,7 @@ from agreement.evaluator import (
     ScoreRows,
     compare_evaluator,
 )
-from agreement.human import VariableAgreement, variable_agreement
+from agreement.human import MIN_PAIR_OVERLAP, VariableAgreement, variable_agreement
 from agreement.inputs import (
     AgreementInputs,
     Reference,
@@ -107,6 +107,7 @@ def _human_field(
     items: pd.DataFrame,
     n_resamples: int,
     seed: int,
+    min_pair_overlap: int = MIN_PAIR_OVERLAP,
     keep: Callable[[Statistic], bool] | None = None,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
     levels = tuple(lv.value for lv in f.agreement_levels)
@@ -137,6 +138,7 @@ def _human_field(
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,
+        min_pair_overlap=min_pair_overlap,
         keep=keep,
     )
     agreement.notes.update(notes)
@@ -207,6 +209,7 @@ def build_document(
     kind, settings = inputs.kind, inputs.settings
     human_fields = [f for f in kind.human_fields(settings) if fields is None or f.name in fields]
     ann = inputs.annotations
+    overlap = int(settings.get("min_pair_overlap", MIN_PAIR_OVERLAP))
     doc = AgreementDocument(
         inputs.project,
         kind.name,
@@ -221,6 +224,7 @@ def build_document(
             "thresholds": [round(float(t), 6) for t in THRESHOLDS],
             "bias_gap": 2.0,
             "majority_rule": "binary reference = majority of human labels; ties are left out",
+            "min_pair_overlap": overlap,
             **inputs.meta,
         },
     )
@@ -231,7 +235,7 @@ def build_document(
             else None
         )
         agreement, unit_labels, spec = _human_field(
-            f, labels, inputs.items, n_resamples, seed, keep
+            f, labels, inputs.items, n_resamples, seed, overlap, keep
         )
         doc.fields[f.name] = agreement
         if timeline and "updated_at" in unit_labels and unit_labels["updated_at"].notna().any():

@@ -19,6 +19,9 @@ from agreement.statistics import StatContext, Statistic, statistics
 
 #: Largest number of distinct values for which alpha's bootstrap CI is computed.
 CI_MAX_VALUES = 32
+#: Default of the project setting ``min_pair_overlap``: a Cohen pair sharing fewer items
+#: is shown greyed out and left out of the pair mean (one odd item swings it to +-1).
+MIN_PAIR_OVERLAP = 5
 
 
 @dataclass
@@ -42,11 +45,25 @@ class VariableAgreement:
     #: declaration: it holds a function, and documents are cached by pickling)
     declared_keys: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    min_pair_overlap: int = MIN_PAIR_OVERLAP
+    categorical: bool = True
 
     @property
     def n_items(self) -> int:
         """Units with at least one rating."""
         return int((self.ratings.m > 0).sum())
+
+    def _no_pair_mean_reason(self, kept: list[Stat]) -> str:
+        """Why the Cohen pair mean is undefined (``kept``: pairs with enough overlap)."""
+        if not self.cohen:
+            return (
+                "fewer than two annotators"
+                if self.categorical
+                else "Cohen's kappa is for categorical ratings; see alpha"
+            )
+        if not kept:
+            return f"no annotator pair shares at least {self.min_pair_overlap} items"
+        return "no pair has a defined kappa"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (the issue's shape plus n, CI and reason keys)."""
@@ -93,15 +110,19 @@ class VariableAgreement:
             k: val(s, f"cohen_kappa_pairs.{k}", "") for k, s in self.cohen.items()
         }
         out["cohen_kappa_pairs_n"] = {k: s.n for k, s in self.cohen.items()}
-        defined = [s.value for s in self.cohen.values() if s.value is not None]
+        out["cohen_kappa_min_overlap"] = self.min_pair_overlap
+        few = sorted(k for k, s in self.cohen.items() if s.n < self.min_pair_overlap)
+        out["cohen_kappa_pairs_few"] = few
+        kept = [s for k, s in self.cohen.items() if k not in few]
+        defined = [s.value for s in kept if s.value is not None]
         out["cohen_kappa_mean"] = float(np.mean(defined)) if defined else None
         if not defined:
-            reasons["cohen_kappa_mean"] = (
-                "Cohen's kappa is for categorical ratings; see alpha"
-                if self.fleiss is None
-                else "no annotator pair"
-                if not self.cohen
-                else "no pair has a defined kappa"
+            reasons["cohen_kappa_mean"] = self._no_pair_mean_reason(kept)
+        if few:
+            reasons["cohen_kappa_pairs_few"] = (
+                f"{len(few)} pair(s) share fewer than {self.min_pair_overlap} items "
+                f"(min_pair_overlap) and are left out of the pair mean: "
+                + ", ".join(f"{k} (n={self.cohen[k].n})" for k in few)
             )
         for weights, pairs in self.cohen_weighted.items():
             out[f"cohen_kappa_pairs_{weights}"] = {
@@ -181,15 +202,26 @@ def variable_agreement(
     unit: str = "item",
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    min_pair_overlap: int = MIN_PAIR_OVERLAP,
     keep: Callable[[Statistic], bool] | None = None,
 ) -> VariableAgreement:
     """Every human-agreement statistic that fits the variable.
 
     ``categorical``: Fleiss, Cohen and percent agreement make sense (not for continuous
-    scores); ``ordinal``: add linear and quadratic weighted Cohen; ``ac1``: Gwet's AC1.
+    scores); ``ordinal``: add linear and quadratic weighted Cohen; ``ac1``: Gwet's AC1;
+    Cohen pairs sharing fewer than ``min_pair_overlap`` items stay out of the pair mean.
     ``keep`` limits the declared statistics computed (the side panel needs few).
     """
-    out = VariableAgreement(name, type_, level, levels, ratings, unit=unit)
+    out = VariableAgreement(
+        name,
+        type_,
+        level,
+        levels,
+        ratings,
+        unit=unit,
+        min_pair_overlap=min_pair_overlap,
+        categorical=categorical,
+    )
     alphas = {lv: krippendorff_alpha(ratings, lv) for lv in levels}
     out.alpha = _alpha_cis(ratings, levels, alphas, n_resamples, seed)
     out.percent = percent_agreement(ratings)

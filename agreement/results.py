@@ -89,6 +89,8 @@ class BinaryComparison:
     dev_f1: float | None = None
     reason: str | None = None
     notes: dict[str, str] = field(default_factory=dict)
+    #: degenerate results (e.g. ``small_test``, ``threshold_at_edge``) and what they mean
+    flags: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -111,6 +113,7 @@ class BinaryComparison:
             out["reason"] = self.reason
         if self.notes:
             out["reasons"] = dict(self.notes)
+        out["flags"] = dict(self.flags)
         return out
 
 

@@ -258,6 +258,11 @@ class TaskKind:
         k = merged.get("k")
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValidationError(f"settings 'k' must be a whole number >= 1, got {k!r}")
+        overlap = merged.get("min_pair_overlap", 1)
+        if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 1:
+            raise ValidationError(
+                f"settings 'min_pair_overlap' must be a whole number >= 1, got {overlap!r}"
+            )
         if self.validate_settings_fn:
             self.validate_settings_fn(merged)
         return merged

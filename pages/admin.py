@@ -10,6 +10,7 @@ from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role
+from ui.tables import dash_missing
 
 st.title("Users & settings")
 if not has_role("admin"):
@@ -231,4 +232,5 @@ with facts_tab:
                     )
         versions = store.fact_versions(project.name, item_id)
         if versions:
-            st.dataframe(pd.DataFrame(versions), hide_index=True, width="stretch")
+            table, config = dash_missing(versions, why="not recorded")
+            st.dataframe(table, hide_index=True, width="stretch", column_config=config)

@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from agreement import AgreementDocument
+from agreement.binary import flag_lines
 from reports import figures
 from reports.data import agreement_document
 from reports.formats import FORMATS
@@ -18,9 +19,14 @@ from ui.agreement_panel import FIELD_KEY, _store_for
 from ui.context import get_store, require_project
 
 
-@st.cache_data(show_spinner="Computing agreement…", max_entries=16, ttl=3600)
-def _document(url: str, project: str, version: str, resamples: int) -> AgreementDocument:
-    return agreement_document(_store_for(url), project, n_resamples=resamples)
+@st.cache_resource(show_spinner=False, max_entries=16, ttl=3600)
+def _document(
+    url: str, project: str, version: str, resamples: int
+) -> tuple[AgreementDocument, dict[str, Any]]:
+    """The document and its JSON form, computed once per data version and shared by every
+    visit and session (a resource: not copied per rerun; nothing here mutates it)."""
+    doc = agreement_document(_store_for(url), project, n_resamples=resamples)
+    return doc, doc.to_dict()
 
 
 REPORT_KEY = "agreement_report"
@@ -64,27 +70,43 @@ store = get_store()
 version = store.data_version(project.name)
 st.title(f"Agreement · {project.name}")
 resamples = st.sidebar.select_slider("Bootstrap resamples", [0, 200, 1000], value=1000)
-doc = _document(store.url, project.name, version, resamples)
-data = doc.to_dict()
+with st.spinner(f"Computing agreement ({resamples} bootstrap resamples)…", show_time=True):
+    doc, data = _document(store.url, project.name, version, resamples)
 names = list(data["fields"]) + list(data["derived"])
+picked = None
 if names:
     st.session_state.setdefault(FIELD_KEY, names[0])
-    st.selectbox("Field (also shown in the side panel)", names, key=FIELD_KEY)
+    # Pairs, evaluators and the timeline are drawn for this field only: every plotly
+    # chart costs the browser a redraw, and all of them at once made visits slow.
+    picked = st.selectbox("Field (also shown in the side panel)", names, key=FIELD_KEY)
 
 st.plotly_chart(figures.reliability_bars(data), width="stretch")
 agreement_tables.human_tables(data)
 
 st.header("Annotator pairs")
+if picked not in data["fields"]:
+    st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")
 for name, f in data["fields"].items():
-    fig = figures.kappa_heatmap(f, name)
+    fig = figures.kappa_heatmap(f, name) if name == picked else None
     if fig is not None:
         st.plotly_chart(fig, width="stretch")
+        if note := figures.pair_note(f):
+            st.caption(note)
 
 st.header("Evaluators vs humans")
 if not doc.evaluators:
     st.info("No evaluator scores yet: run an evaluator or import scores.")
+else:
+    scored = sorted({f for by_field in doc.evaluators.values() for f in by_field})
+    others = ", ".join(f for f in scored if f != picked)
+    if picked not in scored:
+        st.caption(f"No evaluator scores {picked}; pick one of {others} above.")
+    elif others:
+        st.caption(f"Figures for {picked}; evaluators also score {others} (pick above).")
 for ev, by_field in doc.evaluators.items():
     for name, res in by_field.items():
+        if name != picked:
+            continue
         e = data["evaluators"][ev][name]
         cols = st.columns(2)
         if res.pairs is not None and len(res.pairs):
@@ -94,30 +116,31 @@ for ev, by_field in doc.evaluators.items():
             )
         agreement_tables.correlation_table(cols[1], e)
         if e.get("binary") and e["binary"]["n"]:
-            cols[1].plotly_chart(
-                figures.confusion(e["binary"], f"{ev} {name} vs human {e['binary']['against']}"),
-                width="stretch",
-            )
-        if e.get("bias") and e["bias"].get("by_generator"):
-            st.plotly_chart(
-                figures.bias_bars(e["bias"], f"{ev} on {name}: bias by generator"),
-                width="stretch",
-            )
-            b = e["bias"]
-            st.caption(
-                f"over {b['over']} / under {b['under']} of {b['n']} (mean of "
-                f"{b['n_runs']} runs) · own {b['over_own']}/{b['n_own']} vs other "
-                f"{b['over_other']}/{b['n_other']} · Fisher p {b['fisher_p']}"
-            )
+            cols[1].plotly_chart(figures.confusion(e["binary"], ev, name), width="stretch")
+        if e.get("bias"):
+            bias_fig = figures.bias_bars(e["bias"], f"{ev} on {name}: bias by generator")
+            if bias_fig is not None:
+                st.plotly_chart(bias_fig, width="stretch")
+            else:
+                st.caption(
+                    f"**{ev} on {name}, bias by generator**: no chart, "
+                    f"{figures.bias_explanation(e['bias'])}."
+                )
+            st.caption(figures.bias_caption(e["bias"]))
 
 for against, rows in data["calibrated"].items():
     st.header(f"Calibrated binary comparison vs {against} (Bi-Fact Table 1)")
     agreement_tables.calibrated_table(rows)
+    if lines := flag_lines(rows):
+        st.warning(
+            "Not findings yet:\n" + "\n".join(f"- {line}" for line in lines),
+            icon=":material/warning:",
+        )
 
-if data["timeline"]:
+if data["timeline"].get(picked):
     st.header("Agreement over time")
     for name, points in data["timeline"].items():
-        if points:
+        if points and name == picked:
             st.plotly_chart(figures.timeline(points, name), width="stretch")
 
 st.header("Report")

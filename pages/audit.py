@@ -23,6 +23,7 @@ from annotation_store.audit import (
 from ui.audit.drilldown import render_drilldown
 from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
+from ui.tables import dash_missing
 
 SELECTED = "audit_item"
 LAST_CLICK = "_audit_last_click"
@@ -183,8 +184,11 @@ shown_view = shown.assign(
 )
 
 st.caption(f"**{len(shown)}** of {len(frame)} items · field `{field}` (scale {lo:g}-{hi:g})")
+shown_table, config = dash_missing(
+    shown_view[shown_cols], config, {"split": "no split given", "generator": "not given"}
+)
 event = st.dataframe(
-    shown_view[shown_cols],
+    shown_table,
     hide_index=True,
     width="stretch",
     height=min(420, 38 + 35 * max(len(shown), 1)),

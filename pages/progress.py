@@ -4,6 +4,9 @@ import streamlit as st
 
 from annotation_store import assignments as asg
 from ui.context import current_project, get_store, has_role
+from ui.tables import dash_missing
+
+NO_TIME = "no item with a recorded labelling time yet"
 
 st.title("Progress")
 if not has_role("admin"):
@@ -18,16 +21,16 @@ if not projects:
 
 overview = [asg.project_progress(store, name) for name in projects]
 st.subheader("All projects")
-st.dataframe(
+table, config = dash_missing(
     overview,
-    hide_index=True,
-    width="stretch",
-    column_config={
+    {
         "short_of_k": st.column_config.NumberColumn("items short of k"),
         "missing_labels": st.column_config.NumberColumn("labels still needed"),
         "median_seconds": st.column_config.NumberColumn("median s / item", format="%.0f"),
     },
+    NO_TIME,
 )
+st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 project = current_project()
 if project is not None:
@@ -38,18 +41,18 @@ if project is not None:
     b.metric(f"Short of k = {row['k']}", row["short_of_k"])
     c.metric("Drafts open", row["drafts"])
     d.metric(
-        "Median s / item", "—" if row["median_seconds"] is None else f"{row['median_seconds']:.0f}"
+        "Median s / item",
+        "—" if row["median_seconds"] is None else f"{row['median_seconds']:.0f}",
+        help=NO_TIME if row["median_seconds"] is None else None,
     )
     st.progress(row["complete"] / row["items"] if row["items"] else 0.0)
     people = asg.annotator_progress(store, project.name)
     if people.empty:
         st.caption("Nobody has started on this project yet.")
     else:
-        st.dataframe(
+        table, config = dash_missing(
             people,
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "median_seconds": st.column_config.NumberColumn("median s / item", format="%.0f")
-            },
+            {"median_seconds": st.column_config.NumberColumn("median s / item", format="%.0f")},
+            NO_TIME,
         )
+        st.dataframe(table, hide_index=True, width="stretch", column_config=config)

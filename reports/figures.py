@@ -9,27 +9,49 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from agreement import AgreementDocument
+from agreement.human import MIN_PAIR_OVERLAP
+
+#: The template of figures in the HTML report; on the page Streamlit's own theme applies
+#: (and building a figure with a named template costs ~50 ms of deep copies).
+REPORT_TEMPLATE = "plotly_white"
+DASH = "—"
+GREY = "#d4d4d4"
 
 
-def _layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
-    fig.update_layout(
-        title=title, height=height, margin=dict(l=40, r=20, t=50, b=40), template="plotly_white"
-    )
+def _layout(
+    fig: go.Figure, title: str, height: int = 360, template: str | None = None
+) -> go.Figure:
+    layout: dict[str, Any] = dict(title=title, height=height, margin=dict(l=40, r=20, t=70, b=40))
+    if template:
+        layout["template"] = template
+    fig.update_layout(**layout)
     return fig
 
 
-def reliability_bars(doc: dict[str, Any]) -> go.Figure:
-    """Alpha (each level) and Fleiss' kappa per field, with 95% bootstrap intervals."""
+def _num(value: float | None, digits: int = 2) -> str:
+    return DASH if value is None else f"{value:.{digits}f}"
+
+
+def _count(value: float | None) -> str:
+    """A count, or a mean count over runs (1.5 stays 1.5)."""
+    return DASH if value is None else f"{round(float(value), 2):g}"
+
+
+def reliability_bars(doc: dict[str, Any], template: str | None = None) -> go.Figure:
+    """Alpha (each level) and Fleiss' kappa per field, with 95% bootstrap intervals; every
+    bar is labelled with the n it rests on (pairable units for alpha, items for Fleiss)."""
     fig = go.Figure()
     rows = []
     for section in ("fields", "derived"):
         for name, f in doc.get(section, {}).items():
+            unit = f.get("unit", "item")
+            x = f"{name}<br>{f.get('n_items', 0)} {unit}s"
             for level, value in f["krippendorff_alpha"].items():
-                rows.append(
-                    (f"alpha {level}", name, value, f.get("krippendorff_alpha_ci", {}).get(level))
-                )
+                ci = f.get("krippendorff_alpha_ci", {}).get(level)
+                rows.append((f"alpha {level}", x, value, ci, f.get("n_pairable", 0)))
             if f.get("fleiss_kappa") is not None:
-                rows.append(("Fleiss kappa", name, f["fleiss_kappa"], f.get("fleiss_kappa_ci")))
+                ci = f.get("fleiss_kappa_ci")
+                rows.append(("Fleiss kappa", x, f["fleiss_kappa"], ci, f.get("fleiss_n_items", 0)))
     y_min, y_max = min(-0.1, *(r[2] for r in rows if r[2] is not None), 0), 1.05
     for stat in dict.fromkeys(r[0] for r in rows):
         part = [r for r in rows if r[0] == stat and r[2] is not None]
@@ -44,40 +66,98 @@ def reliability_bars(doc: dict[str, Any]) -> go.Figure:
             x=[r[1] for r in part],
             y=y,
             error_y=dict(type="data", array=hi, arrayminus=lo),
+            text=[f"n={r[4]}" for r in part],
+            textposition="inside",
+            insidetextanchor="start",
+            customdata=[
+                [r[4], _num(r[3][0]) if r[3] else DASH, _num(r[3][1]) if r[3] else DASH]
+                for r in part
+            ],
+            hovertemplate=f"{stat} %{{y:.3f}} [%{{customdata[1]}}, %{{customdata[2]}}]"
+            "<br>n = %{customdata[0]}<extra>%{x}</extra>",
         )
     fig.update_yaxes(range=[y_min, y_max])
-    return _layout(fig, "Agreement among annotators (95% bootstrap CI)")
+    return _layout(
+        fig,
+        "Agreement among annotators (95% bootstrap CI)<br><sup>n on each bar: pairable "
+        "units (alpha) or items with the modal number of ratings (Fleiss)</sup>",
+        template=template,
+    )
 
 
-def kappa_heatmap(field: dict[str, Any], name: str) -> go.Figure | None:
-    """Cohen's kappa for every annotator pair of one field as a symmetric heatmap."""
+def low_overlap_pairs(field: dict[str, Any]) -> tuple[int, list[str]]:
+    """The field's minimum overlap and its Cohen pairs that share fewer items."""
+    minimum = int(field.get("cohen_kappa_min_overlap", MIN_PAIR_OVERLAP))
+    few = field.get("cohen_kappa_pairs_few")
+    if few is None:
+        n = field.get("cohen_kappa_pairs_n") or {}
+        few = sorted(k for k, v in n.items() if v < minimum)
+    return minimum, list(few)
+
+
+def pair_note(field: dict[str, Any]) -> str | None:
+    """What the greyed cells of a Cohen heatmap mean, or None when none is greyed."""
+    minimum, few = low_overlap_pairs(field)
+    if not few:
+        return None
+    n = field.get("cohen_kappa_pairs_n") or {}
+    pairs = ", ".join(f"{k.replace('|', ' & ')} (n={n.get(k, 0)})" for k in few)
+    return (
+        f"Greyed out: pairs sharing fewer than {minimum} items (project setting "
+        f"`min_pair_overlap`), left out of the pair mean: {pairs}."
+    )
+
+
+def kappa_heatmap(
+    field: dict[str, Any], name: str, template: str | None = None
+) -> go.Figure | None:
+    """Cohen's kappa for every annotator pair of one field as a symmetric heatmap, each
+    cell with its n; pairs sharing fewer than the minimum overlap are grey."""
     pairs = field.get("cohen_kappa_pairs") or {}
     if not pairs:
         return None
+    counts = field.get("cohen_kappa_pairs_n") or {}
+    minimum, few = low_overlap_pairs(field)
     people = sorted({p for key in pairs for p in key.split("|")})
-    m = pd.DataFrame(np.nan, index=people, columns=people)
+    at = {p: i for i, p in enumerate(people)}
+    k = len(people)
+    z_ok, z_few = np.full((k, k), np.nan), np.full((k, k), np.nan)
+    text_ok = np.full((k, k), "", dtype=object)
+    text_few = np.full((k, k), "", dtype=object)
     for key, value in pairs.items():
-        a, b = key.split("|")
-        m.loc[a, b] = m.loc[b, a] = value if value is not None else np.nan
-    for p in people:
-        m.loc[p, p] = 1.0
+        a, b = (at[p] for p in key.split("|"))
+        n = counts.get(key, 0)
+        label = f"{_num(value)}<br>n={n}"
+        grey = key in few
+        for i, j in ((a, b), (b, a)):
+            if grey:
+                z_few[i, j], text_few[i, j] = 0.0, f"{label} (few)"
+            else:
+                z_ok[i, j], text_ok[i, j] = (np.nan if value is None else value), label
+    common = dict(x=people, y=people, texttemplate="%{text}", hoverongaps=False)
     fig = go.Figure(
-        go.Heatmap(
-            z=m.to_numpy(),
-            x=people,
-            y=people,
-            zmin=-1,
-            zmax=1,
-            colorscale="RdBu",
-            text=m.round(2).to_numpy(),
-            texttemplate="%{text}",
-            hoverongaps=False,
-        )
+        go.Heatmap(z=z_ok, text=text_ok, zmin=-1, zmax=1, colorscale="RdBu", **common),
     )
-    return _layout(fig, f"Cohen's kappa per annotator pair: {name}", 380)
+    if few:
+        fig.add_heatmap(
+            z=z_few, text=text_few, colorscale=[[0, GREY], [1, GREY]], showscale=False, **common
+        )
+    unit = field.get("unit", "item")
+    sub = f"n = shared {unit}s" + (
+        f"; grey: fewer than {minimum}, left out of the pair mean" if few else ""
+    )
+    return _layout(
+        fig, f"Cohen's kappa per annotator pair: {name}<br><sup>{sub}</sup>", 400, template
+    )
 
 
-def scatter(pairs: pd.DataFrame, evaluator: str, field: str, r: float | None) -> go.Figure:
+def scatter(
+    pairs: pd.DataFrame,
+    evaluator: str,
+    field: str,
+    r: float | None,
+    template: str | None = None,
+) -> go.Figure:
     """Evaluator score (mean over runs) vs mean human value per item, with the OLS fit."""
     fig = go.Figure(
         go.Scatter(
@@ -95,11 +175,37 @@ def scatter(pairs: pd.DataFrame, evaluator: str, field: str, r: float | None) ->
         fig.add_scatter(x=xs, y=slope * xs + intercept, mode="lines", name="fit")
     fig.update_xaxes(title="mean human value")
     fig.update_yaxes(title=f"{evaluator} score")
-    rtxt = f" (Pearson r = {r:.3f})" if r is not None else ""
-    return _layout(fig, f"{evaluator} vs humans on {field}{rtxt}")
+    rtxt = f"Pearson r = {_num(r, 3)}, " if r is not None else ""
+    return _layout(
+        fig,
+        f"{evaluator} vs humans on {field}<br><sup>{rtxt}n = {len(pairs)} items</sup>",
+        template=template,
+    )
 
 
-def confusion(binary: dict[str, Any], title: str) -> go.Figure:
+def confusion_title(binary: dict[str, Any], evaluator: str, field: str) -> str:
+    """Title of a confusion matrix: what it compares, which split, n and any flags."""
+    split = binary.get("split") or "all"
+    where = "all items" if split == "all" else f"{split} split"
+    sub = f"{where}, n = {binary['n']}"
+    if binary.get("threshold") is not None and split != "all":
+        sub += f", threshold {binary['threshold']:.2f}"
+    flags = binary.get("flags") or {}
+    if flags:
+        sub += "<br>⚠ " + "; ".join(FLAG_NAMES.get(k, k) for k in flags)
+    return f"{evaluator} {field} vs human {binary.get('against')}<br><sup>{sub}</sup>"
+
+
+#: Short names of the degenerate-result flags of a calibrated comparison.
+FLAG_NAMES = {
+    "small_test": "test split too small",
+    "threshold_at_edge": "threshold at the grid's edge",
+}
+
+
+def confusion(
+    binary: dict[str, Any], evaluator: str, field: str, template: str | None = None
+) -> go.Figure:
     """2x2 confusion matrix of evaluator decisions vs the human majority label."""
     c = binary["confusion"]
     z = [[c["tn"], c["fp"]], [c["fn"], c["tp"]]]
@@ -114,77 +220,103 @@ def confusion(binary: dict[str, Any], title: str) -> go.Figure:
             showscale=False,
         )
     )
-    return _layout(fig, title, 300)
+    return _layout(fig, confusion_title(binary, evaluator, field), 300, template)
 
 
-def bias_bars(bias: dict[str, Any], title: str) -> go.Figure:
-    """Over- and under-estimations (gap >= 2 on 0-5) per item generator."""
-    gens = bias.get("by_generator") or {}
+def bias_explanation(bias: dict[str, Any]) -> str | None:
+    """Why a by-generator bias chart would say nothing about self-preference (no item of
+    the judge's own model, or no judge model), or None when it can be drawn."""
+    if not bias.get("by_generator"):
+        return bias.get("reason") or "no item with both an evaluator score and human scores"
+    if bias.get("n_own", 0) == 0 or bias.get("n_other", 0) == 0:
+        return bias.get("fisher_reason") or "no item generated by the judge's own model"
+    return None
+
+
+def bias_caption(bias: dict[str, Any]) -> str:
+    """Over- and under-estimation counts (items; means over runs), apart from the test."""
+    n, runs = bias.get("n", 0), bias.get("n_runs", 0)
+    per = f" (mean of {runs} runs)" if runs and runs > 1 else ""
+    parts = [
+        f"over-estimated on {_count(bias.get('over'))} of {n} items, under-estimated on "
+        f"{_count(bias.get('under'))} of {n}{per}"
+    ]
+    if bias.get("n_own"):
+        parts.append(
+            f"own model's items: over on {_count(bias.get('over_own'))} of {bias['n_own']}"
+        )
+    if bias.get("n_other"):
+        parts.append(
+            f"other models' items: over on {_count(bias.get('over_other'))} of {bias['n_other']}"
+        )
+    p = bias.get("fisher_p")
+    parts.append(
+        f"Fisher exact p = {p:.3g}"
+        if p is not None
+        else f"Fisher test: {DASH} ({bias.get('fisher_reason') or 'undefined'})"
+    )
+    return " · ".join(parts)
+
+
+def bias_bars(bias: dict[str, Any], title: str, template: str | None = None) -> go.Figure | None:
+    """Shares of over- and under-estimated items (gap >= 2 on 0-5) per item generator; the
+    counts go in the hover text. None when :func:`bias_explanation` says why not."""
+    if bias_explanation(bias) is not None:
+        return None
+    gens = bias["by_generator"]
     names = list(gens)
     fig = go.Figure()
-    fig.add_bar(
-        name="over",
-        x=names,
-        y=[gens[g]["over"] / max(gens[g]["n"], 1) for g in names],
-        text=[f"{gens[g]['over']}/{gens[g]['n']}" for g in names],
-    )
-    fig.add_bar(
-        name="under",
-        x=names,
-        y=[gens[g]["under"] / max(gens[g]["n"], 1) for g in names],
-        text=[f"{gens[g]['under']}/{gens[g]['n']}" for g in names],
-    )
-    fig.update_yaxes(title="share of items", rangemode="tozero")
-    return _layout(fig, title)
+    for side in ("over", "under"):
+        fig.add_bar(
+            name=side,
+            x=[f"{g}<br>n={gens[g]['n']}" for g in names],
+            y=[gens[g][side] / max(gens[g]["n"], 1) for g in names],
+            customdata=[[gens[g][side], gens[g]["n"]] for g in names],
+            hovertemplate=f"{side}-estimated on %{{customdata[0]}} of %{{customdata[1]}} "
+            "items (%{y:.0%})<extra>%{x}</extra>",
+        )
+    fig.update_yaxes(title="share of items", rangemode="tozero", tickformat=".0%")
+    return _layout(fig, title, template=template)
 
 
-def timeline(points: list[dict[str, Any]], name: str) -> go.Figure:
+def timeline(points: list[dict[str, Any]], name: str, template: str | None = None) -> go.Figure:
     """Alpha as labels accumulate."""
     fig = go.Figure(
         go.Scatter(
             x=[p["at"] for p in points],
             y=[p["alpha"] for p in points],
             mode="lines+markers",
-            text=[f"{p['n_ratings']} ratings" for p in points],
+            text=[f"{p['n_ratings']} ratings, {p.get('n_pairable', 0)} pairable" for p in points],
         )
     )
     fig.update_yaxes(title="alpha")
-    return _layout(fig, f"Agreement over time: {name}", 300)
+    n = points[-1]["n_ratings"] if points else 0
+    return _layout(fig, f"Agreement over time: {name} (n = {n} ratings by now)", 300, template)
 
 
 def document_figures(
-    doc: AgreementDocument, data: dict[str, Any] | None = None
+    doc: AgreementDocument, data: dict[str, Any] | None = None, template: str = REPORT_TEMPLATE
 ) -> list[tuple[str, go.Figure]]:
     """Every figure of the document, titled, in reading order."""
     data = data or doc.to_dict()
-    figs: list[tuple[str, go.Figure]] = [("reliability", reliability_bars(data))]
+    figs: list[tuple[str, go.Figure]] = [("reliability", reliability_bars(data, template))]
     for name, f in data["fields"].items():
-        hm = kappa_heatmap(f, name)
+        hm = kappa_heatmap(f, name, template)
         if hm is not None:
             figs.append((f"kappa-{name}", hm))
     for ev, by_field in doc.evaluators.items():
         for field, res in by_field.items():
             if res.pairs is not None and len(res.pairs):
-                figs.append(
-                    (
-                        f"scatter-{ev}-{field}",
-                        scatter(res.pairs, ev, field, res.correlations["pearson"].r),
-                    )
-                )
+                r = res.correlations["pearson"].r
+                figs.append((f"scatter-{ev}-{field}", scatter(res.pairs, ev, field, r, template)))
             b = data["evaluators"][ev][field].get("binary")
             if b and b["n"]:
-                figs.append(
-                    (
-                        f"confusion-{ev}-{field}",
-                        confusion(b, f"{ev} {field} vs human {b['against']} ({b['split']})"),
-                    )
-                )
+                figs.append((f"confusion-{ev}-{field}", confusion(b, ev, field, template)))
             bias = data["evaluators"][ev][field].get("bias")
-            if bias and bias.get("by_generator"):
-                figs.append(
-                    (f"bias-{ev}-{field}", bias_bars(bias, f"{ev} on {field}: bias by generator"))
-                )
+            fig = bias and bias_bars(bias, f"{ev} on {field}: bias by generator", template)
+            if fig is not None and bias:
+                figs.append((f"bias-{ev}-{field}", fig))
     for name, points in data.get("timeline", {}).items():
         if points:
-            figs.append((f"timeline-{name}", timeline(points, name)))
+            figs.append((f"timeline-{name}", timeline(points, name, template)))
     return figs

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from agreement import AgreementDocument
+from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import DASH, field_entries, statistics
 from annotation_store import Store
@@ -330,6 +331,8 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     for against, rows in d.get("calibrated", {}).items():
         lines += ["", f"## Calibrated binary comparison vs `{against}` (Bi-Fact Table 1)", ""]
         lines += _md_table(CAL_HEADER, _cal_rows(rows))
+        flags = [f"- ⚠ {w}" for w in flag_lines(rows)]
+        lines += ["", *flags] if flags else []
     notes = _evaluator_notes(d)
     if notes:
         lines += ["", "Why some evaluator figures are empty:", ""] + [f"- {n}" for n in notes]
@@ -421,6 +424,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             f"<h2>Calibrated binary comparison vs {html.escape(against)} (Bi-Fact Table 1)</h2>",
             _html_table(CAL_HEADER, _cal_rows(rows)),
         ]
+        parts += [f"<p class='flag'>⚠ {html.escape(w)}</p>" for w in flag_lines(rows)]
     parts.append(_html_list(_evaluator_notes(d)))
     parts.append("<h2>Figures</h2>")
     for i, (_, fig) in enumerate(document_figures(report.document, d)):

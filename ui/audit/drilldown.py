@@ -21,6 +21,7 @@ from ui.audit.adjudication_view import adjudication_panel
 from ui.audit.fact_grid import render_fact_grid
 from ui.context import get_store
 from ui.evaluator_panel import evaluator_panel
+from ui.tables import dash_missing
 
 CATEGORY_COLOURS = {
     "metric differs": "orange",
@@ -136,16 +137,16 @@ def _rubric(
     left, right = st.columns([1, 1]) if findings else (st.container(), None)
     with left:
         st.markdown("**Per dimension** (people and evaluators, on each dimension's scale)")
-        st.dataframe(
+        shown, config = dash_missing(
             grid,
-            hide_index=True,
-            width="stretch",
-            column_config={
+            {
                 c: st.column_config.NumberColumn(format="%.2f")
                 for c in grid.columns
                 if c not in ("dimension", "scale")
             },
+            "no value on this dimension (not scored or not labelled)",
         )
+        st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
     if right is not None:
         with right:
             for lab, errors in findings.items():

@@ -18,6 +18,7 @@ from annotation_store import Store
 from common.config import get_setting
 from jobs.worker import Worker, job_state, request_cancel, resume_job
 from ui.context import get_store
+from ui.tables import dash_missing
 
 ACTIVE = ("queued", "running", "cancelling", "stale")
 POLL_S = 1.0
@@ -149,7 +150,8 @@ def _older_jobs(jobs: list[dict[str, Any]]) -> None:
         ]
     )
     with st.expander(f"Older jobs ({len(frame)})"):
-        st.dataframe(frame, hide_index=True, width="stretch")
+        table, config = dash_missing(frame, why="not recorded")
+        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 
 def _resume(job_id: int) -> None:
