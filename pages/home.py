@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from annotation_store import assignments as asg
 from kinds import get_kind
 from ui.context import PROJECT_KEY, current_user, get_store, has_role
 
@@ -33,15 +34,29 @@ table = pd.DataFrame(
             "kind": get_kind(s.kind).title,
             "items": s.items,
             "annotators": s.annotators,
-            "submitted labels": s.submitted_labels,
-            "drafts": s.draft_labels,
+            # Items x annotators, as Progress counts them; answers are single label fields.
+            "submitted items": asg.project_progress(store, s.name)["submitted"],
+            "submitted answers": s.submitted_labels,
+            "draft answers": s.draft_labels,
             "evaluator results": s.evaluator_results,
         }
         for s in summaries
     ]
 )
 st.subheader("Projects")
-st.dataframe(table, hide_index=True, width="stretch")
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "submitted items": st.column_config.NumberColumn(
+            help="Items submitted, counted once per annotator (as on Progress)"
+        ),
+        "submitted answers": st.column_config.NumberColumn(
+            help="Submitted label fields: one per question an annotator answered"
+        ),
+    },
+)
 
 current = st.session_state.get(PROJECT_KEY)
 if current:

@@ -380,7 +380,8 @@ def _others(ctx: ItemContext) -> None:
     if rows.empty:
         st.caption("Nobody else has labelled this item yet.")
     else:
-        st.dataframe(rows[["annotator", "field", "value", "status"]], hide_index=True)
+        # A static table wraps its cells in the narrow column (a dataframe truncates them).
+        st.table(rows[["annotator", "field", "value", "status"]], hide_index=True)
 
 
 def _jump(store: Store, project: ProjectInfo, here: str | None) -> None:
