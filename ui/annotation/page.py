@@ -265,26 +265,24 @@ def _action_bar(ctx: ItemContext) -> None:
         _buttons(ctx)
 
 
+FOCUS_BUTTONS = (
+    ("↑", "focus_prev", keyboard.PREVIOUS_TARGET, -1, "previous fact or question"),
+    ("↓", "focus_next", keyboard.NEXT_TARGET, 1, "next fact or question"),
+)
+
+
 def _focus_buttons(ctx: ItemContext) -> None:
     with st.container(horizontal=True, gap="small", horizontal_alignment="right"):
-        st.button(
-            "↑",
-            key="focus_prev",
-            shortcut=keyboard.PREVIOUS_TARGET,
-            on_click=set_focus,
-            args=(ctx, -1),
-            type="tertiary",
-            help="previous fact or question",
-        )
-        st.button(
-            "↓",
-            key="focus_next",
-            shortcut=keyboard.NEXT_TARGET,
-            on_click=set_focus,
-            args=(ctx, 1),
-            type="tertiary",
-            help="next fact or question",
-        )
+        for label, key, shortcut, step, what in FOCUS_BUTTONS:
+            st.button(
+                label,
+                key=key,
+                shortcut=shortcut,
+                on_click=set_focus,
+                args=(ctx, step),
+                type="tertiary",
+                help=what,
+            )
 
 
 def _buttons(ctx: ItemContext) -> None:
