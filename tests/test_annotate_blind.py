@@ -98,7 +98,7 @@ def test_reviewer_sees_everything(store: Store, monkeypatch: pytest.MonkeyPatch)
     assert at.query_params["item"] == "im2"
     assert "Evaluators" in _labels(at)
     assert "Other annotators' labels" in _labels(at)
-    table = at.dataframe[0].value
+    table = at.table[0].value  # a static table: it wraps in the narrow side column
     assert table.to_dict("records") == [
         {"annotator": "other", "field": "match", "value": 0, "status": "draft"}
     ]

@@ -38,8 +38,7 @@ PAGE_CSS = """<style>
   {background: #1e7b34; border-color: #1e7b34}
 [class*='st-key-opt'][class*='--M '] button[data-testid='stBaseButton-primary']
   {background: #b3261e; border-color: #b3261e}
-.st-key-action_bar {position: sticky; bottom: 0; z-index: 50; padding: 0.5rem 0 0.25rem;
-  background: var(--st-background-color, #fff); border-top: 1px solid rgba(49, 51, 63, 0.2)}
+.st-key-action_bar {padding-bottom: 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.2)}
 </style>"""
 REVIEW_ROLES = ("admin", "reviewer")
 
@@ -258,8 +257,8 @@ def _messages() -> None:
 
 
 def _action_bar(ctx: ItemContext) -> None:
-    # Sticky at the bottom of the view (PAGE_CSS), with what the last action said, so
-    # Submit and its answer stay in sight however long the item is.
+    # Above the item, with what the last action said, so Submit and its answer are in
+    # sight however long the item is (below a long view it fell under the fold).
     with st.container(key="action_bar"):
         _notice()
         _buttons(ctx)
@@ -420,8 +419,8 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     st.session_state.setdefault(_timer_key(project.name, item_id), time.time())
     main, side = st.columns([3.3, 1], gap="medium")
     with main:
-        _item_area(store, project, item, user, figures)
         _action_bar(_context(store, project, item, user))
+        _item_area(store, project, item, user, figures)
     with side:
         _side_area(store, project, item, user, first_time=figures.done == 0)
 
