@@ -2,7 +2,9 @@
 
 Exports round-trip: an exported file imports back into a project of the same kind and
 gives the same data. In CSV and Parquet, lists and objects are written as JSON text (the
-importer reads them back); JSONL keeps them native.
+importer reads them back); JSONL keeps them native. CSV cells that a spreadsheet
+would run as a formula get a leading quote (:mod:`common.csv_safe`); JSONL and Parquet
+stay exact.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from annotation_store.store import Store
+from common.csv_safe import csv_bytes
 
 FORMATS = (".csv", ".jsonl", ".parquet")
 
@@ -79,7 +82,7 @@ def frame_bytes(df: pd.DataFrame, suffix: str) -> bytes:
         ).encode("utf-8")
     flat = df.astype(object).map(_jsonify)
     if suffix == ".csv":
-        return flat.to_csv(index=False).encode("utf-8")
+        return csv_bytes(flat)
     if suffix == ".parquet":
         flat = flat.astype(
             {c: "string" for c in flat.columns if flat[c].map(lambda v: isinstance(v, str)).any()}

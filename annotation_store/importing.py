@@ -4,6 +4,10 @@ Every row is validated against the project's task kind before anything is writte
 first bad row stops the import with an :class:`ImportFailure` naming the file, row,
 column and reason, and the database is left exactly as it was. A valid file is written
 in one transaction. Re-importing the same file changes nothing.
+
+Hostile files fail the same way, in one line: bytes that are not UTF-8, a CSV cell longer
+than :data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DEPTH`, an
+``item_id`` that is neither a string nor an integer.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +29,11 @@ from kinds.base import FieldType
 SPLITS = ("dev", "test")
 LABEL_STATUSES = ("draft", "submitted", "skipped")
 ITEM_META = ("item_id", "split")
+#: The longest CSV cell accepted, in characters (Python's csv default is 128 KiB).
+MAX_CSV_CELL = 16 * 1024 * 1024
+#: The deepest nesting of lists / objects accepted in a JSON value.
+MAX_JSON_DEPTH = 64
+_TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
 
 
 class ImportFailure(ValueError):
@@ -50,19 +60,63 @@ def read_rows(source: str | Path | bytes, name: str | None = None) -> tuple[str,
     """
     if isinstance(source, bytes):
         display = name or "upload"
-        text = source.decode("utf-8-sig")
+        data = source
     else:
         path = Path(source)
         display = name or path.name
         if not path.is_file():
             raise ImportFailure(display, None, None, "file not found")
-        text = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
+    try:
+        text, bad_bytes = data.decode("utf-8-sig"), False
+    except UnicodeDecodeError:
+        # Undecodable bytes become lone surrogates, so the row and column holding the first
+        # one can be named once the file is parsed.
+        text, bad_bytes = data.decode("utf-8-sig", errors="surrogateescape"), True
     suffix = Path(display).suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
-        return display, list(_jsonl_rows(display, text))
-    if suffix in (".csv", ".tsv"):
-        return display, list(_csv_rows(display, text, "\t" if suffix == ".tsv" else ","))
-    raise ImportFailure(display, None, None, "unknown format: use .csv, .tsv or .jsonl")
+        rows = list(_jsonl_rows(display, text))
+    elif suffix in (".csv", ".tsv"):
+        rows = list(_csv_rows(display, text, "\t" if suffix == ".tsv" else ","))
+    else:
+        raise ImportFailure(display, None, None, "unknown format: use .csv, .tsv or .jsonl")
+    if bad_bytes or suffix not in (".csv", ".tsv"):  # CSV cells are flat strings
+        for number, row in rows:
+            for column, value in row.items():
+                check_value(display, number, column, value, bad_bytes)
+    if bad_bytes:  # e.g. in the CSV header
+        raise ImportFailure(display, None, None, _not_utf8(text))
+    return display, rows
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _not_utf8(text: str) -> str | None:
+    """The reason a decoded text holds bytes that were not UTF-8, or None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return f"not UTF-8 text (byte 0x{ord(found.group()) - 0xDC00:02x}); save the file as UTF-8"
+
+
+def check_value(display: str, number: int, column: str, value: Any, bad_bytes: bool = True) -> None:
+    """Refuse a cell holding non-UTF-8 bytes or JSON nested deeper than MAX_JSON_DEPTH.
+
+    Walks lists and objects with a stack (no recursion, so no RecursionError)."""
+    stack = [(column, 0), (value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, str):
+            if bad_bytes and (reason := _not_utf8(current)):
+                raise ImportFailure(display, number, column, reason)
+        elif isinstance(current, dict | list):
+            if depth >= MAX_JSON_DEPTH:
+                raise ImportFailure(display, number, column, _TOO_DEEP)
+            children = (
+                [*current.keys(), *current.values()] if isinstance(current, dict) else current
+            )
+            stack.extend((child, depth + 1) for child in children)
 
 
 def _jsonl_rows(display: str, text: str) -> Iterator[Row]:
@@ -75,6 +129,8 @@ def _jsonl_rows(display: str, text: str) -> Iterator[Row]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ImportFailure(display, number, None, f"not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise ImportFailure(display, number, None, _TOO_DEEP) from None
         if not isinstance(obj, dict):
             raise ImportFailure(display, number, None, "each line must be a JSON object")
         if isinstance(obj.get("fields"), dict):  # {"item_id": ..., "fields": {...}} form
@@ -83,13 +139,38 @@ def _jsonl_rows(display: str, text: str) -> Iterator[Row]:
 
 
 def _csv_rows(display: str, text: str, delimiter: str) -> Iterator[Row]:
+    if csv.field_size_limit() < MAX_CSV_CELL:
+        csv.field_size_limit(MAX_CSV_CELL)
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    if reader.fieldnames is None:
-        raise ImportFailure(display, None, None, "the file is empty")
-    for number, record in enumerate(reader, start=1):
-        if None in record:
-            raise ImportFailure(display, number, None, "more cells than header columns")
-        yield number, {k.strip(): (v if v not in ("", None) else None) for k, v in record.items()}
+    number = 0
+    try:
+        if reader.fieldnames is None:
+            raise ImportFailure(display, None, None, "the file is empty")
+        for number, record in enumerate(reader, start=1):
+            if None in record:
+                raise ImportFailure(display, number, None, "more cells than header columns")
+            yield (
+                number,
+                {k.strip(): (v if v not in ("", None) else None) for k, v in record.items()},
+            )
+    except csv.Error as exc:
+        row = number + 1 if reader.fieldnames is not None else None
+        reason = (
+            f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
+            if "field larger than field limit" in str(exc)
+            else f"not valid CSV ({exc})"
+        )
+        raise ImportFailure(display, row, None, reason) from None
+
+
+def _item_id(display: str, number: int, row: Mapping[str, Any]) -> str:
+    """The row's ``item_id`` as text; only strings and integers are ids."""
+    value = _require(display, number, row, "item_id")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ImportFailure(
+            display, number, "item_id", f"must be a string or an integer, not {value!r:.40}"
+        )
+    return str(value)
 
 
 def _require(display: str, number: int, row: Mapping[str, Any], column: str) -> Any:
@@ -105,7 +186,7 @@ def _maybe_json(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in "[{":
         try:
             return json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return value
     return value
 
@@ -121,7 +202,7 @@ def import_items(
     seen: dict[str, int] = {}
     valid = []
     for number, row in rows:
-        item_id = str(_require(display, number, row, "item_id"))
+        item_id = _item_id(display, number, row)
         if item_id in seen:
             raise ImportFailure(
                 display,
@@ -144,6 +225,10 @@ def import_items(
             fields = kind.validate_item(fields)
         except ValidationError as exc:
             raise ImportFailure(display, number, exc.field, str(exc)) from None
+        except RecursionError:
+            raise ImportFailure(display, number, None, _TOO_DEEP) from None
+        for column, value in fields.items():  # JSON text in CSV cells, now parsed
+            check_value(display, number, column, value, bad_bytes=False)
         generator = fields.get("generator")
         valid.append(
             {
@@ -172,7 +257,7 @@ def import_annotations(
     seen: dict[tuple[str, str, str], tuple[int, Any]] = {}
     valid = []
     for number, row in rows:
-        item_id = str(_require(display, number, row, "item_id"))
+        item_id = _item_id(display, number, row)
         annotator = str(_require(display, number, row, "annotator"))
         field_name = str(_require(display, number, row, "field"))
         raw = _require(display, number, row, "value")
@@ -192,6 +277,8 @@ def import_annotations(
             value = spec.validate(raw, items[item_id].fields, draft=status == "draft")
         except ValidationError as exc:
             raise ImportFailure(display, number, "value", str(exc)) from None
+        except RecursionError:
+            raise ImportFailure(display, number, "value", _TOO_DEEP) from None
         key = (item_id, annotator, field_name)
         if key in seen and seen[key][1] != value:
             raise ImportFailure(
@@ -236,7 +323,7 @@ def import_scores(
     seen: dict[tuple[str, str, str | None, int, str], tuple[int, float]] = {}
     valid = []
     for number, row in rows:
-        item_id = str(_require(display, number, row, "item_id"))
+        item_id = _item_id(display, number, row)
         evaluator = str(_require(display, number, row, "evaluator"))
         field_name = str(_require(display, number, row, "field"))
         raw = _require(display, number, row, "value")

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns
+from annotation_store.item_upsert import FACT_FIELDS, change_token, plan_items, write_plan
 from annotation_store.models import (
     Annotation,
     Annotator,
@@ -32,8 +33,6 @@ from kinds import ValidationError, get_kind
 
 if TYPE_CHECKING:
     pass
-
-FACT_FIELDS = ("gold_facts", "predicted_facts")
 
 
 def dialect_insert(s: Session, table: Any) -> Any:
@@ -201,46 +200,19 @@ class ProjectsMixin:
         """Insert or update items in one transaction.
 
         Each row has ``item_id``, ``fields`` (already validated), and optional ``split``
-        and ``generator``. An identical row changes nothing.
+        and ``generator``. An identical row changes nothing. The rows are compared with
+        the stored items before the write lock is taken, then written in bulk (see
+        :mod:`annotation_store.item_upsert`), so other writers wait seconds, not minutes.
         """
-        report = ImportReport()
+        with self.read() as s:
+            pid = self._project_row(s, project).id
+            token = change_token(s, pid)
+        plan = plan_items(token, self.items(project), rows)
         with self.write() as s:
-            proj = self._project_row(s, project)
-            existing = {
-                r.item_id: r for r in s.scalars(select(Item).where(Item.project_id == proj.id))
-            }
-            next_pos = max((r.position for r in existing.values()), default=-1) + 1
-            for row in rows:
-                item_id = str(row["item_id"])
-                fields = dict(row["fields"])
-                split, generator = row.get("split"), row.get("generator")
-                current = existing.get(item_id)
-                if current is None:
-                    current = Item(
-                        project_id=proj.id,
-                        item_id=item_id,
-                        position=next_pos,
-                        fields=fields,
-                        split=split,
-                        generator=generator,
-                    )
-                    next_pos += 1
-                    s.add(current)
-                    s.flush()
-                    existing[item_id] = current
-                    self._record_facts(s, current, {}, fields, source)
-                    report.created += 1
-                elif (current.fields, current.split, current.generator) != (
-                    fields,
-                    split,
-                    generator,
-                ):
-                    self._record_facts(s, current, current.fields or {}, fields, source)
-                    current.fields, current.split, current.generator = fields, split, generator
-                    report.updated += 1
-                else:
-                    report.unchanged += 1
-        return report
+            now = change_token(s, pid)
+            if now != plan.token:  # another writer changed the items: plan again, locked
+                plan = plan_items(now, self._item_records(s, pid), rows)
+            return write_plan(s, pid, plan, source)
 
     @staticmethod
     def _record_facts(
@@ -274,22 +246,24 @@ class ProjectsMixin:
 
     def items(self, project: str) -> list[ItemRecord]:
         """Every item of a project, in import order."""
-        raw = RawColumns(self.is_sqlite)
         with self.read() as s:
-            pid = self._project_row(s, project).id
-            q = (
-                select(
-                    Item.id,
-                    Item.item_id,
-                    Item.position,
-                    raw.text(Item.fields),
-                    Item.split,
-                    Item.generator,
-                )
-                .where(Item.project_id == pid)
-                .order_by(Item.position)
+            return self._item_records(s, self._project_row(s, project).id)
+
+    def _item_records(self, s: Session, pid: int) -> list[ItemRecord]:
+        raw = RawColumns(self.is_sqlite)
+        q = (
+            select(
+                Item.id,
+                Item.item_id,
+                Item.position,
+                raw.text(Item.fields),
+                Item.split,
+                Item.generator,
             )
-            rows = raw.fetch(s, q)
+            .where(Item.project_id == pid)
+            .order_by(Item.position)
+        )
+        rows = raw.fetch(s, q)
         fields = raw.decode_json([r[3] for r in rows])
         return [
             ItemRecord(r[0], r[1], r[2], f or {}, r[4], r[5])

@@ -15,6 +15,7 @@ from annotation_store.audit import (
     registry_scales,
 )
 from commands import CommandError
+from common.csv_safe import to_csv
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,9 +73,9 @@ def cmd_audit(args: argparse.Namespace, store: Store) -> int:
         table.frame, categories=args.category, generators=args.generator, splits=args.split
     )
     if args.out == "-":
-        frame.to_csv(sys.stdout, index=False)
+        to_csv(frame, sys.stdout)
     else:
-        frame.to_csv(args.out, index=False)
+        to_csv(frame, args.out)
         print(
             f"{len(frame)} of {len(table.frame)} items written to {args.out} "
             f"(field {field}, evaluators: {', '.join(table.evaluators) or 'none'})"

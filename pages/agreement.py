@@ -10,6 +10,7 @@ import streamlit as st
 
 from agreement import AgreementDocument
 from agreement.binary import flag_lines
+from common.csv_safe import csv_bytes
 from reports import figures
 from reports.data import agreement_document
 from reports.formats import FORMATS
@@ -58,7 +59,7 @@ def _report_files(
             "field": name,
             "file_name": csv_names[name],
             "mime": "text/csv",
-            "data": frame.to_csv().encode("utf-8"),
+            "data": csv_bytes(frame, index=True),
         }
         for name, frame in report.matrices.items()
     ]

@@ -20,6 +20,7 @@ from annotation_store.audit import (
     registry_scales,
     with_labels,
 )
+from common.csv_safe import csv_bytes
 from ui.audit.drilldown import render_drilldown
 from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
@@ -207,7 +208,7 @@ st.session_state[LAST_CLICK] = rows
 d1, d2 = st.columns([1, 3])
 d1.download_button(
     "Download table (CSV)",
-    shown.to_csv(index=False).encode("utf-8"),
+    csv_bytes(shown),
     file_name=f"{project.name}-audit-{field}.csv",
     mime="text/csv",
     icon=":material/download:",

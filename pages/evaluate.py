@@ -12,7 +12,7 @@ from jobs.runner import has_corpus_summary, run_corpus_summary
 from jobs.worker import evaluate_params, submit_evaluate_job
 from ui.audit.jobs_view import active_jobs, get_worker, jobs_section, watch_jobs
 from ui.context import current_user, get_store, has_role, require_project
-from ui.evaluator_panel import _cached_reasons, _llm_key
+from ui.evaluator_panel import _cached_reasons, _llm_key, unavailable_note
 
 store = get_store()
 project = require_project()
@@ -45,27 +45,12 @@ else:
     # Folded while a job runs, so its progress stays in view just below.
     busy = bool(active_jobs(store.jobs(project.name)))
     with st.expander("New batch run", expanded=not busy, icon=":material/play_circle:"):
-        with st.form("new-run", border=False):
-            chosen = st.multiselect(
-                "Evaluators", available, key="ev_names", placeholder="Choose one or more"
-            )
-            blocked = {n: r for n, r in reasons.items() if r}
-            if blocked:
-                st.caption(
-                    "Unavailable here: " + "; ".join(f"**{n}**: {r}" for n, r in blocked.items())
-                )
-            c1, c2, c3 = st.columns(3)
-            runs = c1.number_input(
-                "Runs per item",
-                0,
-                10,
-                0,
-                key="ev_runs",
-                help="0: each evaluator's default (FinGrAct averages 3)",
-            )
-            mode = c2.selectbox(
+        # Outside the form, so the subset inputs below follow the choice at once.
+        mode = (
+            st.segmented_control(
                 "Items",
                 ["all", "first", "split", "ids"],
+                default="all",
                 key="ev_mode",
                 format_func={
                     "all": "All items",
@@ -74,17 +59,38 @@ else:
                     "ids": "Item ids",
                 }.get,
             )
+            or "all"
+        )
+        with st.form("new-run", border=False):
+            chosen = st.multiselect(
+                "Evaluators", available, key="ev_names", placeholder="Choose one or more"
+            )
+            note = unavailable_note(reasons)
+            if note:
+                st.caption(note, unsafe_allow_html=True)
+            c1, c3 = st.columns(2)
+            runs = c1.number_input(
+                "Runs per item",
+                0,
+                10,
+                0,
+                key="ev_runs",
+                help="0: each evaluator's default (FinGrAct averages 3)",
+            )
             only_missing = c3.checkbox(
                 "Only items without a result",
                 key="ev_missing",
                 help="Skip (item, run) pairs that already have a "
                 "result with the same evaluator signature",
             )
-            d1, d2, d3 = st.columns(3)
-            first_n = d1.number_input("N (first N)", 1, 100_000, 20, key="ev_n")
-            splits = sorted({i.split for i in store.items(project.name) if i.split})
-            split = d2.selectbox("Split", splits or ["(no splits)"], key="ev_split")
-            ids = d3.text_input("Item ids (comma-separated)", key="ev_ids")
+            first_n, split, ids = 20, "", ""
+            if mode == "first":
+                first_n = st.number_input("N (first N)", 1, 100_000, 20, key="ev_n")
+            elif mode == "split":
+                splits = sorted({i.split for i in store.items(project.name) if i.split})
+                split = st.selectbox("Split", splits or ["(no splits)"], key="ev_split")
+            elif mode == "ids":
+                ids = st.text_input("Item ids (comma-separated)", key="ev_ids")
             batch = st.number_input(
                 "Batch size",
                 0,

@@ -8,6 +8,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
+from annotation_store import assignments as asg
 from annotation_store.own_projects import own_projects
 from kinds import get_kind
 from ui.context import PROJECT_KEY, current_user, get_store, has_role
@@ -37,8 +38,8 @@ if has_role("admin", "reviewer"):
         "kind": "kind",
         "items": "items",
         "annotators": "annotators",
-        "submitted_labels": "submitted labels",
-        "draft_labels": "drafts",
+        "submitted_labels": "submitted answers",
+        "draft_labels": "draft answers",
         "evaluator_results": "evaluator results",
     }
     empty = (
@@ -64,8 +65,27 @@ if not records:
     st.stop()
 
 table = _table(records, columns)
+if "annotators" in columns:
+    # Items x annotators, as Progress counts them; answers are single label fields.
+    table.insert(
+        4,
+        "submitted items",
+        [asg.project_progress(store, r.name)["submitted"] for r in records],
+    )
 st.subheader("Projects")
-st.dataframe(table, hide_index=True, width="stretch")
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "submitted items": st.column_config.NumberColumn(
+            help="Items submitted, counted once per annotator (as on Progress)"
+        ),
+        "submitted answers": st.column_config.NumberColumn(
+            help="Submitted label fields: one per question an annotator answered"
+        ),
+    },
+)
 
 current = st.session_state.get(PROJECT_KEY)
 if current:

@@ -25,6 +25,9 @@ table, config = dash_missing(
     overview,
     {
         "short_of_k": st.column_config.NumberColumn("items short of k"),
+        "submitted": st.column_config.NumberColumn(
+            "submitted items", help="Items submitted, counted once per annotator"
+        ),
         "missing_labels": st.column_config.NumberColumn("labels still needed"),
         "median_seconds": st.column_config.NumberColumn("median s / item", format="%.0f"),
     },

@@ -22,6 +22,7 @@ from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import DASH, field_entries, statistics
 from annotation_store import Store
+from common.csv_safe import to_csv
 from reports.data import load_inputs
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.methods import METHOD_NOTES
@@ -507,7 +508,7 @@ def write_report(report: Report, out: str | Path, fmt_: str | None = None) -> li
     names = {}
     for name, frame in report.matrices.items():
         path = csv_path(out, name)
-        frame.to_csv(path)
+        to_csv(frame, path, index=True)
         names[name] = path.name
         written.append(path)
     out.write_text(render_report(report, kind, names), encoding="utf-8")

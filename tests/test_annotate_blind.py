@@ -98,7 +98,7 @@ def test_reviewer_sees_everything(store: Store, monkeypatch: pytest.MonkeyPatch)
     assert at.query_params["item"] == "im2"
     assert "Evaluators" in _labels(at)
     assert "Other annotators' labels" in _labels(at)
-    table = at.dataframe[0].value
+    table = at.table[0].value  # a static table: it wraps in the narrow side column
     assert table.to_dict("records") == [
         {"annotator": "other", "field": "match", "value": "0", "status": "draft"}
     ]
@@ -112,7 +112,7 @@ def test_others_table_mixes_fact_label_lists_and_scalars_as_text(
     store.save_label("intent_match", "im2", "other", "gold_fact_labels", ["C", "M"])
     at = open_annotate(monkeypatch, store.url, "intent_match", rev, item="im2")
     assert not at.exception
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert sorted(zip(table["field"], table["value"], strict=True)) == [
         ("gold_fact_labels", "C, M"),
         ("match", "0"),

@@ -36,8 +36,8 @@ def _guideline(at: AppTest) -> tuple[bool, list[str], list[str]]:
 
 
 def _position(at: AppTest) -> str:
-    """The caption under the item title ("Item 1 of 2 in your queue · ...")."""
-    return next(c.value for c in at.caption if c.value.startswith("Item "))
+    """The caption under the item title ("3 items left for you · project ...")."""
+    return next(c.value for c in at.caption if " · project **" in c.value)
 
 
 def _progress(at: AppTest) -> tuple[int, str]:
@@ -90,7 +90,9 @@ def test_position_and_progress_follow_submits_and_navigation(
 ) -> None:
     name = _likert3(store)
     at = open_annotate(monkeypatch, store.url, name)
-    assert _position(at) == "Item 1 of 1 in your queue · project **likert** · you: admin"
+    assert _position(at) == (
+        "3 items left for you (this one included) · project **likert** · you: admin"
+    )
     assert _progress(at) == (0, "0 of 3 submitted")
     assert _title(at) == "#### Likert scale · `lk1` :blue-badge[new]"
 
@@ -99,12 +101,12 @@ def test_position_and_progress_follow_submits_and_navigation(
     click(at, "submit")
     assert at.query_params["item"] == "lk2"
     assert any(i.value == "Submitted lk1." for i in at.info)
-    assert _position(at).startswith("Item 2 of 2 in your queue · ")
+    assert _position(at).startswith("2 items left for you (this one included) · ")
     assert _progress(at) == (33, "1 of 3 submitted")
 
     click(at, "nav_prev")
     assert at.query_params["item"] == "lk1"
-    assert _position(at).startswith("Item 1 of 2 in your queue · ")
+    assert _position(at).startswith("2 items left for you · ")  # lk1 is done
     assert _title(at) == "#### Likert scale · `lk1` :green-badge[submitted]"
     click(at, "nav_prev")  # nothing before the first item
     assert at.query_params["item"] == "lk1"
@@ -112,7 +114,7 @@ def test_position_and_progress_follow_submits_and_navigation(
 
     # an admin may open any item; one not handed to them is "not in your queue"
     other = open_annotate(monkeypatch, store.url, name, item="lk3")
-    assert _position(other).startswith("Item not in your queue · ")
+    assert _position(other).startswith("not in your queue · 2 items left for you (this ")
     assert _progress(other) == (33, "1 of 3 submitted")
 
 
@@ -120,11 +122,14 @@ def test_progress_counts_against_the_quota(store: Store, monkeypatch: pytest.Mon
     name = _likert3(store, quota=2)
     ana = store.ensure_annotator("ana", "annotator")
     at = open_annotate(monkeypatch, store.url, name, user=ana)
-    assert _position(at) == "Item 1 of 1 in your queue · project **likert** · you: ana"
+    assert _position(at) == (
+        "2 items left for you (this one included) · project **likert** · you: ana"
+    )
     assert _progress(at) == (0, "0 of 2 submitted (quota)")
     click(at, "opt::lk1::label::2")
     click(at, "submit")
     assert _progress(at) == (50, "1 of 2 submitted (quota)")
+    assert _position(at).startswith("1 item left for you (this one included) · ")
     assert store.item_state(name, "lk1", "ana")["status"] == "submitted"
     assert store.item_state(name, "lk1", "admin")["status"] is None  # only ana's counts
 

@@ -80,7 +80,12 @@ def test_panel_says_why_an_evaluator_is_unavailable(
     _ir_project(store)
     at = _panel(monkeypatch, sqlite_url)
     assert at.button(key="evpanel-ir-q1-intent_resolution-btn").disabled
-    assert any("Unavailable: LLM endpoint not configured" in c.value for c in at.caption)
+    assert any(
+        c.value.startswith(":material/block: Unavailable here: ")
+        and "**intent_resolution**" in c.value
+        and "LLM endpoint not configured" in c.value
+        for c in at.caption
+    )
 
 
 # -- the Audit page ---------------------------------------------------------------------------

@@ -23,8 +23,9 @@ HOME_COLUMNS = [
     "kind",
     "items",
     "annotators",
-    "submitted labels",
-    "drafts",
+    "submitted items",
+    "submitted answers",
+    "draft answers",
     "evaluator results",
 ]
 
@@ -125,8 +126,8 @@ def test_home_lists_every_project_with_its_kind_and_counts(
     table = frames[0].value
     assert list(table.columns) == HOME_COLUMNS
     assert table.values.tolist() == [
-        ["alpha", "Binary label", 3, 2, 3, 1, 2],
-        ["beta", "Likert scale", 4, 1, 1, 2, 0],
+        ["alpha", "Binary label", 3, 2, 3, 3, 1, 2],
+        ["beta", "Likert scale", 4, 1, 1, 1, 2, 0],
     ]
     # Single-user mode signs in as admin, and the picker defaults to the first project.
     assert "Signed in as **admin** (admin)" in _captions(at.sidebar)

@@ -78,6 +78,19 @@ class _Site:
                         pass
                 elif self.path == "/binary":
                     self._send(200, "application/octet-stream", bytes(range(256)) * 10)
+                elif self.path == "/odd-charset":
+                    self._send(200, "text/html; charset=x-no-such-charset", PAGE.encode())
+                elif self.path == "/gzip-bomb":
+                    body = site.bomb()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/plain")
+                    self.send_header("Content-Encoding", "gzip")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    try:
+                        self.wfile.write(body)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
                 elif self.path == "/js":
                     self._send(200, "text/html", JS_ONLY.encode())
                 else:
@@ -97,8 +110,19 @@ class _Site:
                 self.wfile.write(body)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self._bomb: bytes | None = None
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def bomb(self) -> bytes:
+        """100 MB of 'A' gzipped (~100 KB): every network chunk inflates ~1000-fold."""
+        if self._bomb is None:
+            import zlib
+
+            packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+            block = b"A" * 1_000_000
+            self._bomb = b"".join(packer.compress(block) for _ in range(100)) + packer.flush()
+        return self._bomb
+        self.server.daemon_threads = True
 
 
 @pytest.fixture
@@ -427,3 +451,80 @@ def test_fingract_ucr_page_stored_while_allowed_gives_no_credit_under_default(
     prompt = fast_llm.requests[-1]["messages"][-1]["content"]
     assert "Earth is round" not in prompt and "refused" in prompt
     assert res.details["links"][0]["reused"] is False
+
+
+# -- hostile links (issue #14 point 3) --------------------------------------------------
+def test_unparseable_link_is_recorded_not_raised() -> None:
+    rec = fetch("http://0177.0.0.1/")
+    assert rec["error"].startswith("InvalidURL: ") and rec["status"] is None
+
+
+def test_unknown_charset_is_recorded_not_raised(site: _Site) -> None:
+    rec = fetch(f"{site.url}/odd-charset")
+    assert rec["error"] == "unknown charset 'x-no-such-charset'" and rec["text"] == ""
+    assert rec["status"] == 200
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("2002:7f00:1::1", "6to4 address of 127.0.0.1, loopback"),
+        ("2002:a9fe:a9fe::", "6to4 address of 169.254.169.254, link-local"),
+        ("64:ff9b::a00:1", "NAT64 address of 10.0.0.1, private"),
+        ("64:ff9b:1::c0a8:105", "NAT64 address of 192.168.1.5, private"),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo address of 127.0.0.1, loopback"),
+    ],
+)
+def test_ipv6_embedding_a_non_public_ipv4_is_refused(address: str, reason: str) -> None:
+    import ipaddress
+
+    assert forbidden_reason(ipaddress.ip_address(address)) == reason
+    rec = fetch(f"http://[{address}]/x", FetchLimits())
+    assert rec["refused"] and reason in rec["error"]
+
+
+def test_ipv6_embedding_a_public_ipv4_is_public() -> None:
+    import ipaddress
+
+    assert forbidden_reason(ipaddress.ip_address("2002:5db8:d822::1")) is None  # 93.184.216.34
+
+
+def test_ipv6_literal_links_are_extracted_whole() -> None:
+    text = "See http://[2001:db8::1]/x and [https://[2606:4700::1111]:8443/a?b=1] or [a](http://h.example/y)."
+    assert extract_urls(text) == [
+        "http://[2001:db8::1]/x",
+        "https://[2606:4700::1111]:8443/a?b=1",
+        "http://h.example/y",
+    ]
+
+
+def test_gzip_bomb_is_inflated_within_the_cap(site: _Site) -> None:
+    import tracemalloc
+
+    limits = FetchLimits(allow_private=True, max_bytes=1_000_000)
+    site.bomb()  # built before measuring
+    tracemalloc.start()
+    try:
+        rec = fetch(f"{site.url}/gzip-bomb", limits)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rec["error"] is None and rec["truncated"]
+    assert rec["text"] == "A" * 1_000_000
+    # one 64 KiB network chunk of this body inflates to ~64 MB in a single step
+    assert peak < 12_000_000, peak
+
+
+def test_bounded_inflater_counts_what_it_inflates() -> None:
+    import gzip
+    import zlib
+
+    bomb = gzip.compress(b"A" * 50_000_000)
+    inflater = fetch_mod.BoundedInflater("gzip", 100_000)
+    inflater.feed(bomb)
+    assert inflater.full and bytes(inflater.body) == b"A" * 100_000
+    assert inflater.inflated <= 100_001
+    for encoding, data in (("deflate", zlib.compress(b"hi")), ("deflate", b"\xcb\xc8\x04\x00")):
+        small = fetch_mod.BoundedInflater(encoding, 100)
+        small.feed(data)
+        assert bytes(small.body) == b"hi" and not small.full

@@ -7,6 +7,8 @@ newest stored result per evaluator at once, without re-running anything.
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -60,6 +62,39 @@ def _cached_reasons(names: tuple[str, ...], llm_key: str) -> dict[str, str | Non
     return unavailable_reasons(get_store(), list(names))
 
 
+_IDENTIFIER = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+
+
+def breakable(text: str) -> str:
+    """``text`` as HTML where ENV_VAR_NAMES may wrap only after an underscore.
+
+    A narrow column otherwise breaks them anywhere (``WORKBENCH_LLM_MO`` / ``DEL``).
+    Use with ``unsafe_allow_html=True``.
+    """
+    return _IDENTIFIER.sub(
+        lambda m: "<code>" + m.group(0).replace("_", "_<wbr>") + "</code>", html.escape(text)
+    )
+
+
+def grouped_reasons(reasons: Mapping[str, str | None]) -> list[tuple[list[str], str]]:
+    """Evaluators that cannot run, grouped by their reason (first-seen order)."""
+    groups: dict[str, list[str]] = {}
+    for name, reason in reasons.items():
+        if reason:
+            groups.setdefault(reason, []).append(name)
+    return [(names, reason) for reason, names in groups.items()]
+
+
+def unavailable_note(reasons: Mapping[str, str | None]) -> str | None:
+    """One Markdown+HTML paragraph saying which evaluators are unavailable and why, each
+    reason once; None when every evaluator can run."""
+    parts = [
+        ", ".join(f"**{n}**" for n in names) + ": " + breakable(reason)
+        for names, reason in grouped_reasons(reasons)
+    ]
+    return "Unavailable here: " + "; ".join(parts) if parts else None
+
+
 def _llm_key() -> str:
     from evaluators.llm.config import load_llm_config
 
@@ -79,6 +114,9 @@ def evaluator_panel(
     if not names:
         st.caption(f"No evaluator applies to {kind.title} projects yet.")
     reasons = _cached_reasons(tuple(names), _llm_key())
+    note = unavailable_note(reasons)
+    if note:
+        st.caption(":material/block: " + note, unsafe_allow_html=True)
     base = f"{key}-{project.name}-{item.item_id}"
     runs = may_run(project, user)
     for name in names:
@@ -132,7 +170,7 @@ def _evaluator_block(
     if runs:
         _run_button(right, name, base, reason, bool(mine))
     if reason and runs:
-        st.caption(f":material/block: Unavailable: {reason}")
+        st.caption(":material/block: unavailable (see above)")
     error = st.session_state.get(f"{base}-{name}-error")
     if error:
         st.error(error)

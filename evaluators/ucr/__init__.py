@@ -26,7 +26,11 @@ from evaluators.ucr.condense import condense
 from evaluators.ucr.fetch import FetchLimits, fetch_url, new_record
 from evaluators.ucr.safety import static_host_reason
 
-_URL = re.compile(r"https?://[^\s<>\"'\]`]+", re.I)
+# A host in brackets is an IPv6 literal (kept whole); elsewhere "]" ends a link, as in
+# Markdown's [text](url) or [url].
+_URL = re.compile(
+    r"https?://(?:\[[0-9a-f:.]+(?:%25[\w.~-]+)?\][^\s<>\"'\]`]*|[^\s<>\"'\]`]+)", re.I
+)
 _TRAILING = ".,;:!?'\""
 
 

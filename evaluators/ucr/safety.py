@@ -28,10 +28,41 @@ class Resolved:
     address: IPAddress
 
 
+#: NAT64 prefixes (RFC 6052 well-known, RFC 8215 local-use) put an IPv4 address in the
+#: last 32 bits.
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def embedded_ipv4(addr: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
+    """The IPv4 address an IPv6 address carries (6to4, Teredo client, NAT64, IPv4-compatible)
+    with the scheme's name, or None. IPv4-mapped addresses are handled by the caller."""
+    if addr.sixtofour is not None:
+        return "6to4", addr.sixtofour
+    if addr.teredo is not None:
+        return "Teredo", addr.teredo[1]
+    low32 = ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+    if any(addr in net for net in _NAT64):
+        return "NAT64", low32
+    if addr in _IPV4_COMPATIBLE and int(addr) > 0xFFFF:  # not ::, ::1
+        return "IPv4-compatible", low32
+    return None
+
+
 def forbidden_reason(addr: IPAddress) -> str | None:
-    """Why ``addr`` is not a public address, or None when it is."""
+    """Why ``addr`` is not a public address, or None when it is.
+
+    An IPv6 address that embeds an IPv4 address (IPv4-mapped, 6to4, Teredo, NAT64,
+    IPv4-compatible) is judged by the embedded address too: gateways forward such
+    packets to it.
+    """
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         return forbidden_reason(addr.ipv4_mapped)
+    if isinstance(addr, ipaddress.IPv6Address) and (embedded := embedded_ipv4(addr)):
+        scheme, inner = embedded
+        inner_reason = forbidden_reason(inner)
+        if inner_reason:
+            return f"{scheme} address of {inner}, {inner_reason}"
     checks = (
         ("unspecified", addr.is_unspecified),
         ("loopback", addr.is_loopback),

@@ -16,6 +16,8 @@ from kinds import FieldType, HumanField
 from kinds.base import FACT_UNSET
 
 ERROR_KEY = "annotate_save_error"
+#: (item_id, target keys) still unanswered when Submit was refused: marked in place.
+MISSING_KEY = "annotate_missing"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,11 @@ class ItemContext:
     def is_focused(self, target: Target) -> bool:
         """True when ``target`` is the highlighted one."""
         return bool(self.targets) and self.targets[self.focus].key == target.key
+
+    def is_missing(self, target: Target) -> bool:
+        """True when Submit was refused and ``target`` is still unanswered."""
+        item_id, keys = st.session_state.get(MISSING_KEY) or (None, set())
+        return item_id == self.item.item_id and target.key in keys and self.value(target) is None
 
     def value(self, target: Target) -> Any:
         """The saved value of a target (None when not given yet)."""
@@ -125,6 +132,11 @@ def set_focus(ctx: ItemContext, step: int) -> None:
     """Move the keyboard focus (callback)."""
     if ctx.targets:
         st.session_state[ctx.focus_key] = (ctx.focus + step) % len(ctx.targets)
+
+
+def missing_targets(ctx: ItemContext) -> list[Target]:
+    """The targets (questions, single facts) without an answer, in keyboard order."""
+    return [t for t in ctx.targets if ctx.value(t) is None]
 
 
 def missing_answers(ctx: ItemContext) -> list[str]:

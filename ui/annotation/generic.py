@@ -7,7 +7,7 @@ import streamlit as st
 from kinds import FieldType
 from ui.annotation import register_view
 from ui.annotation.context import ItemContext, Target, save_target
-from ui.annotation.widgets import context_table, fact_list, question, text_panel
+from ui.annotation.widgets import MISSING_MARK, context_table, fact_list, question, text_panel
 
 HIDDEN = {"text", "generator"}
 
@@ -22,6 +22,8 @@ def _number(ctx: ItemContext, target: Target) -> None:
         if st.session_state[key] is not None:
             save_target(ctx, target, st.session_state[key])
 
+    if ctx.is_missing(target):
+        st.markdown(MISSING_MARK.strip())
     st.number_input(
         spec.description or spec.name,
         min_value=spec.minimum,

@@ -1,18 +1,35 @@
-"""The Annotate page: pick the item (URL ``?item=``), draw its view, save, submit, move on."""
+"""The Annotate page: pick the item (URL ``?item=``), draw its view, save, submit, move on.
+
+Speed: labelling is the hot path. The item area (header, view, note) and the side column
+are two ``st.fragment``s, so a label key or click reruns only the item area, with the
+item, project and queue figures it was given (no reloading, no sidebar, no agreement
+panel, no side column). The action bar (submit, previous / next, skip, flag) sits outside
+the fragments: those change the item or its standing, so they rerun the whole page at
+once.
+"""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
+from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
 from ui import keyboard
 from ui.annotation import view_for
 from ui.annotation.blind import may_see_evaluators, may_see_others
-from ui.annotation.context import ERROR_KEY, ItemContext, build_targets, missing_answers, set_focus
+from ui.annotation.context import (
+    ERROR_KEY,
+    MISSING_KEY,
+    ItemContext,
+    build_targets,
+    missing_answers,
+    missing_targets,
+    set_focus,
+)
 
 NOTICE_KEY = "annotate_notice"
 # Less top padding; chosen C green and M red, so a fact list reads at a glance.
@@ -22,6 +39,7 @@ PAGE_CSS = """<style>
   {background: #1e7b34; border-color: #1e7b34}
 [class*='st-key-opt'][class*='--M '] button[data-testid='stBaseButton-primary']
   {background: #b3261e; border-color: #b3261e}
+.st-key-action_bar {padding-bottom: 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.2)}
 </style>"""
 REVIEW_ROLES = ("admin", "reviewer")
 
@@ -32,6 +50,12 @@ def _goto(item_id: str | None) -> None:
         st.query_params.pop("item", None)
     else:
         st.query_params["item"] = item_id
+
+
+def _refresh(ctx: ItemContext) -> ItemContext:
+    """``ctx`` with the saved state read again (labels given since the page was drawn)."""
+    ctx.state = ctx.store.item_state(ctx.project.name, ctx.item.item_id, ctx.user.name)
+    return ctx
 
 
 def _current_item(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> str | None:
@@ -90,11 +114,19 @@ def _submit(ctx: ItemContext) -> None:
     if st.session_state.get(ERROR_KEY):
         st.session_state[NOTICE_KEY] = "Fix the failed save first."
         return
+    ctx = _refresh(ctx)
     missing = missing_answers(ctx)
     if missing:
-        st.session_state[NOTICE_KEY] = "Not submitted, still to answer: " + ", ".join(missing)
+        st.session_state[NOTICE_KEY] = (
+            "Not submitted, still to answer: " + ", ".join(missing) + " (marked in red)."
+        )
+        todo = missing_targets(ctx)
+        st.session_state[MISSING_KEY] = (ctx.item.item_id, {t.key for t in todo})
+        keys = [t.key for t in ctx.targets]
+        if todo and todo[0].key in keys:  # the keyboard goes to the first one
+            st.session_state[ctx.focus_key] = keys.index(todo[0].key)
         return
-    started = st.session_state.get(_timer_key(ctx), time.time())
+    started = st.session_state.get(_timer_key(ctx.project.name, ctx.item.item_id), time.time())
     try:
         asg.submit(
             ctx.store,
@@ -123,6 +155,7 @@ def _skip(ctx: ItemContext) -> None:
 
 
 def _toggle_flag(ctx: ItemContext) -> None:
+    ctx = _refresh(ctx)
     try:
         ctx.store.set_note(
             ctx.project.name, ctx.item.item_id, ctx.user.name, flagged=not ctx.state["flagged"]
@@ -142,24 +175,43 @@ def _save_note(ctx: ItemContext, key: str) -> None:
         st.session_state.pop(ERROR_KEY, None)
 
 
-def _timer_key(ctx: ItemContext) -> str:
-    return f"started::{ctx.project.name}::{ctx.item.item_id}"
+def _timer_key(project: str, item_id: str) -> str:
+    return f"started::{project}::{item_id}"
 
 
 # -- layout -----------------------------------------------------------------------------
-def _header(ctx: ItemContext) -> int:
-    queue = asg.queue(ctx.store, ctx.project.name, ctx.user.name)
-    cfg = asg.annotation_settings(ctx.project.settings)
-    frame = ctx.store.progress_frame(ctx.project.name)
-    mine = frame[frame["annotator"] == ctx.user.name]
+@dataclass(frozen=True)
+class QueueFigures:
+    """The annotator's standing, computed once per item (not per label)."""
+
+    done: int
+    target: int
+    quota: bool
+    left: int
+    in_queue: bool
+
+
+def queue_figures(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> QueueFigures:
+    """Submitted so far, the target (quota or all items) and how many items are left.
+
+    Left: items this annotator has neither submitted nor skipped and that still have a
+    free slot (fewer than k other people submitted), capped by what the quota allows.
+    """
+    cfg = asg.annotation_settings(project.settings)
+    frame = store.progress_frame(project.name)
+    mine = frame[frame["annotator"] == user.name]
     done = int((mine["status"] == "submitted").sum())
-    total = ctx.store.item_count(ctx.project.name)
-    target = cfg.quota or total
-    pos = (
-        f"{queue.index(ctx.item.item_id) + 1} of {len(queue)} in your queue"
-        if ctx.item.item_id in queue
-        else "not in your queue"
-    )
+    closed = set(mine.loc[mine["status"].isin(["submitted", "skipped"]), "item_id"])
+    others = frame[(frame["annotator"] != user.name) & (frame["status"] == "submitted")]
+    taken = others.groupby("item_id")["annotator"].nunique().to_dict()
+    ids = store.item_ids(project.name)
+    left = sum(1 for i in ids if i not in closed and taken.get(i, 0) < cfg.k)
+    if cfg.quota:
+        left = min(left, max(cfg.quota - done, 0))
+    return QueueFigures(done, cfg.quota or len(ids), bool(cfg.quota), left, False)
+
+
+def _header(ctx: ItemContext, fig: QueueFigures) -> None:
     status = ctx.state["status"] or "new"
     badge = {
         "submitted": ":green-badge[submitted]",
@@ -167,29 +219,73 @@ def _header(ctx: ItemContext) -> int:
         "draft": ":orange-badge[draft]",
     }.get(status, ":blue-badge[new]")
     flag = " :red-badge[:material/flag: flagged]" if ctx.state["flagged"] else ""
+    if fig.left == 0:
+        where = "nothing left for you after this"
+    else:
+        counts_here = status not in ("submitted", "skipped")
+        where = f"{fig.left} item{'s' if fig.left != 1 else ''} left for you" + (
+            " (this one included)" if counts_here else ""
+        )
+    if not fig.in_queue:
+        where = f"not in your queue · {where}"
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     left.markdown(f"#### {ctx.project.task_kind.title} · `{ctx.item.item_id}` {badge}{flag}")
-    left.caption(f"Item {pos} · project **{ctx.project.name}** · you: {ctx.user.name}")
+    left.caption(f"{where} · project **{ctx.project.name}** · you: {ctx.user.name}")
     right.progress(
-        min(done / target, 1.0) if target else 0.0,
-        text=f"{done} of {target} submitted" + (" (quota)" if cfg.quota else ""),
+        min(fig.done / fig.target, 1.0) if fig.target else 0.0,
+        text=f"{fig.done} of {fig.target} submitted" + (" (quota)" if fig.quota else ""),
     )
-    return done
 
 
-def _messages() -> None:
+def _error() -> None:
     error = st.session_state.get(ERROR_KEY)
     if error:
         st.error(
             error + "  \nNothing moves on until this is fixed; try the choice again.",
             icon=":material/error:",
         )
+
+
+def _notice() -> None:
     notice = st.session_state.pop(NOTICE_KEY, None)
     if notice:
         st.info(notice, icon=":material/info:")
 
 
-def _toolbar(ctx: ItemContext) -> None:
+def _messages() -> None:
+    _error()
+    _notice()
+
+
+def _action_bar(ctx: ItemContext) -> None:
+    # Above the item, with what the last action said, so Submit and its answer are in
+    # sight however long the item is (below a long view it fell under the fold).
+    with st.container(key="action_bar"):
+        _notice()
+        _buttons(ctx)
+
+
+FOCUS_BUTTONS = (
+    ("↑", "focus_prev", keyboard.PREVIOUS_TARGET, -1, "previous fact or question"),
+    ("↓", "focus_next", keyboard.NEXT_TARGET, 1, "next fact or question"),
+)
+
+
+def _focus_buttons(ctx: ItemContext) -> None:
+    with st.container(horizontal=True, gap="small", horizontal_alignment="right"):
+        for label, key, shortcut, step, what in FOCUS_BUTTONS:
+            st.button(
+                label,
+                key=key,
+                shortcut=shortcut,
+                on_click=set_focus,
+                args=(ctx, step),
+                type="tertiary",
+                help=what,
+            )
+
+
+def _buttons(ctx: ItemContext) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.button(
             "Previous",
@@ -215,24 +311,6 @@ def _toolbar(ctx: ItemContext) -> None:
             args=(ctx,),
         )
         st.space("stretch")
-        st.button(
-            "↑",
-            key="focus_prev",
-            shortcut=keyboard.PREVIOUS_TARGET,
-            on_click=set_focus,
-            args=(ctx, -1),
-            type="tertiary",
-            help="previous fact or question",
-        )
-        st.button(
-            "↓",
-            key="focus_next",
-            shortcut=keyboard.NEXT_TARGET,
-            on_click=set_focus,
-            args=(ctx, 1),
-            type="tertiary",
-            help="next fact or question",
-        )
         st.button(
             "Skip",
             key="skip",
@@ -303,7 +381,8 @@ def _others(ctx: ItemContext) -> None:
         table = rows[["annotator", "field", "value", "status"]].copy()
         # Fact-label lists and scalar labels share the column; Arrow refuses the mix.
         table["value"] = table["value"].map(label_text)
-        st.dataframe(table, hide_index=True)
+        # A static table wraps its cells in the narrow column (a dataframe truncates them).
+        st.table(table, hide_index=True)
 
 
 def label_text(value: Any) -> str:
@@ -315,13 +394,13 @@ def label_text(value: Any) -> str:
     return str(value)
 
 
-def _jump(store: Store, project: ProjectInfo) -> None:
-    ids = [i.item_id for i in store.items(project.name)]
-    here = st.query_params.get("item")
+def _jump(store: Store, project: ProjectInfo, here: str | None) -> None:
+    ids = list(store.item_ids(project.name))
+    # The box follows the item in view (a keyed widget would keep the last choice).
+    st.session_state["jump_item"] = here if here in ids else None
     st.selectbox(
         "Go to item",
         ids,
-        index=ids.index(here) if here in ids else None,
         key="jump_item",
         on_change=lambda: _goto(st.session_state["jump_item"]),
         placeholder="any item (reviewers and admins)",
@@ -333,10 +412,10 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     if store.item_count(project.name) == 0:
         st.info("This project has no items yet. An admin imports them on the **Data** page.")
         return
+    item_id = _current_item(store, project, user)
     if user.role in REVIEW_ROLES:
         with st.sidebar:
-            _jump(store, project)
-    item_id = _current_item(store, project, user)
+            _jump(store, project, item_id)
     if item_id is None:
         _messages()
         st.success(
@@ -347,26 +426,53 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
         return
     st.html(PAGE_CSS)
     item = store.item(project.name, item_id)
-    spec = project.task_kind
+    figures = queue_figures(store, project, user)
+    in_queue = item_id in asg.queue(store, project.name, user.name)
+    figures = QueueFigures(figures.done, figures.target, figures.quota, figures.left, in_queue)
+    st.session_state.setdefault(_timer_key(project.name, item_id), time.time())
+    main, side = st.columns([3.3, 1], gap="medium")
+    with main:
+        _action_bar(_context(store, project, item, user))
+        _item_area(store, project, item, user, figures)
+    with side:
+        _side_area(store, project, item, user, first_time=figures.done == 0)
+
+
+def _context(
+    store: Store, project: ProjectInfo, item: ItemRecord, user: AnnotatorInfo
+) -> ItemContext:
+    """The item with the annotator's saved state, read fresh (labels change each run)."""
     ctx = ItemContext(
         store,
         project,
         item,
         user,
-        store.item_state(project.name, item_id, user.name),
-        {f.name: f for f in spec.human_fields(project.settings)},
+        store.item_state(project.name, item.item_id, user.name),
+        {f.name: f for f in project.task_kind.human_fields(project.settings)},
     )
     ctx.targets = build_targets(ctx)
     if ctx.focus_key not in st.session_state:  # start at the first unanswered question
         todo = [i for i, t in enumerate(ctx.targets) if ctx.value(t) is None]
         st.session_state[ctx.focus_key] = todo[0] if todo else 0
-    st.session_state.setdefault(_timer_key(ctx), time.time())
-    done = _header(ctx)
-    _messages()
-    main, side = st.columns([3.3, 1], gap="medium")
-    with main:
-        view_for(project.kind)(ctx)
-        _note(ctx)
-        _toolbar(ctx)
-    with side:
-        _side(ctx, first_time=done == 0)
+    return ctx
+
+
+@st.fragment
+def _item_area(
+    store: Store, project: ProjectInfo, item: ItemRecord, user: AnnotatorInfo, fig: QueueFigures
+) -> None:
+    """Header, the kind's view and the note: rerun alone on every label."""
+    ctx = _context(store, project, item, user)
+    _header(ctx, fig)
+    _error()
+    view_for(project.kind)(ctx)
+    _note(ctx)
+    _focus_buttons(ctx)
+
+
+@st.fragment
+def _side_area(
+    store: Store, project: ProjectInfo, item: ItemRecord, user: AnnotatorInfo, first_time: bool
+) -> None:
+    """Guideline, shortcuts, evaluators, other annotators: not redrawn per label."""
+    _side(_context(store, project, item, user), first_time)

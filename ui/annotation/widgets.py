@@ -13,6 +13,8 @@ from kinds import FieldType
 from ui import keyboard
 from ui.annotation.context import ItemContext, Target, facts_of, save_target
 
+#: Shown beside a question or fact still unanswered after a refused Submit.
+MISSING_MARK = " :red-badge[:material/priority_high: answer this]"
 _URL = re.compile(r"(?<![\(\[<\"'])\bhttps?://[^\s<>\)\]]+")
 
 
@@ -94,7 +96,7 @@ def question(
     text = title or spec.description or spec.name
     answered = ctx.value(target) is not None
     mark = "▸ " if focused else ""
-    tick = " ✓" if answered else ""
+    tick = " ✓" if answered else MISSING_MARK if ctx.is_missing(target) else ""
     st.markdown(f":blue-background[**{mark}{text}**]{tick}" if focused else f"**{text}**{tick}")
     choice_buttons(ctx, target, horizontal=horizontal)
 
@@ -113,7 +115,8 @@ def fact_list(ctx: ItemContext, field_name: str, title: str, hint: str) -> None:
             focused = ctx.is_focused(target)
             text, buttons = st.columns([4, 3], vertical_alignment="center", gap="small")
             label = f"{i + 1}. {_plain(fact)}"
-            text.markdown(f":blue-background[**▸ {label}**]" if focused else label)
+            todo = MISSING_MARK if ctx.is_missing(target) else ""
+            text.markdown((f":blue-background[**▸ {label}**]" if focused else label) + todo)
             with buttons:
                 choice_buttons(ctx, target, compact=True)
 
