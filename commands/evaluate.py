@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from annotation_store import Store
 from commands import CommandError
-from jobs.runner import RunProgress, run_corpus_summary, run_evaluator
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+    from jobs.runner import RunProgress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,6 +49,8 @@ def _bar(p: RunProgress) -> None:
 
 def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
     """Run the evaluator and print a one-line summary."""
+    from jobs.runner import run_corpus_summary, run_evaluator
+
     try:
         settings = json.loads(args.settings) if args.settings else None
     except json.JSONDecodeError as exc:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from annotation_store import Store
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
 from reports.formats import FORMATS, format_of
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,17 +27,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
     """Build and write the report."""
-    from reports.render import build_report, write_report  # heavy: imported when used
+    from workbench_api.analysis import write_report  # heavy: imported when used
 
     if format_of(args.out, args.format) not in FORMATS:
         raise CommandError(
             f"cannot tell the format of {args.out!r}: use --format {'/'.join(FORMATS)}"
         )
     items = [i.strip() for i in args.items.split(",") if i.strip()] if args.items else None
-    report = build_report(
-        store, args.name, item_ids=items, n_resamples=args.resamples, seed=args.seed
+    paths = write_report(
+        store,
+        args.name,
+        args.out,
+        fmt=args.format,
+        item_ids=items,
+        resamples=args.resamples,
+        seed=args.seed,
     )
-    paths = write_report(report, args.out, args.format)
     print(
         f"wrote {paths[0]}"
         + (f" and {len(paths) - 1} reliability CSV(s)" if len(paths) > 1 else "")
