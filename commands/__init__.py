@@ -92,12 +92,12 @@ def main(argv: Sequence[str], prog: str = "python cli.py") -> int:
         return 0
     args = build_parser(prog).parse_args(list(argv))
     handler: Handler = args.handler
-    if getattr(args, "no_store", False):
-        return handler(args, None)  # type: ignore[arg-type]
-    from annotation_store import Store
-
     store = None
     try:
+        if getattr(args, "no_store", False):  # the command opens what it needs itself
+            return handler(args, None)  # type: ignore[arg-type]
+        from annotation_store import Store
+
         store = Store(args.db)
         return handler(args, store)
     except expected_errors() as exc:

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete.set_defaults(handler=cmd_delete)
     listing = sub.add_parser("projects", help="list projects with counts")
     listing.add_argument("--json", action="store_true", help="print JSON")
-    listing.set_defaults(handler=cmd_list)
+    listing.set_defaults(handler=cmd_list, no_store=True)
 
 
 def cmd_create(args: argparse.Namespace, store: Store) -> int:
@@ -58,7 +58,7 @@ def cmd_list(args: argparse.Namespace, store: Store) -> int:
     """List projects with item, annotator, label and result counts."""
     from workbench_api.data import projects
 
-    rows = projects(store)
+    rows = projects(args.db)
     if args.json:
         print(json.dumps([r.__dict__ for r in rows], indent=2))
         return 0

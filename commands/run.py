@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +31,16 @@ def config_flags(config_file: Path) -> list[str]:
         return []
     with open(config_file, "rb") as fh:
         data: dict[str, Any] = tomllib.load(fh)
-    flags = []
-    for section, values in data.items():
-        for key, value in values.items():
-            if isinstance(value, dict):  # nested tables (e.g. theme.light) stay in the file
-                continue
+    return list(_flags(data, ""))
+
+
+def _flags(table: dict[str, Any], prefix: str) -> Iterator[str]:
+    for key, value in table.items():
+        if isinstance(value, dict):  # nested tables: theme.light.primaryColor
+            yield from _flags(value, f"{prefix}{key}.")
+        else:
             text = str(value).lower() if isinstance(value, bool) else str(value)
-            flags.append(f"--{section}.{key}={text}")
-    return flags
+            yield f"--{prefix}{key}={text}"
 
 
 def streamlit_argv(args: argparse.Namespace) -> list[str]:

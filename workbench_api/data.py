@@ -52,9 +52,25 @@ def create_project(
     return store.create_project(name, kind, parse_settings(settings), guideline)
 
 
-def projects(store: Store) -> list[ProjectSummary]:
-    """Every project with item, annotator, label and result counts."""
-    return store.project_summaries()
+def projects(store: Store | str | None = None) -> list[ProjectSummary]:
+    """Every project with item, annotator, label and result counts.
+
+    Given a URL (or None: the default database) instead of a store, an existing SQLite
+    file is read directly, without loading SQLAlchemy (the CLI's quick listing)."""
+    if store is not None and not isinstance(store, str):
+        return store.project_summaries()
+    from annotation_store.summaries import quick_summaries
+    from common.config import database_url
+
+    url = database_url(store)
+    rows = quick_summaries(url)
+    if rows is not None:
+        return rows
+    opened = open_store(url)
+    try:
+        return opened.project_summaries()
+    finally:
+        opened.close()
 
 
 def _frame_jsonl(frame: pd.DataFrame) -> bytes:
