@@ -98,8 +98,10 @@ def test_every_page_fits_at_1024_and_1440_px(demo_url: str) -> None:
         for width in (1024, 1440):
             with browser_page(width=width, height=900) as page:
                 for title, path in PAGES.items():
-                    sep = "&" if "?" in path else "?"
-                    open_page(page, app, f"{path}{sep}project=demo-intent-match")
+                    if not app.warmed:
+                        open_page(page, app)
+                    page.goto(f"{app.url}/{path}?project=demo-intent-match")
+                    wait_for_streamlit(page, timeout=90_000)  # a slow machine is not a layout bug
                     name = path or "home"
                     screenshot(page, f"layout-{width}-{name}")
                     if not no_horizontal_scroll(page):
