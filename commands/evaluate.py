@@ -50,11 +50,12 @@ def _bar(p: RunProgress) -> None:
 def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
     """Run the evaluator and print a one-line summary."""
     from jobs.runner import run_corpus_summary, run_evaluator
+    from workbench_api.data import ApiError, parse_settings
 
     try:
-        settings = json.loads(args.settings) if args.settings else None
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"--settings is not valid JSON: {exc.msg}") from None
+        settings = parse_settings(args.settings)
+    except ApiError as exc:
+        raise CommandError(f"--{exc}") from None
     item_ids = [i.strip() for i in args.items.split(",")] if args.items else None
     try:
         progress = run_evaluator(

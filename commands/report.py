@@ -27,22 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
     """Build and write the report."""
-    from workbench_api.analysis import write_report  # heavy: imported when used
+    from reports.render import build_report, write_report  # heavy: imported when used
 
     if format_of(args.out, args.format) not in FORMATS:
         raise CommandError(
             f"cannot tell the format of {args.out!r}: use --format {'/'.join(FORMATS)}"
         )
     items = [i.strip() for i in args.items.split(",") if i.strip()] if args.items else None
-    paths = write_report(
-        store,
-        args.name,
-        args.out,
-        fmt=args.format,
-        item_ids=items,
-        resamples=args.resamples,
-        seed=args.seed,
+    report = build_report(
+        store, args.name, item_ids=items, n_resamples=args.resamples, seed=args.seed
     )
+    paths = write_report(report, args.out, args.format)
     print(
         f"wrote {paths[0]}"
         + (f" and {len(paths) - 1} reliability CSV(s)" if len(paths) > 1 else "")

@@ -45,6 +45,16 @@ def fail(display: str, record: str, reason: str, column: str | None = None) -> I
     return ImportFailure(f"{display}, {record}", None, column, reason)
 
 
+def label(display: str, at: str, convert: Callable[[], Any], **row: Any) -> Tagged:
+    """A label row whose value ``convert()`` reads from the foreign record; a value it
+    cannot read fails naming the record."""
+    try:
+        value = convert()
+    except ValueError as exc:
+        raise fail(display, at, str(exc)) from None
+    return Tagged(at, {**row, "value": value})
+
+
 class DryRunStore:
     """A store that validates like the real one but keeps writes back.
 

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interop.base import Converted, Tagged, existing, fail, read_json_records
+from interop.base import Converted, Tagged, existing, fail, label, read_json_records
 from kinds import FieldType
 
 if TYPE_CHECKING:
@@ -69,19 +69,19 @@ def read(path: str | Path) -> Converted:
                 raise fail(p.name, f"{where}, annotation {a_index}", "no completed_by")
             status = "skipped" if ann.get("was_cancelled") else "submitted"
             for result in ann.get("result") or []:
-                at = f"{where}, annotation {a_index}, result {result.get('from_name')!r}"
-                try:
-                    value = _result_value(result)
-                except ValueError as exc:
-                    raise fail(p.name, at, str(exc)) from None
-                row = {
-                    "item_id": item_id,
-                    "annotator": annotator,
-                    "field": result.get("from_name"),
-                    "value": value,
-                    "status": status,
-                }
-                out.annotations.append(Tagged(at, row))
+                field = result.get("from_name")
+                at = f"{where}, annotation {a_index}, result {field!r}"
+                out.annotations.append(
+                    label(
+                        p.name,
+                        at,
+                        lambda r=result: _result_value(r),
+                        item_id=item_id,
+                        annotator=annotator,
+                        field=field,
+                        status=status,
+                    )
+                )
     return out
 
 

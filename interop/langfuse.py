@@ -15,8 +15,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interop.base import Converted, Tagged, existing, fail
-from interop.scores_common import label_frames, metadata, read_records, write_records
+from interop.base import Converted, existing, fail
+from interop.scores_common import (
+    add_both,
+    each_record,
+    label_frames,
+    metadata,
+    write_records,
+)
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -33,29 +39,21 @@ def read(path: str | Path) -> Converted:
     """Each score both as an evaluator score and as a human label; the caller picks."""
     p = existing(path)
     out = Converted(p.name)
-    for index, record in enumerate(read_records(p), start=1):
-        if not isinstance(record, dict):
-            raise fail(p.name, f"score {index}", "each score must be an object")
-        where = f"score {index} (id {record.get('id')})"
+    for where, record in each_record(p, "score"):
         meta = metadata(record)
         data_type = str(_get(record, "dataType", "data_type") or "NUMERIC").upper()
-        string_value = _get(record, "stringValue", "string_value")
-        value = string_value if data_type == "CATEGORICAL" else record.get("value")
-        base = {"item_id": _get(record, "traceId", "trace_id"), "field": record.get("name")}
-        out.scores.append(
-            Tagged(
-                where,
-                {
-                    **base,
-                    "evaluator": meta.get("evaluator") or DEFAULT_EVALUATOR,
-                    "value": record.get("value"),
-                    "judge_model": meta.get("judge_model"),
-                    "run": meta.get("run", 0),
-                },
-            )
-        )
+        value = record.get("value")
+        shown = _get(record, "stringValue", "string_value") if data_type == "CATEGORICAL" else value
         annotator = _get(record, "authorUserId", "author_user_id") or meta.get("annotator")
-        out.annotations.append(Tagged(where, {**base, "annotator": annotator, "value": value}))
+        base = {
+            "item_id": _get(record, "traceId", "trace_id"),
+            "field": record.get("name"),
+            "evaluator": DEFAULT_EVALUATOR,
+            "annotator": annotator,
+            "score": value,
+            "label": shown,
+        }
+        add_both(out, where, base, meta)
     return out
 
 

@@ -16,54 +16,42 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interop.base import Converted, Tagged, existing, fail
-from interop.scores_common import label_frames, metadata, read_records, write_records
+from interop import scores_common as common
+from interop.base import Converted, existing, fail
 
 if TYPE_CHECKING:
     from annotation_store import Store
 
-WRITES = ("annotations", "scores")
 DEFAULT_EVALUATOR = "langsmith"
+WRITES = ("annotations", "scores")
 
 
 def read(path: str | Path) -> Converted:
     """Each feedback both as an evaluator score and as a human label; the caller picks."""
     p = existing(path)
     out = Converted(p.name)
-    for index, record in enumerate(read_records(p), start=1):
-        if not isinstance(record, dict):
-            raise fail(p.name, f"feedback {index}", "each feedback must be an object")
-        where = f"feedback {index} (id {record.get('id')})"
-        source = metadata(record, "feedback_source")
-        meta = metadata(source)
+    for where, record in common.each_record(p, "feedback"):
+        source = common.metadata(record, "feedback_source")
+        meta = common.metadata(source)
         value = record.get("score")
         if value is None:
             value = record.get("value")
         base = {
             "item_id": record.get("run_id") or record.get("trace_id"),
             "field": record.get("key"),
+            "evaluator": DEFAULT_EVALUATOR,
+            "annotator": source.get("user_name") or source.get("user_id") or meta.get("annotator"),
+            "score": value,
+            "label": value,
         }
-        out.scores.append(
-            Tagged(
-                where,
-                {
-                    **base,
-                    "evaluator": meta.get("evaluator") or DEFAULT_EVALUATOR,
-                    "value": value,
-                    "judge_model": meta.get("judge_model"),
-                    "run": meta.get("run", 0),
-                },
-            )
-        )
-        annotator = source.get("user_name") or source.get("user_id") or meta.get("annotator")
-        out.annotations.append(Tagged(where, {**base, "annotator": annotator, "value": value}))
+        common.add_both(out, where, base, meta)
     return out
 
 
 def write(store: Store, project: str, what: str, out: str | Path) -> int:
     """Write human labels (source ``app``) or evaluator scores (source ``model``)."""
     rows = []
-    for n, row in enumerate(label_frames(store, project, what), start=1):
+    for n, row in enumerate(common.label_frames(store, project, what), start=1):
         value = row["value"]
         record: dict[str, Any] = {
             "id": f"feedback-{n}",
@@ -90,4 +78,4 @@ def write(store: Store, project: str, what: str, out: str | Path) -> int:
         rows.append(record)
     if not rows:
         raise fail(Path(out).name, "the project", f"has no {what} to export")
-    return write_records(rows, out)
+    return common.write_records(rows, out)

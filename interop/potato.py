@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interop.base import Converted, Tagged, existing, fail
+from interop.base import Converted, existing, fail, label
 from kinds import FieldType
 
 if TYPE_CHECKING:
@@ -63,19 +63,15 @@ def read(path: str | Path) -> Converted:
             except json.JSONDecodeError as exc:
                 raise fail(root.name, where, f"not valid JSON ({exc.msg})") from None
             annotator = instance.get("user") or user
-            for scheme, labels in (instance.get("label_annotations") or {}).items():
-                at = f"{where} (id {instance.get('id')}), scheme {scheme!r}"
-                try:
-                    value = _scheme_value(labels)
-                except ValueError as exc:
-                    raise fail(root.name, at, str(exc)) from None
-                row = {
-                    "item_id": instance.get("id"),
-                    "annotator": annotator,
-                    "field": scheme,
-                    "value": value,
-                }
-                out.annotations.append(Tagged(at, row))
+            item_id = instance.get("id")
+            for scheme, chosen in (instance.get("label_annotations") or {}).items():
+                at = f"{where} (id {item_id}), scheme {scheme!r}"
+                convert = lambda c=chosen: _scheme_value(c)  # noqa: E731
+                out.annotations.append(
+                    label(
+                        root.name, at, convert, item_id=item_id, annotator=annotator, field=scheme
+                    )
+                )
     return out
 
 

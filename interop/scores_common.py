@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from interop.base import read_json_records
+from interop.base import Converted, Tagged, fail, read_json_records
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -72,3 +73,23 @@ def label_frames(store: Any, project: str, what: str) -> list[dict[str, Any]]:
             if r["status"] == "submitted"
         ]
     return records(scores_export_frame(store, project))
+
+
+def each_record(path: Path, noun: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, record)`` for every record, ``where`` naming it (``score 3 (id s3)``)."""
+    for index, record in enumerate(read_records(path), start=1):
+        if not isinstance(record, dict):
+            raise fail(path.name, f"{noun} {index}", f"each {noun} must be an object")
+        yield f"{noun} {index} (id {record.get('id')})", record
+
+
+def add_both(out: Converted, where: str, base: dict[str, Any], meta: dict[str, Any]) -> None:
+    """Read a record both ways, as an evaluator's score and as a person's label (the import
+    keeps the one asked for). ``base`` has item_id, field, evaluator, annotator, score and
+    label; ``meta`` may name the judge model and the run."""
+    common = {"item_id": base["item_id"], "field": base["field"]}
+    run = {"judge_model": meta.get("judge_model"), "run": meta.get("run", 0)}
+    score = {"evaluator": meta.get("evaluator") or base["evaluator"], "value": base["score"]}
+    out.scores.append(Tagged(where, {**common, **score, **run}))
+    person = {"annotator": base["annotator"], "value": base["label"]}
+    out.annotations.append(Tagged(where, {**common, **person}))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -14,35 +14,6 @@ if TYPE_CHECKING:
 
     from agreement.document import AgreementDocument
     from annotation_store import Store
-    from jobs.runner import RunProgress
-
-
-def evaluate(
-    store: Store,
-    project: str,
-    evaluator: str,
-    *,
-    runs: int | None = None,
-    item_ids: Sequence[str] | None = None,
-    limit: int | None = None,
-    settings: Mapping[str, Any] | None = None,
-    batch_size: int | None = None,
-    on_progress: Callable[[RunProgress], None] | None = None,
-) -> RunProgress:
-    """Run a registered evaluator over the project's items (results stored, cached)."""
-    from jobs.runner import run_evaluator
-
-    return run_evaluator(
-        store,
-        project,
-        evaluator,
-        runs=runs,
-        item_ids=item_ids,
-        limit=limit,
-        settings=settings,
-        batch_size=batch_size,
-        on_progress=on_progress,
-    )
 
 
 def agreement(
@@ -81,28 +52,6 @@ def figures(doc: AgreementDocument) -> dict[str, go.Figure]:
     from reports.figures import document_figures
 
     return dict(document_figures(doc))
-
-
-def write_report(
-    store: Store,
-    project: str,
-    out: str | Path,
-    *,
-    fmt: str | None = None,
-    item_ids: Sequence[str] | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> list[Path]:
-    """Write the agreement report (HTML, Markdown or JSON by suffix) and its reliability
-    CSVs; returns the paths written."""
-    from reports.formats import FORMATS, format_of
-    from reports.render import build_report
-    from reports.render import write_report as write
-
-    if format_of(out, fmt) not in FORMATS:
-        raise ValueError(f"cannot tell the format of {str(out)!r}: use {'/'.join(FORMATS)}")
-    report = build_report(store, project, item_ids=item_ids, n_resamples=resamples, seed=seed)
-    return write(report, out, fmt)
 
 
 def export_agreement_bundle(

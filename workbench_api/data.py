@@ -30,15 +30,15 @@ def parse_settings(settings: str | Mapping[str, Any] | None) -> dict[str, Any] |
     """Project settings given as a mapping or as JSON text (``'{"k": 3}'``)."""
     if not settings:
         return None
-    if isinstance(settings, Mapping):
-        return dict(settings)
-    try:
-        parsed = json.loads(settings)
-    except json.JSONDecodeError as exc:
-        raise ApiError(f"settings is not valid JSON: {exc.msg}") from None
-    if not isinstance(parsed, dict):
-        raise ApiError("settings must be a JSON object")
-    return parsed
+    parsed: Any = settings
+    if isinstance(settings, str):
+        try:
+            parsed = json.loads(settings)
+        except json.JSONDecodeError as exc:
+            raise ApiError(f"settings is not valid JSON: {exc.msg}") from None
+    if isinstance(parsed, Mapping):
+        return dict(parsed)
+    raise ApiError("settings must be a JSON object")
 
 
 def create_project(

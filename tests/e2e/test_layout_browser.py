@@ -12,7 +12,6 @@ from annotation_store.demo import load_demo
 from tests.e2e.harness import (
     browser_page,
     no_horizontal_scroll,
-    open_page,
     running_app,
     screenshot,
     wait_for_streamlit,
@@ -82,7 +81,8 @@ def test_first_paint_shows_only_the_apps_own_navigation(demo_url: str) -> None:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_theme_follows_the_browsers_colour_scheme(demo_url: str, scheme: str) -> None:
     with running_app(demo_url) as app, browser_page(color_scheme=scheme) as page:
-        open_page(page, app)
+        page.goto(app.url)
+        wait_for_streamlit(page, timeout=90_000)
         rgb = page.evaluate(
             """() => getComputedStyle(document.querySelector('[data-testid="stApp"]'))
                 .backgroundColor.match(/\\d+/g).slice(0, 3).map(Number)"""
@@ -98,8 +98,10 @@ def test_every_page_fits_at_1024_and_1440_px(demo_url: str) -> None:
         for width in (1024, 1440):
             with browser_page(width=width, height=900) as page:
                 for title, path in PAGES.items():
-                    if not app.warmed:
-                        open_page(page, app)
+                    if not app.warmed:  # app.py runs first (see harness.open_page)
+                        page.goto(app.url)
+                        wait_for_streamlit(page, timeout=90_000)
+                        app.warmed = True
                     page.goto(f"{app.url}/{path}?project=demo-intent-match")
                     wait_for_streamlit(page, timeout=90_000)  # a slow machine is not a layout bug
                     name = path or "home"
