@@ -29,6 +29,7 @@ from annotation_store.audit_categories import (
     NO_LABELS,
     NO_SCORES,
 )
+from annotation_store.audit_categories import CATEGORIES as CATEGORIES  # re-exported
 from common.evaluator_labels import config_labels, config_of, evaluator_of
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED, FieldType, TaskKind
 
