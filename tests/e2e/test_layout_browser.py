@@ -107,6 +107,7 @@ def test_every_page_fits_at_1024_and_1440_px(demo_url: str) -> None:
     with running_app(demo_url) as app:
         for width in (1024, 1440):
             with browser_page(width=width, height=900) as page:
+                page.set_default_timeout(90_000)  # screenshots wait for fonts; a busy machine
                 for title, path in PAGES.items():
                     if not app.warmed:  # app.py runs first (see harness.open_page)
                         page.goto(app.url)
