@@ -49,11 +49,12 @@ OVERFLOWING = """
   const scrolls = '[data-testid="stDataFrame"], [data-testid="stPlotlyChart"], .stCode';
   const out = [...document.querySelectorAll('[data-testid="stMain"] *')]
     .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1
-      && getComputedStyle(e).visibility !== 'hidden' && !e.closest(scrolls));
+      && e.checkVisibility({visibilityProperty: true}) && !e.closest(scrolls));
   const cut = [...document.querySelectorAll('[data-testid="stMain"] button')]
-    .filter((b) => {
+    .filter((b) => {  // what a closed expander holds is not drawn
       const column = b.closest('[data-testid="stColumn"]');
-      return column && b.getBoundingClientRect().right
+      return column && b.checkVisibility({visibilityProperty: true})
+        && b.getBoundingClientRect().right
         > column.getBoundingClientRect().right + 1;
     });
   return [...out, ...cut].slice(0, 5).map((e) => (e.getAttribute('data-testid')
