@@ -79,6 +79,12 @@ for group, script, title, icon, roles in PAGES:
         pages["Work"].append(_no_access_page(script, title))
 
 page = st.navigation(pages)
+# .streamlit/config.toml hides the sidebar page list so that a fresh server's first run
+# (Streamlit's pages/-folder mode, before the line above) does not flash one entry per
+# file. Once st.navigation has run, the list is ours: show it, from the next run on.
+if not st.get_option("client.showSidebarNavigation"):
+    st.set_option("client.showSidebarNavigation", True)
+    st.rerun()
 forward_deep_link(p for group in pages.values() for p in group)
 
 # The panel shows evaluator figures, so annotators (blind by default) do not get it.

@@ -1,4 +1,4 @@
-"""Command-line entry: ``python cli.py [--db URL] COMMAND ...``.
+"""Command-line entry: ``python cli.py [--db URL] COMMAND ...`` or, installed, ``workbench``.
 
 Each module in ``commands/`` adds its subcommands; the domain work happens in the
 domain packages, exactly as in the app. Exit 0 on success; on failure one line on
@@ -8,16 +8,24 @@ stderr and a non-zero exit code.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 from commands import main
 from common.redact import install_log_redaction
 
-if __name__ == "__main__":
+
+def entry() -> None:
+    """Run the command line on ``sys.argv`` and exit (the ``workbench`` console script)."""
     install_log_redaction()
-    code = main(sys.argv[1:])
+    prog = "python cli.py" if sys.argv[0].endswith(".py") else os.path.basename(sys.argv[0])
+    code = main(sys.argv[1:], prog=prog)
     # The process ends here. Freezing skips the interpreter's final full collection over
     # every object the libraries made (~0.3 s after a large agreement); objects are still
     # freed as usual and atexit handlers still run.
     gc.freeze()
     sys.exit(code)
+
+
+if __name__ == "__main__":
+    entry()

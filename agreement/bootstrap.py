@@ -14,8 +14,8 @@ from collections import OrderedDict
 import numpy as np
 from scipy import sparse
 
-DEFAULT_RESAMPLES = 1000
-DEFAULT_SEED = 20240611
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+
 _CACHE: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
 _CACHE_SIZE = 6
 _BLOCK = 64  # resamples drawn per block before they are written into the (n, B) layout

@@ -1,15 +1,37 @@
-"""The annotation store: SQLAlchemy models, the Store API, import/export and the demo."""
+"""The annotation store: SQLAlchemy models, the Store API, import/export and the demo.
 
-from annotation_store.records import (
-    AnnotatorInfo,
-    ImportReport,
-    ItemRecord,
-    ProjectInfo,
-    ProjectSummary,
-    SaveOutcome,
-)
-from annotation_store.store import Store, open_store
-from annotation_store.store_projects import StoreError
+Public names are imported on first use (PEP 562), so a light submodule (records, the
+quick project listing) does not pull in SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from annotation_store.records import (
+        AnnotatorInfo,
+        ImportReport,
+        ItemRecord,
+        ProjectInfo,
+        ProjectSummary,
+        SaveOutcome,
+    )
+    from annotation_store.store import Store, open_store
+    from annotation_store.store_projects import StoreError
+
+_EXPORTS = {
+    "AnnotatorInfo": "annotation_store.records",
+    "ImportReport": "annotation_store.records",
+    "ItemRecord": "annotation_store.records",
+    "ProjectInfo": "annotation_store.records",
+    "ProjectSummary": "annotation_store.records",
+    "SaveOutcome": "annotation_store.records",
+    "Store": "annotation_store.store",
+    "StoreError": "annotation_store.store_projects",
+    "open_store": "annotation_store.store",
+}
 
 __all__ = [
     "AnnotatorInfo",
@@ -22,3 +44,9 @@ __all__ = [
     "StoreError",
     "open_store",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'annotation_store' has no attribute {name!r}")

@@ -21,17 +21,17 @@ from typing import Any
 
 import pandas as pd
 
+from annotation_store.audit_categories import (
+    AGREE,
+    EVAL_FAILED,
+    HUMANS_DISAGREE,
+    METRIC_DIFFERS,
+    NO_LABELS,
+    NO_SCORES,
+)
+from annotation_store.audit_categories import CATEGORIES as CATEGORIES  # re-exported
 from common.evaluator_labels import config_labels, config_of, evaluator_of
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED, FieldType, TaskKind
-
-# Kinds of disagreement, in order of precedence (the first that applies names the row).
-EVAL_FAILED = "evaluator failed"
-HUMANS_DISAGREE = "humans disagree"
-METRIC_DIFFERS = "metric differs"
-AGREE = "agree"
-NO_LABELS = "no human labels"
-NO_SCORES = "no evaluator score"
-CATEGORIES = (EVAL_FAILED, HUMANS_DISAGREE, METRIC_DIFFERS, AGREE, NO_LABELS, NO_SCORES)
 
 TIE = "tie"
 HUMAN = "human"  # the column the evaluators are compared against (mean, or the reference)

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
 from sqlalchemy import Select, Text, type_coerce
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
+
+from common.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 
 class RawColumns:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -25,7 +23,15 @@ from annotation_store.models import (
 )
 from annotation_store.records import ImportReport, SaveOutcome
 from annotation_store.store_projects import dialect_insert
+from common.lazy import LazyModule
 from kinds import get_kind
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 STATUSES = ("draft", "submitted", "skipped")
 VALUE_COLUMNS = {"value", "old_value", "new_value"}

@@ -5,16 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns
 from annotation_store.item_upsert import FACT_FIELDS, change_token, plan_items, write_plan
 from annotation_store.models import (
-    Annotation,
     Annotator,
-    EvaluatorResult,
-    EvaluatorRun,
     FactListVersion,
     GuidelineVersion,
     Item,
@@ -122,46 +119,10 @@ class ProjectsMixin:
 
     def project_summaries(self) -> list[ProjectSummary]:
         """Every project with item, annotator, label and result counts."""
+        from annotation_store.summaries import SUMMARY_SQL, summaries
+
         with self.read() as s:
-            items = dict(
-                s.execute(select(Item.project_id, func.count()).group_by(Item.project_id)).all()
-            )
-            labels: dict[tuple[int, str], int] = {
-                (pid, st): n
-                for pid, st, n in s.execute(
-                    select(Annotation.project_id, Annotation.status, func.count()).group_by(
-                        Annotation.project_id, Annotation.status
-                    )
-                ).all()
-            }
-            people = dict(
-                s.execute(
-                    select(
-                        Annotation.project_id, func.count(func.distinct(Annotation.annotator_id))
-                    ).group_by(Annotation.project_id)
-                ).all()
-            )
-            results = dict(
-                s.execute(
-                    select(EvaluatorRun.project_id, func.count(EvaluatorResult.id))
-                    .join(EvaluatorResult, EvaluatorResult.run_id == EvaluatorRun.id)
-                    .group_by(EvaluatorRun.project_id)
-                ).all()
-            )
-            out = []
-            for p in s.scalars(select(Project).order_by(Project.name)):
-                out.append(
-                    ProjectSummary(
-                        p.name,
-                        p.kind,
-                        items.get(p.id, 0),
-                        people.get(p.id, 0),
-                        labels.get((p.id, "submitted"), 0),
-                        labels.get((p.id, "draft"), 0),
-                        results.get(p.id, 0),
-                    )
-                )
-            return out
+            return summaries(s.execute(text(SUMMARY_SQL)).all())
 
     def update_settings(self, name: str, settings: Mapping[str, Any]) -> ProjectInfo:
         """Replace a project's settings (validated against its kind)."""

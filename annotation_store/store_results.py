@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
 from sqlalchemy import select
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
@@ -21,8 +19,17 @@ from annotation_store.models import (
 )
 from annotation_store.records import ImportReport
 from annotation_store.store_projects import StoreError, dialect_insert
+from common.lazy import LazyModule
 from common.redact import redact_data
-from evaluators.base import EvalResult, Signature
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from evaluators.base import EvalResult, Signature
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 RESULT_COLUMNS = [
     "item_id",
@@ -221,6 +228,8 @@ class ResultsMixin:
 
     def run_results(self, run_id: int) -> list[EvalResult]:
         """Every stored result of one run, as evaluator results (item order)."""
+        from evaluators.base import EvalResult, Signature  # pydantic: only when needed
+
         with self.read() as s:
             run = s.get(EvaluatorRun, run_id)
             if run is None:
@@ -357,6 +366,8 @@ class ResultsMixin:
         ``run``. One imported run per (evaluator, judge model, run); re-importing the same
         rows changes nothing.
         """
+        from evaluators.base import Signature
+
         report = ImportReport()
         with self.write() as s:
             pid = self._project_row(s, project).id

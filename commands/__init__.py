@@ -2,6 +2,9 @@
 
 A command handler takes ``(args, store)`` and returns an exit code. Raise
 :class:`CommandError` (or a validation error) for a clean one-line failure.
+Command modules import their heavy libraries (pandas, SciPy, the evaluators) inside the
+handlers, so building the parser stays cheap and ``--version`` or ``projects`` answer at
+once; ``bench/cli_startup.py`` prints how long they take.
 """
 
 from __future__ import annotations
@@ -11,27 +14,37 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from annotation_store import Store, StoreError
 from common.registry import UnknownEntryError
+from common.version import __version__
 from kinds import ValidationError
 
-Handler = Callable[[argparse.Namespace, Store], int]
+if TYPE_CHECKING:
+    from annotation_store import Store
+
+Handler = Callable[[argparse.Namespace, "Store"], int]
 
 
 class CommandError(Exception):
     """A failure to report as one line on stderr."""
 
 
-#: Errors shown as one line (anything else is a bug and keeps its traceback).
-EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
-    CommandError,
-    StoreError,
-    ValidationError,
-    UnknownEntryError,
-    FileNotFoundError,
-)
+def expected_errors() -> tuple[type[BaseException], ...]:
+    """Errors shown as one line (anything else is a bug and keeps its traceback)."""
+    from annotation_store import StoreError
+    from evaluators.base import NotConfiguredError
+    from workbench_api.data import ApiError
+
+    return (
+        ApiError,
+        CommandError,
+        StoreError,
+        ValidationError,
+        UnknownEntryError,
+        FileNotFoundError,
+        NotConfiguredError,
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,32 +57,50 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "python cli.py") -> argparse.ArgumentParser:
     """The full parser with every command module's subcommands."""
-    parser = _Parser(prog="python cli.py", description="Metric-audit workbench, headless.")
+    parser = _Parser(prog=prog, description="Metric-audit workbench, headless.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--db", help="SQLAlchemy URL (default: WORKBENCH_DB_URL or sqlite:///data/workbench.db)"
     )
+    parser.set_defaults(prog=prog)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    _db_anywhere(sub)
     return parser
 
 
-def main(argv: Sequence[str]) -> int:
+def _db_anywhere(sub: argparse._SubParsersAction) -> None:
+    """Accept ``--db`` after the command too (``workbench projects --db URL``)."""
+    for command in sub.choices.values():
+        nested = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            _db_anywhere(nested[0])
+        else:
+            command.add_argument("--db", default=argparse.SUPPRESS, help="as before the command")
+
+
+def main(argv: Sequence[str], prog: str = "python cli.py") -> int:
     """Parse ``argv``, open the store and run the chosen command."""
-    args = build_parser().parse_args(list(argv))
+    if list(argv) == ["--version"]:  # answered before any command module is imported
+        print(f"{prog} {__version__}")
+        return 0
+    args = build_parser(prog).parse_args(list(argv))
     handler: Handler = args.handler
     store = None
     try:
-        from evaluators.base import NotConfiguredError
+        if getattr(args, "no_store", False):  # the command opens what it needs itself
+            return handler(args, None)  # type: ignore[arg-type]
+        from annotation_store import Store
 
         store = Store(args.db)
         return handler(args, store)
-    except (*EXPECTED_ERRORS, NotConfiguredError) as exc:
+    except expected_errors() as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:

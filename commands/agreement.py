@@ -7,11 +7,13 @@ import contextlib
 import gc
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from annotation_store import Store
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,15 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def compute(store: Store, args: argparse.Namespace) -> dict[str, Any]:
     """The agreement document for the parsed arguments, as a JSON-ready dict."""
-    from reports.data import agreement_document  # heavy (scipy): imported when used
+    from workbench_api.analysis import agreement  # heavy (scipy): imported when used
 
     if args.resamples < 0:
         raise CommandError("--resamples must be >= 0")
-    doc = agreement_document(
+    doc = agreement(
         store,
         args.name,
         fields=args.field,
-        n_resamples=args.resamples,
+        resamples=args.resamples,
         seed=args.seed,
         timeline=not args.no_timeline,
     )

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from annotation_store import Store
-from annotation_store.adjudication import adjudicated_reference
-from annotation_store.audit import (
-    CATEGORIES,
-    build_audit_table,
-    comparable_fields,
-    filter_audit,
-    registry_scales,
-)
+from annotation_store.audit_categories import CATEGORIES
 from commands import CommandError
 from common.csv_safe import to_csv
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,27 +44,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_audit(args: argparse.Namespace, store: Store) -> int:
     """Build the table like the Audit page does, filter it, write CSV."""
-    info = store.project(args.name)
-    scores = store.scores_frame(args.name)
-    fields = comparable_fields(info.task_kind, info.settings, scores)
-    field = args.field or (fields[0] if fields else None)
-    if field not in fields:
-        raise CommandError(f"cannot compare on {field!r}; choose one of {', '.join(fields)}")
+    from annotation_store.audit import filter_audit
+    from workbench_api.audit import disagreements
+
     chosen = [e.strip() for e in args.evaluators.split(",")] if args.evaluators else None
-    table = build_audit_table(
-        info.task_kind,
-        info.settings,
-        store.items(args.name),
-        store.annotations_frame(args.name, ("submitted",)),
-        scores,
-        store.results_frame(args.name, include_failed=True),
-        field,
-        evaluators=chosen,
-        evaluator_scales=registry_scales(chosen or scores["evaluator"].unique(), field),
-        reference=adjudicated_reference(store, args.name) if args.reference else None,
-        agree_threshold=args.agree_threshold,
-        differ_threshold=args.differ_threshold,
-    )
+    try:
+        table, field = disagreements(
+            store,
+            args.name,
+            field=args.field,
+            evaluators=chosen,
+            reference=args.reference,
+            agree_threshold=args.agree_threshold,
+            differ_threshold=args.differ_threshold,
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
     frame = filter_audit(
         table.frame, categories=args.category, generators=args.generator, splits=args.split
     )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from annotation_store import Store
-from annotation_store.demo import DEMO_PROJECTS, ensure_demo, load_demo
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_demo(args: argparse.Namespace, store: Store) -> int:
     """Load the demo projects and say which were created."""
+    from annotation_store.demo import DEMO_PROJECTS, ensure_demo, load_demo
+
     if args.reset:
         names = {p.name for p in store.projects()}
         for spec in DEMO_PROJECTS:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from annotation_store import Store
 from commands import CommandError
-from common.evaluator_labels import nli_backend_label
-from jobs.runner import RunProgress, run_corpus_summary, run_evaluator
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+    from jobs.runner import RunProgress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,10 +49,13 @@ def _bar(p: RunProgress) -> None:
 
 def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
     """Run the evaluator and print a one-line summary."""
+    from jobs.runner import run_corpus_summary, run_evaluator
+    from workbench_api.data import ApiError, parse_settings
+
     try:
-        settings = json.loads(args.settings) if args.settings else None
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"--settings is not valid JSON: {exc.msg}") from None
+        settings = parse_settings(args.settings)
+    except ApiError as exc:
+        raise CommandError(f"--{exc}") from None
     item_ids = [i.strip() for i in args.items.split(",")] if args.items else None
     try:
         progress = run_evaluator(
@@ -82,6 +87,8 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
 def run_label(store: Store, project: str, evaluator: str, run_ids: list[int]) -> str:
     """The evaluator's name, with the NLI backend that ran when it has one
     (``sgsacc (LLM-NLI: gpt-4o)``): a backend chosen by ``auto`` is never silent."""
+    from common.evaluator_labels import nli_backend_label
+
     models = {r["model"] for r in store.runs(project) if r["id"] in set(run_ids)}
     labels = sorted({b for b in map(nli_backend_label, models) if b})
     return f"{evaluator} ({'; '.join(labels)})" if labels else evaluator

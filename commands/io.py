@@ -1,23 +1,35 @@
-"""``import`` and ``export`` of items, labels and scores (and SGD dialogues)."""
+"""``import`` and ``export`` of items, labels and scores (native or another tool's format),
+SGD dialogues in, and the agreement bundle out."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from annotation_store import Store
-from annotation_store.exporting import FRAMES, export
-from annotation_store.importing import IMPORTERS, ImportFailure
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
+from interop import FORMATS
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+
+WHATS = ("items", "annotations", "scores")
+FORMAT_HELP = (
+    "another tool's format: "
+    + ", ".join(FORMATS)
+    + " (default: the workbench's own CSV / JSONL / Parquet, by suffix)"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the import and export commands."""
     imp = sub.add_parser("import", help="import items, annotations, scores or SGD dialogues")
     isub = imp.add_subparsers(dest="what", required=True, metavar="WHAT")
-    for what in IMPORTERS:
-        p = isub.add_parser(what, help=f"import {what} from CSV / JSONL")
+    for what in WHATS:
+        p = isub.add_parser(what, help=f"import {what} from CSV / JSONL or another tool")
         p.add_argument("name", help="project name")
-        p.add_argument("file", help="a .csv, .tsv or .jsonl file")
+        p.add_argument("file", help="a .csv, .tsv or .jsonl file (or the tool's file / folder)")
+        p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
         p.set_defaults(handler=cmd_import)
     sgd = isub.add_parser("sgd", help="import SGD dialogues into a dialogue-faithfulness project")
     sgd.add_argument("name", help="project name (created if missing)")
@@ -30,22 +42,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     sgd.add_argument("--limit", type=int, default=None, help="at most N items")
     sgd.set_defaults(handler=cmd_import_sgd)
 
-    exp = sub.add_parser("export", help="export items, annotations or scores")
+    exp = sub.add_parser("export", help="export items, annotations, scores or agreement")
     esub = exp.add_subparsers(dest="what", required=True, metavar="WHAT")
-    for what in FRAMES:
-        p = esub.add_parser(what, help=f"export {what} as CSV / JSONL / Parquet")
+    for what in WHATS:
+        p = esub.add_parser(what, help=f"export {what} as CSV / JSONL / Parquet or for a tool")
         p.add_argument("name", help="project name")
         p.add_argument("--out", required=True, help="output file: .csv, .jsonl or .parquet")
+        p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
         p.set_defaults(handler=cmd_export)
+    bundle = esub.add_parser(
+        "agreement", help="agreement results and per-item disagreements (Parquet + CSV)"
+    )
+    bundle.add_argument("name", help="project name")
+    bundle.add_argument("--out", required=True, help="output folder")
+    bundle.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
+    bundle.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    bundle.set_defaults(handler=cmd_export_agreement)
 
 
 def cmd_import(args: argparse.Namespace, store: Store) -> int:
-    """Validate the whole file, then import it in one transaction."""
+    """Validate the whole file, then import it in one go (nothing on a bad row)."""
+    from annotation_store.importing import ImportFailure
+    from workbench_api.data import import_file
+
     try:
-        report = IMPORTERS[args.what](store, args.name, args.file)
+        reports = import_file(store, args.name, args.what, args.file, args.format)
     except ImportFailure as exc:
         raise CommandError(f"nothing imported: {exc}") from None
-    print(report.summary(args.what))
+    for what, report in reports.items():
+        print(report.summary(what))
     return 0
 
 
@@ -60,9 +85,23 @@ def cmd_import_sgd(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_export(args: argparse.Namespace, store: Store) -> int:
     """Write the export file."""
+    from workbench_api.data import export_file
+
     try:
-        n = export(store, args.name, args.what, args.out)
+        n = export_file(store, args.name, args.what, args.out, args.format)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    print(f"exported {n} {args.what} rows to {args.out}")
+    unit = {"label-studio": "tasks", "argilla": "records"}.get(args.format or "", "rows")
+    print(f"exported {n} {args.what} {unit} to {args.out}")
+    return 0
+
+
+def cmd_export_agreement(args: argparse.Namespace, store: Store) -> int:
+    """Write the agreement bundle."""
+    from workbench_api.analysis import export_agreement_bundle
+
+    paths = export_agreement_bundle(
+        store, args.name, args.out, resamples=args.resamples, seed=args.seed
+    )
+    print(f"wrote {', '.join(p.name for p in paths)} to {args.out}")
     return 0

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import TYPE_CHECKING
 
-from annotation_store import Store
 from commands import CommandError
-from jobs.worker import claim_next, execute_job, job_state, request_cancel, resume_job
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_jobs(args: argparse.Namespace, store: Store) -> int:
     """List jobs, or cancel / resume one."""
+    from jobs.worker import job_state, request_cancel, resume_job
+
     try:
         if args.cancel is not None:
             job = request_cancel(store, args.cancel)
@@ -49,6 +53,8 @@ def cmd_jobs(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_worker(args: argparse.Namespace, store: Store) -> int:
     """Claim and execute queued jobs one by one (until none is left, or forever)."""
+    from jobs.worker import claim_next, execute_job
+
     while True:
         job_id = claim_next(store)
         if job_id is None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from annotation_store import Store
 from commands import CommandError
 from kinds import kind_names
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,22 +28,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     delete.set_defaults(handler=cmd_delete)
     listing = sub.add_parser("projects", help="list projects with counts")
     listing.add_argument("--json", action="store_true", help="print JSON")
-    listing.set_defaults(handler=cmd_list)
+    listing.set_defaults(handler=cmd_list, no_store=True)
 
 
 def cmd_create(args: argparse.Namespace, store: Store) -> int:
     """Create a project."""
-    try:
-        settings = json.loads(args.settings) if args.settings else None
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"--settings is not valid JSON: {exc.msg}") from None
-    if settings is not None and not isinstance(settings, dict):
-        raise CommandError("--settings must be a JSON object")
+    from workbench_api.data import ApiError, create_project
+
     guideline = None
     if args.guideline_file:
         with open(args.guideline_file, encoding="utf-8") as fh:
             guideline = fh.read()
-    info = store.create_project(args.name, args.kind, settings, guideline)
+    try:
+        info = create_project(store, args.name, args.kind, args.settings, guideline)
+    except ApiError as exc:
+        raise CommandError(f"--{exc}") from None
     print(f"created project {info.name!r} ({info.kind}, k={info.k})")
     return 0
 
@@ -54,12 +56,14 @@ def cmd_delete(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_list(args: argparse.Namespace, store: Store) -> int:
     """List projects with item, annotator, label and result counts."""
-    rows = store.project_summaries()
+    from workbench_api.data import projects
+
+    rows = projects(args.db)
     if args.json:
         print(json.dumps([r.__dict__ for r in rows], indent=2))
         return 0
     if not rows:
-        print("no projects yet: python cli.py project create NAME --kind KIND")
+        print(f"no projects yet: {args.prog} project create NAME --kind KIND")
         return 0
     header = f"{'project':<28}{'kind':<24}{'items':>7}{'people':>8}{'submitted':>11}{'drafts':>8}{'results':>9}"
     print(header)

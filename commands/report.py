@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from annotation_store import Store
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
 from reports.formats import FORMATS, format_of
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:

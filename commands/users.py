@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from annotation_store import Store, accounts
 from annotation_store.records import ROLES
 from commands import CommandError
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,6 +49,8 @@ def _stdin_password() -> str:
 
 def cmd_add(args: argparse.Namespace, store: Store) -> int:
     """Create a user."""
+    from annotation_store import accounts
+
     password = _stdin_password() if args.password_stdin else args.password
     before = store.annotator(args.name.strip())
     info = accounts.add_user(store, args.name, args.role, password=password, email=args.email)
@@ -74,6 +79,8 @@ def cmd_set_role(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_set_password(args: argparse.Namespace, store: Store) -> int:
     """Replace a user's password."""
+    from annotation_store import accounts
+
     accounts.set_password(store, args.name, _stdin_password())
     print(f"{args.name}: password changed")
     return 0

@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DB_PATH = PROJECT_ROOT / "data" / "workbench.db"
+#: A clone keeps its data beside the code; an installed workbench (``pip install``) keeps
+#: it in the working directory, where Streamlit also looks for ``.streamlit/``.
+DATA_ROOT = PROJECT_ROOT if (PROJECT_ROOT / "pyproject.toml").is_file() else Path.cwd()
+DEFAULT_DB_PATH = DATA_ROOT / "data" / "workbench.db"
 
 
 def secrets_path() -> Path:
     """Where the secrets file is looked for (``WORKBENCH_SECRETS`` overrides)."""
     override = os.environ.get("WORKBENCH_SECRETS")
-    return Path(override) if override else PROJECT_ROOT / ".streamlit" / "secrets.toml"
+    return Path(override) if override else DATA_ROOT / ".streamlit" / "secrets.toml"
 
 
 @lru_cache(maxsize=4)

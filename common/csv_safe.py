@@ -11,9 +11,10 @@ stay exact.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads on first use: quick CLI commands import this module
+    import pandas as pd
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -27,6 +28,8 @@ def neutralise(value: Any) -> Any:
 
 def safe_frame(df: pd.DataFrame, *, index: bool = False) -> pd.DataFrame:
     """A copy of ``df`` with every text cell (and column / index label) neutralised."""
+    import pandas as pd
+
     out = df.copy()
     for column in out.columns:
         series = out[column]

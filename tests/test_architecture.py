@@ -17,6 +17,8 @@ DOMAIN = [
     "jobs",
     "common",
     "commands",
+    "interop",
+    "workbench_api",
 ]
 
 

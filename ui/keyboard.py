@@ -52,7 +52,7 @@ def option_keys(field: HumanField) -> list[tuple[Any, str | None]]:
 
 
 def shortcut_help() -> None:
-    """The shortcut table, for the side column."""
-    rows = "\n".join(f"| `{k}` | {what} |" for k, what in HELP_ROWS)
-    st.markdown(f"| Key | Does |\n|---|---|\n{rows}")
+    """The shortcuts, for the side column (a list: it wraps where a table overflows a
+    1024 px window's narrow column)."""
+    st.markdown("\n".join(f"- `{k}`: {what}" for k, what in HELP_ROWS))
     st.caption("Shortcuts pause while you type in the note box; click outside it to resume.")

@@ -59,9 +59,9 @@ def choice_buttons(
     focused = ctx.is_focused(target)
     descriptions: Mapping[Any, str] = spec.level_descriptions or {}
     box = (
-        st.container(horizontal=True, gap="small", wrap=not compact)
-        if horizontal
-        else st.container()
+        # Wrapping: in a narrow column (a 1024 px window) M goes under C instead of
+        # being cut off at the column's edge.
+        st.container(horizontal=True, gap="small", wrap=True) if horizontal else st.container()
     )
     with box:
         for value, key in keyboard.option_keys(spec):

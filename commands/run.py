@@ -1,0 +1,73 @@
+"""``run``: start the Streamlit app (what ``make run`` does, for an installed workbench)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+APP_ROOT = Path(__file__).resolve().parent.parent
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the run command."""
+    p = sub.add_parser("run", help="start the app (Streamlit) on this database")
+    p.add_argument("--port", type=int, default=None, help="port (default 8501)")
+    p.add_argument("--address", default=None, help="address to listen on (default: all)")
+    p.add_argument("--demo", action="store_true", help="load the demo projects into an empty db")
+    p.set_defaults(handler=cmd_run, no_store=True)
+
+
+def config_flags(config_file: Path) -> list[str]:
+    """The app's ``.streamlit/config.toml`` as ``--section.key=value`` flags.
+
+    Streamlit reads that file from the working directory, which for an installed
+    workbench is not where the file is; the flags carry the same settings."""
+    if not config_file.is_file():
+        return []
+    with open(config_file, "rb") as fh:
+        data: dict[str, Any] = tomllib.load(fh)
+    return list(_flags(data, ""))
+
+
+def _flags(table: dict[str, Any], prefix: str) -> Iterator[str]:
+    for key, value in table.items():
+        if isinstance(value, dict):  # nested tables: theme.light.primaryColor
+            yield from _flags(value, f"{prefix}{key}.")
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            yield f"--{prefix}{key}={text}"
+
+
+def streamlit_argv(args: argparse.Namespace) -> list[str]:
+    """The ``streamlit run`` command line for the packaged app."""
+    argv = [sys.executable, "-m", "streamlit", "run", str(APP_ROOT / "app.py")]
+    argv += config_flags(APP_ROOT / ".streamlit" / "config.toml")
+    if args.port is not None:
+        argv.append(f"--server.port={args.port}")
+    if args.address is not None:
+        argv.append(f"--server.address={args.address}")
+    return argv
+
+
+def cmd_run(args: argparse.Namespace, _store: object) -> int:
+    """Replace this process with the Streamlit server (the database URL passes on)."""
+    if args.db:
+        os.environ["WORKBENCH_DB_URL"] = args.db
+    if args.demo:
+        from annotation_store import Store
+        from annotation_store.demo import ensure_demo
+
+        store = Store(args.db)
+        try:
+            ensure_demo(store)
+        finally:
+            store.close()
+    argv = streamlit_argv(args)
+    sys.stdout.flush()
+    os.execv(argv[0], argv)
+    return 0  # not reached

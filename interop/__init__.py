@@ -1,0 +1,29 @@
+"""Other tools' formats, in and out: one module per tool, all through the native importers.
+
+Each format module turns a foreign file into native rows (items, labels, scores), each
+tagged with the foreign record it came from; :func:`interop.base.import_foreign` then runs
+the workbench's own validation on all of them before writing anything, so a foreign file
+imports all-or-nothing and an error names the record (``task 3 (id 17), result 'match'``).
+Writers go the other way from the native export frames.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: ``--format`` name -> module. Modules are imported when used (some need pyarrow/datasets).
+FORMATS = {
+    "label-studio": "interop.label_studio",
+    "potato": "interop.potato",
+    "argilla": "interop.argilla",
+    "langfuse": "interop.langfuse",
+    "langsmith": "interop.langsmith",
+}
+
+
+def format_module(name: str) -> ModuleType:
+    """The module of a ``--format`` name (a clear error for an unknown one)."""
+    if name not in FORMATS:
+        raise ValueError(f"unknown format {name!r}: use one of {', '.join(FORMATS)}")
+    return importlib.import_module(FORMATS[name])

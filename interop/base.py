@@ -1,0 +1,174 @@
+"""Shared machinery of the foreign formats: tagged rows, a dry run, the all-or-nothing import."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from annotation_store.importing import IMPORTERS, ImportFailure
+from annotation_store.records import ImportReport, ItemRecord
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+
+#: What a foreign file can carry, in the order it is validated and written.
+TARGETS = ("items", "annotations", "scores")
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A native row (as the native CSV/JSONL importers read it) and where it came from."""
+
+    record: str
+    row: dict[str, Any]
+
+
+@dataclass
+class Converted:
+    """The native rows read from one foreign file."""
+
+    display: str
+    items: list[Tagged] = field(default_factory=list)
+    annotations: list[Tagged] = field(default_factory=list)
+    scores: list[Tagged] = field(default_factory=list)
+
+    def rows(self, target: str) -> list[Tagged]:
+        """The rows of one target (items, annotations or scores)."""
+        return getattr(self, target)
+
+
+def fail(display: str, record: str, reason: str, column: str | None = None) -> ImportFailure:
+    """An import failure naming the foreign file and record."""
+    return ImportFailure(f"{display}, {record}", None, column, reason)
+
+
+def label(display: str, at: str, convert: Callable[[], Any], **row: Any) -> Tagged:
+    """A label row whose value ``convert()`` reads from the foreign record; a value it
+    cannot read fails naming the record."""
+    try:
+        value = convert()
+    except ValueError as exc:
+        raise fail(display, at, str(exc)) from None
+    return Tagged(at, {**row, "value": value})
+
+
+class DryRunStore:
+    """A store that validates like the real one but keeps writes back.
+
+    The native importers read the project and its items through it; what they would
+    write is kept (items also become visible to the labels and scores validated after
+    them) and written by :meth:`commit` only when every row of the file is valid.
+    """
+
+    def __init__(self, store: Store, project: str) -> None:
+        self._store = store
+        self._project = project
+        self._pending_items: dict[str, ItemRecord] = {}
+        self._writes: list[tuple[str, list[Mapping[str, Any]]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def items(self, project: str) -> list[ItemRecord]:
+        """Stored items with the pending ones replacing or following them."""
+        stored = {r.item_id: r for r in self._store.items(project)}
+        return list({**stored, **self._pending_items}.values())
+
+    def item_ids(self, project: str, ids: Any = None) -> dict[str, int]:
+        """Stored and pending item ids (pending ones map to -1)."""
+        known = self._store.item_ids(project, ids)
+        pending = {i: -1 for i in self._pending_items if ids is None or i in set(ids)}
+        return {**pending, **known}
+
+    def upsert_items(self, project: str, rows: Sequence[Mapping[str, Any]]) -> ImportReport:
+        """Keep the items for later and make them visible to the next validations."""
+        for r in rows:
+            self._pending_items[r["item_id"]] = ItemRecord(
+                -1, r["item_id"], -1, dict(r["fields"]), r.get("split"), r.get("generator")
+            )
+        self._writes.append(("upsert_items", list(rows)))
+        return ImportReport()
+
+    def import_labels(self, project: str, rows: Sequence[Mapping[str, Any]]) -> ImportReport:
+        """Keep the labels for later."""
+        self._writes.append(("import_labels", list(rows)))
+        return ImportReport()
+
+    def import_scores(self, project: str, rows: Sequence[Mapping[str, Any]]) -> ImportReport:
+        """Keep the scores for later."""
+        self._writes.append(("import_scores", list(rows)))
+        return ImportReport()
+
+    def commit(self) -> dict[str, ImportReport]:
+        """Write what the validations kept, in order; the reports by target."""
+        names = {"upsert_items": "items", "import_labels": "annotations"}
+        reports = {}
+        for method, rows in self._writes:
+            reports[names.get(method, "scores")] = getattr(self._store, method)(self._project, rows)
+        return reports
+
+
+def _validate(dry: DryRunStore, project: str, target: str, converted: Converted) -> None:
+    tagged = converted.rows(target)
+    data = "".join(json.dumps(t.row, ensure_ascii=False) + "\n" for t in tagged)
+    try:
+        IMPORTERS[target](dry, project, data.encode("utf-8"), name="rows.jsonl")  # type: ignore[arg-type]
+    except ImportFailure as exc:
+        record = tagged[exc.row - 1].record if exc.row else "the file"
+        raise fail(converted.display, record, exc.reason, exc.column) from None
+
+
+def import_converted(
+    store: Store, project: str, converted: Converted, targets: Sequence[str] = TARGETS
+) -> dict[str, ImportReport]:
+    """Validate every row of ``targets`` with the native importers, then write them all.
+
+    Nothing is written when one row is bad; the error names the foreign record."""
+    store.project(project)  # an unknown project fails before the file is looked at
+    chosen = [t for t in TARGETS if t in targets and converted.rows(t)]
+    if not chosen:
+        raise ImportFailure(
+            converted.display, None, None, f"no {' or '.join(targets)} to import in this file"
+        )
+    dry = DryRunStore(store, project)
+    for target in chosen:
+        _validate(dry, project, target, converted)
+    return dry.commit()
+
+
+def read_json_records(path: Path, display: str) -> list[Any]:
+    """A JSON array, an object holding one (``data``, ``items``), or JSON lines."""
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                data.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ImportFailure(display, number, None, f"not valid JSON ({exc.msg})") from None
+    if isinstance(data, dict):
+        for key in ("data", "items", "records", "scores", "feedback"):
+            if isinstance(data.get(key), list):
+                return data[key]
+        return [data]
+    if not isinstance(data, list):
+        raise ImportFailure(display, None, None, "expected a JSON array of records")
+    return data
+
+
+def existing(path: str | Path) -> Path:
+    """The path, or an import failure when nothing is there."""
+    p = Path(path)
+    if not p.exists():
+        raise ImportFailure(p.name, None, None, "file not found")
+    return p
+
+
+Reader = Callable[[Path], Converted]

@@ -1,0 +1,81 @@
+"""LangSmith feedback exports (``client.list_feedback`` records as JSON / JSON lines / CSV).
+
+Written from LangSmith's documented feedback schema (``langsmith.schemas.Feedback``;
+the SDK, langsmith 0.14.17, adds six packages for a test that needs none of its network
+code): ``run_id``, ``trace_id``, ``key``, ``score`` (number or bool) or ``value``,
+``comment``, ``feedback_source`` (``{"type": "model" | "api" | "app", "user_id",
+"user_name", "metadata"}``). The run id (else the trace id) is the item id, the key the
+field. As evaluator scores, the evaluator is ``feedback_source.metadata.evaluator`` (else
+``langsmith``); as human labels, the annotator is ``feedback_source.user_name`` or
+``user_id`` (else ``metadata.annotator``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from interop import scores_common as common
+from interop.base import Converted, existing, fail
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+
+DEFAULT_EVALUATOR = "langsmith"
+WRITES = ("annotations", "scores")
+
+
+def read(path: str | Path) -> Converted:
+    """Each feedback both as an evaluator score and as a human label; the caller picks."""
+    p = existing(path)
+    out = Converted(p.name)
+    for where, record in common.each_record(p, "feedback"):
+        source = common.metadata(record, "feedback_source")
+        meta = common.metadata(source)
+        value = record.get("score")
+        if value is None:
+            value = record.get("value")
+        base = {
+            "item_id": record.get("run_id") or record.get("trace_id"),
+            "field": record.get("key"),
+            "evaluator": DEFAULT_EVALUATOR,
+            "annotator": source.get("user_name") or source.get("user_id") or meta.get("annotator"),
+            "score": value,
+            "label": value,
+        }
+        common.add_both(out, where, base, meta)
+    return out
+
+
+def write(store: Store, project: str, what: str, out: str | Path) -> int:
+    """Write human labels (source ``app``) or evaluator scores (source ``model``)."""
+    rows = []
+    for n, row in enumerate(common.label_frames(store, project, what), start=1):
+        value = row["value"]
+        record: dict[str, Any] = {
+            "id": f"feedback-{n}",
+            "run_id": row["item_id"],
+            "trace_id": row["item_id"],
+            "key": row["field"],
+        }
+        if what == "annotations":
+            scored = isinstance(value, int | float) and not isinstance(value, bool)
+            record.update(
+                score=value if scored else None,
+                value=None if scored else (value if isinstance(value, str) else json.dumps(value)),
+                feedback_source={"type": "app", "user_name": row["annotator"], "metadata": {}},
+            )
+        else:
+            meta = {
+                "evaluator": row["evaluator"],
+                "judge_model": row["judge_model"],
+                "run": row["run"],
+            }
+            record.update(
+                score=value, value=None, feedback_source={"type": "model", "metadata": meta}
+            )
+        rows.append(record)
+    if not rows:
+        raise fail(Path(out).name, "the project", f"has no {what} to export")
+    return common.write_records(rows, out)

@@ -1,0 +1,95 @@
+"""What the Langfuse and LangSmith score exports share: reading, and the native rows."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from interop.base import Converted, Tagged, fail, read_json_records
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Records of a JSON / JSON lines export, or a CSV one (JSON cells decoded)."""
+    if path.suffix.lower() == ".csv":
+        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+        return [{k: _cell(v) for k, v in r.items()} for r in rows]
+    return read_json_records(path, path.name)
+
+
+def _cell(value: str | None) -> Any:
+    if value in (None, ""):
+        return None
+    if value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def metadata(record: dict[str, Any], key: str = "metadata") -> dict[str, Any]:
+    """A record's metadata object (``{}`` when absent)."""
+    value = record.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def write_records(rows: list[dict[str, Any]], out: str | Path) -> int:
+    """Write records as a JSON array (.json), JSON lines (.jsonl) or CSV (objects as JSON)."""
+    path = Path(out)
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    elif suffix == ".json":
+        text = json.dumps(rows, ensure_ascii=False, indent=1)
+    elif suffix == ".csv":
+        buf = io.StringIO()
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+        writer = csv.DictWriter(buf, fieldnames=columns)
+        writer.writeheader()
+        for r in rows:
+            writer.writerow(
+                {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()}
+            )
+        text = buf.getvalue()
+    else:
+        raise ValueError("score export: use .json, .jsonl or .csv")
+    path.write_text(text, encoding="utf-8")
+    return len(rows)
+
+
+def label_frames(store: Any, project: str, what: str) -> list[dict[str, Any]]:
+    """Submitted labels (``annotations``) or evaluator scores (``scores``) as plain rows."""
+    from annotation_store.exporting import annotations_export_frame, scores_export_frame
+    from interop.frames import records
+
+    if what == "annotations":
+        return [
+            r
+            for r in records(annotations_export_frame(store, project))
+            if r["status"] == "submitted"
+        ]
+    return records(scores_export_frame(store, project))
+
+
+def each_record(path: Path, noun: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, record)`` for every record, ``where`` naming it (``score 3 (id s3)``)."""
+    for index, record in enumerate(read_records(path), start=1):
+        if not isinstance(record, dict):
+            raise fail(path.name, f"{noun} {index}", f"each {noun} must be an object")
+        yield f"{noun} {index} (id {record.get('id')})", record
+
+
+def add_both(out: Converted, where: str, base: dict[str, Any], meta: dict[str, Any]) -> None:
+    """Read a record both ways, as an evaluator's score and as a person's label (the import
+    keeps the one asked for). ``base`` has item_id, field, evaluator, annotator, score and
+    label; ``meta`` may name the judge model and the run."""
+    common = {"item_id": base["item_id"], "field": base["field"]}
+    run = {"judge_model": meta.get("judge_model"), "run": meta.get("run", 0)}
+    score = {"evaluator": meta.get("evaluator") or base["evaluator"], "value": base["score"]}
+    out.scores.append(Tagged(where, {**common, **score, **run}))
+    person = {"annotator": base["annotator"], "value": base["label"]}
+    out.annotations.append(Tagged(where, {**common, **person}))

@@ -1,0 +1,445 @@
+"""Other tools' formats: round trips with values unchanged, and one bad record imports nothing.
+
+Files come from the tool's own library where it installs without pain (Argilla's layout
+through the ``datasets`` package's writers); Label Studio, Potato, Langfuse and LangSmith
+files are written here from their documented schemas (see each ``interop`` module).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from annotation_store import Store
+from annotation_store.demo import load_demo
+from annotation_store.importing import ImportFailure
+from commands import main
+from workbench_api import add_items, export_file, import_file, items_frame
+
+DEMO = ("demo-actionability", "demo-dialogue", "demo-intent-match", "demo-intent-resolution")
+
+
+def labels(store: Store, project: str, statuses=("submitted", "skipped")) -> list[tuple]:
+    df = store.annotations_frame(project, statuses)
+    return sorted(
+        (r.item_id, r.annotator, r.field, json.dumps(r.value), r.status) for r in df.itertuples()
+    )
+
+
+def items(store: Store, project: str) -> list[tuple]:
+    return sorted(
+        (i.item_id, json.dumps(i.fields, sort_keys=True), i.split) for i in store.items(project)
+    )
+
+
+def scores(store: Store, project: str) -> list[tuple]:
+    df = store.scores_frame(project)
+    return sorted(
+        (
+            r.item_id,
+            r.evaluator,
+            r.field,
+            r.score,
+            r.model if isinstance(r.model, str) else None,
+            r.run_index,
+        )
+        for r in df.itertuples()
+    )
+
+
+def twin(store: Store, project: str, suffix: str = "copy", with_items: bool = False) -> str:
+    info = store.project(project)
+    name = f"{project}-{suffix}"
+    store.create_project(name, info.kind, info.settings)
+    if with_items:
+        add_items(store, name, items_frame(store, project))
+    return name
+
+
+@pytest.fixture
+def demo(store: Store) -> Store:
+    load_demo(store)
+    return store
+
+
+# -- round trips ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("fmt", "suffix"),
+    [("label-studio", ".json"), ("argilla", ".parquet"), ("argilla", ".jsonl"), ("argilla", "")],
+)
+def test_items_and_labels_round_trip(demo: Store, tmp_path: Path, fmt: str, suffix: str) -> None:
+    for project in DEMO:
+        out = tmp_path / f"{project}{suffix}"
+        export_file(demo, project, "annotations", out, fmt)
+        copy = twin(demo, project, fmt + suffix.strip("."))
+        reports = import_file(demo, copy, "annotations", out, fmt)
+        assert set(reports) == {"items", "annotations"}
+        assert items(demo, copy) == items(demo, project)
+        assert labels(demo, copy) == labels(demo, project) != []
+        again = import_file(demo, copy, "annotations", out, fmt)  # idempotent
+        assert again["annotations"].created == again["annotations"].updated == 0
+
+
+def test_potato_round_trip(demo: Store, tmp_path: Path) -> None:
+    for project in DEMO:
+        out = tmp_path / project
+        export_file(demo, project, "annotations", out, "potato")
+        people = sorted(p.name for p in out.iterdir())
+        assert people == ["demo-annotator-1", "demo-annotator-2", "demo-annotator-3"]
+        copy = twin(demo, project, "potato", with_items=True)
+        import_file(demo, copy, "annotations", out, "potato")
+        assert labels(demo, copy) == labels(demo, project, ("submitted",))
+
+
+@pytest.mark.parametrize("fmt", ["langfuse", "langsmith"])
+@pytest.mark.parametrize("suffix", [".json", ".jsonl", ".csv"])
+def test_score_exports_round_trip(demo: Store, tmp_path: Path, fmt: str, suffix: str) -> None:
+    for project in ("demo-actionability", "demo-intent-match", "demo-intent-resolution"):
+        copy = twin(demo, project, f"{fmt}{suffix}", with_items=True)
+        for what, read in (("scores", scores), ("annotations", labels)):
+            out = tmp_path / f"{project}-{what}{suffix}"
+            export_file(demo, project, what, out, fmt)
+            import_file(demo, copy, what, out, fmt)
+            assert read(demo, copy) == read(demo, project) != []
+
+
+# -- files written by the tools (or from their documented schema) --------------------------
+def test_label_studio_export_with_several_annotators(store: Store, tmp_path: Path) -> None:
+    store.create_project("lk", "likert", {"min": 1, "max": 5, "k": 2})
+    store.create_project("cat", "categorical", {"labels": ["good", "bad"]})
+    tasks = [
+        {
+            "id": 11,
+            "data": {"item_id": "a", "text": "first"},
+            "annotations": [
+                {"id": 1, "completed_by": 7, "result": [_rating(4)]},
+                {"id": 2, "completed_by": {"id": 8, "email": "ann@x.org"}, "result": [_rating(2)]},
+            ],
+        },
+        {
+            "id": 12,
+            "data": {"text": "second"},
+            "annotations": [{"completed_by": 7, "result": [_rating(5)]}],
+        },
+    ]
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps(tasks))
+    import_file(store, "lk", "annotations", path, "label-studio")
+    assert [(i.item_id, i.fields["text"]) for i in store.items("lk")] == [
+        ("a", "first"),
+        ("12", "second"),
+    ]
+    assert labels(store, "lk") == [
+        ("12", "ls-user-7", "label", "5", "submitted"),
+        ("a", "ann@x.org", "label", "2", "submitted"),
+        ("a", "ls-user-7", "label", "4", "submitted"),
+    ]
+    choice = {
+        "from_name": "label",
+        "to_name": "text",
+        "type": "choices",
+        "value": {"choices": ["bad"]},
+    }
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "id": 1,
+                    "data": {"text": "t"},
+                    "annotations": [{"completed_by": 3, "result": [choice]}],
+                }
+            ]
+        )
+    )
+    import_file(store, "cat", "annotations", path, "label-studio")
+    assert labels(store, "cat") == [("1", "ls-user-3", "label", '"bad"', "submitted")]
+
+
+def _rating(n: int) -> dict[str, Any]:
+    return {"from_name": "label", "to_name": "text", "type": "rating", "value": {"rating": n}}
+
+
+def test_argilla_records_written_by_datasets(store: Store, tmp_path: Path) -> None:
+    from datasets import Dataset
+
+    store.create_project("fa", "binary", {"k": 2})
+    records = Dataset.from_dict(
+        {
+            "id": ["r1", "r2"],
+            "text": ["the sky is blue", "water is dry"],
+            "status": ["completed", "completed"],
+            "label.responses": [["yes", "yes"], ["no", "yes"]],
+            "label.responses.users": [["u1", "u2"], ["u1", "u2"]],
+            "label.responses.status": [["submitted", "submitted"], ["submitted", "draft"]],
+        }
+    )
+    path = tmp_path / "records.parquet"
+    records.to_parquet(str(path))
+    import_file(store, "fa", "annotations", path, "argilla")
+    assert [(i.item_id, i.fields) for i in store.items("fa")] == [
+        ("r1", {"text": "the sky is blue"}),
+        ("r2", {"text": "water is dry"}),
+    ]
+    assert labels(store, "fa", ("submitted", "draft")) == [
+        ("r1", "u1", "label", "1", "submitted"),
+        ("r1", "u2", "label", "1", "submitted"),
+        ("r2", "u1", "label", "0", "submitted"),
+        ("r2", "u2", "label", "1", "draft"),
+    ]
+
+
+def test_langfuse_scores_as_scores_or_labels(store: Store, tmp_path: Path) -> None:
+    store.create_project("ir", "intent_resolution")
+    add_items(
+        store,
+        "ir",
+        pd.DataFrame({"item_id": ["t1", "t2"], "query": ["q1", "q2"], "response": ["r1", "r2"]}),
+    )
+    export = {
+        "data": [
+            {
+                "id": "s1",
+                "traceId": "t1",
+                "name": "resolution",
+                "value": 0.8,
+                "dataType": "NUMERIC",
+                "source": "EVAL",
+                "metadata": {"evaluator": "judge", "judge_model": "m"},
+            },
+            {
+                "id": "s2",
+                "traceId": "t2",
+                "name": "resolution",
+                "value": 0.4,
+                "dataType": "NUMERIC",
+                "source": "ANNOTATION",
+                "authorUserId": "kim",
+            },
+        ],
+        "meta": {"page": 1, "totalItems": 2},
+    }
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps(export))
+    import_file(store, "ir", "scores", path, "langfuse")
+    assert scores(store, "ir") == [
+        ("t1", "judge", "resolution", 0.8, "m", 0),
+        ("t2", "langfuse", "resolution", 0.4, None, 0),
+    ]
+    export["data"] = export["data"][1:]
+    path.write_text(json.dumps(export))
+    import_file(store, "ir", "annotations", path, "langfuse")
+    assert labels(store, "ir") == [("t2", "kim", "resolution", "0.4", "submitted")]
+
+
+def test_langsmith_feedback_as_labels(store: Store, tmp_path: Path) -> None:
+    store.create_project("fa", "binary")
+    add_items(store, "fa", pd.DataFrame({"item_id": ["run-1"], "text": ["t"]}))
+    feedback = {
+        "id": "f1",
+        "run_id": "run-1",
+        "trace_id": "trace-1",
+        "key": "label",
+        "score": True,
+        "comment": None,
+        "feedback_source": {"type": "app", "user_id": "u-9", "user_name": "lee", "metadata": {}},
+    }
+    path = tmp_path / "feedback.jsonl"
+    path.write_text(json.dumps(feedback) + "\n")
+    import_file(store, "fa", "annotations", path, "langsmith")
+    assert labels(store, "fa") == [("run-1", "lee", "label", "1", "submitted")]
+
+
+# -- one bad record: nothing imported, the record named --------------------------------------
+BAD_CASES = {
+    "label-studio": (
+        "ls.json",
+        [
+            {
+                "id": 1,
+                "data": {"text": "a"},
+                "annotations": [{"completed_by": 1, "result": [_rating(3)]}],
+            },
+            {
+                "id": 2,
+                "data": {"text": "b"},
+                "annotations": [{"completed_by": 1, "result": [_rating(9)]}],
+            },
+        ],
+        "ls.json, task 2 (id 2), annotation 1, result 'label', column 'value': 9 is not one of",
+    ),
+    "langfuse": (
+        "lf.json",
+        [
+            {"id": "s1", "traceId": "1", "name": "label", "value": 3, "authorUserId": "a"},
+            {"id": "s2", "traceId": "1", "name": "labl", "value": 3, "authorUserId": "a"},
+        ],
+        "lf.json, score 2 (id s2), column 'field': unknown field 'labl'",
+    ),
+    "langsmith": (
+        "ls.jsonl",
+        [
+            {
+                "id": "f1",
+                "run_id": "1",
+                "key": "label",
+                "score": 2,
+                "feedback_source": {"user_name": "a"},
+            },
+            {
+                "id": "f2",
+                "run_id": "9",
+                "key": "label",
+                "score": 2,
+                "feedback_source": {"user_name": "a"},
+            },
+        ],
+        "ls.jsonl, feedback 2 (id f2), column 'item_id': no item '9'",
+    ),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(BAD_CASES))
+def test_one_bad_record_imports_nothing(store: Store, tmp_path: Path, fmt: str) -> None:
+    name, records, message = BAD_CASES[fmt]
+    store.create_project("lk", "likert", {"min": 1, "max": 5})
+    if fmt != "label-studio":
+        add_items(store, "lk", pd.DataFrame({"item_id": ["1"], "text": ["t"]}))
+    path = tmp_path / name
+    if name.endswith(".jsonl"):
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    else:
+        path.write_text(json.dumps(records))
+    before = (items(store, "lk"), labels(store, "lk"))
+    with pytest.raises(ImportFailure) as caught:
+        import_file(store, "lk", "annotations", path, fmt)
+    assert str(caught.value).startswith(message)
+    assert (items(store, "lk"), labels(store, "lk")) == before
+
+
+def test_bad_potato_and_argilla_records_import_nothing(demo: Store, tmp_path: Path) -> None:
+    copy = twin(demo, "demo-dialogue", "bad", with_items=True)
+    out = tmp_path / "potato"
+    export_file(demo, "demo-dialogue", "annotations", out, "potato")
+    lines = (out / "demo-annotator-2" / "annotated_instances.jsonl").read_text().splitlines()
+    broken = json.loads(lines[3])
+    broken["label_annotations"]["faithful"] = {"maybe": True}
+    lines[3] = json.dumps(broken)
+    (out / "demo-annotator-2" / "annotated_instances.jsonl").write_text("\n".join(lines))
+    with pytest.raises(
+        ImportFailure,
+        match=r"user demo-annotator-2, line 4 \(id .*\), scheme 'faithful', column 'value'",
+    ):
+        import_file(demo, copy, "annotations", out, "potato")
+    assert labels(demo, copy) == []
+
+    from datasets import Dataset
+
+    target = twin(demo, "demo-dialogue", "bad-argilla")
+    rows = Dataset.from_parquet(str(_argilla(demo, tmp_path))).to_list()
+    rows[5]["faithful.responses.users"] = rows[5]["faithful.responses.users"][:1]
+    path = tmp_path / "broken.parquet"
+    Dataset.from_list(rows).to_parquet(str(path))
+    with pytest.raises(
+        ImportFailure, match=r"broken.parquet, record 6 \(id .*\), question 'faithful'"
+    ):
+        import_file(demo, target, "annotations", path, "argilla")
+    assert items(demo, target) == [] and labels(demo, target) == []
+
+
+def _argilla(store: Store, tmp_path: Path) -> Path:
+    path = tmp_path / "argilla.parquet"
+    export_file(store, "demo-dialogue", "annotations", path, "argilla")
+    return path
+
+
+# -- the command line and the agreement bundle ------------------------------------------------
+def test_cli_format_option(sqlite_url: str, tmp_path: Path, capsys) -> None:
+    assert main(["--db", sqlite_url, "demo"]) == 0
+    out = tmp_path / "tasks.json"
+    assert (
+        main(
+            [
+                "--db",
+                sqlite_url,
+                "export",
+                "annotations",
+                "demo-intent-match",
+                "--out",
+                str(out),
+                "--format",
+                "label-studio",
+            ]
+        )
+        == 0
+    )
+    assert main(["--db", sqlite_url, "project", "create", "im", "--kind", "intent_match"]) == 0
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "--db",
+                sqlite_url,
+                "import",
+                "annotations",
+                "im",
+                str(out),
+                "--format",
+                "label-studio",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        "items: 6 created, 0 updated, 0 unchanged",
+        "annotations: 54 created, 0 updated, 0 unchanged",
+    ]
+    code = main(
+        [
+            "--db",
+            sqlite_url,
+            "export",
+            "items",
+            "im",
+            "--out",
+            str(tmp_path / "p"),
+            "--format",
+            "potato",
+        ]
+    )
+    assert code == 2
+    assert capsys.readouterr().err == "error: potato export holds annotations, not items\n"
+
+
+def test_agreement_bundle_loads_in_one_line(sqlite_url: str, tmp_path: Path, capsys) -> None:
+    assert main(["--db", sqlite_url, "demo"]) == 0
+    out = tmp_path / "bundle"
+    args = ["--db", sqlite_url, "export", "agreement", "demo-actionability", "--out", str(out)]
+    assert main([*args, "--resamples", "0"]) == 0
+    agreement = pd.read_parquet(out / "agreement.parquet")
+    row = agreement.query(
+        "field == 'errors_detected' and statistic == 'krippendorff_alpha' and level == 'ordinal'"
+    )
+    assert row["value"].round(12).tolist() == [0.919230769231]  # as `agreement --json` prints
+    fingract = agreement.query("subject == 'fingract (demo)' and statistic == 'pearson'")
+    assert fingract["value"].round(12).tolist() == [0.968020450901] and fingract["n"].tolist() == [
+        5
+    ]
+    disagreements = pd.read_parquet(out / "disagreements.parquet")
+    assert disagreements.groupby("field").size().to_dict() == {
+        "actionability": 5,
+        "errors_corrected": 5,
+        "errors_detected": 5,
+        "sources": 5,
+    }
+    audit_csv = tmp_path / "audit.csv"
+    assert main(["--db", sqlite_url, "audit", "demo-actionability", "--out", str(audit_csv)]) == 0
+    audit = pd.read_csv(audit_csv)
+    same_field = disagreements.query("field == 'actionability'")
+    assert same_field["item_id"].tolist() == audit["item_id"].tolist()
+    assert same_field["category"].tolist() == audit["category"].tolist()
+    from_csv = pd.read_csv(out / "agreement.csv")
+    assert from_csv["value"].round(9).tolist() == agreement["value"].round(9).tolist()

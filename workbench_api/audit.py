@@ -1,0 +1,58 @@
+"""The disagreement table of the Audit page, headless."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+    from annotation_store.audit import AuditTable
+
+
+def comparable(store: Store, project: str) -> list[str]:
+    """Fields evaluators can be compared with people on (most-scored first)."""
+    from annotation_store.audit import comparable_fields
+
+    info = store.project(project)
+    return comparable_fields(info.task_kind, info.settings, store.scores_frame(project))
+
+
+def disagreements(
+    store: Store,
+    project: str,
+    *,
+    field: str | None = None,
+    evaluators: Sequence[str] | None = None,
+    reference: bool = False,
+    agree_threshold: float = 0.25,
+    differ_threshold: float = 0.25,
+) -> tuple[AuditTable, str]:
+    """The audit table (evaluators vs people per item) on ``field`` and the field used.
+
+    ``reference`` compares against the adjudicated labels instead of the people's mean."""
+    from annotation_store.adjudication import adjudicated_reference
+    from annotation_store.audit import build_audit_table, comparable_fields, registry_scales
+
+    info = store.project(project)
+    scores = store.scores_frame(project)
+    fields = comparable_fields(info.task_kind, info.settings, scores)
+    field = field or (fields[0] if fields else None)
+    if field not in fields:
+        raise ValueError(f"cannot compare on {field!r}; choose one of {', '.join(fields)}")
+    chosen = list(evaluators) if evaluators else None
+    table = build_audit_table(
+        info.task_kind,
+        info.settings,
+        store.items(project),
+        store.annotations_frame(project, ("submitted",)),
+        scores,
+        store.results_frame(project, include_failed=True),
+        field,
+        evaluators=chosen,
+        evaluator_scales=registry_scales(chosen or scores["evaluator"].unique(), field),
+        reference=adjudicated_reference(store, project) if reference else None,
+        agree_threshold=agree_threshold,
+        differ_threshold=differ_threshold,
+    )
+    return table, field
