@@ -7,7 +7,7 @@ panel and the agreement page draw and what reports render.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -337,6 +337,10 @@ def _evaluators(
             n_resamples=n_resamples,
             seed=seed,
         )
+        maps = inputs.meta.get("scale_mappings", {})
+        mapping = next((maps[g] for g in rows.signatures if g in maps), None)
+        if mapping and res.bias is not None:
+            res.bias = replace(res.bias, scale_mapping=mapping)
         if against and against != score_field:
             res.notes.setdefault(
                 "binary_against", f"decisions checked against the human {against!r} field"

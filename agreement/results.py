@@ -137,6 +137,8 @@ class Bias:
     by_generator: dict[str, dict[str, float]] = field(default_factory=dict)
     reason: str | None = None
     fisher_reason: str | None = None
+    #: how a 1-5 judge's grades were put on the field's scale (G-Eval, Prometheus)
+    scale_mapping: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -160,4 +162,6 @@ class Bias:
             out["reason"] = self.reason
         if self.fisher_reason:
             out["fisher_reason"] = self.fisher_reason
+        if self.scale_mapping:
+            out["scale_mapping"] = self.scale_mapping
         return out

@@ -44,6 +44,20 @@ def evaluator_signatures(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]
     return list(by_sig.values())
 
 
+def scale_mappings(runs: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Signature text -> the ``scale_mapping`` its 1-5 judge ran with (G-Eval,
+    Prometheus), read from the signature's settings; so the bias counts can say it."""
+    out = {}
+    for run in runs:
+        sig = run.get("signature")
+        mapping = (
+            (sig.get("settings") or {}).get("scale_mapping") if isinstance(sig, dict) else None
+        )
+        if mapping and run.get("signature_text"):
+            out[run["signature_text"]] = str(mapping)
+    return out
+
+
 def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) -> AgreementInputs:
     """One project's items, submitted labels and evaluator scores as tidy frames.
 
@@ -64,6 +78,7 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         "dataset_hash": dataset_hash(items),
         "n_items_total": len(items),
         "signatures": evaluator_signatures(runs),
+        **({"scale_mappings": maps} if (maps := scale_mappings(runs)) else {}),
         "reference_override": reference is not None and not reference.empty,
     }
     return AgreementInputs(

@@ -235,6 +235,8 @@ def _eval_rows(data: dict[str, Any]) -> list[list[Any]]:
         for name, e in by_field.items():
             b = e.get("bias")
             bias = f"{fmt(b['over'], 1)}/{fmt(b['under'], 1)} of {b['n']}" if b else DASH
+            if b and b.get("scale_mapping"):
+                bias += f" (1-5 {b['scale_mapping']})"
             rows.append(
                 [
                     ev,

@@ -86,3 +86,28 @@ def test_scale_mapping_is_a_stated_setting(fast_llm: ScriptedLLM) -> None:
     fast_llm.queue("Feedback: weak [RESULT] 1")
     [res] = run_items("prometheus", [ACT], settings={"scale_mapping": "keep"})
     assert res.scores["actionability"] == 1.0
+
+
+@pytest.mark.parametrize("mapping", ["stretch", "keep"])
+def test_bias_counts_say_which_scale_mapping_they_used(
+    fast_llm: ScriptedLLM, store, mapping: str
+) -> None:
+    """Issue #13 point 6: the bias counts in the document and the report name the mapping."""
+    from jobs.runner import run_evaluator
+    from reports.data import agreement_document
+    from reports.render import build_report, render_markdown
+
+    store.create_project("act", "actionability")
+    store.upsert_items("act", [{"item_id": f"c{i}", "fields": dict(ACT.fields)} for i in range(3)])
+    for i in range(3):
+        for who in ("ann", "bob"):
+            for name, value in (("errors_detected", 2), ("errors_corrected", 2), ("sources", 0)):
+                store.save_label("act", f"c{i}", who, name, value, status="submitted")
+    fast_llm.handler = lambda request: Reply(content="Feedback: fine. [RESULT] 1")
+    run_evaluator(store, "act", "prometheus", runs=1, settings={"scale_mapping": mapping})
+    doc = agreement_document(store, "act", n_resamples=0).to_dict()
+    [entry] = [e["actionability"] for e in doc["evaluators"].values()]
+    # human actionability (2 + 2 + 0) x 5/7 = 2.86; grade 1 is 0 (stretch) or 1 (keep)
+    assert entry["bias"]["scale_mapping"] == mapping and entry["bias"]["n"] == 3
+    md = render_markdown(build_report(store, "act", n_resamples=0))
+    assert f"of 3 (1-5 {mapping})" in md
