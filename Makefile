@@ -18,6 +18,9 @@ $(VENV)/.installed: requirements.txt constraints.txt | $(PY)
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	$(PIP) install -r requirements-dev.txt -c constraints.txt
+	# irrCAC is the tests' reference for Gwet's AC2 and Fleiss with missing ratings; its own
+	# pins (scipy==1.12, pandas<3) clash with ours, and it runs fine on them: no deps.
+	$(PIP) install --no-deps irrCAC==0.4.4
 	touch $@
 
 install: $(VENV)/.installed
