@@ -129,11 +129,11 @@ def test_target_keys_flag_and_help(sqlite_url: str) -> None:
         assert store.item_state(PROJECT, "im1", "ana")["status"] == "draft"
 
         help_box = page.locator('[data-testid="stExpander"]').filter(has_text="Keyboard shortcuts")
-        table = help_box.locator("table")
-        assert not table.is_visible()  # collapsed until asked for
+        listing = help_box.locator("ul")  # a list: it wraps in the narrow side column
+        assert not listing.is_visible()  # collapsed until asked for
         help_box.get_by_text("Keyboard shortcuts").click()
-        table.wait_for(state="visible")
-        rows = [r.split("\t") for r in table.locator("tbody tr").all_inner_texts()]
+        listing.wait_for(state="visible")
+        rows = [r.split(":", 1) for r in listing.locator("li").all_inner_texts()]
         shown = {r[0].strip(): r[1].strip() for r in rows}
         assert shown["j / k"] == "next / previous fact or question"
         assert shown["← / →"] == "previous / next item"
