@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from common.redact import install_log_redaction
+from common.warmup import warm_up
 from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
@@ -16,6 +17,7 @@ st.set_page_config(
 )
 
 st.session_state[ENTRY_KEY] = True
+warm_up()  # the Agreement page's libraries load while the user signs in or reads Home
 store = get_store()
 user = authenticate(store)
 # The process's job worker starts with the first session, so jobs queued before a restart
