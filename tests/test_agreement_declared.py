@@ -62,7 +62,9 @@ def _shown(frame_element) -> pd.DataFrame:
 
 
 def _cells(at: AppTest) -> list[str]:
-    return [str(v) for d in at.dataframe for v in _shown(d).to_numpy().ravel()]
+    """Every cell as the browser draws it: a missing value is a grey "None" there even
+    when a Styler formats it, so the frame's own values are read."""
+    return [str(v) for d in at.dataframe for v in d.value.to_numpy().ravel()]
 
 
 def test_a_statistic_declared_once_reaches_json_reports_page_and_panel(

@@ -14,6 +14,7 @@ import streamlit as st
 
 from agreement.statistics import DASH, field_entries
 from reports.render import STAT_HEADER, field_notes, field_sections, statistic_rows
+from ui.tables import dash_missing
 
 NOT_SHOWN = (
     f"{DASH} marks a statistic that does not apply to the field's type (e.g. Fleiss' kappa "
@@ -43,11 +44,16 @@ def summary_frame(data: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, str]]:
     return pd.DataFrame(rows), formats
 
 
-def _styled(frame: pd.DataFrame, formats: dict[str, str]) -> Any:
-    cols = {c: f for c, f in formats.items() if c in frame.columns}
-    return frame.style.format(cols, na_rep=DASH).format(
-        na_rep=DASH, subset=[c for c in frame.columns if c not in cols]
-    )
+def _show(target: Any, frame: pd.DataFrame, formats: dict[str, str]) -> None:
+    """Draw ``frame``: numbers formatted as ``formats`` asks (``{:.3f}`` style) and
+    undefined cells as ``—`` (``st.dataframe`` would draw a grey ``None``)."""
+    config = {
+        c: st.column_config.NumberColumn(format=f.replace("{:", "%").replace("}", ""))
+        for c, f in formats.items()
+        if c in frame.columns
+    }
+    table, config = dash_missing(frame, config, why="not defined here: see the notes below")
+    target.dataframe(table, hide_index=True, column_config=config)
 
 
 def _notes(lines: list[str]) -> None:
@@ -58,10 +64,10 @@ def _notes(lines: list[str]) -> None:
 def human_tables(data: dict[str, Any]) -> None:
     """The per-field summary, then every statistic with its CI and n, with notes."""
     frame, formats = summary_frame(data)
-    st.dataframe(_styled(frame, formats), hide_index=True)
+    _show(st, frame, formats)
     st.caption(NOT_SHOWN)
     st.subheader("Every statistic with its 95% interval and n")
-    st.dataframe(pd.DataFrame(statistic_rows(data), columns=STAT_HEADER), hide_index=True)
+    _show(st, pd.DataFrame(statistic_rows(data), columns=STAT_HEADER), {})
     _notes(field_notes(data))
 
 
@@ -79,7 +85,7 @@ def correlation_table(col: Any, e: dict[str, Any]) -> None:
             for k in ("pearson", "spearman", "kendall")
         ]
     )
-    col.dataframe(_styled(table, {"r": "{:.3f}", "p": "{:.4f}"}), hide_index=True)
+    _show(col, table, {"r": "{:.3f}", "p": "{:.4f}"})
     for k in ("pearson", "spearman", "kendall"):
         why = e[k].get("reason") or (e[k].get("ci_reason") if not e[k]["ci"] else None)
         if why:
@@ -93,7 +99,7 @@ def calibrated_table(rows: list[dict[str, Any]]) -> None:
     """The calibrated binary comparison, undefined cells as a dash with the reasons below."""
     frame = pd.DataFrame(rows)[[*CALIBRATED, "n", "split"]]
     digits = {"threshold": "{:.2f}", **{k: "{:.3f}" for k in CALIBRATED[3:]}}
-    st.dataframe(_styled(frame, digits), hide_index=True)
+    _show(st, frame, digits)
     notes = []
     for r in rows:
         if r.get("reason"):
