@@ -35,6 +35,17 @@ def sqlite_url(tmp_path) -> str:
 
 
 @pytest.fixture
+def demo(sqlite_url: str) -> str:
+    """URL of a fresh SQLite file holding the four demo projects."""
+    from annotation_store.demo import load_demo
+
+    s = Store(sqlite_url)
+    load_demo(s)
+    s.close()
+    return sqlite_url
+
+
+@pytest.fixture
 def store(sqlite_url: str) -> Iterator[Store]:
     """A migrated store on a fresh SQLite file."""
     s = Store(sqlite_url)

@@ -17,20 +17,11 @@ from streamlit.testing.v1 import AppTest
 from agreement.results import Stat
 from agreement.statistics import ALL, StatContext, Statistic, declared
 from annotation_store import Store
-from annotation_store.demo import load_demo
 from commands import main
 from reports import build_report, render_report
 from tests.support.apptest import open_app
 
 PROJECT = "demo-intent-resolution"
-
-
-@pytest.fixture
-def demo(sqlite_url: str) -> str:
-    store = Store(sqlite_url)
-    load_demo(store)
-    store.close()
-    return sqlite_url
 
 
 def _toy(ctx: StatContext) -> Stat:

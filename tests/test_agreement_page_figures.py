@@ -12,7 +12,6 @@ from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
 from tests.support.apptest import assert_ok, open_app
-from tests.test_agreement_declared import demo  # noqa: F401  (fixture: the demo database URL)
 
 DEMOS = ("demo-intent-match", "demo-actionability", "demo-dialogue", "demo-intent-resolution")
 
@@ -29,7 +28,7 @@ def _chart_titles(at: AppTest) -> list[str]:
 
 def test_agreement_page_flags_and_explains_and_shows_n(
     monkeypatch: pytest.MonkeyPatch,
-    demo: str,  # noqa: F811
+    demo: str,
 ) -> None:
     at = open_app(monkeypatch, demo, page="pages/agreement.py", project="demo-intent-match")
     (warning,) = [str(w.value) for w in at.warning]
@@ -59,7 +58,7 @@ def test_agreement_page_flags_and_explains_and_shows_n(
     assert "None" not in text
 
 
-def test_a_second_visit_reuses_the_document(monkeypatch: pytest.MonkeyPatch, demo: str) -> None:  # noqa: F811
+def test_a_second_visit_reuses_the_document(monkeypatch: pytest.MonkeyPatch, demo: str) -> None:
     """The document is computed once per data version and shared by visits (and
     sessions); a saved label makes a new version and one new computation."""
     import reports.data
@@ -106,7 +105,7 @@ def _none_cells(frame: pd.DataFrame) -> list[tuple[str, int]]:
 @pytest.mark.parametrize("project", DEMOS)
 def test_no_table_cell_reads_none_on_the_demo_pages(
     monkeypatch: pytest.MonkeyPatch,
-    demo: str,  # noqa: F811
+    demo: str,
     project: str,
 ) -> None:
     """Home, Progress (median time), Audit (table and per-dimension view), Evaluate, Data

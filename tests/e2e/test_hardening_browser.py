@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from annotation_store import Store
-from annotation_store.demo import load_demo
 from tests.e2e.harness import (
     browser_page,
     no_horizontal_scroll,
@@ -16,13 +14,6 @@ from tests.e2e.harness import (
 )
 
 pytestmark = pytest.mark.e2e
-
-
-def _demo_app(sqlite_url: str):
-    store = Store(sqlite_url)
-    load_demo(store)
-    store.close()
-    return running_app(sqlite_url)
 
 
 SLOW_MS = 120_000  # this test's own first loads may be slow on a shared machine
@@ -40,8 +31,8 @@ IN_VIEW = """sel => { const r = document.querySelector(sel).getBoundingClientRec
     return r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth; }"""
 
 
-def test_action_bar_in_sight_and_refused_submit_marks_in_place(sqlite_url: str) -> None:
-    with _demo_app(sqlite_url) as app, browser_page(1440, 1000) as page:
+def test_action_bar_in_sight_and_refused_submit_marks_in_place(demo: str) -> None:
+    with running_app(demo) as app, browser_page(1440, 1000) as page:
         _open(page, app, "annotate?project=demo-intent-match")
         page.wait_for_url("**item=**")
         wait_for_streamlit(page, SLOW_MS)
@@ -58,8 +49,8 @@ def test_action_bar_in_sight_and_refused_submit_marks_in_place(sqlite_url: str) 
         assert no_horizontal_scroll(page)
 
 
-def test_progress_table_fits_the_page(sqlite_url: str) -> None:
-    with _demo_app(sqlite_url) as app, browser_page(1440, 1000) as page:
+def test_progress_table_fits_the_page(demo: str) -> None:
+    with running_app(demo) as app, browser_page(1440, 1000) as page:
         _open(page, app, "progress?project=demo-intent-match")
         page.wait_for_selector("[data-testid=stDataFrame]")
         wait_for_streamlit(page, SLOW_MS)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from annotation_store import Store
-from annotation_store.demo import load_demo
 from tests.e2e.harness import (
     browser_page,
     no_horizontal_scroll,
@@ -63,16 +61,8 @@ OVERFLOWING = """
 """
 
 
-@pytest.fixture
-def demo_url(sqlite_url: str) -> str:
-    store = Store(sqlite_url)
-    load_demo(store)
-    store.close()
-    return sqlite_url
-
-
-def test_first_paint_shows_only_the_apps_own_navigation(demo_url: str) -> None:
-    with running_app(demo_url) as app, browser_page() as page:
+def test_first_paint_shows_only_the_apps_own_navigation(demo: str) -> None:
+    with running_app(demo) as app, browser_page() as page:
         page.add_init_script(NAV_RECORDER)
         page.goto(app.url)  # the server's very first session
         page.wait_for_function(
@@ -89,8 +79,8 @@ def test_first_paint_shows_only_the_apps_own_navigation(demo_url: str) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_theme_follows_the_browsers_colour_scheme(demo_url: str, scheme: str) -> None:
-    with running_app(demo_url) as app, browser_page(color_scheme=scheme) as page:
+def test_theme_follows_the_browsers_colour_scheme(demo: str, scheme: str) -> None:
+    with running_app(demo) as app, browser_page(color_scheme=scheme) as page:
         page.goto(app.url)
         wait_for_streamlit(page, timeout=90_000)
         rgb = page.evaluate(
@@ -103,9 +93,9 @@ def test_theme_follows_the_browsers_colour_scheme(demo_url: str, scheme: str) ->
 
 @pytest.mark.slow
 @pytest.mark.timeout(1200)  # 16 page loads in a real browser
-def test_every_page_fits_at_1024_and_1440_px(demo_url: str) -> None:
+def test_every_page_fits_at_1024_and_1440_px(demo: str) -> None:
     problems = []
-    with running_app(demo_url) as app:
+    with running_app(demo) as app:
         for width in (1024, 1440):
             with browser_page(width=width, height=900) as page:
                 page.set_default_timeout(90_000)  # screenshots wait for fonts; a busy machine
