@@ -10,11 +10,11 @@ import plotly.graph_objects as go
 
 from agreement import AgreementDocument
 from agreement.human import MIN_PAIR_OVERLAP
+from agreement.statistics import DASH
 
 #: The template of figures in the HTML report; on the page Streamlit's own theme applies
 #: (and building a figure with a named template costs ~50 ms of deep copies).
 REPORT_TEMPLATE = "plotly_white"
-DASH = "—"
 GREY = "#d4d4d4"
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-DASH = "—"
+from agreement.statistics import DASH
 
 
 def _missing(value: Any) -> bool:

@@ -30,6 +30,7 @@ from ui.annotation.context import (
     missing_targets,
     set_focus,
 )
+from ui.tables import DASH
 
 NOTICE_KEY = "annotate_notice"
 # Less top padding; chosen C green and M red, so a fact list reads at a glance.
@@ -388,7 +389,7 @@ def _others(ctx: ItemContext) -> None:
 def label_text(value: Any) -> str:
     """A stored label as text: lists joined with commas, no value as a dash."""
     if value is None:
-        return "—"
+        return DASH
     if isinstance(value, list | tuple):
         return ", ".join(label_text(v) for v in value)
     return str(value)
