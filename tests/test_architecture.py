@@ -12,6 +12,7 @@ DOMAIN = [
     "annotation_store",
     "evaluators",
     "agreement",
+    "alignment",
     "reports",
     "kinds",
     "jobs",

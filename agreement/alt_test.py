@@ -1,0 +1,181 @@
+"""The alternative annotator test (Calderon, Reichart and Dror, 2025): can a judge stand
+in for one of the human annotators?
+
+For every annotator j in turn (left out), on each item j labelled that also has a judge
+score and at least one other annotator's label:
+
+- alignment with the remaining annotators R_i = the other labels of the item:
+  discrete fields: the share of R_i equal to the value; numeric fields: minus the root
+  mean squared difference to R_i;
+- W_f = 1 if the judge's alignment >= annotator j's, W_h = 1 if j's >= the judge's
+  (a tie counts for both);
+- rho_f(j) = mean W_f, rho_h(j) = mean W_h over j's items; d = W_f - W_h per item.
+
+Per annotator, H0: rho_f(j) - rho_h(j) <= -epsilon against H1: > -epsilon, a one-sided
+paired t-test (the one-sample t-test of d against -epsilon, scipy). The p-values of all
+annotators are corrected together by Benjamini-Yekutieli at level q (statsmodels). The
+winning rate omega is the share of annotators whose H0 is rejected; the judge passes
+when omega >= 0.5. The average advantage probability rho is the mean of rho_f(j).
+
+The paper asks for at least 3 annotators, each with at least 30 items; annotators with
+fewer items are left out (and counted) and with fewer than 3 left the test is "not
+enough data". epsilon 0.2 is the paper's default (smaller for expert annotators).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+MIN_ANNOTATORS = 3
+MIN_ITEMS = 30
+EPSILON = 0.2
+Q = 0.05
+
+
+@dataclass(frozen=True)
+class AnnotatorTest:
+    """The test with one annotator left out."""
+
+    annotator: str
+    n: int
+    rho_f: float
+    rho_h: float
+    p: float
+    p_adjusted: float | None = None
+    rejected: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "annotator": self.annotator,
+            "n": self.n,
+            "rho_f": self.rho_f,
+            "rho_h": self.rho_h,
+            "p": self.p,
+            "p_adjusted": self.p_adjusted,
+            "rejected": self.rejected,
+        }
+
+
+@dataclass(frozen=True)
+class AltTestResult:
+    """Winning rate, average advantage probability and the per-annotator tests."""
+
+    winning_rate: float | None
+    advantage: float | None
+    passed: bool | None
+    epsilon: float
+    q: float
+    annotators: tuple[AnnotatorTest, ...] = ()
+    left_out: dict[str, int] = field(default_factory=dict)
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (``reason`` says why the figures are missing)."""
+        out: dict[str, Any] = {
+            "winning_rate": self.winning_rate,
+            "advantage": self.advantage,
+            "passed": self.passed,
+            "epsilon": self.epsilon,
+            "q": self.q,
+            "annotators": [a.to_dict() for a in self.annotators],
+            "left_out": dict(self.left_out),
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+def alignment_score(value: float, others: np.ndarray, discrete: bool) -> float:
+    """How well ``value`` agrees with the other annotators' labels (higher is better)."""
+    if discrete:
+        return float(np.mean(others == value))
+    return -float(np.sqrt(np.mean((others - value) ** 2)))
+
+
+def one_sided_p(d: np.ndarray, epsilon: float) -> float:
+    """p of H0: mean(d) <= -epsilon (one-sample t-test, one-sided). Without variance the
+    answer is certain: 0 when every d is above -epsilon, else 1."""
+    if np.ptp(d) == 0:
+        return 0.0 if d[0] > -epsilon else 1.0
+    return float(stats.ttest_1samp(d, -epsilon, alternative="greater").pvalue)
+
+
+def by_adjust(p: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """Benjamini-Yekutieli: (rejected, adjusted p-values) at false discovery rate q."""
+    from statsmodels.stats.multitest import multipletests
+
+    rejected, adjusted, _, _ = multipletests(p, alpha=q, method="fdr_by")
+    return rejected, adjusted
+
+
+def alt_test(
+    judge: pd.Series,
+    labels: pd.DataFrame,
+    *,
+    discrete: bool,
+    epsilon: float = EPSILON,
+    q: float = Q,
+    min_annotators: int = MIN_ANNOTATORS,
+    min_items: int = MIN_ITEMS,
+) -> AltTestResult:
+    """The test of a judge's per-item scores ``judge`` (indexed by item_id) against human
+    ``labels`` (item_id, annotator, value numeric)."""
+    labels = labels.dropna(subset=["value"])
+    labels = labels[labels["item_id"].isin(judge.index)]
+    by_item = {
+        item: (g["annotator"].to_numpy(object), g["value"].to_numpy(float))
+        for item, g in labels.groupby("item_id", sort=True)
+    }
+    tests: list[tuple[str, int, float, float, float]] = []
+    left_out: dict[str, int] = {}
+    for who in sorted(labels["annotator"].unique()):
+        wf, wh = [], []
+        for item, (names, values) in by_item.items():
+            mine, others = values[names == who], values[names != who]
+            if len(mine) == 0 or len(others) == 0:
+                continue
+            s_f = alignment_score(float(judge[item]), others, discrete)
+            s_h = alignment_score(float(mine[0]), others, discrete)
+            wf.append(float(s_f >= s_h))
+            wh.append(float(s_h >= s_f))
+        if len(wf) < min_items:
+            left_out[str(who)] = len(wf)
+            continue
+        d = np.asarray(wf) - np.asarray(wh)
+        tests.append(
+            (str(who), len(wf), float(np.mean(wf)), float(np.mean(wh)), one_sided_p(d, epsilon))
+        )
+    if len(tests) < min_annotators:
+        return AltTestResult(
+            None,
+            None,
+            None,
+            epsilon,
+            q,
+            left_out=left_out,
+            reason=(
+                f"not enough data: {len(tests)} annotator(s) with at least {min_items} "
+                f"items scored by the judge and labelled by others (needs {min_annotators})"
+            ),
+        )
+    rejected, adjusted = by_adjust(np.array([t[4] for t in tests]), q)
+    per = tuple(
+        AnnotatorTest(who, n, rf, rh, p, float(adj), bool(rej))
+        for (who, n, rf, rh, p), adj, rej in zip(tests, adjusted, rejected, strict=True)
+    )
+    omega = float(np.mean(rejected))
+    return AltTestResult(
+        omega,
+        float(np.mean([t.rho_f for t in per])),
+        omega >= 0.5,
+        epsilon,
+        q,
+        per,
+        left_out,
+    )

@@ -1,0 +1,123 @@
+"""Version diff: what changed between two versions of a judge, item by item.
+
+For every item both versions scored (each version's few-shot items left out), the two
+scores (means over runs), the human reference, whether the score moved toward the humans
+(closer to the reference mean), away from them, or not at all, whether a binary decision
+flipped (score >= 0.5 on a binary field), both reasonings, and for kinds with facts the
+facts whose C/M label changed (from ``details["gold_facts"]`` / ``["predicted_facts"]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from alignment.inputs import AlignmentError, FieldInputs
+from alignment.scores import field_scores, per_item
+from alignment.versions import Version
+
+FACT_SIDES = ("gold_facts", "predicted_facts")
+TOL = 1e-9
+
+
+def _by_label(fi: FieldInputs, label: str) -> Version:
+    for v in fi.versions:
+        if label in (v.label, v.signature):
+            return v
+    raise AlignmentError(f"no version {label!r} (choose from {[v.label for v in fi.versions]})")
+
+
+def _last_ok(results: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Per item, the reasoning and details of its result in the version's latest run."""
+    ok = results[results["status"] == "ok"].sort_values("run_id", kind="stable")
+    return {
+        item: {"reasoning": r, "details": d}
+        for item, r, d in zip(ok["item_id"], ok["reasoning"], ok["details"], strict=True)
+    }
+
+
+def fact_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, str]]:
+    """The facts whose C/M label differs between two results' details."""
+    out = []
+    for side in FACT_SIDES:
+        rows_a, rows_b = a.get(side) or [], b.get(side) or []
+        labels_b = {str(r.get("fact")): r.get("label") for r in rows_b if isinstance(r, dict)}
+        for r in rows_a:
+            if not isinstance(r, dict):
+                continue
+            fact = str(r.get("fact"))
+            if fact in labels_b and labels_b[fact] != r.get("label"):
+                out.append(
+                    {"side": side, "fact": fact, "a": str(r.get("label")), "b": str(labels_b[fact])}
+                )
+    return out
+
+
+def movement(a: float, b: float, human: float) -> str:
+    """toward / away / unchanged / same distance / no human reference."""
+    if np.isnan(human):
+        return "no human reference"
+    if abs(a - b) <= TOL:
+        return "unchanged"
+    da, db = abs(a - human), abs(b - human)
+    if db < da - TOL:
+        return "toward"
+    if db > da + TOL:
+        return "away"
+    return "same distance"
+
+
+def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
+    """One row per item scored by both versions: item_id, score_a, score_b, human,
+    movement, flipped, reasoning_a, reasoning_b, fact_changes."""
+    va, vb = _by_label(fi, label_a), _by_label(fi, label_b)
+    excluded = set(va.few_shot_ids) | set(vb.few_shot_ids)
+    ra, rb = fi.results[va.signature], fi.results[vb.signature]
+    sa = per_item(field_scores(ra, fi.field, excluded))
+    sb = per_item(field_scores(rb, fi.field, excluded))
+    common = sa.index.intersection(sb.index).sort_values()
+    human = fi.dense.mean[fi.space.codes(common)]
+    da, db = _last_ok(ra), _last_ok(rb)
+    rows = []
+    for item, h in zip(common, human, strict=True):
+        a, b = float(sa[item]), float(sb[item])
+        ea, eb = da.get(item, {}), db.get(item, {})
+        rows.append(
+            {
+                "item_id": item,
+                "score_a": a,
+                "score_b": b,
+                "human": None if np.isnan(h) else float(h),
+                "movement": movement(a, b, h),
+                "flipped": bool(fi.binary and (a >= 0.5) != (b >= 0.5)),
+                "reasoning_a": ea.get("reasoning") or "",
+                "reasoning_b": eb.get("reasoning") or "",
+                "fact_changes": fact_changes(ea.get("details") or {}, eb.get("details") or {}),
+            }
+        )
+    columns = [
+        "item_id",
+        "score_a",
+        "score_b",
+        "human",
+        "movement",
+        "flipped",
+        "reasoning_a",
+        "reasoning_b",
+        "fact_changes",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def diff_summary(diff: pd.DataFrame) -> dict[str, int]:
+    """How many items moved toward / away, flipped, and had fact labels change."""
+    counts = diff["movement"].value_counts()
+    return {
+        "n": len(diff),
+        "toward": int(counts.get("toward", 0)),
+        "away": int(counts.get("away", 0)),
+        "flipped": int(diff["flipped"].sum()),
+        "fact_changes": int(sum(len(x) for x in diff["fact_changes"])),
+    }

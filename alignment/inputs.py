@@ -1,0 +1,130 @@
+"""What the alignment view needs of one project and field: the human labels and reference,
+the item space with its dev/test split, and every version's stored results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from agreement.binary import dev_test_split
+from agreement.evaluator import DenseReference, ItemSpace
+from agreement.inputs import (
+    AgreementInputs,
+    Reference,
+    derived_labels,
+    field_frame,
+    human_reference,
+    known_scale,
+    numeric_values,
+)
+from alignment.versions import Version, load_versions, version_results
+from kinds import FieldType
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+
+
+class AlignmentError(ValueError):
+    """A request the alignment view cannot answer (unknown field, nothing scored)."""
+
+
+@dataclass
+class FieldInputs:
+    """One field of one project, with every evaluator version that scored it."""
+
+    inputs: AgreementInputs
+    field: str
+    field_type: str  # a FieldType value, or "derived"
+    labels: pd.DataFrame  # item_id, annotator, value (numeric)
+    reference: Reference
+    dense: DenseReference
+    binary_against: DenseReference | None
+    scale: tuple[float, float] | None
+    space: ItemSpace
+    split_rule: str
+    versions: list[Version]
+    results: dict[str, pd.DataFrame]  # signature text -> version_results
+    fields: list[str]  # every field some version scored
+
+    @property
+    def binary(self) -> bool:
+        """True for a binary human field (decisions, kappa)."""
+        return self.field_type == FieldType.BINARY.value
+
+
+def numeric_fields(inputs: AgreementInputs) -> dict[str, str]:
+    """Numeric human fields and derived scores of the kind: name -> type."""
+    out = {f.name: f.type.value for f in inputs.kind.human_fields(inputs.settings) if f.numeric}
+    out.update({d.name: "derived" for d in inputs.kind.derived_scores})
+    return out
+
+
+def scored_fields(results: dict[str, pd.DataFrame], candidates: dict[str, str]) -> list[str]:
+    """The candidate fields some stored result has a score for, in the kind's order."""
+    seen: set[str] = set()
+    for frame in results.values():
+        for scores in frame["scores"]:
+            seen.update(k for k, v in scores.items() if v is not None)
+    return [name for name in candidates if name in seen]
+
+
+def load_field(store: Store, project: str, field: str | None = None) -> FieldInputs:
+    """Load one field (default: the first one some version scored)."""
+    from reports.data import load_inputs
+
+    inputs = load_inputs(store, project)
+    versions = load_versions(store, project)
+    results = {v.signature: version_results(store, v) for v in versions}
+    candidates = numeric_fields(inputs)
+    fields = scored_fields(results, candidates)
+    if field is None:
+        if not fields:
+            raise AlignmentError(f"no evaluator has scored a numeric field of {project!r} yet")
+        field = fields[0]
+    elif field not in candidates:
+        raise AlignmentError(
+            f"{field!r} is not a numeric human field or derived score of {project!r} "
+            f"(choose from {', '.join(candidates)})"
+        )
+    ftype = candidates[field]
+    if ftype == "derived":
+        labels = field_frame(derived_labels(inputs), field)
+    else:
+        labels = field_frame(inputs.annotations, field)
+    labels = numeric_values(labels)
+    binary = ftype == FieldType.BINARY.value
+    reference = human_reference(labels, field, binary, inputs.reference)
+    items = inputs.items
+    dev, test, rule = dev_test_split(list(items["item_id"]), list(items["split"]))
+    all_ids = pd.concat([f["item_id"] for f in results.values()] + [items["item_id"]])
+    space = ItemSpace.build(items, all_ids.astype(object), dev, test)
+    dense = DenseReference.of(reference, space)
+    binary_fields = [
+        f.name for f in inputs.kind.human_fields(inputs.settings) if f.type is FieldType.BINARY
+    ]
+    against = None
+    if binary:
+        against = dense
+    elif len(binary_fields) == 1:
+        b = binary_fields[0]
+        ref_b = human_reference(
+            numeric_values(field_frame(inputs.annotations, b)), b, True, inputs.reference
+        )
+        against = DenseReference.of(ref_b, space)
+    return FieldInputs(
+        inputs,
+        field,
+        ftype,
+        labels,
+        reference,
+        dense,
+        against,
+        known_scale(inputs.kind, inputs.settings, field),
+        space,
+        rule,
+        versions,
+        results,
+        fields,
+    )

@@ -1,0 +1,155 @@
+"""Reliability and bias probes of one version, read from its stored results.
+
+Where the numbers come from: ``details["samples"]`` (one value per sample, or a dict
+holding the field) for self-consistency, ``details["probability"]`` (0..1) for
+calibration, the item's judged text for length bias, a run of the same version with
+``swap_texts: true`` in its settings for the position swap, and the ego-centric bias
+counts of :mod:`agreement.bias`.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from agreement import judge_probes
+from agreement.alt_test import alt_test
+from alignment.scores import field_scores, per_item
+from alignment.versions import Version
+
+if TYPE_CHECKING:
+    from agreement.results import Bias
+    from alignment.inputs import FieldInputs
+
+#: Item fields holding the judged text, by kind, in the order they are looked for.
+TEXT_FIELDS = ("response", "text", "predicted", "explanation", "utterance")
+
+
+def sample_value(sample: Any, field: str) -> float | None:
+    """One sample's value of ``field`` (a number, or a dict with the field or a score)."""
+    if isinstance(sample, Real) and not isinstance(sample, bool):
+        return float(sample)
+    if isinstance(sample, bool):
+        return float(sample)
+    if isinstance(sample, dict):
+        for value in (
+            sample.get(field),
+            (sample.get("scores") or {}).get(field),
+            sample.get("score"),
+        ):
+            if isinstance(value, Real):
+                return float(value)
+    return None
+
+
+def _self_consistency(kept: pd.DataFrame, field: str, discrete: bool) -> dict[str, Any]:
+    units = []
+    for details in kept.loc[kept["status"] == "ok", "details"]:
+        samples = details.get("samples")
+        if isinstance(samples, list):
+            values = [x for x in (sample_value(s, field) for s in samples) if x is not None]
+            units.append(values)
+    return judge_probes.self_consistency(units, discrete)
+
+
+def _calibration(fi: FieldInputs, kept: pd.DataFrame) -> dict[str, Any]:
+    if not fi.binary:
+        return {"n": 0, "reason": "calibration is measured on a binary field"}
+    ok = kept[kept["status"] == "ok"]
+    prob = pd.Series(
+        [d.get("probability") for d in ok["details"]], index=ok["item_id"].to_numpy(object)
+    )
+    prob = pd.to_numeric(prob, errors="coerce").dropna()
+    if prob.empty:
+        return {"n": 0, "reason": "the judge gives no probability"}
+    prob = prob.groupby(level=0).mean()
+    gold = fi.dense.majority[fi.space.codes(prob.index)]
+    has = ~np.isnan(gold)
+    return judge_probes.calibration(prob.to_numpy(float)[has], gold[has])
+
+
+def _lengths(fi: FieldInputs, item_ids: pd.Index) -> tuple[pd.Series, str | None]:
+    items = fi.inputs.items.set_index("item_id")["fields"]
+    for name in TEXT_FIELDS:
+        found = {
+            i: len(str(f[name]))
+            for i, f in items.items()
+            if isinstance(f, dict) and isinstance(f.get(name), str)
+        }
+        if found:
+            return pd.Series(found).reindex(item_ids), name
+    return pd.Series(dtype=float), None
+
+
+def _length_bias(fi: FieldInputs, means: pd.Series, n_resamples: int, seed: int) -> dict[str, Any]:
+    human = pd.Series(fi.dense.mean[fi.space.codes(means.index)], index=means.index)
+    residual = (means - human).dropna()
+    length, text = _lengths(fi, residual.index)
+    if text is None:
+        return {"n": 0, "reason": "the kind's items have no judged text to measure"}
+    keep = length.notna()
+    out = judge_probes.length_bias(
+        residual[keep].to_numpy(float),
+        length[keep].to_numpy(float),
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    return {"text_field": text, **out}
+
+
+def swap_partner(v: Version, versions: list[Version]) -> Version | None:
+    """The version's run with the texts exchanged (or, for a swapped run, the original)."""
+    for other in versions:
+        if (
+            other is not v
+            and other.swapped != v.swapped
+            and (other.evaluator, other.version, other.model) == (v.evaluator, v.version, v.model)
+            and other.plain_settings() == v.plain_settings()
+        ):
+            return other
+    return None
+
+
+def _position_swap(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
+    partner = swap_partner(v, fi.versions)
+    if partner is None:
+        return {"n": 0, "reason": "no swapped run"}
+    excluded = set(v.few_shot_ids) | set(partner.few_shot_ids)
+    other = per_item(field_scores(fi.results[partner.signature], fi.field, excluded))
+    mine = means.drop(list(excluded), errors="ignore")
+    plain, swapped = (other, mine) if v.swapped else (mine, other)
+    out = judge_probes.position_swap(plain.to_dict(), swapped.to_dict(), fi.binary)
+    return {"partner": partner.label, **out}
+
+
+def _alt_test(fi: FieldInputs, v: Version, means: pd.Series, epsilon: float) -> dict[str, Any]:
+    labels = fi.labels[~fi.labels["item_id"].isin(set(v.few_shot_ids))]
+    judge = means.round().clip(0, 1) if fi.binary else means
+    return alt_test(judge, labels, discrete=fi.binary, epsilon=epsilon).to_dict()
+
+
+def probes(
+    fi: FieldInputs,
+    v: Version,
+    kept: pd.DataFrame,
+    means: pd.Series,
+    *,
+    bias: Bias | None,
+    n_resamples: int,
+    seed: int,
+    epsilon: float,
+) -> dict[str, Any]:
+    """Every probe of one version (few-shot items already left out of ``kept``/``means``)."""
+    return {
+        "self_consistency": _self_consistency(kept, fi.field, fi.binary),
+        "calibration": _calibration(fi, kept),
+        "length_bias": _length_bias(fi, means, n_resamples, seed),
+        "position_swap": _position_swap(fi, v, means),
+        "ego_bias": bias.to_dict()
+        if bias is not None
+        else {"reason": "bias is counted on a graded field with a known scale"},
+        "alt_test": _alt_test(fi, v, means, epsilon),
+    }

@@ -1,0 +1,115 @@
+"""``alignment``: every evaluator version against the humans on one field, and version diffs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from commands import CommandError
+
+if TYPE_CHECKING:
+    from annotation_store import Store
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the alignment command."""
+    p = sub.add_parser("alignment", help="evaluator versions against the humans, version diff")
+    p.add_argument("name", help="project name")
+    p.add_argument(
+        "--field", default=None, help="the human field or derived score (default: first scored)"
+    )
+    p.add_argument("--json", action="store_true", help="print the JSON document")
+    p.add_argument(
+        "--diff",
+        nargs=2,
+        metavar=("A", "B"),
+        default=None,
+        help="item-by-item diff of two versions (labels as listed, e.g. 'judge:toy v1')",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help=f"bootstrap resamples for the CIs (default {DEFAULT_RESAMPLES}; 0: none)",
+    )
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        default=None,
+        help="alternative annotator test tolerance (default 0.2)",
+    )
+    p.set_defaults(handler=cmd_alignment)
+
+
+def _fmt(value: Any) -> str:
+    from agreement.statistics import DASH
+
+    return DASH if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def table_text(doc: dict[str, Any]) -> str:
+    """The document as a readable table, one line per version."""
+    head = doc["headline"]
+    lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {head}"]
+    for row in doc["versions"]:
+        h = row["headline"]
+        ci = f" [{_fmt(h['ci'][0])}, {_fmt(h['ci'][1])}]" if h.get("ci") else ""
+        alt = row["probes"]["alt_test"]
+        lines.append(
+            f"  {row['label']}: n {row['n']}, {head} {_fmt(h['value'])}{ci}, "
+            f"failures {_fmt(row['failure_rate'])}, mean cost {_fmt(row['mean_cost'])}, "
+            f"excluded {row['excluded']['n']}, alt-test omega "
+            f"{_fmt(alt['winning_rate']) if alt.get('winning_rate') is not None else alt.get('reason')}"
+        )
+    return "\n".join(lines)
+
+
+def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
+    """Print the alignment document (or a version diff)."""
+    from alignment.inputs import AlignmentError
+    from reports.formats import portable_floats
+
+    if args.resamples < 0:
+        raise CommandError("--resamples must be >= 0")
+    if args.epsilon is not None and not 0 <= args.epsilon < 1:
+        raise CommandError("--epsilon must be in [0, 1)")
+    try:
+        if args.diff:
+            from alignment.diff import diff_summary, version_diff
+            from alignment.inputs import load_field
+
+            frame = version_diff(load_field(store, args.name, args.field), *args.diff)
+            data: dict[str, Any] = {
+                "a": args.diff[0],
+                "b": args.diff[1],
+                "summary": diff_summary(frame),
+                "items": frame.to_dict(orient="records"),
+            }
+            if not args.json:
+                print(json.dumps(data["summary"]))
+                for r in data["items"]:
+                    print(
+                        f"  {r['item_id']}: {_fmt(r['score_a'])} -> {_fmt(r['score_b'])} ({r['movement']})"
+                    )
+                return 0
+        else:
+            from alignment.table import alignment_table
+
+            data = alignment_table(
+                store,
+                args.name,
+                args.field,
+                n_resamples=args.resamples,
+                seed=args.seed,
+                epsilon=args.epsilon,
+            )
+            if not args.json:
+                print(table_text(data))
+                return 0
+    except AlignmentError as exc:
+        raise CommandError(str(exc)) from None
+    print(json.dumps(portable_floats(data), indent=2, ensure_ascii=False, allow_nan=False))
+    return 0
