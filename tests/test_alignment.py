@@ -1,0 +1,133 @@
+"""The alignment table, the leakage guard, the probes read from stored results, the
+version diff and ``cli.py alignment`` on the toy project (two versions of judge:toy)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from alignment.diff import diff_summary, fact_changes, version_diff
+from alignment.inputs import load_field
+from alignment.table import alignment_table
+from annotation_store import Store
+from commands import main
+from tests.alignment_fixtures import FEW_SHOT, PEOPLE, build_toy, human, v1_score, v2_score
+
+
+def cohen(pred: list[int], gold: list[int]) -> float:
+    n = len(pred)
+    p_o = sum(p == g for p, g in zip(pred, gold, strict=True)) / n
+    p1, g1 = sum(pred) / n, sum(gold) / n
+    p_e = p1 * g1 + (1 - p1) * (1 - g1)
+    return (p_o - p_e) / (1 - p_e)
+
+
+def majority(k: int) -> int:
+    return int(sum(human(k, w) for w in range(len(PEOPLE))) >= 2)
+
+
+@pytest.fixture
+def toy(store: Store) -> Store:
+    build_toy(store)
+    return store
+
+
+def _rows(doc: dict) -> dict[str, dict]:
+    return {r["label"]: r for r in doc["versions"]}
+
+
+def test_one_row_per_version_with_kappa_failures_cost_and_exclusions(toy: Store) -> None:
+    doc = alignment_table(toy, "toy", n_resamples=200)
+    assert doc["field"] == "label" and doc["headline"] == "kappa"
+    rows = _rows(doc)
+    assert list(rows) == ["judge:toy v1", "judge:toy v2", "judge:toy v2 (texts swapped)"]
+    v1, v2 = rows["judge:toy v1"], rows["judge:toy v2"]
+    # v1: item 39 failed; 39 items compared
+    assert v1["n"] == 39 and v1["n_failed"] == 1 and v1["failure_rate"] == pytest.approx(1 / 40)
+    assert v1["mean_cost"] == pytest.approx(0.001 * 39 / 40)
+    assert v1["mean_tokens_in"] == pytest.approx(100 * 39 / 40)
+    ks = range(39)
+    assert v1["headline"]["value"] == pytest.approx(
+        cohen([v1_score(k) for k in ks], [majority(k) for k in ks])
+    )
+    lo, hi = v1["headline"]["ci"]
+    assert lo < v1["headline"]["value"] < hi
+    assert v1["excluded"] == {"n": 0, "reason": None, "item_ids": []}
+    # v2: its two few-shot items are out of every figure, and the row says so
+    assert v2["excluded"]["n"] == 2 and v2["excluded"]["item_ids"] == FEW_SHOT
+    assert "few-shot" in v2["excluded"]["reason"]
+    assert v2["n"] == 38 and v2["n_results"] == 38
+    ks2 = range(2, 40)
+    assert v2["headline"]["value"] == pytest.approx(
+        cohen([v2_score(k) for k in ks2], [majority(k) for k in ks2])
+    )
+    assert v2["binary"]["n"] == 38 and v2["binary"]["kappa"] == pytest.approx(
+        v2["headline"]["value"]
+    )
+    assert v2["date"] and v2["model"] == "toy-model"
+
+
+def test_probes_read_samples_probability_swap_and_alt_test(toy: Store) -> None:
+    rows = _rows(alignment_table(toy, "toy", n_resamples=100))
+    v1, v2 = rows["judge:toy v1"]["probes"], rows["judge:toy v2"]["probes"]
+    assert v1["self_consistency"]["n"] == 0 and v1["calibration"]["reason"]
+    assert v2["self_consistency"]["n"] == 38
+    assert v2["self_consistency"]["unanimous"] == pytest.approx(37 / 38)
+    # probability 0.9 for a positive decision, 0.2 for a negative one (items 2..39)
+    ks = range(2, 40)
+    gold = [majority(k) for k in ks]
+    prob = [0.9 if v2_score(k) else 0.2 for k in ks]
+    brier = sum((p - g) ** 2 for p, g in zip(prob, gold, strict=True)) / len(ks)
+    assert v2["calibration"]["brier"] == pytest.approx(brier)
+    # the swapped run flips items 10, 20, 30 (every 10th; 0 is a few-shot item)
+    swap = v2["position_swap"]
+    assert swap["partner"] == "judge:toy v2 (texts swapped)"
+    assert swap["n"] == 38 and swap["changed"] == pytest.approx(3 / 38)
+    assert v1["position_swap"] == {"n": 0, "reason": "no swapped run"}
+    assert v2["length_bias"]["text_field"] == "text" and v2["length_bias"]["n"] == 38
+    assert v2["alt_test"]["winning_rate"] is not None
+    assert {a["n"] for a in v2["alt_test"]["annotators"]} == {38}
+    assert v2["ego_bias"]["reason"]  # binary field: no graded bias counts
+
+
+def test_version_diff_moves_and_flips(toy: Store) -> None:
+    fi = load_field(toy, "toy")
+    diff = version_diff(fi, "judge:toy v1", "judge:toy v2").set_index("item_id")
+    # both versions' few-shot items are out; i39 failed in v1
+    assert "i00" not in diff.index and "i01" not in diff.index and "i39" not in diff.index
+    # item 3: v1 wrong (every 3rd), v2 right -> toward the humans, a flipped decision
+    row = diff.loc["i03"]
+    assert row["movement"] == "toward" and row["flipped"]
+    assert (
+        row["reasoning_a"] == "v1 thinks 0 for i03" and row["reasoning_b"] == "v2 thinks 1 for i03"
+    )
+    assert diff.loc["i09", "movement"] == "unchanged"  # both wrong
+    summary = diff_summary(diff.reset_index())
+    assert summary["n"] == 37
+    assert summary["away"] == 0 and summary["toward"] == summary["flipped"]
+
+
+def test_fact_changes_lists_labels_that_changed() -> None:
+    a = {"gold_facts": [{"fact": "alarm", "label": "C"}, {"fact": "7am", "label": "M"}]}
+    b = {"gold_facts": [{"fact": "alarm", "label": "C"}, {"fact": "7am", "label": "C"}]}
+    assert fact_changes(a, b) == [{"side": "gold_facts", "fact": "7am", "a": "M", "b": "C"}]
+
+
+def test_cli_alignment_json_and_errors(toy: Store, sqlite_url: str, capsys) -> None:
+    assert main(["--db", sqlite_url, "alignment", "toy", "--json", "--resamples", "50"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = _rows(doc)
+    assert rows["judge:toy v1"]["n"] == 39 and rows["judge:toy v2"]["excluded"]["n"] == 2
+    assert all(len(r["headline"]["ci"]) == 2 for r in doc["versions"])
+    assert main(["--db", sqlite_url, "alignment", "toy", "--field", "nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "'nope' is not a numeric human field" in err and len(err.splitlines()) == 1
+    code = main(
+        ["--db", sqlite_url, "alignment", "toy", "--diff", "judge:toy v1", "judge:toy v2", "--json"]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["n"] == 37
+    assert main(["--db", sqlite_url, "alignment", "toy", "--resamples", "0"]) == 0
+    assert "judge:toy v2: n 38, kappa" in capsys.readouterr().out

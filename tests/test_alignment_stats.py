@@ -1,0 +1,103 @@
+"""The pure statistics behind the alignment view, on numbers worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agreement.alt_test import alignment_score, alt_test
+from agreement.decision_kappa import decision_kappa
+from agreement.judge_probes import calibration, position_swap, self_consistency
+
+
+def t3_cdf(t: float) -> float:
+    """Student's t CDF with 3 degrees of freedom, closed form (independent of scipy)."""
+    u = t / math.sqrt(3)
+    return 0.5 + (u / (1 + t * t / 3) + math.atan(u)) / math.pi
+
+
+def _labels(rows: dict[str, tuple[int, int, int]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"item_id": item, "annotator": who, "value": float(v)}
+            for item, values in rows.items()
+            for who, v in zip(("ann", "bob", "cat"), values, strict=True)
+        ]
+    )
+
+
+# Four items, three people, a judge. Leaving out ann: d = W_f - W_h = [0, 1, 0, 0]
+# (t = (0.25 + 0.2) / (0.5 / 2) = 1.8); bob: d = 0 everywhere (p = 0); cat: d = [0, 0, 1, 1]
+# (t = 0.7 / (sqrt(1/3) / 2) = 2.42487). Benjamini-Yekutieli with m = 3, c(m) = 11/6.
+LABELS = _labels({"i1": (1, 1, 1), "i2": (1, 0, 0), "i3": (0, 0, 1), "i4": (1, 1, 0)})
+JUDGE = pd.Series({"i1": 1.0, "i2": 0.0, "i3": 0.0, "i4": 1.0})
+
+
+def test_alt_test_worked_example() -> None:
+    res = alt_test(JUDGE, LABELS, discrete=True, min_items=4)
+    by = {a.annotator: a for a in res.annotators}
+    assert (by["ann"].rho_f, by["ann"].rho_h) == (1.0, 0.75)
+    assert (by["bob"].rho_f, by["bob"].rho_h) == (1.0, 1.0)
+    assert (by["cat"].rho_f, by["cat"].rho_h) == (1.0, 0.5)
+    p_ann, p_cat = 1 - t3_cdf(1.8), 1 - t3_cdf(0.7 / (math.sqrt(1 / 3) / 2))
+    assert by["ann"].p == pytest.approx(p_ann, abs=1e-9)
+    assert by["cat"].p == pytest.approx(p_cat, abs=1e-9)
+    assert by["bob"].p == 0.0
+    c = 1 + 1 / 2 + 1 / 3
+    assert by["ann"].p_adjusted == pytest.approx(p_ann * 3 * c / 3)
+    assert by["cat"].p_adjusted == pytest.approx(p_cat * 3 * c / 2)
+    assert [by[w].rejected for w in ("ann", "bob", "cat")] == [False, True, False]
+    assert res.winning_rate == pytest.approx(1 / 3)
+    assert res.advantage == 1.0
+    assert res.passed is False
+    # at q = 0.2 both adjusted p-values (0.155, 0.129) pass too
+    loose = alt_test(JUDGE, LABELS, discrete=True, min_items=4, q=0.2)
+    assert loose.winning_rate == 1.0 and loose.passed is True
+
+
+def test_alt_test_needs_three_annotators_with_enough_items() -> None:
+    res = alt_test(JUDGE, LABELS, discrete=True)  # default: 30 items each
+    assert res.winning_rate is None and res.passed is None
+    assert res.reason.startswith("not enough data")
+    assert res.left_out == {"ann": 4, "bob": 4, "cat": 4}
+    two = alt_test(JUDGE, LABELS[LABELS["annotator"] != "cat"], discrete=True, min_items=4)
+    assert two.winning_rate is None and "needs 3" in two.reason
+
+
+def test_alignment_score_numeric_is_minus_rmse() -> None:
+    assert alignment_score(3.0, np.array([1.0, 5.0]), discrete=False) == -2.0
+    assert alignment_score(1.0, np.array([1.0, 0.0, 1.0]), discrete=True) == pytest.approx(2 / 3)
+
+
+def test_calibration_brier_ece_and_bins() -> None:
+    out = calibration(np.array([0.1, 0.4, 0.8, 0.9]), np.array([0, 1, 1, 1]))
+    assert out["brier"] == pytest.approx((0.01 + 0.36 + 0.04 + 0.01) / 4)
+    assert out["ece"] == pytest.approx((0.1 + 0.6 + 0.2 + 0.1) / 4)
+    assert [b["n"] for b in out["bins"]] == [1, 1, 1, 1]
+    assert [round(b["lo"], 1) for b in out["bins"]] == [0.1, 0.4, 0.8, 0.9]
+
+
+def test_self_consistency_alpha_by_hand() -> None:
+    # coincidences o00 = 3, o11 = 4, o01 = o10 = 1: alpha = 1 - (2/9) / (2*4*5/72) = 0.6
+    out = self_consistency([[1, 1, 1], [0, 0, 0], [1, 0, 1], [1]], discrete=True)
+    assert out["n"] == 3 and out["samples"] == 3
+    assert out["unanimous"] == pytest.approx(2 / 3)
+    assert out["alpha"] == pytest.approx(0.6)
+    assert self_consistency([[1], [0]], discrete=True)["n"] == 0
+
+
+def test_position_swap_share_changed() -> None:
+    out = position_swap({"a": 1, "b": 0, "c": 1}, {"a": 1, "b": 1, "c": 1, "d": 0}, True)
+    assert out["n"] == 3 and out["changed"] == pytest.approx(1 / 3)
+    assert position_swap({"a": 1}, {"b": 1}, True)["n"] == 0
+
+
+def test_decision_kappa_and_its_interval() -> None:
+    # tp 1, fp 1, fn 0, tn 2: p_o = 0.75, p_e = (2*1 + 2*3) / 16 = 0.5, kappa = 0.5
+    value, ci, reason = decision_kappa(np.array([1, 1, 0, 0]), np.array([1, 0, 0, 0]))
+    assert value == pytest.approx(0.5) and reason is None
+    assert ci is not None and ci[0] <= 0.5 <= ci[1]
+    assert decision_kappa(np.array([1, 1]), np.array([1, 1]))[0] is None
