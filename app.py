@@ -50,6 +50,7 @@ PAGES = [
     ("Work", "pages/home.py", "Home", ":material/home:", None),
     ("Work", "pages/annotate.py", "Annotate", ":material/edit_note:", None),
     ("Analyse", "pages/agreement.py", "Agreement", ":material/query_stats:", ("admin", "reviewer")),
+    ("Analyse", "pages/alignment.py", "Alignment", ":material/rule:", ("admin", "reviewer")),
     ("Analyse", "pages/audit.py", "Audit", ":material/troubleshoot:", ("admin", "reviewer")),
     ("Analyse", "pages/evaluate.py", "Evaluate", ":material/smart_toy:", ("admin", "reviewer")),
     ("Manage", "pages/data.py", "Data", ":material/database:", ("admin",)),

@@ -69,7 +69,8 @@ def _labels(versions: list[Version]) -> None:
         key = (v.evaluator, v.version, v.swapped)
         count[key] = count.get(key, 0) + 1
     for v in versions:
-        v.label = f"{v.evaluator} v{v.version}" + (" (texts swapped)" if v.swapped else "")
+        tag = f"v{v.version}" if v.version[:1].isdigit() else v.version
+        v.label = f"{v.evaluator} {tag}" + (" (texts swapped)" if v.swapped else "")
         if count[(v.evaluator, v.version, v.swapped)] > 1:
             v.label += f" [{v.signature.split('|', 1)[-1]}]"
 

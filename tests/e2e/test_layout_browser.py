@@ -22,6 +22,7 @@ PAGES = {
     "Home": "",
     "Annotate": "annotate",
     "Agreement": "agreement",
+    "Alignment": "alignment",
     "Audit": "audit",
     "Evaluate": "evaluate",
     "Data": "data",

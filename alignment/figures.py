@@ -1,0 +1,67 @@
+"""Plotly figures of the alignment view (no streamlit): the headline figure by version
+and a judge version's reliability diagram."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+
+def headline_chart(doc: dict[str, Any]) -> go.Figure:
+    """The headline figure (kappa or a correlation) of every version, with its 95% CI."""
+    rows = [r for r in doc["versions"] if r["headline"]["value"] is not None]
+    labels = [r["label"] for r in rows]
+    values = [r["headline"]["value"] for r in rows]
+    ci = [r["headline"]["ci"] or [v, v] for r, v in zip(rows, values, strict=True)]
+    fig = go.Figure(
+        go.Scatter(
+            x=labels,
+            y=values,
+            mode="markers+lines",
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [c[1] - v for c, v in zip(ci, values, strict=True)],
+                "arrayminus": [v - c[0] for c, v in zip(ci, values, strict=True)],
+            },
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"{doc['headline']} with the humans on {doc['field']}, by version",
+        yaxis_title=doc["headline"],
+        xaxis_title="version",
+        height=360,
+        margin={"t": 50, "b": 40},
+    )
+    return fig
+
+
+def reliability_diagram(label: str, calibration: dict[str, Any]) -> go.Figure | None:
+    """Share of positive human decisions against the mean probability per bin."""
+    bins = calibration.get("bins") or []
+    if not bins:
+        return None
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect", line={"dash": "dot"})
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[b["mean_probability"] for b in bins],
+            y=[b["share_positive"] for b in bins],
+            mode="markers+lines",
+            name=label,
+            text=[f"n {b['n']}" for b in bins],
+            hovertemplate="p %{x:.2f} → %{y:.2f} (%{text})<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"{label}: reliability diagram (ECE {calibration['ece']:.3f})",
+        xaxis_title="judge probability",
+        yaxis_title="share the humans call positive",
+        height=360,
+        margin={"t": 50, "b": 40},
+    )
+    return fig

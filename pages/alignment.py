@@ -1,0 +1,111 @@
+"""Alignment page: every version of every evaluator against the humans on one field, the
+headline figure by version, reliability and bias probes, and a version diff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from alignment import figures
+from alignment.diff import diff_summary, version_diff
+from alignment.frames import probes_frame, versions_frame
+from alignment.inputs import AlignmentError, FieldInputs, load_field
+from alignment.table import alignment_table
+from ui.context import get_store, require_project
+from ui.tables import dash_missing
+
+FIELD_KEY = "alignment_field"
+
+
+@st.cache_data(show_spinner=False, max_entries=16, ttl=3600)
+def _document(
+    url: str, project: str, version: str, field: str | None, resamples: int
+) -> dict[str, Any]:
+    """The alignment document, once per data version, field and resamples (``url`` and
+    ``version`` are only part of the cache key)."""
+    return alignment_table(get_store(), project, field, n_resamples=resamples)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=3600)
+def _field(url: str, project: str, version: str, field: str) -> FieldInputs:
+    """The field's inputs for the version diff (read-only)."""
+    return load_field(get_store(), project, field)
+
+
+project = require_project()
+store = get_store()
+data_version = store.data_version(project.name)
+st.title(f"Alignment · {project.name}")
+resamples = st.sidebar.select_slider(
+    "Bootstrap resamples", [0, 200, 1000], value=1000, key="alignment_resamples"
+)
+try:
+    with st.spinner("Comparing every evaluator version with the humans…", show_time=True):
+        doc = _document(
+            store.url, project.name, data_version, st.session_state.get(FIELD_KEY), resamples
+        )
+except AlignmentError as exc:
+    st.info(f"{exc}. Run a judge or another evaluator on the **Evaluate** page.")
+    st.stop()
+if len(doc["fields"]) > 1:
+    st.selectbox("Field", doc["fields"], key=FIELD_KEY)
+st.caption(
+    f"**{doc['field']}** ({doc['field_type']}): one row per evaluator version (a version run "
+    f"with several signatures has one row per signature). Headline: {doc['headline']}, "
+    "95% percentile bootstrap CIs over items."
+)
+frame, config = dash_missing(versions_frame(doc))
+st.dataframe(frame, column_config=config, hide_index=True, key="alignment_versions")
+for row in doc["versions"]:
+    if row["excluded"]["n"]:
+        st.caption(
+            f"**{row['label']}**: {row['excluded']['n']} item(s) excluded, "
+            f"{row['excluded']['reason']}."
+        )
+if doc["versions"]:
+    st.plotly_chart(figures.headline_chart(doc), width="stretch")
+
+st.header("Reliability and bias probes")
+frame, config = dash_missing(probes_frame(doc))
+st.dataframe(frame, column_config=config, hide_index=True, key="alignment_probes")
+st.caption(
+    f"Alternative annotator test: leave one annotator out, one-sided paired t-test with "
+    f"ε = {doc['meta']['epsilon']}, Benjamini-Yekutieli at q = 0.05; ω is the share of "
+    "annotators the judge can replace (passes at ω ≥ 0.5), ρ its average advantage "
+    "probability. Needs 3 annotators with 30 items each."
+)
+for row in doc["versions"]:
+    fig = figures.reliability_diagram(row["label"], row["probes"]["calibration"])
+    if fig is not None:
+        st.plotly_chart(fig, width="stretch")
+
+st.header("Version diff")
+labels = [r["label"] for r in doc["versions"]]
+if len(labels) < 2:
+    st.caption("A diff needs two versions.")
+    st.stop()
+cols = st.columns(2)
+a = cols[0].selectbox("From", labels, index=0, key="alignment_diff_a")
+b = cols[1].selectbox("To", labels, index=1, key="alignment_diff_b")
+diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
+s = diff_summary(diff)
+m = st.columns(4)
+m[0].metric("Items in both", s["n"])
+m[1].metric("Toward the humans", s["toward"])
+m[2].metric("Away from them", s["away"])
+m[3].metric("Decisions flipped", s["flipped"])
+show = st.segmented_control(
+    "Show", ["moved", "flipped", "all"], default="moved", key="alignment_diff_show"
+)
+if show == "moved":
+    diff = diff[diff["movement"].isin(["toward", "away"]) | diff["fact_changes"].map(bool)]
+elif show == "flipped":
+    diff = diff[diff["flipped"]]
+table = diff.assign(
+    fact_changes=diff["fact_changes"].map(
+        lambda xs: "; ".join(f"{x['fact']}: {x['a']}→{x['b']}" for x in xs)
+    )
+)
+frame, config = dash_missing(table)
+st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")

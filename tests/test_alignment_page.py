@@ -1,0 +1,53 @@
+"""AppTest: the Alignment page on the toy project (judge:toy v1 and v2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store
+from tests.alignment_fixtures import build_toy
+from tests.support.apptest import assert_ok, open_app
+
+
+def _page(monkeypatch: pytest.MonkeyPatch, store: Store, url: str):
+    build_toy(store, swap=False)
+    store.ensure_annotator("admin", role="admin")
+    return open_app(monkeypatch, url, page="pages/alignment.py", project="toy", timeout=120)
+
+
+def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    at = _page(monkeypatch, store, sqlite_url)
+    versions = at.dataframe[0].value
+    assert list(versions["version"]) == ["judge:toy v1", "judge:toy v2"]
+    assert list(versions["n"]) == [39, 38]
+    assert list(versions["excluded (few-shot)"]) == [0, 2]
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "judge:toy v2**: 2 item(s) excluded" in captions
+    probes = at.dataframe[1].value
+    assert probes.loc[1, "samples unanimous"] == f"{37 / 38:.4f}"
+    # the diff: v1 -> v2, moved items by default; item 3 moved toward the humans
+    assert at.selectbox(key="alignment_diff_a").value == "judge:toy v1"
+    assert at.selectbox(key="alignment_diff_b").value == "judge:toy v2"
+    diff = at.dataframe[2].value.set_index("item_id")
+    assert diff.loc["i03", "movement"] == "toward"
+    assert diff.loc["i03", "reasoning_a"] == "v1 thinks 0 for i03"
+    assert diff.loc["i03", "reasoning_b"] == "v2 thinks 1 for i03"
+    assert "i09" not in diff.index  # unchanged items are not "moved"
+    assert {m.label: m.value for m in at.metric}["Away from them"] == "0"
+    # swapping the two versions turns "toward" into "away"
+    at.selectbox(key="alignment_diff_a").set_value("judge:toy v2").run()
+    at.selectbox(key="alignment_diff_b").set_value("judge:toy v1").run()
+    assert_ok(at)
+    diff = at.dataframe[2].value.set_index("item_id")
+    assert diff.loc["i03", "movement"] == "away"
+
+
+def test_page_without_scores_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    store.create_project("empty", "binary")
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="empty")
+    assert any("no evaluator has scored" in str(i.value) for i in at.info)
