@@ -58,6 +58,35 @@ def scale_mappings(runs: Sequence[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
+def drop_few_shot(
+    scores: pd.DataFrame, runs: Sequence[dict[str, Any]]
+) -> tuple[pd.DataFrame, dict[str, dict[str, Any]]]:
+    """Scores without each judge version's few-shot items (``few_shot_item_ids`` in its
+    signature settings: the judge saw their human labels), and per signature how many
+    items were left out and why (the leakage guard; see docs/alignment.md)."""
+    from alignment.versions import FEW_SHOT_KEY
+
+    by_sig: dict[str, set[str]] = {}
+    for run in runs:
+        ids = ((run.get("signature") or {}).get("settings") or {}).get(FEW_SHOT_KEY)
+        if isinstance(ids, list) and ids and run.get("signature_text"):
+            by_sig[run["signature_text"]] = {str(i) for i in ids}
+    if not by_sig or scores.empty:
+        return scores, {}
+    drop = pd.Series(False, index=scores.index)
+    for sig, ids in by_sig.items():
+        drop |= (scores["signature"] == sig) & scores["item_id"].isin(ids)
+    notes = {
+        sig: {
+            "n": len(ids),
+            "item_ids": sorted(ids),
+            "reason": "few-shot examples of this judge version: left out of its figures",
+        }
+        for sig, ids in sorted(by_sig.items())
+    }
+    return scores[~drop].reset_index(drop=True), notes
+
+
 def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) -> AgreementInputs:
     """One project's items, submitted labels and evaluator scores as tidy frames.
 
@@ -71,8 +100,8 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         columns=["item_id", "split", "generator", "fields"],
     )
     annotations = store.annotations_frame(name)
-    scores = store.scores_frame(name)
     runs = store.runs(name)
+    scores, few_shot = drop_few_shot(store.scores_frame(name), runs)
     meta = {
         "guideline_version": project.guideline_version,
         "dataset_hash": dataset_hash(items),
@@ -80,6 +109,7 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         "signatures": evaluator_signatures(runs),
         **({"scale_mappings": maps} if (maps := scale_mappings(runs)) else {}),
         "reference_override": reference is not None and not reference.empty,
+        **({"few_shot_excluded": few_shot} if few_shot else {}),
     }
     return AgreementInputs(
         name,

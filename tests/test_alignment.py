@@ -131,3 +131,14 @@ def test_cli_alignment_json_and_errors(toy: Store, sqlite_url: str, capsys) -> N
     assert data["summary"]["n"] == 37
     assert main(["--db", sqlite_url, "alignment", "toy", "--resamples", "0"]) == 0
     assert "judge:toy v2: n 38, kappa" in capsys.readouterr().out
+
+
+def test_agreement_document_leaves_few_shot_items_out_and_says_so(toy: Store) -> None:
+    from reports.data import agreement_document
+
+    doc = agreement_document(toy, "toy", n_resamples=0, timeline=False)
+    excluded = doc.meta["few_shot_excluded"]
+    assert len(excluded) == 2  # v2 and its swapped run
+    assert all(e["n"] == 2 and e["item_ids"] == FEW_SHOT for e in excluded.values())
+    by_n = sorted(by_field["label"].n for by_field in doc.evaluators.values())
+    assert by_n == [38, 38, 39]
