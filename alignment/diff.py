@@ -9,14 +9,17 @@ facts whose C/M label changed (from ``details["gold_facts"]`` / ``["predicted_fa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from alignment.inputs import AlignmentError, FieldInputs
+from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.scores import field_scores, per_item
 from alignment.versions import Version
+
+if TYPE_CHECKING:
+    from annotation_store import Store
 
 FACT_SIDES = ("gold_facts", "predicted_facts")
 TOL = 1e-9
@@ -120,4 +123,21 @@ def diff_summary(diff: pd.DataFrame) -> dict[str, int]:
         "away": int(counts.get("away", 0)),
         "flipped": int(diff["flipped"].sum()),
         "fact_changes": int(sum(len(x) for x in diff["fact_changes"])),
+    }
+
+
+def diff_versions(
+    store: Store, project: str, a: str, b: str, field: str | None = None
+) -> dict[str, Any]:
+    """The diff of versions ``a`` and ``b`` (labels or signature texts) as JSON-ready data:
+    the field, a summary and one record per item (what ``alignment --diff --json`` prints)."""
+    fi = load_field(store, project, field)
+    frame = version_diff(fi, a, b)
+    return {
+        "project": project,
+        "field": fi.field,
+        "a": a,
+        "b": b,
+        "summary": diff_summary(frame),
+        "items": frame.to_dict(orient="records"),
     }

@@ -78,21 +78,15 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
         raise CommandError("--epsilon must be in [0, 1)")
     try:
         if args.diff:
-            from alignment.diff import diff_summary, version_diff
-            from alignment.inputs import load_field
+            from alignment.diff import diff_versions
 
-            frame = version_diff(load_field(store, args.name, args.field), *args.diff)
-            data: dict[str, Any] = {
-                "a": args.diff[0],
-                "b": args.diff[1],
-                "summary": diff_summary(frame),
-                "items": frame.to_dict(orient="records"),
-            }
+            data = diff_versions(store, args.name, *args.diff, field=args.field)
             if not args.json:
                 print(json.dumps(data["summary"]))
                 for r in data["items"]:
                     print(
-                        f"  {r['item_id']}: {_fmt(r['score_a'])} -> {_fmt(r['score_b'])} ({r['movement']})"
+                        f"  {r['item_id']}: {_fmt(r['score_a'])} -> {_fmt(r['score_b'])} "
+                        f"({r['movement']})"
                     )
                 return 0
         else:

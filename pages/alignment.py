@@ -40,11 +40,24 @@ st.title(f"Alignment · {project.name}")
 resamples = st.sidebar.select_slider(
     "Bootstrap resamples", [0, 200, 1000], value=1000, key="alignment_resamples"
 )
-try:
+
+
+def _load() -> dict[str, Any]:
+    """The document for the picked field; a field another project had falls back to the
+    default field."""
+    picked = st.session_state.get(FIELD_KEY)
     with st.spinner("Comparing every evaluator version with the humans…", show_time=True):
-        doc = _document(
-            store.url, project.name, data_version, st.session_state.get(FIELD_KEY), resamples
-        )
+        try:
+            return _document(store.url, project.name, data_version, picked, resamples)
+        except AlignmentError:
+            if picked is None:
+                raise
+            st.session_state.pop(FIELD_KEY, None)
+            return _document(store.url, project.name, data_version, None, resamples)
+
+
+try:
+    doc = _load()
 except AlignmentError as exc:
     st.info(f"{exc}. Run a judge or another evaluator on the **Evaluate** page.")
     st.stop()
@@ -85,6 +98,9 @@ labels = [r["label"] for r in doc["versions"]]
 if len(labels) < 2:
     st.caption("A diff needs two versions.")
     st.stop()
+for key in ("alignment_diff_a", "alignment_diff_b"):
+    if st.session_state.get(key) not in labels:
+        st.session_state.pop(key, None)  # a version of another project or field
 cols = st.columns(2)
 a = cols[0].selectbox("From", labels, index=0, key="alignment_diff_a")
 b = cols[1].selectbox("To", labels, index=1, key="alignment_diff_b")

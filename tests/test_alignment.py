@@ -142,3 +142,69 @@ def test_agreement_document_leaves_few_shot_items_out_and_says_so(toy: Store) ->
     assert all(e["n"] == 2 and e["item_ids"] == FEW_SHOT for e in excluded.values())
     by_n = sorted(by_field["label"].n for by_field in doc.evaluators.values())
     assert by_n == [38, 38, 39]
+
+
+FLIGHT = {
+    "gold": "Book a flight to Paris on Monday",
+    "predicted": "Book a flight to Rome",
+    "gold_facts": ["wants a flight", "to Paris", "on Monday"],
+    "predicted_facts": ["wants a flight", "to Rome"],
+}
+
+
+def _facts(gold: list[str], pred: list[str]) -> dict:
+    return {
+        "gold_facts": [
+            {"fact": f, "label": lab, "reasoning": "r"}
+            for f, lab in zip(FLIGHT["gold_facts"], gold, strict=True)
+        ],
+        "predicted_facts": [
+            {"fact": f, "label": lab, "reasoning": "r"}
+            for f, lab in zip(FLIGHT["predicted_facts"], pred, strict=True)
+        ],
+    }
+
+
+def test_intent_match_diff_lists_the_facts_whose_label_changed(store: Store) -> None:
+    from tests.alignment_fixtures import add_run
+
+    store.create_project("im", "intent_match")
+    store.upsert_items("im", [{"item_id": i, "fields": FLIGHT} for i in ("a", "b", "c")])
+    store.import_labels(
+        "im",
+        [
+            {"item_id": i, "annotator": who, "field": f, "value": v, "status": "submitted"}
+            for i in ("a", "b", "c")
+            for who in PEOPLE
+            for f, v in (
+                ("gold_fact_labels", ["C", "M", "M"]),
+                ("predicted_fact_labels", ["C", "M"]),
+                ("match", 0),
+            )
+        ],
+    )
+    # people: recall 1/3, precision 1/2, F1 0.4 on every item
+    details_1 = {i: _facts(["C", "C", "C"], ["C", "C"]) for i in ("a", "b", "c")}
+    details_2 = {**details_1, "a": _facts(["C", "M", "M"], ["C", "M"])}
+    add_run(store, "1", {"a": 1.0, "b": 1.0, "c": 1.0}, details=details_1, field="f1", project="im")
+    add_run(store, "2", {"a": 0.4, "b": 1.0, "c": 1.0}, details=details_2, field="f1", project="im")
+    diff = version_diff(load_field(store, "im", "f1"), "judge:toy v1", "judge:toy v2")
+    row = diff.set_index("item_id").loc["a"]
+    assert row["movement"] == "toward" and row["human"] == pytest.approx(0.4)
+    assert row["fact_changes"] == [
+        {"side": "gold_facts", "fact": "to Paris", "a": "C", "b": "M"},
+        {"side": "gold_facts", "fact": "on Monday", "a": "C", "b": "M"},
+        {"side": "predicted_facts", "fact": "to Rome", "a": "C", "b": "M"},
+    ]
+    assert diff.set_index("item_id").loc["b", "fact_changes"] == []
+    doc = alignment_table(store, "im", "f1", n_resamples=0)
+    assert doc["field_type"] == "derived" and doc["headline"] == "pearson"
+    assert [r["n"] for r in doc["versions"]] == [3, 3]
+
+
+def test_python_api_names_the_alignment_functions(toy: Store) -> None:
+    import workbench_api as wb
+
+    data = wb.diff_versions(toy, "toy", "judge:toy v1", "judge:toy v2")
+    assert data["field"] == "label" and data["summary"]["n"] == 37
+    assert wb.alignment_table(toy, "toy", n_resamples=0)["versions"][0]["n"] == 39

@@ -38,6 +38,8 @@ _EXPORTS = {
     "agreement": "workbench_api.analysis",
     "agreement_frames": "workbench_api.analysis",
     "figures": "workbench_api.analysis",
+    "alignment_table": "alignment.table",
+    "diff_versions": "alignment.diff",
     "build_report": "reports.render",
     "write_report": "reports.render",
     "export_agreement_bundle": "workbench_api.analysis",
