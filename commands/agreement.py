@@ -16,6 +16,17 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 
+def add_bootstrap_options(p: argparse.ArgumentParser) -> None:
+    """``--resamples`` and ``--seed`` of the bootstrap CIs."""
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help=f"bootstrap resamples for the CIs (default {DEFAULT_RESAMPLES}; 0: none)",
+    )
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the agreement command."""
     p = sub.add_parser("agreement", help="agreement among humans and with evaluators")
@@ -27,13 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="only this human field or derived score (repeatable)",
     )
-    p.add_argument(
-        "--resamples",
-        type=int,
-        default=DEFAULT_RESAMPLES,
-        help=f"bootstrap resamples for the CIs (default {DEFAULT_RESAMPLES}; 0: none)",
-    )
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    add_bootstrap_options(p)
     p.add_argument("--no-timeline", action="store_true", help="skip agreement over time")
     p.set_defaults(handler=cmd_agreement)
 

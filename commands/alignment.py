@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
+from commands.agreement import add_bootstrap_options
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -28,13 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="item-by-item diff of two versions (labels as listed, e.g. 'judge:toy v1')",
     )
-    p.add_argument(
-        "--resamples",
-        type=int,
-        default=DEFAULT_RESAMPLES,
-        help=f"bootstrap resamples for the CIs (default {DEFAULT_RESAMPLES}; 0: none)",
-    )
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    add_bootstrap_options(p)
     p.add_argument(
         "--epsilon",
         type=float,
