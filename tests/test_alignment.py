@@ -208,3 +208,20 @@ def test_python_api_names_the_alignment_functions(toy: Store) -> None:
     data = wb.diff_versions(toy, "toy", "judge:toy v1", "judge:toy v2")
     assert data["field"] == "label" and data["summary"]["n"] == 37
     assert wb.alignment_table(toy, "toy", n_resamples=0)["versions"][0]["n"] == 39
+
+
+def test_a_version_whose_every_reply_failed_is_a_row_with_no_figures(toy: Store) -> None:
+    from alignment.figures import headline_chart
+    from tests.alignment_fixtures import add_run, item_ids
+
+    add_run(toy, "3", {i: 1 for i in item_ids()}, failed=tuple(item_ids()))
+    doc = alignment_table(toy, "toy", n_resamples=50)
+    v3 = _rows(doc)["judge:toy v3"]
+    assert v3["n"] == 0 and v3["failure_rate"] == 1.0 and v3["headline"]["value"] is None
+    assert v3["probes"]["alt_test"]["reason"].startswith("not enough data")
+    # the chart draws the versions that have a headline figure, with their CIs
+    trace = headline_chart(doc).data[0]
+    assert list(trace.x) == ["judge:toy v1", "judge:toy v2", "judge:toy v2 (texts swapped)"]
+    v1 = _rows(doc)["judge:toy v1"]["headline"]
+    assert trace.y[0] == pytest.approx(v1["value"])
+    assert trace.error_y.array[0] == pytest.approx(v1["ci"][1] - v1["value"])
