@@ -9,25 +9,31 @@ import plotly.graph_objects as go
 
 
 def headline_chart(doc: dict[str, Any]) -> go.Figure:
-    """The headline figure (kappa or a correlation) of every version, with its 95% CI."""
-    rows = [r for r in doc["versions"] if r["headline"]["value"] is not None]
-    labels = [r["label"] for r in rows]
-    values = [r["headline"]["value"] for r in rows]
-    ci = [r["headline"]["ci"] or [v, v] for r, v in zip(rows, values, strict=True)]
-    fig = go.Figure(
-        go.Scatter(
-            x=labels,
-            y=values,
-            mode="markers+lines",
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [c[1] - v for c, v in zip(ci, values, strict=True)],
-                "arrayminus": [v - c[0] for c, v in zip(ci, values, strict=True)],
-            },
-            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+    """The headline figure (kappa or a correlation) of every version with its 95% CI;
+    one line per evaluator, joining its versions in order."""
+    fig = go.Figure()
+    by_evaluator: dict[str, list[dict[str, Any]]] = {}
+    for r in doc["versions"]:
+        if r["headline"]["value"] is not None:
+            by_evaluator.setdefault(r["evaluator"], []).append(r)
+    for evaluator, rows in by_evaluator.items():
+        values = [r["headline"]["value"] for r in rows]
+        ci = [r["headline"]["ci"] or [v, v] for r, v in zip(rows, values, strict=True)]
+        fig.add_trace(
+            go.Scatter(
+                x=[r["label"] for r in rows],
+                y=values,
+                name=evaluator,
+                mode="markers+lines",
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [c[1] - v for c, v in zip(ci, values, strict=True)],
+                    "arrayminus": [v - c[0] for c, v in zip(ci, values, strict=True)],
+                },
+                hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+            )
         )
-    )
     fig.update_layout(
         title=f"{doc['headline']} with the humans on {doc['field']}, by version",
         yaxis_title=doc["headline"],
