@@ -101,3 +101,51 @@ def test_decision_kappa_and_its_interval() -> None:
     assert value == pytest.approx(0.5) and reason is None
     assert ci is not None and ci[0] <= 0.5 <= ci[1]
     assert decision_kappa(np.array([1, 1]), np.array([1, 1]))[0] is None
+
+
+def test_alt_test_numeric_matches_a_paired_t_test_and_hand_made_by_correction() -> None:
+    """Independent route: scipy's paired t-test of W_f + epsilon against W_h, and the
+    Benjamini-Yekutieli step-up written out, on random 1..5 ratings of 4 people."""
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    people = ["p1", "p2", "p3", "p4"]
+    truth = rng.integers(1, 6, size=40)
+    rows = [
+        {
+            "item_id": f"i{k}",
+            "annotator": who,
+            "value": float(np.clip(t + rng.integers(-1, 2), 1, 5)),
+        }
+        for k, t in enumerate(truth)
+        for who in people
+    ]
+    labels = pd.DataFrame(rows)
+    judge = pd.Series({f"i{k}": float(t) + rng.normal(0, 0.7) for k, t in enumerate(truth)})
+    res = alt_test(judge, labels, discrete=False, epsilon=0.1)
+    expected_p = []
+    for who in people:
+        wf, wh = [], []
+        for k in range(40):
+            item = labels[labels["item_id"] == f"i{k}"]
+            others = item.loc[item["annotator"] != who, "value"].to_numpy()
+            mine = float(item.loc[item["annotator"] == who, "value"].iloc[0])
+            s_f = -math.sqrt(np.mean((others - judge[f"i{k}"]) ** 2))
+            s_h = -math.sqrt(np.mean((others - mine) ** 2))
+            wf.append(float(s_f >= s_h))
+            wh.append(float(s_h >= s_f))
+        paired = stats.ttest_rel(np.array(wf) + 0.1, np.array(wh), alternative="greater")
+        expected_p.append(float(paired.pvalue))
+    got = {a.annotator: a for a in res.annotators}
+    assert [got[w].p for w in people] == pytest.approx(expected_p, rel=1e-9)
+    m, c = len(people), sum(1 / i for i in range(1, len(people) + 1))
+    order = np.argsort(expected_p)
+    adjusted = np.empty(m)
+    running = 1.0
+    for rank in range(m, 0, -1):
+        at = order[rank - 1]
+        running = min(running, expected_p[at] * m * c / rank)
+        adjusted[at] = running
+    assert [got[w].p_adjusted for w in people] == pytest.approx(list(adjusted), rel=1e-9)
+    assert res.winning_rate == pytest.approx(np.mean(adjusted <= 0.05))
+    assert res.advantage == pytest.approx(np.mean([got[w].rho_f for w in people]))
