@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from agreement import judge_probes
-from agreement.alt_test import alt_test
+from agreement.alt_test import AltTestResult, Q, alt_test
 from alignment.scores import field_scores, per_item
 from alignment.versions import Version
 
@@ -126,6 +126,14 @@ def _position_swap(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, A
 
 
 def _alt_test(fi: FieldInputs, v: Version, means: pd.Series, epsilon: float) -> dict[str, Any]:
+    if fi.scale is not None and len(means):
+        lo, hi = fi.scale
+        if means.min() < lo - 1e-9 or means.max() > hi + 1e-9:
+            why = (
+                f"the judge's scores are not on the field's scale {lo:g}..{hi:g}: "
+                "it cannot stand in for an annotator there"
+            )
+            return AltTestResult(None, None, None, epsilon, Q, reason=why).to_dict()
     labels = fi.labels[~fi.labels["item_id"].isin(set(v.few_shot_ids))]
     judge = means.round().clip(0, 1) if fi.binary else means
     return alt_test(judge, labels, discrete=fi.binary, epsilon=epsilon).to_dict()

@@ -225,3 +225,12 @@ def test_a_version_whose_every_reply_failed_is_a_row_with_no_figures(toy: Store)
     v1 = _rows(doc)["judge:toy v1"]["headline"]
     assert trace.y[0] == pytest.approx(v1["value"])
     assert trace.error_y.array[0] == pytest.approx(v1["ci"][1] - v1["value"])
+
+
+def test_alt_test_refuses_scores_off_the_fields_scale(store: Store) -> None:
+    from tests.alignment_fixtures import PROJECT, add_run, item_ids
+
+    build_toy(store, swap=False)
+    add_run(store, "5", {i: 4.0 for i in item_ids()}, project=PROJECT)  # a 1-5 grade
+    alt = _rows(alignment_table(store, "toy", n_resamples=0))["judge:toy v5"]["probes"]["alt_test"]
+    assert alt["winning_rate"] is None and "not on the field's scale 0..1" in alt["reason"]
