@@ -299,12 +299,6 @@ class TaskKind:
         """Derived scores of one annotator's labels on one item (None where undefined)."""
         return self.derive_fn(labels, item_fields)
 
-    def evaluators(self) -> list[str]:
-        """Names of the registered evaluators that apply to this kind."""
-        from evaluators.registry import evaluators_for_kind
-
-        return evaluators_for_kind(self.name)
-
 
 def _as_string_list(name: str, value: Any) -> list[str]:
     if isinstance(value, str):
