@@ -74,11 +74,13 @@ class Signature:
 
 @dataclass(frozen=True)
 class EvalItem:
-    """An item as an evaluator sees it: its external id, fields and generator."""
+    """An item as an evaluator sees it: its external id, fields, generator and the name
+    of its project's task kind (set by the runner; evaluators never guess it)."""
 
     item_id: str
     fields: Mapping[str, Any]
     generator: str | None = None
+    kind: str | None = None
 
 
 @dataclass
@@ -215,6 +217,12 @@ class Evaluator:
         self.ctx = ctx or EvalContext()
 
     # -- what subclasses may override -------------------------------------------------
+    @classmethod
+    def applies_to(cls, kind: str) -> bool:
+        """True when the evaluator scores items of the task kind called ``kind`` (by
+        default: the kind is named in ``kinds``)."""
+        return kind in cls.kinds
+
     @classmethod
     def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
         """Corpus-level figures over one run's results (SGSAcc with and without
