@@ -233,6 +233,10 @@ class TaskKind:
     guideline: str = ""
     default_settings: Mapping[str, Any] = field(default_factory=dict)
     validate_settings_fn: Callable[[Mapping[str, Any]], None] | None = None
+    #: A prompt fragment for the generic 1-5 judges (G-Eval, Prometheus): what a good
+    #: item looks like, in words. A kind with one numeric score and a hint is judged by
+    #: them with their generic prompts (see evaluators/llm/targets.py).
+    judge_hint: str = ""
 
     def human_fields(self, settings: Mapping[str, Any] | None = None) -> tuple[HumanField, ...]:
         """The human fields for a project with these settings."""

@@ -19,6 +19,7 @@ ACT = EvalItem(
         "label": "FALSE",
         "explanation": "Earth is not green.",
     },
+    kind="actionability",
 )
 
 
@@ -58,7 +59,9 @@ def test_reask_then_failure_keeps_raw(fast_llm: ScriptedLLM) -> None:
     assert "no [RESULT] marker" in fast_llm.requests[1]["messages"][-1]["content"]
     fast_llm.reset()
     fast_llm.handler = lambda req: Reply(content="I rate it highly.")
-    [bad] = run_items("prometheus", [EvalItem("b", dict(ACT.fields, explanation="other"))])
+    [bad] = run_items(
+        "prometheus", [EvalItem("b", dict(ACT.fields, explanation="other"), kind="actionability")]
+    )
     assert bad.status == "failed" and not bad.scores and bad.raw_reply == "I rate it highly."
     assert fast_llm.calls == 3
 
