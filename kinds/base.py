@@ -237,6 +237,10 @@ class TaskKind:
     #: item looks like, in words. A kind with one numeric score and a hint is judged by
     #: them with their generic prompts (see evaluators/llm/targets.py).
     judge_hint: str = ""
+    #: Optional column-wise form of ``derive`` over all units at once (the agreement
+    #: engine uses it for speed): ``fn(cols: kinds.columns.LabelColumns)`` returns each
+    #: derived score as a float array, NaN where undefined, with exactly derive's floats.
+    derive_columns_fn: Callable[[Any], Mapping[str, Any]] | None = None
 
     def human_fields(self, settings: Mapping[str, Any] | None = None) -> tuple[HumanField, ...]:
         """The human fields for a project with these settings."""
