@@ -18,6 +18,7 @@ from evaluators.llm.evaluator import LLMEvaluator, Usage
 from evaluators.llm.prompts import prompts_hash
 from evaluators.llm.targets import (
     GENERIC,
+    ScaleMapping,
     Target,
     heading,
     level_lines,
@@ -160,7 +161,7 @@ class RubricJudge(LLMEvaluator):
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         """Prompt, grade, and map the grade onto the kind's field."""
-        mapping = getattr(self.settings, "scale_mapping", "stretch")
+        mapping: ScaleMapping = getattr(self.settings, "scale_mapping", "stretch")
         usage = Usage()
         details: dict[str, Any] = {}
         target, messages = await self.messages(item, details)

@@ -22,7 +22,8 @@ Both judges answer on a 1-5 scale. How that scale meets the kind's field is the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any, Literal
 
 from evaluators.llm.prompts import PROMPT_DIR
@@ -57,7 +58,7 @@ class Target:
     maximum: float
     inputs: tuple[str, ...]
     description: str = ""
-    levels: Mapping[Any, str] = field(default_factory=dict)
+    levels: Mapping[Any, str] = dataclass_field(default_factory=dict)
     hint: str = ""
     title: str = ""
 
@@ -74,15 +75,17 @@ def target_of(kind: TaskKind) -> Target | None:
     inputs = tuple(
         f.name for f in kind.item_fields if f.kind == "text" and f.name not in HIDDEN_INPUTS
     )
-    common = {"kind": kind.name, "inputs": inputs, "hint": kind.judge_hint, "title": kind.title}
     if len(kind.derived_scores) == 1:
         ds = kind.derived_scores[0]
         return Target(
-            field=ds.name,
-            minimum=float(ds.minimum),
-            maximum=float(ds.maximum),
+            kind.name,
+            ds.name,
+            float(ds.minimum),
+            float(ds.maximum),
+            inputs,
             description=ds.description,
-            **common,
+            hint=kind.judge_hint,
+            title=kind.title,
         )
     if kind.derived_scores:
         return None
@@ -99,12 +102,15 @@ def target_of(kind: TaskKind) -> Target | None:
     if hi <= lo:
         return None
     return Target(
-        field=spec.name,
-        minimum=lo,
-        maximum=hi,
+        kind.name,
+        spec.name,
+        lo,
+        hi,
+        inputs,
         description=spec.description,
         levels=dict(spec.level_descriptions),
-        **common,
+        hint=kind.judge_hint,
+        title=kind.title,
     )
 
 
