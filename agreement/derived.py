@@ -1,23 +1,19 @@
 """Derived scores of every annotator on every item, from the tidy label frame.
 
 The definition is the kind's ``derive(labels, item_fields)``, called once per annotator
-and item (:func:`derived_by_kind`). For kinds whose derive function is known here to be a
-simple formula of the labels, the same numbers are computed column-wise
-(:data:`VECTORISED`), with the same float operations in the same order, so the values are
-identical; ``tests/test_agreement_fast_paths.py`` checks them against ``kind.derive`` on
-random labels. Every other kind takes the per-row path.
+and item (:func:`derived_by_kind`). A kind may also declare the same formula column-wise
+(``derive_columns_fn``, see :mod:`kinds.columns`): it is then computed over all units at
+once, with the same float operations in the same order, so the values are identical;
+``tests/test_agreement_fast_paths.py`` checks them against ``kind.derive`` on random
+labels. Every other kind takes the per-row path. No concrete kind is named here.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from kinds import TaskKind
-from kinds.base import share_implied
-from kinds.builtin import actionability, intent_match
 
 COLUMNS = ["item_id", "annotator", "field", "value"]
 
@@ -88,75 +84,29 @@ def _sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(uniques, dtype=object), codes.astype(np.int64)
 
 
-def _floats(raw: np.ndarray) -> np.ndarray:
-    """float(v) of every present value (NaN where missing), as ``derive`` converts them."""
-    out = np.full(len(raw), np.nan)
-    present = np.array([v is not None for v in raw], dtype=bool)
-    out[present] = raw[present].astype(float)
-    return out
-
-
-def _actionability(annotations: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """(detected + corrected + sources) x 5/7 where all three are answered."""
+def _vectorised(kind: TaskKind, annotations: pd.DataFrame) -> pd.DataFrame:
+    """The kind's column-wise derivation, as rows in (score, item, annotator) order."""
+    assert kind.derive_columns_fn is not None
     units = _Units(annotations)
-    total = np.zeros(units.n)  # derive: sum() starts from int 0, then adds float(label)
-    defined = np.ones(units.n, dtype=bool)
-    for name in actionability.RUBRIC_FIELDS:
-        v = _floats(units.column(name))
-        defined &= ~np.isnan(v)
-        total = total + v
-    score = total * 5 / actionability.RUBRIC_MAX
-    return units.frame(defined, "actionability", score)
-
-
-def _intent_match(annotations: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """Recall / precision = share of C in the gold / predicted fact labels; F1 of both."""
-    units = _Units(annotations)
-
-    def shares(name: str) -> np.ndarray:
-        raw = units.column(name)
-        out = np.full(units.n, np.nan)
-        for i in np.flatnonzero(np.array([v is not None for v in raw], dtype=bool)):
-            s = share_implied(raw[i])
-            out[i] = np.nan if s is None else s
-        return out
-
-    recall = shares("gold_fact_labels")
-    precision = shares("predicted_fact_labels")
-    both = ~np.isnan(recall) & ~np.isnan(precision)
-    f1 = np.full(units.n, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        harmonic = 2 * precision * recall / (precision + recall)
-    f1[both] = np.where(precision[both] + recall[both] == 0, 0.0, harmonic[both])
-    return pd.concat(
-        [
-            units.frame(~np.isnan(recall), "recall", recall),
-            units.frame(~np.isnan(precision), "precision", precision),
-            units.frame(both, "f1", f1),
-        ],
-        ignore_index=True,
-    )
-
-
-#: Column-wise versions of known derive functions (same values, see the module doc).
-VECTORISED: dict[Callable, Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]] = {
-    actionability.derive: _actionability,
-    intent_match.derive: _intent_match,
-}
+    scores = kind.derive_columns_fn(units)
+    frames = []
+    for ds in kind.derived_scores:
+        value = np.asarray(scores[ds.name], dtype=float)
+        frames.append(units.frame(~np.isnan(value), ds.name, value))
+    return pd.concat(frames, ignore_index=True) if frames else empty()
 
 
 def derived_frame(kind: TaskKind, annotations: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     """Every derived score per annotator and item: item_id, annotator, field, value.
 
-    Undefined derived values are left out. Uses the column-wise version of the kind's
-    derive function when there is one, else :func:`derived_by_kind`.
+    Undefined derived values are left out. Uses the kind's column-wise derivation when
+    it declares one, else :func:`derived_by_kind`.
     """
     if not kind.derived_scores or annotations.empty:
         return empty()
-    fast = VECTORISED.get(kind.derive_fn)
-    if fast is None:
+    if kind.derive_columns_fn is None:
         return derived_by_kind(kind, annotations, items)
     try:
-        return fast(annotations, items)
+        return _vectorised(kind, annotations)
     except (TypeError, ValueError):  # labels that are not plain numbers / lists
         return derived_by_kind(kind, annotations, items)

@@ -9,7 +9,7 @@ from pathlib import Path
 from annotation_store.importing import import_annotations, import_items, import_scores
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from evaluators.base import EvalResult, Signature
+from common.records import EvalResult, Signature
 from kinds.base import f1, share_implied
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"

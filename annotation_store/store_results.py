@@ -20,13 +20,12 @@ from annotation_store.models import (
 from annotation_store.records import ImportReport
 from annotation_store.store_projects import StoreError, dialect_insert
 from common.lazy import LazyModule
+from common.records import EvalResult, Signature
 from common.redact import redact_data
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
-
-    from evaluators.base import EvalResult, Signature
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
@@ -228,8 +227,6 @@ class ResultsMixin:
 
     def run_results(self, run_id: int) -> list[EvalResult]:
         """Every stored result of one run, as evaluator results (item order)."""
-        from evaluators.base import EvalResult, Signature  # pydantic: only when needed
-
         with self.read() as s:
             run = s.get(EvaluatorRun, run_id)
             if run is None:
@@ -366,8 +363,6 @@ class ResultsMixin:
         ``run``. One imported run per (evaluator, judge model, run); re-importing the same
         rows changes nothing.
         """
-        from evaluators.base import Signature
-
         report = ImportReport()
         with self.write() as s:
             pid = self._project_row(s, project).id

@@ -52,10 +52,14 @@ def load_items(n: int) -> tuple[list[EvalItem], list[EvalItem]]:
     acts, pairs = [], []
     for raw in read_sgd(SGD_TEST, limit=n):
         fields = kind.validate_item(raw["fields"])
-        acts.append(EvalItem(raw["item_id"], fields, raw["generator"]))
+        acts.append(EvalItem(raw["item_id"], fields, raw["generator"], kind.name))
         reference = (Act.from_fields(fields).candidates() or ["Hello."])[0]
         pairs.append(
-            EvalItem(raw["item_id"], {"gold": fields["utterance"], "predicted": reference})
+            EvalItem(
+                raw["item_id"],
+                {"gold": fields["utterance"], "predicted": reference},
+                kind="intent_match",
+            )
         )
     return acts, pairs
 

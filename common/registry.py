@@ -50,6 +50,11 @@ class Registry(Generic[T]):
                 raise ValueError(f"{self.what} {name!r} is registered twice")
             self._entries[name] = obj
 
+    def remove(self, name: str) -> None:
+        """Forget the entry called ``name`` (a plugin unloaded, a test's toy entry)."""
+        with self._lock:
+            self._entries.pop(name, None)
+
     def _discover(self) -> None:
         if self._discovered or self._package is None:
             return

@@ -1,4 +1,4 @@
-"""Core evaluator types: Evaluator, EvalItem, EvalResult, Signature, EvalContext.
+"""Core evaluator types: Evaluator, EvalContext, settings (records re-exported).
 
 An evaluator is a class registered with ``@register_evaluator``. It declares the task
 kinds it applies to, the fields it scores (human fields or derived scores of the kind),
@@ -8,105 +8,31 @@ it is a result with ``status="failed"``, the error and the raw reply.
 
 Evaluators never touch the database. What they need from outside (an LLM client with
 its persistent cache, a store for fetched web pages) comes through :class:`EvalContext`.
+
+The records an evaluator reads and returns (:class:`EvalItem`, :class:`EvalResult`,
+:class:`Signature`) live in ``common.records`` (standard library only) and are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, Literal, Protocol
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-
-def stable_hash(value: Any, length: int = 12) -> str:
-    """Short sha256 of a JSON-serialisable value (keys sorted), for signatures and caches."""
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+from common.records import EvalItem as EvalItem
+from common.records import EvalResult as EvalResult
+from common.records import Signature as Signature
+from common.records import stable_hash as stable_hash
 
 
 class EvaluatorSettings(BaseModel):
     """Base settings model; evaluators subclass it with their own fields."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-@dataclass(frozen=True)
-class Signature:
-    """Everything that determines an evaluator's output, as sacrebleu's signature does."""
-
-    evaluator: str
-    version: str
-    model: str | None = None
-    prompt_hash: str | None = None
-    settings: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def settings_hash(self) -> str:
-        """Hash of the settings, so long settings stay short in print."""
-        return stable_hash(dict(self.settings), 8)
-
-    def __str__(self) -> str:
-        parts = [f"{self.evaluator}:{self.version}"]
-        if self.model:
-            parts.append(f"model:{self.model}")
-        if self.prompt_hash:
-            parts.append(f"prompt:{self.prompt_hash}")
-        parts.append(f"settings:{self.settings_hash}")
-        return "|".join(parts)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Signature:
-        """The signature back from :meth:`to_dict`'s form (derived keys are ignored)."""
-        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (stored with every result, printed in reports)."""
-        out = asdict(self)
-        out["settings"] = dict(self.settings)
-        out["settings_hash"] = self.settings_hash
-        out["text"] = str(self)
-        return out
-
-
-@dataclass(frozen=True)
-class EvalItem:
-    """An item as an evaluator sees it: its external id, fields and generator."""
-
-    item_id: str
-    fields: Mapping[str, Any]
-    generator: str | None = None
-
-
-@dataclass
-class EvalResult:
-    """One evaluator's output for one item."""
-
-    item_id: str
-    signature: Signature
-    status: Literal["ok", "failed"] = "ok"
-    scores: dict[str, float | None] = field(default_factory=dict)
-    details: dict[str, Any] = field(default_factory=dict)
-    reasoning: str | None = None
-    raw_reply: str | None = None
-    error: str | None = None
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
-    latency_s: float = 0.0
-    cached: bool = False
-    #: Fields to fix on the item once (Bi-Fact stores the gold facts it decomposed).
-    item_updates: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def failure(
-        cls, item_id: str, signature: Signature, error: str, raw_reply: str | None = None
-    ) -> EvalResult:
-        """A failed result: no scores, the reason, and the reply that could not be used."""
-        return cls(item_id, signature, status="failed", error=error, raw_reply=raw_reply)
 
 
 class LLMCache(Protocol):
@@ -215,6 +141,12 @@ class Evaluator:
         self.ctx = ctx or EvalContext()
 
     # -- what subclasses may override -------------------------------------------------
+    @classmethod
+    def applies_to(cls, kind: str) -> bool:
+        """True when the evaluator scores items of the task kind called ``kind`` (by
+        default: the kind is named in ``kinds``)."""
+        return kind in cls.kinds
+
     @classmethod
     def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
         """Corpus-level figures over one run's results (SGSAcc with and without

@@ -29,7 +29,7 @@ def evaluator_names() -> list[str]:
 
 def evaluators_for_kind(kind: str) -> list[str]:
     """Names of the evaluators that declare they apply to ``kind``."""
-    return [n for n in EVALUATORS.names() if kind in EVALUATORS.get(n).kinds]
+    return [n for n in EVALUATORS.names() if EVALUATORS.get(n).applies_to(kind)]
 
 
 def create_evaluator(

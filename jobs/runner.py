@@ -54,14 +54,16 @@ def build_context(store: Store, options: Mapping[str, Any] | None = None) -> Eva
 def select_items(
     store: Store, project: str, item_ids: Sequence[str] | None = None, limit: int | None = None
 ) -> list[EvalItem]:
-    """The project's items as evaluator input, optionally a subset and/or the first N."""
+    """The project's items as evaluator input (with the project's kind), optionally a
+    subset and/or the first N."""
+    kind = store.project(project).kind
     records = store.items(project)
     if item_ids is not None:
         wanted = set(item_ids)
         records = [r for r in records if r.item_id in wanted]
     if limit is not None:
         records = records[:limit]
-    return [EvalItem(r.item_id, r.fields, r.generator) for r in records]
+    return [EvalItem(r.item_id, r.fields, r.generator, kind) for r in records]
 
 
 def run_evaluator(
@@ -92,10 +94,10 @@ def run_evaluator(
     info = store.project(project)
     if isinstance(evaluator, str):
         cls = get_evaluator_class(evaluator)
-        if info.kind not in cls.kinds:
+        if not cls.applies_to(info.kind):
             raise ValueError(
                 f"evaluator {evaluator!r} does not apply to kind {info.kind!r} "
-                f"(it applies to {', '.join(cls.kinds)})"
+                f"(it applies to {', '.join(cls.kinds) or 'kinds that declare what it needs'})"
             )
         ctx = ctx or build_context(store)
         evaluator = create_evaluator(evaluator, settings, ctx)

@@ -233,6 +233,14 @@ class TaskKind:
     guideline: str = ""
     default_settings: Mapping[str, Any] = field(default_factory=dict)
     validate_settings_fn: Callable[[Mapping[str, Any]], None] | None = None
+    #: A prompt fragment for the generic 1-5 judges (G-Eval, Prometheus): what a good
+    #: item looks like, in words. A kind with one numeric score and a hint is judged by
+    #: them with their generic prompts (see evaluators/llm/targets.py).
+    judge_hint: str = ""
+    #: Optional column-wise form of ``derive`` over all units at once (the agreement
+    #: engine uses it for speed): ``fn(cols: kinds.columns.LabelColumns)`` returns each
+    #: derived score as a float array, NaN where undefined, with exactly derive's floats.
+    derive_columns_fn: Callable[[Any], Mapping[str, Any]] | None = None
 
     def human_fields(self, settings: Mapping[str, Any] | None = None) -> tuple[HumanField, ...]:
         """The human fields for a project with these settings."""
@@ -298,12 +306,6 @@ class TaskKind:
     ) -> dict[str, float | None]:
         """Derived scores of one annotator's labels on one item (None where undefined)."""
         return self.derive_fn(labels, item_fields)
-
-    def evaluators(self) -> list[str]:
-        """Names of the registered evaluators that apply to this kind."""
-        from evaluators.registry import evaluators_for_kind
-
-        return evaluators_for_kind(self.name)
 
 
 def _as_string_list(name: str, value: Any) -> list[str]:

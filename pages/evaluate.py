@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from common.evaluator_labels import nli_backend_label
+from evaluators.registry import evaluators_for_kind
 from jobs.runner import has_corpus_summary, run_corpus_summary
 from jobs.worker import evaluate_params, submit_evaluate_job
 from ui.audit.jobs_view import active_jobs, get_worker, jobs_section, watch_jobs
@@ -35,7 +36,7 @@ flash = st.session_state.pop("job_flash", None)
 if flash:
     getattr(st, flash[0])(flash[1])
 
-names = project.task_kind.evaluators()
+names = evaluators_for_kind(project.kind)
 reasons = _cached_reasons(tuple(names), _llm_key())
 available = [n for n in names if reasons.get(n) is None]
 

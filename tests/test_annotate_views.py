@@ -196,3 +196,18 @@ def test_generic_fallback_renders_unknown_kind() -> None:
     assert view_for("binary") is render
     assert view_for("score") is render
     assert view_for("intent_match") is not render
+
+
+def test_views_register_through_the_registry_and_only_special_kinds_have_one() -> None:
+    from ui.annotation import VIEWS, view_for
+    from ui.annotation.actionability import render as actionability_view
+
+    # Discovered by importing the package's modules: no list of views to keep.
+    assert VIEWS.names() == [
+        "*",
+        "actionability",
+        "dialogue_faithfulness",
+        "intent_match",
+        "intent_resolution",
+    ]
+    assert view_for("actionability") is actionability_view

@@ -8,6 +8,7 @@ import pytest
 
 from evaluators.base import EvalItem
 from evaluators.builtin.geval import parse_sample, weighted_score
+from evaluators.llm.prompts import load_prompt, prompts_hash
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import fast_llm_fixture, run_items
 
@@ -19,6 +20,7 @@ ITEM = EvalItem(
         "query": "How do I bake a chocolate cake?",
         "response": "Preheat the oven and mix the ingredients.",
     },
+    kind="intent_resolution",
 )
 ACT = EvalItem(
     "a",
@@ -28,6 +30,7 @@ ACT = EvalItem(
         "label": "FALSE",
         "explanation": "It is a film, not a book.",
     },
+    kind="actionability",
 )
 
 
@@ -93,3 +96,19 @@ def test_parsers() -> None:
     assert weighted_score(
         [{"token": "Score", "logprob": 0, "top_logprobs": []}, *_lp({"2": 0.5, "3": 0.5})]
     ) == pytest.approx(2.5)
+
+
+def test_each_builtin_kind_gets_its_own_template_and_an_item_without_kind_fails(
+    fast_llm: ScriptedLLM,
+) -> None:
+    fast_llm.queue(Reply(content="4"), Reply(content="4"))
+    [act, res] = run_items("geval", [ACT, ITEM], settings={"samples": 1})
+    values = {k: str(v) for k, v in ACT.fields.items()}
+    assert fast_llm.requests[0]["messages"] == load_prompt("geval_actionability.v1").render(values)
+    assert act.details["prompt_versions"] == ["geval_actionability.v1"]
+    assert res.details["prompt_versions"] == ["geval_intent_resolution.v1"]
+    assert act.signature.prompt_hash == prompts_hash(
+        ["geval_actionability.v1", "geval_generic.v1", "geval_intent_resolution.v1"]
+    )
+    [bad] = run_items("geval", [EvalItem("x", ACT.fields)])
+    assert bad.status == "failed" and "no task kind" in bad.error

@@ -6,6 +6,7 @@ import pytest
 
 from evaluators.base import EvalItem
 from evaluators.builtin.prometheus import GradeParseError, parse_grade
+from evaluators.llm.prompts import load_prompt
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import fast_llm_fixture, run_items
 
@@ -19,6 +20,7 @@ ACT = EvalItem(
         "label": "FALSE",
         "explanation": "Earth is not green.",
     },
+    kind="actionability",
 )
 
 
@@ -49,6 +51,10 @@ def test_grade_mapped_to_kind_scale(fast_llm: ScriptedLLM) -> None:
     assert res.scores == {"actionability": pytest.approx(1.25)}  # (2 - 1) / 4 x 5
     assert res.reasoning.startswith("Names the colour") and res.details["grade_1_5"] == 2
     assert "Score 5:" in fast_llm.requests[0]["messages"][-1]["content"]
+    values = {k: str(v) for k, v in ACT.fields.items()}  # the kind's own prompt, unchanged
+    assert fast_llm.requests[0]["messages"] == load_prompt("prometheus_actionability.v1").render(
+        values
+    )
 
 
 def test_reask_then_failure_keeps_raw(fast_llm: ScriptedLLM) -> None:
@@ -58,7 +64,9 @@ def test_reask_then_failure_keeps_raw(fast_llm: ScriptedLLM) -> None:
     assert "no [RESULT] marker" in fast_llm.requests[1]["messages"][-1]["content"]
     fast_llm.reset()
     fast_llm.handler = lambda req: Reply(content="I rate it highly.")
-    [bad] = run_items("prometheus", [EvalItem("b", dict(ACT.fields, explanation="other"))])
+    [bad] = run_items(
+        "prometheus", [EvalItem("b", dict(ACT.fields, explanation="other"), kind="actionability")]
+    )
     assert bad.status == "failed" and not bad.scores and bad.raw_reply == "I rate it highly."
     assert fast_llm.calls == 3
 

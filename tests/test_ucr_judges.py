@@ -65,7 +65,7 @@ def _demo_items(store: Store, base: str) -> list[EvalItem]:
     for item in store.items(name):
         fields = dict(item.fields)
         fields["explanation"] = _URL.sub(lambda m: f"{base}/{m.group(1)}", fields["explanation"])
-        out.append(EvalItem(item.item_id, fields, item.generator))
+        out.append(EvalItem(item.item_id, fields, item.generator, "actionability"))
     return out
 
 

@@ -18,7 +18,7 @@ from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
 from annotation_store.assignments import annotation_settings
 from annotation_store.audit import labels_by_annotator, latest_results
 from evaluators.base import NotConfiguredError
-from evaluators.registry import create_evaluator, get_evaluator_class
+from evaluators.registry import create_evaluator, evaluators_for_kind, get_evaluator_class
 from jobs.runner import build_context, run_evaluator
 from ui.audit.result_view import render_result
 from ui.context import get_store
@@ -108,7 +108,7 @@ def evaluator_panel(
     """Draw the panel for ``item``; safe to call on any page (keys are prefixed by ``key``)."""
     store = get_store()
     kind = project.task_kind
-    names = kind.evaluators()
+    names = evaluators_for_kind(kind.name)
     people = visible_labels(store, project, item, user)
     st.markdown("#### Evaluators")
     if not names:

@@ -21,29 +21,14 @@ from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import (
-    EvalItem,
-    EvalResult,
-    EvaluatorSettings,
-    Signature,
-    count_of,
-    run_settings,
-)
+from evaluators.base import EvalResult, EvaluatorSettings, count_of
 from evaluators.llm.client import LLMError
-from evaluators.llm.evaluator import LLMEvaluator, Usage
-from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
+from evaluators.llm.evaluator import Usage
+from evaluators.llm.rubric import Grade, NoGrade, RubricJudge
+from evaluators.llm.targets import ScaleMapping
 from evaluators.registry import register_evaluator
-from evaluators.ucr.judging import (
-    RetrieverJudge,
-    UCRJudgeSettings,
-    add_link_content,
-    retriever_notes,
-)
+from evaluators.ucr.judging import RetrieverJudge, UCRJudgeSettings
 
-PROMPTS = {
-    "actionability": "geval_actionability.v1",
-    "intent_resolution": "geval_intent_resolution.v1",
-}
 PROMPT_UCR = "geval_actionability_ucr.v1"
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
 _DIGITS = {"1", "2", "3", "4", "5"}
@@ -93,8 +78,8 @@ def weighted_score(tokens: list[dict[str, Any]] | None) -> float | None:
 
 
 @register_evaluator
-class GEval(LLMEvaluator):
-    """G-Eval (Liu et al. 2023) adapted to the workbench's kinds."""
+class GEval(RubricJudge):
+    """G-Eval (Liu et al. 2023) on each kind's one numeric score."""
 
     name = "geval"
     version = "1"
@@ -106,37 +91,24 @@ class GEval(LLMEvaluator):
     kinds = ("actionability", "intent_resolution")
     fields = ("actionability", "resolution")
     Settings = GEvalSettings
-    prompt_ids = tuple(PROMPTS.values())
-    use_ucr = False
+    judge = "geval"
 
     @classmethod
-    def run_notes(
-        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
-    ) -> list[str]:
-        """The score setting and which score ran, the decoding and the 1-5 mapping."""
-        s = run_settings(results)
+    def decoding_notes(cls, s: Mapping[str, Any], results: Sequence[EvalResult]) -> list[str]:
+        """The score setting and which score ran, and the decoding."""
         ok = [r for r in results if r.status == "ok"]
-        notes = [
+        return [
             f"score setting {s.get('score')!r} (default 'mean': the paper's 20-sample mean); "
             f"ran: {count_of([r.details.get('mode') for r in ok])}",
             f"decoding: {s.get('samples')} samples, temperature {s.get('temperature')}, "
             f"top_p {s.get('top_p')}",
-            mapping_note(str(s.get("scale_mapping", "stretch"))),
         ]
-        if cls.use_ucr:
-            notes += retriever_notes(r.details for r in results)
-        return notes
 
-    async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
+    async def grade(
+        self, messages: list[dict[str, str]], usage: Usage, details: dict[str, Any]
+    ) -> Grade | NoGrade:
+        """Sample the score, then take the mean or the probability-weighted score."""
         s: GEvalSettings = self.settings  # type: ignore[assignment]
-        usage = Usage()
-        target = target_for(item.fields, "actionability" if self.use_ucr else None)
-        values = prompt_values(item.fields, target)
-        prompt = PROMPT_UCR if self.use_ucr else PROMPTS[target.kind]
-        extra: dict[str, Any] = {}
-        if self.use_ucr:
-            await add_link_content(values, self.settings, self.ctx.pages, extra)  # type: ignore[arg-type]
-        messages = self.render(prompt, **values)
         try:
             reply = usage.add(
                 await self.llm.complete(
@@ -151,24 +123,22 @@ class GEval(LLMEvaluator):
                 )
             )
         except LLMError as exc:
-            return self.failed(item, sig, usage, f"LLM call failed: {exc}", None)
+            return NoGrade(f"LLM call failed: {exc}", {}, None)
         sampled = [parse_sample(t) for t in reply.texts]
         valid = [v for v in sampled if v is not None]
         weights = [weighted_score(lp) for lp in reply.logprobs] if s.use_logprobs else []
         weighted = [w for w in weights if w is not None]
         raw = "\n---\n".join(reply.texts)
-        details: dict[str, Any] = {
+        details = {
             "samples": sampled,
             "valid_samples": len(valid),
             "requested_samples": s.samples,
             "sample_mean_1_5": sum(valid) / len(valid) if valid else None,
             "weighted_1_5": sum(weighted) / len(weighted) if weighted else None,
             "weighted_samples": len(weighted),
-            "prompt_versions": [prompt],
-            "target": target.field,
+            **details,
             "score_setting": s.score,
             "scale_mapping": s.scale_mapping,
-            **extra,
         }
         mode = _choose(s.score, details)
         if mode is None:
@@ -177,18 +147,11 @@ class GEval(LLMEvaluator):
                 if s.score == "weighted" and details["sample_mean_1_5"] is not None
                 else "no sample contained a score from 1 to 5"
             )
-            return self.failed(item, sig, usage, why, raw, details)
+            return NoGrade(why, details, raw)
         details["mode"] = mode
         value = details["weighted_1_5" if mode == "logprobs_weighted" else "sample_mean_1_5"]
         details["score_1_5"] = value
-        res = EvalResult(
-            item.item_id,
-            sig,
-            scores={target.field: target.rescale(value, s.scale_mapping)},
-            details=details,
-            raw_reply=raw,
-        )
-        return usage.apply(res)
+        return Grade(value, details, raw)
 
 
 def _choose(preference: str, details: dict[str, Any]) -> str | None:
@@ -212,4 +175,4 @@ class GEvalUCR(RetrieverJudge, GEval):
         "condensed and shown to the judge; pages shared with fingract_ucr and prometheus_ucr."
     )
     Settings = GEvalUCRSettings
-    prompt_ids = (PROMPT_UCR,)
+    ucr_prompt = PROMPT_UCR

@@ -21,22 +21,14 @@ from typing import Any
 
 from pydantic import Field
 
-from evaluators.base import EvalItem, EvalResult, EvaluatorSettings, Signature, run_settings
+from evaluators.base import EvalResult, EvaluatorSettings
 from evaluators.llm.client import LLMError
-from evaluators.llm.evaluator import LLMEvaluator, Usage
-from evaluators.llm.targets import ScaleMapping, mapping_note, prompt_values, target_for
+from evaluators.llm.evaluator import Usage
+from evaluators.llm.rubric import Grade, NoGrade, RubricJudge
+from evaluators.llm.targets import ScaleMapping
 from evaluators.registry import register_evaluator
-from evaluators.ucr.judging import (
-    RetrieverJudge,
-    UCRJudgeSettings,
-    add_link_content,
-    retriever_notes,
-)
+from evaluators.ucr.judging import RetrieverJudge, UCRJudgeSettings
 
-PROMPTS = {
-    "actionability": "prometheus_actionability.v1",
-    "intent_resolution": "prometheus_intent_resolution.v1",
-}
 PROMPT_UCR = "prometheus_actionability_ucr.v1"
 _MARKER = "[RESULT]"
 _TAIL = re.compile(
@@ -85,8 +77,8 @@ def parse_grade(text: str | None) -> tuple[str, int]:
 
 
 @register_evaluator
-class Prometheus(LLMEvaluator):
-    """Prometheus absolute grading (Kim et al. 2024) with the workbench's rubrics."""
+class Prometheus(RubricJudge):
+    """Prometheus absolute grading (Kim et al. 2024) on each kind's one numeric score."""
 
     name = "prometheus"
     version = "1"
@@ -98,46 +90,31 @@ class Prometheus(LLMEvaluator):
     kinds = ("actionability", "intent_resolution")
     fields = ("actionability", "resolution")
     Settings = PrometheusSettings
-    prompt_ids = tuple(PROMPTS.values())
-    use_ucr = False  # the _ucr variant shows the judge the fetched pages
+    judge = "prometheus"
 
     @classmethod
-    def run_notes(
-        cls,
-        results: Sequence[EvalResult],
-        human: Mapping[str, Mapping[str, Any]] | None = None,
-    ) -> list[str]:
-        """The decoding (paper: temperature 1, top_p 0.9) and the 1-5 mapping."""
-        s = run_settings(results)
+    def decoding_notes(cls, s: Mapping[str, Any], results: Sequence[EvalResult]) -> list[str]:
+        """The decoding (paper: temperature 1, top_p 0.9)."""
         paper = s.get("temperature") == 1.0 and s.get("top_p") == 0.9
-        notes = [
+        return [
             f"decoding temperature {s.get('temperature')}, top_p {s.get('top_p')}"
-            + (" (the FinGrAct paper's baseline)" if paper else " (not the paper's 1 / 0.9)"),
-            mapping_note(str(s.get("scale_mapping", "stretch"))),
+            + (" (the FinGrAct paper's baseline)" if paper else " (not the paper's 1 / 0.9)")
         ]
-        if cls.use_ucr:
-            notes += retriever_notes(r.details for r in results)
-        return notes
 
-    async def _messages(self, item: EvalItem, details: dict[str, Any]) -> list[dict[str, str]]:
-        """The prompt; with UCR, the linked pages are fetched and shown to the judge."""
-        target = target_for(item.fields, "actionability" if self.use_ucr else None)
-        values = prompt_values(item.fields, target)
-        prompt = PROMPT_UCR if self.use_ucr else PROMPTS[target.kind]
-        details.update(prompt_versions=[prompt], target=target.field)
-        if self.use_ucr:
-            await add_link_content(values, self.settings, self.ctx.pages, details)  # type: ignore[arg-type]
-        return self.render(prompt, **values)
+    def input_block(self, named: Mapping[str, str]) -> str:
+        """One ``###Heading:`` section per input, as the Prometheus format lays them out."""
+        return "\n\n".join(f"###{name}:\n{text}" for name, text in named.items())
 
-    async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
+    async def grade(
+        self, messages: list[dict[str, str]], usage: Usage, details: dict[str, Any]
+    ) -> Grade | NoGrade:
+        """Ask, read ``[RESULT] n``; re-ask with the reason up to ``max_reasks`` times."""
         s: PrometheusSettings = self.settings  # type: ignore[assignment]
-        usage = Usage()
-        target = target_for(item.fields, "actionability" if self.use_ucr else None)
-        details: dict[str, Any] = {
+        details = {
             "decoding": {"temperature": s.temperature, "top_p": s.top_p},
             "scale_mapping": s.scale_mapping,
+            **details,
         }
-        messages = await self._messages(item, details)
         raw: str | None = None
         error = ""
         for attempt in range(s.max_reasks + 1):
@@ -152,7 +129,7 @@ class Prometheus(LLMEvaluator):
                     )
                 )
             except LLMError as exc:
-                return self.failed(item, sig, usage, f"LLM call failed: {exc}", raw, details)
+                return NoGrade(f"LLM call failed: {exc}", details, raw)
             raw = reply.raw or ""
             try:
                 feedback, grade = parse_grade(raw)
@@ -164,23 +141,10 @@ class Prometheus(LLMEvaluator):
                     {"role": "user", "content": _REASK.format(error=error)},
                 ]
                 continue
-            res = EvalResult(
-                item.item_id,
-                sig,
-                scores={target.field: target.rescale(grade, s.scale_mapping)},
-                details={**details, "grade_1_5": grade, "attempts": attempt + 1},
-                reasoning=feedback,
-                raw_reply=raw,
-            )
-            return usage.apply(res)
-        return self.failed(
-            item,
-            sig,
-            usage,
-            f"no valid grade after {s.max_reasks + 1} attempts: {error}",
-            raw,
-            details,
-        )
+            done = {**details, "grade_1_5": grade, "attempts": attempt + 1}
+            return Grade(grade, done, raw, reasoning=feedback)
+        error = f"no valid grade after {s.max_reasks + 1} attempts: {error}"
+        return NoGrade(error, details, raw)
 
 
 @register_evaluator
@@ -194,4 +158,4 @@ class PrometheusUCR(RetrieverJudge, Prometheus):
         "condensed and shown to the judge; pages shared with fingract_ucr and geval_ucr."
     )
     Settings = PrometheusUCRSettings
-    prompt_ids = (PROMPT_UCR,)
+    ucr_prompt = PROMPT_UCR

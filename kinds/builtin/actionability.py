@@ -77,6 +77,21 @@ def derive(labels: Mapping[str, Any], item: Mapping[str, Any]) -> dict[str, floa
     return {"actionability": total * 5 / RUBRIC_MAX}
 
 
+def derive_columns(cols: Any) -> dict[str, Any]:
+    """:func:`derive` for every unit at once (``cols``: kinds.columns.LabelColumns)."""
+    import numpy as np
+
+    from kinds.columns import floats
+
+    total = np.zeros(cols.n)  # derive: sum() starts from int 0, then adds float(label)
+    defined = np.ones(cols.n, dtype=bool)
+    for name in RUBRIC_FIELDS:
+        v = floats(cols.column(name))
+        defined &= ~np.isnan(v)
+        total = total + v
+    return {"actionability": np.where(defined, total * 5 / RUBRIC_MAX, np.nan)}
+
+
 ACTIONABILITY = register_kind(
     TaskKind(
         name="actionability",
@@ -96,5 +111,6 @@ ACTIONABILITY = register_kind(
         ),
         derive_fn=derive,
         guideline=GUIDELINE,
+        derive_columns_fn=derive_columns,
     )
 )

@@ -71,6 +71,15 @@ def derive(labels: Mapping[str, Any], item: Mapping[str, Any]) -> dict[str, floa
     return {"recall": recall, "precision": precision, "f1": f1(precision, recall)}
 
 
+def derive_columns(cols: Any) -> dict[str, Any]:
+    """:func:`derive` for every unit at once (``cols``: kinds.columns.LabelColumns)."""
+    from kinds.columns import f1_columns, shares_implied
+
+    recall = shares_implied(cols.column("gold_fact_labels"))
+    precision = shares_implied(cols.column("predicted_fact_labels"))
+    return {"recall": recall, "precision": precision, "f1": f1_columns(precision, recall)}
+
+
 INTENT_MATCH = register_kind(
     TaskKind(
         name="intent_match",
@@ -94,5 +103,6 @@ INTENT_MATCH = register_kind(
         ),
         derive_fn=derive,
         guideline=GUIDELINE,
+        derive_columns_fn=derive_columns,
     )
 )

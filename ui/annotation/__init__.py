@@ -1,28 +1,27 @@
 """Annotation views, one module per task kind, found by kind name.
 
 A view module defines ``render(ctx: ItemContext) -> None`` and registers it with
-:func:`register_view`. Kinds without a view of their own use the generic one, so a new
-kind renders without touching this package.
+:func:`register_view`. The registry discovers the views by importing every module of
+this package once (as the kind and evaluator registries do), so nothing lists them.
+A kind without a view of its own is drawn by the generic view (registered as ``"*"``)
+from its declared item and human fields, so a new kind renders without touching this
+package.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from common.registry import Registry
 
 if TYPE_CHECKING:
     from ui.annotation.context import ItemContext
 
 ViewFn = Callable[["ItemContext"], None]
-_VIEWS: dict[str, ViewFn] = {}
-_MODULES = (
-    "intent_match",
-    "actionability",
-    "dialogue_faithfulness",
-    "intent_resolution",
-    "generic",
-)
+#: The fallback view's name: the generic view registers under it.
+GENERIC = "*"
+VIEWS: Registry[ViewFn] = Registry("annotation view", package=__name__)
 
 
 def register_view(*kinds: str) -> Callable[[ViewFn], ViewFn]:
@@ -30,7 +29,7 @@ def register_view(*kinds: str) -> Callable[[ViewFn], ViewFn]:
 
     def wrap(fn: ViewFn) -> ViewFn:
         for kind in kinds:
-            _VIEWS[kind] = fn
+            VIEWS.add(kind, fn)
         return fn
 
     return wrap
@@ -38,8 +37,4 @@ def register_view(*kinds: str) -> Callable[[ViewFn], ViewFn]:
 
 def view_for(kind: str) -> ViewFn:
     """The view of a kind, or the generic view."""
-    # Import every view module (a no-op once imported): one imported on its own, say for
-    # a helper, must not stand in for the whole registry.
-    for name in _MODULES:
-        importlib.import_module(f"{__name__}.{name}")
-    return _VIEWS.get(kind, _VIEWS["*"])
+    return VIEWS.get(kind if kind in VIEWS else GENERIC)

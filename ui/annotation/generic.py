@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from kinds import FieldType
-from ui.annotation import register_view
+from ui.annotation import GENERIC, register_view
 from ui.annotation.context import ItemContext, Target, save_target
 from ui.annotation.widgets import MISSING_MARK, context_table, fact_list, question, text_panel
 
@@ -35,7 +35,7 @@ def _number(ctx: ItemContext, target: Target) -> None:
     )
 
 
-@register_view("*", "binary", "categorical", "likert", "score")
+@register_view(GENERIC)
 def render(ctx: ItemContext) -> None:
     """Draw an item of any kind from its declared fields."""
     f = ctx.item.fields
