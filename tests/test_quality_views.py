@@ -56,9 +56,9 @@ def test_agreement_page_states_exclusions_and_offers_the_reference(demo, monkeyp
 
 
 def test_side_panel_summary_states_exclusions_with_and_without(demo) -> None:
-    from reports.panel import panel_summary
-
     import krippendorff
+
+    from reports.panel import panel_summary
 
     s = Store(demo)
     s.exclude_annotator("demo-dialogue", "demo-annotator-3", "left early")

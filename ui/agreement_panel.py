@@ -32,7 +32,9 @@ def cached_summary(
     url: str, project: str, version: str, field: str | None, reference: str = "majority"
 ) -> dict[str, Any]:
     """Panel figures; ``version`` is only part of the cache key."""
-    return panel_summary(_store_for(url), project, field, reference)
+    if reference == "majority":  # the default reference: the call it always was
+        return panel_summary(_store_for(url), project, field)
+    return panel_summary(_store_for(url), project, field, reference=reference)
 
 
 def _num(value: float | None) -> str:
