@@ -27,6 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--source", default="admin", help="what excludes them (default admin; e.g. gold)"
     )
     p.add_argument("--include", metavar="NAME", help="lift this annotator's exclusions")
+    p.add_argument(
+        "--apply-flags",
+        action="store_true",
+        help="exclude the workers the crowd study's checks flag (source: the check)",
+    )
     p.set_defaults(handler=cmd_annotators)
 
     a = sub.add_parser("aggregate", help="aggregated label per item of a nominal field")
@@ -62,10 +67,16 @@ def _cell(value: Any, digits: int = 3) -> str:
 
 def cmd_annotators(args: argparse.Namespace, store: Store) -> int:
     """Exclude / include an annotator, or print the quality table."""
-    from workbench_api.quality import annotator_table
+    from workbench_api.quality import annotator_table, apply_crowd_flags
 
-    if args.exclude and args.include:
-        raise CommandError("give --exclude or --include, not both")
+    if sum(map(bool, (args.exclude, args.include, args.apply_flags))) > 1:
+        raise CommandError("give one of --exclude, --include and --apply-flags")
+    if args.apply_flags:
+        recs = apply_crowd_flags(store, args.name)
+        for rec in recs:
+            print(f"excluded {rec.annotator} from {args.name} ({rec.source}: {rec.reason})")
+        print(f"{len(recs)} flag(s) recorded as exclusions")
+        return 0
     if args.exclude:
         if not (args.reason or "").strip():
             raise CommandError('--exclude needs --reason "..."')

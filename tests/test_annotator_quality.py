@@ -199,3 +199,64 @@ def test_aggregated_reference_is_what_evaluators_are_compared_with(demo, capsys)
     assert ds_r == pytest.approx(expected_ds, abs=1e-9)
     assert mean_r == pytest.approx(expected_mean, abs=1e-9)
     assert abs(ds_r - mean_r) > 0.01
+
+
+def test_crowd_flags_feed_exclusions(demo, capsys, monkeypatch) -> None:
+    """The crowd study's checks hand over (annotator, reason, source) flags; they are
+    recorded as exclusions under the check's source (a stand-in for the checks here)."""
+    import sys
+    import types
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Flag:
+        annotator: str
+        reason: str
+        source: str
+
+    fake = types.ModuleType("annotation_store.crowd_quality")
+    fake.crowd_flags = lambda store, project: [
+        Flag("demo-annotator-2", "gold accuracy 1/5 below 60%", "gold"),
+        Flag("demo-annotator-3", "median active time 20% of the workers' median", "speed"),
+    ]
+    monkeypatch.setitem(sys.modules, "annotation_store.crowd_quality", fake)
+    code, out, _ = run(demo, "annotators", "demo-dialogue", "--apply-flags", capsys=capsys)
+    assert code == 0 and "2 flag(s) recorded" in out
+    s = Store(demo)
+    assert [
+        (r.annotator, r.source, r.reason, r.created_by) for r in s.exclusions("demo-dialogue")
+    ] == [
+        ("demo-annotator-2", "gold", "gold accuracy 1/5 below 60%", "study checks"),
+        (
+            "demo-annotator-3",
+            "speed",
+            "median active time 20% of the workers' median",
+            "study checks",
+        ),
+    ]
+    s.close()
+    code, out, _ = run(demo, "annotators", "demo-dialogue", capsys=capsys)
+    assert "gold: gold accuracy 1/5 below 60%" in out
+
+
+def test_audit_with_aggregated_reference_and_exclusions(demo, capsys) -> None:
+    import io
+
+    base = ("audit", "demo-intent-match", "--field", "match", "--out", "-")
+    _, out, _ = run(demo, *base, capsys=capsys)
+    plain = pd.read_csv(io.StringIO(out)).set_index("item_id")
+    assert set(plain["human_source"]) == {"mean"}
+    assert plain.loc["alarm", "human"] == pytest.approx(1 / 3)
+    _, out, _ = run(demo, *base, "--human-reference", "mace", capsys=capsys)
+    mace_ref = pd.read_csv(io.StringIO(out)).set_index("item_id")
+    assert set(mace_ref["human_source"]) == {"mace"}
+    assert mace_ref.loc["alarm", "human"] == 0.0  # two of three said 0
+    s = Store(demo)
+    who = s.annotations_frame("demo-intent-match")
+    alarm = who[(who["item_id"] == "alarm") & (who["field"] == "match")]
+    odd = alarm.loc[alarm["value"] == 1, "annotator"].item()
+    s.exclude_annotator("demo-intent-match", odd, "test")
+    s.close()
+    _, out, _ = run(demo, *base, capsys=capsys)
+    after = pd.read_csv(io.StringIO(out)).set_index("item_id")
+    assert after.loc["alarm", "annotators"] == 2 and after.loc["alarm", "human"] == 0.0

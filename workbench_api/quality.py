@@ -114,6 +114,26 @@ def aggregated_reference(store: Store, project: str, method: str) -> pd.DataFram
     return pd.concat(frames, ignore_index=True)
 
 
+def combined_reference(
+    store: Store, project: str, method: str, adjudicated: bool
+) -> pd.DataFrame | None:
+    """The reference frame (item_id, field, value, source) of the audit table: ``method``'s
+    aggregated labels on nominal fields, overridden by the adjudicated labels when
+    ``adjudicated`` (None when neither applies)."""
+    import pandas as pd
+
+    from annotation_store.adjudication import adjudicated_reference
+
+    frames = []
+    aggregated = aggregated_reference(store, project, method)
+    if aggregated is not None:
+        frames.append(aggregated.assign(source=method))
+    if adjudicated:
+        frames.append(adjudicated_reference(store, project))
+    frames = [f for f in frames if f is not None and not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
 def annotator_table(store: Store, project: str, field: str | None = None) -> dict[str, Any]:
     """Per annotator and nominal field: labels, gold accuracy, leave-one-out majority
     agreement, Dawid-Skene and MACE competence, and whether they are excluded (their
