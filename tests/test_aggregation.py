@@ -165,3 +165,13 @@ def test_renaming_workers_and_items_changes_nothing(method: str, frame, rnd) -> 
     assert back == _by_item(b)
     moved = {wmap[w]: c for w, c in a.competence.items()}
     assert moved == pytest.approx(b.competence, abs=1e-9, nan_ok=True)
+
+
+def test_light_command_modules_name_the_same_methods() -> None:
+    """The CLI keeps its own copies (its modules must not import numpy when loaded)."""
+    from agreement.aggregation import METHODS
+    from commands.agreement import REFERENCES as CLI_REFERENCES
+    from commands.quality import METHODS as CLI_METHODS
+    from workbench_api.quality import REFERENCES
+
+    assert METHODS == CLI_METHODS == CLI_REFERENCES == REFERENCES
