@@ -120,6 +120,21 @@ def majority_vote(coded: Coded) -> Aggregation:
     return Aggregation("majority", coded.items, coded.classes, labels, shares, competence)
 
 
+def _from_posteriors(
+    method: str, coded: Coded, probas: np.ndarray, competence: np.ndarray, iterations: int
+) -> Aggregation:
+    """The most probable class per item (the first in class order on a tie)."""
+    return Aggregation(
+        method,
+        coded.items,
+        coded.classes,
+        [coded.classes[b] for b in probas.argmax(axis=1)],
+        probas,
+        {str(a): float(c) for a, c in zip(coded.annotators, competence, strict=True)},
+        iterations,
+    )
+
+
 # --- Dawid-Skene -------------------------------------------------------------------------
 
 
@@ -172,15 +187,7 @@ def dawid_skene(coded: Coded, n_iter: int = 100, tol: float = 1e-5) -> Aggregati
     probas = np.maximum(probas, _EPS)
     diag = np.einsum("wcc->wc", errors)
     skill = diag @ np.maximum(priors, _EPS)
-    return Aggregation(
-        "dawid_skene",
-        coded.items,
-        coded.classes,
-        [coded.classes[b] for b in probas.argmax(axis=1)],
-        probas,
-        {str(a): float(s) for a, s in zip(coded.annotators, skill, strict=True)},
-        done,
-    )
+    return _from_posteriors("dawid_skene", coded, probas, skill, done)
 
 
 # --- MACE --------------------------------------------------------------------------------
@@ -271,15 +278,7 @@ def mace(
             theta = _em_normalise(strategy_counts, smoothing)
         gold, strategy_counts, counts = _mace_expectations(coded, pair, n_pair, spam, theta)
     probas = gold / gold.sum(axis=1, keepdims=True)
-    return Aggregation(
-        "mace",
-        coded.items,
-        coded.classes,
-        [coded.classes[b] for b in probas.argmax(axis=1)],
-        probas,
-        {str(a): float(s) for a, s in zip(coded.annotators, spam[:, 1], strict=True)},
-        n_iter,
-    )
+    return _from_posteriors("mace", coded, probas, spam[:, 1], n_iter)
 
 
 def aggregate(frame: pd.DataFrame, method: str = "majority", **options: Any) -> Aggregation:
