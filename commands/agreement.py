@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_agreement)
 
 
-REFERENCES = ("majority", "dawid_skene", "mace")  # workbench_api.quality.REFERENCES
+REFERENCES = ("majority", "dawid_skene", "mace")  # reports.quality.REFERENCES
 
 
 def add_reference_option(p: argparse.ArgumentParser) -> None:

@@ -94,6 +94,8 @@ def cmd_annotators(args: argparse.Namespace, store: Store) -> int:
     if args.json:
         print(json.dumps(_plain(table), indent=2, ensure_ascii=False, allow_nan=False))
         return 0
+    if not table["fields"]:
+        print(f"{args.name} has no binary or categorical field: no quality figures")
     head = ("annotator", "labels", "gold", "gold acc", "LOO maj", "DS", "MACE", "excluded")
     for field, entry in table["fields"].items():
         print(f"{field} ({entry['n_gold_items']} gold items)")

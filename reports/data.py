@@ -76,7 +76,7 @@ def load_inputs(
     (``exclusions=False``: everyone's labels); ``meta["exclusions"]`` says who and why.
     """
     from agreement.exclusions import exclusion_summary, without_excluded
-    from workbench_api.quality import aggregated_reference
+    from reports.quality import aggregated_reference
 
     project = store.project(name)
     items = store.items(name)

@@ -33,7 +33,7 @@ WHY = {
 
 def quality_section(store: Store, project: str) -> None:
     """The quality table per nominal field, the exclusions and the controls to change them."""
-    from workbench_api.quality import annotator_table
+    from reports.quality import annotator_table
 
     st.subheader(f"{project} · annotator quality")
     table = annotator_table(store, project)
