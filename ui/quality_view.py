@@ -31,12 +31,19 @@ WHY = {
 }
 
 
+@st.cache_data(show_spinner="Estimating annotator quality…", max_entries=16, ttl=3600)
+def _table(url: str, project: str, version: str) -> dict:
+    """The quality table, computed once per data version (EM over every label)."""
+    from reports.quality import annotator_table
+    from ui.agreement_panel import _store_for
+
+    return annotator_table(_store_for(url), project)
+
+
 def quality_section(store: Store, project: str) -> None:
     """The quality table per nominal field, the exclusions and the controls to change them."""
-    from reports.quality import annotator_table
-
     st.subheader(f"{project} · annotator quality")
-    table = annotator_table(store, project)
+    table = _table(store.url, project, store.data_version(project))
     if not table["fields"]:
         st.caption("No binary or categorical field: nothing to aggregate.")
     for name, entry in table["fields"].items():
