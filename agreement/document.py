@@ -51,6 +51,9 @@ class AgreementDocument:
     timeline: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: who was left out and why, with the figures computed with everyone (only when
+    #: someone is excluded; see reports.data)
+    exclusions: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (see docs/agreement.md for every key)."""
@@ -67,6 +70,7 @@ class AgreementDocument:
             "timeline": self.timeline,
             "meta": self.meta,
             "notes": self.notes,
+            **({"exclusions": self.exclusions} if self.exclusions is not None else {}),
         }
 
 

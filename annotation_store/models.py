@@ -333,3 +333,25 @@ class Adjudication(Base):
 
 
 Index("ix_annotations_project_status", Annotation.project_id, Annotation.status)
+
+
+class AnnotatorExclusion(Base):
+    """An annotator left out of a project's agreement figures: why, by what and by whom.
+
+    ``source`` says what excluded them (``admin`` by hand; a crowd-study check such as
+    ``gold``, ``qualification`` or ``speed``); one row per project, annotator and source.
+    """
+
+    __tablename__ = "annotator_exclusions"
+    __table_args__ = (UniqueConstraint("project_id", "annotator_id", "source"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
+    )
+    source: Mapped[str] = mapped_column(String(32), default="admin")
+    reason: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

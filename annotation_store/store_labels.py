@@ -14,6 +14,7 @@ from annotation_store.models import (
     Annotation,
     AnnotationHistory,
     Annotator,
+    AnnotatorExclusion,
     EvaluatorResult,
     EvaluatorRun,
     Item,
@@ -315,7 +316,12 @@ class LabelsMixin:
                 )
             ).one()
             i = s.scalar(select(func.count()).select_from(Item).where(Item.project_id == pid))
-            return f"{pid}:{i}:{a[0]}:{a[1]}:{h}:{r[0]}:{r[1]}:{j[0]}:{j[1]}"
+            x = s.execute(
+                select(func.count(), func.max(AnnotatorExclusion.created_at)).where(
+                    AnnotatorExclusion.project_id == pid
+                )
+            ).one()
+            return f"{pid}:{i}:{a[0]}:{a[1]}:{h}:{r[0]}:{r[1]}:{j[0]}:{j[1]}:{x[0]}:{x[1]}"
 
     def import_labels(
         self, project: str, rows: Sequence[Mapping[str, Any]], source: str = "import"

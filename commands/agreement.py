@@ -40,7 +40,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_bootstrap_options(p)
     p.add_argument("--no-timeline", action="store_true", help="skip agreement over time")
+    add_reference_option(p)
     p.set_defaults(handler=cmd_agreement)
+
+
+REFERENCES = ("majority", "dawid_skene", "mace")  # reports.quality.REFERENCES
+
+
+def add_reference_option(p: argparse.ArgumentParser) -> None:
+    """``--reference``: the human reference evaluators are compared with."""
+    p.add_argument(
+        "--reference",
+        choices=REFERENCES,
+        default="majority",
+        help="human reference on nominal fields: majority (default: the people's mean and "
+        "majority), or the labels aggregated by dawid_skene or mace",
+    )
 
 
 def compute(store: Store, args: argparse.Namespace) -> dict[str, Any]:
@@ -56,6 +71,7 @@ def compute(store: Store, args: argparse.Namespace) -> dict[str, Any]:
         resamples=args.resamples,
         seed=args.seed,
         timeline=not args.no_timeline,
+        reference=args.reference,
     )
     return doc.to_dict()
 

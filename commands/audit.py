@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from annotation_store.audit_categories import CATEGORIES
 from commands import CommandError
+from commands.agreement import REFERENCES
 from common.csv_safe import to_csv
 
 if TYPE_CHECKING:
@@ -37,6 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="compare against the adjudicated labels (else the people's mean)",
     )
+    p.add_argument(
+        "--human-reference",
+        choices=REFERENCES,
+        default="majority",
+        help="on nominal fields: the people's mean (majority, default) or the labels "
+        "aggregated by dawid_skene or mace",
+    )
     p.add_argument("--agree-threshold", type=float, default=0.25)
     p.add_argument("--differ-threshold", type=float, default=0.25)
     p.set_defaults(handler=cmd_audit)
@@ -55,6 +63,7 @@ def cmd_audit(args: argparse.Namespace, store: Store) -> int:
             field=args.field,
             evaluators=chosen,
             reference=args.reference,
+            human_reference=args.human_reference,
             agree_threshold=args.agree_threshold,
             differ_threshold=args.differ_threshold,
         )

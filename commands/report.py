@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
+from commands.agreement import add_reference_option
 from reports.formats import FORMATS, format_of
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--items", default=None, help="comma-separated item ids to drill down")
     p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_reference_option(p)
     p.set_defaults(handler=cmd_report)
 
 
@@ -35,7 +37,12 @@ def cmd_report(args: argparse.Namespace, store: Store) -> int:
         )
     items = [i.strip() for i in args.items.split(",") if i.strip()] if args.items else None
     report = build_report(
-        store, args.name, item_ids=items, n_resamples=args.resamples, seed=args.seed
+        store,
+        args.name,
+        item_ids=items,
+        n_resamples=args.resamples,
+        seed=args.seed,
+        reference_method=args.reference,
     )
     paths = write_report(report, args.out, args.format)
     print(

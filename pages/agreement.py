@@ -18,15 +18,18 @@ from reports.render import build_report, csv_path, render_report
 from ui import agreement_tables
 from ui.agreement_panel import FIELD_KEY, _store_for
 from ui.context import get_store, require_project
+from ui.reference_view import excluded_section, reference_select
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=3600)
 def _document(
-    url: str, project: str, version: str, resamples: int
+    url: str, project: str, version: str, resamples: int, reference: str = "majority"
 ) -> tuple[AgreementDocument, dict[str, Any]]:
     """The document and its JSON form, computed once per data version and shared by every
     visit and session (a resource: not copied per rerun; nothing here mutates it)."""
-    doc = agreement_document(_store_for(url), project, n_resamples=resamples)
+    doc = agreement_document(
+        _store_for(url), project, n_resamples=resamples, reference_method=reference
+    )
     return doc, doc.to_dict()
 
 
@@ -37,12 +40,14 @@ FORMAT_NAMES = {"html": "HTML", "md": "Markdown", "json": "JSON"}
 
 @st.cache_data(show_spinner="Building the report…", max_entries=8, ttl=3600)
 def _report_files(
-    url: str, project: str, version: str, items: tuple[str, ...]
+    url: str, project: str, version: str, items: tuple[str, ...], reference: str = "majority"
 ) -> dict[str, list[dict[str, Any]]]:
     """The report in every format and one reliability-matrix CSV per field, named as
     ``cli.py report --out agreement-<project>.<fmt>`` names them (the HTML and Markdown
     list the CSVs by those names)."""
-    report = build_report(_store_for(url), project, item_ids=list(items) or None)
+    report = build_report(
+        _store_for(url), project, item_ids=list(items) or None, reference_method=reference
+    )
     stem = Path(f"agreement-{project}.html")
     csv_names = {name: csv_path(stem, name).name for name in report.matrices}
     reports = [
@@ -71,8 +76,11 @@ store = get_store()
 version = store.data_version(project.name)
 st.title(f"Agreement · {project.name}")
 resamples = st.sidebar.select_slider("Bootstrap resamples", [0, 200, 1000], value=1000)
+reference = reference_select()
 with st.spinner(f"Computing agreement ({resamples} bootstrap resamples)…", show_time=True):
-    doc, data = _document(store.url, project.name, version, resamples)
+    doc, data = _document(store.url, project.name, version, resamples, reference)
+if data.get("exclusions"):
+    excluded_section(data)
 names = list(data["fields"]) + list(data["derived"])
 picked = None
 if names:
@@ -160,7 +168,7 @@ if st.button("Build report", icon=":material/description:", key="agreement_repor
         "project": project.name,
         "version": version,
         "items": tuple(picked),
-        **_report_files(store.url, project.name, version, tuple(picked)),
+        **_report_files(store.url, project.name, version, tuple(picked), reference),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from agreement.exclusions import without_excluded
 from annotation_store import Store
 from annotation_store.adjudication import adjudicated_reference
 from annotation_store.audit import (
@@ -35,7 +36,9 @@ def _frames(_store: Store, name: str, version: str, use_reference: bool) -> dict
     """The store frames the table is built from, cached per data version."""
     return {
         "items": _store.items(name),
-        "annotations": _store.annotations_frame(name, ("submitted",)),
+        "annotations": without_excluded(
+            _store.annotations_frame(name, ("submitted",)), _store.excluded_annotators(name)
+        ),
         "scores": _store.scores_frame(name),
         "results": _store.results_frame(name, include_failed=True),
         "reference": adjudicated_reference(_store, name) if use_reference else None,

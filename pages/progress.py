@@ -59,3 +59,8 @@ if project is not None:
             NO_TIME,
         )
         st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+
+if project is not None:
+    from ui.quality_view import quality_section
+
+    quality_section(store, project.name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -87,12 +88,25 @@ def drop_few_shot(
     return scores[~drop].reset_index(drop=True), notes
 
 
-def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) -> AgreementInputs:
+def load_inputs(
+    store: Store,
+    name: str,
+    reference: pd.DataFrame | None = None,
+    *,
+    reference_method: str = "majority",
+    exclusions: bool = True,
+) -> AgreementInputs:
     """One project's items, submitted labels and evaluator scores as tidy frames.
 
     ``reference`` (item_id, field, value) replaces the human mean / majority for those
-    items in every evaluator comparison (e.g. adjudicated labels).
+    items in every evaluator comparison (e.g. adjudicated labels). ``reference_method``
+    ``dawid_skene`` or ``mace`` first replaces it, on nominal fields, by those aggregated
+    labels (adjudicated labels still win). Excluded annotators' labels are left out
+    (``exclusions=False``: everyone's labels); ``meta["exclusions"]`` says who and why.
     """
+    from agreement.exclusions import exclusion_summary, without_excluded
+    from reports.quality import aggregated_reference
+
     project = store.project(name)
     items = store.items(name)
     item_frame = pd.DataFrame(
@@ -100,6 +114,7 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         columns=["item_id", "split", "generator", "fields"],
     )
     annotations = store.annotations_frame(name)
+    excluded = store.excluded_annotators(name) if exclusions else {}
     runs = store.runs(name)
     scores, few_shot = drop_few_shot(store.scores_frame(name), runs)
     meta = {
@@ -111,6 +126,14 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         "reference_override": reference is not None and not reference.empty,
         **({"few_shot_excluded": few_shot} if few_shot else {}),
     }
+    if excluded:
+        meta["exclusions"] = exclusion_summary(annotations, excluded)
+        annotations = without_excluded(annotations, excluded)
+    aggregated = aggregated_reference(store, name, reference_method)
+    if aggregated is not None:
+        meta["reference"] = reference_method
+        # adjudicated rows come last: the reference keeps an item's last value
+        reference = pd.concat([aggregated, reference], ignore_index=True)
     return AgreementInputs(
         name,
         project.task_kind,
@@ -123,6 +146,25 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
     )
 
 
+def with_everyone(
+    doc: AgreementDocument, store: Store, inputs: AgreementInputs, **options: Any
+) -> AgreementDocument:
+    """Attach the exclusions section: who was left out and why, and the fields, derived
+    scores and evaluator figures computed with everyone's labels (no-op without
+    exclusions)."""
+    summary = inputs.meta.get("exclusions")
+    doc.meta.pop("exclusions", None)  # stated once, in the document's own section
+    if not summary:
+        return doc
+    everyone = replace(inputs, annotations=store.annotations_frame(inputs.project))
+    full = build_document(everyone, timeline=False, **options).to_dict()
+    doc.exclusions = {
+        **summary,
+        "with_excluded": {k: full[k] for k in ("fields", "derived", "evaluators", "calibrated")},
+    }
+    return doc
+
+
 def agreement_document(
     store: Store,
     name: str,
@@ -133,14 +175,10 @@ def agreement_document(
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
     keep: Callable[[Statistic], bool] | None = None,
+    reference_method: str = "majority",
 ) -> AgreementDocument:
     """Load the project and compute its agreement document (what the CLI prints)."""
-    inputs = load_inputs(store, name, reference)
-    return build_document(
-        inputs,
-        fields=fields,
-        n_resamples=n_resamples,
-        seed=seed,
-        timeline=timeline,
-        keep=keep,
-    )
+    inputs = load_inputs(store, name, reference, reference_method=reference_method)
+    options = {"fields": fields, "n_resamples": n_resamples, "seed": seed, "keep": keep}
+    doc = build_document(inputs, timeline=timeline, **options)
+    return with_everyone(doc, store, inputs, **options)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agreement.exclusions import exclusion_line
 from agreement.statistics import Entry, Statistic, field_entries
 from annotation_store import Store
 from reports.data import agreement_document
@@ -30,9 +31,13 @@ def _panel_entries(f: dict[str, Any]) -> list[Entry]:
     return entries
 
 
-def panel_summary(store: Store, project: str, field: str | None = None) -> dict[str, Any]:
+def panel_summary(
+    store: Store, project: str, field: str | None = None, reference: str = "majority"
+) -> dict[str, Any]:
     """The declared panel statistics with n, and each evaluator's correlations and bias
-    counts, for ``field`` (default: the project's first human field)."""
+    counts, for ``field`` (default: the project's first human field); evaluators against
+    ``reference`` (see ``reports.quality.REFERENCES``). With annotators excluded,
+    ``exclusions`` says who and why and ``with_excluded`` gives the figures with them."""
     info = store.project(project)
     names = [f.name for f in info.task_kind.human_fields(info.settings)]
     names += [d.name for d in info.task_kind.derived_scores]
@@ -40,7 +45,13 @@ def panel_summary(store: Store, project: str, field: str | None = None) -> dict[
     if field is None:
         return {"field": None, "fields": names}
     doc = agreement_document(
-        store, project, fields=[field], n_resamples=0, timeline=False, keep=_in_panel
+        store,
+        project,
+        fields=[field],
+        n_resamples=0,
+        timeline=False,
+        keep=_in_panel,
+        reference_method=reference,
     ).to_dict()
     f = doc["fields"].get(field) or doc["derived"].get(field)
     evaluators = []
@@ -75,7 +86,22 @@ def panel_summary(store: Store, project: str, field: str | None = None) -> dict[
         }
         for e in (_panel_entries(f) if f else [])
     ]
+    extra: dict[str, Any] = {}
+    if doc.get("exclusions"):
+        everyone = doc["exclusions"]["with_excluded"]
+        g = everyone["fields"].get(field) or everyone["derived"].get(field)
+        extra = {
+            "exclusions": exclusion_line(doc["exclusions"]),
+            "with_excluded": [
+                {
+                    "label": f"{e.statistic.label} {e.level}" if e.level else e.statistic.label,
+                    "text": e.text,
+                }
+                for e in (_panel_entries(g) if g else [])
+            ],
+        }
     return {
+        **extra,
         "field": field,
         "fields": names,
         "statistics": statistics,

@@ -20,10 +20,11 @@ import pandas as pd
 from agreement import AgreementDocument
 from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agreement.exclusions import exclusion_line
 from agreement.statistics import DASH, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
-from reports.data import load_inputs
+from reports.data import load_inputs, with_everyone
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.methods import METHOD_NOTES
 from reports.run_notes import notes_text, run_notes
@@ -93,12 +94,14 @@ def build_report(
     reference: pd.DataFrame | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    reference_method: str = "majority",
 ) -> Report:
     """Compute the document and gather what the report states about it."""
     from agreement import build_document
 
-    inputs = load_inputs(store, name, reference)
-    doc = build_document(inputs, n_resamples=n_resamples, seed=seed)
+    inputs = load_inputs(store, name, reference, reference_method=reference_method)
+    options = {"n_resamples": n_resamples, "seed": seed}
+    doc = with_everyone(build_document(inputs, **options), store, inputs, **options)
     data = doc.to_dict()
     provenance = {
         "project": name,
@@ -109,6 +112,8 @@ def build_report(
         "signatures": inputs.meta["signatures"],
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "reference_override": inputs.meta["reference_override"],
+        **({"reference": inputs.meta["reference"]} if "reference" in inputs.meta else {}),
+        **({"exclusions": exclusion_line(doc.exclusions)} if doc.exclusions else {}),
         "run_notes": run_notes(store, name),
     }
     matrices = {k: v.ratings.frame() for k, v in doc.fields.items()}
@@ -285,6 +290,16 @@ def _cal_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
     ]
 
 
+REFERENCE_NAMES = {"dawid_skene": "Dawid-Skene", "mace": "MACE"}
+
+
+def _reference_text(p: dict[str, Any]) -> str:
+    if p.get("reference") not in REFERENCE_NAMES:
+        return "adjudicated override" if p["reference_override"] else "human mean / majority"
+    base = f"labels aggregated by {REFERENCE_NAMES[p['reference']]} on nominal fields"
+    return f"adjudicated override, else {base}" if p["reference_override"] else base
+
+
 def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
     sigs = "; ".join(f"{s['signature']} (runs {s['runs']})" for s in p["signatures"]) or "none"
     return [
@@ -294,10 +309,8 @@ def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
         ("Items", str(p["n_items"])),
         ("Evaluator signatures", sigs),
         ("Date", p["date"]),
-        (
-            "Reference",
-            "adjudicated override" if p["reference_override"] else "human mean / majority",
-        ),
+        ("Reference", _reference_text(p)),
+        *([("Excluded annotators", p["exclusions"])] if p.get("exclusions") else []),
         ("Evaluator settings and run notes", notes_text(p.get("run_notes", []))),
     ]
 
@@ -319,6 +332,13 @@ def _evaluator_notes(d: dict[str, Any]) -> list[str]:
     return out
 
 
+def _excluded_text(d: dict[str, Any]) -> str:
+    return (
+        exclusion_line(d["exclusions"])
+        + " The figures above leave them out; these include their labels."
+    )
+
+
 def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> str:
     """The report as Markdown."""
     d = report.data
@@ -329,6 +349,11 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     notes = field_notes(d)
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
+    if d.get("exclusions"):
+        everyone = d["exclusions"]["with_excluded"]
+        lines += ["", "## With the excluded annotators", "", _excluded_text(d), ""]
+        lines += _md_table(FIELD_HEADER, _field_rows(everyone))
+        lines += ["", ""] + _md_table(STAT_HEADER, statistic_rows(everyone))
     if d["evaluators"]:
         lines += ["", "## Evaluators vs humans", ""] + _md_table(EVAL_HEADER, _eval_rows(d))
     for against, rows in d.get("calibrated", {}).items():
@@ -420,6 +445,14 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append(f"<p>Statistics with {html.escape(CI_TITLE)}:</p>")
     parts.append(_html_table(STAT_HEADER, statistic_rows(d)))
     parts.append(_html_list(field_notes(d)))
+    if d.get("exclusions"):
+        everyone = d["exclusions"]["with_excluded"]
+        parts += [
+            "<h2>With the excluded annotators</h2>",
+            f"<p>{html.escape(_excluded_text(d))}</p>",
+            _html_table(FIELD_HEADER, _field_rows(everyone)),
+            _html_table(STAT_HEADER, statistic_rows(everyone)),
+        ]
     if d["evaluators"]:
         parts += ["<h2>Evaluators vs humans</h2>", _html_table(EVAL_HEADER, _eval_rows(d))]
     for against, rows in d.get("calibrated", {}).items():

@@ -91,6 +91,11 @@ def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
 def document_text(doc: dict[str, Any]) -> str:
     """The whole document as text."""
     lines = [f"project {doc['project']} ({doc['kind']})", ""]
+    excluded = doc.get("exclusions")
+    if excluded:
+        from agreement.exclusions import exclusion_line
+
+        lines += [exclusion_line(excluded) + " Figures below leave them out.", ""]
     for name, f in doc["fields"].items():
         lines += field_lines(name, f) + [""]
     for name, f in doc.get("derived", {}).items():
@@ -114,5 +119,9 @@ def document_text(doc: dict[str, Any]) -> str:
                 f"{r['n']:>7}"
             )
         lines.append("")
+    if excluded:
+        lines.append("with the excluded annotators' labels:")
+        for name, f in excluded["with_excluded"]["fields"].items():
+            lines += field_lines(name, f) + [""]
     lines += [f"note: {n}" for n in doc.get("notes", [])]
     return "\n".join(lines).rstrip() + "\n"

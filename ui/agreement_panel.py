@@ -17,6 +17,8 @@ from reports.panel import panel_summary
 from ui.context import get_store
 
 FIELD_KEY = "agreement_field"
+#: Session key of the human reference picked on the Agreement page (ui.reference_view).
+REFERENCE_KEY = "agreement_reference"
 REFRESH = "15s"
 
 
@@ -26,9 +28,13 @@ def _store_for(url: str) -> Store:
 
 
 @st.cache_data(show_spinner=False, max_entries=64, ttl=3600)
-def cached_summary(url: str, project: str, version: str, field: str | None) -> dict[str, Any]:
+def cached_summary(
+    url: str, project: str, version: str, field: str | None, reference: str = "majority"
+) -> dict[str, Any]:
     """Panel figures; ``version`` is only part of the cache key."""
-    return panel_summary(_store_for(url), project, field)
+    if reference == "majority":  # the default reference: the call it always was
+        return panel_summary(_store_for(url), project, field)
+    return panel_summary(_store_for(url), project, field, reference=reference)
 
 
 def _num(value: float | None) -> str:
@@ -67,7 +73,13 @@ def bias_text(e: dict[str, Any]) -> str:
 def _panel(project_name: str) -> None:
     store = get_store()
     version = store.data_version(project_name)
-    s = cached_summary(store.url, project_name, version, st.session_state.get(FIELD_KEY))
+    s = cached_summary(
+        store.url,
+        project_name,
+        version,
+        st.session_state.get(FIELD_KEY),
+        st.session_state.get(REFERENCE_KEY, "majority"),
+    )
     st.markdown(f"**Agreement** · `{s['field'] or '—'}`")
     if s["field"] is None:
         st.caption("No human field in this project.")
@@ -80,6 +92,9 @@ def _panel(project_name: str) -> None:
     counts = " · ".join(f"{x['label']}: n {x['n_text']}" for x in stats if x["n"] is not None)
     st.caption(f"{counts} · {s['n_ratings']} ratings" if counts else f"{s['n_ratings']} ratings")
     _fleiss_change(project_name, s)
+    if s.get("exclusions"):
+        with_them = " · ".join(f"{x['label']} {x['text']}" for x in s["with_excluded"])
+        st.caption(f"{s['exclusions']} With them: {with_them}" if with_them else s["exclusions"])
     for e in s["evaluators"]:
         why = f" ({e['reason']})" if e["reason"] else ""
         st.caption(

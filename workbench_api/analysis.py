@@ -24,15 +24,24 @@ def agreement(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
+    reference: str = "majority",
 ) -> AgreementDocument:
     """The agreement document: typed results per field and evaluator (``.to_dict()``
-    gives the JSON that ``workbench agreement --json`` prints)."""
+    gives the JSON that ``workbench agreement --json`` prints). ``reference``: what
+    evaluators are compared with on nominal fields (``majority``: the people's mean and
+    majority; ``dawid_skene`` / ``mace``: those aggregated labels)."""
     from reports.data import agreement_document
 
     if resamples < 0:
         raise ValueError("resamples must be >= 0")
     return agreement_document(
-        store, project, fields=fields, n_resamples=resamples, seed=seed, timeline=timeline
+        store,
+        project,
+        fields=fields,
+        n_resamples=resamples,
+        seed=seed,
+        timeline=timeline,
+        reference_method=reference,
     )
 
 

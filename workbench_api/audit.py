@@ -27,12 +27,16 @@ def disagreements(
     reference: bool = False,
     agree_threshold: float = 0.25,
     differ_threshold: float = 0.25,
+    human_reference: str = "majority",
 ) -> tuple[AuditTable, str]:
     """The audit table (evaluators vs people per item) on ``field`` and the field used.
 
-    ``reference`` compares against the adjudicated labels instead of the people's mean."""
-    from annotation_store.adjudication import adjudicated_reference
+    ``reference`` compares against the adjudicated labels instead of the people's mean;
+    ``human_reference`` ``dawid_skene`` / ``mace`` against those aggregated labels on
+    nominal fields (adjudicated labels still win). Excluded annotators are left out."""
+    from agreement.exclusions import without_excluded
     from annotation_store.audit import build_audit_table, comparable_fields, registry_scales
+    from workbench_api.quality import combined_reference
 
     info = store.project(project)
     scores = store.scores_frame(project)
@@ -45,13 +49,15 @@ def disagreements(
         info.task_kind,
         info.settings,
         store.items(project),
-        store.annotations_frame(project, ("submitted",)),
+        without_excluded(
+            store.annotations_frame(project, ("submitted",)), store.excluded_annotators(project)
+        ),
         scores,
         store.results_frame(project, include_failed=True),
         field,
         evaluators=chosen,
         evaluator_scales=registry_scales(chosen or scores["evaluator"].unique(), field),
-        reference=adjudicated_reference(store, project) if reference else None,
+        reference=combined_reference(store, project, human_reference, reference),
         agree_threshold=agree_threshold,
         differ_threshold=differ_threshold,
     )

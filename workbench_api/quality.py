@@ -1,0 +1,29 @@
+"""Annotator quality, label aggregation and exclusions of one project, headless.
+
+``store.exclude_annotator(project, annotator, reason, source=...)``,
+``store.include_annotator`` and ``store.exclusions`` record who is left out and why.
+"""
+
+from __future__ import annotations
+
+from reports.quality import (
+    REFERENCES,
+    aggregable_fields,
+    aggregate_labels,
+    aggregated_reference,
+    annotator_table,
+    apply_crowd_flags,
+    combined_reference,
+    gold_answers,
+)
+
+__all__ = [
+    "REFERENCES",
+    "aggregable_fields",
+    "aggregate_labels",
+    "aggregated_reference",
+    "annotator_table",
+    "apply_crowd_flags",
+    "combined_reference",
+    "gold_answers",
+]
