@@ -81,7 +81,10 @@ def encode(frame: pd.DataFrame) -> Coded:
     item, items = _sorted_codes(frame["item_id"].astype(str))
     annotator, annotators = _sorted_codes(frame["annotator"].astype(str))
     label, classes = _sorted_codes(values)
-    return Coded(item, annotator, label, items, annotators, classes)
+    # rows in one canonical order too: sums then add up in the same order whatever the
+    # input's order, so exact ties break the same way
+    order = np.lexsort((label, annotator, item))
+    return Coded(item[order], annotator[order], label[order], items, annotators, classes)
 
 
 def _per_item(coded: Coded, weights: np.ndarray) -> np.ndarray:
