@@ -23,12 +23,13 @@ from typing import Any
 
 from annotation_store.records import ImportReport
 from annotation_store.store import Store
+from annotation_store.store_projects import StoreError
 from kinds import ValidationError
 from kinds.base import FieldType
 
 SPLITS = ("dev", "test")
 LABEL_STATUSES = ("draft", "submitted", "skipped")
-ITEM_META = ("item_id", "split")
+ITEM_META = ("item_id", "split", "gold")
 #: The longest CSV cell accepted, in characters (Python's csv default is 128 KiB).
 MAX_CSV_CELL = 16 * 1024 * 1024
 #: The deepest nesting of lists / objects accepted in a JSON value.
@@ -201,8 +202,11 @@ def import_items(
     display, rows = read_rows(source, name)
     seen: dict[str, int] = {}
     valid = []
+    golds: dict[str, Any] = {}
     for number, row in rows:
         item_id = _item_id(display, number, row)
+        if row.get("gold") not in (None, ""):
+            golds[item_id] = _gold_cell(store, project, display, number, row["gold"])
         if item_id in seen:
             raise ImportFailure(
                 display,
@@ -240,7 +244,22 @@ def import_items(
         )
     if not valid:
         raise ImportFailure(display, None, None, "no rows to import")
-    return store.upsert_items(project, valid)
+    report = store.upsert_items(project, valid)
+    if golds:
+        from annotation_store.gold import set_gold_many
+
+        set_gold_many(store, project, golds)
+    return report
+
+
+def _gold_cell(store: Store, project: str, display: str, number: int, value: Any) -> Any:
+    """A ``gold`` cell (JSON object of field -> answer, or one answer), checked."""
+    from annotation_store.gold import canonical_answers
+
+    try:
+        return canonical_answers(store, project, _maybe_json(value))
+    except StoreError as exc:
+        raise ImportFailure(display, number, "gold", str(exc)) from None
 
 
 # -- annotations ------------------------------------------------------------------------

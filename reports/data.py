@@ -13,6 +13,7 @@ from agreement import AgreementDocument, AgreementInputs, build_document
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import Statistic
 from annotation_store import ItemRecord, Store
+from annotation_store.crowd_quality import for_agreement
 
 
 def dataset_hash(items: Sequence[ItemRecord]) -> str:
@@ -70,7 +71,9 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         [(i.item_id, i.split, i.generator, i.fields) for i in items],
         columns=["item_id", "split", "generator", "fields"],
     )
-    annotations = store.annotations_frame(name)
+    # The one filter between stored labels and agreement: no gold items, no worker who
+    # failed the study's qualification.
+    annotations = for_agreement(store, name, store.annotations_frame(name))
     scores = store.scores_frame(name)
     runs = store.runs(name)
     meta = {
