@@ -71,8 +71,7 @@ def median_active(store: Store, project: str) -> dict[str, float]:
     """annotator -> median active seconds per submitted item."""
     times = active_times(store, project)
     return {
-        who: float(g["active_seconds"].median())
-        for who, g in times.groupby("annotator", sort=True)
+        who: float(g["active_seconds"].median()) for who, g in times.groupby("annotator", sort=True)
     }
 
 

@@ -134,7 +134,9 @@ def gold_results(store: Store, project: str) -> pd.DataFrame:
     for (item_id, who), group in frame.groupby(["item_id", "annotator"], sort=True):
         given = dict(zip(group["field"], group["value"], strict=True))
         answers = golds[item_id]["answers"]
-        rows.append({"annotator": who, "item_id": item_id, "correct": answers_match(given, answers)})
+        rows.append(
+            {"annotator": who, "item_id": item_id, "correct": answers_match(given, answers)}
+        )
     return pd.DataFrame(rows, columns=cols)
 
 

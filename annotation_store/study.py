@@ -118,7 +118,9 @@ def _training(raw: Any) -> tuple[TrainingItem, ...]:
         if not isinstance(fields, Mapping):
             raise StudyError(f"training item {tid!r}: 'fields' must be an object")
         out.append(
-            TrainingItem(tid, dict(fields), dict(entry["answers"]), str(entry.get("explanation", "")))
+            TrainingItem(
+                tid, dict(fields), dict(entry["answers"]), str(entry.get("explanation", ""))
+            )
         )
     return tuple(out)
 

@@ -8,9 +8,8 @@ from datetime import timedelta
 import pandas as pd
 import pytest
 
-from annotation_store import Store, StoreError
+from annotation_store import Store, StoreError, crowd, gold
 from annotation_store import assignments as asg
-from annotation_store import crowd, gold
 from annotation_store import crowd_quality as cq
 from annotation_store.importing import ImportFailure, import_items
 from annotation_store.models import utcnow
