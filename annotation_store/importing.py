@@ -29,7 +29,7 @@ from kinds.base import FieldType
 
 SPLITS = ("dev", "test")
 LABEL_STATUSES = ("draft", "submitted", "skipped")
-ITEM_META = ("item_id", "split", "gold")
+ITEM_META = ("item_id", "split")
 #: The longest CSV cell accepted, in characters (Python's csv default is 128 KiB).
 MAX_CSV_CELL = 16 * 1024 * 1024
 #: The deepest nesting of lists / objects accepted in a JSON value.
@@ -199,14 +199,17 @@ def import_items(
     ``generator``; any other column is kept as context."""
     kind = store.project(project).task_kind
     declared = {f.name for f in kind.item_fields}
+    # Gold answers (attention checks); a kind with an item field "gold" uses "gold_answers".
+    gold_column = "gold_answers" if "gold" in declared else "gold"
+    meta = (*ITEM_META, gold_column)
     display, rows = read_rows(source, name)
     seen: dict[str, int] = {}
     valid = []
     golds: dict[str, Any] = {}
     for number, row in rows:
         item_id = _item_id(display, number, row)
-        if row.get("gold") not in (None, ""):
-            golds[item_id] = _gold_cell(store, project, display, number, row["gold"])
+        if row.get(gold_column) not in (None, ""):
+            golds[item_id] = _gold_cell(store, project, display, number, row[gold_column])
         if item_id in seen:
             raise ImportFailure(
                 display,
@@ -223,7 +226,7 @@ def import_items(
         fields = {
             k: (v if k in declared else _maybe_json(v))
             for k, v in row.items()
-            if k not in ITEM_META and v is not None
+            if k not in meta and v is not None
         }
         try:
             fields = kind.validate_item(fields)
