@@ -326,3 +326,17 @@ def completion_url(study: StudySettings, code: str) -> str:
         return study.completion_url
     sep = "&" if "?" in study.completion_url else "?"
     return f"{study.completion_url}{sep}cc={code}"
+
+
+def study_link(base_url: str, project: str, token: str, platform: str = "prolific") -> str:
+    """The link to give the platform, with its placeholders for the worker's ids."""
+    from urllib.parse import quote
+
+    id_key, others = LINK_PARAMS[platform]
+    keys = (id_key, *others)
+    if platform == "prolific":
+        ids = "&".join(f"{k}={{{{%{k}%}}}}" for k in keys)  # Prolific fills {{%KEY%}}
+    else:
+        ids = "&".join(f"{k}=" for k in keys)  # MTurk's external question appends them
+    base = base_url.rstrip("/") + "/"
+    return f"{base}?study={quote(project)}&token={quote(token)}&{ids}"

@@ -19,8 +19,6 @@ from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
 from annotation_store.study import study_of
 
-STARTED_STAGES = ("training", "annotate", "survey", "done", "not_qualified", "stopped")
-
 
 @dataclass(frozen=True)
 class Flag:
@@ -140,8 +138,9 @@ def should_stop(store: Store, project: str, annotator: str) -> bool:
 
 
 def dashboard(store: Store, project: str) -> dict[str, Any]:
-    """The study's figures: workers started / qualified / completed / flagged, items
-    complete (k reached, gold excluded), median active time and the estimated cost."""
+    """The study's figures: workers started (came in and did not decline), qualified,
+    completed, flagged; items complete (k reached, gold excluded), median active time
+    and the estimated cost (active hours x the study's hourly rate)."""
     from annotation_store.assignments import annotation_settings
 
     info = store.project(project)
@@ -158,7 +157,7 @@ def dashboard(store: Store, project: str) -> dict[str, Any]:
     median = float(times["active_seconds"].median()) if len(times) else None
     return {
         "project": project,
-        "workers_started": sum(1 for p in people if p.stage in STARTED_STAGES),
+        "workers_started": sum(1 for p in people if p.stage != "declined"),
         "declined": sum(1 for p in people if p.stage == "declined"),
         "qualified": sum(1 for p in people if p.qualified),
         "not_qualified": sum(1 for p in people if p.qualified is False),

@@ -9,6 +9,7 @@ worker should meet them), and agreement drops them (``crowd_quality.for_agreemen
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,6 +51,14 @@ def canonical_answers(store: Store, project: str, answers: Any) -> dict[str, Any
     if not out:
         raise StoreError("gold is empty")
     return out
+
+
+def answers_from_text(text: str) -> Any:
+    """Gold answers typed by a person: JSON when it parses, else the text as one label."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text.strip()
 
 
 def set_gold(

@@ -56,11 +56,7 @@ def cmd_study(args: argparse.Namespace, store: Store) -> int:
         return 0
     if args.gold:
         item_id, text = args.gold
-        try:
-            answers = json.loads(text)
-        except json.JSONDecodeError:
-            answers = text  # a bare label such as a category name
-        stored = gold.set_gold(store, args.name, item_id, answers)
+        stored = gold.set_gold(store, args.name, item_id, gold.answers_from_text(text))
         print(f"{item_id} is gold: {json.dumps(stored)}")
         return 0
     if args.ungold:
