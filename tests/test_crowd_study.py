@@ -355,3 +355,14 @@ def test_dashboard_and_completion_csv(store) -> None:
             "bonus_eligible": True,
         }
     ]
+
+
+def test_the_per_worker_quota_ends_annotation(store) -> None:
+    store.create_project("p", "binary", {"k": 3, "quota": 2})
+    store.upsert_items("p", [{"item_id": f"i{i}", "fields": {"text": "x"}} for i in range(5)])
+    set_study(store, "p", {**STUDY, "gold_rate": 0.0})
+    who = crowd.enter(store, _link("W1")).name
+    for item in ("i0", "i1"):
+        assert asg.claim_next(store, "p", who) == item
+        _do(store, item, who, 1)
+    assert asg.claim_next(store, "p", who) is None
