@@ -155,6 +155,18 @@ def _order_key(
     return key
 
 
+def _queue_claim(project_id: int, item_pk: int, who: int, now: datetime) -> Assignment:
+    """A new open claim made by the queue (not an admin's explicit assignment)."""
+    return Assignment(
+        project_id=project_id,
+        item_pk=item_pk,
+        annotator_id=who,
+        explicit=False,
+        status="open",
+        created_at=now,
+    )
+
+
 # -- public API -------------------------------------------------------------------------
 def claim_next(
     store: Store, project: str, annotator: str, now: datetime | None = None
@@ -204,16 +216,7 @@ def claim_next(
         # 2b. a gold check at the study's rate (gold items never take the ordinary path)
         gold_pk = gold.pick_gold(s, proj, annotator, mine)
         if gold_pk is not None:
-            s.add(
-                Assignment(
-                    project_id=proj.id,
-                    item_pk=gold_pk,
-                    annotator_id=who,
-                    explicit=False,
-                    status="open",
-                    created_at=now,
-                )
-            )
+            s.add(_queue_claim(proj.id, gold_pk, who, now))
             return by_pk[gold_pk].item_id
         golds = gold.gold_pks(s, proj.id)
         # 3. the next eligible item under the strategy
@@ -234,16 +237,7 @@ def claim_next(
         chosen = min(candidates, key=_order_key(cfg, annotator, active))
         for a in stale_by_item.get(chosen.id, []):
             a.status = "released"
-        s.add(
-            Assignment(
-                project_id=proj.id,
-                item_pk=chosen.id,
-                annotator_id=who,
-                explicit=False,
-                status="open",
-                created_at=now,
-            )
-        )
+        s.add(_queue_claim(proj.id, chosen.id, who, now))
         return chosen.item_id
 
 

@@ -10,24 +10,7 @@ from annotation_store import Store, crowd, gold
 from annotation_store import crowd_quality as cq
 from annotation_store.study import set_study
 from tests.support.apptest import app_session, assert_ok
-
-STUDY = {
-    "crowd": True,
-    "token": "tok-p",
-    "consent": "You agree that your answers are stored.",
-    "training": [
-        {"id": "t1", "fields": {"text": "Water is wet."}, "answers": {"label": 1},
-         "explanation": "Water makes things wet."},
-        {"id": "t2", "fields": {"text": "Ice is hot."}, "answers": {"label": 0},
-         "explanation": "Ice is frozen water."},
-    ],
-    "qualification": 1.0,
-    "gold_rate": 0.5,
-    "survey": [{"id": "clear", "text": "How clear was the guideline?", "type": "likert"},
-               {"id": "comments", "text": "Anything else?"}],
-    "completion_code": "DONE-7",
-    "completion_url": "https://app.prolific.com/submissions/complete",
-}  # fmt: skip
+from tests.support.crowd import DONE_URL, STUDY, TOKEN
 
 
 @pytest.fixture
@@ -43,7 +26,7 @@ def study_db(sqlite_url: str) -> str:
     return sqlite_url
 
 
-def visit(monkeypatch, url: str, worker: str, token: str = "tok-p", project: str = "p") -> AppTest:
+def visit(monkeypatch, url: str, worker: str, token: str = TOKEN, project: str = "p") -> AppTest:
     at = app_session(monkeypatch, url)
     for key, value in {
         "study": project,
@@ -81,7 +64,7 @@ def test_links_without_the_token_or_with_another_projects_are_refused(
 
 def test_declining_consent_ends_the_session_and_is_stored(monkeypatch, study_db) -> None:
     at = visit(monkeypatch, study_db, "NO")
-    assert "your answers are stored" in text(at)
+    assert "Do you take part?" in text(at)
     at = click(at, "consent_no")
     assert "You chose not to take part" in text(at)
     (p,) = crowd.participants(Store(study_db), "p")
@@ -93,11 +76,11 @@ def test_training_feedback_and_a_failed_qualification(monkeypatch, study_db) -> 
     at = click(at, "consent_yes")
     assert "Say yes when the text is true." in text(at)
     at = click(at, "guideline_read")
-    assert "Water is wet." in text(at)
+    assert "Snow is white." in text(at)
     at.radio(key="training::t1::label").set_value(0)
     at = assert_ok(at.button(key="FormSubmitter:training_t1-Check my answer").click().run())
     assert "Not quite. The expected answer is label: yes." in text(at)
-    assert "Water makes things wet." in text(at)
+    assert "Fresh snow reflects all colours." in text(at)
     at = click(at, "training_continue")
     at.radio(key="training::t2::label").set_value(0)
     at = assert_ok(at.button(key="FormSubmitter:training_t2-Check my answer").click().run())
@@ -134,20 +117,20 @@ def test_a_qualified_worker_annotates_meets_gold_answers_survey_and_completes(
         at, item = _label_current(at, 1)
         seen.append(item)
     assert seen == ["i0", "i2", "i1"]  # the gold item among the others, at the rate 1/2
-    assert "How clear was the guideline?" in str([r.label for r in at.radio])
+    assert "How clear was the task?" in str([r.label for r in at.radio])
     at.radio(key="survey::clear").set_value(4)
     at.text_area(key="survey::comments").input("fine")
     at = assert_ok(at.button(key="FormSubmitter:survey-Finish").click().run())
-    assert at.code[0].value == "DONE-7"
+    assert at.code[0].value == "CRWD-9"
     (link,) = [e for e in at.get("link_button")]
-    assert link.proto.url == "https://app.prolific.com/submissions/complete?cc=DONE-7"
+    assert link.proto.url == f"{DONE_URL}?cc=CRWD-9"
     store = Store(study_db)
     (p,) = crowd.participants(store, "p")
     assert (p.stage, p.qualified, p.survey, p.completion_code) == (
         "done",
         True,
         {"clear": 4, "comments": "fine"},
-        "DONE-7",
+        "CRWD-9",
     )
     labels = store.annotations_frame("p")
     assert sorted(labels["item_id"]) == ["i0", "i1", "i2"]

@@ -13,30 +13,12 @@ from annotation_store import Store, crowd, gold
 from annotation_store import crowd_quality as cq
 from annotation_store.study import set_study
 from tests.e2e.harness import browser_page, open_page, running_app, wait_for_streamlit, wait_until
+from tests.support.crowd import DONE_URL, STUDY, TOKEN
 
 pytestmark = pytest.mark.e2e
 
-DONE_URL = "https://app.prolific.com/submissions/complete"
-STUDY = {
-    "crowd": True,
-    "token": "e2e-token",
-    "consent": "Your answers are kept for research. Do you take part?",
-    "training": [
-        {"id": "t1", "fields": {"text": "Snow is white."}, "answers": {"label": 1},
-         "explanation": "Fresh snow reflects all colours."},
-        {"id": "t2", "fields": {"text": "Fish can fly to the moon."}, "answers": {"label": 0},
-         "explanation": "No fish leaves the atmosphere."},
-    ],
-    "qualification": 1.0,
-    "gold_rate": 0.5,
-    "survey": [{"id": "clear", "text": "How clear was the task?", "type": "likert"},
-               {"id": "comments", "text": "Any comments?"}],
-    "completion_code": "CRWD-9",
-    "completion_url": DONE_URL,
-}  # fmt: skip
 
-
-def _link(worker: str, token: str = "e2e-token") -> str:
+def _link(worker: str, token: str = TOKEN) -> str:
     return f"?study=p&token={token}&PROLIFIC_PID={worker}&STUDY_ID=ST1&SESSION_ID=SE-{worker}"
 
 
