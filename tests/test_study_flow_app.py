@@ -146,3 +146,38 @@ def test_the_same_worker_in_a_second_browser_resumes(monkeypatch, study_db) -> N
     second = visit(monkeypatch, study_db, "TWICE")
     assert "Say yes when the text is true." in text(second)  # the guideline, not consent
     assert len(crowd.participants(Store(study_db), "p")) == 1
+
+
+def test_a_worker_below_the_gold_threshold_is_stopped(monkeypatch, study_db) -> None:
+    store = Store(study_db)
+    settings = store.project("p").settings
+    store.update_settings(
+        "p", {**settings, "study": {**settings["study"], "gold_threshold": 0.5, "gold_stop": True}}
+    )
+    who = crowd.enter(store, crowd.parse_link({"study": "p", "token": TOKEN, "PROLIFIC_PID": "G"}))
+    crowd.record_consent(store, "p", who.name, True)
+    crowd.record_guideline_opened(store, "p", who.name)
+    for tid, value in (("t1", 1), ("t2", 0)):
+        crowd.record_training_answer(store, "p", who.name, tid, {"label": value})
+    crowd.finish_training(store, "p", who.name)
+    store.save_label("p", "i2", who.name, "label", 0)  # the gold item, answered wrongly
+    store.submit_item("p", "i2", who.name)
+    at = visit(monkeypatch, study_db, "G")
+    assert "did not match" in text(at)
+    assert crowd.participant(store, "p", who.name).stage == "stopped"
+
+
+def test_a_signed_in_annotator_goes_through_the_flow_on_the_annotate_page(
+    monkeypatch, study_db
+) -> None:
+    store = Store(study_db)
+    ana = store.ensure_annotator("ana")
+    at = app_session(monkeypatch, study_db)
+    at.query_params["project"] = "p"
+    at.session_state["user"] = ana
+    at = assert_ok(at.run())
+    at = assert_ok(at.switch_page("pages/annotate.py").run())
+    assert "Do you take part?" in text(at)
+    click(at, "consent_yes")
+    p = crowd.participant(store, "p", "ana")
+    assert (p.platform, p.stage, p.consent) == ("account", "guideline", True)
