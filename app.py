@@ -10,6 +10,7 @@ from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
+from ui.study.entry import crowd_project, run_study_session
 
 install_log_redaction()
 st.set_page_config(
@@ -20,6 +21,8 @@ st.session_state[ENTRY_KEY] = True
 warm_up()  # the Agreement page's libraries load while the user signs in or reads Home
 store = get_store()
 user = authenticate(store)
+if crowd_project():  # a worker from a study link sees their study and nothing else
+    run_study_session(store)
 # The process's job worker starts with the first session, so jobs queued before a restart
 # go on without anyone opening the Evaluate page (off with WORKBENCH_JOBS_IN_APP=0).
 get_worker()

@@ -27,6 +27,7 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotation_store import gold
 from annotation_store.models import Annotator, Assignment, Item, ItemProgress, Project, utcnow
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
@@ -154,6 +155,18 @@ def _order_key(
     return key
 
 
+def _queue_claim(project_id: int, item_pk: int, who: int, now: datetime) -> Assignment:
+    """A new open claim made by the queue (not an admin's explicit assignment)."""
+    return Assignment(
+        project_id=project_id,
+        item_pk=item_pk,
+        annotator_id=who,
+        explicit=False,
+        status="open",
+        created_at=now,
+    )
+
+
 # -- public API -------------------------------------------------------------------------
 def claim_next(
     store: Store, project: str, annotator: str, now: datetime | None = None
@@ -200,6 +213,12 @@ def claim_next(
         submitted = sum(1 for st in done_here.values() if st == "submitted")
         if cfg.quota is not None and submitted >= cfg.quota:
             return None
+        # 2b. a gold check at the study's rate (gold items never take the ordinary path)
+        gold_pk = gold.pick_gold(s, proj, annotator, mine)
+        if gold_pk is not None:
+            s.add(_queue_claim(proj.id, gold_pk, who, now))
+            return by_pk[gold_pk].item_id
+        golds = gold.gold_pks(s, proj.id)
         # 3. the next eligible item under the strategy
         active, stale = _active_by_item(s, proj.id, cfg, now)
         stale_by_item: dict[int, list[Assignment]] = {}
@@ -208,23 +227,17 @@ def claim_next(
         candidates = [
             i
             for i in items
-            if i.id not in mine and i.id not in done_here and len(active.get(i.id, ())) < cfg.k
+            if i.id not in mine
+            and i.id not in done_here
+            and i.id not in golds
+            and len(active.get(i.id, ())) < cfg.k
         ]
         if not candidates:
             return None
         chosen = min(candidates, key=_order_key(cfg, annotator, active))
         for a in stale_by_item.get(chosen.id, []):
             a.status = "released"
-        s.add(
-            Assignment(
-                project_id=proj.id,
-                item_pk=chosen.id,
-                annotator_id=who,
-                explicit=False,
-                status="open",
-                created_at=now,
-            )
-        )
+        s.add(_queue_claim(proj.id, chosen.id, who, now))
         return chosen.item_id
 
 

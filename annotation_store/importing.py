@@ -23,6 +23,7 @@ from typing import Any
 
 from annotation_store.records import ImportReport
 from annotation_store.store import Store
+from annotation_store.store_projects import StoreError
 from kinds import ValidationError
 from kinds.base import FieldType
 
@@ -198,11 +199,17 @@ def import_items(
     ``generator``; any other column is kept as context."""
     kind = store.project(project).task_kind
     declared = {f.name for f in kind.item_fields}
+    # Gold answers (attention checks); a kind with an item field "gold" uses "gold_answers".
+    gold_column = "gold_answers" if "gold" in declared else "gold"
+    meta = (*ITEM_META, gold_column)
     display, rows = read_rows(source, name)
     seen: dict[str, int] = {}
     valid = []
+    golds: dict[str, Any] = {}
     for number, row in rows:
         item_id = _item_id(display, number, row)
+        if row.get(gold_column) not in (None, ""):
+            golds[item_id] = _gold_cell(store, project, display, number, row[gold_column])
         if item_id in seen:
             raise ImportFailure(
                 display,
@@ -219,7 +226,7 @@ def import_items(
         fields = {
             k: (v if k in declared else _maybe_json(v))
             for k, v in row.items()
-            if k not in ITEM_META and v is not None
+            if k not in meta and v is not None
         }
         try:
             fields = kind.validate_item(fields)
@@ -240,7 +247,22 @@ def import_items(
         )
     if not valid:
         raise ImportFailure(display, None, None, "no rows to import")
-    return store.upsert_items(project, valid)
+    report = store.upsert_items(project, valid)
+    if golds:
+        from annotation_store.gold import set_gold_many
+
+        set_gold_many(store, project, golds)
+    return report
+
+
+def _gold_cell(store: Store, project: str, display: str, number: int, value: Any) -> Any:
+    """A ``gold`` cell (JSON object of field -> answer, or one answer), checked."""
+    from annotation_store.gold import canonical_answers
+
+    try:
+        return canonical_answers(store, project, _maybe_json(value))
+    except StoreError as exc:
+        raise ImportFailure(display, number, "gold", str(exc)) from None
 
 
 # -- annotations ------------------------------------------------------------------------

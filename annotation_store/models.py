@@ -220,6 +220,8 @@ class ItemProgress(Base):
     submitted_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # Time the page was in view and in use (measured in the browser); None: not measured.
+    active_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class EvaluatorRun(Base):
@@ -330,6 +332,47 @@ class Adjudication(Base):
     reviewer: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class StudyParticipant(Base):
+    """One worker's way through a project's study flow (consent ... completion)."""
+
+    __tablename__ = "study_participants"
+    __table_args__ = (UniqueConstraint("project_id", "annotator_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
+    )
+    platform: Mapped[str] = mapped_column(String(16), default="account")  # prolific/mturk/account
+    platform_ids: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # consent / guideline / training / annotate / survey / done, or declined /
+    # not_qualified / stopped
+    stage: Mapped[str] = mapped_column(String(16), default="consent")
+    consent: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    guideline_opened_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    training: Mapped[list[Any]] = mapped_column(JSON, default=list)  # one dict per answer
+    qualified: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    survey: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    completion_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class GoldItem(Base):
+    """An item with known answers, mixed into the queue as an attention check."""
+
+    __tablename__ = "gold_items"
+    __table_args__ = (UniqueConstraint("item_pk"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    answers: Mapped[dict[str, Any]] = mapped_column(JSON)  # field -> gold value
+    explanation: Mapped[str] = mapped_column(Text, default="")
 
 
 Index("ix_annotations_project_status", Annotation.project_id, Annotation.status)

@@ -1,5 +1,5 @@
 """Users & settings (admins): sign-in mode, users and roles, annotation settings,
-explicit assignments and fact-list edits."""
+explicit assignments, fact-list edits and the crowd study (settings, links, gold items)."""
 
 import pandas as pd
 import streamlit as st
@@ -10,6 +10,7 @@ from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role
+from ui.study.admin_view import study_tab as study_view
 from ui.tables import dash_missing
 
 st.title("Users & settings")
@@ -65,8 +66,8 @@ def _sign_in_attempts() -> None:
         st.dataframe(pd.DataFrame(attempts), hide_index=True, width="stretch", height=240)
 
 
-users_tab, settings_tab, assign_tab, facts_tab = st.tabs(
-    ["Users", "Annotation settings", "Assignments", "Fact lists"]
+users_tab, settings_tab, assign_tab, facts_tab, study_tab = st.tabs(
+    ["Users", "Annotation settings", "Assignments", "Fact lists", "Study"]
 )
 
 with users_tab:
@@ -134,7 +135,7 @@ with users_tab:
     _sign_in_attempts()
 
 if project is None:
-    for tab in (settings_tab, assign_tab, facts_tab):
+    for tab in (settings_tab, assign_tab, facts_tab, study_tab):
         tab.info("Pick a project in the sidebar.")
     st.stop()
 
@@ -234,3 +235,6 @@ with facts_tab:
         if versions:
             table, config = dash_missing(versions, why="not recorded")
             st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+
+with study_tab:
+    study_view(store, project)

@@ -4,6 +4,7 @@ import streamlit as st
 
 from annotation_store import assignments as asg
 from ui.context import current_project, get_store, has_role
+from ui.study.dashboard import study_dashboard, time_on_task
 from ui.tables import dash_missing
 
 NO_TIME = "no item with a recorded labelling time yet"
@@ -59,6 +60,8 @@ if project is not None:
             NO_TIME,
         )
         st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+    time_on_task(store, project)
+    study_dashboard(store, project)
 
 if project is not None:
     from ui.quality_view import quality_section

@@ -14,6 +14,7 @@ from agreement import AgreementDocument, AgreementInputs, build_document
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import Statistic
 from annotation_store import ItemRecord, Store
+from annotation_store.crowd_quality import for_agreement
 
 
 def dataset_hash(items: Sequence[ItemRecord]) -> str:
@@ -113,7 +114,9 @@ def load_inputs(
         [(i.item_id, i.split, i.generator, i.fields) for i in items],
         columns=["item_id", "split", "generator", "fields"],
     )
-    annotations = store.annotations_frame(name)
+    # The one filter between stored labels and agreement: no gold items, no worker who
+    # failed the study's qualification.
+    annotations = for_agreement(store, name, store.annotations_frame(name))
     excluded = store.excluded_annotators(name) if exclusions else {}
     runs = store.runs(name)
     scores, few_shot = drop_few_shot(store.scores_frame(name), runs)
@@ -156,7 +159,10 @@ def with_everyone(
     doc.meta.pop("exclusions", None)  # stated once, in the document's own section
     if not summary:
         return doc
-    everyone = replace(inputs, annotations=store.annotations_frame(inputs.project))
+    everyone = replace(
+        inputs,
+        annotations=for_agreement(store, inputs.project, store.annotations_frame(inputs.project)),
+    )
     full = build_document(everyone, timeline=False, **options).to_dict()
     doc.exclusions = {
         **summary,

@@ -25,34 +25,28 @@ def aggregable_fields(info: ProjectInfo) -> list[str]:
 
 
 def gold_answers(store: Store, project: str, items: list[ItemRecord], field: str) -> dict[str, Any]:
-    """Gold answer per item for ``field``: the store's gold items where the store keeps
-    them (``annotation_store.gold``), else an item field ``gold`` that maps field names to
-    answers (a plain ``gold`` value, such as intent-match's reference intent, is no label)."""
-    try:
-        from annotation_store.gold import gold_items
-    except ImportError:
-        gold_items = None
-    if gold_items is not None:
-        stored = gold_items(store, project)
-        return {
-            i: g["answers"][field] for i, g in stored.items() if g["answers"].get(field) is not None
-        }
+    """Gold answer per item for ``field``: the store's gold items (``annotation_store.gold``),
+    then, for other items, an item field ``gold`` that maps field names to answers (a plain
+    ``gold`` value, such as intent-match's reference intent, is no label)."""
+    from annotation_store.gold import gold_items
+
     out = {}
     for item in items:
         gold = (item.fields or {}).get("gold")
         if isinstance(gold, dict) and gold.get(field) not in (None, ""):
             out[item.item_id] = gold[field]
+    for item_id, stored in gold_items(store, project).items():
+        if stored["answers"].get(field) is not None:
+            out[item_id] = stored["answers"][field]
     return out
 
 
 def apply_crowd_flags(store: Store, project: str) -> list[Any]:
     """Record the crowd study's flags (not qualified, low gold accuracy, speeders) as
     exclusions with their source and reason; returns the records written (none where
-    the store has no crowd studies)."""
-    try:
-        from annotation_store.crowd_quality import crowd_flags
-    except ImportError:
-        return []
+    the project runs no crowd study)."""
+    from annotation_store.crowd_quality import crowd_flags
+
     return [
         store.exclude_annotator(project, f.annotator, f.reason, source=f.source, by="study checks")
         for f in crowd_flags(store, project)

@@ -6,6 +6,9 @@
   in across reloads (``annotation_store.auth_sessions``).
 - ``oidc``: Streamlit's ``st.login`` with the ``[auth]`` provider settings in secrets;
   the signed-in e-mail must belong to a user an admin registered.
+- ``crowd``: staff sign in as in ``local``; study links (``ui.study.entry``) let workers
+  into any project with a study token. In every mode, a project whose study has
+  ``"crowd": true`` takes study links.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from annotation_store import AnnotatorInfo, Store, accounts, auth_sessions
 from common.config import get_setting, secrets
 from ui import session_cookie
 from ui.context import USER_KEY, get_store
+from ui.study.entry import link_user
 
-MODES = ("single", "local", "oidc")
+MODES = ("single", "local", "oidc", "crowd")
+PASSWORD_MODES = ("local", "crowd")
 SIGNED_OUT_KEY = "_signed_out"
 SESSION_COOKIE_KEY = "_session_cookie"
 
@@ -32,13 +37,16 @@ def auth_mode() -> str:
 
 def authenticate(store: Store) -> AnnotatorInfo:
     """Return the signed-in annotator, or draw a sign-in form and stop the run."""
+    worker = link_user(store, auth_mode() == "crowd")
+    if worker is not None:
+        return worker
     user = st.session_state.get(USER_KEY)
     if user is not None:
         if auth_mode() == "oidc" and not st.user.is_logged_in:
             st.session_state.pop(USER_KEY, None)  # logged out at the provider meanwhile
         elif auth_mode() != "single" and not accounts.is_active(store, user.name):
             st.session_state.pop(USER_KEY, None)  # disabled while signed in
-        elif auth_mode() == "local" and not _session_live(store):
+        elif auth_mode() in PASSWORD_MODES and not _session_live(store):
             st.session_state.pop(USER_KEY, None)  # signed out elsewhere, or expired
         else:
             user = store.annotator(user.name) or user  # pick up role changes
@@ -46,7 +54,7 @@ def authenticate(store: Store) -> AnnotatorInfo:
             _sign_out_button()
             return user
     mode = auth_mode()
-    if mode == "local":
+    if mode in PASSWORD_MODES:
         user = _local_sign_in(store)
     elif mode == "oidc":
         user = _oidc_sign_in(store)

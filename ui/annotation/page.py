@@ -18,7 +18,7 @@ import streamlit as st
 
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
-from ui import keyboard
+from ui import active_time, keyboard
 from ui.annotation import view_for
 from ui.annotation.blind import may_see_evaluators, may_see_others
 from ui.annotation.context import (
@@ -140,6 +140,7 @@ def _submit(ctx: ItemContext) -> None:
     except Exception as exc:  # refuse to advance and say why
         st.session_state[ERROR_KEY] = f"Could not submit: {exc}"
         return
+    active_time.record(ctx.store, ctx.project.name, ctx.item.item_id, ctx.user.name)
     st.session_state[NOTICE_KEY] = f"Submitted {ctx.item.item_id}."
     _next_item(ctx)
 
@@ -431,6 +432,7 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     in_queue = item_id in asg.queue(store, project.name, user.name)
     figures = QueueFigures(figures.done, figures.target, figures.quota, figures.left, in_queue)
     st.session_state.setdefault(_timer_key(project.name, item_id), time.time())
+    active_time.track(project.name, item_id)
     main, side = st.columns([3.3, 1], gap="medium")
     with main:
         _action_bar(_context(store, project, item, user))

@@ -1,0 +1,342 @@
+"""Crowd workers: entry by a study link, and each worker's way through the study flow.
+
+A study link names the project and carries its secret token plus the platform's ids
+(Prolific ``PROLIFIC_PID`` / ``STUDY_ID`` / ``SESSION_ID``, MTurk ``workerId`` /
+``assignmentId`` / ``hitId``). The first visit creates the annotator (role annotator,
+no password) and a participant row; a later visit with the same id resumes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from annotation_store.models import Annotator, Project, StudyParticipant, utcnow
+from annotation_store.records import AnnotatorInfo
+from annotation_store.store import Store
+from annotation_store.store_projects import StoreError, annotator_info
+from annotation_store.study import StudySettings, answers_match, study_of
+
+# platform -> (worker id parameter, the other ids kept)
+LINK_PARAMS = {
+    "prolific": ("PROLIFIC_PID", ("STUDY_ID", "SESSION_ID")),
+    "mturk": ("workerId", ("assignmentId", "hitId")),
+}
+STOPPED = ("declined", "not_qualified", "stopped")
+STAGES = ("consent", "guideline", "training", "annotate", "survey", "done", *STOPPED)
+MAX_ID = 120
+
+
+class CrowdRefused(StoreError):
+    """A study link that does not let anyone in; the message says why."""
+
+
+@dataclass(frozen=True)
+class CrowdLink:
+    """What a study link says: project, token, platform and the worker's ids."""
+
+    project: str
+    token: str
+    platform: str
+    worker_id: str
+    ids: dict[str, str]
+
+    @property
+    def annotator(self) -> str:
+        """The annotator name the worker gets (one per platform id)."""
+        return f"{self.platform}:{self.worker_id}"
+
+
+@dataclass(frozen=True)
+class Participant:
+    """A worker's standing in a study."""
+
+    annotator: str
+    platform: str
+    platform_ids: dict[str, Any]
+    stage: str
+    consent: bool | None
+    guideline_opened: bool
+    training: list[dict[str, Any]]
+    qualified: bool | None
+    survey: dict[str, Any] | None
+    completion_code: str | None
+    started_at: datetime
+    finished_at: datetime | None
+
+
+def parse_link(params: Mapping[str, Any]) -> CrowdLink | None:
+    """Read a study link's query parameters; None when it is no study link at all."""
+    project = str(params.get("study") or "").strip()
+    if not project:
+        return None
+    for platform, (id_key, others) in LINK_PARAMS.items():
+        worker = str(params.get(id_key) or "").strip()
+        if worker:
+            if len(worker) > MAX_ID or not worker.replace("-", "").replace("_", "").isalnum():
+                raise CrowdRefused("This study link carries a malformed worker id.")
+            ids = {id_key: worker, **{k: str(params.get(k) or "") for k in others}}
+            return CrowdLink(project, str(params.get("token") or ""), platform, worker, ids)
+    raise CrowdRefused("This study link carries no worker id (PROLIFIC_PID or workerId).")
+
+
+def _participant(row: StudyParticipant, name: str) -> Participant:
+    return Participant(
+        name,
+        row.platform,
+        dict(row.platform_ids or {}),
+        row.stage,
+        row.consent,
+        row.guideline_opened_at is not None,
+        list(row.training or []),
+        row.qualified,
+        dict(row.survey) if row.survey is not None else None,
+        row.completion_code,
+        row.started_at,
+        row.finished_at,
+    )
+
+
+def _first_stage(study: StudySettings) -> str:
+    return "consent" if study.consent else "guideline"
+
+
+def enter(store: Store, link: CrowdLink, crowd_mode: bool = False) -> AnnotatorInfo:
+    """Let a worker in by a study link (first visit: create them), or refuse.
+
+    Refused: unknown project, crowd entry off for it (and ``crowd_mode`` off), a missing
+    or wrong token, or an id that belongs to a signed-in user.
+    """
+    with store.write() as s:
+        proj = s.scalar(select(Project).where(Project.name == link.project).with_for_update())
+        study = study_of(proj.settings or {}) if proj is not None else StudySettings()
+        if proj is None or not (study.crowd or crowd_mode) or not study.token:
+            raise CrowdRefused("This study is not open to study links.")
+        if not hmac.compare_digest(link.token.encode(), study.token.encode()):
+            raise CrowdRefused("This study link is not valid (its token does not match).")
+        who = s.scalar(select(Annotator).where(Annotator.name == link.annotator))
+        if who is None:
+            who = Annotator(name=link.annotator, role="annotator", external=False)
+            s.add(who)
+            s.flush()
+        elif who.role != "annotator" or who.password_hash or not who.active:
+            raise CrowdRefused("This worker id cannot be used for a study link.")
+        row = _row(s, proj.id, who.id)
+        if row is None:
+            s.add(
+                StudyParticipant(
+                    project_id=proj.id,
+                    annotator_id=who.id,
+                    platform=link.platform,
+                    platform_ids=link.ids,
+                    stage=_first_stage(study),
+                    training=[],
+                )
+            )
+        return annotator_info(who)
+
+
+def _row(s: Session, project_id: int, annotator_id: int) -> StudyParticipant | None:
+    return s.scalar(
+        select(StudyParticipant).where(
+            StudyParticipant.project_id == project_id,
+            StudyParticipant.annotator_id == annotator_id,
+        )
+    )
+
+
+def _locate(s: Session, project: str, annotator: str) -> tuple[Project, Annotator]:
+    proj = s.scalar(select(Project).where(Project.name == project))
+    who = s.scalar(select(Annotator).where(Annotator.name == annotator))
+    if proj is None or who is None:
+        raise StoreError(f"no project {project!r} or annotator {annotator!r}")
+    return proj, who
+
+
+def participant(store: Store, project: str, annotator: str) -> Participant | None:
+    """The worker's standing in the project's study (None: not a participant yet)."""
+    with store.read() as s:
+        proj, who = _locate(s, project, annotator)
+        row = _row(s, proj.id, who.id)
+        return _participant(row, annotator) if row is not None else None
+
+
+def join(store: Store, project: str, annotator: str) -> Participant:
+    """Make a signed-in annotator a participant of a study flow (idempotent)."""
+    with store.write() as s:
+        proj, who = _locate(s, project, annotator)
+        s.scalar(select(Project).where(Project.id == proj.id).with_for_update())
+        row = _row(s, proj.id, who.id)
+        if row is None:
+            row = StudyParticipant(
+                project_id=proj.id,
+                annotator_id=who.id,
+                platform="account",
+                platform_ids={},
+                stage=_first_stage(study_of(proj.settings or {})),
+                training=[],
+            )
+            s.add(row)
+            s.flush()
+        return _participant(row, annotator)
+
+
+def participants(store: Store, project: str) -> list[Participant]:
+    """Every participant of a project's study, by annotator name."""
+    with store.read() as s:
+        proj = s.scalar(select(Project).where(Project.name == project))
+        if proj is None:
+            raise StoreError(f"no project called {project!r}")
+        rows = s.execute(
+            select(StudyParticipant, Annotator.name)
+            .join(Annotator, Annotator.id == StudyParticipant.annotator_id)
+            .where(StudyParticipant.project_id == proj.id)
+            .order_by(Annotator.name)
+        ).all()
+        return [_participant(r, n) for r, n in rows]
+
+
+def _update(store: Store, project: str, annotator: str, **changes: Any) -> Participant:
+    with store.write() as s:
+        proj, who = _locate(s, project, annotator)
+        row = _row(s, proj.id, who.id)
+        if row is None:
+            raise StoreError(f"{annotator!r} has not joined the study of {project!r}")
+        for key, value in changes.items():
+            setattr(row, key, value(row) if callable(value) else value)
+        if row.stage in (*STOPPED, "done") and row.finished_at is None:
+            row.finished_at = utcnow()
+        return _participant(row, annotator)
+
+
+def record_consent(store: Store, project: str, annotator: str, agreed: bool) -> Participant:
+    """Store the answer to the consent page; declining ends the study for this worker."""
+    return _update(
+        store, project, annotator, consent=agreed, stage="guideline" if agreed else "declined"
+    )
+
+
+def record_guideline_opened(store: Store, project: str, annotator: str) -> Participant:
+    """The worker opened the guideline: training (or annotation) may start."""
+    study = study_of(store.project(project).settings)
+    return _update(
+        store,
+        project,
+        annotator,
+        guideline_opened_at=lambda row: row.guideline_opened_at or utcnow(),
+        stage="training" if study.training else "annotate",
+    )
+
+
+def record_training_answer(
+    store: Store, project: str, annotator: str, training_id: str, answers: Mapping[str, Any]
+) -> bool:
+    """Store one training answer (the first answer per item counts); returns correct."""
+    study = study_of(store.project(project).settings)
+    item = next((t for t in study.training if t.id == training_id), None)
+    if item is None:
+        raise StoreError(f"no training item {training_id!r}")
+    correct = answers_match(answers, item.answers)
+
+    def add(row: StudyParticipant) -> list[dict[str, Any]]:
+        done = list(row.training or [])
+        if all(a["id"] != training_id for a in done):
+            done.append({"id": training_id, "answers": dict(answers), "correct": correct})
+        return done
+
+    _update(store, project, annotator, training=add)
+    return correct
+
+
+def training_score(study: StudySettings, answers: list[dict[str, Any]]) -> float:
+    """Share of the study's training items answered correctly."""
+    if not study.training:
+        return 1.0
+    right = {a["id"] for a in answers if a.get("correct")}
+    return sum(1 for t in study.training if t.id in right) / len(study.training)
+
+
+def finish_training(store: Store, project: str, annotator: str) -> Participant:
+    """Judge the training against the qualification threshold: annotate, or stop."""
+    study = study_of(store.project(project).settings)
+    now = participant(store, project, annotator)
+    assert now is not None
+    passed = training_score(study, now.training) >= study.qualification
+    return _update(
+        store,
+        project,
+        annotator,
+        qualified=passed,
+        stage="annotate" if passed else "not_qualified",
+    )
+
+
+def completion_code(study: StudySettings, annotator: str) -> str:
+    """The code shown at the end: the study's own, or one derived from the worker."""
+    if study.completion_code:
+        return study.completion_code
+    digest = hashlib.sha256(f"{study.token}:{annotator}".encode()).hexdigest()
+    return digest[:10].upper()
+
+
+def finish_annotation(store: Store, project: str, annotator: str) -> Participant:
+    """Annotation is over (nothing left or quota reached): survey next, or done."""
+    study = study_of(store.project(project).settings)
+    if study.survey:
+        return _update(store, project, annotator, stage="survey")
+    return _complete(store, project, annotator, study)
+
+
+def _complete(store: Store, project: str, annotator: str, study: StudySettings) -> Participant:
+    return _update(
+        store,
+        project,
+        annotator,
+        stage="done",
+        completion_code=completion_code(study, annotator),
+    )
+
+
+def record_survey(
+    store: Store, project: str, annotator: str, answers: Mapping[str, Any]
+) -> Participant:
+    """Store the survey answers and complete the study."""
+    study = study_of(store.project(project).settings)
+    _update(store, project, annotator, survey=dict(answers))
+    return _complete(store, project, annotator, study)
+
+
+def stop(store: Store, project: str, annotator: str) -> Participant:
+    """Stop a worker (gold accuracy below the threshold with ``gold_stop``)."""
+    return _update(store, project, annotator, stage="stopped")
+
+
+def completion_url(study: StudySettings, code: str) -> str:
+    """Where a Prolific worker goes at the end (the study's URL, with the code)."""
+    if not study.completion_url:
+        return ""
+    if "cc=" in study.completion_url:
+        return study.completion_url
+    sep = "&" if "?" in study.completion_url else "?"
+    return f"{study.completion_url}{sep}cc={code}"
+
+
+def study_link(base_url: str, project: str, token: str, platform: str = "prolific") -> str:
+    """The link to give the platform, with its placeholders for the worker's ids."""
+    from urllib.parse import quote
+
+    id_key, others = LINK_PARAMS[platform]
+    keys = (id_key, *others)
+    if platform == "prolific":
+        ids = "&".join(f"{k}={{{{%{k}%}}}}" for k in keys)  # Prolific fills {{%KEY%}}
+    else:
+        ids = "&".join(f"{k}=" for k in keys)  # MTurk's external question appends them
+    base = base_url.rstrip("/") + "/"
+    return f"{base}?study={quote(project)}&token={quote(token)}&{ids}"

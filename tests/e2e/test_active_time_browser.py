@@ -1,0 +1,33 @@
+"""Real browser: time away from the page (window in the background) is not active time."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store
+from annotation_store import crowd_quality as cq
+from tests.e2e.harness import browser_page, open_page, running_app, wait_for_streamlit, wait_until
+
+pytestmark = pytest.mark.e2e
+AWAY_MS = 3000
+
+
+def test_time_in_the_background_is_left_out_of_active_time(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 1})
+    store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Statement"}}])
+    with running_app(sqlite_url) as app, browser_page() as page:
+        open_page(page, app, "annotate?project=p")
+        wait_until(page, lambda: page.get_by_role("button", name="Submit").count(), "no item")
+        page.evaluate("() => window.dispatchEvent(new Event('blur'))")
+        page.wait_for_timeout(AWAY_MS)
+        page.evaluate("() => window.dispatchEvent(new Event('focus'))")
+        wait_for_streamlit(page)
+        page.keyboard.press("1")
+        wait_until(page, lambda: store.item_state("p", "i0", "admin")["labels"], "not saved")
+        wait_for_streamlit(page)
+        page.keyboard.press("Enter")
+        wait_until(page, lambda: len(cq.active_times(store, "p")), "no active time stored")
+    progress = store.progress_frame("p").iloc[0]
+    active = cq.active_times(store, "p")["active_seconds"].iloc[0]
+    assert 0 < active <= progress["seconds_spent"] - AWAY_MS / 1000 + 0.2

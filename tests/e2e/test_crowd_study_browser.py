@@ -1,0 +1,130 @@
+"""Real browser: two Prolific workers through a crowd study (issue #18).
+
+One fails the training and is stopped; the other passes, annotates three items (one of
+them gold), answers the survey, sees the completion code and is sent back to Prolific.
+The store must hold exactly what each of them did.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store, crowd, gold
+from annotation_store import crowd_quality as cq
+from annotation_store.study import set_study
+from tests.e2e.harness import browser_page, open_page, running_app, wait_for_streamlit, wait_until
+from tests.support.crowd import DONE_URL, STUDY, TOKEN
+
+pytestmark = pytest.mark.e2e
+
+
+def _link(worker: str, token: str = TOKEN) -> str:
+    return f"?study=p&token={token}&PROLIFIC_PID={worker}&STUDY_ID=ST1&SESSION_ID=SE-{worker}"
+
+
+def _main(page) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def _see(page, text: str) -> str:
+    """Wait until the main area shows ``text`` (a click's rerun may redraw twice)."""
+    wait_until(page, lambda: text in _main(page), lambda: f"{text!r} never shown: {_main(page)}")
+    return _main(page)
+
+
+def _click(page, name: str) -> None:
+    page.get_by_role("button", name=name).click()
+    wait_for_streamlit(page)
+
+
+def _answer_training(page, choice: str) -> str:
+    _see(page, "Check my answer")
+    page.locator('[data-testid="stRadio"]').get_by_text(choice, exact=True).click()
+    _click(page, "Check my answer")
+    feedback = _see(page, "Continue")
+    _click(page, "Continue")
+    wait_until(page, lambda: "Continue" not in _main(page), "the feedback stayed")
+    return feedback
+
+
+def _start(page, app, worker: str) -> None:
+    open_page(page, app, _link(worker))
+    _see(page, "Do you take part?")
+    _click(page, "I agree, start")
+    _see(page, "Say 1 when the statement is true.")
+    _click(page, "I have read the guideline")
+
+
+def test_prolific_workers_fail_and_pass_qualification_and_complete(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 2}, guideline="Say 1 when the statement is true.")
+    store.upsert_items(
+        "p", [{"item_id": f"i{n}", "fields": {"text": f"Statement {n}"}} for n in range(3)]
+    )
+    set_study(store, "p", STUDY)
+    gold.set_gold(store, "p", "i2", 1, "Statement 2 is true.")
+    with running_app(sqlite_url) as app:
+        with browser_page() as page:  # a stranger without the token
+            open_page(page, app, _link("NOPE", token="guess"))
+            _see(page, "token does not match")
+        with browser_page() as page:  # the worker who fails the training
+            _start(page, app, "FAILER")
+            first = _answer_training(page, "no")
+            assert "Not quite. The expected answer is label: yes." in first
+            assert "Fresh snow reflects all colours." in first
+            assert "Right." in _answer_training(page, "no")
+            _see(page, "did not reach the level this study needs")
+        with browser_page() as page:  # the worker who passes and completes
+            page.route(f"{DONE_URL}**", lambda route: route.fulfill(body="back on Prolific"))
+            _start(page, app, "PASSER")
+            assert "Right." in _answer_training(page, "yes")
+            assert "Right." in _answer_training(page, "no")
+            for n in range(3):
+                wait_until(page, lambda: "Submit" in _main(page), "no item to label")
+                page.keyboard.press("1")
+                wait_until(
+                    page,
+                    lambda n=n: len(store.annotations_frame("p", ("draft", "submitted"))) > n,
+                    "the label was not saved",
+                )
+                wait_for_streamlit(page)
+                page.keyboard.press("Enter")
+                wait_until(
+                    page,
+                    lambda n=n: len(store.annotations_frame("p")) > n,
+                    "the item was not submitted",
+                )
+                wait_for_streamlit(page)
+            wait_until(page, lambda: "How clear was the task?" in _main(page), "no survey")
+            page.locator('[data-testid="stRadio"]').get_by_text("4", exact=True).click()
+            page.get_by_label("Any comments?").fill("clear enough")
+            _click(page, "Finish")
+            _see(page, "CRWD-9")
+            href = page.get_by_role("link", name="Return to Prolific").get_attribute("href")
+            assert href == f"{DONE_URL}?cc=CRWD-9"
+            page.wait_for_url(f"{DONE_URL}?cc=CRWD-9", timeout=15_000)
+    people = {p.annotator: p for p in crowd.participants(store, "p")}
+    assert set(people) == {"prolific:FAILER", "prolific:PASSER"}  # the stranger left nothing
+    failer, passer = people["prolific:FAILER"], people["prolific:PASSER"]
+    assert (failer.stage, failer.qualified, failer.consent) == ("not_qualified", False, True)
+    assert [(a["id"], a["answers"], a["correct"]) for a in failer.training] == [
+        ("t1", {"label": 0}, False),
+        ("t2", {"label": 0}, True),
+    ]
+    assert failer.platform_ids == {
+        "PROLIFIC_PID": "FAILER",
+        "STUDY_ID": "ST1",
+        "SESSION_ID": "SE-FAILER",
+    }
+    assert (passer.stage, passer.qualified, passer.completion_code) == ("done", True, "CRWD-9")
+    assert passer.survey == {"clear": 4, "comments": "clear enough"}
+    labels = store.annotations_frame("p", ("draft", "submitted", "skipped"))
+    assert labels[["item_id", "annotator", "value", "status"]].values.tolist() == [
+        ["i0", "prolific:PASSER", 1, "submitted"],
+        ["i1", "prolific:PASSER", 1, "submitted"],
+        ["i2", "prolific:PASSER", 1, "submitted"],
+    ]
+    assert gold.gold_accuracy(store, "p") == {"prolific:PASSER": (1, 1)}
+    times = cq.active_times(store, "p")
+    assert sorted(times["item_id"]) == ["i0", "i1", "i2"]
+    assert (times["active_seconds"] > 0).all()

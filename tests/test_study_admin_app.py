@@ -1,0 +1,97 @@
+"""Admins in the app: study settings as JSON, study links, gold items, the Progress
+dashboard with time on task and flags."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import pytest
+
+from annotation_store import Store, crowd, gold
+from annotation_store import assignments as asg
+from annotation_store import crowd_quality as cq
+from annotation_store.study import get_study, set_study
+from tests.support.apptest import assert_ok, open_app
+
+
+@pytest.fixture
+def project(store: Store) -> Store:
+    store.create_project("p", "binary", {"k": 1})
+    store.upsert_items("p", [{"item_id": f"i{n}", "fields": {"text": "x"}} for n in range(4)])
+    return store
+
+
+def _admin_study_tab(monkeypatch, store: Store):
+    return open_app(monkeypatch, store.url, page="pages/admin.py", project="p")
+
+
+def test_admin_saves_the_study_as_json_and_sees_the_links(monkeypatch, project) -> None:
+    at = _admin_study_tab(monkeypatch, project)
+    at.text_area(key="study_json").input(json.dumps({"crowd": True, "gold_rate": 0.2}))
+    at = assert_ok(at.button(key="FormSubmitter:study_settings-Save study").click().run())
+    token = get_study(project, "p")["token"]
+    assert len(token) >= 20
+    links = [c.value for c in at.code]
+    assert any(f"?study=p&token={token}&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}" in v for v in links)
+    assert any("workerId=&assignmentId=&hitId=" in v for v in links)
+
+
+def test_bad_study_json_is_refused_and_nothing_changes(monkeypatch, project) -> None:
+    at = _admin_study_tab(monkeypatch, project)
+    at.text_area(key="study_json").input('{"gold_rate": "lots"}')
+    at = assert_ok(at.button(key="FormSubmitter:study_settings-Save study").click().run())
+    assert "study 'gold_rate' must be a number from 0 to 1" in at.error[0].value
+    at.text_area(key="study_json").input("{oops")
+    at = assert_ok(at.button(key="FormSubmitter:study_settings-Save study").click().run())
+    assert at.error[0].value.startswith("Not JSON")
+    assert get_study(project, "p") == {}
+
+
+def test_admin_marks_an_item_gold_in_the_app(monkeypatch, project) -> None:
+    at = _admin_study_tab(monkeypatch, project)
+    at.selectbox(key="gold_item_id").select("i2")
+    at.text_input(key="gold_answers").input("1")
+    at.text_input(key="gold_explanation").input("plainly true")
+    assert_ok(at.button(key="FormSubmitter:gold_item-Mark gold").click().run())
+    assert gold.gold_items(project, "p") == {
+        "i2": {"answers": {"label": 1}, "explanation": "plainly true"}
+    }
+
+
+def test_progress_shows_the_study_dashboard_time_on_task_and_flags(monkeypatch, project) -> None:
+    set_study(project, "p", {"crowd": True, "token": "t", "hourly_rate": 10.0,
+                             "speeder_share": 0.5, "completion_code": "OK1"})  # fmt: skip
+    names = []
+    for worker, seconds in (("A", 600.0), ("B", 500.0), ("FAST", 30.0)):
+        link = crowd.parse_link({"study": "p", "token": "t", "PROLIFIC_PID": worker})
+        who = crowd.enter(project, link).name
+        names.append(who)
+        item = asg.claim_next(project, "p", who)
+        project.save_label("p", item, who, "label", 1)
+        asg.submit(project, "p", item, who)
+        cq.record_active_seconds(project, "p", item, who, seconds)
+    crowd.finish_annotation(project, "p", names[0])
+    at = open_app(monkeypatch, project.url, page="pages/progress.py", project="p")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Workers started"] == "3"
+    assert metrics["Completed"] == "1"
+    assert metrics["Flagged"] == "1"
+    assert metrics["Items complete (k reached)"] == "3 / 4"
+    assert metrics["Median active s / item"] == "500"
+    assert metrics["Estimated cost"] == "3.14"  # 1130 s at 10 per hour
+    table = next(d.value for d in at.dataframe if "flags" in d.value.columns)
+    assert table.to_dict("records") == [
+        {"annotator": "prolific:A", "median active s / item": "600.0", "flags": "—"},
+        {"annotator": "prolific:B", "median active s / item": "500.0", "flags": "—"},
+        {
+            "annotator": "prolific:FAST",
+            "median active s / item": "30.0",
+            "flags": "median active time 6% of the workers' median",
+        },
+    ]
+    csv = pd.read_csv(io.BytesIO(cq.completion_csv(project, "p")), keep_default_na=False)
+    assert csv[["annotator", "completion_code", "bonus_eligible"]].values.tolist() == [
+        ["prolific:A", "OK1", True]
+    ]

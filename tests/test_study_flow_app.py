@@ -1,0 +1,183 @@
+"""The study flow in the app (AppTest): link entry, consent, guideline, training with
+feedback, qualification, annotation with a gold item, survey, completion."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotation_store import Store, crowd, gold
+from annotation_store import crowd_quality as cq
+from annotation_store.study import set_study
+from tests.support.apptest import app_session, assert_ok
+from tests.support.crowd import DONE_URL, STUDY, TOKEN
+
+
+@pytest.fixture
+def study_db(sqlite_url: str) -> str:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 2}, guideline="Say yes when the text is true.")
+    store.upsert_items("p", [{"item_id": f"i{n}", "fields": {"text": f"t{n}"}} for n in range(3)])
+    set_study(store, "p", STUDY)
+    gold.set_gold(store, "p", "i2", 1)
+    store.create_project("q", "binary", {"k": 2})
+    set_study(store, "q", {"crowd": True, "token": "tok-q"})
+    store.close()
+    return sqlite_url
+
+
+def visit(monkeypatch, url: str, worker: str, token: str = TOKEN, project: str = "p") -> AppTest:
+    at = app_session(monkeypatch, url)
+    for key, value in {
+        "study": project,
+        "token": token,
+        "PROLIFIC_PID": worker,
+        "STUDY_ID": "S",
+        "SESSION_ID": "X",
+    }.items():
+        at.query_params[key] = value
+    return assert_ok(at.run())
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    return assert_ok(at.button(key=key).click().run())
+
+
+def text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error]
+    parts += [s.value for s in at.success] + [i.value for i in at.info]
+    return "\n".join(str(p) for p in parts)
+
+
+@pytest.mark.parametrize(
+    ("token", "project", "message"),
+    [("", "p", "token does not match"), ("tok-q", "p", "token does not match")],
+)
+def test_links_without_the_token_or_with_another_projects_are_refused(
+    monkeypatch, study_db, token, project, message
+) -> None:
+    at = visit(monkeypatch, study_db, "W1", token=token, project=project)
+    assert message in at.error[0].value
+    assert not at.button  # no way in
+    assert Store(study_db).annotator("prolific:W1") is None
+
+
+def test_declining_consent_ends_the_session_and_is_stored(monkeypatch, study_db) -> None:
+    at = visit(monkeypatch, study_db, "NO")
+    assert "Do you take part?" in text(at)
+    at = click(at, "consent_no")
+    assert "You chose not to take part" in text(at)
+    (p,) = crowd.participants(Store(study_db), "p")
+    assert (p.annotator, p.stage, p.consent) == ("prolific:NO", "declined", False)
+
+
+def test_training_feedback_and_a_failed_qualification(monkeypatch, study_db) -> None:
+    at = visit(monkeypatch, study_db, "FAIL")
+    at = click(at, "consent_yes")
+    assert "Say yes when the text is true." in text(at)
+    at = click(at, "guideline_read")
+    assert "Snow is white." in text(at)
+    at.radio(key="training::t1::label").set_value(0)
+    at = assert_ok(at.button(key="FormSubmitter:training_t1-Check my answer").click().run())
+    assert "Not quite. The expected answer is label: yes." in text(at)
+    assert "Fresh snow reflects all colours." in text(at)
+    at = click(at, "training_continue")
+    at.radio(key="training::t2::label").set_value(0)
+    at = assert_ok(at.button(key="FormSubmitter:training_t2-Check my answer").click().run())
+    assert "Right." in text(at)
+    at = click(at, "training_continue")
+    assert "did not reach the level" in text(at)
+    (p,) = crowd.participants(Store(study_db), "p")
+    assert (p.stage, p.qualified) == ("not_qualified", False)
+    assert [(a["id"], a["answers"], a["correct"]) for a in p.training] == [
+        ("t1", {"label": 0}, False),
+        ("t2", {"label": 0}, True),
+    ]
+
+
+def _label_current(at: AppTest, value: int) -> tuple[AppTest, str]:
+    item = at.query_params["item"]
+    at = assert_ok(at.button(key=f"opt::{item}::label::{value}").click().run())
+    return assert_ok(at.button(key="submit").click().run()), item
+
+
+def test_a_qualified_worker_annotates_meets_gold_answers_survey_and_completes(
+    monkeypatch, study_db
+) -> None:
+    at = visit(monkeypatch, study_db, "PASS")
+    at = click(at, "consent_yes")
+    at = click(at, "guideline_read")
+    for tid, value in (("t1", 1), ("t2", 0)):
+        at.radio(key=f"training::{tid}::label").set_value(value)
+        at = assert_ok(at.button(key=f"FormSubmitter:training_{tid}-Check my answer").click().run())
+        assert "Right." in text(at)
+        at = click(at, "training_continue")
+    seen = []
+    for _ in range(3):
+        at, item = _label_current(at, 1)
+        seen.append(item)
+    assert seen == ["i0", "i2", "i1"]  # the gold item among the others, at the rate 1/2
+    assert "How clear was the task?" in str([r.label for r in at.radio])
+    at.radio(key="survey::clear").set_value(4)
+    at.text_area(key="survey::comments").input("fine")
+    at = assert_ok(at.button(key="FormSubmitter:survey-Finish").click().run())
+    assert at.code[0].value == "CRWD-9"
+    (link,) = [e for e in at.get("link_button")]
+    assert link.proto.url == f"{DONE_URL}?cc=CRWD-9"
+    store = Store(study_db)
+    (p,) = crowd.participants(store, "p")
+    assert (p.stage, p.qualified, p.survey, p.completion_code) == (
+        "done",
+        True,
+        {"clear": 4, "comments": "fine"},
+        "CRWD-9",
+    )
+    labels = store.annotations_frame("p")
+    assert sorted(labels["item_id"]) == ["i0", "i1", "i2"]
+    assert gold.gold_accuracy(store, "p") == {"prolific:PASS": (1, 1)}
+    times = cq.active_times(store, "p")
+    assert sorted(times["item_id"]) == ["i0", "i1", "i2"]
+    assert (times["active_seconds"] >= 0).all()
+
+
+def test_the_same_worker_in_a_second_browser_resumes(monkeypatch, study_db) -> None:
+    first = visit(monkeypatch, study_db, "TWICE")
+    click(first, "consent_yes")
+    second = visit(monkeypatch, study_db, "TWICE")
+    assert "Say yes when the text is true." in text(second)  # the guideline, not consent
+    assert len(crowd.participants(Store(study_db), "p")) == 1
+
+
+def test_a_worker_below_the_gold_threshold_is_stopped(monkeypatch, study_db) -> None:
+    store = Store(study_db)
+    settings = store.project("p").settings
+    store.update_settings(
+        "p", {**settings, "study": {**settings["study"], "gold_threshold": 0.5, "gold_stop": True}}
+    )
+    who = crowd.enter(store, crowd.parse_link({"study": "p", "token": TOKEN, "PROLIFIC_PID": "G"}))
+    crowd.record_consent(store, "p", who.name, True)
+    crowd.record_guideline_opened(store, "p", who.name)
+    for tid, value in (("t1", 1), ("t2", 0)):
+        crowd.record_training_answer(store, "p", who.name, tid, {"label": value})
+    crowd.finish_training(store, "p", who.name)
+    store.save_label("p", "i2", who.name, "label", 0)  # the gold item, answered wrongly
+    store.submit_item("p", "i2", who.name)
+    at = visit(monkeypatch, study_db, "G")
+    assert "did not match" in text(at)
+    assert crowd.participant(store, "p", who.name).stage == "stopped"
+
+
+def test_a_signed_in_annotator_goes_through_the_flow_on_the_annotate_page(
+    monkeypatch, study_db
+) -> None:
+    store = Store(study_db)
+    ana = store.ensure_annotator("ana")
+    at = app_session(monkeypatch, study_db)
+    at.query_params["project"] = "p"
+    at.session_state["user"] = ana
+    at = assert_ok(at.run())
+    at = assert_ok(at.switch_page("pages/annotate.py").run())
+    assert "Do you take part?" in text(at)
+    click(at, "consent_yes")
+    p = crowd.participant(store, "p", "ana")
+    assert (p.platform, p.stage, p.consent) == ("account", "guideline", True)

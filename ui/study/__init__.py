@@ -1,0 +1,1 @@
+"""The crowd study flow in the app: link entry, the stages, training."""

@@ -1,0 +1,94 @@
+"""The Study tab of Users & settings: the study settings as JSON, its links, gold items."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from annotation_store import ProjectInfo, Store, StoreError, crowd, gold
+from annotation_store.study import get_study, set_study, study_of
+
+EXAMPLE = {
+    "crowd": True,
+    "consent": "Your answers are stored for research. Do you agree?",
+    "training": [{"id": "t1", "fields": {"text": "..."}, "answers": {"label": 1},
+                  "explanation": "Why this is the answer."}],
+    "qualification": 0.8,
+    "gold_rate": 0.1,
+    "gold_threshold": 0.7,
+    "speeder_share": 0.3,
+    "survey": [{"id": "clear", "text": "How clear was the task?", "type": "likert"}],
+    "completion_url": "https://app.prolific.com/submissions/complete",
+    "hourly_rate": 12.0,
+}  # fmt: skip
+
+
+def _base_url() -> str:
+    url = st.context.url
+    return url.split("?")[0].rsplit("/", 1)[0] if isinstance(url, str) and url else "http://HOST"
+
+
+def study_tab(store: Store, project: ProjectInfo) -> None:
+    """Edit the study settings (JSON), show the study links, mark gold items."""
+    st.caption(
+        "The study flow: consent, guideline, training with a qualification threshold, "
+        "annotation with gold items, survey, completion code. See docs/annotating.md."
+    )
+    current = get_study(store, project.name)
+    with st.form("study_settings"):
+        text = st.text_area(
+            "Study settings (JSON)",
+            json.dumps(current or EXAMPLE, indent=2, ensure_ascii=False),
+            height=360,
+            key="study_json",
+        )
+        if st.form_submit_button("Save study", type="primary"):
+            try:
+                raw = json.loads(text)
+                if not isinstance(raw, dict):
+                    raise StoreError("the study settings must be a JSON object")
+                set_study(store, project.name, raw)
+            except json.JSONDecodeError as exc:
+                st.error(f"Not JSON: {exc.msg} (line {exc.lineno}).")
+            except StoreError as exc:
+                st.error(str(exc))
+            else:
+                st.success("Study saved.")
+                st.rerun()
+    study = study_of(store.project(project.name).settings)
+    if study.token:
+        st.markdown("**Study links** (keep them private: the token lets people in)")
+        for platform in crowd.LINK_PARAMS:
+            st.code(crowd.study_link(_base_url(), project.name, study.token, platform), None)
+    _gold_editor(store, project)
+
+
+def _gold_editor(store: Store, project: ProjectInfo) -> None:
+    golds = gold.gold_items(store, project.name)
+    st.markdown(f"**Gold items** ({len(golds)})")
+    with st.form("gold_item"):
+        item = st.selectbox("Item", list(store.item_ids(project.name)), key="gold_item_id")
+        answers = st.text_input(
+            'Gold answers (JSON: {"field": value}, or one value)', key="gold_answers"
+        )
+        why = st.text_input("Explanation (optional)", key="gold_explanation")
+        if st.form_submit_button("Mark gold"):
+            value = gold.answers_from_text(answers)
+            try:
+                gold.set_gold(store, project.name, item, value, why)
+            except StoreError as exc:
+                st.error(str(exc))
+            else:
+                st.rerun()
+    if golds:
+        st.dataframe(
+            [{"item_id": i, "answers": json.dumps(g["answers"]), "explanation": g["explanation"]}
+             for i, g in golds.items()],
+            hide_index=True,
+            width="stretch",
+        )  # fmt: skip
+        drop = st.selectbox("Make ordinary again", list(golds), key="gold_drop", index=None)
+        if drop and st.button("Remove gold", key="gold_remove"):
+            gold.clear_gold(store, project.name, drop)
+            st.rerun()

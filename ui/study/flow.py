@@ -1,0 +1,124 @@
+"""The study flow around the Annotate page: consent, guideline, training, annotation,
+survey and the completion page. The stage lives in the store (``annotation_store.crowd``),
+so a worker who comes back resumes where they were."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from annotation_store import AnnotatorInfo, ProjectInfo, Store, crowd, crowd_quality
+from annotation_store import assignments as asg
+from annotation_store.study import StudySettings, study_of
+from ui.annotation.page import render as render_annotate
+from ui.study.training import render_training
+
+ENDINGS = {
+    "declined": "You chose not to take part. Thank you for your time; you can close this page.",
+    "not_qualified": (
+        "Thank you for doing the practice items. Your answers did not reach the level this "
+        "study needs, so it ends here for you. You can close this page."
+    ),
+    "stopped": (
+        "Thank you. Some of your answers on check items did not match, so this study ends "
+        "here for you. You can close this page."
+    ),
+}
+REDIRECT_SECONDS = 5
+
+
+def render_study(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
+    """Draw the worker's current stage (plain annotation when the project has no flow)."""
+    study = study_of(project.settings)
+    if not study.active or user.role != "annotator":
+        render_annotate(store, project, user)
+        return
+    part = crowd.participant(store, project.name, user.name) or crowd.join(
+        store, project.name, user.name
+    )
+    stage = part.stage
+    if stage == "consent":
+        _consent(store, project, user, study)
+    elif stage == "guideline":
+        _guideline(store, project, user)
+    elif stage == "training":
+        render_training(store, project, user, study)
+    elif stage == "annotate":
+        _annotate(store, project, user)
+    elif stage == "survey":
+        _survey(store, project, user, study)
+    elif stage == "done":
+        _completion(study, part)
+    else:
+        st.info(ENDINGS.get(stage, "This study has ended for you."), icon=":material/waving_hand:")
+
+
+def _consent(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings) -> None:
+    st.subheader("Before you start")
+    with st.container(border=True):
+        st.markdown(study.consent)
+    left, right = st.columns(2)
+    if left.button("I agree, start", type="primary", key="consent_yes"):
+        crowd.record_consent(store, project.name, user.name, True)
+        st.rerun()
+    if right.button("I do not agree", key="consent_no"):
+        crowd.record_consent(store, project.name, user.name, False)
+        st.rerun()
+
+
+def _guideline(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
+    st.subheader("Guideline")
+    st.caption("Read the guideline first; it stays available beside every item.")
+    with st.container(border=True):
+        st.markdown(project.guideline or "_No guideline yet._")
+    if st.button("I have read the guideline", type="primary", key="guideline_read"):
+        crowd.record_guideline_opened(store, project.name, user.name)
+        st.rerun()
+
+
+def _annotate(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
+    if crowd_quality.should_stop(store, project.name, user.name):
+        crowd.stop(store, project.name, user.name)
+        st.rerun()
+    # claim_next resumes an open item first, so this claims nothing the page would not
+    if asg.claim_next(store, project.name, user.name) is None:
+        crowd.finish_annotation(store, project.name, user.name)
+        st.rerun()
+    render_annotate(store, project, user)
+
+
+def _survey(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings) -> None:
+    st.subheader("A few last questions")
+    with st.form("survey"):
+        answers = {}
+        for q in study.survey:
+            key = f"survey::{q.id}"
+            if q.type == "likert":
+                answers[q.id] = st.radio(
+                    q.text, list(range(q.low, q.high + 1)), index=None, horizontal=True, key=key
+                )
+            else:
+                answers[q.id] = st.text_area(q.text, key=key)
+        sent = st.form_submit_button("Finish", type="primary")
+    if sent:
+        crowd.record_survey(store, project.name, user.name, answers)
+        st.rerun()
+
+
+def _completion(study: StudySettings, part: crowd.Participant) -> None:
+    code = part.completion_code or ""
+    st.subheader("Thank you!")
+    st.markdown("Your completion code:")
+    st.code(code, language=None)
+    url = crowd.completion_url(study, code) if part.platform == "prolific" else ""
+    if url:
+        st.link_button("Return to Prolific", url, type="primary")
+        st.caption(f"Taking you back to Prolific in {REDIRECT_SECONDS} seconds ...")
+        st.html(
+            "<script>setTimeout(() => { window.top.location.href = "
+            f"{json.dumps(url)}; }}, {REDIRECT_SECONDS * 1000});</script>",
+            unsafe_allow_javascript=True,
+        )
+    elif part.platform == "mturk":
+        st.caption("Paste the code into the HIT on Mechanical Turk to finish.")

@@ -1,0 +1,104 @@
+"""Training items: one at a time, answered in a form, then right / wrong and the gold
+explanation before the next one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from annotation_store import AnnotatorInfo, ProjectInfo, Store, crowd
+from annotation_store.study import StudySettings, TrainingItem
+from kinds import FieldType, HumanField
+from ui.annotation.page import label_text
+
+FEEDBACK_KEY = "study_training_feedback"
+
+
+def _choice_label(field: HumanField, value: Any) -> str:
+    if field.type is FieldType.BINARY:
+        return "yes" if value == 1 else "no"
+    described = field.level_descriptions.get(value)
+    return f"{value}: {described}" if described else str(value)
+
+
+def _question(field: HumanField, key: str) -> Any:
+    label = field.description or field.name
+    if field.type is FieldType.INTERVAL:
+        return st.number_input(
+            label, min_value=field.minimum, max_value=field.maximum, value=None, key=key
+        )
+    values = (1, 0) if field.type is FieldType.BINARY else field.values
+    return st.radio(
+        label,
+        values,
+        index=None,
+        key=key,
+        format_func=lambda v: _choice_label(field, v),
+        horizontal=len(values) <= 7,
+    )
+
+
+def _show_fields(item: TrainingItem) -> None:
+    for name, value in item.fields.items():
+        st.markdown(f"**{name}**")
+        st.write(label_text(value))
+
+
+def _feedback(item: TrainingItem, correct: bool, fields: dict[str, HumanField]) -> None:
+    _show_fields(item)
+    if correct:
+        st.success("Right.", icon=":material/check_circle:")
+    else:
+        gold = "; ".join(
+            f"{name}: {_choice_label(fields[name], v)}" if name in fields else f"{name}: {v}"
+            for name, v in item.answers.items()
+        )
+        st.error(f"Not quite. The expected answer is {gold}.", icon=":material/cancel:")
+    if item.explanation:
+        st.info(item.explanation, icon=":material/lightbulb:")
+    if st.button("Continue", type="primary", key="training_continue"):
+        st.session_state.pop(FEEDBACK_KEY, None)
+        st.rerun()
+
+
+def render_training(
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings
+) -> None:
+    """Draw the current training step; after the last one, judge the qualification."""
+    part = crowd.participant(store, project.name, user.name)
+    assert part is not None
+    fields = {f.name: f for f in project.task_kind.human_fields(project.settings)}
+    answered = {a["id"]: a["correct"] for a in part.training}
+    items = list(study.training)
+    st.subheader("Practice")
+    pending = st.session_state.get(FEEDBACK_KEY)
+    if pending in answered:
+        number = [t.id for t in items].index(pending) + 1
+        st.caption(f"Practice item {number} of {len(items)}")
+        _feedback(next(t for t in items if t.id == pending), answered[pending], fields)
+        return
+    todo = [t for t in items if t.id not in answered]
+    if not todo:
+        crowd.finish_training(store, project.name, user.name)
+        st.rerun()
+    item = todo[0]
+    st.caption(
+        f"Practice item {len(answered) + 1} of {len(items)}: after each answer you see "
+        "whether it was right, and why."
+    )
+    _show_fields(item)
+    with st.form(f"training_{item.id}"):
+        given = {
+            name: _question(fields[name], f"training::{item.id}::{name}")
+            for name in item.answers
+            if name in fields
+        }
+        sent = st.form_submit_button("Check my answer", type="primary")
+    if sent:
+        if any(v is None for v in given.values()):
+            st.warning("Answer every question first.")
+            return
+        crowd.record_training_answer(store, project.name, user.name, item.id, given)
+        st.session_state[FEEDBACK_KEY] = item.id
+        st.rerun()
