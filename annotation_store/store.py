@@ -13,14 +13,15 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from annotation_store import db
+from annotation_store.store_judges import JudgesMixin
 from annotation_store.store_labels import LabelsMixin
 from annotation_store.store_projects import ProjectsMixin
 from annotation_store.store_results import ResultsMixin
 from common.config import database_url
 
 
-class Store(ProjectsMixin, LabelsMixin, ResultsMixin):
-    """Projects, items, annotators, labels, evaluator results, caches and jobs."""
+class Store(ProjectsMixin, LabelsMixin, ResultsMixin, JudgesMixin):
+    """Projects, items, annotators, labels, evaluator results, caches, jobs and judges."""
 
     def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:
         self.url = database_url(url)

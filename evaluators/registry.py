@@ -18,7 +18,15 @@ def register_evaluator(cls: type[Evaluator]) -> type[Evaluator]:
 
 
 def get_evaluator_class(name: str) -> type[Evaluator]:
-    """The evaluator class called ``name``; the error lists the known ones."""
+    """The evaluator class called ``name``; the error lists the known ones.
+
+    ``judge:NAME[@N]`` names a stored custom judge: the class returned stands in for it
+    (the definition is read from the store when a run starts, see ``jobs.runner``).
+    """
+    if name.startswith("judge:"):
+        from evaluators.judges.evaluator import judge_class
+
+        return judge_class(name)
     return EVALUATORS.get(name)
 
 

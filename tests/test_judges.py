@@ -1,0 +1,182 @@
+"""Custom LLM judges: TOML from the CLI, versions, runs signed judge:NAME, sandbox, samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from annotation_store import Store
+from commands import main
+from evaluators.judges.spec import JudgeError
+from evaluators.judges.template import TemplateError, render_template
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.test_llm_support import fast_llm_fixture
+
+_fast_llm = fast_llm_fixture()
+TOML = Path(__file__).parent / "data" / "judges" / "same_task.toml"
+PROJECT = "demo-intent-match"
+
+
+def _user_text(request: dict[str, Any]) -> str:
+    return "\n".join(m["content"] for m in request["messages"] if m["role"] == "user")
+
+
+def _same_when_alarm_missing(request: dict[str, Any]) -> Reply:
+    """Says 'same task' (1) unless the prompt mentions an alarm."""
+    answer = 0 if "alarm" in _user_text(request).lower() else 1
+    return Reply(content=json.dumps({"explanation": "compared both", "answer": answer}))
+
+
+def _runs(store: Store) -> list[dict[str, Any]]:
+    return [r for r in store.runs(PROJECT) if r["evaluator"].startswith("judge:")]
+
+
+def test_toml_judge_created_run_edited_and_run_again(
+    demo: str, fast_llm: ScriptedLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fast_llm.handler = _same_when_alarm_missing
+    assert main(["--db", demo, "judge", "create", "same-task", "--from", str(TOML)]) == 0
+    assert "judge same-task version 1 saved" in capsys.readouterr().out
+    assert main(["--db", demo, "evaluate", PROJECT, "--evaluator", "judge:same-task"]) == 0
+    store = Store(demo)
+    n_items = len(store.items(PROJECT))
+    assert fast_llm.calls == n_items
+    texts = [_user_text(r) for r in fast_llm.requests]
+    assert any(t.startswith("Gold intent: Set an alarm for today at 7 AM") for t in texts)
+
+    edited = tmp_path / "v2.toml"
+    edited.write_text(TOML.read_text().replace("Do both describe", "Would one action satisfy"))
+    assert main(["--db", demo, "judge", "edit", "same-task", "--from", str(edited)]) == 0
+    assert "version 2 saved" in capsys.readouterr().out
+    assert main(["--db", demo, "evaluate", PROJECT, "--evaluator", "judge:same-task"]) == 0
+    assert main(["--db", demo, "evaluate", PROJECT, "--evaluator", "judge:same-task@1"]) == 0
+    assert fast_llm.calls == 2 * n_items  # version 1 again comes from the cache
+
+    runs = _runs(store)
+    assert [r["signature"]["version"] for r in runs] == ["1", "2", "1"]
+    sigs = [r["signature"] for r in runs]
+    assert {s["evaluator"] for s in sigs} == {"judge:same-task"}
+    assert sigs[0]["prompt_hash"] != sigs[1]["prompt_hash"]
+    assert sigs[0]["prompt_hash"] == sigs[2]["prompt_hash"]
+    assert sigs[0]["model"] == fast_llm.model
+    assert sigs[0]["settings"]["few_shot_item_ids"] == []
+    assert sigs[0]["settings"]["swap_texts"] is False
+    scores = store.scores_frame(PROJECT)
+    mine = scores[scores["evaluator"] == "judge:same-task"]
+    assert len(mine) == 3 * n_items
+    by_item = dict(zip(mine["item_id"], mine["score"], strict=False))
+    assert by_item["alarm"] == 0.0 and by_item["dinner"] == 1.0
+    assert [r.version for r in store.judge_versions("same-task")] == [1, 2]
+    assert (
+        store.judge("same-task", 1).definition["template"]
+        != store.judge("same-task").definition["template"]
+    )
+    store.close()
+
+    assert main(["--db", demo, "judge", "show", "same-task", "--version", "1"]) == 0
+    shown = capsys.readouterr().out
+    assert "Do both describe the same task?" in shown and "version 1" in shown
+    assert main(["--db", demo, "judge", "list", "--json"]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert listed["version"] == 2 and listed["evaluator"] == "judge:same-task"
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{{ ''.__class__ }}", "{{ gold.__class__.__mro__ }}", "{{ gold|attr('__class__') }}"],
+)
+def test_template_reaching_python_attributes_is_refused(
+    demo: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], template: str
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(TOML.read_text().replace("{{ predicted }}", template))
+    assert main(["--db", demo, "judge", "create", "evil", "--from", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "refused" in err and "attribute '__" in err
+    store = Store(demo)
+    assert store.judges() == []  # nothing saved
+    store.close()
+
+
+def test_render_time_sandbox_refuses_too() -> None:
+    with pytest.raises(TemplateError, match="unsafe"):
+        render_template("{{ ''.__class__ }}", {})
+    with pytest.raises(TemplateError, match="not given"):
+        render_template("{{ gold }}", {})
+
+
+def test_unknown_field_and_bad_output_are_one_line_errors(demo: str) -> None:
+    from workbench_api.judges import save_judge
+
+    store = Store(demo)
+    base = TOML.read_text()
+    with pytest.raises(JudgeError, match=r"unknown field\(s\) \['query'\]"):
+        save_judge(store, "x", base.replace("{{ gold }}", "{{ query }}"))
+    with pytest.raises(JudgeError, match="needs min < max"):
+        save_judge(
+            store, "x", base.replace('type = "binary"', 'type = "integer"\nmin = 3\nmax = 1')
+        )
+    with pytest.raises(JudgeError, match="no field 'resolution'"):
+        save_judge(store, "x", base.replace('["match"]', '["resolution"]'))
+    with pytest.raises(JudgeError, match="judge name"):
+        save_judge(store, "bad name!", base)
+    assert store.judges() == []
+    store.close()
+
+
+def test_malformed_reply_is_reasked_then_a_failure_never_a_score(
+    demo: str, fast_llm: ScriptedLLM
+) -> None:
+    from jobs.runner import run_evaluator
+    from workbench_api.judges import save_judge
+
+    fast_llm.handler = lambda req: Reply(content='{"explanation": "hm", "answer": "perhaps"}')
+    store = Store(demo)
+    save_judge(store, "same-task", TOML.read_text())
+    progress = run_evaluator(store, PROJECT, "judge:same-task", item_ids=["alarm"])
+    assert progress.failed == 1
+    assert fast_llm.calls == 3  # the first ask and two re-asks
+    [res] = store.run_results(progress.run_ids[0])
+    assert res.status == "failed" and res.scores == {}
+    assert "'perhaps' is not a binary value" in (res.error or "")
+    store.close()
+
+
+def test_samples_are_stored_with_majority_and_probability(demo: str, fast_llm: ScriptedLLM) -> None:
+    from jobs.runner import run_evaluator
+    from workbench_api.judges import save_judge
+
+    answers = iter([1, 0, 1])
+    fast_llm.handler = lambda req: Reply(content=json.dumps({"answer": next(answers)}))
+    store = Store(demo)
+    toml = TOML.read_text().replace(
+        "temperature = 0.0\nsamples = 1", "temperature = 0.7\nsamples = 3"
+    )
+    save_judge(store, "sampled", toml)
+    progress = run_evaluator(store, PROJECT, "judge:sampled", item_ids=["alarm"])
+    [res] = store.run_results(progress.run_ids[0])
+    assert sorted(res.details["samples"]) == [0, 1, 1]
+    assert res.scores == {"match": 1.0}  # majority
+    assert res.details["probability"] == pytest.approx(2 / 3)
+    assert res.signature.settings["samples"] == 3
+    store.close()
+
+
+def test_swap_texts_exchanges_gold_and_predicted(demo: str, fast_llm: ScriptedLLM) -> None:
+    from jobs.runner import run_evaluator
+    from workbench_api.judges import save_judge
+
+    fast_llm.handler = _same_when_alarm_missing
+    store = Store(demo)
+    save_judge(
+        store, "swapped", TOML.read_text().replace("[output]", "swap_texts = true\n\n[output]")
+    )
+    progress = run_evaluator(store, PROJECT, "judge:swapped", item_ids=["alarm"])
+    text = _user_text(fast_llm.requests[0])
+    assert text.index("Gold intent: Wake me up at 7") < text.index("Predicted intent: Set an alarm")
+    [res] = store.run_results(progress.run_ids[0])
+    assert res.signature.settings["swap_texts"] is True
+    store.close()
