@@ -8,7 +8,20 @@ from typing import Any
 from common.registry import Registry
 from evaluators.base import EvalContext, Evaluator, EvaluatorSettings
 
-EVALUATORS: Registry[type[Evaluator]] = Registry("evaluator", package="evaluators.builtin")
+#: Entry point group through which installed packages add evaluators.
+ENTRY_POINT_GROUP = "metric_audit.evaluators"
+
+
+def _adopt(obj: object) -> None:
+    """An entry point naming an evaluator class directly (not its module)."""
+    if not (isinstance(obj, type) and issubclass(obj, Evaluator)):
+        raise TypeError(f"{obj!r} is not an Evaluator subclass")
+    EVALUATORS.add(obj.name, obj)
+
+
+EVALUATORS: Registry[type[Evaluator]] = Registry(
+    "evaluator", package="evaluators.builtin", entry_point_group=ENTRY_POINT_GROUP, adopt=_adopt
+)
 
 
 def register_evaluator(cls: type[Evaluator]) -> type[Evaluator]:
