@@ -52,6 +52,7 @@ PAGES = [
     ("Analyse", "pages/agreement.py", "Agreement", ":material/query_stats:", ("admin", "reviewer")),
     ("Analyse", "pages/audit.py", "Audit", ":material/troubleshoot:", ("admin", "reviewer")),
     ("Analyse", "pages/evaluate.py", "Evaluate", ":material/smart_toy:", ("admin", "reviewer")),
+    ("Analyse", "pages/judges.py", "Judges", ":material/gavel:", ("admin", "reviewer")),
     ("Manage", "pages/data.py", "Data", ":material/database:", ("admin",)),
     ("Manage", "pages/progress.py", "Progress", ":material/monitoring:", ("admin",)),
     ("Manage", "pages/admin.py", "Users & settings", ":material/settings:", ("admin",)),

@@ -35,7 +35,8 @@ flash = st.session_state.pop("job_flash", None)
 if flash:
     getattr(st, flash[0])(flash[1])
 
-names = project.task_kind.evaluators()
+# Stored custom judges of this kind run like the registered evaluators (judge:NAME).
+names = project.task_kind.evaluators() + [j.evaluator for j in store.judges(project.name)]
 reasons = _cached_reasons(tuple(names), _llm_key())
 available = [n for n in names if reasons.get(n) is None]
 

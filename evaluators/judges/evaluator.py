@@ -41,7 +41,7 @@ def split_name(evaluator: str) -> tuple[str, int | None]:
 
 
 @lru_cache(maxsize=256)
-def judge_class(evaluator: str) -> type[JudgeEvaluator]:
+def judge_class(evaluator: str) -> type[LLMEvaluator]:
     """A registry stand-in for ``judge:NAME[@N]`` (what the job queue checks before a run:
     LLM, one run). The definition itself is read from the store when the run starts."""
     from kinds import kind_names
@@ -49,8 +49,13 @@ def judge_class(evaluator: str) -> type[JudgeEvaluator]:
     name, _ = split_name(evaluator)
     return type(
         f"Judge_{name}",
-        (JudgeEvaluator,),
-        {"name": f"{PREFIX}{name}", "title": f"Judge {name}", "kinds": tuple(kind_names())},
+        (LLMEvaluator,),
+        {
+            "name": f"{PREFIX}{name}",
+            "title": f"Judge {name}",
+            "description": "A custom LLM judge stored in the database (see the Judges page).",
+            "kinds": tuple(kind_names()),
+        },
     )
 
 
