@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from agreement import AgreementDocument, AgreementInputs, build_document
@@ -58,6 +59,35 @@ def scale_mappings(runs: Sequence[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
+def drop_few_shot(
+    scores: pd.DataFrame, runs: Sequence[dict[str, Any]]
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """Scores without each judge version's worked-example items (they were shown to the
+    judge with the human answer), and per version how many items were left out and why."""
+    from reports.judges import FEW_SHOT_REASON, few_shot_exclusions
+
+    found = few_shot_exclusions(runs)
+    if not found or scores.empty:
+        return scores, []
+    drop = np.zeros(len(scores), dtype=bool)
+    excluded = []
+    for sig, entry in found.items():
+        hit = (scores["signature"] == sig).to_numpy() & scores["item_id"].isin(
+            entry["item_ids"]
+        ).to_numpy()
+        drop |= hit
+        excluded.append(
+            {
+                "evaluator": entry["evaluator"],
+                "signature": sig,
+                "n_excluded": len(set(scores.loc[hit, "item_id"])),
+                "reason": FEW_SHOT_REASON,
+                "item_ids": entry["item_ids"],
+            }
+        )
+    return scores[~drop].reset_index(drop=True), excluded
+
+
 def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) -> AgreementInputs:
     """One project's items, submitted labels and evaluator scores as tidy frames.
 
@@ -71,8 +101,8 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         columns=["item_id", "split", "generator", "fields"],
     )
     annotations = store.annotations_frame(name)
-    scores = store.scores_frame(name)
     runs = store.runs(name)
+    scores, excluded = drop_few_shot(store.scores_frame(name), runs)
     meta = {
         "guideline_version": project.guideline_version,
         "dataset_hash": dataset_hash(items),
@@ -80,6 +110,7 @@ def load_inputs(store: Store, name: str, reference: pd.DataFrame | None = None) 
         "signatures": evaluator_signatures(runs),
         **({"scale_mappings": maps} if (maps := scale_mappings(runs)) else {}),
         "reference_override": reference is not None and not reference.empty,
+        **({"excluded": excluded} if excluded else {}),
     }
     return AgreementInputs(
         name,

@@ -25,6 +25,7 @@ from annotation_store import Store
 from common.csv_safe import to_csv
 from reports.data import load_inputs
 from reports.formats import FORMATS, format_of, portable_floats
+from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
 from reports.methods import METHOD_NOTES
 from reports.run_notes import notes_text, run_notes
 from reports.text import fmt
@@ -44,6 +45,8 @@ class Report:
     provenance: dict[str, Any]
     matrices: dict[str, pd.DataFrame] = field(default_factory=dict)
     drilldown: list[dict[str, Any]] = field(default_factory=list)
+    #: Every custom judge version with runs in the project (definition, version, hash).
+    judges: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _drilldown(store: Store, name: str, item_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -110,10 +113,12 @@ def build_report(
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "reference_override": inputs.meta["reference_override"],
         "run_notes": run_notes(store, name),
+        **({"excluded": ex} if (ex := inputs.meta.get("excluded")) else {}),
     }
     matrices = {k: v.ratings.frame() for k, v in doc.fields.items()}
     drill = _drilldown(store, name, item_ids) if item_ids else []
-    return Report(doc, data, provenance, matrices, drill)
+    judges = used_judges(store, store.runs(name))
+    return Report(doc, data, provenance, matrices, drill, judges)
 
 
 def _json_default(value: Any) -> Any:
@@ -128,6 +133,7 @@ def render_json(report: Report) -> str:
         "provenance": report.provenance,
         "agreement": portable_floats(report.data),  # computed figures; stored data as is
         "drilldown": report.drilldown,
+        "judges": report.judges,
     }
     return json.dumps(
         doc,
@@ -299,6 +305,7 @@ def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
             "adjudicated override" if p["reference_override"] else "human mean / majority",
         ),
         ("Evaluator settings and run notes", notes_text(p.get("run_notes", []))),
+        ("Items left out of a judge version's figures", exclusion_lines(p)),
     ]
 
 
@@ -342,6 +349,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     if csv_names:
         lines += ["", "## Reliability matrices (items x annotators)", ""]
         lines += [f"- {k}: `{v}`" for k, v in csv_names.items()]
+    lines += judge_lines(report.judges)
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
@@ -441,6 +449,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             )
             + "</ul>"
         )
+    parts.append(judge_html(report.judges))
     if report.drilldown:
         parts.append("<h2>Selected items</h2>")
         for it in report.drilldown:

@@ -10,7 +10,7 @@ import pytest
 
 from annotation_store import Store
 from commands import main
-from evaluators.judges.spec import JudgeError
+from evaluators.judges.spec import JudgeError, parse_toml
 from evaluators.judges.template import TemplateError, render_template
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import fast_llm_fixture
@@ -203,3 +203,56 @@ def test_job_queue_runs_a_judge_and_the_evaluate_page_lists_it(
     store.close()
     at = open_app(monkeypatch, demo, page="pages/evaluate.py", project=PROJECT, timeout=90)
     assert "judge:same-task" in at.multiselect(key="ev_names").options
+
+
+def test_few_shot_examples_are_frozen_signed_and_excluded_from_the_figures(
+    demo: str, fast_llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    from jobs.runner import run_evaluator
+    from reports.data import agreement_document
+    from reports.render import build_report, render_json, render_markdown
+    from workbench_api.judges import example_candidates, save_judge
+
+    fast_llm.handler = _same_when_alarm_missing
+    store = Store(demo)
+    settled = example_candidates(store, PROJECT, parse_toml(TOML.read_text()))
+    assert settled == {"dinner": 1, "flights": 1, "music": 1, "lights": 0}  # alarm is 2:1
+    few = f'\n[few_shot]\nproject = "{PROJECT}"\n'
+    with pytest.raises(JudgeError, match="'alarm' has no unanimous or adjudicated label"):
+        save_judge(store, "fs", TOML.read_text() + few + 'item_ids = ["alarm"]\n')
+    with pytest.raises(JudgeError, match="only 4 items"):
+        save_judge(store, "fs", TOML.read_text() + few + "sample = 5\n")
+    record = save_judge(store, "fs", TOML.read_text() + few + 'item_ids = ["lights", "dinner"]\n')
+    examples = record.definition["few_shot"]["examples"]
+    assert [(e["item_id"], e["answer"]) for e in examples] == [("lights", 0), ("dinner", 1)]
+    assert examples[0]["fields"]["gold"].startswith("Turn off")
+    # sampling with a seed draws the same two every time
+    a = save_judge(store, "fs-a", TOML.read_text() + few + "sample = 2\nseed = 3\n")
+    b = save_judge(store, "fs-b", TOML.read_text() + few + "sample = 2\nseed = 3\n")
+    assert a.definition["few_shot"]["examples"] == b.definition["few_shot"]["examples"]
+
+    progress = run_evaluator(store, PROJECT, "judge:fs")
+    [run] = [r for r in store.runs(PROJECT) if r["id"] == progress.run_ids[0]]
+    assert run["signature"]["settings"]["few_shot_item_ids"] == ["lights", "dinner"]
+    text = _user_text(fast_llm.requests[0])
+    assert text.startswith("Worked examples, with the answers people gave:")
+    assert 'Answer: {"answer": 0}' in text and "### The item to judge" in text
+
+    doc = agreement_document(store, PROJECT, n_resamples=0).to_dict()
+    [excluded] = doc["meta"]["excluded"]
+    assert excluded["n_excluded"] == 2 and excluded["reason"] == "few-shot examples"
+    assert excluded["evaluator"] == "judge:fs" and excluded["item_ids"] == ["lights", "dinner"]
+    [entry] = [v for k, v in doc["evaluators"].items() if k.startswith("judge:fs")]
+    assert entry["match"]["n"] == 4  # six items, two shown as examples
+
+    report = build_report(store, PROJECT, n_resamples=0)
+    data = json.loads(render_json(report))
+    [judge] = data["judges"]
+    assert judge["name"] == "fs" and judge["version"] == 1
+    assert judge["prompt_hash"] == run["signature"]["prompt_hash"]
+    assert "{{ gold }}" in judge["definition"]["template"]
+    assert data["provenance"]["excluded"][0]["n_excluded"] == 2
+    md = render_markdown(report)
+    assert "## Judge definitions" in md and "### judge:fs version 1" in md
+    assert "2 excluded: few-shot examples (lights, dinner)" in md
+    store.close()
