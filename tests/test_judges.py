@@ -256,3 +256,12 @@ def test_few_shot_examples_are_frozen_signed_and_excluded_from_the_figures(
     assert "## Judge definitions" in md and "### judge:fs version 1" in md
     assert "2 excluded: few-shot examples (lights, dinner)" in md
     store.close()
+
+
+def test_readme_judge_toml_is_a_valid_definition() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    section = readme.split("## Your own LLM judge", 1)[1]
+    block = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    spec = parse_toml(block)
+    assert spec.kind == "intent_match" and spec.output.type == "binary"
+    assert spec.few_shot.item_ids == ["dinner", "lights"]
