@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 
 from annotation_store.models import Judge, JudgeVersion
 from annotation_store.store_projects import StoreError
@@ -66,10 +67,31 @@ class JudgesMixin:
         """Store ``definition`` as the judge's next version (1 for a new judge).
 
         ``new=True`` refuses an existing name (create), ``new=False`` a missing one
-        (edit); the kind of an existing judge cannot change.
+        (edit); the kind of an existing judge cannot change. Two saves at once both get
+        a version: the one that loses the race on the version number tries again.
         """
+        for _attempt in range(5):  # a lost race on a new judge's name, then its row lock
+            try:
+                return self._save_judge_version(
+                    name, kind, definition, prompt_hash, created_by, new
+                )
+            except IntegrityError:
+                continue
+        raise StoreError(f"judge {name!r} is being saved by someone else; try again")
+
+    def _save_judge_version(
+        self,
+        name: str,
+        kind: str,
+        definition: dict[str, Any],
+        prompt_hash: str,
+        created_by: str | None,
+        new: bool | None,
+    ) -> JudgeRecord:
         with self.write() as s:  # type: ignore[attr-defined]
-            judge = s.scalar(select(Judge).where(Judge.name == name))
+            # The row lock numbers concurrent versions one after another (PostgreSQL;
+            # SQLite's write lock already does).
+            judge = s.scalar(select(Judge).where(Judge.name == name).with_for_update())
             if judge is None:
                 if new is False:
                     raise StoreError(f"no judge named {name!r}")

@@ -265,3 +265,34 @@ def test_readme_judge_toml_is_a_valid_definition() -> None:
     spec = parse_toml(block)
     assert spec.kind == "intent_match" and spec.output.type == "binary"
     assert spec.few_shot.item_ids == ["dinner", "lights"]
+
+
+def test_versions_on_both_backends_and_concurrent_saves(any_store: Store) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from annotation_store import StoreError
+
+    spec = parse_toml(TOML.read_text())
+    data = spec.model_dump(mode="json")
+    first = any_store.save_judge_version("j", "intent_match", data, "h1", new=True)
+    assert (first.version, first.evaluator) == (1, "judge:j")
+    with pytest.raises(StoreError, match="exists"):
+        any_store.save_judge_version("j", "intent_match", data, "h1", new=True)
+    with pytest.raises(StoreError, match="no judge named 'k'"):
+        any_store.save_judge_version("k", "intent_match", data, "h1", new=False)
+    with pytest.raises(StoreError, match="cannot change it"):
+        any_store.save_judge_version("j", "binary", data, "h1")
+    with ThreadPoolExecutor(4) as pool:
+        saved = list(
+            pool.map(
+                lambda i: any_store.save_judge_version("j", "intent_match", data, f"h{i}"),
+                range(2, 6),
+            )
+        )
+    assert sorted(r.version for r in saved) == [2, 3, 4, 5]
+    assert [r.version for r in any_store.judge_versions("j")] == [1, 2, 3, 4, 5]
+    assert any_store.judge("j").version == 5 and any_store.judge("j", 1).prompt_hash == "h1"
+    with pytest.raises(StoreError, match="has no version 9"):
+        any_store.judge("j", 9)
+    any_store.save_judge_version("other", "binary", {"x": 1}, "h")
+    assert [j.name for j in any_store.judges()] == ["j", "other"]

@@ -11,6 +11,7 @@ import pytest
 
 from annotation_store import Store
 from evaluators.base import Evaluator
+from kinds.base import FieldType, HumanField, ItemField, TaskKind
 from tests.support.cli import ROOT, run_cli_script
 
 PLUGIN = ROOT / "examples" / "plugin"
@@ -70,6 +71,15 @@ def test_installed_plugin_runs_from_the_cli(demo: str, plugin_target: Path) -> N
     assert proc.returncode == 2 and "unknown evaluator 'char_ngram'" in proc.stderr
 
 
+TOY_KIND = TaskKind(
+    name="toy_plugin_kind",
+    title="Toy kind (plugin test)",
+    description="One text, one binary judgment.",
+    item_fields=(ItemField("text"),),
+    human_fields_fn=lambda settings: (HumanField("ok", FieldType.BINARY, values=(0, 1)),),
+)
+
+
 class ToyEvaluator(Evaluator):
     """An evaluator an entry point names directly (class, not module)."""
 
@@ -96,3 +106,15 @@ def test_broken_plugin_is_a_warning_and_builtins_still_load(
         names = evaluator_names()
     assert "bleu" in names and get_evaluator_class("toy_plugin_evaluator") is ToyEvaluator
     assert list(EVALUATORS.plugin_errors) == ["broken"]
+
+
+def test_a_task_kind_from_an_entry_point_is_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    import common.registry as registry
+    from kinds.registry import KINDS, get_kind, kind_names
+
+    eps = [EntryPoint("toy", "tests.test_plugins:TOY_KIND", "metric_audit.kinds")]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    monkeypatch.setattr(KINDS, "_entries", dict(KINDS._entries))
+    monkeypatch.setattr(KINDS, "_discovered", False)
+    assert "toy_plugin_kind" in kind_names() and "intent_match" in kind_names()
+    assert get_kind("toy_plugin_kind") is TOY_KIND

@@ -104,15 +104,9 @@ class JudgeEvaluator(LLMEvaluator):
         """Hash of the template, system text, output spec and worked examples."""
         return self.spec.prompt_hash()
 
-    def signature(self) -> Signature:
-        """``judge:NAME`` / ``N`` with the judge's settings."""
-        return Signature(
-            evaluator=self.name,
-            version=self.version,
-            model=self.model_name(),
-            prompt_hash=self.prompt_hash(),
-            settings=self.spec.signature_settings(),
-        )
+    def signature_settings(self) -> dict[str, Any]:
+        """Sampling, fields, ``swap_texts`` and ``few_shot_item_ids`` of this version."""
+        return self.spec.signature_settings()
 
     # -- prompt -------------------------------------------------------------------------
     def item_values(self, fields: Mapping[str, Any]) -> dict[str, Any]:
