@@ -296,3 +296,40 @@ def test_versions_on_both_backends_and_concurrent_saves(any_store: Store) -> Non
         any_store.judge("j", 9)
     any_store.save_judge_version("other", "binary", {"x": 1}, "h")
     assert [j.name for j in any_store.judges()] == ["j", "other"]
+
+
+def test_fact_labels_integer_and_label_outputs(demo: str, fast_llm: ScriptedLLM) -> None:
+    from jobs.runner import run_evaluator
+    from workbench_api.judges import save_judge
+
+    store = Store(demo)
+    base = TOML.read_text()
+    facts = base.replace('["match"]', '["recall"]').replace(
+        'type = "binary"', 'type = "fact_labels"\nfacts_field = "gold_facts"'
+    )
+    save_judge(store, "facts", facts)
+    # alarm has four gold facts: a three-label reply is re-asked, the four-label one kept
+    fast_llm.queue('{"answer": ["C", "M", "C"]}', '{"answer": ["C", "c", "M", "M"]}')
+    progress = run_evaluator(store, PROJECT, "judge:facts", item_ids=["alarm"])
+    [res] = store.run_results(progress.run_ids[0])
+    assert res.details["answer"] == ["C", "C", "M", "M"] and res.scores == {"recall": 0.5}
+    assert "3 labels for 4 facts" in fast_llm.requests[1]["messages"][-1]["content"]
+    assert "1. Create an alarm" in _user_text(fast_llm.requests[0])
+
+    labels = base.replace('type = "binary"', 'type = "label"\nlabels = ["same", "different"]')
+    save_judge(store, "labels", labels)
+    fast_llm.queue('{"answer": "Different"}')
+    progress = run_evaluator(store, PROJECT, "judge:labels", item_ids=["alarm"])
+    [res] = store.run_results(progress.run_ids[0])
+    assert res.details["answer"] == "different" and res.scores == {"match": 1.0}
+
+    scale = base.replace('type = "binary"', 'type = "integer"\nmin = 1\nmax = 5').replace(
+        "samples = 1", 'samples = 2\naggregate = "mean"'
+    )
+    save_judge(store, "scale", scale)
+    fast_llm.queue('{"answer": 2}', '{"answer": 6}', '{"answer": 3}')  # 6 is re-asked
+    progress = run_evaluator(store, PROJECT, "judge:scale", item_ids=["alarm"])
+    [res] = store.run_results(progress.run_ids[0])
+    assert sorted(res.details["samples"]) == [2, 3] and res.scores == {"match": 2.5}
+    assert "probability" not in res.details
+    store.close()

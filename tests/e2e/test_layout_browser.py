@@ -24,6 +24,7 @@ PAGES = {
     "Agreement": "agreement",
     "Audit": "audit",
     "Evaluate": "evaluate",
+    "Judges": "judges",
     "Data": "data",
     "Progress": "progress",
     "Users & settings": "admin",
