@@ -38,6 +38,19 @@ class JudgeRecord:
         """The evaluator name its results carry (``judge:NAME``)."""
         return f"judge:{self.name}"
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: name, evaluator, version, kind, prompt hash, who, when, definition."""
+        return {
+            "name": self.name,
+            "evaluator": self.evaluator,
+            "version": self.version,
+            "kind": self.kind,
+            "prompt_hash": self.prompt_hash,
+            "created_by": self.created_by,
+            "created_at": self.created_at.isoformat(timespec="seconds"),
+            "definition": self.definition,
+        }
+
 
 def _record(judge: Judge, row: JudgeVersion) -> JudgeRecord:
     return JudgeRecord(

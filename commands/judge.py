@@ -65,11 +65,9 @@ def cmd_save(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_list(args: argparse.Namespace, store: Store) -> int:
     """One line (or JSON object) per judge: name, latest version, kind, fields."""
-    from workbench_api.judges import describe
-
     records = store.judges(args.project)
     if args.json:
-        print(json.dumps([describe(r) for r in records], indent=2, sort_keys=True))
+        print(json.dumps([r.to_dict() for r in records], indent=2, sort_keys=True))
         return 0
     if not records:
         print("no judges yet (python cli.py judge create NAME --from judge.toml)")
@@ -81,10 +79,8 @@ def cmd_list(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_show(args: argparse.Namespace, store: Store) -> int:
     """A version's full definition (template, output, sampling, examples)."""
-    from workbench_api.judges import describe
-
     record = store.judge(args.judge, args.version)
-    doc = describe(record)
+    doc = record.to_dict()
     if args.json:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return 0

@@ -19,7 +19,7 @@ from ui.judge_editor import (
     definition_from_state,
     load_into_state,
 )
-from workbench_api.judges import describe, example_candidates, preview, save_judge
+from workbench_api.judges import example_candidates, preview, save_judge
 
 store = get_store()
 project = require_project()
@@ -180,7 +180,7 @@ if st.button(label, type="primary", key="jd_save", disabled=spec is None, icon="
 
 if existing:
     st.subheader("Versions", anchor=False)
-    rows = [describe(r) for r in store.judge_versions(existing.name)]
+    rows = [r.to_dict() for r in store.judge_versions(existing.name)]
     st.dataframe(
         pd.DataFrame(
             [

@@ -28,10 +28,9 @@ def few_shot_exclusions(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, A
 
 
 def used_judges(store: Store, runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every judge version with runs in the project, oldest first, as ``describe`` gives
-    it (template, output, sampling, worked examples, version, prompt hash)."""
+    """Every judge version with runs in the project, oldest first, in the form of
+    ``JudgeRecord.to_dict`` (template, output, sampling, examples, version, prompt hash)."""
     from annotation_store import StoreError
-    from workbench_api.judges import describe
 
     seen: dict[tuple[str, int], dict[str, Any]] = {}
     for run in sorted(runs, key=lambda r: r["id"]):
@@ -42,7 +41,7 @@ def used_judges(store: Store, runs: Sequence[dict[str, Any]]) -> list[dict[str, 
         if not version.isdigit() or (name, int(version)) in seen:
             continue
         try:
-            seen[(name, int(version))] = describe(store.judge(name, int(version)))
+            seen[(name, int(version))] = store.judge(name, int(version)).to_dict()
         except StoreError:  # results imported from another database
             seen[(name, int(version))] = {"name": name, "version": int(version), "missing": True}
     return list(seen.values())

@@ -124,17 +124,3 @@ def preview(spec: JudgeSpec, item_fields: Mapping[str, Any]) -> list[dict[str, s
         return JudgeEvaluator("preview", 0, spec).messages(item_fields)
     except TemplateError as exc:
         raise JudgeError(str(exc)) from None
-
-
-def describe(record: JudgeRecord) -> dict[str, Any]:
-    """A stored version as JSON: name, version, kind, hash, date and the definition."""
-    return {
-        "name": record.name,
-        "evaluator": record.evaluator,
-        "version": record.version,
-        "kind": record.kind,
-        "prompt_hash": record.prompt_hash,
-        "created_by": record.created_by,
-        "created_at": record.created_at.isoformat(timespec="seconds"),
-        "definition": record.definition,
-    }
