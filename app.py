@@ -56,6 +56,7 @@ PAGES = [
     ("Analyse", "pages/alignment.py", "Alignment", ":material/rule:", ("admin", "reviewer")),
     ("Analyse", "pages/audit.py", "Audit", ":material/troubleshoot:", ("admin", "reviewer")),
     ("Analyse", "pages/evaluate.py", "Evaluate", ":material/smart_toy:", ("admin", "reviewer")),
+    ("Analyse", "pages/judges.py", "Judges", ":material/gavel:", ("admin", "reviewer")),
     ("Manage", "pages/data.py", "Data", ":material/database:", ("admin",)),
     ("Manage", "pages/progress.py", "Progress", ":material/monitoring:", ("admin",)),
     ("Manage", "pages/admin.py", "Users & settings", ":material/settings:", ("admin",)),

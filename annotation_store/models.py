@@ -398,3 +398,27 @@ class AnnotatorExclusion(Base):
     reason: Mapped[str] = mapped_column(Text)
     created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Judge(Base):
+    """A custom LLM judge: a name and the task kind it applies to (versions below)."""
+
+    __tablename__ = "judges"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    kind: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class JudgeVersion(Base):
+    """One immutable version of a judge: its definition (template, output, sampling)."""
+
+    __tablename__ = "judge_versions"
+    __table_args__ = (UniqueConstraint("judge_id", "version"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    judge_id: Mapped[int] = mapped_column(ForeignKey("judges.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    definition: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    prompt_hash: Mapped[str] = mapped_column(String(64))
+    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

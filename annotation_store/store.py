@@ -14,14 +14,16 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from annotation_store import db
 from annotation_store.exclusions import ExclusionsMixin
+from annotation_store.store_judges import JudgesMixin
 from annotation_store.store_labels import LabelsMixin
 from annotation_store.store_projects import ProjectsMixin
 from annotation_store.store_results import ResultsMixin
 from common.config import database_url
 
 
-class Store(ProjectsMixin, LabelsMixin, ResultsMixin, ExclusionsMixin):
-    """Projects, items, annotators, labels, evaluator results, caches and jobs."""
+class Store(ProjectsMixin, LabelsMixin, ResultsMixin, ExclusionsMixin, JudgesMixin):
+    """Projects, items, annotators, labels, evaluator results, caches, jobs, exclusions
+    and judges."""
 
     def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:
         self.url = database_url(url)

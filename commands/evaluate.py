@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--evaluator",
         required=True,
-        help="registry name, e.g. bifact, bleu, sgsacc (an unknown name lists them all)",
+        help="registry name, e.g. bifact, bleu, sgsacc (an unknown name lists them all), "
+        "or a stored judge: judge:NAME[@VERSION] (latest version without @)",
     )
     p.add_argument("--runs", type=int, default=None, help="repeat the run N times")
     p.add_argument("--limit", type=int, default=None, help="only the first N items")

@@ -2,18 +2,26 @@
 
 Task kinds and evaluators each keep one. A registry discovers its entries by importing
 every module of its package once (``pkgutil``), so adding a kind or an evaluator means
-adding one module, with no list to edit elsewhere.
+adding one module, with no list to edit elsewhere. Installed packages add entries through
+an entry point group (``metric_audit.evaluators``, ``metric_audit.kinds``): each entry
+point names a module (which registers on import, as built-ins do) or the object itself.
+A plugin that fails to load is a warning naming it; the built-ins still load.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 import threading
+import warnings
 from collections.abc import Callable, Iterator
+from importlib.metadata import entry_points
+from types import ModuleType
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class UnknownEntryError(KeyError):
@@ -26,9 +34,19 @@ class UnknownEntryError(KeyError):
 class Registry(Generic[T]):
     """Thread-safe registry of named entries of one kind."""
 
-    def __init__(self, what: str, package: str | None = None) -> None:
+    def __init__(
+        self,
+        what: str,
+        package: str | None = None,
+        *,
+        entry_point_group: str | None = None,
+        adopt: Callable[[object], None] | None = None,
+    ) -> None:
         self.what = what
         self._package = package
+        self._group = entry_point_group
+        self._adopt = adopt  # registers an object an entry point names directly
+        self.plugin_errors: dict[str, str] = {}
         self._entries: dict[str, T] = {}
         self._lock = threading.RLock()
         self._discovered = False
@@ -56,16 +74,35 @@ class Registry(Generic[T]):
             self._entries.pop(name, None)
 
     def _discover(self) -> None:
-        if self._discovered or self._package is None:
+        if self._discovered or (self._package is None and self._group is None):
             return
         with self._lock:
             if self._discovered:
                 return
-            pkg = importlib.import_module(self._package)
-            for info in pkgutil.iter_modules(pkg.__path__):
-                if not info.name.startswith("_"):
-                    importlib.import_module(f"{self._package}.{info.name}")
+            if self._package is not None:
+                pkg = importlib.import_module(self._package)
+                for info in pkgutil.iter_modules(pkg.__path__):
+                    if not info.name.startswith("_"):
+                        importlib.import_module(f"{self._package}.{info.name}")
+            if self._group is not None:
+                self._load_plugins(self._group)
             self._discovered = True
+
+    def _load_plugins(self, group: str) -> None:
+        """Load every entry point of ``group``; a broken one is a warning, not a crash."""
+        for ep in entry_points(group=group):
+            try:
+                obj = ep.load()
+                if not isinstance(obj, ModuleType) and self._adopt is not None:
+                    self._adopt(obj)
+            except Exception as exc:  # a plugin's bug must not take the built-ins down
+                message = (
+                    f"{self.what} plugin {ep.name!r} ({ep.value}) could not be loaded: "
+                    f"{type(exc).__name__}: {exc}"
+                )
+                self.plugin_errors[ep.name] = message
+                log.warning(message)
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
 
     def get(self, name: str) -> T:
         """Return the entry called ``name`` or raise with the list of known names."""

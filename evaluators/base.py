@@ -197,8 +197,12 @@ class Evaluator:
             version=self.version,
             model=self.model_name(),
             prompt_hash=self.prompt_hash(),
-            settings=self.settings.model_dump(mode="json"),
+            settings=self.signature_settings(),
         )
+
+    def signature_settings(self) -> dict[str, Any]:
+        """The settings recorded in the signature (the settings model's JSON form)."""
+        return self.settings.model_dump(mode="json")
 
     def check_available(self) -> None:
         """Raise :class:`NotConfiguredError` when the evaluator cannot run."""

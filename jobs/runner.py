@@ -92,6 +92,8 @@ def run_evaluator(
     evaluator cannot run here. Returns the final counters.
     """
     info = store.project(project)
+    if isinstance(evaluator, str) and evaluator.startswith("judge:"):
+        evaluator = stored_judge(store, info.kind, evaluator, settings, ctx)
     if isinstance(evaluator, str):
         cls = get_evaluator_class(evaluator)
         if not cls.applies_to(info.kind):
@@ -132,6 +134,25 @@ def run_evaluator(
         if cancelled:
             break
     return progress
+
+
+def stored_judge(
+    store: Store,
+    kind: str,
+    evaluator: str,
+    settings: Mapping[str, Any] | None = None,
+    ctx: EvalContext | None = None,
+) -> Evaluator:
+    """The evaluator of a stored judge, ``judge:NAME[@N]`` (the latest version without N)."""
+    from evaluators.judges.evaluator import from_record, split_name
+
+    if settings:
+        raise ValueError("a judge's settings belong to its version: edit the judge instead")
+    name, version = split_name(evaluator)
+    record = store.judge(name, version)
+    if record.kind != kind:
+        raise ValueError(f"judge {name!r} scores kind {record.kind!r}, the project is {kind!r}")
+    return from_record(record, ctx or build_context(store))
 
 
 def has_corpus_summary(evaluator: str) -> bool:

@@ -5,7 +5,20 @@ from __future__ import annotations
 from common.registry import Registry
 from kinds.base import TaskKind
 
-KINDS: Registry[TaskKind] = Registry("task kind", package="kinds.builtin")
+#: Entry point group through which installed packages add task kinds.
+ENTRY_POINT_GROUP = "metric_audit.kinds"
+
+
+def _adopt(obj: object) -> None:
+    """An entry point naming a TaskKind object directly (not its module)."""
+    if not isinstance(obj, TaskKind):
+        raise TypeError(f"{obj!r} is not a TaskKind")
+    KINDS.add(obj.name, obj)
+
+
+KINDS: Registry[TaskKind] = Registry(
+    "task kind", package="kinds.builtin", entry_point_group=ENTRY_POINT_GROUP, adopt=_adopt
+)
 
 
 def register_kind(kind: TaskKind) -> TaskKind:

@@ -36,7 +36,8 @@ flash = st.session_state.pop("job_flash", None)
 if flash:
     getattr(st, flash[0])(flash[1])
 
-names = evaluators_for_kind(project.kind)
+# Stored custom judges of this kind run like the registered evaluators (judge:NAME).
+names = evaluators_for_kind(project.kind) + [j.evaluator for j in store.judges(project.name)]
 reasons = _cached_reasons(tuple(names), _llm_key())
 available = [n for n in names if reasons.get(n) is None]
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from agreement import AgreementDocument, AgreementInputs, build_document
@@ -62,31 +63,31 @@ def scale_mappings(runs: Sequence[dict[str, Any]]) -> dict[str, str]:
 
 def drop_few_shot(
     scores: pd.DataFrame, runs: Sequence[dict[str, Any]]
-) -> tuple[pd.DataFrame, dict[str, dict[str, Any]]]:
-    """Scores without each judge version's few-shot items (``few_shot_item_ids`` in its
-    signature settings: the judge saw their human labels), and per signature how many
-    items were left out and why (the leakage guard; see docs/alignment.md)."""
-    from alignment.versions import FEW_SHOT_KEY
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """Scores without each judge version's worked-example items (they were shown to the
+    judge with the human answer), and per version how many items were left out and why."""
+    from reports.judges import FEW_SHOT_REASON, few_shot_exclusions
 
-    by_sig: dict[str, set[str]] = {}
-    for run in runs:
-        ids = ((run.get("signature") or {}).get("settings") or {}).get(FEW_SHOT_KEY)
-        if isinstance(ids, list) and ids and run.get("signature_text"):
-            by_sig[run["signature_text"]] = {str(i) for i in ids}
-    if not by_sig or scores.empty:
-        return scores, {}
-    drop = pd.Series(False, index=scores.index)
-    for sig, ids in by_sig.items():
-        drop |= (scores["signature"] == sig) & scores["item_id"].isin(ids)
-    notes = {
-        sig: {
-            "n": len(ids),
-            "item_ids": sorted(ids),
-            "reason": "few-shot examples of this judge version: left out of its figures",
-        }
-        for sig, ids in sorted(by_sig.items())
-    }
-    return scores[~drop].reset_index(drop=True), notes
+    found = few_shot_exclusions(runs)
+    if not found or scores.empty:
+        return scores, []
+    drop = np.zeros(len(scores), dtype=bool)
+    excluded = []
+    for sig, entry in found.items():
+        hit = (scores["signature"] == sig).to_numpy() & scores["item_id"].isin(
+            entry["item_ids"]
+        ).to_numpy()
+        drop |= hit
+        excluded.append(
+            {
+                "evaluator": entry["evaluator"],
+                "signature": sig,
+                "n_excluded": len(set(scores.loc[hit, "item_id"])),
+                "reason": FEW_SHOT_REASON,
+                "item_ids": entry["item_ids"],
+            }
+        )
+    return scores[~drop].reset_index(drop=True), excluded
 
 
 def load_inputs(
@@ -127,7 +128,7 @@ def load_inputs(
         "signatures": evaluator_signatures(runs),
         **({"scale_mappings": maps} if (maps := scale_mappings(runs)) else {}),
         "reference_override": reference is not None and not reference.empty,
-        **({"few_shot_excluded": few_shot} if few_shot else {}),
+        **({"excluded": few_shot} if few_shot else {}),
     }
     if excluded:
         meta["exclusions"] = exclusion_summary(annotations, excluded)

@@ -26,6 +26,7 @@ from annotation_store import Store
 from common.csv_safe import to_csv
 from reports.data import load_inputs, with_everyone
 from reports.formats import FORMATS, format_of, portable_floats
+from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
 from reports.methods import METHOD_NOTES
 from reports.run_notes import notes_text, run_notes
 from reports.text import fmt
@@ -45,6 +46,8 @@ class Report:
     provenance: dict[str, Any]
     matrices: dict[str, pd.DataFrame] = field(default_factory=dict)
     drilldown: list[dict[str, Any]] = field(default_factory=list)
+    #: Every custom judge version with runs in the project (definition, version, hash).
+    judges: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _drilldown(store: Store, name: str, item_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -115,10 +118,12 @@ def build_report(
         **({"reference": inputs.meta["reference"]} if "reference" in inputs.meta else {}),
         **({"exclusions": exclusion_line(doc.exclusions)} if doc.exclusions else {}),
         "run_notes": run_notes(store, name),
+        **({"excluded": ex} if (ex := inputs.meta.get("excluded")) else {}),
     }
     matrices = {k: v.ratings.frame() for k, v in doc.fields.items()}
     drill = _drilldown(store, name, item_ids) if item_ids else []
-    return Report(doc, data, provenance, matrices, drill)
+    judges = used_judges(store, store.runs(name))
+    return Report(doc, data, provenance, matrices, drill, judges)
 
 
 def _json_default(value: Any) -> Any:
@@ -133,6 +138,7 @@ def render_json(report: Report) -> str:
         "provenance": report.provenance,
         "agreement": portable_floats(report.data),  # computed figures; stored data as is
         "drilldown": report.drilldown,
+        "judges": report.judges,
     }
     return json.dumps(
         doc,
@@ -312,6 +318,7 @@ def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
         ("Reference", _reference_text(p)),
         *([("Excluded annotators", p["exclusions"])] if p.get("exclusions") else []),
         ("Evaluator settings and run notes", notes_text(p.get("run_notes", []))),
+        ("Items left out of a judge version's figures", exclusion_lines(p)),
     ]
 
 
@@ -367,6 +374,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     if csv_names:
         lines += ["", "## Reliability matrices (items x annotators)", ""]
         lines += [f"- {k}: `{v}`" for k, v in csv_names.items()]
+    lines += judge_lines(report.judges)
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
@@ -474,6 +482,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             )
             + "</ul>"
         )
+    parts.append(judge_html(report.judges))
     if report.drilldown:
         parts.append("<h2>Selected items</h2>")
         for it in report.drilldown:

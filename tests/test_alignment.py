@@ -137,9 +137,9 @@ def test_agreement_document_leaves_few_shot_items_out_and_says_so(toy: Store) ->
     from reports.data import agreement_document
 
     doc = agreement_document(toy, "toy", n_resamples=0, timeline=False)
-    excluded = doc.meta["few_shot_excluded"]
+    excluded = doc.meta["excluded"]
     assert len(excluded) == 2  # v2 and its swapped run
-    assert all(e["n"] == 2 and e["item_ids"] == FEW_SHOT for e in excluded.values())
+    assert all(e["n_excluded"] == 2 and e["item_ids"] == FEW_SHOT for e in excluded)
     by_n = sorted(by_field["label"].n for by_field in doc.evaluators.values())
     assert by_n == [38, 38, 39]
 

@@ -25,6 +25,7 @@ PAGES = {
     "Alignment": "alignment",
     "Audit": "audit",
     "Evaluate": "evaluate",
+    "Judges": "judges",
     "Data": "data",
     "Progress": "progress",
     "Users & settings": "admin",

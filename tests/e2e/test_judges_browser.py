@@ -1,0 +1,95 @@
+"""Real browser: write a judge on the Judges page, run it on the demo, edit it, run v2."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from annotation_store import Store
+from annotation_store.demo import load_demo
+from tests.e2e.harness import browser_page, open_page, running_app, screenshot
+from tests.support.scripted_llm import Reply, ScriptedLLM
+
+pytestmark = pytest.mark.e2e
+PROJECT = "demo-intent-match"
+
+
+def _reply(request: dict[str, Any]) -> Reply:
+    text = " ".join(m["content"] for m in request["messages"])
+    return Reply(content=json.dumps({"explanation": "read both", "answer": int("7" not in text)}))
+
+
+def _run_judge(page: Any, app: Any) -> None:
+    """Start the judge from the Evaluate page and wait until its job is done."""
+    open_page(page, app, f"evaluate?project={PROJECT}")
+    page.get_by_role("heading", name="Evaluate").wait_for()
+    box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Evaluators")
+    box.locator("input").click()
+    page.get_by_role("option", name="judge:same-task", exact=True).click()
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text(re.compile(r"Job \d+ queued")).wait_for()
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("No job running.").wait_for(timeout=60_000)
+
+
+def _template(page: Any, text: str) -> None:
+    area = page.get_by_label("Prompt template (Jinja2)")
+    area.fill(text)
+    area.press("Control+Enter")  # commit the text area's value
+
+
+def test_create_a_judge_run_it_edit_it_and_run_version_two(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    load_demo(store)
+    store.close()
+    with ScriptedLLM() as llm:
+        llm.handler = _reply
+        env = {
+            "WORKBENCH_LLM_BASE_URL": llm.base_url,
+            "WORKBENCH_LLM_API_KEY": "test-key",
+            "WORKBENCH_LLM_MODEL": llm.model,
+        }
+        with running_app(sqlite_url, env) as app, browser_page() as page:
+            open_page(page, app, f"judges?project={PROJECT}")
+            page.get_by_role("heading", name="Judges").wait_for()
+            page.get_by_label("Name").fill("same-task")
+            page.get_by_label("Name").press("Enter")
+            box = page.locator('[data-testid="stMultiSelect"]').filter(
+                has_text="Scores the field(s)"
+            )
+            box.locator("input").click()
+            page.get_by_role("option", name="match", exact=True).click()
+            page.keyboard.press("Escape")
+            _template(page, "Gold: {{ gold }}\nPredicted: {{ predicted }}\nSame task?")
+            page.get_by_text("Gold: Set an alarm for today at 7 AM").first.wait_for()
+            page.get_by_role("button", name="Create judge").click()
+            page.get_by_text("Saved same-task version 1").wait_for()
+            _run_judge(page, app)
+
+            open_page(page, app, f"judges?project={PROJECT}")
+            page.get_by_role("heading", name="Judges").wait_for()
+            picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Judge")
+            picker.first.click()
+            page.get_by_role("option", name="same-task", exact=True).click()
+            page.get_by_role("button", name="Save as new version").wait_for()
+            _template(page, "Gold: {{ gold }}\nPredicted: {{ predicted }}\nOne task?")
+            page.get_by_text("One task?").first.wait_for()
+            page.get_by_role("button", name="Save as new version").click()
+            page.get_by_text("Saved same-task version 2").wait_for()
+            screenshot(page, "judges-version-2", full_page=False)
+            _run_judge(page, app)
+
+    store = Store(sqlite_url)
+    runs = sorted(
+        (r for r in store.runs(PROJECT) if r["evaluator"] == "judge:same-task"),
+        key=lambda r: r["id"],
+    )
+    assert [r["signature"]["version"] for r in runs] == ["1", "2"]
+    assert all(r["status"] == "done" for r in runs)
+    scores = store.scores_frame(PROJECT)
+    assert (scores["evaluator"] == "judge:same-task").sum() == 12
+    store.close()
