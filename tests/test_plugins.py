@@ -33,12 +33,16 @@ def plugin_target(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def test_dice_worked_example() -> None:
-    sys.path.insert(0, str(PLUGIN))
-    try:
-        from metric_audit_char_ngram import dice
-    finally:
-        sys.path.remove(str(PLUGIN))
+def test_dice_worked_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaluators.registry import EVALUATORS
+
+    # importing the plugin registers its evaluator: keep that out of the other tests
+    EVALUATORS.names()  # discovered first, so the snapshot holds every built-in
+    monkeypatch.setattr(EVALUATORS, "_entries", dict(EVALUATORS._entries))
+    monkeypatch.syspath_prepend(str(PLUGIN))
+    monkeypatch.delitem(sys.modules, "metric_audit_char_ngram", raising=False)
+    from metric_audit_char_ngram import dice
+
     # trigrams {abc, bcd} and {abc, bce}: one shared of four -> 2 * 1 / 4
     assert dice("abcd", "abce", 3) == 0.5
     assert dice("Same  text", "same text", 3) == 1.0
