@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from common.registry import Registry
@@ -39,3 +39,22 @@ def create_evaluator(
 ) -> Evaluator:
     """Instantiate a registered evaluator with settings and context."""
     return get_evaluator_class(name)(settings, ctx)
+
+
+def registry_scales(labels: Iterable[str], field_name: str) -> dict[str, tuple[float, float]]:
+    """label -> the registered evaluator's own scale for ``field_name`` (BLEU's 0-100 ...).
+
+    Labels are evaluator configuration labels (:mod:`common.evaluator_labels`); evaluators
+    that are not registered (imported scores of an unknown metric) and fields without an
+    own scale are left out.
+    """
+    from common.evaluator_labels import evaluator_of  # pandas: only when needed
+
+    out = {}
+    for label in labels:
+        name = evaluator_of(label)
+        if name in EVALUATORS:
+            scale = EVALUATORS.get(name).scales.get(field_name)
+            if scale is not None:
+                out[label] = (float(scale[0]), float(scale[1]))
+    return out

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store
-from annotation_store.audit import (
+from annotation_store.label_frames import majority
+from audit.analysis import (
     AGREE,
     EVAL_FAILED,
     HUMANS_DISAGREE,
@@ -21,7 +22,6 @@ from annotation_store.audit import (
     filter_audit,
     human_scores,
     latest_results,
-    majority,
 )
 from kinds import get_kind
 

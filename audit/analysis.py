@@ -14,14 +14,14 @@ means the metric scores the item half the range higher than the people.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from annotation_store.audit_categories import (
+from annotation_store.label_frames import labels_by_annotator, majority
+from audit.categories import (
     AGREE,
     EVAL_FAILED,
     HUMANS_DISAGREE,
@@ -29,8 +29,8 @@ from annotation_store.audit_categories import (
     NO_LABELS,
     NO_SCORES,
 )
-from annotation_store.audit_categories import CATEGORIES as CATEGORIES  # re-exported
-from common.evaluator_labels import config_labels, config_of, evaluator_of
+from audit.categories import CATEGORIES as CATEGORIES  # re-exported
+from common.evaluator_labels import config_labels, config_of
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED, FieldType, TaskKind
 
 TIE = "tie"
@@ -66,16 +66,6 @@ def normalise(value: float | None, scale: tuple[float, float]) -> float | None:
     return (float(value) - lo) / (hi - lo) if hi > lo else float(value)
 
 
-def labels_by_annotator(annotations: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
-    """item_id -> annotator -> {field: value} from a tidy annotations frame."""
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for rec in annotations.itertuples(index=False):
-        out.setdefault(str(rec.item_id), {}).setdefault(str(rec.annotator), {})[rec.field] = (
-            rec.value
-        )
-    return out
-
-
 def human_scores(
     kind: TaskKind,
     settings: Mapping[str, Any] | None,
@@ -99,21 +89,6 @@ def human_scores(
                 if value is not None:
                     rows.append((item_id, who, name, float(value)))
     return pd.DataFrame(rows, columns=["item_id", "annotator", "field", "value"])
-
-
-def majority(values: Sequence[Any]) -> tuple[Any, bool] | None:
-    """(most common value, unanimous?) or None when there is no value or the top is tied."""
-    vals = [_hashable(v) for v in values if v is not None]
-    if not vals:
-        return None
-    counts = Counter(vals).most_common()
-    if len(counts) > 1 and counts[0][1] == counts[1][1]:
-        return None
-    return counts[0][0], len(counts) == 1
-
-
-def _hashable(v: Any) -> Any:
-    return tuple(v) if isinstance(v, list) else v
 
 
 # -- evaluator columns ---------------------------------------------------------------------
@@ -471,24 +446,6 @@ def fact_reasons(
             reason = entries[index].get("reasoning")
             if reason:
                 out[ev] = str(reason)
-    return out
-
-
-def registry_scales(labels: Iterable[str], field_name: str) -> dict[str, tuple[float, float]]:
-    """label -> the registered evaluator's own scale for ``field_name`` (BLEU's 0-100 ...).
-
-    Labels are those of :func:`with_labels`; evaluators that are not registered (imported
-    scores of an unknown metric) and fields without an own scale are left out.
-    """
-    from evaluators.registry import EVALUATORS
-
-    out = {}
-    for label in labels:
-        name = evaluator_of(label)
-        if name in EVALUATORS:
-            scale = EVALUATORS.get(name).scales.get(field_name)
-            if scale is not None:
-                out[label] = (float(scale[0]), float(scale[1]))
     return out
 
 
