@@ -435,20 +435,6 @@ def _fact_text(ev_facts: Mapping[str, list[Any]], i: int) -> str:
     return ""
 
 
-def fact_reasons(
-    evaluator_details: Mapping[str, Mapping[str, Any]], facts_field: str, index: int
-) -> dict[str, str]:
-    """Each evaluator's reasoning on one fact (for the drill-down's fact detail)."""
-    out = {}
-    for ev, details in evaluator_details.items():
-        entries = (details or {}).get(facts_field) or []
-        if index < len(entries) and isinstance(entries[index], Mapping):
-            reason = entries[index].get("reasoning")
-            if reason:
-                out[ev] = str(reason)
-    return out
-
-
 def rubric_grid(
     kind: TaskKind,
     settings: Mapping[str, Any] | None,
