@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -32,6 +32,9 @@ from audit.categories import (
 from audit.categories import CATEGORIES as CATEGORIES  # re-exported
 from common.evaluator_labels import config_labels, config_of
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED, FieldType, TaskKind
+
+if TYPE_CHECKING:
+    from annotation_store.records import RunInfo
 
 TIE = "tie"
 HUMAN = "human"  # the column the evaluators are compared against (mean, or the reference)
@@ -301,12 +304,12 @@ def filter_audit(
 
 # -- per item: latest results and the fact grid ---------------------------------------------
 def _run_config(run: Mapping[str, Any]) -> tuple[str, str | None, str]:
-    """The configuration of a run (or of a result row that carries its run's fields)."""
+    """The configuration of a result row (it carries its run's fields)."""
     return config_of(run["evaluator"], run.get("model"), run.get("signature_text"))
 
 
 def latest_results(
-    results: Sequence[Mapping[str, Any]], runs: Iterable[Mapping[str, Any]] = ()
+    results: Sequence[Mapping[str, Any]], runs: Iterable[RunInfo] = ()
 ) -> dict[str, dict[str, Any]]:
     """The newest stored result per evaluator configuration, with the mean scores over the
     runs of that configuration.
@@ -320,7 +323,9 @@ def latest_results(
     if not results:
         return {}
     configs = [_run_config(r) for r in results]
-    names = config_labels([*configs, *map(_run_config, runs)])
+    names = config_labels(
+        [*configs, *(config_of(r.evaluator, r.model, r.signature_text) for r in runs)]
+    )
     out: dict[str, dict[str, Any]] = {}
     by_label: dict[str, list[Mapping[str, Any]]] = {}
     for r, config in zip(results, configs, strict=True):
