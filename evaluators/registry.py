@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from common.registry import Registry
 from evaluators.base import EvalContext, Evaluator, EvaluatorSettings
 
-EVALUATORS: Registry[type[Evaluator]] = Registry("evaluator", package="evaluators.builtin")
+EVALUATORS: Registry[type[Evaluator[Any]]] = Registry("evaluator", package="evaluators.builtin")
+E = TypeVar("E", bound=type[Evaluator[Any]])
 
 
-def register_evaluator(cls: type[Evaluator]) -> type[Evaluator]:
+def register_evaluator(cls: E) -> E:
     """Class decorator: register an evaluator under its ``name``."""
     EVALUATORS.add(cls.name, cls)
     return cls
 
 
-def get_evaluator_class(name: str) -> type[Evaluator]:
+def get_evaluator_class(name: str) -> type[Evaluator[Any]]:
     """The evaluator class called ``name``; the error lists the known ones."""
     return EVALUATORS.get(name)
 
@@ -36,7 +37,7 @@ def create_evaluator(
     name: str,
     settings: EvaluatorSettings | Mapping[str, Any] | None = None,
     ctx: EvalContext | None = None,
-) -> Evaluator:
+) -> Evaluator[Any]:
     """Instantiate a registered evaluator with settings and context."""
     return get_evaluator_class(name)(settings, ctx)
 
