@@ -17,8 +17,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Folders that are not layers of the application (they may import anything).
-NOT_LAYERED = {"tests", "bench", "scripts", "examples", "demo", "docs", "data"}
+#: Folders that are not layers of the application (they may import anything), and
+#: build or test output.
+NOT_LAYERED = {
+    *("tests", "bench", "scripts", "examples", "demo", "docs", "data"),
+    *("build", "dist", "test-output"),
+}
 
 #: The domain packages under the Python API, bottom layers last.
 DOMAIN = {
