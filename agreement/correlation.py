@@ -67,20 +67,6 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return r
 
 
-def joint_tables(
-    x: np.ndarray, y: np.ndarray, w: np.ndarray, w_t: np.ndarray | None = None
-) -> np.ndarray:
-    """(B, levels_y, levels_x) tables of summed weights per (y-level, x-level) cell.
-
-    ``w_t`` is ``w`` transposed to (n, B) and C-contiguous (pass it when it is cached).
-    """
-    gx, kx = _levels(x)
-    gy, ky = _levels(y)
-    if w_t is None:
-        w_t = np.ascontiguousarray(w.T)
-    return group_sums(w_t, gy * kx + gx, ky * kx).reshape(w_t.shape[1], ky, kx)
-
-
 def tables_spearman(t: np.ndarray) -> np.ndarray:
     """Spearman's rho of each (y-level, x-level) weight table in ``t`` (B, Ly, Lx)."""
     wx, wy = t.sum(axis=1), t.sum(axis=2)

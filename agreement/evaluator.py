@@ -44,11 +44,6 @@ class EvaluatorAgreement:
         return out
 
 
-def per_item_scores(scores: pd.DataFrame) -> pd.Series:
-    """An evaluator's score per item, averaged over repeated runs."""
-    return scores.groupby("item_id", sort=False)["score"].mean()
-
-
 @dataclass(frozen=True)
 class ItemSpace:
     """Every item id as a code 0..n-1 (in item_id order), with what is known per item.

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         ItemRecord,
         ProjectInfo,
         ProjectSummary,
+        RunInfo,
         SaveOutcome,
     )
     from annotation_store.store import Store, open_store
@@ -27,6 +28,7 @@ _EXPORTS = {
     "ItemRecord": "annotation_store.records",
     "ProjectInfo": "annotation_store.records",
     "ProjectSummary": "annotation_store.records",
+    "RunInfo": "annotation_store.records",
     "SaveOutcome": "annotation_store.records",
     "Store": "annotation_store.store",
     "StoreError": "annotation_store.store_projects",
@@ -39,6 +41,7 @@ __all__ = [
     "ItemRecord",
     "ProjectInfo",
     "ProjectSummary",
+    "RunInfo",
     "SaveOutcome",
     "Store",
     "StoreError",

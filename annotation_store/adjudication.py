@@ -21,7 +21,7 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from annotation_store.audit import labels_by_annotator, majority
+from annotation_store.label_frames import labels_by_annotator, majority
 from annotation_store.models import Adjudication, Item, Project, utcnow
 from annotation_store.store import Store
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED, FieldType

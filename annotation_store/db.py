@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
@@ -92,8 +92,3 @@ def current_revision(engine: Engine) -> str | None:
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except DBAPIError:
         return None
-
-
-def has_schema(engine: Engine) -> bool:
-    """True when the database already has the workbench tables."""
-    return inspect(engine).has_table("projects")

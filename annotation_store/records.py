@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -91,3 +92,24 @@ class ImportReport:
     def summary(self, what: str) -> str:
         """One line for the CLI and the app."""
         return f"{what}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One evaluator run: its signature, where it came from, its state and its cost."""
+
+    id: int
+    evaluator: str
+    version: str
+    model: str | None
+    signature: Mapping[str, Any]
+    signature_text: str
+    run_index: int
+    source: str  # "run" (evaluated here) or "import"
+    job_id: int | None
+    status: str  # running / done / failed / cancelled
+    tokens_in: int
+    tokens_out: int
+    cost: float
+    created_at: datetime
+    finished_at: datetime | None

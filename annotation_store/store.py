@@ -6,11 +6,8 @@ it takes the write lock up front). Never hold a session across an LLM call.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import sessionmaker
 
 from annotation_store import db
 from annotation_store.exclusions import ExclusionsMixin
@@ -38,18 +35,6 @@ class Store(ProjectsMixin, LabelsMixin, ResultsMixin, ExclusionsMixin, JudgesMix
             else self.engine
         )
         self._write_factory = sessionmaker(write_bind, expire_on_commit=False)
-
-    @contextmanager
-    def read(self) -> Iterator[Session]:
-        """A session for queries; rolled back on exit."""
-        with self._read_factory() as session:
-            yield session
-
-    @contextmanager
-    def write(self) -> Iterator[Session]:
-        """A session for one atomic change: committed on success, rolled back on error."""
-        with self._write_factory() as session, session.begin():
-            yield session
 
     def close(self) -> None:
         """Release every pooled connection."""

@@ -23,7 +23,7 @@ from annotation_store.models import (
     utcnow,
 )
 from annotation_store.records import ImportReport, SaveOutcome
-from annotation_store.store_projects import dialect_insert
+from annotation_store.store_base import StoreBase, dialect_insert
 from common.lazy import LazyModule
 from kinds import get_kind
 
@@ -59,15 +59,8 @@ FRAME_COLUMNS = [
 ]
 
 
-class LabelsMixin:
+class LabelsMixin(StoreBase):
     """Labels and per-item progress."""
-
-    read: Any
-    write: Any
-    _project_row: Any
-    _item_row: Any
-    _item_keys: Any
-    _annotator_row: Any
 
     def save_label(
         self,

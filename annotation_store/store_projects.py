@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns
-from annotation_store.item_upsert import FACT_FIELDS, change_token, plan_items, write_plan
+from annotation_store.item_upsert import change_token, plan_items, write_plan
 from annotation_store.models import (
     Annotator,
     FactListVersion,
     GuidelineVersion,
     Item,
     Project,
-    utcnow,
 )
 from annotation_store.records import (
     ROLES,
@@ -26,23 +25,8 @@ from annotation_store.records import (
     ProjectInfo,
     ProjectSummary,
 )
+from annotation_store.store_base import StoreBase, StoreError
 from kinds import ValidationError, get_kind
-
-if TYPE_CHECKING:
-    pass
-
-
-def dialect_insert(s: Session, table: Any) -> Any:
-    """An INSERT that supports ``on_conflict_do_nothing`` on SQLite and PostgreSQL."""
-    if s.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
-
-
-class StoreError(ValueError):
-    """A request the store refuses (unknown project, duplicate name ...)."""
 
 
 def project_info(row: Project) -> ProjectInfo:
@@ -72,11 +56,8 @@ def annotator_info(row: Annotator) -> AnnotatorInfo:
     )
 
 
-class ProjectsMixin:
+class ProjectsMixin(StoreBase):
     """Projects, items and annotators."""
-
-    read: Any
-    write: Any
 
     # -- projects -----------------------------------------------------------------------
     def create_project(
@@ -147,13 +128,6 @@ class ProjectsMixin:
         with self.write() as s:
             s.delete(self._project_row(s, name))
 
-    @staticmethod
-    def _project_row(s: Session, name: str) -> Project:
-        row = s.scalar(select(Project).where(Project.name == name))
-        if row is None:
-            raise StoreError(f"no project called {name!r}")
-        return row
-
     # -- items --------------------------------------------------------------------------
     def upsert_items(
         self, project: str, rows: Sequence[Mapping[str, Any]], source: str = "import"
@@ -174,36 +148,6 @@ class ProjectsMixin:
             if now != plan.token:  # another writer changed the items: plan again, locked
                 plan = plan_items(now, self._item_records(s, pid), rows)
             return write_plan(s, pid, plan, source)
-
-    @staticmethod
-    def _record_facts(
-        s: Session,
-        item: Item,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        source: str,
-        by: str | None = None,
-    ) -> None:
-        for name in FACT_FIELDS:
-            if name in new and new.get(name) != old.get(name):
-                version = (
-                    s.scalar(
-                        select(func.max(FactListVersion.version)).where(
-                            FactListVersion.item_pk == item.id, FactListVersion.field == name
-                        )
-                    )
-                    or 0
-                ) + 1
-                s.add(
-                    FactListVersion(
-                        item_pk=item.id,
-                        field=name,
-                        version=version,
-                        facts=list(new[name]),
-                        source=source,
-                        created_by=by,
-                    )
-                )
 
     def items(self, project: str) -> list[ItemRecord]:
         """Every item of a project, in import order."""
@@ -243,19 +187,6 @@ class ProjectsMixin:
             return (
                 s.scalar(select(func.count()).select_from(Item).where(Item.project_id == pid)) or 0
             )
-
-    @staticmethod
-    def _item_keys(s: Session, project_id: int) -> list[tuple[int, str]]:
-        """(primary key, item_id) of every item of a project, in position order."""
-        q = select(Item.id, Item.item_id).where(Item.project_id == project_id)
-        return [tuple(r) for r in s.execute(q.order_by(Item.position)).all()]  # type: ignore[misc]
-
-    @staticmethod
-    def _item_row(s: Session, project_id: int, item_id: str) -> Item:
-        row = s.scalar(select(Item).where(Item.project_id == project_id, Item.item_id == item_id))
-        if row is None:
-            raise StoreError(f"no item {item_id!r} in this project")
-        return row
 
     def set_item_fields(
         self,
@@ -310,28 +241,6 @@ class ProjectsMixin:
         """Return the annotator called ``name``, creating it with ``role`` if new."""
         with self.write() as s:
             return annotator_info(self._annotator_row(s, name, role))
-
-    def _annotator_row(self, s: Session, name: str, role: str = "annotator") -> Annotator:
-        name = name.strip()
-        if not name:
-            raise ValidationError("annotator name is empty")
-        if role not in ROLES:
-            raise ValidationError(f"role must be one of {ROLES}, got {role!r}")
-        row = s.scalar(select(Annotator).where(Annotator.name == name))
-        if row is None:
-            # Two sessions may meet a new name at once: insert-or-ignore, then read.
-            s.execute(
-                dialect_insert(s, Annotator)
-                .values(
-                    name=name,
-                    role=role,
-                    active=True,
-                    created_at=utcnow(),
-                )
-                .on_conflict_do_nothing(index_elements=["name"])
-            )
-            row = s.scalar(select(Annotator).where(Annotator.name == name))
-        return row
 
     def annotator(self, name: str) -> AnnotatorInfo | None:
         """The annotator called ``name``, or None."""

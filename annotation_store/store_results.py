@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.models import (
@@ -17,8 +19,8 @@ from annotation_store.models import (
     LLMCacheEntry,
     utcnow,
 )
-from annotation_store.records import ImportReport
-from annotation_store.store_projects import StoreError, dialect_insert
+from annotation_store.records import ImportReport, RunInfo
+from annotation_store.store_base import StoreBase, StoreError, dialect_insert
 from common.lazy import LazyModule
 from common.records import EvalResult, Signature
 from common.redact import redact_data
@@ -62,24 +64,32 @@ STORED_RESULT_ATTRS = (
 JOB_FIELDS = ("status", "progress", "error", "started_at", "finished_at", "heartbeat_at")
 
 
-def _run_dict(run: EvaluatorRun) -> dict[str, Any]:
-    return {
-        "id": run.id,
-        "evaluator": run.evaluator,
-        "version": run.version,
-        "model": run.model,
-        "signature": run.signature,
-        "signature_text": run.signature_text,
-        "run_index": run.run_index,
-        "source": run.source,
-        "job_id": run.job_id,
-        "status": run.status,
-        "tokens_in": run.tokens_in,
-        "tokens_out": run.tokens_out,
-        "cost": run.cost,
-        "created_at": run.created_at,
-        "finished_at": run.finished_at,
-    }
+def run_info(run: EvaluatorRun) -> RunInfo:
+    """Convert an EvaluatorRun row to a record."""
+    return RunInfo(
+        id=run.id,
+        evaluator=run.evaluator,
+        version=run.version,
+        model=run.model,
+        signature=dict(run.signature or {}),
+        signature_text=run.signature_text,
+        run_index=run.run_index,
+        source=run.source,
+        job_id=run.job_id,
+        status=run.status,
+        tokens_in=run.tokens_in,
+        tokens_out=run.tokens_out,
+        cost=run.cost,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+    )
+
+
+def _run_row(s: Session, run_id: int) -> EvaluatorRun:
+    run = s.get(EvaluatorRun, run_id)
+    if run is None:
+        raise StoreError(f"no evaluator run {run_id}")
+    return run
 
 
 def _job_dict(job: Job) -> dict[str, Any]:
@@ -99,13 +109,8 @@ def _job_dict(job: Job) -> dict[str, Any]:
     }
 
 
-class ResultsMixin:
+class ResultsMixin(StoreBase):
     """Evaluator runs and results, caches and jobs."""
-
-    read: Any
-    write: Any
-    _project_row: Any
-    _item_keys: Any
 
     # -- runs and results ---------------------------------------------------------------
     def create_run(
@@ -141,7 +146,7 @@ class ResultsMixin:
 
         with self.write() as s:
             proj = self._project_row(s, project)
-            run = s.get(EvaluatorRun, run_id)
+            run = _run_row(s, run_id)
             items = {
                 r.item_id: r
                 for r in s.scalars(
@@ -174,17 +179,17 @@ class ResultsMixin:
                             new[key] = value
                     if new != old:
                         new = get_kind(proj.kind).validate_item(new)
-                        self._record_facts(s, item, old, new, "bifact")  # type: ignore[attr-defined]
+                        self._record_facts(s, item, old, new, "bifact")
                         item.fields = new
 
     def finish_run(self, run_id: int, status: str = "done") -> None:
         """Close a run with its final status."""
         with self.write() as s:
-            run = s.get(EvaluatorRun, run_id)
+            run = _run_row(s, run_id)
             run.status = status
             run.finished_at = utcnow()
 
-    def runs(self, project: str) -> list[dict[str, Any]]:
+    def runs(self, project: str) -> list[RunInfo]:
         """Every evaluator run of a project, newest first."""
         with self.read() as s:
             pid = self._project_row(s, project).id
@@ -193,7 +198,7 @@ class ResultsMixin:
                 .where(EvaluatorRun.project_id == pid)
                 .order_by(EvaluatorRun.id.desc())
             )
-            return [_run_dict(r) for r in rows]
+            return [run_info(r) for r in rows]
 
     def _result_rows(self, project: str, include_failed: bool) -> list[tuple[Any, ...]]:
         """Result rows in RESULT_COLUMNS order, scores decoded."""
@@ -228,9 +233,7 @@ class ResultsMixin:
     def run_results(self, run_id: int) -> list[EvalResult]:
         """Every stored result of one run, as evaluator results (item order)."""
         with self.read() as s:
-            run = s.get(EvaluatorRun, run_id)
-            if run is None:
-                raise StoreError(f"no evaluator run {run_id}")
+            run = _run_row(s, run_id)
             sig = Signature.from_dict(
                 {"evaluator": run.evaluator, "version": run.version, **(run.signature or {})}
             )
@@ -340,7 +343,7 @@ class ResultsMixin:
             for res, run in s.execute(q).all():
                 out.append(
                     {
-                        **_run_dict(run),
+                        **asdict(run_info(run)),
                         "run_id": run.id,
                         "result_status": res.status,
                         "scores": res.scores,

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from annotation_store.audit_categories import CATEGORIES
+from audit.categories import CATEGORIES
 from commands import CommandError
 from commands.agreement import REFERENCES
 from common.csv_safe import to_csv
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_audit(args: argparse.Namespace, store: Store) -> int:
     """Build the table like the Audit page does, filter it, write CSV."""
-    from annotation_store.audit import filter_audit
+    from audit.analysis import filter_audit
     from workbench_api.audit import disagreements
 
     chosen = [e.strip() for e in args.evaluators.split(",")] if args.evaluators else None

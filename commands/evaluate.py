@@ -90,7 +90,7 @@ def run_label(store: Store, project: str, evaluator: str, run_ids: list[int]) ->
     (``sgsacc (LLM-NLI: gpt-4o)``): a backend chosen by ``auto`` is never silent."""
     from common.evaluator_labels import nli_backend_label
 
-    models = {r["model"] for r in store.runs(project) if r["id"] in set(run_ids)}
+    models = {r.model for r in store.runs(project) if r.id in set(run_ids)}
     labels = sorted({b for b in map(nli_backend_label, models) if b})
     return f"{evaluator} ({'; '.join(labels)})" if labels else evaluator
 

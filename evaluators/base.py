@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -27,6 +27,12 @@ from common.records import EvalItem as EvalItem
 from common.records import EvalResult as EvalResult
 from common.records import Signature as Signature
 from common.records import stable_hash as stable_hash
+
+if TYPE_CHECKING:
+    import pydantic
+
+    from evaluators.llm.client import JSONReply, Message, ReplyCheck, TextReply
+    from evaluators.llm.config import LLMConfig
 
 
 class EvaluatorSettings(BaseModel):
@@ -61,11 +67,56 @@ class PageStore(Protocol):
         ...
 
 
+class LLM(Protocol):
+    """What evaluators use of an LLM client (``evaluators.llm.client.LLMClient``)."""
+
+    model: str
+    config: LLMConfig
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+        top_logprobs: int | None = None,
+        max_tokens: int | None = None,
+        cache_salt: str | int | None = None,
+        **params: Any,
+    ) -> TextReply:
+        """``n`` completions of ``messages`` (raises ``LLMError`` when the call fails)."""
+        ...
+
+    async def complete_json(
+        self,
+        messages: Sequence[Message],
+        schema: type[pydantic.BaseModel],
+        *,
+        check: ReplyCheck | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        cache_salt: str | int | None = None,
+        max_reasks: int | None = None,
+        **params: Any,
+    ) -> JSONReply:
+        """A reply validated against ``schema``, or the error and the raw reply."""
+        ...
+
+    def hold(self) -> None:
+        """Count one more user of the running event loop's HTTP pool."""
+        ...
+
+    async def release(self) -> None:
+        """One user fewer; the last one closes the pool."""
+        ...
+
+
 @dataclass
 class EvalContext:
     """What an evaluator may use from outside: LLM client, caches, run options."""
 
-    llm: Any | None = None  # evaluators.llm.client.LLMClient when an endpoint is configured
+    llm: LLM | None = None  # set when an endpoint is configured
     cache: LLMCache | None = None
     pages: PageStore | None = None
     run_index: int = 0  # which repetition of a repeated run this is (0-based)
@@ -73,14 +124,14 @@ class EvalContext:
 
 
 @contextlib.asynccontextmanager
-async def llm_pool_held(llm: Any) -> AsyncIterator[None]:
+async def llm_pool_held(llm: LLM | None) -> AsyncIterator[None]:
     """Hold ``llm``'s HTTP pool for the block (``LLMClient.hold`` / ``release``).
 
     The pool belongs to the running event loop; its last holder closes it, so a caller
     may end its loop right after. A client without a pool (or no client) needs nothing.
     """
     hold = getattr(llm, "hold", None)
-    if hold is None:
+    if llm is None or hold is None:
         yield
         return
     hold()
@@ -107,8 +158,16 @@ class NotConfiguredError(RuntimeError):
     """An evaluator cannot run here; the message says what to set or install."""
 
 
-class Evaluator:
-    """Base class of every evaluator. Subclasses set the class attributes and ``evaluate``."""
+SettingsT = TypeVar("SettingsT", bound=EvaluatorSettings)
+
+
+class Evaluator(Generic[SettingsT]):
+    """Base class of every evaluator. Subclasses set the class attributes and ``evaluate``.
+
+    ``Evaluator[MySettings]`` types ``self.settings`` as ``MySettings``; the class
+    attribute ``Settings`` must be that model (a class variable cannot name the type
+    parameter, so the two are declared side by side).
+    """
 
     name: ClassVar[str]
     version: ClassVar[str] = "1"
@@ -121,6 +180,7 @@ class Evaluator:
     scales: ClassVar[Mapping[str, tuple[float, float]]] = {}
     requires_llm: ClassVar[bool] = False
     Settings: ClassVar[type[EvaluatorSettings]] = EvaluatorSettings
+    settings: SettingsT
     #: Default number of repeated runs (FinGrAct averages three).
     default_runs: ClassVar[int] = 1
     #: Items per ``evaluate`` call when a run does not set a batch size. Local models
@@ -137,7 +197,7 @@ class Evaluator:
             settings = self.Settings()
         elif not isinstance(settings, EvaluatorSettings):
             settings = self.Settings(**dict(settings))
-        self.settings = settings
+        self.settings = cast(SettingsT, settings)  # an instance of self.Settings
         self.ctx = ctx or EvalContext()
 
     # -- what subclasses may override -------------------------------------------------
@@ -174,7 +234,7 @@ class Evaluator:
     def model_name(self) -> str | None:
         """The model behind the scores (the judge model for LLM evaluators)."""
         if self.requires_llm and self.ctx.llm is not None:
-            return str(getattr(self.ctx.llm, "model", None))
+            return str(getattr(self.ctx.llm, "model", None))  # test doubles may lack it
         return None
 
     def prompt_hash(self) -> str | None:

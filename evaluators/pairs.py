@@ -15,7 +15,7 @@ that compare both ways do; ``"forward"`` scores the prediction against the refer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
 from evaluators.base import EvalItem, EvalResult, Evaluator, EvaluatorSettings
 
@@ -36,11 +36,14 @@ class PairSettings(EvaluatorSettings):
     reference_field: str | None = None
 
 
+PairSettingsT = TypeVar("PairSettingsT", bound=PairSettings)
+
+
 def _kind_of(item: EvalItem) -> str:
     return "intent_match" if "gold" in item.fields or "predicted" in item.fields else "score"
 
 
-class PairEvaluator(Evaluator):
+class PairEvaluator(Evaluator[PairSettingsT]):
     """Scores ``(hypothesis, reference)`` pairs; subclasses implement ``score_pairs``."""
 
     kinds: ClassVar[tuple[str, ...]] = tuple(PAIR_FIELDS)
@@ -62,12 +65,12 @@ class PairEvaluator(Evaluator):
     def pair_fields(self, item: EvalItem) -> tuple[str, str, str]:
         """(hypothesis field, reference field, scored field) for this item."""
         hyp, ref, scored = PAIR_FIELDS[_kind_of(item)]
-        s: PairSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         return s.hypothesis_field or hyp, s.reference_field or ref, scored
 
     async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
         sig = self.signature()
-        both = self.settings.direction == "both" and not self.symmetric  # type: ignore[attr-defined]
+        both = self.settings.direction == "both" and not self.symmetric
         results: list[EvalResult | None] = [None] * len(items)
         hyps: list[str] = []
         refs: list[str] = []

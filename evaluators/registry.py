@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
 
 from common.registry import Registry
 from evaluators.base import EvalContext, Evaluator, EvaluatorSettings
@@ -19,18 +19,19 @@ def _adopt(obj: object) -> None:
     EVALUATORS.add(obj.name, obj)
 
 
-EVALUATORS: Registry[type[Evaluator]] = Registry(
+EVALUATORS: Registry[type[Evaluator[Any]]] = Registry(
     "evaluator", package="evaluators.builtin", entry_point_group=ENTRY_POINT_GROUP, adopt=_adopt
 )
+E = TypeVar("E", bound=type[Evaluator[Any]])
 
 
-def register_evaluator(cls: type[Evaluator]) -> type[Evaluator]:
+def register_evaluator(cls: E) -> E:
     """Class decorator: register an evaluator under its ``name``."""
     EVALUATORS.add(cls.name, cls)
     return cls
 
 
-def get_evaluator_class(name: str) -> type[Evaluator]:
+def get_evaluator_class(name: str) -> type[Evaluator[Any]]:
     """The evaluator class called ``name``; the error lists the known ones.
 
     ``judge:NAME[@N]`` names a stored custom judge: the class returned stands in for it
@@ -57,6 +58,25 @@ def create_evaluator(
     name: str,
     settings: EvaluatorSettings | Mapping[str, Any] | None = None,
     ctx: EvalContext | None = None,
-) -> Evaluator:
+) -> Evaluator[Any]:
     """Instantiate a registered evaluator with settings and context."""
     return get_evaluator_class(name)(settings, ctx)
+
+
+def registry_scales(labels: Iterable[str], field_name: str) -> dict[str, tuple[float, float]]:
+    """label -> the registered evaluator's own scale for ``field_name`` (BLEU's 0-100 ...).
+
+    Labels are evaluator configuration labels (:mod:`common.evaluator_labels`); evaluators
+    that are not registered (imported scores of an unknown metric) and fields without an
+    own scale are left out.
+    """
+    from common.evaluator_labels import evaluator_of  # pandas: only when needed
+
+    out = {}
+    for label in labels:
+        name = evaluator_of(label)
+        if name in EVALUATORS:
+            scale = EVALUATORS.get(name).scales.get(field_name)
+            if scale is not None:
+                out[label] = (float(scale[0]), float(scale[1]))
+    return out

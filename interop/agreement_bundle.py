@@ -1,9 +1,9 @@
 """The agreement results and per-item disagreements as tables a pandas user loads in one line.
 
 ``agreement_frame`` flattens the agreement document into one long table (one statistic
-per row, with its CI and n); ``disagreements_frame`` is the Audit page's table for every
-comparable field. ``write_bundle`` writes both as Parquet and CSV into one folder:
-``pd.read_parquet("bundle/agreement.parquet")``.
+per row, with its CI and n); the Audit page's table for every comparable field comes
+from ``workbench_api.audit.disagreements_frame``. ``write_bundle`` writes frames as
+Parquet and CSV into one folder: ``pd.read_parquet("bundle/agreement.parquet")``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from annotation_store import Store
 
 COLUMNS = [
     "section",
@@ -101,21 +100,6 @@ def agreement_frame(doc: dict[str, Any]) -> pd.DataFrame:
     return frame.astype(
         {"value": "float64", "ci_low": "float64", "ci_high": "float64", "p": "float64"}
     )
-
-
-def disagreements_frame(store: Store, project: str) -> pd.DataFrame:
-    """The Audit page's table for every field evaluators can be compared on, stacked."""
-    import pandas as pd
-
-    from workbench_api.audit import comparable, disagreements
-
-    frames = []
-    for field in comparable(store, project):
-        table, _ = disagreements(store, project, field=field)
-        frames.append(table.frame.assign(field=field))
-    if not frames:
-        return pd.DataFrame({"field": pd.Series(dtype="string")})
-    return pd.concat(frames, ignore_index=True)
 
 
 def write_bundle(frames: dict[str, pd.DataFrame], out: str | Path) -> list[Path]:

@@ -172,8 +172,8 @@ def _close_stale(store: Store, job: Mapping[str, Any]) -> None:
         error="the worker stopped (no heartbeat); resumed as a new job",
     )
     for run in store.runs(_project_name(store, job["project_id"])):
-        if run["job_id"] == job["id"] and run["status"] == "running":
-            store.finish_run(run["id"], "cancelled")
+        if run.job_id == job["id"] and run.status == "running":
+            store.finish_run(run.id, "cancelled")
 
 
 # -- claiming and executing -----------------------------------------------------------------

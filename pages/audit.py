@@ -8,7 +8,7 @@ import streamlit as st
 from agreement.exclusions import without_excluded
 from annotation_store import Store
 from annotation_store.adjudication import adjudicated_reference
-from annotation_store.audit import (
+from audit.analysis import (
     AGREE,
     CATEGORIES,
     CATEGORY,
@@ -18,10 +18,10 @@ from annotation_store.audit import (
     build_audit_table,
     comparable_fields,
     filter_audit,
-    registry_scales,
     with_labels,
 )
 from common.csv_safe import csv_bytes
+from evaluators.registry import registry_scales
 from ui.audit.drilldown import render_drilldown
 from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project

@@ -140,9 +140,7 @@ def _corpus_summary(url: str, run_id: int, evaluator: str, finished: str) -> dic
 
 
 summarised = [
-    r
-    for r in store.runs(project.name)
-    if r["status"] == "done" and has_corpus_summary(r["evaluator"])
+    r for r in store.runs(project.name) if r.status == "done" and has_corpus_summary(r.evaluator)
 ]
 if summarised:
     st.subheader("Corpus figures", anchor=False)
@@ -154,17 +152,17 @@ if summarised:
     )
     table = []
     for r in summarised[:20]:
-        figures = _corpus_summary(store.url, r["id"], r["evaluator"], str(r["finished_at"])) or {}
+        figures = _corpus_summary(store.url, r.id, r.evaluator, str(r.finished_at)) or {}
         table.append(
             {
-                "run": r["id"],
+                "run": r.id,
                 "evaluator": (
-                    f"{r['evaluator']} ({backend})"
-                    if (backend := nli_backend_label(r["model"]))
-                    else r["evaluator"]
+                    f"{r.evaluator} ({backend})"
+                    if (backend := nli_backend_label(r.model))
+                    else r.evaluator
                 ),
-                "model": r["model"],
-                "finished": r["finished_at"],
+                "model": r.model,
+                "finished": r.finished_at,
                 **{
                     k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v
                     for k, v in figures.items()

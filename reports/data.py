@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -14,7 +14,7 @@ import pandas as pd
 from agreement import AgreementDocument, AgreementInputs, build_document
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import Statistic
-from annotation_store import ItemRecord, Store
+from annotation_store import ItemRecord, RunInfo, Store
 from annotation_store.crowd_quality import for_agreement
 
 
@@ -28,36 +28,34 @@ def dataset_hash(items: Sequence[ItemRecord]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def evaluator_signatures(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def evaluator_signatures(runs: Sequence[RunInfo]) -> list[dict[str, Any]]:
     """One entry per distinct evaluator signature with its runs (oldest first)."""
     by_sig: dict[str, dict[str, Any]] = {}
-    for run in sorted(runs, key=lambda r: r["id"]):
-        key = run.get("signature_text") or run["evaluator"]
+    for run in sorted(runs, key=lambda r: r.id):
+        key = run.signature_text or run.evaluator
         entry = by_sig.setdefault(
             key,
             {
-                "evaluator": run["evaluator"],
-                "model": run["model"],
+                "evaluator": run.evaluator,
+                "model": run.model,
                 "signature": key,
-                "source": run["source"],
+                "source": run.source,
                 "runs": [],
             },
         )
-        entry["runs"].append(run["id"])
+        entry["runs"].append(run.id)
     return list(by_sig.values())
 
 
-def scale_mappings(runs: Sequence[dict[str, Any]]) -> dict[str, str]:
+def scale_mappings(runs: Sequence[RunInfo]) -> dict[str, str]:
     """Signature text -> the ``scale_mapping`` its 1-5 judge ran with (G-Eval,
     Prometheus), read from the signature's settings; so the bias counts can say it."""
     out = {}
     for run in runs:
-        sig = run.get("signature")
-        mapping = (
-            (sig.get("settings") or {}).get("scale_mapping") if isinstance(sig, dict) else None
-        )
-        if mapping and run.get("signature_text"):
-            out[run["signature_text"]] = str(mapping)
+        settings = run.signature.get("settings")
+        mapping = settings.get("scale_mapping") if isinstance(settings, Mapping) else None
+        if mapping and run.signature_text:
+            out[run.signature_text] = str(mapping)
     return out
 
 

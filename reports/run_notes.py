@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from annotation_store import Store
+from annotation_store import RunInfo, Store
 from common.evaluator_labels import config_labels, config_of
 
 
@@ -37,26 +37,26 @@ def run_notes(store: Store, project: str) -> list[dict[str, Any]]:
     from evaluators.base import Evaluator
     from evaluators.registry import get_evaluator_class
 
-    newest: dict[tuple[str, str | None, str], dict[str, Any]] = {}
+    newest: dict[tuple[str, str | None, str], RunInfo] = {}
     for run in store.runs(project):  # newest first
-        if run["status"] != "done":
+        if run.status != "done":
             continue
-        newest.setdefault(config_of(run["evaluator"], run["model"], run["signature_text"]), run)
+        newest.setdefault(config_of(run.evaluator, run.model, run.signature_text), run)
     labels = config_labels(newest)
     human: dict[str, dict[str, Any]] | None = None
     out = []
     for config, run in sorted(newest.items(), key=lambda kv: labels[kv[0]]):
         try:
-            cls = get_evaluator_class(run["evaluator"])
+            cls = get_evaluator_class(run.evaluator)
         except Exception:  # imported scores of an evaluator this installation does not know
             continue
         if cls.run_notes.__func__ is Evaluator.run_notes.__func__:  # type: ignore[attr-defined]
             continue  # nothing to say: do not read the run
         if human is None:
             human = human_means(store, project)
-        notes = cls.run_notes(store.run_results(run["id"]), human)
+        notes = cls.run_notes(store.run_results(run.id), human)
         if notes:
-            out.append({"label": labels[config], "run": run["id"], "notes": notes})
+            out.append({"label": labels[config], "run": run.id, "notes": notes})
     return out
 
 

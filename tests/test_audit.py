@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
 
-from annotation_store import Store
-from annotation_store.audit import (
+from annotation_store import RunInfo, Store
+from annotation_store.label_frames import majority
+from audit.analysis import (
     AGREE,
     EVAL_FAILED,
     HUMANS_DISAGREE,
@@ -21,7 +23,6 @@ from annotation_store.audit import (
     filter_audit,
     human_scores,
     latest_results,
-    majority,
 )
 from kinds import get_kind
 
@@ -293,6 +294,27 @@ def test_fact_grid_does_not_flag_a_tied_fact_and_reads_facts_from_the_evaluator(
     assert grid.loc[0, "fact"] == "model fact"
 
 
+def _run(run_id: int, signature_text: str) -> RunInfo:
+    """A finished fingract run on judge model ``m`` (the record ``Store.runs`` returns)."""
+    return RunInfo(
+        id=run_id,
+        evaluator="fingract",
+        version="1",
+        model="m",
+        signature={},
+        signature_text=signature_text,
+        run_index=0,
+        source="run",
+        job_id=None,
+        status="done",
+        tokens_in=0,
+        tokens_out=0,
+        cost=0.0,
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        finished_at=None,
+    )
+
+
 def test_latest_results_keeps_newest_run_and_averages_same_signature() -> None:
     base = {"evaluator": "fingract", "model": "m", "signature_text": "s", "result_status": "ok"}
     results = [
@@ -314,9 +336,9 @@ def test_latest_results_keeps_newest_run_and_averages_same_signature() -> None:
     assert latest["fingract"]["mean_scores"] == {"actionability": 2.0}
     assert latest["fingract"]["n_runs"] == 2
     # another configuration of fingract elsewhere in the project: labels say which is which
-    other = {"evaluator": "fingract", "model": "m", "signature_text": "fingract:1|settings:x"}
     mine = {**base, "signature_text": "fingract:1|settings:s"}
-    labelled = latest_results([{**mine, "run_id": 5, "scores": {}}], runs=[mine, other])
+    runs = [_run(5, "fingract:1|settings:s"), _run(6, "fingract:1|settings:x")]
+    labelled = latest_results([{**mine, "run_id": 5, "scores": {}}], runs=runs)
     assert set(labelled) == {"fingract [settings:s]"}
 
 

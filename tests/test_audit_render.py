@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store.audit import rubric_grid
+from audit.analysis import rubric_grid
 from evaluators.base import EvalResult, Signature
 from evaluators.builtin.fingract import PUBLIC_RECORD_KEYS
 from kinds import get_kind

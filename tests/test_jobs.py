@@ -113,9 +113,9 @@ def test_subsets_first_n_split_and_ids(store: Store) -> None:
     ):
         job_id = _queue(store, subset=subset)
         drain(store)
-        runs = [r for r in store.runs("p") if r["job_id"] == job_id]
+        runs = [r for r in store.runs("p") if r.job_id == job_id]
         frame = store.results_frame("p")
-        assert sorted(frame[frame["run_id"] == runs[0]["id"]]["item_id"]) == expected
+        assert sorted(frame[frame["run_id"] == runs[0].id]["item_id"]) == expected
 
 
 def test_cancel_stops_at_the_next_batch_and_resume_finishes_only_the_rest(store: Store) -> None:
@@ -134,7 +134,7 @@ def test_cancel_stops_at_the_next_batch_and_resume_finishes_only_the_rest(store:
     job = store.job(job_id)
     assert job["status"] == "cancelled"
     assert job["progress"]["done"] == 3
-    assert [r["status"] for r in store.runs("p")] == ["cancelled"]
+    assert [r.status for r in store.runs("p")] == ["cancelled"]
 
     LengthScore.on_batch = None
     seen.clear()
@@ -170,7 +170,7 @@ def test_a_dead_worker_leaves_a_stale_job_that_can_be_resumed(store: Store) -> N
     new_id = resume_job(store, job_id)
     old = store.job(job_id)
     assert old["status"] == "failed" and "heartbeat" in old["error"]
-    assert {r["id"]: r["status"] for r in store.runs("p")}[run_id] == "cancelled"
+    assert {r.id: r.status for r in store.runs("p")}[run_id] == "cancelled"
     drain(store)
     assert store.job(new_id)["status"] == "done"
 

@@ -16,7 +16,8 @@ import streamlit as st
 
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
 from annotation_store.assignments import annotation_settings
-from annotation_store.audit import labels_by_annotator, latest_results
+from annotation_store.label_frames import labels_by_annotator
+from audit.analysis import latest_results
 from evaluators.base import NotConfiguredError
 from evaluators.registry import create_evaluator, evaluators_for_kind, get_evaluator_class
 from jobs.runner import build_context, run_evaluator

@@ -73,7 +73,8 @@ def export_agreement_bundle(
 ) -> list[Path]:
     """Write ``agreement`` and ``disagreements`` as Parquet and CSV into the folder ``out``
     (``pd.read_parquet(out / "agreement.parquet")`` loads one)."""
-    from interop.agreement_bundle import disagreements_frame, write_bundle
+    from interop.agreement_bundle import write_bundle
+    from workbench_api.audit import disagreements_frame
 
     doc = agreement(store, project, resamples=resamples, seed=seed, timeline=False)
     frames = {

@@ -6,13 +6,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from annotation_store import Store
-    from annotation_store.audit import AuditTable
+    from audit.analysis import AuditTable
 
 
 def comparable(store: Store, project: str) -> list[str]:
     """Fields evaluators can be compared with people on (most-scored first)."""
-    from annotation_store.audit import comparable_fields
+    from audit.analysis import comparable_fields
 
     info = store.project(project)
     return comparable_fields(info.task_kind, info.settings, store.scores_frame(project))
@@ -35,7 +37,8 @@ def disagreements(
     ``human_reference`` ``dawid_skene`` / ``mace`` against those aggregated labels on
     nominal fields (adjudicated labels still win). Excluded annotators are left out."""
     from agreement.exclusions import without_excluded
-    from annotation_store.audit import build_audit_table, comparable_fields, registry_scales
+    from audit.analysis import build_audit_table, comparable_fields
+    from evaluators.registry import registry_scales
     from workbench_api.quality import combined_reference
 
     info = store.project(project)
@@ -62,3 +65,16 @@ def disagreements(
         differ_threshold=differ_threshold,
     )
     return table, field
+
+
+def disagreements_frame(store: Store, project: str) -> pd.DataFrame:
+    """The Audit page's table for every field evaluators can be compared on, stacked."""
+    import pandas as pd
+
+    frames = []
+    for field in comparable(store, project):
+        table, _ = disagreements(store, project, field=field)
+        frames.append(table.frame.assign(field=field))
+    if not frames:
+        return pd.DataFrame({"field": pd.Series(dtype="string")})
+    return pd.concat(frames, ignore_index=True)

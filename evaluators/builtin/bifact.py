@@ -89,7 +89,7 @@ class BiFactSettings(EvaluatorSettings):
 
 
 @register_evaluator
-class BiFact(LLMEvaluator):
+class BiFact(LLMEvaluator[BiFactSettings]):
     """Bi-Fact (Caduri 2025) with the paper's two parts and three reasoning steps."""
 
     name = "bifact"
@@ -117,7 +117,7 @@ class BiFact(LLMEvaluator):
         return ["gold facts frozen on the item; the prediction split by this run (the paper's)"]
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
-        s: BiFactSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         usage = Usage()
         gold, predicted = field_text(item, "gold"), field_text(item, "predicted")
         gold_facts = _as_list(item.fields.get("gold_facts"))

@@ -17,7 +17,7 @@ class EmbeddingSettings(PairSettings):
 
 
 @register_evaluator
-class EmbeddingCosineEvaluator(PairEvaluator):
+class EmbeddingCosineEvaluator(PairEvaluator[EmbeddingSettings]):
     """Cosine of the two texts' sentence embeddings (symmetric, range -1..1)."""
 
     name = "embedding_cosine"
@@ -34,7 +34,7 @@ class EmbeddingCosineEvaluator(PairEvaluator):
 
     @property
     def model_path(self) -> str | None:
-        return embeddings.resolve_model_path(self.settings.model)  # type: ignore[attr-defined]
+        return embeddings.resolve_model_path(self.settings.model)
 
     def unavailable_reason(self) -> str | None:
         if self.model_path is None:

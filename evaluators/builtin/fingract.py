@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, model_validator
 
@@ -216,7 +216,7 @@ def score(checks: list[ErrorCheck], links: LinkCheck, link_possible: bool) -> di
 
 
 @register_evaluator
-class FinGrAct(LLMEvaluator):
+class FinGrAct(LLMEvaluator[FinGrActDecoding]):
     """FinGrAct (Eldifrawi et al. 2025), links judged from the model's knowledge."""
 
     name = "fingract"
@@ -230,10 +230,10 @@ class FinGrAct(LLMEvaluator):
     )
     kinds = ("actionability",)
     fields = ("actionability", "errors_detected", "errors_corrected", "sources")
-    Settings = FinGrActSettings
+    Settings: ClassVar[type[EvaluatorSettings]] = FinGrActSettings
     default_runs = 3
     distinct_runs = True  # three runs are three draws, as in the paper
-    prompt_ids = (SEGMENT, JUDGE_PAPER, JUDGE)
+    prompt_ids: ClassVar[tuple[str, ...]] = (SEGMENT, JUDGE_PAPER, JUDGE)
     use_ucr = False
 
     @classmethod
@@ -258,7 +258,7 @@ class FinGrAct(LLMEvaluator):
         ]
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
-        s: FinGrActSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         usage = Usage()
         salt = self.run_salt(s.temperature)
         claim, evidence = field_text(item, "claim"), field_text(item, "evidence")
@@ -301,9 +301,9 @@ class FinGrAct(LLMEvaluator):
             f"{i}. error: {e.reason} | correction: {e.correction}" for i, e in enumerate(errors, 1)
         )
         asks_links = True  # existence and relevance are asked of the judge
-        if self.use_ucr:
+        if self.use_ucr and isinstance(s, UCRJudgeSettings):
             query = " ".join([claim, *(e.correction for e in errors)])
-            links = await links_for_judge(explanation, query, s, self.ctx.pages)  # type: ignore[arg-type]
+            links = await links_for_judge(explanation, query, s, self.ctx.pages)
             details["links"] = links.public()
             link_possible = links.answered
             prompt = JUDGE_UCR
@@ -311,7 +311,7 @@ class FinGrAct(LLMEvaluator):
         else:
             details["links"] = [{"url": u} for u in urls]
             link_possible = bool(urls)
-            asks_links = s.link_judgement == "from_knowledge"  # type: ignore[attr-defined]
+            asks_links = isinstance(s, FinGrActSettings) and s.link_judgement == "from_knowledge"
             prompt, values = (JUDGE if asks_links else JUDGE_PAPER), {}
         details["judge_prompt"] = prompt
         messages = self.render(prompt, errors=numbered, explanation=explanation, **values)

@@ -56,7 +56,7 @@ class IntentResolutionSettings(EvaluatorSettings):
 
 
 @register_evaluator
-class IntentResolution(LLMEvaluator):
+class IntentResolution(LLMEvaluator[IntentResolutionSettings]):
     """LLM judge of intent resolution (0.0-1.0 in steps of 0.2)."""
 
     name = "intent_resolution"
@@ -72,7 +72,7 @@ class IntentResolution(LLMEvaluator):
     prompt_ids = (PROMPT,)
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
-        s: IntentResolutionSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         usage = Usage()
         reply = usage.add(
             await self.llm.complete_json(

@@ -13,14 +13,14 @@ from typing import Any, ClassVar, Literal
 
 import sacrebleu
 
-from evaluators.pairs import PairEvaluator, PairSettings
+from evaluators.pairs import PairEvaluator, PairSettings, PairSettingsT
 from evaluators.registry import register_evaluator
 from evaluators.wordnet import load_wordnet, wordnet_unavailable_reason
 
 HUNDRED = {"match": (0.0, 100.0), "label": (0.0, 100.0)}
 
 
-class SacrebleuEvaluator(PairEvaluator):
+class SacrebleuEvaluator(PairEvaluator[PairSettingsT]):
     """Shared by BLEU and chrF: sentence scores and sacrebleu's own signature."""
 
     metric: Any  # a sacrebleu metric, built from the settings by the subclass
@@ -46,7 +46,7 @@ class BleuSettings(PairSettings):
 
 
 @register_evaluator
-class BleuEvaluator(SacrebleuEvaluator):
+class BleuEvaluator(SacrebleuEvaluator[BleuSettings]):
     """Sentence BLEU (sacrebleu)."""
 
     name = "bleu"
@@ -58,7 +58,7 @@ class BleuEvaluator(SacrebleuEvaluator):
 
     @cached_property
     def metric(self) -> sacrebleu.BLEU:
-        s: BleuSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         return sacrebleu.BLEU(
             tokenize=s.tokenize,
             smooth_method=s.smooth_method,
@@ -77,7 +77,7 @@ class ChrfSettings(PairSettings):
 
 
 @register_evaluator
-class ChrfEvaluator(SacrebleuEvaluator):
+class ChrfEvaluator(SacrebleuEvaluator[ChrfSettings]):
     """Sentence chrF (sacrebleu)."""
 
     name = "chrf"
@@ -89,7 +89,7 @@ class ChrfEvaluator(SacrebleuEvaluator):
 
     @cached_property
     def metric(self) -> sacrebleu.CHRF:
-        s: ChrfSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         return sacrebleu.CHRF(
             char_order=s.char_order,
             word_order=s.word_order,
@@ -104,7 +104,7 @@ class RougeSettings(PairSettings):
     use_stemmer: bool = True
 
 
-class _RougeEvaluator(PairEvaluator):
+class _RougeEvaluator(PairEvaluator[RougeSettings]):
     """ROUGE F-measure (rouge-score); F is symmetric, so one direction suffices."""
 
     rouge_type: ClassVar[str]
@@ -115,7 +115,7 @@ class _RougeEvaluator(PairEvaluator):
     def scorer(self):
         from rouge_score import rouge_scorer
 
-        return rouge_scorer.RougeScorer([self.rouge_type], use_stemmer=self.settings.use_stemmer)  # type: ignore[attr-defined]
+        return rouge_scorer.RougeScorer([self.rouge_type], use_stemmer=self.settings.use_stemmer)
 
     def model_name(self) -> str:
         from importlib.metadata import version
@@ -131,7 +131,7 @@ class _RougeEvaluator(PairEvaluator):
 
 
 def _rouge(rouge_type: str, title: str) -> type[_RougeEvaluator]:
-    cls = type(
+    cls: type[_RougeEvaluator] = type(
         f"{rouge_type.capitalize()}Evaluator",
         (_RougeEvaluator,),
         {
@@ -144,7 +144,7 @@ def _rouge(rouge_type: str, title: str) -> type[_RougeEvaluator]:
             "__doc__": f"{title} F-measure (rouge-score).",
         },
     )
-    return register_evaluator(cls)  # type: ignore[return-value]
+    return register_evaluator(cls)
 
 
 Rouge1Evaluator = _rouge("rouge1", "ROUGE-1")
@@ -153,7 +153,7 @@ RougeLEvaluator = _rouge("rougeL", "ROUGE-L")
 
 
 @register_evaluator
-class MeteorEvaluator(PairEvaluator):
+class MeteorEvaluator(PairEvaluator[PairSettings]):
     """METEOR (nltk) with WordNet synonyms; whitespace tokens, nltk's default parameters."""
 
     name = "meteor"

@@ -12,7 +12,7 @@ from evaluators.registry import register_evaluator
 
 
 @register_evaluator
-class NLIBidirectionalEvaluator(NLIEvaluator):
+class NLIBidirectionalEvaluator(NLIEvaluator[NLISettings]):
     """match = (P(gold entails predicted) + P(predicted entails gold)) / 2."""
 
     name = "nli_bidirectional"

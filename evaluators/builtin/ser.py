@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from evaluators.base import EvalItem, EvalResult, Evaluator
+from evaluators.base import EvalItem, EvalResult, Evaluator, EvaluatorSettings
 from evaluators.registry import register_evaluator
 from evaluators.sgd_acts import Act
 
@@ -38,7 +38,7 @@ def not_applicable_reason(act: Act) -> str | None:
 
 
 @register_evaluator
-class SlotErrorRateEvaluator(Evaluator):
+class SlotErrorRateEvaluator(Evaluator[EvaluatorSettings]):
     """faithful = 1 when every value of a non-categorical slot appears in the utterance."""
 
     name = "ser"

@@ -136,7 +136,7 @@ def _survivors(plans: list[_Plan], step: Callable[[_Plan], None]) -> list[_Plan]
 
 
 @register_evaluator
-class SGSAccEvaluator(NLIEvaluator):
+class SGSAccEvaluator(NLIEvaluator[SGSAccSettings]):
     """SGSAcc with any NLI backend (the paper uses roberta-large-mnli)."""
 
     name = "sgsacc"
@@ -167,7 +167,7 @@ class SGSAccEvaluator(NLIEvaluator):
         return [*super().run_notes(results, human), report_text(corpus_report(results, majority))]
 
     def _plan(self, item: EvalItem) -> _Plan:
-        s: SGSAccSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         f = item.fields
         judged = str(f.get("utterance") or "")
         truth = str(f.get(s.reference_field) or judged)
@@ -210,7 +210,7 @@ class SGSAccEvaluator(NLIEvaluator):
         cache = _Cache(self.backend)
         plans = [self._plan(item) for item in items]
         live = [p for p in plans if p.error is None]
-        s: SGSAccSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         # Round 1: the plain ground truth against the candidates and positives.
         await cache.fill(
             (p.item.item_id, (p.truth, h)) for p in live for h in (*p.candidates, *p.positives)

@@ -9,7 +9,16 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator
 
-from evaluators.base import EvalItem, EvalResult, Evaluator, Signature, llm_pool_held
+from evaluators.base import (
+    LLM,
+    EvalItem,
+    EvalResult,
+    Evaluator,
+    NotConfiguredError,
+    SettingsT,
+    Signature,
+    llm_pool_held,
+)
 from evaluators.llm.prompts import load_prompt, prompts_hash
 
 
@@ -62,7 +71,7 @@ class Usage:
         return result
 
 
-class LLMEvaluator(Evaluator):
+class LLMEvaluator(Evaluator[SettingsT]):
     """An evaluator that calls the judge model through ``ctx.llm`` (an LLMClient)."""
 
     requires_llm: ClassVar[bool] = True
@@ -75,8 +84,12 @@ class LLMEvaluator(Evaluator):
     distinct_runs: ClassVar[bool] = False
 
     @property
-    def llm(self) -> Any:
-        """The LLM client (checked to exist before any call)."""
+    def llm(self) -> LLM:
+        """The LLM client; :class:`NotConfiguredError` when none is configured."""
+        if self.ctx.llm is None:
+            from evaluators.llm.config import not_configured_message
+
+            raise NotConfiguredError(not_configured_message())
         return self.ctx.llm
 
     def preferred_batch_size(self) -> int:

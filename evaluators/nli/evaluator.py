@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from evaluators.base import EvalResult, Evaluator, Signature, count_of
 from evaluators.nli.base import NLIBackend
@@ -18,14 +18,15 @@ from evaluators.nli.select import (
     nli_unavailable_reason,
 )
 
+NLISettingsT = TypeVar("NLISettingsT", bound=NLISettings)
 
-class NLIEvaluator(Evaluator):
+
+class NLIEvaluator(Evaluator[NLISettingsT]):
     """Availability, model name, prompt hash and the backend, from ``NLISettings``."""
 
     @property
     def nli_settings(self) -> NLISettings:
-        """The settings, typed (every subclass's Settings extends NLISettings)."""
-        assert isinstance(self.settings, NLISettings)
+        """The NLI part of the settings (every subclass's Settings extends NLISettings)."""
         return self.settings
 
     @classmethod

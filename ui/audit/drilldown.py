@@ -10,13 +10,8 @@ import streamlit as st
 
 from annotation_store import AnnotatorInfo, ProjectInfo
 from annotation_store.adjudication import WHOLE_FIELD
-from annotation_store.audit import (
-    fact_fields,
-    fact_grid,
-    labels_by_annotator,
-    latest_results,
-    rubric_grid,
-)
+from annotation_store.label_frames import labels_by_annotator
+from audit.analysis import fact_fields, fact_grid, latest_results, rubric_grid
 from ui.audit.adjudication_view import adjudication_panel
 from ui.audit.fact_grid import render_fact_grid
 from ui.context import get_store

@@ -32,7 +32,7 @@ def _style(grid: pd.DataFrame):  # -> pandas Styler
 
 
 def render_fact_grid(grid: pd.DataFrame, evaluators: list[str], *, key: str) -> None:
-    """Draw a fact grid (from ``annotation_store.audit.fact_grid``), one table per side."""
+    """Draw a fact grid (from ``audit.analysis.fact_grid``), one table per side."""
     if grid.empty:
         st.caption("No facts on this item yet (Bi-Fact decomposes them on its first run).")
         return

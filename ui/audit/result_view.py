@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotation_store.audit import fact_fields, fact_grid
+from audit.analysis import fact_fields, fact_grid
 from evaluators.registry import get_evaluator_class
 from kinds.base import TaskKind
 from ui.audit.fact_grid import render_fact_grid

@@ -14,14 +14,14 @@ means the metric scores the item half the range higher than the people.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from annotation_store.audit_categories import (
+from annotation_store.label_frames import labels_by_annotator, majority
+from audit.categories import (
     AGREE,
     EVAL_FAILED,
     HUMANS_DISAGREE,
@@ -29,9 +29,12 @@ from annotation_store.audit_categories import (
     NO_LABELS,
     NO_SCORES,
 )
-from annotation_store.audit_categories import CATEGORIES as CATEGORIES  # re-exported
-from common.evaluator_labels import config_labels, config_of, evaluator_of
+from audit.categories import CATEGORIES as CATEGORIES  # re-exported
+from common.evaluator_labels import config_labels, config_of
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED, FieldType, TaskKind
+
+if TYPE_CHECKING:
+    from annotation_store.records import RunInfo
 
 TIE = "tie"
 HUMAN = "human"  # the column the evaluators are compared against (mean, or the reference)
@@ -66,16 +69,6 @@ def normalise(value: float | None, scale: tuple[float, float]) -> float | None:
     return (float(value) - lo) / (hi - lo) if hi > lo else float(value)
 
 
-def labels_by_annotator(annotations: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
-    """item_id -> annotator -> {field: value} from a tidy annotations frame."""
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for rec in annotations.itertuples(index=False):
-        out.setdefault(str(rec.item_id), {}).setdefault(str(rec.annotator), {})[rec.field] = (
-            rec.value
-        )
-    return out
-
-
 def human_scores(
     kind: TaskKind,
     settings: Mapping[str, Any] | None,
@@ -99,21 +92,6 @@ def human_scores(
                 if value is not None:
                     rows.append((item_id, who, name, float(value)))
     return pd.DataFrame(rows, columns=["item_id", "annotator", "field", "value"])
-
-
-def majority(values: Sequence[Any]) -> tuple[Any, bool] | None:
-    """(most common value, unanimous?) or None when there is no value or the top is tied."""
-    vals = [_hashable(v) for v in values if v is not None]
-    if not vals:
-        return None
-    counts = Counter(vals).most_common()
-    if len(counts) > 1 and counts[0][1] == counts[1][1]:
-        return None
-    return counts[0][0], len(counts) == 1
-
-
-def _hashable(v: Any) -> Any:
-    return tuple(v) if isinstance(v, list) else v
 
 
 # -- evaluator columns ---------------------------------------------------------------------
@@ -326,12 +304,12 @@ def filter_audit(
 
 # -- per item: latest results and the fact grid ---------------------------------------------
 def _run_config(run: Mapping[str, Any]) -> tuple[str, str | None, str]:
-    """The configuration of a run (or of a result row that carries its run's fields)."""
+    """The configuration of a result row (it carries its run's fields)."""
     return config_of(run["evaluator"], run.get("model"), run.get("signature_text"))
 
 
 def latest_results(
-    results: Sequence[Mapping[str, Any]], runs: Iterable[Mapping[str, Any]] = ()
+    results: Sequence[Mapping[str, Any]], runs: Iterable[RunInfo] = ()
 ) -> dict[str, dict[str, Any]]:
     """The newest stored result per evaluator configuration, with the mean scores over the
     runs of that configuration.
@@ -345,7 +323,9 @@ def latest_results(
     if not results:
         return {}
     configs = [_run_config(r) for r in results]
-    names = config_labels([*configs, *map(_run_config, runs)])
+    names = config_labels(
+        [*configs, *(config_of(r.evaluator, r.model, r.signature_text) for r in runs)]
+    )
     out: dict[str, dict[str, Any]] = {}
     by_label: dict[str, list[Mapping[str, Any]]] = {}
     for r, config in zip(results, configs, strict=True):
@@ -458,38 +438,6 @@ def _fact_text(ev_facts: Mapping[str, list[Any]], i: int) -> str:
         if i < len(entries) and isinstance(entries[i], Mapping) and entries[i].get("fact"):
             return str(entries[i]["fact"])
     return ""
-
-
-def fact_reasons(
-    evaluator_details: Mapping[str, Mapping[str, Any]], facts_field: str, index: int
-) -> dict[str, str]:
-    """Each evaluator's reasoning on one fact (for the drill-down's fact detail)."""
-    out = {}
-    for ev, details in evaluator_details.items():
-        entries = (details or {}).get(facts_field) or []
-        if index < len(entries) and isinstance(entries[index], Mapping):
-            reason = entries[index].get("reasoning")
-            if reason:
-                out[ev] = str(reason)
-    return out
-
-
-def registry_scales(labels: Iterable[str], field_name: str) -> dict[str, tuple[float, float]]:
-    """label -> the registered evaluator's own scale for ``field_name`` (BLEU's 0-100 ...).
-
-    Labels are those of :func:`with_labels`; evaluators that are not registered (imported
-    scores of an unknown metric) and fields without an own scale are left out.
-    """
-    from evaluators.registry import EVALUATORS
-
-    out = {}
-    for label in labels:
-        name = evaluator_of(label)
-        if name in EVALUATORS:
-            scale = EVALUATORS.get(name).scales.get(field_name)
-            if scale is not None:
-                out[label] = (float(scale[0]), float(scale[1]))
-    return out
 
 
 def rubric_grid(

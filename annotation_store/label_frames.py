@@ -1,0 +1,39 @@
+"""Reading the store's tidy label frames: labels per item and annotator, and majorities.
+
+Shared by the store's adjudication and the audit analysis; pure Python over a frame the
+store returns (``Store.annotations_frame``), so it imports neither SQLAlchemy nor pandas.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def labels_by_annotator(annotations: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
+    """item_id -> annotator -> {field: value} from a tidy annotations frame."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for rec in annotations.itertuples(index=False):
+        out.setdefault(str(rec.item_id), {}).setdefault(str(rec.annotator), {})[rec.field] = (
+            rec.value
+        )
+    return out
+
+
+def majority(values: Sequence[Any]) -> tuple[Any, bool] | None:
+    """(most common value, unanimous?) or None when there is no value or the top is tied."""
+    vals = [_hashable(v) for v in values if v is not None]
+    if not vals:
+        return None
+    counts = Counter(vals).most_common()
+    if len(counts) > 1 and counts[0][1] == counts[1][1]:
+        return None
+    return counts[0][0], len(counts) == 1
+
+
+def _hashable(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v

@@ -1,0 +1,129 @@
+"""The typed base of the Store's parts: engine, short sessions and the row lookups they share.
+
+``Store`` is ``ProjectsMixin + LabelsMixin + ResultsMixin`` over this base; each part
+reaches the others' rows only through the methods here, so no part borrows from another
+as ``Any``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from annotation_store.item_upsert import FACT_FIELDS
+from annotation_store.models import Annotator, FactListVersion, Item, Project, utcnow
+from annotation_store.records import ROLES
+from kinds import ValidationError
+
+
+def dialect_insert(s: Session, table: Any) -> Any:
+    """An INSERT that supports ``on_conflict_do_nothing`` on SQLite and PostgreSQL."""
+    if s.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table)
+
+
+class StoreError(ValueError):
+    """A request the store refuses (unknown project, duplicate name ...)."""
+
+
+class StoreBase:
+    """Engine, sessions and row lookups; ``Store.__init__`` sets the attributes."""
+
+    url: str
+    engine: Engine
+    is_sqlite: bool
+    _read_factory: sessionmaker[Session]
+    _write_factory: sessionmaker[Session]
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session for queries; rolled back on exit."""
+        with self._read_factory() as session:
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A session for one atomic change: committed on success, rolled back on error."""
+        with self._write_factory() as session, session.begin():
+            yield session
+
+    @staticmethod
+    def _project_row(s: Session, name: str) -> Project:
+        row = s.scalar(select(Project).where(Project.name == name))
+        if row is None:
+            raise StoreError(f"no project called {name!r}")
+        return row
+
+    @staticmethod
+    def _item_keys(s: Session, project_id: int) -> list[tuple[int, str]]:
+        """(primary key, item_id) of every item of a project, in position order."""
+        q = select(Item.id, Item.item_id).where(Item.project_id == project_id)
+        return [(r[0], r[1]) for r in s.execute(q.order_by(Item.position)).all()]
+
+    @staticmethod
+    def _item_row(s: Session, project_id: int, item_id: str) -> Item:
+        row = s.scalar(select(Item).where(Item.project_id == project_id, Item.item_id == item_id))
+        if row is None:
+            raise StoreError(f"no item {item_id!r} in this project")
+        return row
+
+    def _annotator_row(self, s: Session, name: str, role: str = "annotator") -> Annotator:
+        name = name.strip()
+        if not name:
+            raise ValidationError("annotator name is empty")
+        if role not in ROLES:
+            raise ValidationError(f"role must be one of {ROLES}, got {role!r}")
+        row = s.scalar(select(Annotator).where(Annotator.name == name))
+        if row is None:
+            # Two sessions may meet a new name at once: insert-or-ignore, then read.
+            s.execute(
+                dialect_insert(s, Annotator)
+                .values(
+                    name=name,
+                    role=role,
+                    active=True,
+                    created_at=utcnow(),
+                )
+                .on_conflict_do_nothing(index_elements=["name"])
+            )
+            row = s.scalars(select(Annotator).where(Annotator.name == name)).one()
+        return row
+
+    @staticmethod
+    def _record_facts(
+        s: Session,
+        item: Item,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        source: str,
+        by: str | None = None,
+    ) -> None:
+        for name in FACT_FIELDS:
+            if name in new and new.get(name) != old.get(name):
+                version = (
+                    s.scalar(
+                        select(func.max(FactListVersion.version)).where(
+                            FactListVersion.item_pk == item.id, FactListVersion.field == name
+                        )
+                    )
+                    or 0
+                ) + 1
+                s.add(
+                    FactListVersion(
+                        item_pk=item.id,
+                        field=name,
+                        version=version,
+                        facts=list(new[name]),
+                        source=source,
+                        created_by=by,
+                    )
+                )
