@@ -78,20 +78,20 @@ def _labels(versions: list[Version]) -> None:
 def load_versions(store: Store, project: str) -> list[Version]:
     """Every version row of the project's evaluator runs, oldest first."""
     by_sig: dict[str, Version] = {}
-    for run in sorted(store.runs(project), key=lambda r: r["id"]):
-        sig = run.get("signature") or {}
-        key = run.get("signature_text") or f"{run['evaluator']}:{run['version']}"
+    for run in sorted(store.runs(project), key=lambda r: r.id):
+        sig = run.signature or {}
+        key = run.signature_text or f"{run.evaluator}:{run.version}"
         v = by_sig.get(key)
         if v is None:
             v = by_sig[key] = Version(
-                run["evaluator"],
-                str(run["version"]),
+                run.evaluator,
+                str(run.version),
                 key,
-                run.get("model"),
+                run.model,
                 dict(sig.get("settings") or {}),
-                created_at=run.get("created_at"),
+                created_at=run.created_at,
             )
-        v.run_ids.append(run["id"])
+        v.run_ids.append(run.id)
     versions = sorted(
         by_sig.values(), key=lambda v: (v.evaluator, _version_order(v.version), v.signature)
     )

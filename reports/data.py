@@ -60,7 +60,7 @@ def scale_mappings(runs: Sequence[RunInfo]) -> dict[str, str]:
 
 
 def drop_few_shot(
-    scores: pd.DataFrame, runs: Sequence[dict[str, Any]]
+    scores: pd.DataFrame, runs: Sequence[RunInfo]
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Scores without each judge version's worked-example items (they were shown to the
     judge with the human answer), and per version how many items were left out and why."""

@@ -8,36 +8,35 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from annotation_store import Store
+from annotation_store import RunInfo, Store
 
 #: Why an item's score is left out of a judge version's agreement figures.
 FEW_SHOT_REASON = "few-shot examples"
 
 
-def few_shot_exclusions(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def few_shot_exclusions(runs: Sequence[RunInfo]) -> dict[str, dict[str, Any]]:
     """Signature text -> the worked-example item ids of that judge version (from the
     signature's ``few_shot_item_ids`` setting); signatures without any are left out."""
     out: dict[str, dict[str, Any]] = {}
     for run in runs:
-        sig = run.get("signature")
-        settings = (sig.get("settings") or {}) if isinstance(sig, dict) else {}
+        settings = (run.signature or {}).get("settings") or {}
         ids = [str(i) for i in settings.get("few_shot_item_ids") or []]
-        if ids and run.get("signature_text"):
-            out[run["signature_text"]] = {"evaluator": run["evaluator"], "item_ids": ids}
+        if ids and run.signature_text:
+            out[run.signature_text] = {"evaluator": run.evaluator, "item_ids": ids}
     return out
 
 
-def used_judges(store: Store, runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def used_judges(store: Store, runs: Sequence[RunInfo]) -> list[dict[str, Any]]:
     """Every judge version with runs in the project, oldest first, in the form of
     ``JudgeRecord.to_dict`` (template, output, sampling, examples, version, prompt hash)."""
     from annotation_store import StoreError
 
     seen: dict[tuple[str, int], dict[str, Any]] = {}
-    for run in sorted(runs, key=lambda r: r["id"]):
-        if not str(run["evaluator"]).startswith("judge:"):
+    for run in sorted(runs, key=lambda r: r.id):
+        if not run.evaluator.startswith("judge:"):
             continue
-        sig = run.get("signature") or {}
-        name, version = run["evaluator"][len("judge:") :], str(sig.get("version") or "")
+        sig = run.signature or {}
+        name, version = run.evaluator[len("judge:") :], str(sig.get("version") or "")
         if not version.isdigit() or (name, int(version)) in seen:
             continue
         try:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from annotation_store import Store
+from annotation_store import RunInfo, Store
 from commands import main
 from evaluators.judges.spec import JudgeError, parse_toml
 from evaluators.judges.template import TemplateError, render_template
@@ -30,8 +30,8 @@ def _same_when_alarm_missing(request: dict[str, Any]) -> Reply:
     return Reply(content=json.dumps({"explanation": "compared both", "answer": answer}))
 
 
-def _runs(store: Store) -> list[dict[str, Any]]:
-    return [r for r in store.runs(PROJECT) if r["evaluator"].startswith("judge:")]
+def _runs(store: Store) -> list[RunInfo]:
+    return [r for r in store.runs(PROJECT) if r.evaluator.startswith("judge:")]
 
 
 def test_toml_judge_created_run_edited_and_run_again(
@@ -56,8 +56,8 @@ def test_toml_judge_created_run_edited_and_run_again(
     assert fast_llm.calls == 2 * n_items  # version 1 again comes from the cache
 
     runs = _runs(store)
-    assert [r["signature"]["version"] for r in runs] == ["1", "2", "1"]
-    sigs = [r["signature"] for r in runs]
+    assert [r.signature["version"] for r in runs] == ["1", "2", "1"]
+    sigs = [r.signature for r in runs]
     assert {s["evaluator"] for s in sigs} == {"judge:same-task"}
     assert sigs[0]["prompt_hash"] != sigs[1]["prompt_hash"]
     assert sigs[0]["prompt_hash"] == sigs[2]["prompt_hash"]
@@ -196,7 +196,7 @@ def test_job_queue_runs_a_judge_and_the_evaluate_page_lists_it(
     job = execute_job(store, submit_evaluate_job(store, PROJECT, params))
     assert job["status"] == "done", job["error"]
     [run] = _runs(store)
-    assert run["signature"]["version"] == "1" and run["job_id"] == job["id"]
+    assert run.signature["version"] == "1" and run.job_id == job["id"]
     # a judge of another kind cannot be queued for this project
     other = execute_job(store, submit_evaluate_job(store, "demo-intent-resolution", params))
     assert other["status"] == "failed" and "scores kind 'intent_match'" in other["error"]
@@ -232,8 +232,8 @@ def test_few_shot_examples_are_frozen_signed_and_excluded_from_the_figures(
     assert a.definition["few_shot"]["examples"] == b.definition["few_shot"]["examples"]
 
     progress = run_evaluator(store, PROJECT, "judge:fs")
-    [run] = [r for r in store.runs(PROJECT) if r["id"] == progress.run_ids[0]]
-    assert run["signature"]["settings"]["few_shot_item_ids"] == ["lights", "dinner"]
+    [run] = [r for r in store.runs(PROJECT) if r.id == progress.run_ids[0]]
+    assert run.signature["settings"]["few_shot_item_ids"] == ["lights", "dinner"]
     text = _user_text(fast_llm.requests[0])
     assert text.startswith("Worked examples, with the answers people gave:")
     assert 'Answer: {"answer": 0}' in text and "### The item to judge" in text
@@ -249,7 +249,7 @@ def test_few_shot_examples_are_frozen_signed_and_excluded_from_the_figures(
     data = json.loads(render_json(report))
     [judge] = data["judges"]
     assert judge["name"] == "fs" and judge["version"] == 1
-    assert judge["prompt_hash"] == run["signature"]["prompt_hash"]
+    assert judge["prompt_hash"] == run.signature["prompt_hash"]
     assert "{{ gold }}" in judge["definition"]["template"]
     assert data["provenance"]["excluded"][0]["n_excluded"] == 2
     md = render_markdown(report)
