@@ -209,6 +209,7 @@ async def _pipeline(
     pending: set[asyncio.Task[list[Any]]] = set()
     started = 0
     cancelled = False
+    saver = _Saver(store, project, run_id, progress, on_progress)
     # The LLM client's HTTP pool stays open (its connections reused) for the whole run.
     async with llm_pool_held(evaluator.ctx.llm):
         try:
@@ -223,17 +224,78 @@ async def _pipeline(
                     break
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
-                    results = task.result()
-                    await asyncio.to_thread(store.save_results, project, run_id, results)
-                    _count(progress, results)
-                    if on_progress is not None:
-                        await asyncio.to_thread(on_progress, progress)
+                    saver.add(task.result())
+            await saver.drain()
         finally:
             for task in pending:  # only after an error: do not leave calls running
                 task.cancel()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
+            await saver.close()
     return cancelled
+
+
+class _Saver:
+    """Stores finished batches in the background, several at once when they queue up.
+
+    Evaluation goes on while a transaction commits; batches that finish meanwhile are
+    written together by the next one, so a cached re-run (where batches finish faster
+    than commits) makes few transactions, and a slow commit never idles the model calls.
+    Progress is reported after each transaction.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        project: str,
+        run_id: int,
+        progress: RunProgress,
+        on_progress: ProgressFn | None,
+    ) -> None:
+        self._store, self._project, self._run_id = store, project, run_id
+        self._progress, self._on_progress = progress, on_progress
+        self._queued: list[Any] = []
+        self._task: asyncio.Task[None] | None = None
+        self._error: BaseException | None = None
+
+    def add(self, results: Sequence[Any]) -> None:
+        """Queue a finished batch; a write starts unless one is under way.
+
+        Raises the error of an earlier write (the run stops there, as it did when each
+        batch was written in turn)."""
+        if self._error is not None:
+            raise self._error
+        self._queued.extend(results)
+        if self._task is None:
+            self._task = asyncio.create_task(self._write_all())
+
+    async def drain(self) -> None:
+        """Wait until everything queued is stored (raises the write's error)."""
+        while self._task is not None:
+            await asyncio.shield(self._task)
+        if self._error is not None:
+            raise self._error
+
+    async def close(self) -> None:
+        """Wait for a write under way (after an error elsewhere)."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    async def _write_all(self) -> None:
+        try:
+            while self._queued and self._error is None:
+                results, self._queued = self._queued, []
+                await asyncio.to_thread(self._write, results)
+        except Exception as exc:  # kept for add() / drain(), which raise it
+            self._error = exc
+        finally:
+            self._task = None
+
+    def _write(self, results: list[Any]) -> None:
+        self._store.save_results(self._project, self._run_id, results)
+        _count(self._progress, results)
+        if self._on_progress is not None:
+            self._on_progress(self._progress)
 
 
 def _count(progress: RunProgress, results: Sequence[Any]) -> None:

@@ -38,6 +38,10 @@ class MemoryCache:
         """The cached response, or None."""
         return self.entries.get(key)
 
+    def cache_get_many(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The cached responses of ``keys`` that have one."""
+        return {k: self.entries[k] for k in keys if k in self.entries}
+
     def cache_put(
         self, key: str, model: str, request: dict[str, Any], response: dict[str, Any]
     ) -> None:

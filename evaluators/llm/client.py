@@ -122,6 +122,8 @@ class LLMClient:
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-cache")
         self._pending_puts: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
         self._flushing = False
+        self._pending_gets: list[tuple[str, asyncio.Future[dict[str, Any] | None]]] = []
+        self._getting = False
         self._users = 0
         self._users_loop: asyncio.AbstractEventLoop | None = None
 
@@ -263,7 +265,7 @@ class LLMClient:
             key_params["response_format"] = {"json_schema": _json_schema(schema)}
         record = request_record(self.model, key_params, salt)
         key = cache_key(record)
-        hit = await asyncio.to_thread(self.cache.cache_get, key)
+        hit = await self._get(key)
         if hit is not None:
             self.cache_hits += 1
             if hit.get("refused"):
@@ -280,6 +282,42 @@ class LLMClient:
             latency,
             self.config.cost(response["tokens_in"], response["tokens_out"]),
         )
+
+    async def _get(self, key: str) -> dict[str, Any] | None:
+        """The cached response for ``key`` (None on a miss).
+
+        With a cache that offers ``cache_get_many`` (the store), the lookups of all items
+        that reach this point together are answered by one query: a cached re-run of a
+        batch costs one database round trip, not one per item.
+        """
+        get_many = getattr(self.cache, "cache_get_many", None)
+        if get_many is None:
+            return await asyncio.to_thread(self.cache.cache_get, key)
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, Any] | None] = loop.create_future()
+        self._pending_gets.append((key, done))
+        if not self._getting:
+            self._getting = True
+            loop.create_task(self._flush_gets(get_many))
+        return await done
+
+    async def _flush_gets(self, get_many: Any) -> None:
+        try:
+            while self._pending_gets:
+                batch, self._pending_gets = self._pending_gets, []
+                try:
+                    found = await asyncio.to_thread(get_many, list({k for k, _ in batch}))
+                except Exception as exc:
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                else:
+                    for key, fut in batch:
+                        if not fut.done():
+                            hit = found.get(key)
+                            fut.set_result(None if hit is None else dict(hit))
+        finally:
+            self._getting = False
 
     async def _put(self, key: str, record: dict[str, Any], response: dict[str, Any]) -> None:
         """Store a response; returns once it is committed.
