@@ -517,6 +517,25 @@ class ResultsMixin:
                 ],
             )
 
+    def batch_state_get(self, key: str) -> dict[str, Any] | None:
+        """The stored state of a submitted LLM batch (``jobs/batch_mode.py``), or None."""
+        with self.read() as s:
+            row = s.get(LLMCacheEntry, key)
+            return dict(row.response) if row else None
+
+    def batch_state_put(self, key: str, model: str, state: dict[str, Any]) -> None:
+        """Store (or replace) a batch's state: ids, status, counts.
+
+        It lives in the cache table under a ``batch:`` key (no reply key has a colon), so
+        every process that would send the same requests finds the batch already sent.
+        """
+        with self.write() as s:
+            row = s.get(LLMCacheEntry, key)
+            if row is None:
+                s.add(LLMCacheEntry(key=key, model=model, request={"batch": True}, response=state))
+            else:
+                row.response = dict(state)
+
     # -- fetched pages (evaluators.base.PageStore) --------------------------------------
     def page_get(self, url: str) -> dict[str, Any] | None:
         """What was fetched for ``url``, or None."""

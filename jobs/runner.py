@@ -29,6 +29,9 @@ class RunProgress:
     tokens_out: int = 0
     cost: float = 0.0
     run_ids: list[int] = field(default_factory=list)
+    mode: str = "online"
+    #: Batch mode: batch ids, requests, failed lines, usage and a summary line.
+    batch: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready counters (stored as a job's progress)."""
@@ -79,6 +82,8 @@ def run_evaluator(
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
     skip_existing: bool = False,
+    mode: str = "online",
+    poll_s: float | None = None,
 ) -> RunProgress:
     """Evaluate items ``runs`` times (default: the evaluator's own default).
 
@@ -86,9 +91,14 @@ def run_evaluator(
     already has a successful result with the same signature and run index; a repetition
     with nothing left opens no run at all.
 
+    ``mode="batch"`` sends an LLM judge's requests through the OpenAI Batch API
+    (``jobs/batch_mode.py``; ``poll_s`` between polls) instead of one call each.
+
     Raises :class:`evaluators.base.NotConfiguredError` before doing anything when the
     evaluator cannot run here. Returns the final counters.
     """
+    if mode not in MODES:
+        raise ValueError(f"unknown run mode {mode!r} (choose {' or '.join(MODES)})")
     info = store.project(project)
     if isinstance(evaluator, str):
         cls = get_evaluator_class(evaluator)
@@ -100,6 +110,11 @@ def run_evaluator(
         ctx = ctx or build_context(store)
         evaluator = create_evaluator(evaluator, settings, ctx)
     evaluator.check_available()
+    if mode == "batch" and not supports_batch(evaluator):
+        raise ValueError(
+            f"evaluator {evaluator.name!r} cannot run in batch mode (only LLM judges on an "
+            "OpenAI-compatible endpoint can)"
+        )
     batch_size = batch_size or evaluator.preferred_batch_size()
     n_runs = runs or evaluator.default_runs
     items = select_items(store, project, item_ids, limit)
@@ -107,7 +122,7 @@ def run_evaluator(
     if skip_existing:
         done = existing_results(store, project, str(evaluator.signature()))
         todo = {r: [it for it in items if (it.item_id, r) not in done] for r in range(n_runs)}
-    progress = RunProgress(total=sum(len(v) for v in todo.values()))
+    progress = RunProgress(total=sum(len(v) for v in todo.values()), mode=mode)
     for run_index in range(n_runs):
         run_items = todo[run_index]
         if not run_items:
@@ -115,21 +130,46 @@ def run_evaluator(
         evaluator.ctx.run_index = run_index
         run_id = store.create_run(project, evaluator.signature(), run_index, job_id)
         progress.run_ids.append(run_id)
-        cancelled = _run_batches(
-            store,
-            project,
-            evaluator,
-            run_items,
-            run_id,
-            batch_size,
-            progress,
-            on_progress,
-            should_cancel,
-        )
+        if mode == "batch":
+            from jobs.batch_mode import run_batch_mode
+
+            cancelled = run_batch_mode(
+                store,
+                project,
+                evaluator,
+                run_items,
+                run_id,
+                progress,
+                on_progress,
+                should_cancel,
+                poll_s,
+            )
+        else:
+            cancelled = _run_batches(
+                store,
+                project,
+                evaluator,
+                run_items,
+                run_id,
+                batch_size,
+                progress,
+                on_progress,
+                should_cancel,
+            )
         store.finish_run(run_id, "cancelled" if cancelled else "done")
         if cancelled:
             break
     return progress
+
+
+MODES = ("online", "batch")
+
+
+def supports_batch(evaluator: Evaluator) -> bool:
+    """True for an LLM judge whose client can send batches."""
+    from evaluators.llm.evaluator import LLMEvaluator
+
+    return isinstance(evaluator, LLMEvaluator) and hasattr(evaluator.ctx.llm, "openai_client")
 
 
 def has_corpus_summary(evaluator: str) -> bool:
@@ -293,12 +333,13 @@ class _Saver:
 
     def _write(self, results: list[Any]) -> None:
         self._store.save_results(self._project, self._run_id, results)
-        _count(self._progress, results)
+        count_results(self._progress, results)
         if self._on_progress is not None:
             self._on_progress(self._progress)
 
 
-def _count(progress: RunProgress, results: Sequence[Any]) -> None:
+def count_results(progress: RunProgress, results: Sequence[Any]) -> None:
+    """Add stored results to the counters."""
     for res in results:
         progress.done += 1
         progress.failed += res.status == "failed"

@@ -30,6 +30,7 @@ import pydantic
 
 from common.redact import redact
 from evaluators.base import LLMCache
+from evaluators.llm.batch import BatchSession
 from evaluators.llm.cache import MemoryCache, cache_key, request_record
 from evaluators.llm.config import LLMConfig, load_llm_config
 from evaluators.llm.jsonparse import JSONExtractError, extract_json
@@ -126,6 +127,8 @@ class LLMClient:
         self._getting = False
         self._users = 0
         self._users_loop: asyncio.AbstractEventLoop | None = None
+        #: A BatchSession while a batch-mode run evaluates (cache misses are held back).
+        self.batch: BatchSession | None = None
 
     # -- public API ---------------------------------------------------------------------
     async def complete(
@@ -266,11 +269,23 @@ class LLMClient:
         record = request_record(self.model, key_params, salt)
         key = cache_key(record)
         hit = await self._get(key)
+        session = self.batch
         if hit is not None:
+            if session is not None and key in session.fresh:
+                # A reply this run's batch brought: paid now, so it counts as a call.
+                session.fresh.discard(key)
+                cost = self.config.cost(hit.get("tokens_in", 0), hit.get("tokens_out", 0))
+                return _Call(hit, False, 0.0, cost * session.price_factor)
             self.cache_hits += 1
             if hit.get("refused"):
                 raise _Unsupported(str(hit["refused"]))
             return _Call(hit, True, 0.0, 0.0)
+        if session is not None:
+            if key in session.errors:
+                raise LLMError(session.errors[key])
+            if session.final:
+                raise LLMError("no reply from the batch (re-ask rounds exhausted)")
+            raise session.defer(key, record, {"model": self.model, **self._wire(params, schema)})
         start = time.perf_counter()
         response = await self._request_adapting(dict(params), schema, key, record)
         latency = time.perf_counter() - start
@@ -368,22 +383,7 @@ class LLMClient:
     ) -> dict[str, Any]:
         """Send, stepping down response_format / dropping logprobs when the server refuses."""
         while True:
-            if schema is not None:
-                wire.pop("response_format", None)
-                if self.json_mode == "json_schema":
-                    wire["response_format"] = {
-                        "type": "json_schema",
-                        "json_schema": {
-                            "name": schema.__name__,
-                            "schema": _json_schema(schema),
-                            "strict": False,
-                        },
-                    }
-                elif self.json_mode == "json_object":
-                    wire["response_format"] = {"type": "json_object"}
-            if not self.supports_logprobs:
-                wire.pop("logprobs", None)
-                wire.pop("top_logprobs", None)
+            wire = self._wire(wire, schema)
             try:
                 return await self._request(wire)
             except _Unsupported as exc:
@@ -398,6 +398,41 @@ class LLMClient:
                     raise
                 else:
                     raise LLMError(f"the server refused {exc.param!r}") from None
+
+    def _wire(
+        self, params: dict[str, Any], schema: type[pydantic.BaseModel] | None
+    ) -> dict[str, Any]:
+        """The request as sent: the JSON mode this server takes, logprobs if supported."""
+        wire = dict(params)
+        if schema is not None:
+            wire.pop("response_format", None)
+            if self.json_mode == "json_schema":
+                wire["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": schema.__name__,
+                        "schema": _json_schema(schema),
+                        "strict": False,
+                    },
+                }
+            elif self.json_mode == "json_object":
+                wire["response_format"] = {"type": "json_object"}
+        if not self.supports_logprobs:
+            wire.pop("logprobs", None)
+            wire.pop("top_logprobs", None)
+        return wire
+
+    def openai_client(self) -> Any:
+        """The ``openai`` async client of the running event loop (files, batches)."""
+        return self._runtime()[0]
+
+    def normalise(self, completion: dict[str, Any]) -> dict[str, Any]:
+        """A chat completion (e.g. a batch output line's body) as the cache keeps it."""
+        return self._scrub(_normalise(completion))
+
+    def redact_text(self, text: str) -> str:
+        """``text`` without this client's key (errors are stored)."""
+        return self._redact(text)
 
     # -- HTTP ---------------------------------------------------------------------------
     def _runtime(self) -> tuple[Any, asyncio.Semaphore]:

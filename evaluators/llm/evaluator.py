@@ -10,6 +10,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BeforeValidator
 
 from evaluators.base import EvalItem, EvalResult, Evaluator, Signature, llm_pool_held
+from evaluators.llm.batch import BatchDeferred
 from evaluators.llm.prompts import load_prompt, prompts_hash
 
 
@@ -114,6 +115,8 @@ class LLMEvaluator(Evaluator):
     async def _guarded(self, item: EvalItem, sig: Signature) -> EvalResult:
         try:
             return await self.evaluate_item(item, sig)
+        except BatchDeferred:  # batch mode: the item waits for its batch, it has not failed
+            raise
         except Exception as exc:  # a broken item must not sink the batch
             return EvalResult.failure(item.item_id, sig, f"{type(exc).__name__}: {exc}")
 
