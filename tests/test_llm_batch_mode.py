@@ -149,3 +149,83 @@ def test_a_restart_mid_batch_resumes_the_same_batch(sqlite_url: str, llm_env: Sc
     assert _scores(store) == {"q0": 0.0, "q1": 0.2, "q2": 0.4}
     assert "batch-1" in again.stdout and "3 evaluated, 0 failed" in again.stdout
     store.close()
+
+
+def test_a_batch_job_survives_a_killed_worker_and_resumes_the_same_batch(
+    sqlite_url: str, llm_env: ScriptedLLM
+) -> None:
+    """A ``cli.py worker`` is killed mid-batch; the job row holds the batch id, and the
+    resumed job polls that batch instead of sending a new one."""
+    from datetime import timedelta
+
+    from annotation_store.models import utcnow
+    from jobs.worker import (
+        claim_next,
+        evaluate_params,
+        execute_job,
+        resume_job,
+        submit_evaluate_job,
+    )
+
+    store = Store(sqlite_url)
+    _project(store, 3)
+    llm_env.handler = _score_by_query
+    llm_env.hold_batches = True
+    params = evaluate_params(["intent_resolution"], mode="batch")
+    assert params["mode"] == "batch"
+    job_id = submit_evaluate_job(store, "ir", params)
+    env = {
+        **{k: v for k, v in os.environ.items() if k.startswith(("PATH", "HOME", "LANG"))},
+        **{k: v for k, v in os.environ.items() if k.startswith("WORKBENCH_")},
+        "WORKBENCH_DB_URL": sqlite_url,
+        "WORKBENCH_LLM_BATCH_POLL": "0.05",
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "cli.py", "worker"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while llm_env.batch_retrieves < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert llm_env.batch_creates == 1
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=30)
+    progress = store.job(job_id)["progress"]["evaluators"]["intent_resolution"]
+    assert progress["mode"] == "batch"
+    assert progress["batch"]["batches"][0]["batch_id"] == "batch-1"
+    store.update_job(job_id, heartbeat_at=utcnow() - timedelta(hours=1))  # the worker is gone
+    llm_env.hold_batches = False
+    resumed = resume_job(store, job_id)
+    assert claim_next(store) == resumed
+    job = execute_job(store, resumed)
+    assert job["status"] == "done", job["error"]
+    assert llm_env.batch_creates == 1
+    assert _scores(store) == {"q0": 0.0, "q1": 0.2, "q2": 0.4}
+    summary = job["progress"]["evaluators"]["intent_resolution"]["batch"]["summary"]
+    assert "batch-1" in summary and "30 input / 15 output tokens" in summary
+    store.close()
+
+
+def test_the_evaluate_page_queues_a_batch_job(
+    monkeypatch: pytest.MonkeyPatch, store: Store, llm_env: ScriptedLLM
+) -> None:
+    from tests.support.apptest import open_app
+
+    _project(store, 2)
+    at = open_app(
+        monkeypatch,
+        store.url,
+        page="pages/evaluate.py",
+        project="ir",
+        env={"WORKBENCH_JOBS_IN_APP": "0"},
+    )
+    at.multiselect(key="ev_names").set_value(["intent_resolution"])
+    at.radio(key="ev_run_mode").set_value("batch")
+    at.button[0].click().run()
+    assert [s.value for s in at.success] == ["Job 1 queued."]
+    assert store.job(1)["params"]["mode"] == "batch"
