@@ -211,7 +211,7 @@ def test_a_batch_job_survives_a_killed_worker_and_resumes_the_same_batch(
     store.close()
 
 
-def test_the_evaluate_page_queues_a_batch_job(
+def test_the_evaluate_page_queues_a_batch_job_and_shows_its_summary(
     monkeypatch: pytest.MonkeyPatch, store: Store, llm_env: ScriptedLLM
 ) -> None:
     from tests.support.apptest import open_app
@@ -229,3 +229,15 @@ def test_the_evaluate_page_queues_a_batch_job(
     at.button[0].click().run()
     assert [s.value for s in at.success] == ["Job 1 queued."]
     assert store.job(1)["params"]["mode"] == "batch"
+    from jobs.worker import claim_next, execute_job
+
+    monkeypatch.setenv("WORKBENCH_LLM_BATCH_POLL", "0.01")
+    llm_env.handler = _score_by_query
+    assert claim_next(store) == 1 and execute_job(store, 1)["status"] == "done"
+    at.run()
+    captions = [c.value for c in at.caption]
+    assert any(
+        c.startswith("intent_resolution: batch mode: 2 requests in batch(es) batch-1")
+        and c.endswith("(batch status: completed)")
+        for c in captions
+    ), captions
