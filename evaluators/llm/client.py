@@ -31,7 +31,13 @@ import pydantic
 from common.redact import redact
 from evaluators.base import LLMCache
 from evaluators.llm.batch import BatchSession
-from evaluators.llm.cache import MemoryCache, cache_key, request_record
+from evaluators.llm.cache import (
+    MemoryCache,
+    cache_key,
+    cache_key_with,
+    canonical_json,
+    request_record,
+)
 from evaluators.llm.config import LLMConfig, load_llm_config
 from evaluators.llm.jsonparse import JSONExtractError, extract_json
 
@@ -267,7 +273,10 @@ class LLMClient:
         if schema is not None:
             key_params["response_format"] = {"json_schema": _json_schema(schema)}
         record = request_record(self.model, key_params, salt)
-        key = cache_key(record)
+        if schema is not None:  # the schema's JSON is made once, not per request
+            key = cache_key_with(record, ("response_format", "json_schema"), _schema_json(schema))
+        else:
+            key = cache_key(record)
         hit = await self._get(key)
         session = self.batch
         if hit is not None:
@@ -535,6 +544,12 @@ def _json_schema(schema: type[pydantic.BaseModel]) -> dict[str, Any]:
     Callers must not mutate the returned dict.
     """
     return schema.model_json_schema()
+
+
+@functools.lru_cache(maxsize=128)
+def _schema_json(schema: type[pydantic.BaseModel]) -> str:
+    """The canonical JSON text of a model's schema (as inside a cache key), built once."""
+    return canonical_json(_json_schema(schema))
 
 
 def _normalise(completion: dict[str, Any]) -> dict[str, Any]:
