@@ -165,11 +165,16 @@ def run_evaluator(
 MODES = ("online", "batch")
 
 
-def supports_batch(evaluator: Evaluator) -> bool:
-    """True for an LLM judge whose client can send batches."""
+def batch_capable(cls: type[Evaluator]) -> bool:
+    """True for an evaluator class that can run in batch mode (an LLM judge)."""
     from evaluators.llm.evaluator import LLMEvaluator
 
-    return isinstance(evaluator, LLMEvaluator) and hasattr(evaluator.ctx.llm, "openai_client")
+    return issubclass(cls, LLMEvaluator)
+
+
+def supports_batch(evaluator: Evaluator) -> bool:
+    """True for an LLM judge whose client can send batches."""
+    return batch_capable(type(evaluator)) and hasattr(evaluator.ctx.llm, "openai_client")
 
 
 def has_corpus_summary(evaluator: str) -> bool:

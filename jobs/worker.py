@@ -47,7 +47,7 @@ from annotation_store import Store
 from annotation_store.models import Job, utcnow
 from evaluators.base import NotConfiguredError
 from evaluators.registry import get_evaluator_class
-from jobs.runner import MODES, RunProgress, build_context, run_evaluator
+from jobs.runner import MODES, RunProgress, batch_capable, build_context, run_evaluator
 
 log = logging.getLogger(__name__)
 
@@ -270,9 +270,9 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
                     on_progress=report,
                     should_cancel=lambda: _status(store, job_id) == "cancelling",
                     skip_existing=bool(params.get("only_missing")),
-                    # batch mode is for LLM judges; local evaluators in the job run as usual
+                    # batch mode is for LLM judges; other evaluators in the job run as usual
                     mode=params.get("mode", "online")
-                    if get_evaluator_class(name).requires_llm
+                    if batch_capable(get_evaluator_class(name))
                     else "online",
                 )
             except (NotConfiguredError, ValueError) as exc:

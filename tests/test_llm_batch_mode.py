@@ -241,3 +241,33 @@ def test_the_evaluate_page_queues_a_batch_job_and_shows_its_summary(
         and c.endswith("(batch status: completed)")
         for c in captions
     ), captions
+
+
+def test_a_batch_job_runs_a_local_evaluator_online(store: Store) -> None:
+    from collections.abc import Sequence
+    from typing import ClassVar
+
+    from evaluators.base import EvalItem, EvalResult, Evaluator
+    from evaluators.registry import EVALUATORS
+    from jobs.worker import claim_next, evaluate_params, execute_job, submit_evaluate_job
+
+    class Local(Evaluator):
+        name = "test_local_in_batch_job"
+        kinds: ClassVar[tuple[str, ...]] = ("score",)
+        fields: ClassVar[tuple[str, ...]] = ("label",)
+
+        async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
+            return [EvalResult(i.item_id, self.signature(), scores={"label": 1.0}) for i in items]
+
+    EVALUATORS.add(Local.name, Local)
+    try:
+        store.create_project("s", "score")
+        store.upsert_items("s", [{"item_id": "a", "fields": {"prediction": "x"}}])
+        job_id = submit_evaluate_job(store, "s", evaluate_params([Local.name], mode="batch"))
+        assert claim_next(store) == job_id
+        job = execute_job(store, job_id)
+        assert job["status"] == "done", job["error"]
+        assert job["progress"]["evaluators"][Local.name]["mode"] == "online"
+        assert job["progress"]["done"] == 1
+    finally:
+        EVALUATORS._entries.pop(Local.name, None)
