@@ -271,3 +271,26 @@ def test_a_batch_job_runs_a_local_evaluator_online(store: Store) -> None:
         assert job["progress"]["done"] == 1
     finally:
         EVALUATORS._entries.pop(Local.name, None)
+
+
+def test_cancelling_a_batch_run_cancels_the_batch(store: Store, llm_env: ScriptedLLM) -> None:
+    _project(store, 2)
+    llm_env.handler = lambda req: _reply(0.4)
+    llm_env.hold_batches = True
+    asked: list[bool] = []
+
+    def cancel_on_second_look() -> bool:
+        asked.append(True)
+        return len(asked) >= 2  # the first look lets the batch start
+
+    progress = run_evaluator(
+        store,
+        "ir",
+        "intent_resolution",
+        mode="batch",
+        poll_s=0.01,
+        should_cancel=cancel_on_second_look,
+    )
+    assert llm_env.batches["batch-1"]["status"] == "cancelled"
+    assert progress.done == 0 and store.scores_frame("ir").empty
+    assert [r["status"] for r in store.runs("ir")] == ["cancelled"]
