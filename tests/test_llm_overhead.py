@@ -34,7 +34,8 @@ def test_the_strict_fast_path_reads_what_the_repairs_would() -> None:
     assert extract_json('```json\n{"a": 2}\n```') == {"a": 2}
 
 
-def test_cache_get_many_answers_only_stored_keys(store: Store) -> None:
+def test_cache_get_many_answers_only_stored_keys(any_store: Store) -> None:
+    store = any_store
     store.cache_put_many([("k1", "m", {"q": 1}, {"texts": ["a"]}), ("k2", "m", {}, {"x": 2})])
     assert store.cache_get_many(["k2", "nope", "k1"]) == {
         "k1": {"texts": ["a"]},
@@ -48,8 +49,9 @@ def test_cache_get_many_answers_only_stored_keys(store: Store) -> None:
 
 
 def test_bulk_save_inserts_then_updates_one_row_per_item_and_sums_the_run(
-    store: Store,
+    any_store: Store,
 ) -> None:
+    store = any_store
     from evaluators.base import EvalResult, Signature
 
     store.create_project("p", "intent_resolution")
