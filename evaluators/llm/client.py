@@ -332,14 +332,9 @@ class LLMClient:
                 try:
                     found = await asyncio.to_thread(get_many, list({k for k, _ in batch}))
                 except Exception as exc:
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_exception(exc)
+                    _settle(batch, exc, lambda key: None)
                 else:
-                    for key, fut in batch:
-                        if not fut.done():
-                            hit = found.get(key)
-                            fut.set_result(None if hit is None else dict(hit))
+                    _settle(batch, None, lambda key, hits=found: _copy_or_none(hits.get(key)))
         finally:
             self._getting = False
 
@@ -373,13 +368,9 @@ class LLMClient:
                 try:
                     await loop.run_in_executor(self._writer, put_many, [e for e, _ in batch])
                 except Exception as exc:
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_exception(exc)
+                    _settle(batch, exc, lambda entry: None)
                 else:
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_result(None)
+                    _settle(batch, None, lambda entry: None)
         finally:
             self._flushing = False
 
@@ -544,6 +535,25 @@ def _json_schema(schema: type[pydantic.BaseModel]) -> dict[str, Any]:
     Callers must not mutate the returned dict.
     """
     return schema.model_json_schema()
+
+
+def _settle(
+    waiting: Sequence[tuple[Any, asyncio.Future[Any]]],
+    error: Exception | None,
+    value: Callable[[Any], Any],
+) -> None:
+    """Answer every still-waiting future of a coalesced cache operation."""
+    for item, fut in waiting:
+        if fut.done():
+            continue
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(value(item))
+
+
+def _copy_or_none(hit: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if hit is None else dict(hit)
 
 
 @functools.lru_cache(maxsize=128)
