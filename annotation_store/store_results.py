@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
@@ -141,46 +141,89 @@ class ResultsMixin(StoreBase):
             return run.id
 
     def save_results(self, project: str, run_id: int, results: Sequence[EvalResult]) -> None:
-        """Store results of a run (upsert per item) and apply their one-time item updates."""
-        from kinds import get_kind
+        """Store results of a run (upsert per item) and apply their one-time item updates.
 
+        One transaction and a fixed number of statements however many results: item keys
+        in one query, new rows in one multi-row insert, rows already stored for the run
+        (a resumed batch) in one executemany update, the run's totals in one update.
+        """
+        if not results:
+            return
         with self.write() as s:
             proj = self._project_row(s, project)
-            run = _run_row(s, run_id)
-            items = {
-                r.item_id: r
-                for r in s.scalars(
-                    select(Item).where(
-                        Item.project_id == proj.id, Item.item_id.in_([r.item_id for r in results])
-                    )
+            _run_row(s, run_id)  # an unknown run is an error, not silent rows
+            wanted = list({r.item_id for r in results})
+            item_pk: dict[str, int] = {}
+            for start in range(0, len(wanted), 500):
+                item_pk.update(
+                    s.execute(
+                        select(Item.item_id, Item.id).where(
+                            Item.project_id == proj.id,
+                            Item.item_id.in_(wanted[start : start + 500]),
+                        )
+                    ).all()
                 )
-            }
-            existing = {
-                r.item_pk: r
-                for r in s.scalars(select(EvaluatorResult).where(EvaluatorResult.run_id == run_id))
-            }
+            existing: dict[int, int] = {}
+            pks = list(item_pk.values())
+            for start in range(0, len(pks), 500):
+                existing.update(
+                    s.execute(
+                        select(EvaluatorResult.item_pk, EvaluatorResult.id).where(
+                            EvaluatorResult.run_id == run_id,
+                            EvaluatorResult.item_pk.in_(pks[start : start + 500]),
+                        )
+                    ).all()
+                )
+            inserts: dict[int, dict[str, Any]] = {}
+            updates: dict[int, dict[str, Any]] = {}
             for res in results:
-                item = items[res.item_id]
+                pk = item_pk[res.item_id]
                 values = {name: redact_data(getattr(res, name)) for name in STORED_RESULT_ATTRS}
-                row = existing.get(item.id)
-                if row is None:
-                    s.add(EvaluatorResult(run_id=run_id, item_pk=item.id, **values))
+                row_id = existing.get(pk)
+                if row_id is None:
+                    inserts[pk] = {"run_id": run_id, "item_pk": pk, **values}
                 else:
-                    for key, value in values.items():
-                        setattr(row, key, value)
-                run.tokens_in += res.tokens_in
-                run.tokens_out += res.tokens_out
-                run.cost += res.cost
-                if res.item_updates:
-                    old = dict(item.fields or {})
-                    new = dict(old)
-                    for key, value in res.item_updates.items():
-                        if old.get(key) in (None, "", []):
-                            new[key] = value
-                    if new != old:
-                        new = get_kind(proj.kind).validate_item(new)
-                        self._record_facts(s, item, old, new, "bifact")
-                        item.fields = new
+                    updates[row_id] = {"id": row_id, **values}
+            if inserts:
+                s.execute(insert(EvaluatorResult), list(inserts.values()))
+            if updates:
+                s.execute(update(EvaluatorResult), list(updates.values()))
+            s.execute(
+                update(EvaluatorRun)
+                .where(EvaluatorRun.id == run_id)
+                .values(
+                    tokens_in=EvaluatorRun.tokens_in + sum(r.tokens_in for r in results),
+                    tokens_out=EvaluatorRun.tokens_out + sum(r.tokens_out for r in results),
+                    cost=EvaluatorRun.cost + sum(r.cost for r in results),
+                )
+            )
+            with_updates = [r for r in results if r.item_updates]
+            if with_updates:
+                self._apply_item_updates(s, proj, with_updates)
+
+    def _apply_item_updates(self, s: Any, proj: Any, results: Sequence[EvalResult]) -> None:
+        """Fill item fields that results bring (Bi-Fact's facts) where they are empty."""
+        from kinds import get_kind
+
+        items = {
+            r.item_id: r
+            for r in s.scalars(
+                select(Item).where(
+                    Item.project_id == proj.id, Item.item_id.in_([r.item_id for r in results])
+                )
+            )
+        }
+        for res in results:
+            item = items[res.item_id]
+            old = dict(item.fields or {})
+            new = dict(old)
+            for key, value in res.item_updates.items():
+                if old.get(key) in (None, "", []):
+                    new[key] = value
+            if new != old:
+                new = get_kind(proj.kind).validate_item(new)
+                self._record_facts(s, item, old, new, "bifact")
+                item.fields = new
 
     def finish_run(self, run_id: int, status: str = "done") -> None:
         """Close a run with its final status."""
@@ -436,6 +479,20 @@ class ResultsMixin(StoreBase):
             row = s.get(LLMCacheEntry, key)
             return dict(row.response) if row else None
 
+    def cache_get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The cached responses of those ``keys`` that have one, in one query per 500 keys."""
+        found: dict[str, dict[str, Any]] = {}
+        with self.read() as s:
+            for start in range(0, len(keys), 500):
+                chunk = list(keys[start : start + 500])
+                rows = s.execute(
+                    select(LLMCacheEntry.key, LLMCacheEntry.response).where(
+                        LLMCacheEntry.key.in_(chunk)
+                    )
+                )
+                found.update((k, dict(v)) for k, v in rows)
+        return found
+
     def cache_put(
         self, key: str, model: str, request: dict[str, Any], response: dict[str, Any]
     ) -> None:
@@ -458,6 +515,25 @@ class ResultsMixin(StoreBase):
                     for k, m, req, resp in entries
                 ],
             )
+
+    def batch_state_get(self, key: str) -> dict[str, Any] | None:
+        """The stored state of a submitted LLM batch (``jobs/batch_mode.py``), or None."""
+        with self.read() as s:
+            row = s.get(LLMCacheEntry, key)
+            return dict(row.response) if row else None
+
+    def batch_state_put(self, key: str, model: str, state: dict[str, Any]) -> None:
+        """Store (or replace) a batch's state: ids, status, counts.
+
+        It lives in the cache table under a ``batch:`` key (no reply key has a colon), so
+        every process that would send the same requests finds the batch already sent.
+        """
+        with self.write() as s:
+            row = s.get(LLMCacheEntry, key)
+            if row is None:
+                s.add(LLMCacheEntry(key=key, model=model, request={"batch": True}, response=state))
+            else:
+                row.response = dict(state)
 
     # -- fetched pages (evaluators.base.PageStore) --------------------------------------
     def page_get(self, url: str) -> dict[str, Any] | None:

@@ -35,6 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="items per batch (default: the evaluator's own, 256 for local models, "
         "for LLM judges the concurrency limit, at most 16)",
     )
+    p.add_argument(
+        "--mode",
+        choices=("online", "batch"),
+        default="online",
+        help="online: one call per request (default); batch: LLM judges send their requests "
+        "through the OpenAI Batch API and this process polls until they are done (re-running "
+        "the command after an interruption resumes the same batch)",
+    )
+    p.add_argument(
+        "--poll-seconds",
+        type=float,
+        default=None,
+        help="batch mode: seconds between polls (default WORKBENCH_LLM_BATCH_POLL or 30)",
+    )
     p.set_defaults(handler=cmd_evaluate)
 
 
@@ -69,6 +83,8 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
             settings=settings,
             batch_size=args.batch_size,
             on_progress=_bar,
+            mode=args.mode,
+            poll_s=args.poll_seconds,
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from None
@@ -78,6 +94,8 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         f"{progress.done} evaluated, {progress.failed} failed, "
         f"{progress.cached} cached, runs {progress.run_ids}"
     )
+    if progress.batch.get("summary"):
+        print(f"  {progress.batch['summary']}")
     for run_id in progress.run_ids:
         summary = run_corpus_summary(store, run_id, args.evaluator)
         if summary is not None:

@@ -29,6 +29,9 @@ class RunProgress:
     tokens_out: int = 0
     cost: float = 0.0
     run_ids: list[int] = field(default_factory=list)
+    mode: str = "online"
+    #: Batch mode: batch ids, requests, failed lines, usage and a summary line.
+    batch: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready counters (stored as a job's progress)."""
@@ -81,6 +84,8 @@ def run_evaluator(
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
     skip_existing: bool = False,
+    mode: str = "online",
+    poll_s: float | None = None,
 ) -> RunProgress:
     """Evaluate items ``runs`` times (default: the evaluator's own default).
 
@@ -88,9 +93,14 @@ def run_evaluator(
     already has a successful result with the same signature and run index; a repetition
     with nothing left opens no run at all.
 
+    ``mode="batch"`` sends an LLM judge's requests through the OpenAI Batch API
+    (``jobs/batch_mode.py``; ``poll_s`` between polls) instead of one call each.
+
     Raises :class:`evaluators.base.NotConfiguredError` before doing anything when the
     evaluator cannot run here. Returns the final counters.
     """
+    if mode not in MODES:
+        raise ValueError(f"unknown run mode {mode!r} (choose {' or '.join(MODES)})")
     info = store.project(project)
     if isinstance(evaluator, str) and evaluator.startswith("judge:"):
         evaluator = stored_judge(store, info.kind, evaluator, settings, ctx)
@@ -104,6 +114,11 @@ def run_evaluator(
         ctx = ctx or build_context(store)
         evaluator = create_evaluator(evaluator, settings, ctx)
     evaluator.check_available()
+    if mode == "batch" and not supports_batch(evaluator):
+        raise ValueError(
+            f"evaluator {evaluator.name!r} cannot run in batch mode (only LLM judges on an "
+            "OpenAI-compatible endpoint can)"
+        )
     batch_size = batch_size or evaluator.preferred_batch_size()
     n_runs = runs or evaluator.default_runs
     items = select_items(store, project, item_ids, limit)
@@ -111,7 +126,7 @@ def run_evaluator(
     if skip_existing:
         done = existing_results(store, project, str(evaluator.signature()))
         todo = {r: [it for it in items if (it.item_id, r) not in done] for r in range(n_runs)}
-    progress = RunProgress(total=sum(len(v) for v in todo.values()))
+    progress = RunProgress(total=sum(len(v) for v in todo.values()), mode=mode)
     for run_index in range(n_runs):
         run_items = todo[run_index]
         if not run_items:
@@ -119,17 +134,32 @@ def run_evaluator(
         evaluator.ctx.run_index = run_index
         run_id = store.create_run(project, evaluator.signature(), run_index, job_id)
         progress.run_ids.append(run_id)
-        cancelled = _run_batches(
-            store,
-            project,
-            evaluator,
-            run_items,
-            run_id,
-            batch_size,
-            progress,
-            on_progress,
-            should_cancel,
-        )
+        if mode == "batch":
+            from jobs.batch_mode import run_batch_mode
+
+            cancelled = run_batch_mode(
+                store,
+                project,
+                evaluator,
+                run_items,
+                run_id,
+                progress,
+                on_progress,
+                should_cancel,
+                poll_s,
+            )
+        else:
+            cancelled = _run_batches(
+                store,
+                project,
+                evaluator,
+                run_items,
+                run_id,
+                batch_size,
+                progress,
+                on_progress,
+                should_cancel,
+            )
         store.finish_run(run_id, "cancelled" if cancelled else "done")
         if cancelled:
             break
@@ -153,6 +183,21 @@ def stored_judge(
     if record.kind != kind:
         raise ValueError(f"judge {name!r} scores kind {record.kind!r}, the project is {kind!r}")
     return from_record(record, ctx or build_context(store))
+
+
+MODES = ("online", "batch")
+
+
+def batch_capable(cls: type[Evaluator]) -> bool:
+    """True for an evaluator class that can run in batch mode (an LLM judge)."""
+    from evaluators.llm.evaluator import LLMEvaluator
+
+    return issubclass(cls, LLMEvaluator)
+
+
+def supports_batch(evaluator: Evaluator) -> bool:
+    """True for an LLM judge whose client can send batches."""
+    return batch_capable(type(evaluator)) and hasattr(evaluator.ctx.llm, "openai_client")
 
 
 def has_corpus_summary(evaluator: str) -> bool:
@@ -232,6 +277,7 @@ async def _pipeline(
     pending: set[asyncio.Task[list[Any]]] = set()
     started = 0
     cancelled = False
+    saver = _Saver(store, project, run_id, progress, on_progress)
     # The LLM client's HTTP pool stays open (its connections reused) for the whole run.
     async with llm_pool_held(evaluator.ctx.llm):
         try:
@@ -246,20 +292,82 @@ async def _pipeline(
                     break
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
-                    results = task.result()
-                    await asyncio.to_thread(store.save_results, project, run_id, results)
-                    _count(progress, results)
-                    if on_progress is not None:
-                        await asyncio.to_thread(on_progress, progress)
+                    saver.add(task.result())
+            await saver.drain()
         finally:
             for task in pending:  # only after an error: do not leave calls running
                 task.cancel()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
+            await saver.close()
     return cancelled
 
 
-def _count(progress: RunProgress, results: Sequence[Any]) -> None:
+class _Saver:
+    """Stores finished batches in the background, several at once when they queue up.
+
+    Evaluation goes on while a transaction commits; batches that finish meanwhile are
+    written together by the next one, so a cached re-run (where batches finish faster
+    than commits) makes few transactions, and a slow commit never idles the model calls.
+    Progress is reported after each transaction.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        project: str,
+        run_id: int,
+        progress: RunProgress,
+        on_progress: ProgressFn | None,
+    ) -> None:
+        self._store, self._project, self._run_id = store, project, run_id
+        self._progress, self._on_progress = progress, on_progress
+        self._queued: list[Any] = []
+        self._task: asyncio.Task[None] | None = None
+        self._error: BaseException | None = None
+
+    def add(self, results: Sequence[Any]) -> None:
+        """Queue a finished batch; a write starts unless one is under way.
+
+        Raises the error of an earlier write (the run stops there, as it did when each
+        batch was written in turn)."""
+        if self._error is not None:
+            raise self._error
+        self._queued.extend(results)
+        if self._task is None:
+            self._task = asyncio.create_task(self._write_all())
+
+    async def drain(self) -> None:
+        """Wait until everything queued is stored (raises the write's error)."""
+        while self._task is not None:
+            await asyncio.shield(self._task)
+        if self._error is not None:
+            raise self._error
+
+    async def close(self) -> None:
+        """Wait for a write under way (after an error elsewhere)."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    async def _write_all(self) -> None:
+        try:
+            while self._queued and self._error is None:
+                results, self._queued = self._queued, []
+                await asyncio.to_thread(self._write, results)
+        except Exception as exc:  # kept for add() / drain(), which raise it
+            self._error = exc
+        finally:
+            self._task = None
+
+    def _write(self, results: list[Any]) -> None:
+        self._store.save_results(self._project, self._run_id, results)
+        count_results(self._progress, results)
+        if self._on_progress is not None:
+            self._on_progress(self._progress)
+
+
+def count_results(progress: RunProgress, results: Sequence[Any]) -> None:
+    """Add stored results to the counters."""
     for res in results:
         progress.done += 1
         progress.failed += res.status == "failed"

@@ -27,6 +27,7 @@ Job parameters (``params``)::
      "only_missing": False,                 # skip items that already have a result
      "settings": {"bifact": {...}},         # per-evaluator settings
      "batch_size": None | int,             # None: each evaluator's default
+     "mode": "online" | "batch",           # batch: LLM judges use the OpenAI Batch API
      "resume_of": None}
 """
 
@@ -46,7 +47,7 @@ from annotation_store import Store
 from annotation_store.models import Job, utcnow
 from evaluators.base import NotConfiguredError
 from evaluators.registry import get_evaluator_class
-from jobs.runner import RunProgress, build_context, run_evaluator
+from jobs.runner import MODES, RunProgress, batch_capable, build_context, run_evaluator
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ def evaluate_params(
     settings: Mapping[str, Mapping[str, Any]] | None = None,
     batch_size: int | None = None,
     resume_of: int | None = None,
+    mode: str = "online",
 ) -> dict[str, Any]:
     """Checked job parameters for an evaluate job (see the module docstring)."""
     if not evaluators:
@@ -79,6 +81,8 @@ def evaluate_params(
         raise ValueError(f"subset mode must be one of {SUBSET_MODES}")
     if runs is not None and runs < 1:
         raise ValueError("runs must be at least 1")
+    if mode not in MODES:
+        raise ValueError(f"run mode must be one of {MODES}")
     return {
         "evaluators": list(evaluators),
         "runs": runs,
@@ -86,6 +90,7 @@ def evaluate_params(
         "only_missing": bool(only_missing),
         "settings": {k: dict(v) for k, v in (settings or {}).items()},
         "batch_size": max(1, int(batch_size)) if batch_size else None,
+        "mode": mode,
         "resume_of": resume_of,
     }
 
@@ -265,6 +270,10 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
                     on_progress=report,
                     should_cancel=lambda: _status(store, job_id) == "cancelling",
                     skip_existing=bool(params.get("only_missing")),
+                    # batch mode is for LLM judges; other evaluators in the job run as usual
+                    mode=params.get("mode", "online")
+                    if batch_capable(get_evaluator_class(name))
+                    else "online",
                 )
             except (NotConfiguredError, ValueError) as exc:
                 per[name]["status"] = "failed"

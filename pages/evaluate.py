@@ -103,6 +103,16 @@ else:
                 "0: each evaluator's default (256 for local models, which batch on the CPU; "
                 "for LLM judges the client's concurrency limit, at most 16)",
             )
+            run_mode = st.radio(
+                "Run mode",
+                ["online", "batch"],
+                format_func={"online": "Online", "batch": "Batch API"}.get,
+                horizontal=True,
+                key="ev_run_mode",
+                help="Batch API: LLM judges send their uncached requests as one OpenAI batch "
+                "and the worker polls until it is done (often hours, at the provider's batch "
+                "price); a restart resumes the same batch. Local evaluators run as usual.",
+            )
             go = st.form_submit_button("Start", type="primary", icon=":material/play_arrow:")
         if go:
             subset = {
@@ -118,6 +128,7 @@ else:
                     subset=subset,
                     only_missing=only_missing,
                     batch_size=int(batch) or None,
+                    mode=run_mode or "online",
                 )
                 job_id = submit_evaluate_job(store, project.name, params, created_by=user.name)
             except ValueError as exc:

@@ -30,7 +30,14 @@ import pydantic
 
 from common.redact import redact
 from evaluators.base import LLMCache
-from evaluators.llm.cache import MemoryCache, cache_key, request_record
+from evaluators.llm.batch import BatchSession
+from evaluators.llm.cache import (
+    MemoryCache,
+    cache_key,
+    cache_key_with,
+    canonical_json,
+    request_record,
+)
 from evaluators.llm.config import LLMConfig, load_llm_config
 from evaluators.llm.jsonparse import JSONExtractError, extract_json
 
@@ -122,8 +129,12 @@ class LLMClient:
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llm-cache")
         self._pending_puts: list[tuple[tuple[Any, ...], asyncio.Future[None]]] = []
         self._flushing = False
+        self._pending_gets: list[tuple[str, asyncio.Future[dict[str, Any] | None]]] = []
+        self._getting = False
         self._users = 0
         self._users_loop: asyncio.AbstractEventLoop | None = None
+        #: A BatchSession while a batch-mode run evaluates (cache misses are held back).
+        self.batch: BatchSession | None = None
 
     # -- public API ---------------------------------------------------------------------
     async def complete(
@@ -262,13 +273,28 @@ class LLMClient:
         if schema is not None:
             key_params["response_format"] = {"json_schema": _json_schema(schema)}
         record = request_record(self.model, key_params, salt)
-        key = cache_key(record)
-        hit = await asyncio.to_thread(self.cache.cache_get, key)
+        if schema is not None:  # the schema's JSON is made once, not per request
+            key = cache_key_with(record, ("response_format", "json_schema"), _schema_json(schema))
+        else:
+            key = cache_key(record)
+        hit = await self._get(key)
+        session = self.batch
         if hit is not None:
+            if session is not None and key in session.fresh:
+                # A reply this run's batch brought: paid now, so it counts as a call.
+                session.fresh.discard(key)
+                cost = self.config.cost(hit.get("tokens_in", 0), hit.get("tokens_out", 0))
+                return _Call(hit, False, 0.0, cost * session.price_factor)
             self.cache_hits += 1
             if hit.get("refused"):
                 raise _Unsupported(str(hit["refused"]))
             return _Call(hit, True, 0.0, 0.0)
+        if session is not None:
+            if key in session.errors:
+                raise LLMError(session.errors[key])
+            if session.final:
+                raise LLMError("no reply from the batch (re-ask rounds exhausted)")
+            raise session.defer(key, record, {"model": self.model, **self._wire(params, schema)})
         start = time.perf_counter()
         response = await self._request_adapting(dict(params), schema, key, record)
         latency = time.perf_counter() - start
@@ -280,6 +306,37 @@ class LLMClient:
             latency,
             self.config.cost(response["tokens_in"], response["tokens_out"]),
         )
+
+    async def _get(self, key: str) -> dict[str, Any] | None:
+        """The cached response for ``key`` (None on a miss).
+
+        With a cache that offers ``cache_get_many`` (the store), the lookups of all items
+        that reach this point together are answered by one query: a cached re-run of a
+        batch costs one database round trip, not one per item.
+        """
+        get_many = getattr(self.cache, "cache_get_many", None)
+        if get_many is None:
+            return await asyncio.to_thread(self.cache.cache_get, key)
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, Any] | None] = loop.create_future()
+        self._pending_gets.append((key, done))
+        if not self._getting:
+            self._getting = True
+            loop.create_task(self._flush_gets(get_many))
+        return await done
+
+    async def _flush_gets(self, get_many: Any) -> None:
+        try:
+            while self._pending_gets:
+                batch, self._pending_gets = self._pending_gets, []
+                try:
+                    found = await asyncio.to_thread(get_many, list({k for k, _ in batch}))
+                except Exception as exc:
+                    _settle(batch, exc, lambda key: None)
+                else:
+                    _settle(batch, None, lambda key, hits=found: _copy_or_none(hits.get(key)))
+        finally:
+            self._getting = False
 
     async def _put(self, key: str, record: dict[str, Any], response: dict[str, Any]) -> None:
         """Store a response; returns once it is committed.
@@ -311,13 +368,9 @@ class LLMClient:
                 try:
                     await loop.run_in_executor(self._writer, put_many, [e for e, _ in batch])
                 except Exception as exc:
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_exception(exc)
+                    _settle(batch, exc, lambda entry: None)
                 else:
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_result(None)
+                    _settle(batch, None, lambda entry: None)
         finally:
             self._flushing = False
 
@@ -330,22 +383,7 @@ class LLMClient:
     ) -> dict[str, Any]:
         """Send, stepping down response_format / dropping logprobs when the server refuses."""
         while True:
-            if schema is not None:
-                wire.pop("response_format", None)
-                if self.json_mode == "json_schema":
-                    wire["response_format"] = {
-                        "type": "json_schema",
-                        "json_schema": {
-                            "name": schema.__name__,
-                            "schema": _json_schema(schema),
-                            "strict": False,
-                        },
-                    }
-                elif self.json_mode == "json_object":
-                    wire["response_format"] = {"type": "json_object"}
-            if not self.supports_logprobs:
-                wire.pop("logprobs", None)
-                wire.pop("top_logprobs", None)
+            wire = self._wire(wire, schema)
             try:
                 return await self._request(wire)
             except _Unsupported as exc:
@@ -360,6 +398,41 @@ class LLMClient:
                     raise
                 else:
                     raise LLMError(f"the server refused {exc.param!r}") from None
+
+    def _wire(
+        self, params: dict[str, Any], schema: type[pydantic.BaseModel] | None
+    ) -> dict[str, Any]:
+        """The request as sent: the JSON mode this server takes, logprobs if supported."""
+        wire = dict(params)
+        if schema is not None:
+            wire.pop("response_format", None)
+            if self.json_mode == "json_schema":
+                wire["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": schema.__name__,
+                        "schema": _json_schema(schema),
+                        "strict": False,
+                    },
+                }
+            elif self.json_mode == "json_object":
+                wire["response_format"] = {"type": "json_object"}
+        if not self.supports_logprobs:
+            wire.pop("logprobs", None)
+            wire.pop("top_logprobs", None)
+        return wire
+
+    def openai_client(self) -> Any:
+        """The ``openai`` async client of the running event loop (files, batches)."""
+        return self._runtime()[0]
+
+    def normalise(self, completion: dict[str, Any]) -> dict[str, Any]:
+        """A chat completion (e.g. a batch output line's body) as the cache keeps it."""
+        return self._scrub(_normalise(completion))
+
+    def redact_text(self, text: str) -> str:
+        """``text`` without this client's key (errors are stored)."""
+        return self._redact(text)
 
     # -- HTTP ---------------------------------------------------------------------------
     def _runtime(self) -> tuple[Any, asyncio.Semaphore]:
@@ -462,6 +535,31 @@ def _json_schema(schema: type[pydantic.BaseModel]) -> dict[str, Any]:
     Callers must not mutate the returned dict.
     """
     return schema.model_json_schema()
+
+
+def _settle(
+    waiting: Sequence[tuple[Any, asyncio.Future[Any]]],
+    error: Exception | None,
+    value: Callable[[Any], Any],
+) -> None:
+    """Answer every still-waiting future of a coalesced cache operation."""
+    for item, fut in waiting:
+        if fut.done():
+            continue
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(value(item))
+
+
+def _copy_or_none(hit: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if hit is None else dict(hit)
+
+
+@functools.lru_cache(maxsize=128)
+def _schema_json(schema: type[pydantic.BaseModel]) -> str:
+    """The canonical JSON text of a model's schema (as inside a cache key), built once."""
+    return canonical_json(_json_schema(schema))
 
 
 def _normalise(completion: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,8 @@ ENV_VARS = (
     "WORKBENCH_LLM_JSON_MODE",
     "WORKBENCH_LLM_PRICE_IN",
     "WORKBENCH_LLM_PRICE_OUT",
+    "WORKBENCH_LLM_BATCH_DISCOUNT",
+    "WORKBENCH_LLM_BATCH_POLL",
 )
 
 #: USD per million tokens (input, output) for a few well-known models. Prices change:
@@ -56,6 +58,9 @@ class LLMConfig:
     json_mode: str = "auto"  # auto starts with json_schema and steps down when refused
     price_in: float | None = None  # USD per million input tokens (None: price table)
     price_out: float | None = None
+    #: Percent off the online price for Batch API requests, when the provider's pricing
+    #: grants one (OpenAI's does: set 50). None: not claimed in run summaries.
+    batch_discount: float | None = None
 
     @property
     def is_azure(self) -> bool:
@@ -105,6 +110,7 @@ def load_llm_config() -> LLMConfig | None:
         json_mode=_json_mode(get_setting("llm", "json_mode", "auto")),
         price_in=_optional_float(get_setting("llm", "price_in")),
         price_out=_optional_float(get_setting("llm", "price_out")),
+        batch_discount=_optional_float(get_setting("llm", "batch_discount")),
     )
 
 

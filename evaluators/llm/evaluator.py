@@ -19,6 +19,7 @@ from evaluators.base import (
     Signature,
     llm_pool_held,
 )
+from evaluators.llm.batch import BatchDeferred
 from evaluators.llm.prompts import load_prompt, prompts_hash
 
 
@@ -127,6 +128,8 @@ class LLMEvaluator(Evaluator[SettingsT]):
     async def _guarded(self, item: EvalItem, sig: Signature) -> EvalResult:
         try:
             return await self.evaluate_item(item, sig)
+        except BatchDeferred:  # batch mode: the item waits for its batch, it has not failed
+            raise
         except Exception as exc:  # a broken item must not sink the batch
             return EvalResult.failure(item.item_id, sig, f"{type(exc).__name__}: {exc}")
 

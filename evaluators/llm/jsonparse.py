@@ -27,6 +27,16 @@ def extract_json(text: str | None) -> Any:
     """The first JSON object (or array) in ``text``, repaired where possible."""
     if text is None or not text.strip():
         raise JSONExtractError("the reply is empty")
+    if "```" not in text:
+        # The common case: the reply is exactly one JSON object or array (what JSON mode
+        # returns). Parsing it strictly gives what the repair path would, without
+        # scanning it character by character in Python.
+        stripped = text.strip()
+        if stripped[0] in "{[":
+            try:
+                return json.loads(stripped)
+            except json.JSONDecodeError:
+                pass
     errors: list[str] = []
     for candidate in _candidates(text):
         try:
@@ -48,11 +58,14 @@ def _parse_repaired(text: str) -> Any:
     if start is None:
         raise JSONExtractError("no JSON object found in the reply")
     body, complete = _balanced_span(text, start)
-    for attempt in (body, _fix_common(body)):
-        try:
-            return json.loads(attempt)
-        except json.JSONDecodeError:
-            pass
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return json.loads(_fix_common(body))
+    except json.JSONDecodeError:
+        pass
     literal = _python_literal(body)
     if literal is not None:
         return literal

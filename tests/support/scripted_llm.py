@@ -9,10 +9,19 @@ The real ``openai`` client talks to it over HTTP. A test decides every reply:
 
 Replies can carry an HTTP status (429, 500 ...), a delay, logprobs and usage. Every
 request body is recorded in ``server.requests``; ``server.calls`` counts them.
+
+The Batch API is served too: ``POST /v1/files`` (multipart upload), ``GET
+/v1/files/ID/content``, ``POST /v1/batches``, ``GET /v1/batches[/ID]`` and ``POST
+/v1/batches/ID/cancel``. A batch stays ``in_progress`` while ``server.hold_batches`` is
+set; the first retrieve after that answers every line with the scripted replies (a
+status other than 200 becomes a line of the error file) and completes it. Line bodies go
+to ``server.batch_requests``, not ``requests``; ``server.batch_creates`` counts creates.
 """
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import json
 import threading
 import time
@@ -59,6 +68,12 @@ class ScriptedLLM:
         self.handler: Handler | None = None
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
+        self.files: dict[str, dict[str, Any]] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_requests: list[dict[str, Any]] = []
+        self.batch_creates = 0
+        self.batch_retrieves = 0
+        self.hold_batches = False
         self._server = _Server(("127.0.0.1", 0), self._make_handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -131,7 +146,14 @@ class ScriptedLLM:
                 pass
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                path = self.path.split("?")[0].rstrip("/")
+                if "/files/" in path or "/batches" in path:
+                    status, payload = outer._batch_get(path)
+                    if isinstance(payload, bytes):
+                        self._send_bytes(status, payload)
+                    else:
+                        self._send(status, payload)
+                elif path.endswith("/models"):
                     self._send(
                         200,
                         {
@@ -144,7 +166,15 @@ class ScriptedLLM:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
+                data = self.rfile.read(length)
+                path = self.path.split("?")[0].rstrip("/")
+                if path.endswith("/files"):
+                    self._send(*outer._upload(self.headers.get("Content-Type", ""), data))
+                    return
+                if "/batches" in path:
+                    self._send(*outer._batch_post(path, json.loads(data or b"{}")))
+                    return
+                body = json.loads(data or b"{}")
                 if "chat/completions" not in self.path:
                     self._send(404, {"error": {"message": f"unknown path {self.path}"}})
                     return
@@ -182,7 +212,150 @@ class ScriptedLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _send_bytes(self, status: int, data: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
         return _Handler
+
+    # -- Batch API ----------------------------------------------------------------------
+    def _upload(self, content_type: str, data: bytes) -> tuple[int, dict[str, Any]]:
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            f"Content-Type: {content_type}\r\n\r\n".encode() + data
+        )
+        fields: dict[str, tuple[str | None, bytes]] = {}
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            fields[str(name)] = (part.get_filename(), part.get_payload(decode=True) or b"")
+        if "file" not in fields:
+            return 400, {"error": {"message": "no file part"}}
+        purpose = fields.get("purpose", (None, b""))[1].decode()
+        return 200, self._add_file(fields["file"][1], fields["file"][0] or "upload", purpose)
+
+    def _add_file(self, content: bytes, filename: str, purpose: str) -> dict[str, Any]:
+        with self._lock:
+            file_id = f"file-{len(self.files) + 1}"
+            meta = {
+                "id": file_id,
+                "object": "file",
+                "bytes": len(content),
+                "created_at": int(time.time()),
+                "filename": filename,
+                "purpose": purpose,
+                "status": "processed",
+            }
+            self.files[file_id] = {**meta, "content": content}
+        return meta
+
+    def _batch_post(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if path.endswith("/cancel"):
+            batch = self.batches.get(path.split("/")[-2])
+            if batch is None:
+                return 404, {"error": {"message": "no such batch"}}
+            batch["status"] = "cancelled"
+            return 200, batch
+        if body.get("input_file_id") not in self.files:
+            return 400, {"error": {"message": "unknown input_file_id"}}
+        with self._lock:
+            self.batch_creates += 1
+            batch_id = f"batch-{len(self.batches) + 1}"
+            self.batches[batch_id] = {
+                "id": batch_id,
+                "object": "batch",
+                "endpoint": body.get("endpoint"),
+                "input_file_id": body["input_file_id"],
+                "completion_window": body.get("completion_window", "24h"),
+                "status": "in_progress",
+                "created_at": int(time.time()),
+                "metadata": body.get("metadata"),
+                "output_file_id": None,
+                "error_file_id": None,
+                "request_counts": {"total": 0, "completed": 0, "failed": 0},
+            }
+        return 200, self.batches[batch_id]
+
+    def _batch_get(self, path: str) -> tuple[int, dict[str, Any] | bytes]:
+        parts = path.split("/")
+        if path.endswith("/content"):
+            file = self.files.get(parts[-2])
+            return (200, file["content"]) if file else (404, {"error": {"message": "no file"}})
+        if parts[-2] == "files":
+            file = self.files.get(parts[-1])
+            if file is None:
+                return 404, {"error": {"message": "no file"}}
+            return 200, {k: v for k, v in file.items() if k != "content"}
+        if parts[-1] == "batches":
+            return 200, {"object": "list", "data": list(self.batches.values()), "has_more": False}
+        batch = self.batches.get(parts[-1])
+        if batch is None:
+            return 404, {"error": {"message": "no such batch"}}
+        with self._lock:
+            self.batch_retrieves += 1
+        if batch["status"] == "in_progress" and not self.hold_batches:
+            self._complete(batch)
+        return 200, batch
+
+    def _complete(self, batch: dict[str, Any]) -> None:
+        """Answer every line of the batch's input file; finish it."""
+        out: list[str] = []
+        errors: list[str] = []
+        usage = {"input_tokens": 0, "output_tokens": 0}
+        for n, line in enumerate(self.files[batch["input_file_id"]]["content"].splitlines()):
+            if not line.strip():
+                continue
+            request = json.loads(line)
+            body = request["body"]
+            with self._lock:
+                self.batch_requests.append(body)
+            reply = self._next_reply(body)
+            if reply.status != 200:
+                error = {"code": str(reply.status), "message": reply.content or "error"}
+                errors.append(
+                    json.dumps(
+                        {
+                            "id": f"r{n}",
+                            "custom_id": request["custom_id"],
+                            "response": None,
+                            "error": error,
+                        }
+                    )
+                )
+                continue
+            completion = self._completion(body, reply)
+            usage["input_tokens"] += completion["usage"]["prompt_tokens"]
+            usage["output_tokens"] += completion["usage"]["completion_tokens"]
+            response = {"status_code": 200, "request_id": f"req{n}", "body": completion}
+            out.append(
+                json.dumps(
+                    {
+                        "id": f"r{n}",
+                        "custom_id": request["custom_id"],
+                        "response": response,
+                        "error": None,
+                    }
+                )
+            )
+        if out:
+            batch["output_file_id"] = self._add_file(
+                ("\n".join(out) + "\n").encode(), "output.jsonl", "batch_output"
+            )["id"]
+        if errors:
+            batch["error_file_id"] = self._add_file(
+                ("\n".join(errors) + "\n").encode(), "errors.jsonl", "batch_output"
+            )["id"]
+        total = len(out) + len(errors)
+        batch["request_counts"] = {"total": total, "completed": len(out), "failed": len(errors)}
+        batch["usage"] = {
+            **usage,
+            "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
+        batch["status"] = "completed"
+        batch["completed_at"] = int(time.time())
 
     def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         n = reply.n or int(body.get("n") or 1)

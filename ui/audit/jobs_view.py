@@ -188,6 +188,10 @@ def _card_body(job: dict[str, Any], state: str) -> None:
             "Resume it to finish the remaining items.",
             icon=":material/heart_broken:",
         )
+    for name, per in (p.get("evaluators") or {}).items():
+        summary = (per.get("batch") or {}).get("summary")
+        if summary:  # batch mode: batch ids, failed lines, reported usage and cost
+            st.caption(f"{name}: {summary} (batch status: {per['batch'].get('status', '?')})")
     if job.get("error") and state in ("failed", "done", "cancelled"):
         st.caption(f":red[{job['error'].splitlines()[0]}]")
 
