@@ -293,4 +293,4 @@ def test_cancelling_a_batch_run_cancels_the_batch(store: Store, llm_env: Scripte
     )
     assert llm_env.batches["batch-1"]["status"] == "cancelled"
     assert progress.done == 0 and store.scores_frame("ir").empty
-    assert [r["status"] for r in store.runs("ir")] == ["cancelled"]
+    assert [r.status for r in store.runs("ir")] == ["cancelled"]

@@ -72,5 +72,5 @@ def test_bulk_save_inserts_then_updates_one_row_per_item_and_sums_the_run(
         ("i1", 0.6),
         ("i2", 0.8),
     ]
-    run = next(r for r in store.runs("p") if r["id"] == run_id)
-    assert (run["tokens_in"], run["tokens_out"]) == (40, 8)
+    run = next(r for r in store.runs("p") if r.id == run_id)
+    assert (run.tokens_in, run.tokens_out) == (40, 8)
