@@ -47,7 +47,7 @@ CHROMIUM_ARGS = [
 
 @dataclass
 class AppServer:
-    """A running ``streamlit run app.py``: its URL, process and log file."""
+    """A running ``streamlit run serve.py`` (app.py and its cookie routes): URL, process, log."""
 
     url: str
     port: int
@@ -110,7 +110,7 @@ def running_app(
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        "serve.py",
         "--server.port",
         str(port),
         "--server.headless",
