@@ -126,6 +126,7 @@ def test_build_sdist_and_wheel_hold_the_app(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in (
         "app.py",
+        "serve.py",
         "cli.py",
         "pages/home.py",
         ".streamlit/config.toml",
