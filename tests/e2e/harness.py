@@ -249,7 +249,7 @@ def wait_until(
 
 
 def wait_for_session_cookie(page: Any, timeout_s: float = 20) -> None:
-    """Wait until the browser holds the remember-me cookie (set by a script element)."""
+    """Wait until the browser holds the remember-me cookie (set by /auth/session)."""
     wait_until(
         page,
         lambda: any(c["name"] == "workbench_session" for c in page.context.cookies()),
