@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
+from streamlit.testing.v1 import AppTest
 
 from common.tickets import TICKETS, TicketBook
 from ui.session_cookie import COOKIE, GUARD_HEADER
@@ -66,6 +69,9 @@ def test_requests_the_page_did_not_send_are_refused(client: TestClient) -> None:
     assert client.post("/auth/session", json={"ticket": ticket}, headers=evil).status_code == 403
     same = {**GUARD, "Origin": "http://127.0.0.1:8501"}
     assert client.post("/auth/session", json={"ticket": ticket}, headers=same).status_code == 204
+    proxied = {**GUARD, "Origin": "https://lab.org", "X-Forwarded-Host": "lab.org"}
+    ticket = TICKETS.issue("the-token")
+    assert client.post("/auth/session", json={"ticket": ticket}, headers=proxied).status_code == 204
     assert client.post("/auth/session", data={"ticket": "x"}).status_code == 403
     assert client.get("/auth/session").status_code == 405
 
@@ -76,3 +82,27 @@ def test_sign_out_route_clears_the_cookie(client: TestClient) -> None:
     cookie = reply.headers["set-cookie"]
     assert cookie.startswith(f'{COOKIE}="";') and "Max-Age=0" in cookie and "HttpOnly" in cookie
     assert client.post("/auth/signout").status_code == 403
+
+
+def _send_cookie_page() -> None:
+    from ui.auth import _send_cookie
+
+    _send_cookie("tok")
+
+
+def _tickets_drawn(at: AppTest) -> list[str]:
+    bodies = [e.proto.body for e in at.get("html") if "/auth/session" in e.proto.body]
+    return [json.loads(json.loads(b.split("body: ")[1].split("});")[0]))["ticket"] for b in bodies]
+
+
+def test_the_page_asks_for_the_cookie_until_it_has_it_then_renews_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    at = AppTest.from_function(_send_cookie_page).run()
+    (first,) = _tickets_drawn(at)
+    assert _tickets_drawn(at.run()) == [first]  # not traded yet: the same ticket again
+    assert TICKETS.redeem(first) == "tok"
+    assert _tickets_drawn(at.run()) == []  # the browser has the cookie
+    monkeypatch.setattr("ui.auth.COOKIE_RENEW_S", 0)
+    (renewal,) = _tickets_drawn(at.run())  # due for a fresh max-age: a new ticket
+    assert renewal != first and TICKETS.redeem(renewal) == "tok"

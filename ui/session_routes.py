@@ -31,7 +31,8 @@ def _refused(request: Request) -> Response | None:
     if request.headers.get(GUARD_HEADER) != "1":
         return PlainTextResponse("missing the workbench header", status_code=403)
     origin = request.headers.get("origin")
-    if origin and urlsplit(origin).netloc != request.headers.get("host"):
+    hosts = {request.headers.get("host"), request.headers.get("x-forwarded-host")}
+    if origin and urlsplit(origin).netloc not in hosts:  # a proxy may rewrite Host
         return PlainTextResponse("cross-origin request refused", status_code=403)
     return None
 
