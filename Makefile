@@ -30,7 +30,7 @@ install-dev: $(VENV)/.installed-dev
 ## Start the app on the embedded SQLite database with the demo projects.
 run: install
 	$(PY) cli.py demo --if-empty
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+	$(VENV)/bin/streamlit run serve.py --server.headless true --server.port $(PORT)
 
 ## WordNet for METEOR (Debian packages, unpacked into data/nltk_data; optional).
 wordnet:

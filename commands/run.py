@@ -45,7 +45,7 @@ def _flags(table: dict[str, Any], prefix: str) -> Iterator[str]:
 
 def streamlit_argv(args: argparse.Namespace) -> list[str]:
     """The ``streamlit run`` command line for the packaged app."""
-    argv = [sys.executable, "-m", "streamlit", "run", str(APP_ROOT / "app.py")]
+    argv = [sys.executable, "-m", "streamlit", "run", str(APP_ROOT / "serve.py")]
     argv += config_flags(APP_ROOT / ".streamlit" / "config.toml")
     if args.port is not None:
         argv.append(f"--server.port={args.port}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -9,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store, accounts, auth_sessions
 from annotation_store.models import AuthSession, utcnow
+from common.tickets import TICKETS
 from tests.support.apptest import app_session
 from ui import session_cookie
 
@@ -65,13 +67,15 @@ def test_a_new_password_or_disabling_ends_every_session(store: Store) -> None:
     assert auth_sessions.touch(store, c) is None
 
 
-def test_cookie_is_secure_behind_https_and_lives_one_idle_period() -> None:
-    plain = session_cookie.cookie_string("tok")
-    assert plain == "workbench_session=tok; path=/; max-age=3600; SameSite=Strict"
-    assert session_cookie.cookie_string("tok", secure=True).endswith("; Secure")
+def test_cookie_is_secure_behind_https_or_when_the_setting_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("WORKBENCH_AUTH_COOKIE_SECURE", raising=False)
     assert session_cookie.is_https("https://lab.org/")
     assert session_cookie.is_https("http://10.0.0.1:8501/", {"X-Forwarded-Proto": "https"})
     assert not session_cookie.is_https("http://localhost:8501/")
+    monkeypatch.setenv("WORKBENCH_AUTH_COOKIE_SECURE", "always")
+    assert session_cookie.is_https("http://localhost:8501/")
 
 
 def _browser(
@@ -86,7 +90,11 @@ def _browser(
 
 
 def _cookie_scripts(at: AppTest) -> list[str]:
-    return [e.proto.body for e in at.get("html") if "document.cookie" in e.proto.body]
+    return [e.proto.body for e in at.get("html") if "/auth/session" in e.proto.body]
+
+
+def _ticket(script: str) -> str:
+    return json.loads(json.loads(script.split("body: ")[1].split("});")[0]))["ticket"]
 
 
 def test_a_token_copied_before_sign_out_no_longer_signs_in(
@@ -100,14 +108,19 @@ def test_a_token_copied_before_sign_out_no_longer_signs_in(
     copied = at.session_state["_session_cookie"]
     assert at.session_state["user"].name == "ana"
     scripts = _cookie_scripts(at)
-    assert scripts and all(f"workbench_session={copied};" in b for b in scripts)
-    assert all("max-age=3600; SameSite=Strict; Secure" in b for b in scripts)
+    # the page gets a one-time ticket for the server's cookie route, never the token
+    assert scripts and not any(copied in b or "document.cookie" in b for b in scripts)
+    assert TICKETS.redeem(_ticket(scripts[-1])) == copied
+    assert TICKETS.redeem(_ticket(scripts[-1])) is None  # used up
 
     reload = _browser(monkeypatch, store, copied)  # a reload with the cookie signs in
     assert reload.session_state["user"].name == "ana"
     assert reload.session_state["_session_cookie"] != copied  # rotated
     reload.button(key="sign_out").click().run()
     assert "user" not in reload.session_state
+    # (AppTest reruns only the page; a browser's rerun goes through app.py's sign-in)
+    signed_out = reload.switch_page("app.py").run()
+    assert any("/auth/signout" in e.proto.body for e in signed_out.get("html"))  # cleared
 
     stranger = _browser(monkeypatch, store, copied)
     assert "user" not in stranger.session_state

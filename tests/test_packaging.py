@@ -15,6 +15,7 @@ import sys
 import sysconfig
 import time
 import tomllib
+import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -96,9 +97,22 @@ def test_fresh_venv_version_projects_and_run(venv: Path, tmp_path: Path) -> None
         health, page = _wait_health(f"http://127.0.0.1:{port}", server, log)
         assert health == "ok"
         assert "<title>" in page  # the app's page is served too
+        assert _post_status(f"http://127.0.0.1:{port}/auth/session") == 403  # cookie route
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def _post_status(url: str) -> int:
+    """The status of a guarded POST with a made-up ticket (403: the route is there)."""
+    request = urllib.request.Request(
+        url, data=b'{"ticket": "made-up"}', headers={"X-Workbench-Session": "1"}, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return reply.status
+    except urllib.error.HTTPError as refused:
+        return refused.code
 
 
 def _wait_health(url: str, server: subprocess.Popen[bytes], log: Path) -> tuple[str, str]:
@@ -126,6 +140,7 @@ def test_build_sdist_and_wheel_hold_the_app(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in (
         "app.py",
+        "serve.py",
         "cli.py",
         "pages/home.py",
         ".streamlit/config.toml",

@@ -13,12 +13,13 @@
 
 from __future__ import annotations
 
-import json
+import time
 
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, Store, accounts, auth_sessions
 from common.config import get_setting, secrets
+from common.tickets import TICKETS
 from ui import session_cookie
 from ui.context import USER_KEY, get_store
 from ui.study.entry import link_user
@@ -27,6 +28,8 @@ MODES = ("single", "local", "oidc", "crowd")
 PASSWORD_MODES = ("local", "crowd")
 SIGNED_OUT_KEY = "_signed_out"
 SESSION_COOKIE_KEY = "_session_cookie"
+COOKIE_SENT_KEY = "_session_cookie_sent"  # (token, ticket, when issued)
+COOKIE_RENEW_S = 300  # a browser in use gets a fresh cookie (a new max-age) this often
 
 
 def auth_mode() -> str:
@@ -86,7 +89,7 @@ def _session_live(store: Store) -> bool:
 
 def _local_sign_in(store: Store) -> AnnotatorInfo:
     if st.session_state.get(SIGNED_OUT_KEY):
-        _set_cookie("", max_age=0)
+        st.html(session_cookie.sign_out_script(), unsafe_allow_javascript=True)
     else:
         # A reload: swap the cookie's token for a fresh one, so a copy taken earlier
         # stops working soon after.
@@ -132,19 +135,22 @@ def _cookie_token() -> str | None:
     return token if isinstance(token, str) and token else None
 
 
-def _is_https() -> bool:
-    url, headers = st.context.url, st.context.headers
-    if not isinstance(url, str):  # AppTest
-        return False
-    return session_cookie.is_https(url, {k: headers.get(k) or "" for k in headers})
-
-
-def _set_cookie(value: str, max_age: int = session_cookie.MAX_AGE_S) -> None:
-    """Set (or clear, with max_age=0) the session cookie in the browser."""
-    cookie = session_cookie.cookie_string(value, max_age, secure=_is_https())
-    st.html(
-        f"<script>document.cookie = {json.dumps(cookie)};</script>", unsafe_allow_javascript=True
-    )
+def _send_cookie(token: str) -> None:
+    """Have the browser fetch the HttpOnly cookie for ``token`` (via a one-time ticket)
+    when it lacks it or it is due for renewal."""
+    sent = st.session_state.get(COOKIE_SENT_KEY)
+    now = time.monotonic()
+    if sent and sent[0] == token:
+        if TICKETS.redeemed(sent[1]) and now - sent[2] < COOKIE_RENEW_S:
+            return
+        if TICKETS.pending(sent[1]):
+            # Drawn again until traded: a run cut short could drop it; an identical
+            # element is not run twice by the browser.
+            st.html(session_cookie.trade_script(sent[1]), unsafe_allow_javascript=True)
+            return
+    ticket = TICKETS.issue(token)
+    st.session_state[COOKIE_SENT_KEY] = (token, ticket, now)
+    st.html(session_cookie.trade_script(ticket), unsafe_allow_javascript=True)
 
 
 def oidc_user(store: Store, claims: dict) -> AnnotatorInfo | None:
@@ -198,12 +204,10 @@ def _sign_out() -> None:
 def _sign_out_button() -> None:
     if auth_mode() == "single":
         return
-    # Re-sent on every run (a no-op once set): a run cut short by the user's next click
-    # could otherwise drop the only copy, and a reload would then ask to sign in again.
     token = st.session_state.get(SESSION_COOKIE_KEY)
     if token:
         with st.sidebar:
-            _set_cookie(token)
+            _send_cookie(token)
     st.sidebar.button(
         "Sign out", key="sign_out", on_click=_sign_out, type="tertiary", icon=":material/logout:"
     )

@@ -47,7 +47,7 @@ CHROMIUM_ARGS = [
 
 @dataclass
 class AppServer:
-    """A running ``streamlit run app.py``: its URL, process and log file."""
+    """A running ``streamlit run serve.py`` (app.py and its cookie routes): URL, process, log."""
 
     url: str
     port: int
@@ -110,7 +110,7 @@ def running_app(
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        "serve.py",
         "--server.port",
         str(port),
         "--server.headless",
@@ -249,7 +249,7 @@ def wait_until(
 
 
 def wait_for_session_cookie(page: Any, timeout_s: float = 20) -> None:
-    """Wait until the browser holds the remember-me cookie (set by a script element)."""
+    """Wait until the browser holds the remember-me cookie (set by /auth/session)."""
     wait_until(
         page,
         lambda: any(c["name"] == "workbench_session" for c in page.context.cookies()),
