@@ -43,6 +43,7 @@ DOMAIN = {
 ALLOWED: dict[str, frozenset[str]] = {
     # views: the only layer that imports streamlit
     "app": frozenset({"streamlit", "pages", "ui", "workbench_api", *DOMAIN}),
+    "serve": frozenset({"streamlit", "ui"}),
     "pages": frozenset({"streamlit", "ui", "workbench_api", *DOMAIN}),
     "ui": frozenset({"streamlit", "workbench_api", *DOMAIN}),
     # the same operations headless
