@@ -91,3 +91,28 @@ class ImportReport:
     def summary(self, what: str) -> str:
         """One line for the CLI and the app."""
         return f"{what}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """A background job as stored: parameters, status, progress and its worker's lease.
+
+    ``claimed_by`` names the worker holding the job; the lease lasts while that worker
+    stamps ``heartbeat_at``. ``attempts`` counts claims (more than one: a worker died and
+    another took the job over, skipping what the first one had stored).
+    """
+
+    id: int
+    project_id: int
+    kind: str
+    params: dict[str, Any]
+    status: str
+    progress: dict[str, Any]
+    error: str | None
+    created_by: str | None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    heartbeat_at: datetime | None = None
+    claimed_by: str | None = None
+    attempts: int = 0

@@ -13,13 +13,14 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from annotation_store import db
+from annotation_store.store_jobs import JobsMixin
 from annotation_store.store_labels import LabelsMixin
 from annotation_store.store_projects import ProjectsMixin
 from annotation_store.store_results import ResultsMixin
 from common.config import database_url
 
 
-class Store(ProjectsMixin, LabelsMixin, ResultsMixin):
+class Store(ProjectsMixin, LabelsMixin, ResultsMixin, JobsMixin):
     """Projects, items, annotators, labels, evaluator results, caches and jobs."""
 
     def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:

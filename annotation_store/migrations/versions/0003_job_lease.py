@@ -1,0 +1,30 @@
+"""job lease: the worker holding a job and the number of claims
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-11-25 12:50:00
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0003"
+down_revision = "0002"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("jobs", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("claimed_by", sa.String(length=120), nullable=True))
+        batch_op.add_column(
+            sa.Column("attempts", sa.Integer(), nullable=False, server_default="0")
+        )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("jobs", schema=None) as batch_op:
+        batch_op.drop_column("attempts")
+        batch_op.drop_column("claimed_by")
