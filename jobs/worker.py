@@ -213,7 +213,7 @@ def resolve_subset(
     return None, None
 
 
-def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> JobInfo:
+def execute_job(store: Store, job_id: int, heartbeat_s: float | None = None) -> JobInfo:
     """Run a claimed (running) evaluate job to its end; returns the final job.
 
     A job claimed again after its worker died skips what its earlier runs stored. When
@@ -224,6 +224,8 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
     project = _project_name(store, job.project_id)
     params = job.params
     takeover = job.attempts > 1
+    # At least three beats per lease, so one slow write does not cost the job.
+    heartbeat_s = heartbeat_s or min(HEARTBEAT_S, lease_seconds() / 3)
     stop, lost = threading.Event(), threading.Event()
     beat = threading.Thread(
         target=_heartbeat,
