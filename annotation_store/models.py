@@ -336,3 +336,5 @@ class Adjudication(Base):
 
 
 Index("ix_annotations_project_status", Annotation.project_id, Annotation.status)
+# Paged item views read one page in import order (LIMIT / OFFSET over this index).
+Index("ix_items_project_position", Item.project_id, Item.position)

@@ -11,6 +11,7 @@ from annotation_store.exporting import FRAMES, frame_bytes
 from annotation_store.importing import IMPORTERS, ImportFailure
 from kinds import ValidationError, get_kind, kind_names
 from ui.context import PROJECT_KEY, current_project, get_store, has_role
+from ui.items_browser import items_browser
 
 store = get_store()
 st.title("Data")
@@ -63,6 +64,9 @@ if upload is not None and st.button(f"Import {what}", type="primary"):
         st.error(f"Nothing imported. {exc}")
     else:
         st.success(report.summary(what))
+
+st.subheader(f"Items of {project.name}")
+items_browser(store, project.name)
 
 st.subheader(f"Export from {project.name}")
 st.caption("Files are built when you click, from the data as it is then.")

@@ -1,4 +1,4 @@
-"""job lease: the worker holding a job and the number of claims
+"""job lease (the worker holding a job, the number of claims); items paged by position
 
 Revision ID: 0003
 Revises: 0002
@@ -22,9 +22,13 @@ def upgrade() -> None:
         batch_op.add_column(
             sa.Column("attempts", sa.Integer(), nullable=False, server_default="0")
         )
+    op.create_index(
+        "ix_items_project_position", "items", ["project_id", "position"], unique=False
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_items_project_position", table_name="items")
     with op.batch_alter_table("jobs", schema=None) as batch_op:
         batch_op.drop_column("attempts")
         batch_op.drop_column("claimed_by")
