@@ -1,9 +1,12 @@
-"""A paged table of a project's items: only the rows of the page shown are read."""
+"""A paged table of a project's items (only the rows of the page shown are read), and the
+progress bar of an items import."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -51,3 +54,19 @@ def items_browser(store: Store, project: str) -> None:
     rows = store.items_page(project, offset=first, limit=size)
     st.caption(f"Items {first + 1:,}–{first + len(rows):,} of {total:,}")
     st.dataframe(items_page_frame(rows), hide_index=True, width="stretch", key="items_table")
+
+
+def bar_update(bar: Any) -> Callable[[int, int, str], None]:
+    """An import's ``on_progress`` that moves a ``st.progress`` bar."""
+
+    def update(done: int, total: int, phase: str) -> None:
+        if phase == "checking":
+            bar.progress(
+                min(done / max(total, 1), 1.0) * 0.8, text=f"Checked {done:,} of {total:,} rows"
+            )
+        elif phase == "writing":
+            bar.progress(0.8, text=f"Writing {total:,} rows")
+        else:
+            bar.progress(1.0, text=f"Imported {total:,} rows")
+
+    return update
