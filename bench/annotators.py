@@ -31,7 +31,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from annotation_store import Store
 from annotation_store import assignments as asg
 from annotation_store.assignments import AssignmentError
+from tests.support.pg import scratch_database
 
 K = 3
 PG_ADMIN_URL = os.environ.get(
@@ -142,18 +142,8 @@ def _database(backend: str) -> Iterator[str]:
         with tempfile.TemporaryDirectory() as tmp:
             yield f"sqlite:///{Path(tmp) / 'bench.db'}"
         return
-    import sqlalchemy as sa
-
-    name = f"wb_bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_database(PG_ADMIN_URL, prefix="wb_bench") as url:
+        yield url
 
 
 def run_one(backend: str, n: int, items_each: int, think_s: float) -> str:
