@@ -190,19 +190,28 @@ def run_one(backend: str, n: int, items_each: int, think_s: float) -> str:
 def main() -> None:
     """Parse the arguments, run every backend x crowd size, print one line each."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="10 and 50 annotators, 5 items each")
+    ap.add_argument("--quick", action="store_true", help="10 and 50 annotators, 4 items each")
     ap.add_argument("--annotators", type=int, nargs="+", default=[10, 50, 100])
     ap.add_argument("--items-each", type=int, default=20)
-    ap.add_argument("--think", type=float, default=0.25, help="mean pause between actions (s)")
+    ap.add_argument(
+        "--think",
+        type=float,
+        default=2.0,
+        help="mean pause between actions in s (2: an item every ~4 s, a fast annotator; "
+        "0.25 is a stress test far above human speed)",
+    )
     ap.add_argument("--backends", nargs="+", default=["sqlite", "postgresql"])
     args = ap.parse_args()
     if args.quick:
-        args.annotators, args.items_each = [10, 50], 5
+        args.annotators, args.items_each = [10, 50], 4
     for backend in args.backends:
         for n in args.annotators:
             print(run_one(backend, n, args.items_each, args.think), flush=True)
     load = os.getloadavg()
-    print(f"load average: {load[0]:.1f} / {load[1]:.1f} ({os.cpu_count()} CPUs); noisy figures")
+    print(
+        f"think time {args.think} s; load average: {load[0]:.1f} / {load[1]:.1f} "
+        f"({os.cpu_count()} CPUs); noisy figures"
+    )
 
 
 if __name__ == "__main__":
