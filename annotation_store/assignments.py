@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from annotation_store import gold
@@ -114,37 +114,56 @@ def _annotator_id(s: Session, name: str) -> int:
 
 def _active_by_item(
     s: Session, project_id: int, cfg: AnnotationSettings, now: datetime
-) -> tuple[dict[int, set[int]], list[Assignment]]:
-    """Per item: the annotators holding a slot. Also returns stale open claims."""
+) -> tuple[dict[int, set[int]], list[tuple[int, int]]]:
+    """Per item: the annotators holding a slot. Also returns stale open claims as
+    (assignment id, item pk).
+
+    Plain column tuples, not ORM objects: every claim reads the whole project's claims
+    and progress under the project lock, so the cost of this read is what other
+    annotators wait for.
+    """
     cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
     progress = {
-        (p.item_pk, p.annotator_id): p
-        for p in s.scalars(select(ItemProgress).where(ItemProgress.project_id == project_id))
+        (item_pk, who): (status, updated_at)
+        for item_pk, who, status, updated_at in s.execute(
+            select(
+                ItemProgress.item_pk,
+                ItemProgress.annotator_id,
+                ItemProgress.status,
+                ItemProgress.updated_at,
+            ).where(ItemProgress.project_id == project_id)
+        )
     }
     active: dict[int, set[int]] = {}
-    stale: list[Assignment] = []
-    for (item_pk, who), prog in progress.items():
-        if prog.status == "submitted":
+    stale: list[tuple[int, int]] = []
+    for (item_pk, who), (status, _) in progress.items():
+        if status == "submitted":
             active.setdefault(item_pk, set()).add(who)
-    for a in s.scalars(
-        select(Assignment).where(
-            Assignment.project_id == project_id, Assignment.status.in_(("open", "done"))
-        )
-    ):
-        if a.status == "open" and not a.explicit:
-            prog = progress.get((a.item_pk, a.annotator_id))
-            last = max(a.created_at, prog.updated_at if prog else a.created_at)
+    claims = s.execute(
+        select(
+            Assignment.id,
+            Assignment.item_pk,
+            Assignment.annotator_id,
+            Assignment.status,
+            Assignment.explicit,
+            Assignment.created_at,
+        ).where(Assignment.project_id == project_id, Assignment.status.in_(("open", "done")))
+    )
+    for claim_id, item_pk, who, status, explicit, created_at in claims:
+        if status == "open" and not explicit:
+            prog = progress.get((item_pk, who))
+            last = max(created_at, prog[1] if prog and prog[1] else created_at)
             if last < cutoff:
-                stale.append(a)
+                stale.append((claim_id, item_pk))
                 continue
-        active.setdefault(a.item_pk, set()).add(a.annotator_id)
+        active.setdefault(item_pk, set()).add(who)
     return active, stale
 
 
 def _order_key(
     cfg: AnnotationSettings, annotator: str, active: dict[int, set[int]]
-) -> Callable[[Item], tuple[Any, ...]]:
-    def key(item: Item) -> tuple[Any, ...]:
+) -> Callable[[Any], tuple[Any, ...]]:
+    def key(item: Any) -> tuple[Any, ...]:  # a row with id, item_id, position
         if cfg.assignment == "random":
             digest = hashlib.sha256(f"{cfg.seed}:{annotator}:{item.item_id}".encode()).hexdigest()
             return (digest,)
@@ -197,9 +216,12 @@ def claim_next(
                 )
             )
         }
-        items = list(
-            s.scalars(select(Item).where(Item.project_id == proj.id).order_by(Item.position))
-        )
+        # Ids and positions only: an item's fields (JSON) are not needed to choose it.
+        items = s.execute(
+            select(Item.id, Item.item_id, Item.position)
+            .where(Item.project_id == proj.id)
+            .order_by(Item.position)
+        ).all()
         by_pk = {i.id: i for i in items}
         # 1. resume: an open claim (explicit ones first) not yet submitted or skipped
         for a in sorted(mine.values(), key=lambda a: (not a.explicit, a.created_at, a.id)):
@@ -221,9 +243,9 @@ def claim_next(
         golds = gold.gold_pks(s, proj.id)
         # 3. the next eligible item under the strategy
         active, stale = _active_by_item(s, proj.id, cfg, now)
-        stale_by_item: dict[int, list[Assignment]] = {}
-        for a in stale:
-            stale_by_item.setdefault(a.item_pk, []).append(a)
+        stale_by_item: dict[int, list[int]] = {}
+        for claim_id, item_pk in stale:
+            stale_by_item.setdefault(item_pk, []).append(claim_id)
         candidates = [
             i
             for i in items
@@ -235,8 +257,12 @@ def claim_next(
         if not candidates:
             return None
         chosen = min(candidates, key=_order_key(cfg, annotator, active))
-        for a in stale_by_item.get(chosen.id, []):
-            a.status = "released"
+        if stale_by_item.get(chosen.id):
+            s.execute(
+                update(Assignment)
+                .where(Assignment.id.in_(stale_by_item[chosen.id]))
+                .values(status="released")
+            )
         s.add(_queue_claim(proj.id, chosen.id, who, now))
         return chosen.item_id
 

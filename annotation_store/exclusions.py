@@ -15,6 +15,7 @@ from datetime import datetime
 from sqlalchemy import delete, select
 
 from annotation_store.models import Annotator, AnnotatorExclusion, utcnow
+from annotation_store.store_base import StoreBase
 from annotation_store.store_projects import StoreError
 from kinds import ValidationError
 
@@ -32,7 +33,7 @@ class ExclusionRecord:
     created_at: datetime
 
 
-class ExclusionsMixin:
+class ExclusionsMixin(StoreBase):
     """Store methods for annotator exclusions."""
 
     def exclude_annotator(

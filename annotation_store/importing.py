@@ -17,7 +17,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,10 @@ class ImportFailure(ValueError):
 
 
 Row = tuple[int, dict[str, Any]]
+#: Rows per progress report (and per Parquet record batch).
+PROGRESS_EVERY = 5_000
+#: ``on_progress(done, total, phase)`` of an import.
+ImportProgress = Callable[[int, int, str], None]
 
 
 def read_rows(source: str | Path | bytes, name: str | None = None) -> tuple[str, list[Row]]:
@@ -68,19 +72,27 @@ def read_rows(source: str | Path | bytes, name: str | None = None) -> tuple[str,
         if not path.is_file():
             raise ImportFailure(display, None, None, "file not found")
         data = path.read_bytes()
+    suffix = Path(display).suffix.lower()
+    if suffix == ".parquet":
+        rows = list(_parquet_rows(display, data))
+        for number, row in rows:
+            for column, value in row.items():
+                check_value(display, number, column, value, bad_bytes=False)
+        return display, rows
     try:
         text, bad_bytes = data.decode("utf-8-sig"), False
     except UnicodeDecodeError:
         # Undecodable bytes become lone surrogates, so the row and column holding the first
         # one can be named once the file is parsed.
         text, bad_bytes = data.decode("utf-8-sig", errors="surrogateescape"), True
-    suffix = Path(display).suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
         rows = list(_jsonl_rows(display, text))
     elif suffix in (".csv", ".tsv"):
         rows = list(_csv_rows(display, text, "\t" if suffix == ".tsv" else ","))
     else:
-        raise ImportFailure(display, None, None, "unknown format: use .csv, .tsv or .jsonl")
+        raise ImportFailure(
+            display, None, None, "unknown format: use .csv, .tsv, .jsonl or .parquet"
+        )
     if bad_bytes or suffix not in (".csv", ".tsv"):  # CSV cells are flat strings
         for number, row in rows:
             for column, value in row.items():
@@ -139,6 +151,24 @@ def _jsonl_rows(display: str, text: str) -> Iterator[Row]:
         yield number, obj
 
 
+def _parquet_rows(display: str, data: bytes) -> Iterator[Row]:
+    """Rows of a Parquet file, read in record batches (nested columns stay lists/objects)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        number = 0
+        for batch in parquet.iter_batches(batch_size=PROGRESS_EVERY):
+            for obj in batch.to_pylist():
+                number += 1
+                if isinstance(obj.get("fields"), dict):  # the JSONL export's nested form
+                    obj = {**{k: v for k, v in obj.items() if k != "fields"}, **obj["fields"]}
+                yield number, {str(k): v for k, v in obj.items()}
+    except (pa.ArrowException, OSError) as exc:
+        raise ImportFailure(display, None, None, f"not a readable Parquet file ({exc})") from None
+
+
 def _csv_rows(display: str, text: str, delimiter: str) -> Iterator[Row]:
     if csv.field_size_limit() < MAX_CSV_CELL:
         csv.field_size_limit(MAX_CSV_CELL)
@@ -193,10 +223,17 @@ def _maybe_json(value: Any) -> Any:
 
 
 def import_items(
-    store: Store, project: str, source: str | Path | bytes, name: str | None = None
+    store: Store,
+    project: str,
+    source: str | Path | bytes,
+    name: str | None = None,
+    on_progress: ImportProgress | None = None,
 ) -> ImportReport:
     """Import items: ``item_id``, the kind's item fields, optional ``split`` and
-    ``generator``; any other column is kept as context."""
+    ``generator``; any other column is kept as context.
+
+    ``on_progress(done, total, phase)`` hears about every :data:`PROGRESS_EVERY` rows
+    checked (phase ``checking``), then ``writing`` and ``done``."""
     kind = store.project(project).task_kind
     declared = {f.name for f in kind.item_fields}
     # Gold answers (attention checks); a kind with an item field "gold" uses "gold_answers".
@@ -207,6 +244,8 @@ def import_items(
     valid = []
     golds: dict[str, Any] = {}
     for number, row in rows:
+        if on_progress is not None and number % PROGRESS_EVERY == 0:
+            on_progress(number, len(rows), "checking")
         item_id = _item_id(display, number, row)
         if row.get(gold_column) not in (None, ""):
             golds[item_id] = _gold_cell(store, project, display, number, row[gold_column])
@@ -247,11 +286,15 @@ def import_items(
         )
     if not valid:
         raise ImportFailure(display, None, None, "no rows to import")
+    if on_progress is not None:
+        on_progress(len(rows), len(rows), "writing")
     report = store.upsert_items(project, valid)
     if golds:
         from annotation_store.gold import set_gold_many
 
         set_gold_many(store, project, golds)
+    if on_progress is not None:
+        on_progress(len(rows), len(rows), "done")
     return report
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -21,6 +21,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from annotation_store.records import utcnow
+
 NAMING = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -28,11 +30,6 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-
-def utcnow() -> datetime:
-    """Timezone-aware now in UTC (stored as naive UTC for SQLite compatibility)."""
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class Base(DeclarativeBase):
@@ -311,6 +308,9 @@ class Job(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # The worker holding the job's lease, and how many times the job was claimed.
+    claimed_by: Mapped[str | None] = mapped_column(String(120), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Adjudication(Base):
@@ -376,6 +376,8 @@ class GoldItem(Base):
 
 
 Index("ix_annotations_project_status", Annotation.project_id, Annotation.status)
+# Paged item views read one page in import order (LIMIT / OFFSET over this index).
+Index("ix_items_project_position", Item.project_id, Item.position)
 
 
 class AnnotatorExclusion(Base):

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from kinds import TaskKind, get_kind
 
 ROLES = ("admin", "reviewer", "annotator")
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now in UTC (stored as naive UTC for SQLite compatibility)."""
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 @dataclass(frozen=True)
@@ -113,3 +118,28 @@ class RunInfo:
     cost: float
     created_at: datetime
     finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """A background job as stored: parameters, status, progress and its worker's lease.
+
+    ``claimed_by`` names the worker holding the job; the lease lasts while that worker
+    stamps ``heartbeat_at``. ``attempts`` counts claims (more than one: a worker died and
+    another took the job over, skipping what the first one had stored).
+    """
+
+    id: int
+    project_id: int
+    kind: str
+    params: dict[str, Any]
+    status: str
+    progress: dict[str, Any]
+    error: str | None
+    created_by: str | None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    heartbeat_at: datetime | None = None
+    claimed_by: str | None = None
+    attempts: int = 0

@@ -6,11 +6,14 @@ it takes the write lock up front). Never hold a session across an LLM call.
 
 from __future__ import annotations
 
+import threading
+
 from sqlalchemy import Engine
 from sqlalchemy.orm import sessionmaker
 
 from annotation_store import db
 from annotation_store.exclusions import ExclusionsMixin
+from annotation_store.store_jobs import JobsMixin
 from annotation_store.store_judges import JudgesMixin
 from annotation_store.store_labels import LabelsMixin
 from annotation_store.store_projects import ProjectsMixin
@@ -18,7 +21,7 @@ from annotation_store.store_results import ResultsMixin
 from common.config import database_url
 
 
-class Store(ProjectsMixin, LabelsMixin, ResultsMixin, ExclusionsMixin, JudgesMixin):
+class Store(ProjectsMixin, LabelsMixin, ResultsMixin, JobsMixin, ExclusionsMixin, JudgesMixin):
     """Projects, items, annotators, labels, evaluator results, caches, jobs, exclusions
     and judges."""
 
@@ -35,6 +38,12 @@ class Store(ProjectsMixin, LabelsMixin, ResultsMixin, ExclusionsMixin, JudgesMix
             else self.engine
         )
         self._write_factory = sessionmaker(write_bind, expire_on_commit=False)
+        # SQLite has one writer at a time. Threads of this process (the sessions of one app
+        # server) queue for it here and wake as soon as it is free; left to SQLite's busy
+        # handler they would sleep in steps of up to 100 ms, which made the slowest label
+        # saves of 50 concurrent annotators wait seconds. Other processes still meet the
+        # busy timeout. Re-entrant, so a nested write in one thread behaves as before.
+        self._write_turn = threading.RLock() if self.is_sqlite else None
 
     def close(self) -> None:
         """Release every pooled connection."""

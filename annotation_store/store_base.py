@@ -7,6 +7,7 @@ as ``Any``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -43,6 +44,7 @@ class StoreBase:
     is_sqlite: bool
     _read_factory: sessionmaker[Session]
     _write_factory: sessionmaker[Session]
+    _write_turn: threading.RLock | None  # SQLite: this process's writers queue here
 
     @contextmanager
     def read(self) -> Iterator[Session]:
@@ -53,7 +55,11 @@ class StoreBase:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A session for one atomic change: committed on success, rolled back on error."""
-        with self._write_factory() as session, session.begin():
+        if self._write_turn is None:
+            with self._write_factory() as session, session.begin():
+                yield session
+            return
+        with self._write_turn, self._write_factory() as session, session.begin():
             yield session
 
     @staticmethod

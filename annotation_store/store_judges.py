@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from annotation_store.models import Judge, JudgeVersion
+from annotation_store.store_base import StoreBase
 from annotation_store.store_projects import StoreError
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def _record(judge: Judge, row: JudgeVersion) -> JudgeRecord:
     )
 
 
-class JudgesMixin:
+class JudgesMixin(StoreBase):
     """Judge definitions: save a version, read one, list them."""
 
     def save_judge_version(

@@ -154,7 +154,19 @@ class ProjectsMixin(StoreBase):
         with self.read() as s:
             return self._item_records(s, self._project_row(s, project).id)
 
-    def _item_records(self, s: Session, pid: int) -> list[ItemRecord]:
+    def items_page(self, project: str, offset: int, limit: int) -> list[ItemRecord]:
+        """One page of a project's items in import order (``LIMIT`` / ``OFFSET`` in SQL),
+        so a view of a 100,000-item project reads only the rows it shows."""
+        if offset < 0 or limit < 1:
+            raise StoreError("a page needs offset >= 0 and limit >= 1")
+        with self.read() as s:
+            return self._item_records(
+                s, self._project_row(s, project).id, offset=offset, limit=limit
+            )
+
+    def _item_records(
+        self, s: Session, pid: int, offset: int = 0, limit: int | None = None
+    ) -> list[ItemRecord]:
         raw = RawColumns(self.is_sqlite)
         q = (
             select(
@@ -166,8 +178,10 @@ class ProjectsMixin(StoreBase):
                 Item.generator,
             )
             .where(Item.project_id == pid)
-            .order_by(Item.position)
+            .order_by(Item.position, Item.id)
         )
+        if limit is not None:
+            q = q.offset(offset).limit(limit)
         rows = raw.fetch(s, q)
         fields = raw.decode_json([r[3] for r in rows])
         return [

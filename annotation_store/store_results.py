@@ -1,4 +1,4 @@
-"""Store operations on evaluator runs and results, the LLM cache, fetched pages and jobs."""
+"""Store operations on evaluator runs and results, the LLM cache and fetched pages."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from annotation_store.models import (
     EvaluatorRun,
     FetchedPage,
     Item,
-    Job,
     LLMCacheEntry,
     utcnow,
 )
@@ -61,7 +60,6 @@ STORED_RESULT_ATTRS = (
     "latency_s",
     "cached",
 )
-JOB_FIELDS = ("status", "progress", "error", "started_at", "finished_at", "heartbeat_at")
 
 
 def run_info(run: EvaluatorRun) -> RunInfo:
@@ -92,25 +90,8 @@ def _run_row(s: Session, run_id: int) -> EvaluatorRun:
     return run
 
 
-def _job_dict(job: Job) -> dict[str, Any]:
-    return {
-        "id": job.id,
-        "project_id": job.project_id,
-        "kind": job.kind,
-        "params": job.params,
-        "status": job.status,
-        "progress": dict(job.progress or {}),
-        "error": job.error,
-        "created_by": job.created_by,
-        "created_at": job.created_at,
-        "started_at": job.started_at,
-        "finished_at": job.finished_at,
-        "heartbeat_at": job.heartbeat_at,
-    }
-
-
 class ResultsMixin(StoreBase):
-    """Evaluator runs and results, caches and jobs."""
+    """Evaluator runs and results and caches."""
 
     # -- runs and results ---------------------------------------------------------------
     def create_run(
@@ -551,56 +532,3 @@ class ResultsMixin(StoreBase):
             else:
                 row.record = record
                 row.fetched_at = utcnow()
-
-    # -- jobs ---------------------------------------------------------------------------
-    def create_job(
-        self,
-        project: str,
-        params: Mapping[str, Any],
-        kind: str = "evaluate",
-        created_by: str | None = None,
-    ) -> int:
-        """Queue a job and return its id."""
-        with self.write() as s:
-            pid = self._project_row(s, project).id
-            job = Job(
-                project_id=pid,
-                kind=kind,
-                params=dict(params),
-                status="queued",
-                progress={},
-                created_by=created_by,
-            )
-            s.add(job)
-            s.flush()
-            return job.id
-
-    def job(self, job_id: int) -> dict[str, Any] | None:
-        """A job's row as a dict, or None."""
-        with self.read() as s:
-            row = s.get(Job, job_id)
-            return _job_dict(row) if row else None
-
-    def jobs(self, project: str) -> list[dict[str, Any]]:
-        """Every job of a project, newest first."""
-        with self.read() as s:
-            pid = self._project_row(s, project).id
-            return [
-                _job_dict(j)
-                for j in s.scalars(select(Job).where(Job.project_id == pid).order_by(Job.id.desc()))
-            ]
-
-    def update_job(self, job_id: int, **changes: Any) -> dict[str, Any]:
-        """Change a job's status, progress (merged), error or timestamps."""
-        unknown = set(changes) - set(JOB_FIELDS)
-        if unknown:
-            raise ValueError(f"cannot update job fields {sorted(unknown)}")
-        with self.write() as s:
-            row = s.get(Job, job_id)
-            for key, value in changes.items():
-                value = redact_data(value)  # job errors quote evaluator errors
-                if key == "progress":
-                    row.progress = {**(row.progress or {}), **value}
-                else:
-                    setattr(row, key, value)
-            return _job_dict(row)

@@ -4,6 +4,7 @@ SGD dialogues in, and the agreement bundle out."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -28,7 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     for what in WHATS:
         p = isub.add_parser(what, help=f"import {what} from CSV / JSONL or another tool")
         p.add_argument("name", help="project name")
-        p.add_argument("file", help="a .csv, .tsv or .jsonl file (or the tool's file / folder)")
+        p.add_argument(
+            "file", help="a .csv, .tsv, .jsonl or .parquet file (or the tool's file / folder)"
+        )
         p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
         p.set_defaults(handler=cmd_import)
     sgd = isub.add_parser("sgd", help="import SGD dialogues into a dialogue-faithfulness project")
@@ -62,11 +65,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_import(args: argparse.Namespace, store: Store) -> int:
     """Validate the whole file, then import it in one go (nothing on a bad row)."""
-    from annotation_store.importing import ImportFailure
+    from annotation_store.importing import PROGRESS_EVERY, ImportFailure
     from workbench_api.data import import_file
 
+    def progress(done: int, total: int, phase: str) -> None:
+        if total >= PROGRESS_EVERY:  # small files import in a blink: no progress lines
+            print(f"{phase}: {done:,} / {total:,} rows", file=sys.stderr, flush=True)
+
     try:
-        reports = import_file(store, args.name, args.what, args.file, args.format)
+        reports = import_file(
+            store, args.name, args.what, args.file, args.format, on_progress=progress
+        )
     except ImportFailure as exc:
         raise CommandError(f"nothing imported: {exc}") from None
     for what, report in reports.items():

@@ -34,7 +34,7 @@ def cmd_jobs(args: argparse.Namespace, store: Store) -> int:
     try:
         if args.cancel is not None:
             job = request_cancel(store, args.cancel)
-            print(f"job {args.cancel}: {job['status']}")
+            print(f"job {args.cancel}: {job.status}")
             return 0
         if args.resume is not None:
             print(f"job {args.resume} resumed as job {resume_job(store, args.resume)} (queued)")
@@ -42,9 +42,9 @@ def cmd_jobs(args: argparse.Namespace, store: Store) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     for job in store.jobs(args.name):
-        p = job["progress"] or {}
+        p = job.progress
         print(
-            f"{job['id']:>5}  {job_state(job):<10} {', '.join(job['params'].get('evaluators') or [])}"
+            f"{job.id:>5}  {job_state(job):<10} {', '.join(job.params.get('evaluators') or [])}"
             f"  {p.get('done', 0)}/{p.get('total', 0)} done, {p.get('failed', 0)} failed, "
             f"{p.get('cached', 0)} cached, ${float(p.get('cost', 0.0)):.4f}"
         )
@@ -64,9 +64,9 @@ def cmd_worker(args: argparse.Namespace, store: Store) -> int:
             continue
         print(f"job {job_id}: running", flush=True)
         job = execute_job(store, job_id)
-        p = job["progress"] or {}
+        p = job.progress
         print(
-            f"job {job_id}: {job['status']} ({p.get('done', 0)}/{p.get('total', 0)} done, "
+            f"job {job_id}: {job.status} ({p.get('done', 0)}/{p.get('total', 0)} done, "
             f"{p.get('failed', 0)} failed)",
             flush=True,
         )

@@ -86,12 +86,14 @@ def run_evaluator(
     skip_existing: bool = False,
     mode: str = "online",
     poll_s: float | None = None,
+    skip_job_results: bool = False,
 ) -> RunProgress:
     """Evaluate items ``runs`` times (default: the evaluator's own default).
 
     With ``skip_existing`` (resume), an item is left out of repetition ``r`` when it
     already has a successful result with the same signature and run index; a repetition
-    with nothing left opens no run at all.
+    with nothing left opens no run at all. With ``skip_job_results`` (a job taken over
+    from a dead worker), every result job ``job_id``'s runs stored is left out as well.
 
     ``mode="batch"`` sends an LLM judge's requests through the OpenAI Batch API
     (``jobs/batch_mode.py``; ``poll_s`` between polls) instead of one call each.
@@ -123,8 +125,11 @@ def run_evaluator(
     n_runs = runs or evaluator.default_runs
     items = select_items(store, project, item_ids, limit)
     todo = {r: items for r in range(n_runs)}
-    if skip_existing:
-        done = existing_results(store, project, str(evaluator.signature()))
+    if skip_existing or (skip_job_results and job_id is not None):
+        sig = str(evaluator.signature())
+        done = existing_results(store, project, sig) if skip_existing else set()
+        if skip_job_results and job_id is not None:
+            done |= store.job_result_keys(job_id, sig)
         todo = {r: [it for it in items if (it.item_id, r) not in done] for r in range(n_runs)}
     progress = RunProgress(total=sum(len(v) for v in todo.values()), mode=mode)
     for run_index in range(n_runs):

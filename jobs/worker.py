@@ -8,11 +8,15 @@ Life of a job::
     queued --claim--> running --(all evaluators finished)--> done | failed
                          |--request_cancel--> cancelling --(next batch)--> cancelled
 
-- **Claiming** is atomic (one write transaction turns ``queued`` into ``running``), so
-  the app's in-process :class:`Worker` and ``python cli.py worker`` can share a queue.
-- **Heartbeat**: while a job executes, a small thread stamps ``heartbeat_at`` every
-  few seconds. A ``running`` job whose heartbeat is older than :data:`STALE_AFTER_S` has
-  lost its worker (the process died); :func:`job_state` calls it ``stale``.
+- **Claiming** happens in the store (:meth:`Store.claim_job`: row locks on PostgreSQL,
+  the write lock on SQLite), so the app servers' in-process :class:`Worker` and any
+  number of ``python cli.py worker`` processes can share one queue.
+- **Lease and heartbeat**: the claiming worker's name is stored with the job, and while
+  the job executes a small thread renews the lease every few seconds. A held job whose
+  heartbeat is older than the lease (:func:`lease_seconds`, ``WORKBENCH_JOBS_LEASE_S``)
+  has lost its worker: :func:`job_state` calls it ``stale`` and the next worker that
+  polls takes it over, skipping every item the job's runs already stored, so no item is
+  evaluated twice. A worker that finds its lease taken stops at the next batch.
 - **Resume** (:func:`resume_job`) queues a new job with the same parameters and
   ``only_missing`` set: the runner skips every (item, run index) that already has a
   successful result with the same evaluator signature, so finished work is never paid
@@ -34,6 +38,8 @@ Job parameters (``params``)::
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import traceback
 from collections.abc import Mapping, Sequence
@@ -41,10 +47,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
-
-from annotation_store import Store
-from annotation_store.models import Job, utcnow
+from annotation_store import JobInfo, Store
+from annotation_store.records import utcnow
+from common.config import get_setting
 from evaluators.base import NotConfiguredError
 from evaluators.registry import get_evaluator_class
 from jobs.runner import MODES, RunProgress, batch_capable, build_context, run_evaluator
@@ -102,17 +107,17 @@ def submit_evaluate_job(
     info = store.project(project)
     for name in params["evaluators"]:
         cls = get_evaluator_class(name)
-        if info.kind not in cls.kinds:
+        if not cls.applies_to(info.kind):
             raise ValueError(f"evaluator {name!r} does not apply to kind {info.kind!r}")
     return store.create_job(project, dict(params), kind="evaluate", created_by=created_by)
 
 
-def request_cancel(store: Store, job_id: int) -> dict[str, Any]:
+def request_cancel(store: Store, job_id: int) -> JobInfo:
     """Ask a job to stop: queued jobs are cancelled at once, running ones at the next batch."""
     job = _job(store, job_id)
-    if job["status"] == "queued":
+    if job.status == "queued":
         return store.update_job(job_id, status="cancelled", finished_at=utcnow())
-    if job["status"] == "running":
+    if job.status == "running":
         return store.update_job(job_id, status="cancelling")
     return job
 
@@ -128,26 +133,38 @@ def resume_job(store: Store, job_id: int, created_by: str | None = None) -> int:
         raise ValueError(f"job {job_id} is {state}; cancel it or wait before resuming")
     if state == "stale":
         _close_stale(store, job)
-    params = {**job["params"], "only_missing": True, "resume_of": job_id}
+    params = {**job.params, "only_missing": True, "resume_of": job_id}
     return store.create_job(
-        _project_name(store, job["project_id"]),
+        _project_name(store, job.project_id),
         params,
-        kind=job["kind"],
-        created_by=created_by or job["created_by"],
+        kind=job.kind,
+        created_by=created_by or job.created_by,
     )
 
 
-def job_state(
-    job: Mapping[str, Any], now: datetime | None = None, stale_after_s: float = STALE_AFTER_S
-) -> str:
+def lease_seconds() -> float:
+    """How long a job stays with its worker without a heartbeat (``WORKBENCH_JOBS_LEASE_S``)."""
+    value = get_setting("jobs", "lease_s")
+    try:
+        return max(1.0, float(value)) if value else STALE_AFTER_S
+    except ValueError:
+        return STALE_AFTER_S
+
+
+def worker_name() -> str:
+    """This process's name on the jobs it claims: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def job_state(job: JobInfo, now: datetime | None = None, stale_after_s: float | None = None) -> str:
     """The job's status, or ``stale`` for a running job whose worker stopped beating."""
-    status = job["status"]
-    if status in ("running", "cancelling"):
-        beat = job.get("heartbeat_at") or job.get("started_at")
+    if job.status in ("running", "cancelling"):
+        beat = job.heartbeat_at or job.started_at
         now = now or utcnow()
-        if beat is None or now - _naive(beat) > timedelta(seconds=stale_after_s):
+        limit = timedelta(seconds=stale_after_s or lease_seconds())
+        if beat is None or now - _naive(beat) > limit:
             return "stale"
-    return status
+    return job.status
 
 
 def _naive(ts: datetime) -> datetime:
@@ -155,7 +172,7 @@ def _naive(ts: datetime) -> datetime:
     return ts.replace(tzinfo=None) if ts.tzinfo is not None else ts
 
 
-def _job(store: Store, job_id: int) -> dict[str, Any]:
+def _job(store: Store, job_id: int) -> JobInfo:
     job = store.job(job_id)
     if job is None:
         raise ValueError(f"no job {job_id}")
@@ -169,36 +186,21 @@ def _project_name(store: Store, project_id: int) -> str:
     raise ValueError(f"no project with id {project_id}")
 
 
-def _close_stale(store: Store, job: Mapping[str, Any]) -> None:
+def _close_stale(store: Store, job: JobInfo) -> None:
     store.update_job(
-        job["id"],
+        job.id,
         status="failed",
         finished_at=utcnow(),
         error="the worker stopped (no heartbeat); resumed as a new job",
     )
-    for run in store.runs(_project_name(store, job["project_id"])):
-        if run.job_id == job["id"] and run.status == "running":
-            store.finish_run(run.id, "cancelled")
+    store.close_open_runs(job.id)
 
 
 # -- claiming and executing -----------------------------------------------------------------
-def claim_next(store: Store) -> int | None:
-    """Atomically turn the oldest queued job into a running one; return its id (or None)."""
-    # A plain read first: the poller asks every second, and an idle queue should not take
-    # SQLite's write lock (annotators' label saves would queue behind it).
-    with store.read() as s:
-        if s.scalar(select(Job.id).where(Job.status == "queued").limit(1)) is None:
-            return None
-    with store.write() as s:
-        q = select(Job).where(Job.status == "queued").order_by(Job.id).limit(1)
-        if not store.is_sqlite:
-            q = q.with_for_update(skip_locked=True)
-        job = s.scalar(q)
-        if job is None:
-            return None
-        now = utcnow()
-        job.status, job.started_at, job.heartbeat_at = "running", now, now
-        return job.id
+def claim_next(store: Store, worker: str | None = None) -> int | None:
+    """Claim the oldest queued (or abandoned) job for this worker; return its id (or None)."""
+    job = store.claim_job(worker or worker_name(), lease_seconds())
+    return job.id if job else None
 
 
 def resolve_subset(
@@ -216,15 +218,23 @@ def resolve_subset(
     return None, None
 
 
-def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> dict[str, Any]:
-    """Run a claimed (running) evaluate job to its end; returns the final job row."""
+def execute_job(store: Store, job_id: int, heartbeat_s: float | None = None) -> JobInfo:
+    """Run a claimed (running) evaluate job to its end; returns the final job.
+
+    A job claimed again after its worker died skips what its earlier runs stored. When
+    another worker takes the job over meanwhile (this one was too slow to renew the
+    lease), this one stops at the next batch and leaves the job to the new owner.
+    """
     job = _job(store, job_id)
-    project = _project_name(store, job["project_id"])
-    params = job["params"]
-    stop = threading.Event()
+    project = _project_name(store, job.project_id)
+    params = job.params
+    takeover = job.attempts > 1
+    # At least three beats per lease, so one slow write does not cost the job.
+    heartbeat_s = heartbeat_s or min(HEARTBEAT_S, lease_seconds() / 3)
+    stop, lost = threading.Event(), threading.Event()
     beat = threading.Thread(
         target=_heartbeat,
-        args=(store, job_id, stop, heartbeat_s),
+        args=(store, job, stop, lost, heartbeat_s),
         name=f"job-{job_id}-heartbeat",
         daemon=True,
     )
@@ -253,7 +263,8 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
 
             def report(p: RunProgress, name: str = name) -> None:
                 per[name] = {**p.as_dict(), "status": "running", "phase": "evaluating"}
-                store.update_job(job_id, progress=_totals(per, name), heartbeat_at=utcnow())
+                if not lost.is_set():
+                    store.update_job(job_id, progress=_totals(per, name))
 
             try:
                 final = run_evaluator(
@@ -268,12 +279,13 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
                     job_id=job_id,
                     batch_size=params.get("batch_size") or None,
                     on_progress=report,
-                    should_cancel=lambda: _status(store, job_id) == "cancelling",
+                    should_cancel=lambda: lost.is_set() or _status(store, job_id) == "cancelling",
                     skip_existing=bool(params.get("only_missing")),
                     # batch mode is for LLM judges; other evaluators in the job run as usual
                     mode=params.get("mode", "online")
                     if batch_capable(get_evaluator_class(name))
                     else "online",
+                    skip_job_results=takeover,
                 )
             except (NotConfiguredError, ValueError) as exc:
                 per[name]["status"] = "failed"
@@ -286,6 +298,8 @@ def execute_job(store: Store, job_id: int, heartbeat_s: float = HEARTBEAT_S) -> 
             if stopped:
                 cancelled = True
                 break
+        if lost.is_set():  # another worker holds the job now: its row is not ours to end
+            return _job(store, job_id)
         status = "cancelled" if cancelled else ("failed" if errors else "done")
         return store.update_job(
             job_id,
@@ -313,7 +327,7 @@ def first_phase(name: str) -> str:
 
 def _status(store: Store, job_id: int) -> str:
     job = store.job(job_id)
-    return job["status"] if job else "cancelling"
+    return job.status if job else "cancelling"
 
 
 def _totals(per: Mapping[str, Mapping[str, Any]], current: str | None) -> dict[str, Any]:
@@ -324,12 +338,21 @@ def _totals(per: Mapping[str, Mapping[str, Any]], current: str | None) -> dict[s
     return out
 
 
-def _heartbeat(store: Store, job_id: int, stop: threading.Event, every_s: float) -> None:
+def _heartbeat(
+    store: Store, job: JobInfo, stop: threading.Event, lost: threading.Event, every_s: float
+) -> None:
+    """Renew the job's lease until ``stop``; set ``lost`` when another worker took it."""
     while not stop.wait(every_s):
         try:
-            store.update_job(job_id, heartbeat_at=utcnow())
+            if job.claimed_by is None:  # executed without a claim (tests, direct calls)
+                store.update_job(job.id, heartbeat_at=utcnow())
+            elif not store.renew_lease(job.id, job.claimed_by):
+                if _status(store, job.id) in ("running", "cancelling"):
+                    log.warning("job %s: the lease passed to another worker", job.id)
+                    lost.set()
+                return
         except Exception:  # the next beat retries; a DB hiccup must not kill the job
-            log.warning("heartbeat of job %s failed", job_id, exc_info=True)
+            log.warning("heartbeat of job %s failed", job.id, exc_info=True)
 
 
 def drain(store: Store, max_jobs: int | None = None) -> list[int]:

@@ -23,6 +23,7 @@ from audit.analysis import (
 from common.csv_safe import csv_bytes
 from evaluators.registry import registry_scales
 from ui.audit.drilldown import render_drilldown
+from ui.audit.paging import page_slice
 from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
 from ui.tables import dash_missing
@@ -188,14 +189,15 @@ shown_view = shown.assign(
 )
 
 st.caption(f"**{len(shown)}** of {len(frame)} items · field `{field}` (scale {lo:g}-{hi:g})")
+page_view, first = page_slice(shown_view[shown_cols], "audit_page")
 shown_table, config = dash_missing(
-    shown_view[shown_cols], config, {"split": "no split given", "generator": "not given"}
+    page_view, config, {"split": "no split given", "generator": "not given"}
 )
 event = st.dataframe(
     shown_table,
     hide_index=True,
     width="stretch",
-    height=min(420, 38 + 35 * max(len(shown), 1)),
+    height=min(420, 38 + 35 * max(len(page_view), 1)),
     column_config=config,
     on_select="rerun",
     selection_mode="single-row",
@@ -203,9 +205,10 @@ event = st.dataframe(
 )
 rows = list(event.selection.rows) if event is not None else []
 # The table keeps its selected row *position* when the rows re-sort (the reference
-# toggle, a filter): only a new click picks an item, so the open item stays open.
-if rows and rows != st.session_state.get(LAST_CLICK) and rows[0] < len(shown):
-    st.session_state[SELECTED] = str(shown.loc[rows[0], "item_id"])
+# toggle, a filter, another page): only a new click picks an item, so the open item
+# stays open.
+if rows and rows != st.session_state.get(LAST_CLICK) and first + rows[0] < len(shown):
+    st.session_state[SELECTED] = str(shown.loc[first + rows[0], "item_id"])
 st.session_state[LAST_CLICK] = rows
 
 d1, d2 = st.columns([1, 3])

@@ -8,9 +8,10 @@ from functools import partial
 import streamlit as st
 
 from annotation_store.exporting import FRAMES, frame_bytes
-from annotation_store.importing import IMPORTERS, ImportFailure
+from annotation_store.importing import IMPORTERS, ImportFailure, import_items
 from kinds import ValidationError, get_kind, kind_names
 from ui.context import PROJECT_KEY, current_project, get_store, has_role
+from ui.items_browser import bar_update, items_browser
 
 store = get_store()
 st.title("Data")
@@ -48,21 +49,31 @@ if project is None:
 kind = project.task_kind
 st.subheader(f"Import into {project.name}")
 st.caption(
-    "CSV or JSONL. Items: `item_id`, "
+    "CSV, JSONL or Parquet (items). Items: `item_id`, "
     + ", ".join(f"`{f.name}`" for f in kind.item_fields)
     + ", optional `split` (dev/test). Annotations: `item_id, annotator, field, value` "
     "(lists as JSON). Scores: `item_id, evaluator, field, value`, optional `judge_model`, "
     "`run`. A file with one bad row imports nothing."
 )
 what = st.segmented_control("What", list(IMPORTERS), default="items", key="import_what")
-upload = st.file_uploader("File", type=["csv", "tsv", "jsonl"], key=f"upload_{what}")
+upload = st.file_uploader("File", type=["csv", "tsv", "jsonl", "parquet"], key=f"upload_{what}")
 if upload is not None and st.button(f"Import {what}", type="primary"):
     try:
-        report = IMPORTERS[what](store, project.name, upload.getvalue(), upload.name)
+        if what == "items":  # the big one: show how far the check and the write are
+            bar = st.progress(0.0, text="Reading the file")
+            report = import_items(
+                store, project.name, upload.getvalue(), upload.name, on_progress=bar_update(bar)
+            )
+            bar.empty()
+        else:
+            report = IMPORTERS[what](store, project.name, upload.getvalue(), upload.name)
     except ImportFailure as exc:
         st.error(f"Nothing imported. {exc}")
     else:
         st.success(report.summary(what))
+
+st.subheader(f"Items of {project.name}")
+items_browser(store, project.name)
 
 st.subheader(f"Export from {project.name}")
 st.caption("Files are built when you click, from the data as it is then.")

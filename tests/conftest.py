@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
 from annotation_store import Store
+from tests.support.pg import scratch_database
 from tests.support.scripted_llm import ScriptedLLM
 
 PG_ADMIN_URL = os.environ.get(
@@ -72,18 +72,8 @@ def _pg_database() -> Iterator[str]:
     reason = _pg_available()
     if reason:
         pytest.skip(reason)
-    import sqlalchemy as sa
-
-    name = f"wb_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_database(PG_ADMIN_URL) as url:
+        yield url
 
 
 @pytest.fixture

@@ -80,9 +80,7 @@ PRIVATE = {
 }
 
 #: (file, imported module) -> why it is tolerated for now. Each must still occur.
-TEMPORARY = {
-    ("jobs/worker.py", "annotation_store.models"): "moved into the Store by team-scale",
-}
+TEMPORARY: dict[tuple[str, str], str] = {}
 
 PROJECT = set(ALLOWED) | {"streamlit"}
 

@@ -225,3 +225,17 @@ def _numbers(html: str) -> list[str]:
 
     body = re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.+Z-]*", "", html)
     return re.findall(r"-?\d+\.\d+", body)
+
+
+def test_a_long_audit_table_is_drawn_a_page_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    import ui.audit.paging
+
+    _audit_project(store)
+    monkeypatch.setattr(ui.audit.paging, "PAGE_ROWS", 2)
+    at = _audit_page(monkeypatch, sqlite_url)
+    assert list(at.dataframe[0].value["item_id"]) == ["far", "mid"]  # page 1 of 2
+    at.number_input(key="audit_page").set_value(2).run()
+    assert list(at.dataframe[0].value["item_id"]) == ["near"]
+    assert any("Item `far`" in s.value for s in at.subheader)  # the open item stays open

@@ -28,7 +28,7 @@ class Peek(Evaluator):
 
     async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
         assert Peek.store is not None
-        SEEN.append(Peek.store.jobs("p")[0]["progress"])
+        SEEN.append(Peek.store.jobs("p")[0].progress)
         return [EvalResult(i.item_id, self.signature(), scores={"label": 1.0}) for i in items]
 
 

@@ -89,12 +89,12 @@ def test_a_job_runs_to_done_with_counters_in_its_row(any_store: Store) -> None:
     _project(any_store)
     LengthScore.fail_ids = {"t4"}
     job_id = _queue(any_store)
-    assert any_store.job(job_id)["status"] == "queued"
+    assert any_store.job(job_id).status == "queued"
     assert claim_next(any_store) == job_id
     assert claim_next(any_store) is None  # nobody else gets it
     job = execute_job(any_store, job_id)
-    assert job["status"] == "done"
-    p = job["progress"]
+    assert job.status == "done"
+    p = job.progress
     assert (p["total"], p["done"], p["failed"], p["cached"]) == (10, 10, 1, 0)
     assert (p["tokens_in"], p["tokens_out"]) == (27, 9)
     assert p["cost"] == pytest.approx(0.009)
@@ -127,25 +127,25 @@ def test_cancel_stops_at_the_next_batch_and_resume_finishes_only_the_rest(store:
         seen.extend(i.item_id for i in items)
         if len(seen) == 3:
             request_cancel(store, job_id)
-            assert store.job(job_id)["status"] == "cancelling"
+            assert store.job(job_id).status == "cancelling"
 
     LengthScore.on_batch = cancel_after_first_batch
     drain(store)
     job = store.job(job_id)
-    assert job["status"] == "cancelled"
-    assert job["progress"]["done"] == 3
+    assert job.status == "cancelled"
+    assert job.progress["done"] == 3
     assert [r.status for r in store.runs("p")] == ["cancelled"]
 
     LengthScore.on_batch = None
     seen.clear()
     LengthScore.on_batch = lambda items: seen.extend(i.item_id for i in items)
     new_id = resume_job(store, job_id)
-    assert store.job(new_id)["params"]["only_missing"] is True
-    assert store.job(new_id)["params"]["resume_of"] == job_id
+    assert store.job(new_id).params["only_missing"] is True
+    assert store.job(new_id).params["resume_of"] == job_id
     drain(store)
     new = store.job(new_id)
-    assert new["status"] == "done"
-    assert (new["progress"]["total"], new["progress"]["done"]) == (7, 7)
+    assert new.status == "done"
+    assert (new.progress["total"], new.progress["done"]) == (7, 7)
     assert seen == [f"t{i}" for i in range(3, 10)]
     assert len(store.results_frame("p")) == 10
 
@@ -153,7 +153,7 @@ def test_cancel_stops_at_the_next_batch_and_resume_finishes_only_the_rest(store:
 def test_cancelling_a_queued_job_cancels_it_at_once(store: Store) -> None:
     _project(store)
     job_id = _queue(store)
-    assert request_cancel(store, job_id)["status"] == "cancelled"
+    assert request_cancel(store, job_id).status == "cancelled"
     assert claim_next(store) is None
 
 
@@ -169,10 +169,10 @@ def test_a_dead_worker_leaves_a_stale_job_that_can_be_resumed(store: Store) -> N
     assert job_state(store.job(job_id)) == "stale"
     new_id = resume_job(store, job_id)
     old = store.job(job_id)
-    assert old["status"] == "failed" and "heartbeat" in old["error"]
+    assert old.status == "failed" and "heartbeat" in old.error
     assert {r.id: r.status for r in store.runs("p")}[run_id] == "cancelled"
     drain(store)
-    assert store.job(new_id)["status"] == "done"
+    assert store.job(new_id).status == "done"
 
 
 def test_only_missing_skips_items_with_a_result_of_the_same_signature(store: Store) -> None:
@@ -199,13 +199,13 @@ def test_the_worker_runs_jobs_off_the_calling_thread(store: Store) -> None:
         job_id = _queue(store)
         worker.wake()
         deadline = time.monotonic() + 5
-        while store.job(job_id)["status"] != "running" and time.monotonic() < deadline:
+        while store.job(job_id).status != "running" and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert store.job(job_id)["status"] == "running"  # the caller was never blocked
+        assert store.job(job_id).status == "running"  # the caller was never blocked
         gate.set()
-        while store.job(job_id)["status"] != "done" and time.monotonic() < deadline + 5:
+        while store.job(job_id).status != "done" and time.monotonic() < deadline + 5:
             time.sleep(0.05)
-        assert store.job(job_id)["status"] == "done"
+        assert store.job(job_id).status == "done"
         assert threads and all(t.startswith("job") for t in threads)
         assert threading.current_thread().name not in threads
     finally:
@@ -241,14 +241,14 @@ def test_an_idle_poll_does_not_take_the_write_lock(store: Store, sqlite_url: str
         holder.close()
     job_id = _queue(store)
     assert claim_next(store) == job_id
-    assert store.job(job_id)["status"] == "running"
+    assert store.job(job_id).status == "running"
 
 
 def _wait_status(store: Store, job_id: int, wanted: str, timeout_s: float) -> str:
     deadline = time.monotonic() + timeout_s
-    while store.job(job_id)["status"] != wanted and time.monotonic() < deadline:
+    while store.job(job_id).status != wanted and time.monotonic() < deadline:
         time.sleep(0.1)
-    return str(store.job(job_id)["status"])
+    return str(store.job(job_id).status)
 
 
 def test_opening_the_app_starts_the_worker_for_jobs_queued_before_a_restart(
@@ -319,7 +319,7 @@ def test_a_job_without_a_batch_size_uses_the_evaluator_default(
     params = evaluate_params([LengthScore.name])
     assert params["batch_size"] is None
     job_id = submit_evaluate_job(any_store, "p", params)
-    assert execute_job(any_store, job_id)["status"] == "done"
+    assert execute_job(any_store, job_id).status == "done"
     assert sizes == [4, 4, 2]
     sizes.clear()
     run_evaluator(any_store, "p", LengthScore.name, batch_size=3)

@@ -194,12 +194,12 @@ def test_job_queue_runs_a_judge_and_the_evaluate_page_lists_it(
     save_judge(store, "same-task", TOML.read_text())
     params = evaluate_params(["judge:same-task"], subset={"mode": "ids", "ids": ["alarm"]})
     job = execute_job(store, submit_evaluate_job(store, PROJECT, params))
-    assert job["status"] == "done", job["error"]
+    assert job.status == "done", job.error
     [run] = _runs(store)
-    assert run.signature["version"] == "1" and run.job_id == job["id"]
+    assert run.signature["version"] == "1" and run.job_id == job.id
     # a judge of another kind cannot be queued for this project
     other = execute_job(store, submit_evaluate_job(store, "demo-intent-resolution", params))
-    assert other["status"] == "failed" and "scores kind 'intent_match'" in other["error"]
+    assert other.status == "failed" and "scores kind 'intent_match'" in other.error
     store.close()
     at = open_app(monkeypatch, demo, page="pages/evaluate.py", project=PROJECT, timeout=90)
     assert "judge:same-task" in at.multiselect(key="ev_names").options

@@ -195,7 +195,7 @@ def test_a_batch_job_survives_a_killed_worker_and_resumes_the_same_batch(
     finally:
         worker.send_signal(signal.SIGKILL)
         worker.wait(timeout=30)
-    progress = store.job(job_id)["progress"]["evaluators"]["intent_resolution"]
+    progress = store.job(job_id).progress["evaluators"]["intent_resolution"]
     assert progress["mode"] == "batch"
     assert progress["batch"]["batches"][0]["batch_id"] == "batch-1"
     store.update_job(job_id, heartbeat_at=utcnow() - timedelta(hours=1))  # the worker is gone
@@ -203,10 +203,10 @@ def test_a_batch_job_survives_a_killed_worker_and_resumes_the_same_batch(
     resumed = resume_job(store, job_id)
     assert claim_next(store) == resumed
     job = execute_job(store, resumed)
-    assert job["status"] == "done", job["error"]
+    assert job.status == "done", job.error
     assert llm_env.batch_creates == 1
     assert _scores(store) == {"q0": 0.0, "q1": 0.2, "q2": 0.4}
-    summary = job["progress"]["evaluators"]["intent_resolution"]["batch"]["summary"]
+    summary = job.progress["evaluators"]["intent_resolution"]["batch"]["summary"]
     assert "batch-1" in summary and "30 input / 15 output tokens" in summary
     store.close()
 
@@ -228,7 +228,7 @@ def test_the_evaluate_page_queues_a_batch_job_and_shows_its_summary(
     at.radio(key="ev_run_mode").set_value("batch")
     at.button[0].click().run()
     assert [s.value for s in at.success] == ["Job 1 queued."]
-    assert store.job(1)["params"]["mode"] == "batch"
+    assert store.job(1).params["mode"] == "batch"
     from jobs.worker import claim_next, execute_job
 
     monkeypatch.setenv("WORKBENCH_LLM_BATCH_POLL", "0.01")
@@ -266,9 +266,9 @@ def test_a_batch_job_runs_a_local_evaluator_online(store: Store) -> None:
         job_id = submit_evaluate_job(store, "s", evaluate_params([Local.name], mode="batch"))
         assert claim_next(store) == job_id
         job = execute_job(store, job_id)
-        assert job["status"] == "done", job["error"]
-        assert job["progress"]["evaluators"][Local.name]["mode"] == "online"
-        assert job["progress"]["done"] == 1
+        assert job.status == "done", job.error
+        assert job.progress["evaluators"][Local.name]["mode"] == "online"
+        assert job.progress["done"] == 1
     finally:
         EVALUATORS._entries.pop(Local.name, None)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -135,16 +135,25 @@ def _check_what(what: str) -> None:
 
 
 def import_file(
-    store: Store, project: str, what: str, path: str | Path, fmt: str | None = None
+    store: Store,
+    project: str,
+    what: str,
+    path: str | Path,
+    fmt: str | None = None,
+    on_progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, ImportReport]:
-    """Import a native file (CSV/TSV/JSONL) or another tool's (``fmt``), all-or-nothing.
+    """Import a native file (CSV/TSV/JSONL/Parquet) or another tool's (``fmt``),
+    all-or-nothing.
 
     With ``fmt``, ``annotations`` also brings in the items the file carries (Label
-    Studio tasks, Argilla records). Returns the report per target."""
+    Studio tasks, Argilla records). ``on_progress(done, total, phase)`` follows a native
+    items import. Returns the report per target."""
     _check_what(what)
     if fmt is None:
-        from annotation_store.importing import IMPORTERS
+        from annotation_store.importing import IMPORTERS, import_items
 
+        if what == "items":
+            return {what: import_items(store, project, path, on_progress=on_progress)}
         return {what: IMPORTERS[what](store, project, path)}
     from interop import format_module
     from interop.base import import_converted

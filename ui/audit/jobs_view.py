@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotation_store import Store
+from annotation_store import JobInfo, Store
 from common.config import get_setting
 from jobs.worker import Worker, job_state, request_cancel, resume_job
 from ui.context import get_store
@@ -99,7 +99,7 @@ def watch_jobs(seconds: float = WATCH_S) -> None:
     st.session_state[WATCH_KEY] = time.time() + seconds
 
 
-def active_jobs(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def active_jobs(jobs: list[JobInfo]) -> list[JobInfo]:
     """The jobs not finished yet (queued, running, cancelling, stale)."""
     return [j for j in jobs if job_state(j) in ACTIVE]
 
@@ -122,29 +122,29 @@ def _jobs_body(project: str, polling: bool) -> None:
     if not active:
         st.caption("No job running.")
     for job in active:
-        job_card(job["id"])
+        job_card(job.id)
     finished = [j for j in jobs if j not in active]
     if finished:
         st.subheader("History", anchor=False)
         for job in finished[:3]:
-            job_card(job["id"])
+            job_card(job.id)
         if len(finished) > 3:
             _older_jobs(finished[3:])
     if polling and not active and not _watch_window_open():
         st.rerun(scope="app")  # stop polling; the rest of the page shows the new results
 
 
-def _older_jobs(jobs: list[dict[str, Any]]) -> None:
+def _older_jobs(jobs: list[JobInfo]) -> None:
     frame = pd.DataFrame(
         [
             {
-                "job": j["id"],
+                "job": j.id,
                 "state": job_state(j),
-                "evaluators": ", ".join(j["params"].get("evaluators") or []),
-                "progress": progress_text(j["progress"]),
-                "by": j["created_by"],
-                "created": j["created_at"],
-                "finished": j["finished_at"],
+                "evaluators": ", ".join(j.params.get("evaluators") or []),
+                "progress": progress_text(j.progress),
+                "by": j.created_by,
+                "created": j.created_at,
+                "finished": j.finished_at,
             }
             for j in jobs
         ]
@@ -168,16 +168,16 @@ def _resume(job_id: int) -> None:
     st.session_state["job_flash"] = ("success", f"Job {job_id} resumed as job {new_id}.")
 
 
-def _card_body(job: dict[str, Any], state: str) -> None:
+def _card_body(job: JobInfo, state: str) -> None:
     """The job's title line, progress bar and what it is doing now."""
-    job_id = job["id"]
-    p = job.get("progress") or {}
-    params = job.get("params") or {}
+    job_id = job.id
+    p = job.progress
+    params = job.params
     names = ", ".join(params.get("evaluators") or [])
     resumed = f" · resumes job {params['resume_of']}" if params.get("resume_of") else ""
     st.markdown(
         f"**Job {job_id}** {STATE_BADGES.get(state, state)} · {names}{resumed}",
-        help=f"created by {job.get('created_by') or '?'} at {job.get('created_at'):%H:%M:%S}",
+        help=f"created by {job.created_by or '?'} at {job.created_at:%H:%M:%S}",
     )
     total = int(p.get("total") or 0)
     done = int(p.get("done") or 0)
@@ -192,8 +192,8 @@ def _card_body(job: dict[str, Any], state: str) -> None:
         summary = (per.get("batch") or {}).get("summary")
         if summary:  # batch mode: batch ids, failed lines, reported usage and cost
             st.caption(f"{name}: {summary} (batch status: {per['batch'].get('status', '?')})")
-    if job.get("error") and state in ("failed", "done", "cancelled"):
-        st.caption(f":red[{job['error'].splitlines()[0]}]")
+    if job.error and state in ("failed", "done", "cancelled"):
+        st.caption(f":red[{job.error.splitlines()[0]}]")
 
 
 def _now(p: dict[str, Any], state: str) -> str:

@@ -1,0 +1,162 @@
+"""Benchmark: a big project (100,000 items, 3 annotators) on SQLite.
+
+Writes ``--rows`` items of the binary kind as JSONL and as Parquet, imports each file with
+``python cli.py import items`` in its own process and prints the wall time and the peak
+resident memory of that process (``ru_maxrss`` from ``wait4``); then times reading one
+page of 50 items at the start, the middle and the end (``Store.items_page``, as the Data
+page does); stores 3 annotators' labels on every item and times ``agreement NAME --json``
+in-process (wall and CPU). Targets (issue #11): agreement under 10 s. Wall times are noisy
+on a shared machine: run it more than once and read the CPU figures too.
+
+    .venv/bin/python bench/big_project.py [--rows 100000] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+import pandas as pd
+
+from annotation_store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_files(folder: Path, rows: int) -> dict[str, Path]:
+    """The same items as JSONL and as Parquet."""
+    frame = pd.DataFrame(
+        {
+            "item_id": [f"i{i:06d}" for i in range(rows)],
+            "text": [
+                f"Item {i}: a sentence long enough to look like real text." for i in range(rows)
+            ],
+            "split": np.where(np.arange(rows) % 10 == 0, "dev", "test"),
+        }
+    )
+    jsonl, parquet = folder / "items.jsonl", folder / "items.parquet"
+    frame.to_json(jsonl, orient="records", lines=True)
+    frame.to_parquet(parquet, index=False)
+    return {"jsonl": jsonl, "parquet": parquet}
+
+
+def timed_import(url: str, project: str, path: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one ``cli.py import items`` process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "cli.py", "--db", url, "import", "items", project, str(path)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"import of {path.name} failed with code {proc.returncode}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def time_pages(store: Store, project: str, rows: int, repeats: int = 10) -> dict[str, float]:
+    """Median ms to read a page of 50 at the start, the middle and the end."""
+    out = {}
+    for where, offset in (("first", 0), ("middle", rows // 2), ("last", max(0, rows - 50))):
+        samples = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            page = store.items_page(project, offset, 50)
+            samples.append(time.perf_counter() - start)
+        assert page and page[0].item_id == f"i{offset:06d}"
+        out[where] = statistics.median(samples) * 1000
+    return out
+
+
+def add_labels(store: Store, project: str, rows: int, seed: int = 0) -> float:
+    """Three annotators' submitted labels on every item; returns the seconds it took."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, rows)
+    labels = []
+    for a in range(3):
+        flip = rng.random(rows) < 0.1 + 0.05 * a
+        values = np.where(flip, 1 - truth, truth)
+        labels += [
+            {
+                "item_id": f"i{i:06d}",
+                "annotator": f"ann{a}",
+                "field": "label",
+                "value": int(values[i]),
+                "status": "submitted",
+            }
+            for i in range(rows)
+        ]
+    start = time.perf_counter()
+    store.import_labels(project, labels)
+    return time.perf_counter() - start
+
+
+def time_agreement(url: str, project: str) -> tuple[float, float]:
+    """Wall and CPU seconds of ``cli.py agreement NAME --json`` in this process."""
+    from cli import main
+
+    buf = io.StringIO()
+    start, cpu = time.perf_counter(), time.process_time()
+    with contextlib.redirect_stdout(buf):
+        code = main(["--db", url, "agreement", project, "--json"])
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    assert code == 0 and json.loads(buf.getvalue())
+    return elapsed, cpu
+
+
+def main() -> None:
+    """Build, import, page, label, agree; print one line per figure."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--quick", action="store_true", help="20,000 items")
+    args = ap.parse_args()
+    rows = 20_000 if args.quick else args.rows
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        url = f"sqlite:///{folder / 'big.db'}"
+        files = write_files(folder, rows)
+        store = Store(url)
+        for fmt, path in files.items():
+            store.create_project(f"big-{fmt}", "binary", {"k": 3})
+            wall, rss = timed_import(url, f"big-{fmt}", path)
+            size = path.stat().st_size / 2**20
+            print(
+                f"import {rows:,} items from {fmt:<7} ({size:.1f} MiB): {wall:.1f} s, "
+                f"{rows / wall:,.0f} rows/s, peak RSS {rss:.0f} MiB",
+                flush=True,
+            )
+        pages = time_pages(store, "big-jsonl", rows)
+        print(
+            "page of 50 items (median ms): " + ", ".join(f"{k} {v:.1f}" for k, v in pages.items()),
+            flush=True,
+        )
+        label_s = add_labels(store, "big-jsonl", rows)
+        print(f"store {3 * rows:,} labels: {label_s:.1f} s", flush=True)
+        store.close()
+        wall, cpu = time_agreement(url, "big-jsonl")
+        ok = "meets" if wall < 10 else "misses"
+        print(
+            f"agreement on {rows:,} items x 3 annotators: {wall:.1f} s wall, {cpu:.1f} s CPU "
+            f"({ok} < 10 s)"
+        )
+    load = os.getloadavg()
+    print(f"load average: {load[0]:.1f} / {load[1]:.1f} ({os.cpu_count()} CPUs); noisy figures")
+
+
+if __name__ == "__main__":
+    main()
