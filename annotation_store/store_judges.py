@@ -102,7 +102,7 @@ class JudgesMixin(StoreBase):
         created_by: str | None,
         new: bool | None,
     ) -> JudgeRecord:
-        with self.write() as s:  # type: ignore[attr-defined]
+        with self.write() as s:
             # The row lock numbers concurrent versions one after another (PostgreSQL;
             # SQLite's write lock already does).
             judge = s.scalar(select(Judge).where(Judge.name == name).with_for_update())
@@ -135,7 +135,7 @@ class JudgesMixin(StoreBase):
 
     def judge(self, name: str, version: int | None = None) -> JudgeRecord:
         """A judge's version ``version`` (the latest when None); StoreError when missing."""
-        with self.read() as s:  # type: ignore[attr-defined]
+        with self.read() as s:
             judge = s.scalar(select(Judge).where(Judge.name == name))
             if judge is None:
                 known = ", ".join(s.scalars(select(Judge.name).order_by(Judge.name))) or "none"
@@ -151,7 +151,7 @@ class JudgesMixin(StoreBase):
 
     def judge_versions(self, name: str) -> list[JudgeRecord]:
         """Every version of one judge, oldest first."""
-        with self.read() as s:  # type: ignore[attr-defined]
+        with self.read() as s:
             judge = s.scalar(select(Judge).where(Judge.name == name))
             if judge is None:
                 raise StoreError(f"no judge named {name!r}")
@@ -164,8 +164,8 @@ class JudgesMixin(StoreBase):
 
     def judges(self, project: str | None = None) -> list[JudgeRecord]:
         """The latest version of every judge (of the project's kind when one is named)."""
-        kind = self.project(project).kind if project else None  # type: ignore[attr-defined]
-        with self.read() as s:  # type: ignore[attr-defined]
+        with self.read() as s:
+            kind = self._project_row(s, project).kind if project else None
             return _latest(s, kind)
 
 

@@ -3,6 +3,9 @@ annotators), and scores on an evaluator's own scale labelled as such (#16, point
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -11,6 +14,9 @@ from evaluators.registry import evaluators_for_kind
 from jobs.runner import run_evaluator
 from tests.annotate_fixtures import make_project
 from tests.support.apptest import open_app
+from tests.support.scripted_llm import Reply, ScriptedLLM
+
+JUDGE = Path(__file__).parent / "data" / "judges" / "same_task.toml"
 
 
 def _panel_as(project: str, item_id: str, name: str, role: str) -> None:
@@ -57,3 +63,22 @@ def test_bleu_is_labelled_on_its_own_0_to_100_scale(
     text = "\n".join(m.value for m in at.markdown)
     assert f"BLEU **{score:.3g}** on 0–100 (for match)" in text
     assert "match **" not in text
+
+
+def test_a_stored_judge_runs_from_the_side_panel(
+    monkeypatch: pytest.MonkeyPatch, store: Store, llm_env: ScriptedLLM
+) -> None:
+    from workbench_api.judges import save_judge
+
+    make_project(store, "intent_match")
+    save_judge(store, "same-task", JUDGE.read_text())
+    llm_env.handler = lambda req: Reply(content=json.dumps({"explanation": "same", "answer": 1}))
+    at = _panel(monkeypatch, store, "reviewer")
+    [button] = [b for b in at.button if b.key and "judge:same-task" in b.key]
+    button.click()
+    at.run(timeout=60)
+    assert not at.exception
+    [run] = [r for r in store.runs("intent_match") if r.evaluator == "judge:same-task"]
+    assert run.signature["version"] == "1" and run.status == "done"
+    scores = store.scores_frame("intent_match")
+    assert scores.loc[scores["evaluator"] == "judge:same-task", "score"].tolist() == [1.0]

@@ -109,7 +109,8 @@ def evaluator_panel(
     """Draw the panel for ``item``; safe to call on any page (keys are prefixed by ``key``)."""
     store = get_store()
     kind = project.task_kind
-    names = evaluators_for_kind(kind.name)
+    # the registered evaluators, then the project's stored custom judges (judge:NAME)
+    names = evaluators_for_kind(kind.name) + [j.evaluator for j in store.judges(project.name)]
     people = visible_labels(store, project, item, user)
     st.markdown("#### Evaluators")
     if not names:

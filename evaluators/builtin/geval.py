@@ -78,7 +78,7 @@ def weighted_score(tokens: list[dict[str, Any]] | None) -> float | None:
 
 
 @register_evaluator
-class GEval(RubricJudge):
+class GEval(RubricJudge[GEvalSettings]):
     """G-Eval (Liu et al. 2023) on each kind's one numeric score."""
 
     name = "geval"
@@ -108,7 +108,7 @@ class GEval(RubricJudge):
         self, messages: list[dict[str, str]], usage: Usage, details: dict[str, Any]
     ) -> Grade | NoGrade:
         """Sample the score, then take the mean or the probability-weighted score."""
-        s: GEvalSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         try:
             reply = usage.add(
                 await self.llm.complete(

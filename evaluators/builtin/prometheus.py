@@ -77,7 +77,7 @@ def parse_grade(text: str | None) -> tuple[str, int]:
 
 
 @register_evaluator
-class Prometheus(RubricJudge):
+class Prometheus(RubricJudge[PrometheusSettings]):
     """Prometheus absolute grading (Kim et al. 2024) on each kind's one numeric score."""
 
     name = "prometheus"
@@ -109,7 +109,7 @@ class Prometheus(RubricJudge):
         self, messages: list[dict[str, str]], usage: Usage, details: dict[str, Any]
     ) -> Grade | NoGrade:
         """Ask, read ``[RESULT] n``; re-ask with the reason up to ``max_reasks`` times."""
-        s: PrometheusSettings = self.settings  # type: ignore[assignment]
+        s = self.settings
         details = {
             "decoding": {"temperature": s.temperature, "top_p": s.top_p},
             "scale_mapping": s.scale_mapping,

@@ -13,7 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from evaluators.base import EvalItem, EvalResult, Signature, run_settings, stable_hash
+from evaluators.base import (
+    EvalItem,
+    EvalResult,
+    SettingsT,
+    Signature,
+    run_settings,
+    stable_hash,
+)
 from evaluators.llm.evaluator import LLMEvaluator, Usage
 from evaluators.llm.prompts import prompts_hash
 from evaluators.llm.targets import (
@@ -51,7 +58,7 @@ class NoGrade:
     raw: str | None
 
 
-class RubricJudge(LLMEvaluator):
+class RubricJudge(LLMEvaluator[SettingsT]):
     """A 1-5 judge of a kind's one numeric score (see :mod:`evaluators.llm.targets`)."""
 
     #: Template prefix: ``<judge>_<kind>.v1`` and ``<judge>_generic.v1``.
