@@ -13,8 +13,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Folders that are not layers of the application (they may import anything), and
@@ -79,9 +77,6 @@ PRIVATE = {
     "annotation_store.store_results": "annotation_store",
 }
 
-#: (file, imported module) -> why it is tolerated for now. Each must still occur.
-TEMPORARY: dict[tuple[str, str], str] = {}
-
 PROJECT = set(ALLOWED) | {"streamlit"}
 
 
@@ -118,19 +113,12 @@ def violations(source: str, rel: str) -> list[str]:
         top = module.split(".")[0]
         if top not in PROJECT or top == own:
             continue
-        if any((rel, prefix) in TEMPORARY for c in candidates for prefix in _prefixes(c)):
-            continue
         private = [p for c in candidates for p, owner in PRIVATE.items() if _under(c, p)]
         if private:
             found.append(f"{rel}:{line}: imports {module} (private to {PRIVATE[private[0]]})")
         elif not any(_under(c, a) for c in candidates for a in allowed):
             found.append(f"{rel}:{line}: {own} may not import {module}")
     return found
-
-
-def _prefixes(module: str) -> list[str]:
-    parts = module.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _layered_files() -> list[Path]:
@@ -184,11 +172,3 @@ def test_the_checker_lets_views_import_streamlit_and_nobody_else() -> None:
     assert violations(source, "reports/panel.py") == [
         "reports/panel.py:1: reports may not import streamlit"
     ]
-
-
-@pytest.mark.parametrize(("rel", "module"), sorted(TEMPORARY))
-def test_each_temporary_exception_is_still_needed(rel: str, module: str) -> None:
-    """When the edge is gone, remove its line from TEMPORARY so it cannot come back."""
-    source = (ROOT / rel).read_text("utf-8")
-    used = [c for _, cands in _imports(source, rel) for c in cands if _under(c, module)]
-    assert used, f"{rel} no longer imports {module}: remove it from TEMPORARY"

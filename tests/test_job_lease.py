@@ -82,7 +82,7 @@ def test_a_lapsed_job_is_taken_over_and_only_unstored_items_are_evaluated(
     assert again is not None
     assert (again.id, again.claimed_by, again.attempts) == (job_id, "live:2", 2)
     assert any_store.renew_lease(job_id, "dead:1") is False  # the old owner lost it
-    assert {r["id"]: r["status"] for r in any_store.runs("p")}[run_id] == "cancelled"
+    assert {r.id: r.status for r in any_store.runs("p")}[run_id] == "cancelled"
 
     final = execute_job(any_store, job_id)
     assert final.status == "done"

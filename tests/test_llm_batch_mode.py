@@ -233,7 +233,7 @@ def test_the_evaluate_page_queues_a_batch_job_and_shows_its_summary(
 
     monkeypatch.setenv("WORKBENCH_LLM_BATCH_POLL", "0.01")
     llm_env.handler = _score_by_query
-    assert claim_next(store) == 1 and execute_job(store, 1)["status"] == "done"
+    assert claim_next(store) == 1 and execute_job(store, 1).status == "done"
     at.run()
     captions = [c.value for c in at.caption]
     assert any(

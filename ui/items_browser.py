@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation_store import ItemRecord, Store
+from ui.tables import dash_missing
 
 PAGE_SIZES = (25, 50, 100, 200)
 PREVIEW_CHARS = 120
@@ -53,7 +54,10 @@ def items_browser(store: Store, project: str) -> None:
     first = (int(page) - 1) * size
     rows = store.items_page(project, offset=first, limit=size)
     st.caption(f"Items {first + 1:,}–{first + len(rows):,} of {total:,}")
-    st.dataframe(items_page_frame(rows), hide_index=True, width="stretch", key="items_table")
+    table, config = dash_missing(
+        items_page_frame(rows), why={"split": "no split given", "generator": "not given"}
+    )
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config, key="items_table")
 
 
 def bar_update(bar: Any) -> Callable[[int, int, str], None]:

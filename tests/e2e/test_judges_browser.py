@@ -85,11 +85,11 @@ def test_create_a_judge_run_it_edit_it_and_run_version_two(sqlite_url: str) -> N
 
     store = Store(sqlite_url)
     runs = sorted(
-        (r for r in store.runs(PROJECT) if r["evaluator"] == "judge:same-task"),
-        key=lambda r: r["id"],
+        (r for r in store.runs(PROJECT) if r.evaluator == "judge:same-task"),
+        key=lambda r: r.id,
     )
-    assert [r["signature"]["version"] for r in runs] == ["1", "2"]
-    assert all(r["status"] == "done" for r in runs)
+    assert [r.signature["version"] for r in runs] == ["1", "2"]
+    assert all(r.status == "done" for r in runs)
     scores = store.scores_frame(PROJECT)
     assert (scores["evaluator"] == "judge:same-task").sum() == 12
     store.close()
