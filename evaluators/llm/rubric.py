@@ -34,7 +34,7 @@ from evaluators.llm.targets import (
     target_of,
     template_for,
 )
-from evaluators.ucr.judging import add_link_content, retriever_notes
+from evaluators.ucr.judging import UCRJudgeSettings, add_link_content, retriever_notes
 from kinds import TaskKind, get_kind, kind_names
 from kinds.registry import KINDS
 
@@ -151,7 +151,10 @@ class RubricJudge(LLMEvaluator[SettingsT]):
         values = prompt_values(item.fields, target)
         details.update(prompt_versions=[prompt], target=target.field)
         if self.use_ucr:
-            await add_link_content(values, self.settings, self.ctx.pages, details)  # type: ignore[arg-type]
+            settings = self.settings
+            if not isinstance(settings, UCRJudgeSettings):
+                raise TypeError(f"{self.name} reads linked pages but has no retriever settings")
+            await add_link_content(values, settings, self.ctx.pages, details)
         if prompt.startswith(f"{self.judge}_{GENERIC}."):
             generic = self.generic_values(target, {k: values[k] for k in target.inputs})
             static = {k: v for k, v in generic.items() if k != "inputs"}
