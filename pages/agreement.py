@@ -81,6 +81,10 @@ with st.spinner(f"Computing agreement ({resamples} bootstrap resamples)…", sho
     doc, data = _document(store.url, project.name, version, resamples, reference)
 if data.get("exclusions"):
     excluded_section(data)
+if data["meta"].get("excluded"):  # the leakage guard: a judge version's worked examples
+    from reports.judges import exclusion_lines
+
+    st.caption("Left out of their judge version's figures: " + exclusion_lines(data["meta"]) + ".")
 names = list(data["fields"]) + list(data["derived"])
 picked = None
 if names:

@@ -51,3 +51,14 @@ def test_page_without_scores_says_what_to_do(
     store.ensure_annotator("admin", role="admin")
     at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="empty")
     assert any("no evaluator has scored" in str(i.value) for i in at.info)
+
+
+def test_the_agreement_page_says_which_items_a_judge_version_saw_as_examples(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    build_toy(store, swap=False)
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/agreement.py", project="toy", timeout=120)
+    assert_ok(at)
+    [line] = [str(c.value) for c in at.caption if "Left out of their judge version" in c.value]
+    assert "judge:toy" in line and "2 excluded: few-shot examples" in line

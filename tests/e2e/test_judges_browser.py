@@ -1,4 +1,5 @@
-"""Real browser: write a judge on the Judges page, run it on the demo, edit it, run v2."""
+"""Real browser: write a judge on the Judges page, run it on the demo, edit it, run v2,
+then see both versions side by side on the Alignment page."""
 
 from __future__ import annotations
 
@@ -34,6 +35,29 @@ def _run_judge(page: Any, app: Any) -> None:
     page.get_by_text(re.compile(r"Job \d+ queued")).wait_for()
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("No job running.").wait_for(timeout=60_000)
+
+
+def _pick(page: Any, label: str, option: str) -> None:
+    """Choose ``option`` in the select box labelled ``label``."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(
+        has=page.get_by_text(label, exact=True)
+    )
+    box.first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def _see_both_versions(page: Any, app: Any) -> None:
+    """The Alignment page compares version 1 with version 2 of the judge on ``match``."""
+    open_page(page, app, f"alignment?project={PROJECT}")
+    page.get_by_role("heading", name=f"Alignment · {PROJECT}").wait_for(timeout=60_000)
+    if page.get_by_text("Field", exact=True).count():
+        _pick(page, "Field", "match")
+    page.get_by_role("heading", name="Version diff").wait_for(timeout=60_000)
+    _pick(page, "From", "judge:same-task v1")
+    _pick(page, "To", "judge:same-task v2")
+    both = page.locator('[data-testid="stMetric"]').filter(has_text="Items in both")
+    both.get_by_text("6", exact=True).wait_for(timeout=60_000)
+    screenshot(page, "judges-alignment", full_page=False)
 
 
 def _template(page: Any, text: str) -> None:
@@ -82,6 +106,7 @@ def test_create_a_judge_run_it_edit_it_and_run_version_two(sqlite_url: str) -> N
             page.get_by_text("Saved same-task version 2").wait_for()
             screenshot(page, "judges-version-2", full_page=False)
             _run_judge(page, app)
+            _see_both_versions(page, app)
 
     store = Store(sqlite_url)
     runs = sorted(
