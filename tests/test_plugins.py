@@ -122,3 +122,34 @@ def test_a_task_kind_from_an_entry_point_is_registered(monkeypatch: pytest.Monke
     monkeypatch.setattr(KINDS, "_discovered", False)
     assert "toy_plugin_kind" in kind_names() and "intent_match" in kind_names()
     assert get_kind("toy_plugin_kind") is TOY_KIND
+
+
+def _panel_for(project: str, item_id: str) -> None:
+    from ui.context import get_store
+    from ui.evaluator_panel import evaluator_panel
+
+    store = get_store()
+    user = store.ensure_annotator("reviewer", role="reviewer")
+    evaluator_panel(store.project(project), store.item(project, item_id), user)
+
+
+def test_installed_plugin_runs_from_the_app(
+    monkeypatch: pytest.MonkeyPatch, demo: str, plugin_target: Path
+) -> None:
+    from evaluators.registry import EVALUATORS
+    from tests.support.apptest import open_app
+
+    # the installed distribution is found on the path, as in an environment with it
+    monkeypatch.syspath_prepend(str(plugin_target))
+    monkeypatch.delitem(sys.modules, "metric_audit_char_ngram", raising=False)
+    monkeypatch.setattr(EVALUATORS, "_entries", dict(EVALUATORS._entries))
+    monkeypatch.setattr(EVALUATORS, "_discovered", False)
+    monkeypatch.setattr(EVALUATORS, "plugin_errors", {})
+    at = open_app(monkeypatch, demo, script=_panel_for, args=("demo-intent-match", "alarm"))
+    [button] = [b for b in at.button if b.key and "char_ngram" in b.key]
+    button.click()
+    at.run(timeout=60)
+    assert not at.exception
+    scores = Store(demo).scores_frame("demo-intent-match")
+    mine = scores[scores["evaluator"] == "char_ngram"]
+    assert mine["item_id"].tolist() == ["alarm"] and 0 <= mine["score"].iloc[0] <= 1
