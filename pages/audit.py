@@ -7,7 +7,6 @@ import streamlit as st
 
 from agreement.exclusions import without_excluded
 from annotation_store import Store
-from annotation_store.adjudication import adjudicated_reference
 from audit.analysis import (
     AGREE,
     CATEGORIES,
@@ -22,10 +21,12 @@ from audit.analysis import (
 )
 from common.csv_safe import csv_bytes
 from evaluators.registry import registry_scales
+from reports.quality import combined_reference
 from ui.audit.drilldown import render_drilldown
 from ui.audit.paging import page_slice
 from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
+from ui.reference_view import reference_select
 from ui.tables import dash_missing
 
 SELECTED = "audit_item"
@@ -33,7 +34,7 @@ LAST_CLICK = "_audit_last_click"
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _frames(_store: Store, name: str, version: str, use_reference: bool) -> dict:
+def _frames(_store: Store, name: str, version: str, use_reference: bool, method: str) -> dict:
     """The store frames the table is built from, cached per data version."""
     return {
         "items": _store.items(name),
@@ -42,7 +43,9 @@ def _frames(_store: Store, name: str, version: str, use_reference: bool) -> dict
         ),
         "scores": _store.scores_frame(name),
         "results": _store.results_frame(name, include_failed=True),
-        "reference": adjudicated_reference(_store, name) if use_reference else None,
+        # the aggregated labels (Dawid-Skene / MACE) on nominal fields, then the adjudicated
+        # ones where asked: the same reference as the Agreement page's
+        "reference": combined_reference(_store, name, method, use_reference),
     }
 
 
@@ -64,7 +67,9 @@ use_reference = st.toggle(
     help="Use the final labels (adjudicated, else the clear majority) instead of the "
     "people's mean wherever an item has one.",
 )
-data = _frames(store, project.name, store.data_version(project.name), use_reference)
+method = reference_select()
+own_reference = use_reference or method != "majority"
+data = _frames(store, project.name, store.data_version(project.name), use_reference, method)
 if data["scores"].empty and data["results"].empty:
     st.info(
         "No evaluator results yet. Run evaluators on the **Evaluate** page, or import "
@@ -173,7 +178,7 @@ shown_cols = [
     "disagreement",
     *[f"Δ {lab}" for lab in table.evaluators],
     *table.evaluators,
-    *(["human", "human_source"] if use_reference else []),
+    *(["human", "human_source"] if own_reference else []),
     "human_mean",
     "human_majority",
     "human_spread",
@@ -239,6 +244,6 @@ report_section(
     project.name,
     list(shown["item_id"]),
     selected,
-    data["reference"] if use_reference else None,
+    data["reference"] if own_reference else None,
     pd.DataFrame(shown),
 )

@@ -75,3 +75,17 @@ def test_side_panel_summary_states_exclusions_with_and_without(demo) -> None:
     assert (both[0] == both[1]).all() and without["α nominal"] == "1.000"
     alpha = krippendorff.alpha(reliability_data=everyone, level_of_measurement="nominal")
     assert with_them["α nominal"] == f"{alpha:.3f}" != "1.000"
+
+
+def test_audit_page_compares_with_the_chosen_human_reference(demo, monkeypatch) -> None:
+    at = open_app(monkeypatch, demo, page="pages/audit.py", project="demo-intent-match")
+    assert not at.exception
+    at.selectbox(key="audit_field").set_value("match").run()
+    box = at.sidebar.selectbox(key="agreement_reference")
+    assert box.value == "majority"
+    table = at.dataframe[0].value
+    assert "human_source" not in table.columns  # the people's own mean / majority
+    box.set_value("dawid_skene").run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert set(table["human_source"]) == {"dawid_skene"}
