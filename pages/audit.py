@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from agreement.exclusions import without_excluded
 from annotation_store import Store
 from audit.analysis import (
     AGREE,
@@ -28,6 +27,7 @@ from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
 from ui.reference_view import reference_select
 from ui.tables import dash_missing
+from workbench_api.audit import audit_labels
 
 SELECTED = "audit_item"
 LAST_CLICK = "_audit_last_click"
@@ -38,9 +38,7 @@ def _frames(_store: Store, name: str, version: str, use_reference: bool, method:
     """The store frames the table is built from, cached per data version."""
     return {
         "items": _store.items(name),
-        "annotations": without_excluded(
-            _store.annotations_frame(name, ("submitted",)), _store.excluded_annotators(name)
-        ),
+        "annotations": audit_labels(_store, name),
         "scores": _store.scores_frame(name),
         "results": _store.results_frame(name, include_failed=True),
         # the aggregated labels (Dawid-Skene / MACE) on nominal fields, then the adjudicated

@@ -272,6 +272,12 @@ def test_gold_and_not_qualified_labels_never_reach_agreement(store) -> None:
     assert sorted(frame["annotator"].unique()) == ["prolific:A", "prolific:B"]
     assert sorted(frame["item_id"].unique()) == ["i0", "i1", "i2"]
     assert len(store.annotations_frame("p")) == 12  # the store keeps everything
+    # the audit compares evaluators with the same people
+    from workbench_api.audit import audit_labels
+
+    audited = audit_labels(store, "p")
+    assert sorted(audited["annotator"].unique()) == ["prolific:A", "prolific:B"]
+    assert sorted(audited["item_id"].unique()) == ["i0", "i1", "i2"]
 
 
 # -- time, flags, dashboard -------------------------------------------------------------

@@ -36,7 +36,6 @@ def disagreements(
     ``reference`` compares against the adjudicated labels instead of the people's mean;
     ``human_reference`` ``dawid_skene`` / ``mace`` against those aggregated labels on
     nominal fields (adjudicated labels still win). Excluded annotators are left out."""
-    from agreement.exclusions import without_excluded
     from audit.analysis import build_audit_table, comparable_fields
     from evaluators.registry import registry_scales
     from workbench_api.quality import combined_reference
@@ -52,9 +51,7 @@ def disagreements(
         info.task_kind,
         info.settings,
         store.items(project),
-        without_excluded(
-            store.annotations_frame(project, ("submitted",)), store.excluded_annotators(project)
-        ),
+        audit_labels(store, project),
         scores,
         store.results_frame(project, include_failed=True),
         field,
@@ -78,3 +75,15 @@ def disagreements_frame(store: Store, project: str) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame({"field": pd.Series(dtype="string")})
     return pd.concat(frames, ignore_index=True)
+
+
+def audit_labels(store: Store, project: str) -> pd.DataFrame:
+    """The submitted labels the audit compares with: the agreement filter (no gold items,
+    no worker who failed qualification), then without excluded annotators."""
+    from agreement.exclusions import without_excluded
+    from annotation_store.crowd_quality import for_agreement
+
+    labels = store.annotations_frame(project, ("submitted",))
+    return without_excluded(
+        for_agreement(store, project, labels), store.excluded_annotators(project)
+    )
