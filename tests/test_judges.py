@@ -76,6 +76,16 @@ def test_toml_judge_created_run_edited_and_run_again(
     )
     store.close()
 
+    # both versions side by side against the people, with n and a 95% interval
+    capsys.readouterr()
+    args = ["alignment", PROJECT, "--field", "match", "--json", "--resamples", "200"]
+    assert main(["--db", demo, *args]) == 0
+    rows = {r["label"]: r for r in json.loads(capsys.readouterr().out)["versions"]}
+    for label in ("judge:same-task v1", "judge:same-task v2"):
+        head = rows[label]["headline"]
+        assert rows[label]["n"] == n_items
+        assert head["ci"][0] <= head["value"] <= head["ci"][1]
+
     assert main(["--db", demo, "judge", "show", "same-task", "--version", "1"]) == 0
     shown = capsys.readouterr().out
     assert "Do both describe the same task?" in shown and "version 1" in shown
