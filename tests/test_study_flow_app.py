@@ -181,3 +181,40 @@ def test_a_signed_in_annotator_goes_through_the_flow_on_the_annotate_page(
     click(at, "consent_yes")
     p = crowd.participant(store, "p", "ana")
     assert (p.platform, p.stage, p.consent) == ("account", "guideline", True)
+
+
+def test_training_on_fact_labels_asks_one_choice_per_fact(monkeypatch, sqlite_url) -> None:
+    store = Store(sqlite_url)
+    store.create_project("im", "intent_match", {"k": 2})
+    store.upsert_items(
+        "im", [{"item_id": "a", "fields": {"gold": "Book a table", "predicted": "Book"}}]
+    )
+    practice = {
+        "gold": "Book a table for two",
+        "predicted": "Book a table",
+        "gold_facts": ["wants a table booked", "for two people"],
+        "predicted_facts": ["wants a table booked"],
+    }
+    answers = {"gold_fact_labels": ["C", "M"]}
+    set_study(
+        store,
+        "im",
+        {
+            "crowd": True,
+            "token": TOKEN,
+            "training": [{"id": "f1", "fields": practice, "answers": answers}],
+            "qualification": 1.0,
+        },
+    )
+    store.close()
+    at = visit(monkeypatch, sqlite_url, "FACTS", project="im")
+    at = click(at, "guideline_read")
+    assert [r.label for r in at.radio] == ["wants a table booked", "for two people"]
+    at.radio(key="training::f1::gold_fact_labels::0").set_value("C")
+    at.radio(key="training::f1::gold_fact_labels::1").set_value("C")
+    at = assert_ok(at.button(key="FormSubmitter:training_f1-Check my answer").click().run())
+    assert "The expected answer is gold_fact_labels: C, M." in text(at)
+    (p,) = crowd.participants(Store(sqlite_url), "im")
+    assert p.training == [
+        {"id": "f1", "answers": {"gold_fact_labels": ["C", "C"]}, "correct": False}
+    ]

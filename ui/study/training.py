@@ -15,15 +15,40 @@ from ui.annotation.page import label_text
 FEEDBACK_KEY = "study_training_feedback"
 
 
+FACT_CHOICES = {"C": "implied (C)", "M": "missing (M)"}
+
+
 def _choice_label(field: HumanField, value: Any) -> str:
+    if field.type is FieldType.FACT_LABELS:
+        return ", ".join(str(v) for v in value)
     if field.type is FieldType.BINARY:
         return "yes" if value == 1 else "no"
     described = field.level_descriptions.get(value)
     return f"{value}: {described}" if described else str(value)
 
 
-def _question(field: HumanField, key: str) -> Any:
+def _fact_questions(field: HumanField, key: str, item: TrainingItem) -> list[str] | None:
+    """One C / M choice per fact of the item's fact list; None until each is answered."""
+    st.markdown(field.description or field.name)
+    facts = item.fields.get(field.facts_field or "") or []
+    given = [
+        st.radio(
+            str(fact),
+            tuple(FACT_CHOICES),
+            index=None,
+            key=f"{key}::{n}",
+            format_func=FACT_CHOICES.get,
+            horizontal=True,
+        )
+        for n, fact in enumerate(facts)
+    ]
+    return None if any(v is None for v in given) else list(given)
+
+
+def _question(field: HumanField, key: str, item: TrainingItem) -> Any:
     label = field.description or field.name
+    if field.type is FieldType.FACT_LABELS:
+        return _fact_questions(field, key, item)
     if field.type is FieldType.INTERVAL:
         return st.number_input(
             label, min_value=field.minimum, max_value=field.maximum, value=None, key=key
@@ -90,7 +115,7 @@ def render_training(
     _show_fields(item)
     with st.form(f"training_{item.id}"):
         given = {
-            name: _question(fields[name], f"training::{item.id}::{name}")
+            name: _question(fields[name], f"training::{item.id}::{name}", item)
             for name in item.answers
             if name in fields
         }
