@@ -11,7 +11,13 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
-from tests.e2e.harness import browser_page, open_page, running_app, screenshot
+from tests.e2e.harness import (
+    browser_page,
+    open_page,
+    running_app,
+    screenshot,
+    wait_for_streamlit,
+)
 from tests.support.scripted_llm import Reply, ScriptedLLM
 
 pytestmark = pytest.mark.e2e
@@ -42,8 +48,10 @@ def _pick(page: Any, label: str, option: str) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(
         has=page.get_by_text(label, exact=True)
     )
-    box.first.click()
+    box.first.locator("input").click()
+    page.keyboard.type(option)
     page.get_by_role("option", name=option, exact=True).click()
+    wait_for_streamlit(page, timeout=60_000)  # the page runs again with the choice
 
 
 def _see_both_versions(page: Any, app: Any) -> None:
@@ -53,6 +61,8 @@ def _see_both_versions(page: Any, app: Any) -> None:
     if page.get_by_text("Field", exact=True).count():
         _pick(page, "Field", "match")
     page.get_by_role("heading", name="Version diff").wait_for(timeout=60_000)
+    for label in ("judge:same-task v1", "judge:same-task v2"):  # the chart's versions
+        page.locator(".xtick").get_by_text(label, exact=True).wait_for()
     _pick(page, "From", "judge:same-task v1")
     _pick(page, "To", "judge:same-task v2")
     both = page.locator('[data-testid="stMetric"]').filter(has_text="Items in both")
