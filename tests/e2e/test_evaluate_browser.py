@@ -8,7 +8,7 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
-from tests.e2e.harness import browser_page, open_page, running_app, screenshot
+from tests.e2e.harness import browser_page, open_page, running_app, screenshot, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -26,12 +26,16 @@ def test_ser_on_the_dialogue_demo_reaches_the_history_without_a_reload(sqlite_ur
         page.keyboard.press("Escape")
         url = page.url
         page.get_by_role("button", name="Start").click()
-        page.get_by_text(re.compile(r"Job \d+ queued")).wait_for()
+        page.get_by_text(re.compile(r"^Job \d+ queued\.$")).wait_for()
         # No reload from here on: the job list re-reads the rows by itself.
         page.get_by_role("heading", name="History").wait_for(timeout=60_000)
         main = page.locator('[data-testid="stMain"]')
         main.get_by_text("No job running.").wait_for(timeout=20_000)
-        history = main.inner_text().split("History", 1)[1]
-        assert re.search(r"Job \d+\s*done", history), history[:300]
+        # the finished job's card reaches the history by itself (it may draw a moment later)
+        wait_until(
+            page,
+            lambda: re.search(r"Job \d+\s*done", main.inner_text().split("History", 1)[-1]),
+            lambda: "no finished job in the history: " + main.inner_text()[-300:],
+        )
         assert page.url == url
         screenshot(page, "evaluate-ser-finished", full_page=False)

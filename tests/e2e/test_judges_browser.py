@@ -38,7 +38,7 @@ def _run_judge(page: Any, app: Any) -> None:
     page.get_by_role("option", name="judge:same-task", exact=True).click()
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Start").click()
-    page.get_by_text(re.compile(r"Job \d+ queued")).wait_for()
+    page.get_by_text(re.compile(r"^Job \d+ queued\.$")).wait_for()
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("No job running.").wait_for(timeout=60_000)
 

@@ -62,7 +62,7 @@ def _queue_in_browser(page, app, project: str) -> None:  # type: ignore[no-untyp
     page.get_by_role("option", name="intent_resolution", exact=True).click()
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Start").click()
-    page.get_by_text(re.compile(r"Job \d+ queued")).wait_for()
+    page.get_by_text(re.compile(r"^Job \d+ queued\.$")).wait_for()
 
 
 def _wait(check, what: str, timeout_s: float = 120.0):  # type: ignore[no-untyped-def]
