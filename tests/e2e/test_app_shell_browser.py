@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotation_store import Store
@@ -20,7 +22,9 @@ def test_a_new_user_sees_the_demo_projects_and_a_deep_link_works_after_a_restart
     with running_app(sqlite_url) as app, browser_page() as page:
         # The very first request of this server is a deep link (no session ran app.py yet).
         page.goto(f"{app.url}/annotate?project=demo-intent-match")
-        # The page's own run hands over to app.py, which forwards back to Annotate.
+        # The page's own run hands over to app.py, which forwards back to Annotate; the
+        # sidebar is drawn by app.py before the forward, so wait for the URL itself.
+        page.wait_for_url(re.compile(r"/annotate\?(.*&)?project=demo-intent-match"), timeout=30_000)
         page.wait_for_function(
             """() => (document.querySelector('[data-testid="stSidebar"]') || {innerText: ''})
                 .innerText.includes('Signed in as')""",
