@@ -115,7 +115,26 @@ def compare(
         against=against,
         score_field=score_field,
         notes=notes,
+        flags=one_class_flags(tp + fp, fn + tn, tp + fn, fp + tn),
     )
+
+
+def one_class_flags(said_yes: int, said_no: int, are_yes: int, are_no: int) -> dict[str, str]:
+    """Flags for decisions or reference labels that are all one class: kappa is then 0 or
+    undefined by construction, whatever the evaluator's merit."""
+    flags = {}
+    if said_yes == 0 or said_no == 0:
+        answer = "yes" if said_no == 0 else "no"
+        flags["one_decision"] = (
+            f"the evaluator said {answer} to all {said_yes + said_no} items: kappa is 0 by "
+            "construction and says nothing about agreement"
+        )
+    if are_yes == 0 or are_no == 0:
+        label = "yes" if are_no == 0 else "no"
+        flags["one_reference_label"] = (
+            f"every reference label is {label}: kappa and F1 cannot show agreement here"
+        )
+    return flags
 
 
 def dev_test_split(
@@ -201,7 +220,7 @@ def calibrated(
             "n_dev": n_dev,
             "dev_f1": dev_f1,
             "notes": notes,
-            "flags": calibration_flags(threshold, res.n),
+            "flags": {**res.flags, **calibration_flags(threshold, res.n)},
         }
     )
 

@@ -72,6 +72,16 @@ def movement(a: float, b: float, human: float) -> str:
     return "same distance"
 
 
+def default_pair(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """Row indices to diff first: the last two versions of the evaluator listed last
+    among those with two or more versions (the judge just edited); else the first two."""
+    for i in range(len(rows) - 1, 0, -1):
+        for j in range(i - 1, -1, -1):
+            if rows[j]["evaluator"] == rows[i]["evaluator"]:
+                return j, i
+    return 0, 1
+
+
 def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
     """One row per item scored by both versions: item_id, score_a, score_b, human,
     movement, flipped, reasoning_a, reasoning_b, fact_changes."""

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from alignment import figures
-from alignment.diff import diff_summary, version_diff
+from alignment.diff import default_pair, diff_summary, version_diff
 from alignment.frames import probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.table import alignment_table
@@ -76,6 +76,8 @@ for row in doc["versions"]:
             f"**{row['label']}**: {row['excluded']['n']} item(s) excluded, "
             f"{row['excluded']['reason']}."
         )
+    for flag in ((row.get("binary") or {}).get("flags") or {}).values():
+        st.caption(f":material/warning: **{row['label']}**: {flag}.")
 if doc["versions"]:
     st.plotly_chart(figures.headline_chart(doc), width="stretch")
 
@@ -102,8 +104,9 @@ for key in ("alignment_diff_a", "alignment_diff_b"):
     if st.session_state.get(key) not in labels:
         st.session_state.pop(key, None)  # a version of another project or field
 cols = st.columns(2)
-a = cols[0].selectbox("From", labels, index=0, key="alignment_diff_a")
-b = cols[1].selectbox("To", labels, index=1, key="alignment_diff_b")
+first, second = default_pair(doc["versions"])
+a = cols[0].selectbox("From", labels, index=first, key="alignment_diff_a")
+b = cols[1].selectbox("To", labels, index=second, key="alignment_diff_b")
 diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
 s = diff_summary(diff)
 m = st.columns(4)

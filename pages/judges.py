@@ -19,7 +19,7 @@ from ui.judge_editor import (
     definition_from_state,
     load_into_state,
 )
-from workbench_api.judges import example_candidates, preview, save_judge
+from workbench_api.judges import example_candidates, preview, save_judge, with_examples
 
 store = get_store()
 project = require_project()
@@ -36,7 +36,7 @@ st.caption(
     "are signed `judge:NAME` with the version, and run from the Evaluate page."
 )
 
-NEW = "➕ New judge"
+NEW = "+ New judge"
 judges = {j.name: j for j in store.judges(project.name)}
 
 
@@ -59,6 +59,7 @@ elif "jd_pick" not in st.session_state or any(k not in st.session_state for k in
 flash = st.session_state.pop("jd_flash", None)
 if flash:
     st.success(flash, icon=":material/check_circle:")
+    st.toast(flash, icon=":material/check_circle:")  # the page may be scrolled past the top
 
 st.selectbox("Judge", [NEW, *judges], key="jd_pick", on_change=_pick)
 existing = judges.get(st.session_state["jd_pick"])
@@ -129,14 +130,17 @@ with right:
                 "version's agreement figures.",
             )
             definition = definition_from_state(st.session_state, project.kind, project.name)
-        spec = parse_spec(definition)
+            spec = parse_spec(definition)
+        else:
+            st.info(
+                "Choose the field(s) this judge scores; the rendered prompt appears here.",
+                icon=":material/info:",
+            )
     except JudgeError as exc:
         st.error(str(exc), icon=":material/error:")
     if spec is not None and item_id is not None:
         item = next(i for i in items if i.item_id == item_id)
         try:
-            from workbench_api.judges import with_examples
-
             messages = preview(with_examples(store, spec), item.fields)
         except JudgeError as exc:
             st.error(str(exc), icon=":material/error:")
@@ -146,8 +150,6 @@ with right:
                     st.caption(m["role"])
                     st.code(m["content"], language=None, wrap_lines=True)
         if st.button("Try on this item", key="jd_try", icon=":material/science:"):
-            from workbench_api.judges import with_examples
-
             evaluator = JudgeEvaluator("draft", 0, with_examples(store, spec), build_context(store))
             reason = evaluator.unavailable_reason()
             if reason:
@@ -160,7 +162,8 @@ with right:
                 if res.status == "failed":
                     st.error(f"Failed: {res.error}")
                 else:
-                    st.success(f"Answer: {res.details.get('answer')} · scores {res.scores}")
+                    scored = ", ".join(f"{k} = {v:g}" for k, v in res.scores.items())
+                    st.success(f"Answer: {res.details.get('answer')} · {scored}")
                     if res.reasoning:
                         st.caption(res.reasoning)
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from alignment.diff import diff_summary, fact_changes, version_diff
+from alignment.diff import default_pair, diff_summary, fact_changes, version_diff
 from alignment.inputs import load_field
 from alignment.table import alignment_table
 from annotation_store import Store
@@ -106,6 +106,17 @@ def test_version_diff_moves_and_flips(toy: Store) -> None:
     summary = diff_summary(diff.reset_index())
     assert summary["n"] == 37
     assert summary["away"] == 0 and summary["toward"] == summary["flipped"]
+
+
+def test_the_diff_opens_on_the_last_two_versions_of_the_same_judge() -> None:
+    def rows(*evaluators: str) -> list[dict[str, str]]:
+        return [{"evaluator": e} for e in evaluators]
+
+    # an imported baseline listed first must not be diffed against the judge's v1
+    assert default_pair(rows("embedding", "judge:a", "judge:a")) == (1, 2)
+    assert default_pair(rows("judge:a", "judge:a", "judge:a", "judge:b")) == (1, 2)
+    assert default_pair(rows("judge:a", "judge:b", "judge:a")) == (0, 2)
+    assert default_pair(rows("bleu", "chrf")) == (0, 1)  # no evaluator with two versions
 
 
 def test_fact_changes_lists_labels_that_changed() -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from agreement.binary import THRESHOLDS, calibrated, flag_lines
+from agreement.binary import THRESHOLDS, calibrated, compare, flag_lines
 from annotation_store import Store
 from annotation_store.demo import load_demo
 from reports import figures
@@ -120,17 +120,30 @@ def test_demo_calibrated_table_is_flagged(demo: Store) -> None:
     assert [r["threshold"] for r in rows] == pytest.approx([0.01] * len(rows))
     for r in rows:
         assert r["n"] == 4 and r["kappa"] == 0.0
-        assert set(r["flags"]) == {"small_test", "threshold_at_edge"}
+        assert set(r["flags"]) == {"small_test", "threshold_at_edge", "one_decision"}
         assert "4 items (fewer than 30)" in r["flags"]["small_test"]
         assert "grid's lowest" in r["flags"]["threshold_at_edge"]
+        assert r["flags"]["one_decision"].startswith("the evaluator said yes to all 4 items")
     lines = flag_lines(rows)
-    assert len(lines) == 2 * len(rows)
+    assert len(lines) == 3 * len(rows)
     assert lines[0].startswith(f"{rows[0]['evaluator']} · {rows[0]['score_field']}: ")
     # and the confusion matrix says which split, n and the flags
     b = doc["evaluators"]["embedding-similarity (demo)"]["match"]["binary"]
     title = figures.confusion(b, "embedding-similarity (demo)", "match").layout.title.text
     assert "test split, n = 4, threshold 0.01" in title
     assert "test split too small" in title and "threshold at the grid's edge" in title
+
+
+def test_one_class_decisions_or_labels_are_flagged() -> None:
+    gold = np.array([1, 0, 1, 1, 0, 1])
+    all_yes = compare(np.ones(6, bool), gold)
+    assert (all_yes.kappa, all_yes.precision, all_yes.recall) == (0.0, pytest.approx(4 / 6), 1.0)
+    assert set(all_yes.flags) == {"one_decision"}
+    assert "said yes to all 6 items" in all_yes.flags["one_decision"]
+    assert "said no to all 6" in compare(np.zeros(6, bool), gold).flags["one_decision"]
+    one_label = compare(np.array([1, 0, 1, 1, 0, 1], bool), np.ones(6, int))
+    assert set(one_label.flags) == {"one_reference_label"}
+    assert compare(gold.astype(bool), gold).flags == {}
 
 
 def test_calibration_flags_only_when_degenerate() -> None:

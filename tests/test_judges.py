@@ -277,6 +277,20 @@ def test_readme_judge_toml_is_a_valid_definition() -> None:
     assert spec.few_shot.item_ids == ["dinner", "lights"]
 
 
+def test_saving_an_unchanged_definition_again_is_refused(demo: str) -> None:
+    from workbench_api.judges import save_judge
+
+    store = Store(demo)
+    base = TOML.read_text()
+    assert save_judge(store, "same-task", base).version == 1
+    with pytest.raises(JudgeError, match="nothing changed since same-task version 1"):
+        save_judge(store, "same-task", base)
+    edited = base.replace("{{ predicted }}", "{{ predicted }} (predicted)")
+    assert save_judge(store, "same-task", edited).version == 2
+    assert [r.version for r in store.judge_versions("same-task")] == [1, 2]
+    store.close()
+
+
 def test_versions_on_both_backends_and_concurrent_saves(any_store: Store) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

@@ -39,14 +39,30 @@ def save_judge(
     else:
         spec = parse_spec(dict(definition))
     spec = with_examples(store, spec)
+    definition_data = spec.model_dump(mode="json")
+    if new is not True:
+        _refuse_unchanged(store, name, definition_data)
     return store.save_judge_version(
         name,
         spec.kind,
-        spec.model_dump(mode="json"),
+        definition_data,
         spec.prompt_hash(),
         created_by=created_by,
         new=new,
     )
+
+
+def _refuse_unchanged(store: Store, name: str, definition: dict[str, Any]) -> None:
+    """A save that would repeat the latest version is refused (a double click, an
+    unchanged form): versions are meant to be compared, and twins would muddle that."""
+    from annotation_store.store_base import StoreError
+
+    try:
+        latest = store.judge(name)
+    except StoreError:
+        return  # a new judge
+    if latest.definition == definition:
+        raise JudgeError(f"nothing changed since {name} version {latest.version}; edit it first")
 
 
 def example_candidates(store: Store, project: str, spec: JudgeSpec) -> dict[str, Any]:
