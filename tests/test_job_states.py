@@ -76,3 +76,14 @@ def test_the_job_list_polls_while_a_job_is_queued(
     assert "No job running." in [c.value for c in at.caption]
     assert [s.value for s in at.subheader][:2] == ["Running", "History"]
     assert any(m.value.startswith("**Job 1** :green-badge[done]") for m in at.markdown)
+
+
+def test_the_job_card_counts_tokens_and_cost_only_when_a_model_was_used() -> None:
+    from ui.audit.jobs_view import progress_text
+
+    lexical = {"done": 6, "total": 6, "failed": 0, "cached": 0}
+    assert progress_text(lexical) == "6 / 6 done · 0 failed · 0 cached"
+    unpriced = {**lexical, "cached": 1, "tokens_in": 60, "tokens_out": 1200, "cost": 0.0}
+    assert progress_text(unpriced) == "6 / 6 done · 0 failed · 1 cached · 1,260 tokens"
+    priced = {**unpriced, "cost": 0.00213}
+    assert progress_text(priced).endswith("1,260 tokens · $0.0021")

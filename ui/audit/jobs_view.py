@@ -57,12 +57,20 @@ def get_worker() -> Worker | None:
 
 
 def progress_text(p: dict[str, Any]) -> str:
-    """ "12 / 20 done · 1 failed · 3 cached · 1,234 tokens · $0.0021"."""
+    """ "12 / 20 done · 1 failed · 3 cached · 1,234 tokens · $0.0021"; tokens and cost only
+    when the run used a model (and cost only when the model has a known price)."""
     tokens = int(p.get("tokens_in", 0)) + int(p.get("tokens_out", 0))
-    return (
-        f"{p.get('done', 0)} / {p.get('total', 0)} done · {p.get('failed', 0)} failed · "
-        f"{p.get('cached', 0)} cached · {tokens:,} tokens · ${float(p.get('cost', 0.0)):.4f}"
-    )
+    cost = float(p.get("cost", 0.0))
+    parts = [
+        f"{p.get('done', 0)} / {p.get('total', 0)} done",
+        f"{p.get('failed', 0)} failed",
+        f"{p.get('cached', 0)} cached",
+    ]
+    if tokens:
+        parts.append(f"{tokens:,} tokens")
+    if cost:
+        parts.append(f"${cost:.4f}")
+    return " · ".join(parts)
 
 
 def job_card(job_id: int) -> None:
