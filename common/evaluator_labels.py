@@ -14,6 +14,7 @@ chosen by ``auto`` is never hidden behind the evaluator's name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -59,13 +60,24 @@ def config_labels(configs: Iterable[Config]) -> dict[Config, str]:
             label = ev if len(models[ev]) <= 1 else f"{ev}@{model or 'unknown'}"
         group = sigs[(ev, model)]
         if len(group) > 1:
-            shared = set.intersection(*(set(s.split("|")) for s in group))
-            differs = [part for part in sig.split("|") if part not in shared]
-            label += f" [{', '.join(differs) or 'no signature'}]"
+            label += _differences(ev, sig, group)
         out[(ev, model, sig)] = label
     return out
 
 
+def _differences(evaluator: str, sig: str, group: list[str]) -> str:
+    """`` v2`` when the evaluator's version tells the signatures apart (a new version
+    implies its new prompt hash), plus ``[...]`` naming any other part that differs."""
+    shared = set.intersection(*(set(s.split("|")) for s in group))
+    differs = [part for part in sig.split("|") if part not in shared]
+    version = next((p for p in differs if p.startswith(f"{evaluator}:")), None)
+    if version is None:
+        return f" [{', '.join(differs) or 'no signature'}]"
+    rest = [p for p in differs if p != version and not p.startswith("prompt:")]
+    return f" v{version[len(evaluator) + 1 :]}" + (f" [{', '.join(rest)}]" if rest else "")
+
+
 def evaluator_of(label: str) -> str:
     """The evaluator name in a label made by :func:`config_labels`."""
-    return label.split(" [", 1)[0].split(" (", 1)[0].split("@", 1)[0]
+    name = label.split(" [", 1)[0].split(" (", 1)[0].split("@", 1)[0]
+    return re.sub(r" v[^ ]+$", "", name)

@@ -318,6 +318,17 @@ def test_config_labels_name_only_what_differs() -> None:
         ("nli", "b", "y"): "nli@b",
     }
     assert {evaluator_of(label) for label in labels.values()} == {"geval", "bleu", "nli"}
+    # versions of one judge: "v1" / "v2" (the prompt hash follows from the version)
+    v1 = "judge:same-task:1|prompt:ceda6499"
+    v2 = "judge:same-task:2|prompt:28a80ce4"
+    v2_hot = "judge:same-task:2|prompt:28a80ce4|settings:t=1"
+    labels = config_labels([("judge:same-task", "m", s) for s in (v1, v2, v2_hot)])
+    assert list(labels.values()) == [
+        "judge:same-task v1",
+        "judge:same-task v2",
+        "judge:same-task v2 [settings:t=1]",
+    ]
+    assert {evaluator_of(label) for label in labels.values()} == {"judge:same-task"}
 
 
 def test_dev_test_split_treats_missing_splits_as_unsplit() -> None:
