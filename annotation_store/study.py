@@ -210,18 +210,58 @@ def check_training_answers(store: Store, project: str, study: StudySettings) -> 
 
 
 def set_study(store: Store, project: str, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Check and store a project's study settings; a crowd study without a token gets one.
+    """Check and store a project's study settings; a crowd study without a token keeps the
+    one it had, or gets a new one.
 
     Returns the stored settings. Nothing is written when they are refused.
     """
     raw = dict(raw)
     study = parse_study(raw)
     check_training_answers(store, project, study)
-    if study.crowd and not study.token:
-        raw["token"] = secrets.token_urlsafe(18)
+    if study.crowd and not study.token:  # keep the token links already carry
+        raw["token"] = get_study(store, project).get("token") or secrets.token_urlsafe(18)
     info = store.project(project)
     store.update_settings(project, {**info.settings, "study": raw})
     return raw
+
+
+def _example_answer(f: Any) -> Any:
+    """A valid value of human field ``f`` for the example training item."""
+    if f.type == "fact_labels":
+        return ["C"]
+    if f.values:
+        return f.values[-1]
+    return f.maximum if f.maximum is not None else 1
+
+
+def example_study(store: Store, project: str) -> dict[str, Any]:
+    """Study settings to start from, shaped by the project's kind: the training item has
+    the kind's item fields and an answer to its first field (one that is not fact labels
+    where there is one). Saving it as is is accepted; the texts are placeholders."""
+    info = store.project(project)
+    kind = info.task_kind
+    fields = {f.name: f"<{f.description or f.name}>" for f in kind.item_fields if f.required}
+    human = kind.human_fields(info.settings)
+    answered = next((f for f in human if f.type != "fact_labels"), human[0])
+    return {
+        "crowd": True,
+        "consent": "Your answers are stored for research. Do you agree?",
+        "training": [
+            {
+                "id": "t1",
+                "fields": fields,
+                "answers": {answered.name: _example_answer(answered)},
+                "explanation": "Why this is the answer.",
+            }
+        ],
+        "qualification": 0.8,
+        "gold_rate": 0.1,
+        "gold_threshold": 0.7,
+        "speeder_share": 0.3,
+        "survey": [{"id": "clear", "text": "How clear was the task?", "type": "likert"}],
+        "completion_url": "https://app.prolific.com/submissions/complete",
+        "hourly_rate": 12.0,
+    }
 
 
 def get_study(store: Store, project: str) -> dict[str, Any]:

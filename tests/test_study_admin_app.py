@@ -12,7 +12,7 @@ import pytest
 from annotation_store import Store, crowd, gold
 from annotation_store import assignments as asg
 from annotation_store import crowd_quality as cq
-from annotation_store.study import get_study, set_study
+from annotation_store.study import example_study, get_study, set_study
 from tests.support.apptest import assert_ok, open_app
 
 
@@ -36,6 +36,37 @@ def test_admin_saves_the_study_as_json_and_sees_the_links(monkeypatch, project) 
     links = [c.value for c in at.code]
     assert any(f"?study=p&token={token}&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}" in v for v in links)
     assert any("workerId=&assignmentId=&hitId=" in v for v in links)
+
+
+def test_saving_again_keeps_the_token_the_links_carry(monkeypatch, project) -> None:
+    at = _admin_study_tab(monkeypatch, project)
+    at.text_area(key="study_json").input(json.dumps({"crowd": True}))
+    at = assert_ok(at.button(key="FormSubmitter:study_settings-Save study").click().run())
+    token = get_study(project, "p")["token"]
+    assert json.loads(at.text_area(key="study_json").value)["token"] == token  # shown as stored
+    # an admin who pastes settings without the token does not break the shared links
+    at.text_area(key="study_json").input(json.dumps({"crowd": True, "gold_rate": 0.2}))
+    assert_ok(at.button(key="FormSubmitter:study_settings-Save study").click().run())
+    assert get_study(project, "p") == {"crowd": True, "gold_rate": 0.2, "token": token}
+
+
+def test_the_example_study_fits_each_demo_kind_and_saves_as_is(demo: str) -> None:
+    store = Store(demo)
+    answered = {}
+    for name in (p.name for p in store.projects()):
+        example = example_study(store, name)
+        [training] = example["training"]
+        kind = store.project(name).task_kind
+        assert set(training["fields"]) == {f.name for f in kind.item_fields if f.required}
+        answered[name] = training["answers"]
+        set_study(store, name, example)  # accepted: the answer is valid for the kind
+    assert answered == {
+        "demo-actionability": {"errors_detected": 2},
+        "demo-dialogue": {"faithful": 1},
+        "demo-intent-match": {"match": 1},
+        "demo-intent-resolution": {"resolution": 1.0},
+    }
+    store.close()
 
 
 def test_bad_study_json_is_refused_and_nothing_changes(monkeypatch, project) -> None:

@@ -7,21 +7,7 @@ import json
 import streamlit as st
 
 from annotation_store import ProjectInfo, Store, StoreError, crowd, gold
-from annotation_store.study import get_study, set_study, study_of
-
-EXAMPLE = {
-    "crowd": True,
-    "consent": "Your answers are stored for research. Do you agree?",
-    "training": [{"id": "t1", "fields": {"text": "..."}, "answers": {"label": 1},
-                  "explanation": "Why this is the answer."}],
-    "qualification": 0.8,
-    "gold_rate": 0.1,
-    "gold_threshold": 0.7,
-    "speeder_share": 0.3,
-    "survey": [{"id": "clear", "text": "How clear was the task?", "type": "likert"}],
-    "completion_url": "https://app.prolific.com/submissions/complete",
-    "hourly_rate": 12.0,
-}  # fmt: skip
+from annotation_store.study import example_study, get_study, set_study, study_of
 
 
 def _base_url() -> str:
@@ -36,10 +22,14 @@ def study_tab(store: Store, project: ProjectInfo) -> None:
         "annotation with gold items, survey, completion code. See docs/annotating.md."
     )
     current = get_study(store, project.name)
+    if st.session_state.pop("study_saved", False):
+        # show what was stored (with its token), not the text as typed
+        st.session_state["study_json"] = json.dumps(current, indent=2, ensure_ascii=False)
+        st.toast("Study saved.", icon=":material/check_circle:")
     with st.form("study_settings"):
         text = st.text_area(
             "Study settings (JSON)",
-            json.dumps(current or EXAMPLE, indent=2, ensure_ascii=False),
+            json.dumps(current or example_study(store, project.name), indent=2, ensure_ascii=False),
             height=360,
             key="study_json",
         )
@@ -54,7 +44,7 @@ def study_tab(store: Store, project: ProjectInfo) -> None:
             except StoreError as exc:
                 st.error(str(exc))
             else:
-                st.success("Study saved.")
+                st.session_state["study_saved"] = True
                 st.rerun()
     study = study_of(store.project(project.name).settings)
     if study.token:
