@@ -218,3 +218,16 @@ def test_training_on_fact_labels_asks_one_choice_per_fact(monkeypatch, sqlite_ur
     assert p.training == [
         {"id": "f1", "answers": {"gold_fact_labels": ["C", "C"]}, "correct": False}
     ]
+
+
+def test_training_shows_object_and_list_fields_readably() -> None:
+    from ui.study.training import field_markdown
+
+    act = {"act": "INFORM", "slot": "price", "values": ["$120"]}
+    assert field_markdown(act) == "- act: `INFORM`\n- slot: `price`\n- values: `$120`"
+    assert field_markdown(["Create an alarm", "Time is 7 AM"]) == (
+        "- Create an alarm\n- Time is 7 AM"
+    )
+    # two dollar signs in a sentence stay text, not a formula
+    assert field_markdown("From $90 to $120.") == "From \\$90 to \\$120."
+    assert field_markdown([]) == "—"

@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from agreement.statistics import DASH
 from annotation_store import AnnotatorInfo, ProjectInfo, Store, crowd
 from annotation_store.study import StudySettings, TrainingItem
 from kinds import FieldType, HumanField
@@ -64,10 +65,24 @@ def _question(field: HumanField, key: str, item: TrainingItem) -> Any:
     )
 
 
+def field_markdown(value: Any) -> str:
+    """An item field as Markdown: an object as ``key: value`` lines, a list as bullets."""
+    if isinstance(value, dict):
+        return "\n".join(f"- {k}: `{label_text(v)}`" for k, v in value.items()) or DASH
+    if isinstance(value, list | tuple):
+        return "\n".join(f"- {_plain(v)}" for v in value) or DASH
+    return _plain(value)
+
+
+def _plain(value: Any) -> str:
+    """Text shown as is: a dollar sign must not open a formula."""
+    return label_text(value).replace("$", "\\$")
+
+
 def _show_fields(item: TrainingItem) -> None:
     for name, value in item.fields.items():
         st.markdown(f"**{name}**")
-        st.write(label_text(value))
+        st.markdown(field_markdown(value))
 
 
 def _feedback(item: TrainingItem, correct: bool, fields: dict[str, HumanField]) -> None:
@@ -97,6 +112,8 @@ def render_training(
     answered = {a["id"]: a["correct"] for a in part.training}
     items = list(study.training)
     st.subheader("Practice")
+    with st.expander("Guideline", icon=":material/menu_book:"):
+        st.markdown(project.guideline or "_No guideline yet._")
     pending = st.session_state.get(FEEDBACK_KEY)
     if pending in answered:
         number = [t.id for t in items].index(pending) + 1
