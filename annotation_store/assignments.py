@@ -474,13 +474,19 @@ def annotator_progress(store: Store, project: str) -> pd.DataFrame:
 
 
 def project_progress(store: Store, project: str) -> dict[str, Any]:
-    """One project's totals: items, k, items complete and still short of k, and more."""
+    """One project's totals: items, k, items complete and still short of k, and more.
+
+    Gold items are checks, not items to complete (they are not bound by k): items,
+    complete, short of k and labels still needed leave them out; the work counts
+    (submitted, drafts, skipped, flagged) include them."""
     info = store.project(project)
     k = annotation_settings(info.settings).k
     frame = store.progress_frame(project)
-    n_items = store.item_count(project)
+    golds = set(gold.gold_items(store, project))
+    ordinary = [i for i in store.item_ids(project) if i not in golds]
+    n_items = len(ordinary)
     done = frame[frame["status"] == "submitted"]
-    per_item = done.groupby("item_id")["annotator"].nunique()
+    per_item = done[~done["item_id"].isin(golds)].groupby("item_id")["annotator"].nunique()
     complete = int((per_item >= k).sum())
     timed = done[done["seconds_spent"] > 0]["seconds_spent"]
     return {
@@ -490,9 +496,7 @@ def project_progress(store: Store, project: str) -> dict[str, Any]:
         "items": n_items,
         "complete": complete,
         "short_of_k": n_items - complete,
-        "missing_labels": int(
-            sum(max(0, k - int(per_item.get(i, 0))) for i in store.item_ids(project))
-        ),
+        "missing_labels": int(sum(max(0, k - int(per_item.get(i, 0))) for i in ordinary)),
         "submitted": int(len(done)),
         "drafts": int((frame["status"] == "draft").sum()),
         "skipped": int((frame["status"] == "skipped").sum()),

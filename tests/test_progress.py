@@ -54,6 +54,17 @@ def test_progress_numbers(store: Store) -> None:
     assert proj["median_seconds"] == 30.0
 
 
+def test_gold_items_are_checks_not_items_to_complete(store: Store) -> None:
+    from annotation_store import gold
+
+    _fill(store)
+    gold.set_gold(store, "intent_resolution", "ir1", 0.4)  # the one complete item
+    proj = asg.project_progress(store, "intent_resolution")
+    assert (proj["items"], proj["complete"], proj["short_of_k"]) == (3, 0, 3)
+    assert proj["missing_labels"] == 1 + 2 + 2  # x0, x1, x2; nothing for the gold item
+    assert proj["submitted"] == 3  # the work done on it still counts
+
+
 def test_progress_page_for_admin_only(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     _fill(store)
     at = open_app(monkeypatch, store.url, page="pages/progress.py")
