@@ -56,7 +56,8 @@ def quality_section(store: Store, project: str) -> None:
         ]
         rows = rows.drop(columns=["n_loo"])
         shown, config = dash_missing(rows, COLUMNS, WHY)
-        st.caption(f"`{name}` · {entry['n_gold_items']} gold items")
+        n_gold = entry["n_gold_items"]
+        st.caption(f"`{name}` · {n_gold} gold item{'' if n_gold == 1 else 's'}")
         st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
     _exclusion_controls(store, project)
 
