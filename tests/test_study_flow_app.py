@@ -87,6 +87,7 @@ def test_training_feedback_and_a_failed_qualification(monkeypatch, study_db) -> 
     assert "Right." in text(at)
     at = click(at, "training_continue")
     assert "did not reach the level" in text(at)
+    assert "On Prolific, please return your submission" in text(at)  # no code for them
     (p,) = crowd.participants(Store(study_db), "p")
     assert (p.stage, p.qualified) == ("not_qualified", False)
     assert [(a["id"], a["answers"], a["correct"]) for a in p.training] == [

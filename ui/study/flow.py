@@ -25,6 +25,11 @@ ENDINGS = {
         "here for you. You can close this page."
     ),
 }
+#: What a worker who stops early should do on their platform (no completion code for them).
+RETURN_HINTS = {
+    "prolific": " On Prolific, please return your submission so your place goes to someone else.",
+    "mturk": " On MTurk, please return the HIT.",
+}
 REDIRECT_SECONDS = 5
 
 
@@ -51,7 +56,8 @@ def render_study(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> Non
     elif stage == "done":
         _completion(study, part)
     else:
-        st.info(ENDINGS.get(stage, "This study has ended for you."), icon=":material/waving_hand:")
+        ending = ENDINGS.get(stage, "This study has ended for you.")
+        st.info(ending + RETURN_HINTS.get(part.platform, ""), icon=":material/waving_hand:")
 
 
 def _consent(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings) -> None:
