@@ -34,6 +34,8 @@ def test_parquet_items_import_with_their_fields(binary: Store, tmp_path: Path) -
     assert calls == [
         (5_000, 12_000, "checking"),
         (10_000, 12_000, "checking"),
+        (5_000, 12_000, "writing"),
+        (10_000, 12_000, "writing"),
         (12_000, 12_000, "writing"),
         (12_000, 12_000, "done"),
     ]
