@@ -12,186 +12,47 @@ than :data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DE
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from annotation_store.records import ImportReport
+from annotation_store.row_source import (
+    MAX_CSV_CELL,
+    MAX_JSON_DEPTH,
+    ImportFailure,
+    Row,
+    RowSource,
+    check_row,
+)
+from annotation_store.row_source import TOO_DEEP as _TOO_DEEP
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
 from kinds import ValidationError
 from kinds.base import FieldType
 
+__all__ = ["MAX_CSV_CELL", "MAX_JSON_DEPTH", "ImportFailure", "read_rows"]
+
 SPLITS = ("dev", "test")
 LABEL_STATUSES = ("draft", "submitted", "skipped")
 ITEM_META = ("item_id", "split")
-#: The longest CSV cell accepted, in characters (Python's csv default is 128 KiB).
-MAX_CSV_CELL = 16 * 1024 * 1024
-#: The deepest nesting of lists / objects accepted in a JSON value.
-MAX_JSON_DEPTH = 64
-_TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
-
-
-class ImportFailure(ValueError):
-    """A row that cannot be imported; nothing from the file was written."""
-
-    def __init__(self, file: str, row: int | None, column: str | None, reason: str) -> None:
-        where = file
-        if row is not None:
-            where += f", row {row}"
-        if column:
-            where += f", column {column!r}"
-        super().__init__(f"{where}: {reason}")
-        self.file, self.row, self.column, self.reason = file, row, column, reason
-
-
-Row = tuple[int, dict[str, Any]]
-#: Rows per progress report (and per Parquet record batch).
+#: Rows per progress report (and per batch written by an items import).
 PROGRESS_EVERY = 5_000
 #: ``on_progress(done, total, phase)`` of an import.
 ImportProgress = Callable[[int, int, str], None]
 
 
 def read_rows(source: str | Path | bytes, name: str | None = None) -> tuple[str, list[Row]]:
-    """Read a CSV or JSONL file (by suffix) into numbered rows.
+    """Read a CSV, TSV, JSONL or Parquet file (by suffix) into numbered rows.
 
     Rows are numbered from 1 for the first data row (the CSV header is not a row).
-    Empty CSV cells become None. Returns the display name and the rows.
+    Empty CSV cells become None. Returns the display name and the rows. Items are
+    streamed instead (see :class:`~annotation_store.row_source.RowSource`).
     """
-    if isinstance(source, bytes):
-        display = name or "upload"
-        data = source
-    else:
-        path = Path(source)
-        display = name or path.name
-        if not path.is_file():
-            raise ImportFailure(display, None, None, "file not found")
-        data = path.read_bytes()
-    suffix = Path(display).suffix.lower()
-    if suffix == ".parquet":
-        rows = list(_parquet_rows(display, data))
-        for number, row in rows:
-            for column, value in row.items():
-                check_value(display, number, column, value, bad_bytes=False)
-        return display, rows
-    try:
-        text, bad_bytes = data.decode("utf-8-sig"), False
-    except UnicodeDecodeError:
-        # Undecodable bytes become lone surrogates, so the row and column holding the first
-        # one can be named once the file is parsed.
-        text, bad_bytes = data.decode("utf-8-sig", errors="surrogateescape"), True
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        rows = list(_jsonl_rows(display, text))
-    elif suffix in (".csv", ".tsv"):
-        rows = list(_csv_rows(display, text, "\t" if suffix == ".tsv" else ","))
-    else:
-        raise ImportFailure(
-            display, None, None, "unknown format: use .csv, .tsv, .jsonl or .parquet"
-        )
-    if bad_bytes or suffix not in (".csv", ".tsv"):  # CSV cells are flat strings
-        for number, row in rows:
-            for column, value in row.items():
-                check_value(display, number, column, value, bad_bytes)
-    if bad_bytes:  # e.g. in the CSV header
-        raise ImportFailure(display, None, None, _not_utf8(text))
-    return display, rows
-
-
-_SURROGATE = re.compile("[\udc80-\udcff]")
-
-
-def _not_utf8(text: str) -> str | None:
-    """The reason a decoded text holds bytes that were not UTF-8, or None."""
-    found = _SURROGATE.search(text)
-    if found is None:
-        return None
-    return f"not UTF-8 text (byte 0x{ord(found.group()) - 0xDC00:02x}); save the file as UTF-8"
-
-
-def check_value(display: str, number: int, column: str, value: Any, bad_bytes: bool = True) -> None:
-    """Refuse a cell holding non-UTF-8 bytes or JSON nested deeper than MAX_JSON_DEPTH.
-
-    Walks lists and objects with a stack (no recursion, so no RecursionError)."""
-    stack = [(column, 0), (value, 0)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, str):
-            if bad_bytes and (reason := _not_utf8(current)):
-                raise ImportFailure(display, number, column, reason)
-        elif isinstance(current, dict | list):
-            if depth >= MAX_JSON_DEPTH:
-                raise ImportFailure(display, number, column, _TOO_DEEP)
-            children = (
-                [*current.keys(), *current.values()] if isinstance(current, dict) else current
-            )
-            stack.extend((child, depth + 1) for child in children)
-
-
-def _jsonl_rows(display: str, text: str) -> Iterator[Row]:
-    number = 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        number += 1
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFailure(display, number, None, f"not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise ImportFailure(display, number, None, _TOO_DEEP) from None
-        if not isinstance(obj, dict):
-            raise ImportFailure(display, number, None, "each line must be a JSON object")
-        if isinstance(obj.get("fields"), dict):  # {"item_id": ..., "fields": {...}} form
-            obj = {**{k: v for k, v in obj.items() if k != "fields"}, **obj["fields"]}
-        yield number, obj
-
-
-def _parquet_rows(display: str, data: bytes) -> Iterator[Row]:
-    """Rows of a Parquet file, read in record batches (nested columns stay lists/objects)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(pa.BufferReader(data))
-        number = 0
-        for batch in parquet.iter_batches(batch_size=PROGRESS_EVERY):
-            for obj in batch.to_pylist():
-                number += 1
-                if isinstance(obj.get("fields"), dict):  # the JSONL export's nested form
-                    obj = {**{k: v for k, v in obj.items() if k != "fields"}, **obj["fields"]}
-                yield number, {str(k): v for k, v in obj.items()}
-    except (pa.ArrowException, OSError) as exc:
-        raise ImportFailure(display, None, None, f"not a readable Parquet file ({exc})") from None
-
-
-def _csv_rows(display: str, text: str, delimiter: str) -> Iterator[Row]:
-    if csv.field_size_limit() < MAX_CSV_CELL:
-        csv.field_size_limit(MAX_CSV_CELL)
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    number = 0
-    try:
-        if reader.fieldnames is None:
-            raise ImportFailure(display, None, None, "the file is empty")
-        for number, record in enumerate(reader, start=1):
-            if None in record:
-                raise ImportFailure(display, number, None, "more cells than header columns")
-            yield (
-                number,
-                {k.strip(): (v if v not in ("", None) else None) for k, v in record.items()},
-            )
-    except csv.Error as exc:
-        row = number + 1 if reader.fieldnames is not None else None
-        reason = (
-            f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
-            if "field larger than field limit" in str(exc)
-            else f"not valid CSV ({exc})"
-        )
-        raise ImportFailure(display, row, None, reason) from None
+    rows = RowSource.open(source, name)
+    return rows.display, list(rows)
 
 
 def _item_id(display: str, number: int, row: Mapping[str, Any]) -> str:
@@ -222,6 +83,54 @@ def _maybe_json(value: Any) -> Any:
     return value
 
 
+class _ItemRows:
+    """Checks one items-file row at a time against a project's task kind."""
+
+    def __init__(self, store: Store, project: str, display: str) -> None:
+        self.store, self.project, self.display = store, project, display
+        self.kind = store.project(project).task_kind
+        self.declared = {f.name for f in self.kind.item_fields}
+        # Gold answers (attention checks); a kind with an item field "gold" uses
+        # "gold_answers".
+        self.gold_column = "gold_answers" if "gold" in self.declared else "gold"
+        self.meta = (*ITEM_META, self.gold_column)
+
+    def gold(self, number: int, row: Mapping[str, Any]) -> Any:
+        """The row's checked gold answers, or None."""
+        if row.get(self.gold_column) in (None, ""):
+            return None
+        return _gold_cell(self.store, self.project, self.display, number, row[self.gold_column])
+
+    def item(self, number: int, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The row as an item to upsert (``item_id``, ``fields``, ``split``, ``generator``)."""
+        display = self.display
+        item_id = _item_id(display, number, row)
+        split = row.get("split")
+        if split is not None:
+            split = str(split).strip().lower()
+            if split not in SPLITS:
+                raise ImportFailure(display, number, "split", f"must be one of {SPLITS} or empty")
+        fields = {
+            k: (v if k in self.declared else _maybe_json(v))
+            for k, v in row.items()
+            if k not in self.meta and v is not None
+        }
+        try:
+            fields = self.kind.validate_item(fields)
+        except ValidationError as exc:
+            raise ImportFailure(display, number, exc.field, str(exc)) from None
+        except RecursionError:
+            raise ImportFailure(display, number, None, _TOO_DEEP) from None
+        check_row(display, number, fields, bad_bytes=False)  # JSON text in CSV cells, parsed
+        generator = fields.get("generator")
+        return {
+            "item_id": item_id,
+            "fields": fields,
+            "split": split,
+            "generator": str(generator) if generator is not None else None,
+        }
+
+
 def import_items(
     store: Store,
     project: str,
@@ -232,69 +141,56 @@ def import_items(
     """Import items: ``item_id``, the kind's item fields, optional ``split`` and
     ``generator``; any other column is kept as context.
 
-    ``on_progress(done, total, phase)`` hears about every :data:`PROGRESS_EVERY` rows
-    checked (phase ``checking``), then ``writing`` and ``done``."""
-    kind = store.project(project).task_kind
-    declared = {f.name for f in kind.item_fields}
-    # Gold answers (attention checks); a kind with an item field "gold" uses "gold_answers".
-    gold_column = "gold_answers" if "gold" in declared else "gold"
-    meta = (*ITEM_META, gold_column)
-    display, rows = read_rows(source, name)
+    The file is streamed twice, so memory does not grow with it: a first pass checks
+    every row (nothing written; the first bad row raises :class:`ImportFailure`), a
+    second writes in batches of :data:`PROGRESS_EVERY` rows, all-or-nothing (see
+    :meth:`Store.upsert_item_batches`). ``on_progress(done, total, phase)`` hears about
+    every :data:`PROGRESS_EVERY` rows checked (phase ``checking``; ``total`` is then an
+    estimate from the file's size in lines) and written (``writing``), then ``done``."""
+    rows = RowSource.open(source, name)
+    check = _ItemRows(store, project, rows.display)
+    estimate = rows.estimate() if on_progress is not None else 0
     seen: dict[str, int] = {}
-    valid = []
     golds: dict[str, Any] = {}
-    for number, row in rows:
-        if on_progress is not None and number % PROGRESS_EVERY == 0:
-            on_progress(number, len(rows), "checking")
-        item_id = _item_id(display, number, row)
-        if row.get(gold_column) not in (None, ""):
-            golds[item_id] = _gold_cell(store, project, display, number, row[gold_column])
+    total = 0
+    for total, row in rows:
+        if on_progress is not None and total % PROGRESS_EVERY == 0:
+            on_progress(total, max(estimate, total), "checking")
+        item_id = _item_id(rows.display, total, row)
+        if (gold := check.gold(total, row)) is not None:
+            golds[item_id] = gold
         if item_id in seen:
             raise ImportFailure(
-                display,
-                number,
+                rows.display,
+                total,
                 "item_id",
                 f"duplicate item_id {item_id!r} (first on row {seen[item_id]})",
             )
-        seen[item_id] = number
-        split = row.get("split")
-        if split is not None:
-            split = str(split).strip().lower()
-            if split not in SPLITS:
-                raise ImportFailure(display, number, "split", f"must be one of {SPLITS} or empty")
-        fields = {
-            k: (v if k in declared else _maybe_json(v))
-            for k, v in row.items()
-            if k not in meta and v is not None
-        }
-        try:
-            fields = kind.validate_item(fields)
-        except ValidationError as exc:
-            raise ImportFailure(display, number, exc.field, str(exc)) from None
-        except RecursionError:
-            raise ImportFailure(display, number, None, _TOO_DEEP) from None
-        for column, value in fields.items():  # JSON text in CSV cells, now parsed
-            check_value(display, number, column, value, bad_bytes=False)
-        generator = fields.get("generator")
-        valid.append(
-            {
-                "item_id": item_id,
-                "fields": fields,
-                "split": split,
-                "generator": str(generator) if generator is not None else None,
-            }
-        )
-    if not valid:
-        raise ImportFailure(display, None, None, "no rows to import")
-    if on_progress is not None:
-        on_progress(len(rows), len(rows), "writing")
-    report = store.upsert_items(project, valid)
+        seen[item_id] = total
+        check.item(total, row)
+    if not total:
+        raise ImportFailure(rows.display, None, None, "no rows to import")
+    del seen
+
+    def batches() -> Iterator[list[dict[str, Any]]]:
+        batch: list[dict[str, Any]] = []
+        for number, row in rows:
+            batch.append(check.item(number, row))
+            if len(batch) == PROGRESS_EVERY or number == total:
+                yield batch
+                batch = []
+                if on_progress is not None:
+                    on_progress(number, total, "writing")
+        if batch:  # the file grew between the passes: its new rows are checked too
+            yield batch
+
+    report = store.upsert_item_batches(project, batches)
     if golds:
         from annotation_store.gold import set_gold_many
 
         set_gold_many(store, project, golds)
     if on_progress is not None:
-        on_progress(len(rows), len(rows), "done")
+        on_progress(total, total, "done")
     return report
 
 

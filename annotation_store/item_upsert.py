@@ -2,25 +2,43 @@
 
 A large import used to add and flush one ORM row at a time inside one write transaction,
 holding SQLite's single writer lock for minutes while every label save waited and then
-failed. Now the work is split:
+failed. Now the work is split, and rows arrive in batches so memory stays bounded:
 
-1. without any lock: read the project's items once (a snapshot plus a change token), work
-   out which rows are new, changed or unchanged, and (on SQLite) turn the new rows into
-   driver parameters (JSON text, timestamps), which is most of the Python work;
+1. without the write lock, on one connection: note a change token, then for each batch
+   look up the stored items it names, work out which rows are new, changed or unchanged,
+   and copy the new rows (and their first fact-list versions) into temporary tables of
+   that connection (:class:`ItemStage`), which lock nothing else;
 2. in one short write transaction: check the token (if another writer changed the items
-   in between, plan again inside the transaction), then insert and update in large
-   ``executemany`` batches and add the fact-list versions in bulk.
+   in between, stage again; the last attempt stages while holding the lock), then copy
+   the staged rows in with ``INSERT ... SELECT`` and update the changed ones in large
+   ``executemany`` batches.
 
 It stays all-or-nothing (one transaction) and idempotent (identical rows are left alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import (
+    JSON,
+    Column,
+    Connection,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    and_,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
@@ -29,8 +47,42 @@ from annotation_store.records import ImportReport, ItemRecord
 
 FACT_FIELDS = ("gold_facts", "predicted_facts")
 BATCH = 5_000
+#: Stagings tried before the last one, which holds the write lock throughout.
+STAGE_ATTEMPTS = 3
 
 Token = tuple[int, int | None, int | None]
+#: ``lookup(session, item_ids)``: the stored items of the project among ``item_ids``.
+Lookup = Callable[[Session, Sequence[str]], list[ItemRecord]]
+
+_STAGE = MetaData()
+_ITEM_COLUMNS = ("project_id", "item_id", "position", "fields", "split", "generator", "created_at")
+_FACT_COLUMNS = ("field", "version", "facts", "source", "created_by", "created_at")
+STAGE_ITEMS = Table(
+    "import_stage_items",
+    _STAGE,
+    Column("seq", Integer, primary_key=True),
+    Column("project_id", Integer),
+    Column("item_id", String(200)),
+    Column("position", Integer),
+    Column("fields", JSON),
+    Column("split", String(16)),
+    Column("generator", String(200)),
+    Column("created_at", DateTime),
+    prefixes=["TEMPORARY"],
+)
+STAGE_FACTS = Table(
+    "import_stage_facts",
+    _STAGE,
+    Column("seq", Integer, primary_key=True),
+    Column("item_id", String(200)),
+    Column("field", String(64)),
+    Column("version", Integer),
+    Column("facts", JSON),
+    Column("source", String(32)),
+    Column("created_by", String(200)),
+    Column("created_at", DateTime),
+    prefixes=["TEMPORARY"],
+)
 
 
 @dataclass
@@ -41,14 +93,13 @@ class ItemPlan:
     new: list[dict[str, Any]] = field(default_factory=list)
     changed: list[tuple[ItemRecord, dict[str, Any]]] = field(default_factory=list)
     unchanged: int = 0
-    #: SQLite only: the new items and their first fact-list versions as driver parameters.
-    raw_items: RawInsert | None = None
-    raw_facts: RawInsert | None = None
+    #: new rows already copied into the stage (no longer in ``new``)
+    staged: int = 0
 
 
 @dataclass
 class RawInsert:
-    """An INSERT compiled for the driver and its parameter lists, built without a lock."""
+    """An INSERT compiled for the driver and its parameter lists (SQLite)."""
 
     sql: str
     params: list[list[Any]]
@@ -67,10 +118,6 @@ class RawInsert:
         ]
         return cls(str(compiled), params)
 
-    def slot(self, column: str) -> int:
-        """The parameter position of ``column``."""
-        return self.sql[self.sql.index("(") + 1 : self.sql.index(")")].split(", ").index(column)
-
     def run(self, s: Session) -> None:
         """Execute on the session's own connection (inside its transaction)."""
         cursor = s.connection().connection.driver_connection.cursor()
@@ -79,6 +126,101 @@ class RawInsert:
                 cursor.executemany(self.sql, self.params[start : start + BATCH])
         finally:
             cursor.close()
+
+
+def bulk_insert(s: Session, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` in ``executemany`` batches (SQLite: straight on the driver)."""
+    if not rows:
+        return
+    if s.get_bind().dialect.name == "sqlite":
+        RawInsert.build(s.get_bind().dialect, table, rows).run(s)
+        return
+    for start in range(0, len(rows), BATCH):
+        s.connection().execute(insert(table), list(rows[start : start + BATCH]))
+
+
+class ItemStage:
+    """Temporary tables on one connection that hold an import's new items until the
+    short write transaction copies them in (see the module docstring)."""
+
+    def __init__(self, conn: Connection, project_id: int, source: str) -> None:
+        self.conn, self.project_id, self.source = conn, project_id, source
+
+    def __enter__(self) -> ItemStage:
+        with self.conn.begin():
+            _STAGE.drop_all(self.conn, checkfirst=True)
+            _STAGE.create_all(self.conn)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.conn.in_transaction():
+            self.conn.rollback()
+        with self.conn.begin():
+            _STAGE.drop_all(self.conn, checkfirst=True)
+
+    def fill(
+        self,
+        s: Session,
+        token: Token,
+        batches: Iterable[Sequence[Mapping[str, Any]]],
+        lookup: Lookup,
+    ) -> ItemPlan:
+        """Classify each batch against the stored items it names; stage the new rows."""
+        plan = ItemPlan(token)
+        top = s.scalar(select(func.max(Item.position)).where(Item.project_id == self.project_id))
+        position = -1 if top is None else top
+        position += 1
+        now = utcnow()
+        for batch in batches:
+            ids = [str(row["item_id"]) for row in batch]
+            part = plan_items(token, lookup(s, ids) if token[0] else [], batch, position)
+            position += len(part.new)
+            plan.changed += part.changed
+            plan.unchanged += part.unchanged
+            plan.staged += len(part.new)
+            items = [{**row, "project_id": self.project_id, "created_at": now} for row in part.new]
+            bulk_insert(s, STAGE_ITEMS, items)
+            facts = [
+                {"item_id": row["item_id"], **_fact(0, name, 1, row["fields"][name], self.source)}
+                for row in part.new
+                for name in FACT_FIELDS
+                if name in row["fields"]
+            ]
+            for fact in facts:
+                del fact["item_pk"]
+            bulk_insert(s, STAGE_FACTS, facts)
+        return plan
+
+    def write(self, s: Session, plan: ItemPlan) -> ImportReport:
+        """Copy the staged rows in and apply the plan's changes (caller's transaction)."""
+        if plan.staged:
+            stage = STAGE_ITEMS.c
+            s.execute(
+                insert(Item.__table__).from_select(
+                    list(_ITEM_COLUMNS),
+                    select(*(stage[c] for c in _ITEM_COLUMNS)).order_by(stage.seq),
+                )
+            )
+            facts = STAGE_FACTS.c
+            s.execute(
+                insert(FactListVersion.__table__).from_select(
+                    ["item_pk", *_FACT_COLUMNS],
+                    select(Item.id, *(facts[c] for c in _FACT_COLUMNS))
+                    .join(
+                        Item,
+                        and_(Item.project_id == self.project_id, Item.item_id == facts.item_id),
+                    )
+                    .order_by(facts.seq),
+                )
+            )
+        report = write_plan(s, self.project_id, plan, self.source)
+        report.created += plan.staged
+        return report
 
 
 def change_token(s: Session, project_id: int) -> Token:
@@ -91,12 +233,17 @@ def change_token(s: Session, project_id: int) -> Token:
 
 
 def plan_items(
-    token: Token, existing: Sequence[ItemRecord], rows: Sequence[Mapping[str, Any]]
+    token: Token,
+    existing: Sequence[ItemRecord],
+    rows: Sequence[Mapping[str, Any]],
+    position: int | None = None,
 ) -> ItemPlan:
-    """Classify ``rows`` against the ``existing`` items; new rows get the next positions."""
+    """Classify ``rows`` against the ``existing`` items; new rows get the next positions
+    (from ``position``, by default after the last of ``existing``)."""
     plan = ItemPlan(token)
     by_id = {r.item_id: r for r in existing}
-    position = max((r.position for r in existing), default=-1) + 1
+    if position is None:
+        position = max((r.position for r in existing), default=-1) + 1
     for row in rows:
         item_id = str(row["item_id"])
         wanted = {
@@ -120,58 +267,10 @@ def plan_items(
     return plan
 
 
-def prepare_sqlite(dialect: Dialect, project_id: int, plan: ItemPlan, source: str) -> ItemPlan:
-    """Turn the plan's new items and their facts into driver parameters (no lock held);
-    the facts' ``item_pk`` is filled in once the items have their keys."""
-    now = utcnow()
-    items = [{**row, "project_id": project_id, "created_at": now} for row in plan.new]
-    plan.raw_items = RawInsert.build(dialect, Item.__table__, items)
-    facts = [
-        _fact(0, name, 1, row["fields"][name], source)
-        for row in plan.new
-        for name in FACT_FIELDS
-        if name in row["fields"]
-    ]
-    plan.raw_facts = RawInsert.build(dialect, FactListVersion.__table__, facts)
-    return plan
-
-
-def _new_facts(plan: ItemPlan) -> list[tuple[str, str]]:
-    """(item_id, field) of every first fact-list version the new items bring."""
-    return [
-        (row["item_id"], name) for row in plan.new for name in FACT_FIELDS if name in row["fields"]
-    ]
-
-
-def _new_pks(s: Session, project_id: int, plan: ItemPlan) -> dict[str, int]:
-    floor = plan.token[1] or 0  # the new rows are the project's items above this id
-    return dict(
-        s.execute(
-            select(Item.item_id, Item.id).where(Item.project_id == project_id, Item.id > floor)
-        ).all()
-    )
-
-
 def write_plan(s: Session, project_id: int, plan: ItemPlan, source: str) -> ImportReport:
-    """Write a plan in bulk inside the caller's transaction."""
+    """Write a plan's changed items (new ones are staged, see :class:`ItemStage`) in bulk
+    inside the caller's transaction."""
     facts: list[dict[str, Any]] = []
-    owners = _new_facts(plan)
-    if plan.raw_items is not None and plan.raw_facts is not None:
-        plan.raw_items.run(s)
-        if owners:
-            pks, slot = _new_pks(s, project_id, plan), plan.raw_facts.slot("item_pk")
-            for params, (item_id, _) in zip(plan.raw_facts.params, owners, strict=True):
-                params[slot] = pks[item_id]
-            plan.raw_facts.run(s)
-    elif plan.new:
-        now = utcnow()
-        rows = [{**row, "project_id": project_id, "created_at": now} for row in plan.new]
-        for start in range(0, len(rows), BATCH):
-            s.connection().execute(insert(Item.__table__), rows[start : start + BATCH])
-        if owners:
-            pks = _new_pks(s, project_id, plan)
-            by_id = {row["item_id"]: row["fields"] for row in plan.new}
-            facts = [_fact(pks[i], name, 1, by_id[i][name], source) for i, name in owners]
     if plan.changed:
         versions = _latest_versions(s, [current.pk for current, _ in plan.changed])
         for current, wanted in plan.changed:
@@ -200,9 +299,8 @@ def write_plan(s: Session, project_id: int, plan: ItemPlan, source: str) -> Impo
         connection = s.connection()
         for start in range(0, len(params), BATCH):
             connection.execute(statement, params[start : start + BATCH])
-    for start in range(0, len(facts), BATCH):
-        s.connection().execute(insert(FactListVersion.__table__), facts[start : start + BATCH])
-    return ImportReport(created=len(plan.new), updated=len(plan.changed), unchanged=plan.unchanged)
+    bulk_insert(s, FactListVersion.__table__, facts)
+    return ImportReport(created=0, updated=len(plan.changed), unchanged=plan.unchanged)
 
 
 def _fact(pk: int, name: str, version: int, facts: Any, source: str) -> dict[str, Any]:

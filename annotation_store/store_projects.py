@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import Connection, func, select, text
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns
-from annotation_store.item_upsert import change_token, plan_items, write_plan
+from annotation_store.item_upsert import STAGE_ATTEMPTS, ItemStage, change_token
 from annotation_store.models import (
     Annotator,
     FactListVersion,
@@ -135,19 +136,60 @@ class ProjectsMixin(StoreBase):
         """Insert or update items in one transaction.
 
         Each row has ``item_id``, ``fields`` (already validated), and optional ``split``
-        and ``generator``. An identical row changes nothing. The rows are compared with
-        the stored items before the write lock is taken, then written in bulk (see
-        :mod:`annotation_store.item_upsert`), so other writers wait seconds, not minutes.
-        """
+        and ``generator``. An identical row changes nothing. See
+        :meth:`upsert_item_batches`."""
+        return self.upsert_item_batches(project, lambda: [rows], source)
+
+    def upsert_item_batches(
+        self,
+        project: str,
+        batches: Callable[[], Iterable[Sequence[Mapping[str, Any]]]],
+        source: str = "import",
+    ) -> ImportReport:
+        """Insert or update the rows of ``batches()`` (rows as for :meth:`upsert_items`)
+        in one transaction, holding one batch in memory at a time.
+
+        The rows are compared with the stored items and staged before the write lock is
+        taken, then copied in (see :mod:`annotation_store.item_upsert`), so other writers
+        wait a moment, not the whole import. ``batches`` is called again if another writer
+        changed the project's items meanwhile."""
         with self.read() as s:
             pid = self._project_row(s, project).id
-            token = change_token(s, pid)
-        plan = plan_items(token, self.items(project), rows)
-        with self.write() as s:
-            now = change_token(s, pid)
-            if now != plan.token:  # another writer changed the items: plan again, locked
-                plan = plan_items(now, self._item_records(s, pid), rows)
-            return write_plan(s, pid, plan, source)
+        for attempt in range(STAGE_ATTEMPTS):
+            report = self._stage_items(pid, batches, source, attempt == STAGE_ATTEMPTS - 1)
+            if report is not None:
+                return report
+        raise AssertionError("the locked attempt always writes")
+
+    @contextmanager
+    def _write_lock(self, conn: Connection) -> Iterator[None]:
+        """A write transaction on ``conn`` (SQLite: ``BEGIN IMMEDIATE`` after this
+        process's other writers), as :meth:`write` takes for its sessions."""
+        options = {"sqlite_begin": "IMMEDIATE"} if self.is_sqlite else {}
+        with self._write_turn or nullcontext(), conn.execution_options(**options).begin():
+            yield
+
+    def _stage_items(
+        self,
+        pid: int,
+        batches: Callable[[], Iterable[Sequence[Mapping[str, Any]]]],
+        source: str,
+        locked: bool,
+    ) -> ImportReport | None:
+        """Stage, then write; None if the items changed in between (unless ``locked``:
+        then the staging itself holds the write lock, so nothing can change)."""
+
+        def lookup(s: Session, ids: Sequence[str]) -> list[ItemRecord]:
+            return self._item_records(s, pid, item_ids=ids)
+
+        with self.engine.connect() as conn, ItemStage(conn, pid, source) as stage:
+            if locked:
+                with self._write_lock(conn), Session(bind=conn) as s:
+                    return stage.write(s, stage.fill(s, change_token(s, pid), batches(), lookup))
+            with conn.begin(), Session(bind=conn) as s:
+                plan = stage.fill(s, change_token(s, pid), batches(), lookup)
+            with self._write_lock(conn), Session(bind=conn) as s:
+                return stage.write(s, plan) if change_token(s, pid) == plan.token else None
 
     def items(self, project: str) -> list[ItemRecord]:
         """Every item of a project, in import order."""
@@ -165,21 +207,43 @@ class ProjectsMixin(StoreBase):
             )
 
     def _item_records(
-        self, s: Session, pid: int, offset: int = 0, limit: int | None = None
+        self,
+        s: Session,
+        pid: int,
+        offset: int = 0,
+        limit: int | None = None,
+        item_ids: Sequence[str] | None = None,
+    ) -> list[ItemRecord]:
+        """The project's items in order; a page of them, or only those in ``item_ids``."""
+        if item_ids is not None:  # in chunks, well under SQLite's bound-parameter limit
+            return [
+                record
+                for start in range(0, len(item_ids), 500)
+                for record in self._item_rows(s, pid, item_ids=item_ids[start : start + 500])
+            ]
+        return self._item_rows(s, pid, offset, limit)
+
+    def _item_rows(
+        self,
+        s: Session,
+        pid: int,
+        offset: int = 0,
+        limit: int | None = None,
+        item_ids: Sequence[str] | None = None,
     ) -> list[ItemRecord]:
         raw = RawColumns(self.is_sqlite)
-        q = (
-            select(
-                Item.id,
-                Item.item_id,
-                Item.position,
-                raw.text(Item.fields),
-                Item.split,
-                Item.generator,
-            )
-            .where(Item.project_id == pid)
-            .order_by(Item.position, Item.id)
-        )
+        q = select(
+            Item.id,
+            Item.item_id,
+            Item.position,
+            raw.text(Item.fields),
+            Item.split,
+            Item.generator,
+        ).where(Item.project_id == pid)
+        if item_ids is not None:  # unordered, so SQLite looks each id up in the unique index
+            q = q.where(Item.item_id.in_(item_ids))
+        else:
+            q = q.order_by(Item.position, Item.id)
         if limit is not None:
             q = q.offset(offset).limit(limit)
         rows = raw.fetch(s, q)

@@ -1,14 +1,15 @@
 """Benchmark: a big project (100,000 items, 3 annotators) on SQLite.
 
-Writes ``--rows`` items of the binary kind as JSONL and as Parquet, imports each file with
-``python cli.py import items`` in its own process and prints the wall time and the peak
-resident memory of that process (``ru_maxrss`` from ``wait4``); then times reading one
-page of 50 items at the start, the middle and the end (``Store.items_page``, as the Data
-page does); stores 3 annotators' labels on every item and times ``agreement NAME --json``
-in-process (wall and CPU). Targets (issue #11): agreement under 10 s. Wall times are noisy
-on a shared machine: run it more than once and read the CPU figures too.
+Writes 10,000 and ``--rows`` items of the binary kind as JSONL and as Parquet, imports
+each file with ``cli.py import items`` in its own process and prints the wall time and
+the peak resident memory of that process (its ``VmHWM``): the two sizes' peaks should be
+about the same (the import streams the file). Then times reading one page of 50 items at
+the start, the middle and the end (``Store.items_page``, as the Data page does); stores 3
+annotators' labels on every item (``Store.import_labels``) and times ``agreement NAME
+--json`` in-process (wall and CPU). Targets (issue #11): agreement under 10 s. Wall times
+are noisy on a shared machine: run it more than once and read the CPU figures too.
 
-    .venv/bin/python bench/big_project.py [--rows 100000] [--quick]
+    .venv/bin/python bench/big_project.py [--rows 100000] [--quick] [--imports-only]
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import pandas as pd
 from annotation_store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The small import whose peak memory the big one is compared with.
+SMALL = 10_000
 
 
 def write_files(folder: Path, rows: int) -> dict[str, Path]:
@@ -47,26 +50,41 @@ def write_files(folder: Path, rows: int) -> dict[str, Path]:
         }
     )
     jsonl, parquet = folder / "items.jsonl", folder / "items.parquet"
+    folder.mkdir(exist_ok=True)
     frame.to_json(jsonl, orient="records", lines=True)
     frame.to_parquet(parquet, index=False)
     return {"jsonl": jsonl, "parquet": parquet}
 
 
+#: Run in the child: ``cli.py import items``, then print the process's peak RSS in MiB
+#: (``VmHWM``; ``ru_maxrss`` from ``wait4`` would also count this process's memory, which
+#: the child shares until it ``exec``s).
+CHILD = """
+import contextlib, io, sys
+from pathlib import Path
+from cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main(["--db", sys.argv[1], "import", "items", sys.argv[2], sys.argv[3]])
+status = Path("/proc/self/status").read_text().splitlines()
+peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+print(peak / 1024)
+sys.exit(code)
+"""
+
+
 def timed_import(url: str, project: str, path: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS (MiB) of one ``cli.py import items`` process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "cli.py", "--db", url, "import", "items", project, str(path)],
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, url, project, str(path)],
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
     )
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        raise SystemExit(f"import of {path.name} failed with code {proc.returncode}")
-    return elapsed, usage.ru_maxrss / 1024
+        raise SystemExit(f"import of {path.name} failed: {proc.stderr.strip()[-500:]}")
+    return elapsed, float(proc.stdout.strip().splitlines()[-1])
 
 
 def time_pages(store: Store, project: str, rows: int, repeats: int = 10) -> dict[str, float]:
@@ -119,36 +137,46 @@ def time_agreement(url: str, project: str) -> tuple[float, float]:
     return elapsed, cpu
 
 
-def main() -> None:
-    """Build, import, page, label, agree; print one line per figure."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rows", type=int, default=100_000)
-    ap.add_argument("--quick", action="store_true", help="20,000 items")
-    args = ap.parse_args()
-    rows = 20_000 if args.quick else args.rows
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        url = f"sqlite:///{folder / 'big.db'}"
-        files = write_files(folder, rows)
-        store = Store(url)
+def import_sizes(folder: Path, url: str, store: Store, sizes: list[int]) -> None:
+    """Import each size as JSONL and as Parquet; print wall time and peak RSS."""
+    for rows in sizes:
+        files = write_files(folder / f"n{rows}", rows)
         for fmt, path in files.items():
-            store.create_project(f"big-{fmt}", "binary", {"k": 3})
-            wall, rss = timed_import(url, f"big-{fmt}", path)
+            store.create_project(f"big-{fmt}-{rows}", "binary", {"k": 3})
+            wall, rss = timed_import(url, f"big-{fmt}-{rows}", path)
             size = path.stat().st_size / 2**20
             print(
                 f"import {rows:,} items from {fmt:<7} ({size:.1f} MiB): {wall:.1f} s, "
                 f"{rows / wall:,.0f} rows/s, peak RSS {rss:.0f} MiB",
                 flush=True,
             )
-        pages = time_pages(store, "big-jsonl", rows)
+
+
+def main() -> None:
+    """Build, import, page, label, agree; print one line per figure."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--quick", action="store_true", help="20,000 items")
+    ap.add_argument("--imports-only", action="store_true", help="stop after the imports")
+    args = ap.parse_args()
+    rows = 20_000 if args.quick else args.rows
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        url = f"sqlite:///{folder / 'big.db'}"
+        store = Store(url)
+        import_sizes(folder, url, store, sorted({min(SMALL, rows), rows}))
+        project = f"big-jsonl-{rows}"
+        if args.imports_only:
+            return
+        pages = time_pages(store, project, rows)
         print(
             "page of 50 items (median ms): " + ", ".join(f"{k} {v:.1f}" for k, v in pages.items()),
             flush=True,
         )
-        label_s = add_labels(store, "big-jsonl", rows)
+        label_s = add_labels(store, project, rows)
         print(f"store {3 * rows:,} labels: {label_s:.1f} s", flush=True)
         store.close()
-        wall, cpu = time_agreement(url, "big-jsonl")
+        wall, cpu = time_agreement(url, project)
         ok = "meets" if wall < 10 else "misses"
         print(
             f"agreement on {rows:,} items x 3 annotators: {wall:.1f} s wall, {cpu:.1f} s CPU "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,6 +91,12 @@ class DryRunStore:
             )
         self._writes.append(("upsert_items", list(rows)))
         return ImportReport()
+
+    def upsert_item_batches(
+        self, project: str, batches: Callable[[], Iterable[Sequence[Mapping[str, Any]]]]
+    ) -> ImportReport:
+        """As :meth:`upsert_items`, batch by batch."""
+        return self.upsert_items(project, [row for batch in batches() for row in batch])
 
     def import_labels(self, project: str, rows: Sequence[Mapping[str, Any]]) -> ImportReport:
         """Keep the labels for later."""

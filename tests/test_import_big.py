@@ -34,6 +34,8 @@ def test_parquet_items_import_with_their_fields(binary: Store, tmp_path: Path) -
     assert calls == [
         (5_000, 12_000, "checking"),
         (10_000, 12_000, "checking"),
+        (5_000, 12_000, "writing"),
+        (10_000, 12_000, "writing"),
         (12_000, 12_000, "writing"),
         (12_000, 12_000, "done"),
     ]
@@ -73,3 +75,45 @@ def test_jsonl_import_reports_progress_and_the_cli_prints_it(
     out = capsys.readouterr()
     assert "items: 5001 created" in out.out
     assert "checking: 5,000 / 5,001 rows" in out.err and "done: 5,001 / 5,001 rows" in out.err
+
+
+def test_items_added_while_an_import_stages_are_kept_and_it_stages_again(binary: Store) -> None:
+    calls = 0
+
+    def batches() -> list[list[dict]]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:  # another writer adds an item after the import noted the items
+            binary.upsert_items("b", [{"item_id": "other", "fields": {"text": "o"}}])
+        return [[{"item_id": f"n{i}", "fields": {"text": f"t{i}"}} for i in range(3)]]
+
+    report = binary.upsert_item_batches("b", batches)
+    assert calls == 2
+    assert (report.created, report.updated, report.unchanged) == (3, 0, 0)
+    assert [(i.item_id, i.position) for i in binary.items("b")] == [
+        ("other", 0),
+        ("n0", 1),
+        ("n1", 2),
+        ("n2", 3),
+    ]
+
+
+def test_a_big_items_file_is_streamed_in_bounded_memory(binary: Store, tmp_path: Path) -> None:
+    import tracemalloc
+
+    peaks = {}
+    for rows in (2_000, 20_000):
+        path = tmp_path / f"items{rows}.jsonl"
+        with path.open("w") as fh:
+            fh.writelines(
+                json.dumps({"item_id": f"r{rows}-{i}", "text": "some text " * 20}) + "\n"
+                for i in range(rows)
+            )
+        binary.create_project(f"m{rows}", "binary")
+        tracemalloc.start()
+        assert import_items(binary, f"m{rows}", path).created == rows
+        peaks[rows] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    # Ten times the rows; only the set of seen ids grows (about 3x here), while the import
+    # that read the whole file peaked at about 8x.
+    assert peaks[20_000] < 4 * peaks[2_000], peaks

@@ -1,0 +1,232 @@
+"""Rows of an import file (CSV, TSV, JSONL or Parquet), read as a stream.
+
+A :class:`RowSource` can be iterated more than once (an import checks every row in a first
+pass and writes in a second) and never holds more than one line, CSV record or Parquet
+record batch of the file in memory, so a 100,000-row file imports in bounded memory.
+
+Rows are numbered from 1 for the first data row (the CSV header and blank JSONL lines are
+not rows). Empty CSV cells become None. Hostile input fails as one :class:`ImportFailure`
+naming the row and column: bytes that are not UTF-8, a CSV cell longer than
+:data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+#: The longest CSV cell accepted, in characters (Python's csv default is 128 KiB).
+MAX_CSV_CELL = 16 * 1024 * 1024
+#: The deepest nesting of lists / objects accepted in a JSON value.
+MAX_JSON_DEPTH = 64
+TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
+#: Rows per Parquet record batch read at a time.
+PARQUET_BATCH = 5_000
+
+Row = tuple[int, dict[str, Any]]
+_JSONL = (".jsonl", ".ndjson", ".json")
+_CSV = (".csv", ".tsv")
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+class ImportFailure(ValueError):
+    """A row that cannot be imported; nothing from the file was written."""
+
+    def __init__(self, file: str, row: int | None, column: str | None, reason: str) -> None:
+        where = file
+        if row is not None:
+            where += f", row {row}"
+        if column:
+            where += f", column {column!r}"
+        super().__init__(f"{where}: {reason}")
+        self.file, self.row, self.column, self.reason = file, row, column, reason
+
+
+def not_utf8(text: str) -> str | None:
+    """The reason a decoded text holds bytes that were not UTF-8, or None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return f"not UTF-8 text (byte 0x{ord(found.group()) - 0xDC00:02x}); save the file as UTF-8"
+
+
+def check_value(display: str, number: int, column: str, value: Any, bad_bytes: bool = True) -> None:
+    """Refuse a cell holding non-UTF-8 bytes or JSON nested deeper than MAX_JSON_DEPTH.
+
+    Walks lists and objects with a stack (no recursion, so no RecursionError)."""
+    stack = [(column, 0), (value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, str):
+            if bad_bytes and (reason := not_utf8(current)):
+                raise ImportFailure(display, number, column, reason)
+        elif isinstance(current, dict | list):
+            if depth >= MAX_JSON_DEPTH:
+                raise ImportFailure(display, number, column, TOO_DEEP)
+            children = (
+                [*current.keys(), *current.values()] if isinstance(current, dict) else current
+            )
+            stack.extend((child, depth + 1) for child in children)
+
+
+def check_row(display: str, number: int, row: Mapping[str, Any], bad_bytes: bool) -> None:
+    """:func:`check_value` on every cell that needs it (plain numbers and, unless
+    ``bad_bytes``, strings cannot fail)."""
+    for column, value in row.items():
+        if bad_bytes or isinstance(value, dict | list):
+            check_value(display, number, column, value, bad_bytes)
+
+
+def _flatten(obj: dict[str, Any]) -> dict[str, Any]:
+    """The export's nested ``{"item_id": ..., "fields": {...}}`` form, flattened."""
+    if isinstance(obj.get("fields"), dict):
+        return {**{k: v for k, v in obj.items() if k != "fields"}, **obj["fields"]}
+    return obj
+
+
+@dataclass(frozen=True)
+class RowSource:
+    """An import file (a path or uploaded bytes) whose rows can be streamed repeatedly."""
+
+    display: str
+    suffix: str
+    path: Path | None = None
+    data: bytes | None = None
+
+    @classmethod
+    def open(cls, source: str | Path | bytes, name: str | None = None) -> RowSource:
+        """The source's rows, by the suffix of ``name`` or of the path."""
+        if isinstance(source, bytes):
+            display = name or "upload"
+            found = cls(display, Path(display).suffix.lower(), data=source)
+        else:
+            path = Path(source)
+            display = name or path.name
+            if not path.is_file():
+                raise ImportFailure(display, None, None, "file not found")
+            found = cls(display, Path(display).suffix.lower(), path=path)
+        if found.suffix not in (*_JSONL, *_CSV, ".parquet"):
+            raise ImportFailure(
+                display, None, None, "unknown format: use .csv, .tsv, .jsonl or .parquet"
+            )
+        return found
+
+    def estimate(self) -> int:
+        """About how many rows the file holds, without parsing it: exact for Parquet and
+        JSONL without blank lines, more for CSV cells spanning lines."""
+        if self.suffix == ".parquet":
+            try:
+                return self._parquet().metadata.num_rows
+            except Exception:  # unreadable: the row pass says why
+                return 0
+        lines, last = 0, b"\n"
+        with self._binary() as fh:
+            while chunk := fh.read(1 << 20):
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+        lines += last != b"\n"
+        return max(0, lines - (self.suffix in _CSV))
+
+    def _parquet(self) -> Any:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(
+            self.path if self.path is not None else pa.BufferReader(self.data or b"")
+        )
+
+    def _binary(self) -> IO[bytes]:
+        return self.path.open("rb") if self.path is not None else io.BytesIO(self.data or b"")
+
+    def __iter__(self) -> Iterator[Row]:
+        if self.suffix == ".parquet":
+            return self._parquet_rows()
+        if self.suffix in _JSONL:
+            return self._jsonl_rows()
+        return self._csv_rows("\t" if self.suffix == ".tsv" else ",")
+
+    def _jsonl_rows(self) -> Iterator[Row]:
+        display, number = self.display, 0
+        with self._binary() as fh:
+            for raw in fh:
+                if not raw.strip():
+                    continue
+                number += 1
+                encoding = "utf-8-sig" if number == 1 else "utf-8"
+                try:
+                    line, bad = raw.decode(encoding), False
+                except UnicodeDecodeError:
+                    # Undecodable bytes become lone surrogates, so the column holding the
+                    # first one can be named once the line is parsed.
+                    line, bad = raw.decode(encoding, errors="surrogateescape"), True
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ImportFailure(
+                        display, number, None, f"not valid JSON ({exc.msg})"
+                    ) from None
+                except RecursionError:
+                    raise ImportFailure(display, number, None, TOO_DEEP) from None
+                if not isinstance(obj, dict):
+                    raise ImportFailure(display, number, None, "each line must be a JSON object")
+                row = _flatten(obj)
+                check_row(display, number, row, bad)
+                if bad:  # the bad bytes were outside any value
+                    raise ImportFailure(display, number, None, not_utf8(line) or "not UTF-8")
+                yield number, row
+
+    def _parquet_rows(self) -> Iterator[Row]:
+        """Rows read one record batch at a time (nested columns stay lists / objects)."""
+        import pyarrow as pa
+
+        display, number = self.display, 0
+        try:
+            batches = self._parquet().iter_batches(batch_size=PARQUET_BATCH)
+            for batch in batches:
+                for obj in batch.to_pylist():
+                    number += 1
+                    row = {str(k): v for k, v in _flatten(obj).items()}
+                    check_row(display, number, row, bad_bytes=False)
+                    yield number, row
+        except (pa.ArrowException, OSError) as exc:
+            raise ImportFailure(
+                display, None, None, f"not a readable Parquet file ({exc})"
+            ) from None
+
+    def _csv_rows(self, delimiter: str) -> Iterator[Row]:
+        if csv.field_size_limit() < MAX_CSV_CELL:
+            csv.field_size_limit(MAX_CSV_CELL)
+        display, number = self.display, 0
+        with io.TextIOWrapper(
+            self._binary(), encoding="utf-8-sig", errors="surrogateescape", newline=""
+        ) as text:
+            reader = csv.DictReader(text, delimiter=delimiter)
+            try:
+                if reader.fieldnames is None:
+                    raise ImportFailure(display, None, None, "the file is empty")
+                for column in reader.fieldnames:
+                    if reason := not_utf8(column):  # bad bytes in the header
+                        raise ImportFailure(display, None, None, reason)
+                for number, record in enumerate(reader, start=1):
+                    if None in record:
+                        raise ImportFailure(display, number, None, "more cells than header columns")
+                    row = {
+                        k.strip(): (v if v not in ("", None) else None) for k, v in record.items()
+                    }
+                    if _SURROGATE.search("".join(v for v in row.values() if v)):
+                        check_row(display, number, row, bad_bytes=True)
+                    yield number, row
+            except csv.Error as exc:
+                row_number = number + 1 if reader.fieldnames is not None else None
+                reason = (
+                    f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
+                    if "field larger than field limit" in str(exc)
+                    else f"not valid CSV ({exc})"
+                )
+                raise ImportFailure(display, row_number, None, reason) from None
