@@ -14,6 +14,7 @@ import streamlit as st
 
 from annotation_store import Store
 from reports.panel import panel_summary
+from ui.chart_preload import preload_charts
 from ui.context import get_store
 
 FIELD_KEY = "agreement_field"
@@ -104,5 +105,7 @@ def _panel(project_name: str) -> None:
 
 
 def agreement_panel(project_name: str) -> None:
-    """Draw the panel (call it inside ``with st.sidebar:``)."""
+    """Draw the panel (call it inside ``with st.sidebar:``); and, as only those who see it
+    may open the chart pages, have the browser load the chart library while idle."""
     _panel(project_name)
+    preload_charts()
