@@ -45,6 +45,14 @@ SELECTED = """() => [...document.querySelectorAll(
     '[data-testid=stMain] [class*="st-key-opt"] button[data-testid=stBaseButton-primary]')]
     .filter(b => b.offsetParent !== null).length"""
 HEADER = "() => (document.querySelector('[data-testid=stMain] h4') || {}).innerText || ''"
+# The app idle: no script run in flight (the harness's own wait adds fixed pauses, which
+# would count against submit -> next).
+IDLE = """() => {
+    const app = document.querySelector('[data-testid=stApp]');
+    const state = app && app.getAttribute('data-test-script-state');
+    const w = document.querySelector('[data-testid=stStatusWidget]');
+    return state === 'notRunning' && !(w && /Running|Stop|Connecting/i.test(w.innerText));
+}"""
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -110,12 +118,12 @@ def run(items: int, project: str) -> None:
                 page.keyboard.press("Enter")
                 page.wait_for_function(
                     f"""h => {{ const now = ({HEADER})();
-                        return now && now !== h && ({SELECTED})() === 0; }}""",
+                        return now && now !== h && ({SELECTED})() === 0 && ({IDLE})(); }}""",
                     arg=header,
                     polling="raf",
                 )
-                _idle(page)
                 submit_s.append(time.perf_counter() - start)
+                _idle(page)
         load = os.getloadavg()
         print(f"{project}, {items} items, chromium 1440x1000, single-user mode (admin)")
         print(
