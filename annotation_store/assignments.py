@@ -18,20 +18,22 @@ item is handed to someone else, the stale claim is marked ``released``; its draf
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Row, and_, func, insert, select, update
+from sqlalchemy import Row, insert, select, update
 from sqlalchemy.orm import Session
 
-from annotation_store import gold, slots
+from annotation_store import gold
 from annotation_store.label_writes import LabelTarget, find_target
 from annotation_store.models import (
     Annotator,
     Assignment,
+    GoldItem,
     Item,
     ItemProgress,
     Project,
@@ -124,8 +126,84 @@ def _lock_project(s: Session, project: str, annotator: str) -> tuple[int, dict[s
     return row[0], row[1] or {}, row[2]
 
 
+@dataclass(frozen=True)
+class _Claims:
+    """A project's claims and progress as plain rows (read under the project lock).
+
+    Plain column tuples, not ORM objects: every claim reads the whole project's claims
+    and progress under the project lock, so the cost of this read is what other
+    annotators wait for.
+    """
+
+    progress: dict[tuple[int, int], tuple[str, datetime | None]]  # (item, who) -> status, at
+    assignments: list[Row[Any]]  # every status: id, item_pk, annotator_id, status, ...
+
+    @classmethod
+    def read(cls, s: Session, project_id: int) -> _Claims:
+        """Both tables' rows of one project (two statements)."""
+        progress = {
+            (item_pk, who): (status, updated_at)
+            for item_pk, who, status, updated_at in s.execute(
+                select(
+                    ItemProgress.item_pk,
+                    ItemProgress.annotator_id,
+                    ItemProgress.status,
+                    ItemProgress.updated_at,
+                ).where(ItemProgress.project_id == project_id)
+            )
+        }
+        rows = s.execute(
+            select(
+                Assignment.id,
+                Assignment.item_pk,
+                Assignment.annotator_id,
+                Assignment.status,
+                Assignment.explicit,
+                Assignment.created_at,
+            ).where(Assignment.project_id == project_id)
+        ).all()
+        return cls(progress, rows)
+
+    def active_by_item(
+        self, cfg: AnnotationSettings, now: datetime
+    ) -> tuple[dict[int, set[int]], list[tuple[int, int]]]:
+        """Per item: the annotators holding a slot. Also returns stale open claims as
+        (assignment id, item pk)."""
+        cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
+        active: dict[int, set[int]] = {}
+        stale: list[tuple[int, int]] = []
+        for (item_pk, who), (status, _) in self.progress.items():
+            if status == "submitted":
+                active.setdefault(item_pk, set()).add(who)
+        for claim_id, item_pk, who, status, explicit, created_at in self.assignments:
+            if status not in ("open", "done"):
+                continue
+            if status == "open" and not explicit:
+                prog = self.progress.get((item_pk, who))
+                last = max(created_at, prog[1] if prog and prog[1] else created_at)
+                if last < cutoff:
+                    stale.append((claim_id, item_pk))
+                    continue
+            active.setdefault(item_pk, set()).add(who)
+        return active, stale
+
+
 def _set_claim_status(s: Session, claim_ids: list[int], status: str) -> None:
     s.execute(update(Assignment).where(Assignment.id.in_(claim_ids)).values(status=status))
+
+
+def _order_key(
+    cfg: AnnotationSettings, annotator: str, active: dict[int, set[int]]
+) -> Callable[[Any], tuple[Any, ...]]:
+    def key(item: Any) -> tuple[Any, ...]:  # a row with id, item_id, position
+        if cfg.assignment == "random":
+            digest = hashlib.sha256(f"{cfg.seed}:{annotator}:{item.item_id}".encode()).hexdigest()
+            return (digest,)
+        if cfg.assignment == "least_annotated":
+            return (len(active.get(item.id, ())), item.position)
+        return (item.position,)
+
+    return key
 
 
 def _queue_claim(s: Session, project_id: int, item_pk: int, who: int, now: datetime) -> None:
@@ -155,70 +233,60 @@ def claim_next(
     with store.write() as s:
         pid, settings, who = _lock_project(s, project, annotator)
         cfg = annotation_settings(settings)
-        cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
-        mine = _my_claims(s, pid, who)
+        rows = _Claims.read(s, pid)
+        mine = {a.item_pk: a for a in rows.assignments if a.annotator_id == who}
+        done_here = {pk: st for (pk, w), (st, _) in rows.progress.items() if w == who}
         # 1. resume: an open claim (explicit ones first) not yet submitted or skipped
-        for a in sorted(mine, key=lambda a: (not a.explicit, a.created_at, a.id)):
+        closed = False
+        for a in sorted(mine.values(), key=lambda a: (not a.explicit, a.created_at, a.id)):
             if a.status != "open":
                 continue
-            if a.progress in ("submitted", "skipped"):
-                status = "done" if a.progress == "submitted" else "released"
+            if done_here.get(a.item_pk) in ("submitted", "skipped"):
+                status = "done" if done_here[a.item_pk] == "submitted" else "released"
                 _set_claim_status(s, [a.id], status)
+                closed = True
                 continue
-            return a.item_id
+            return s.scalar(select(Item.item_id).where(Item.id == a.item_pk))
+        if closed:
+            rows = _Claims.read(s, pid)
         # 2. quota
-        if cfg.quota is not None and _submitted_count(s, pid, who) >= cfg.quota:
+        submitted = sum(1 for st in done_here.values() if st == "submitted")
+        if cfg.quota is not None and submitted >= cfg.quota:
             return None
+        # Ids, positions and gold marks only: an item's fields (JSON) are not needed here.
+        items = s.execute(
+            select(Item.id, Item.item_id, Item.position, GoldItem.item_pk)
+            .outerjoin(GoldItem, GoldItem.item_pk == Item.id)
+            .where(Item.project_id == pid)
+            .order_by(Item.position)
+        ).all()
+        by_pk = {i.id: i for i in items}
+        golds = {i.id for i in items if i[3] is not None}
         # 2b. a gold check at the study's rate (gold items never take the ordinary path)
-        gold_pk = gold.pick_gold(s, pid, settings, annotator, [a.item_pk for a in mine])
+        gold_pk = gold.pick_gold(settings, annotator, mine, golds)
         if gold_pk is not None:
             _queue_claim(s, pid, gold_pk, who, now)
-            return s.scalar(select(Item.item_id).where(Item.id == gold_pk))
+            return by_pk[gold_pk].item_id
         # 3. the next eligible item under the strategy
-        rows = s.execute(slots.candidates(pid, who, cfg.k, cutoff, cfg.assignment)).all()
-        chosen = slots.pick(rows, cfg.assignment, cfg.seed, annotator)
-        if chosen is None:
+        active, stale = rows.active_by_item(cfg, now)
+        stale_by_item: dict[int, list[int]] = {}
+        for claim_id, item_pk in stale:
+            stale_by_item.setdefault(item_pk, []).append(claim_id)
+        candidates = [
+            i
+            for i in items
+            if i.id not in mine
+            and i.id not in done_here
+            and i.id not in golds
+            and len(active.get(i.id, ())) < cfg.k
+        ]
+        if not candidates:
             return None
-        slots.release_stale(s, chosen.id, cutoff)
+        chosen = min(candidates, key=_order_key(cfg, annotator, active))
+        if stale_by_item.get(chosen.id):
+            _set_claim_status(s, stale_by_item[chosen.id], "released")
         _queue_claim(s, pid, chosen.id, who, now)
         return chosen.item_id
-
-
-def _my_claims(s: Session, project_id: int, who: int) -> list[Row[Any]]:
-    """The annotator's claims on the project (every status) with the item id and their
-    progress status on it."""
-    return list(
-        s.execute(
-            select(
-                Assignment.id,
-                Assignment.item_pk,
-                Assignment.status,
-                Assignment.explicit,
-                Assignment.created_at,
-                Item.item_id,
-                ItemProgress.status.label("progress"),
-            )
-            .join(Item, Item.id == Assignment.item_pk)
-            .outerjoin(
-                ItemProgress,
-                and_(
-                    ItemProgress.item_pk == Assignment.item_pk,
-                    ItemProgress.annotator_id == Assignment.annotator_id,
-                ),
-            )
-            .where(Assignment.project_id == project_id, Assignment.annotator_id == who)
-        )
-    )
-
-
-def _submitted_count(s: Session, project_id: int, who: int) -> int:
-    return s.scalar(
-        select(func.count()).where(
-            ItemProgress.project_id == project_id,
-            ItemProgress.annotator_id == who,
-            ItemProgress.status == "submitted",
-        )
-    )
 
 
 def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> int:
@@ -318,10 +386,9 @@ def _reserve(s: Session, t: LabelTarget, bypass: bool) -> None:
     holds = row is not None and (row.status in ("done", "open") or row.explicit)
     if not holds and not bypass:
         cfg = annotation_settings(t.settings or {})
-        cutoff = utcnow() - timedelta(minutes=cfg.claim_timeout_minutes)
-        held = slots.holders(t.project_id, cutoff, t.item_pk)
-        others = s.scalar(select(func.count()).where(held.c.annotator_id != who))
-        if others >= cfg.k:
+        active, _ = _Claims.read(s, t.project_id).active_by_item(cfg, utcnow())
+        others = active.get(t.item_pk, set()) - {who}
+        if len(others) >= cfg.k:
             raise AssignmentError(
                 f"this item already has its {cfg.k} annotators; your claim lapsed "
                 "after a long pause. Your drafts are kept; take the next item."

@@ -107,21 +107,15 @@ def gold_items(store: Store, project: str) -> dict[str, dict[str, Any]]:
     return {r[0]: {"answers": dict(r[1]), "explanation": r[2]} for r in rows}
 
 
-def gold_pks(s: Session, project_id: int) -> set[int]:
-    """Primary keys of a project's gold items (inside a claim's transaction)."""
-    return set(s.scalars(select(GoldItem.item_pk).where(GoldItem.project_id == project_id)))
-
-
 def pick_gold(
-    s: Session, project_id: int, settings: Mapping[str, Any], annotator: str, mine: Collection[int]
+    settings: Mapping[str, Any], annotator: str, mine: Collection[int], golds: set[int]
 ) -> int | None:
     """The gold item to hand out now, or None: keeps the share of gold among the
     annotator's items (``mine``: the item keys they hold) at the study's ``gold_rate``
-    (never as the very first item)."""
+    (never as the very first item). ``golds``: the project's gold item keys."""
     rate = study_of(settings).gold_rate
     if rate <= 0:
         return None
-    golds = gold_pks(s, project_id)
     seen = sum(1 for pk in mine if pk in golds)
     if seen + 1 > rate * (len(mine) + 1):
         return None
