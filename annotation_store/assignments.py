@@ -7,8 +7,9 @@ is granted only while ``active < k``, and a submit is refused when the annotator
 claim has lapsed and the other annotators already fill the k slots.
 
 Every decision happens inside one write transaction that first locks the project row
-(``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite write sessions already start with
-``BEGIN IMMEDIATE``), so claims on one project are serialised.
+(``SELECT ... FOR NO KEY UPDATE`` on PostgreSQL, which leaves label saves unblocked;
+SQLite write sessions already start with ``BEGIN IMMEDIATE``), so claims on one project
+are serialised.
 
 Stale claims: a queue claim with no activity (no save on the item) for
 ``claim_timeout_minutes`` (project setting, default 60) no longer blocks others. When the
@@ -24,11 +25,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import select, update
+from sqlalchemy import Row, insert, select, update
 from sqlalchemy.orm import Session
 
 from annotation_store import gold
-from annotation_store.models import Annotator, Assignment, Item, ItemProgress, Project, utcnow
+from annotation_store.label_writes import LabelTarget, find_target
+from annotation_store.models import (
+    Annotator,
+    Assignment,
+    GoldItem,
+    Item,
+    ItemProgress,
+    Project,
+    utcnow,
+)
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
 
@@ -98,66 +108,88 @@ def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # -- locking and counting ---------------------------------------------------------------
-def _lock_project(s: Session, project: str) -> Project:
-    row = s.scalar(select(Project).where(Project.name == project).with_for_update())
+def _lock_project(s: Session, project: str, annotator: str) -> tuple[int, dict[str, Any], int]:
+    """Lock the project row and look the annotator up, in one statement: (project id,
+    settings, annotator id). ``FOR NO KEY UPDATE`` serialises claims and submits without
+    blocking label saves (see :mod:`annotation_store.label_writes`)."""
+    row = s.execute(
+        select(Project.id, Project.settings, Annotator.id)
+        .select_from(Project)
+        .outerjoin(Annotator, Annotator.name == annotator)
+        .where(Project.name == project)
+        .with_for_update(of=Project, key_share=True)
+    ).first()
     if row is None:
         raise StoreError(f"no project called {project!r}")
-    return row
+    if row[2] is None:
+        raise StoreError(f"no annotator called {annotator!r}")
+    return row[0], row[1] or {}, row[2]
 
 
-def _annotator_id(s: Session, name: str) -> int:
-    who = s.scalar(select(Annotator.id).where(Annotator.name == name))
-    if who is None:
-        raise StoreError(f"no annotator called {name!r}")
-    return who
-
-
-def _active_by_item(
-    s: Session, project_id: int, cfg: AnnotationSettings, now: datetime
-) -> tuple[dict[int, set[int]], list[tuple[int, int]]]:
-    """Per item: the annotators holding a slot. Also returns stale open claims as
-    (assignment id, item pk).
+@dataclass(frozen=True)
+class _Claims:
+    """A project's claims and progress as plain rows (read under the project lock).
 
     Plain column tuples, not ORM objects: every claim reads the whole project's claims
     and progress under the project lock, so the cost of this read is what other
     annotators wait for.
     """
-    cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
-    progress = {
-        (item_pk, who): (status, updated_at)
-        for item_pk, who, status, updated_at in s.execute(
+
+    progress: dict[tuple[int, int], tuple[str, datetime | None]]  # (item, who) -> status, at
+    assignments: list[Row[Any]]  # every status: id, item_pk, annotator_id, status, ...
+
+    @classmethod
+    def read(cls, s: Session, project_id: int) -> _Claims:
+        """Both tables' rows of one project (two statements)."""
+        progress = {
+            (item_pk, who): (status, updated_at)
+            for item_pk, who, status, updated_at in s.execute(
+                select(
+                    ItemProgress.item_pk,
+                    ItemProgress.annotator_id,
+                    ItemProgress.status,
+                    ItemProgress.updated_at,
+                ).where(ItemProgress.project_id == project_id)
+            )
+        }
+        rows = s.execute(
             select(
-                ItemProgress.item_pk,
-                ItemProgress.annotator_id,
-                ItemProgress.status,
-                ItemProgress.updated_at,
-            ).where(ItemProgress.project_id == project_id)
-        )
-    }
-    active: dict[int, set[int]] = {}
-    stale: list[tuple[int, int]] = []
-    for (item_pk, who), (status, _) in progress.items():
-        if status == "submitted":
-            active.setdefault(item_pk, set()).add(who)
-    claims = s.execute(
-        select(
-            Assignment.id,
-            Assignment.item_pk,
-            Assignment.annotator_id,
-            Assignment.status,
-            Assignment.explicit,
-            Assignment.created_at,
-        ).where(Assignment.project_id == project_id, Assignment.status.in_(("open", "done")))
-    )
-    for claim_id, item_pk, who, status, explicit, created_at in claims:
-        if status == "open" and not explicit:
-            prog = progress.get((item_pk, who))
-            last = max(created_at, prog[1] if prog and prog[1] else created_at)
-            if last < cutoff:
-                stale.append((claim_id, item_pk))
+                Assignment.id,
+                Assignment.item_pk,
+                Assignment.annotator_id,
+                Assignment.status,
+                Assignment.explicit,
+                Assignment.created_at,
+            ).where(Assignment.project_id == project_id)
+        ).all()
+        return cls(progress, rows)
+
+    def active_by_item(
+        self, cfg: AnnotationSettings, now: datetime
+    ) -> tuple[dict[int, set[int]], list[tuple[int, int]]]:
+        """Per item: the annotators holding a slot. Also returns stale open claims as
+        (assignment id, item pk)."""
+        cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
+        active: dict[int, set[int]] = {}
+        stale: list[tuple[int, int]] = []
+        for (item_pk, who), (status, _) in self.progress.items():
+            if status == "submitted":
+                active.setdefault(item_pk, set()).add(who)
+        for claim_id, item_pk, who, status, explicit, created_at in self.assignments:
+            if status not in ("open", "done"):
                 continue
-        active.setdefault(item_pk, set()).add(who)
-    return active, stale
+            if status == "open" and not explicit:
+                prog = self.progress.get((item_pk, who))
+                last = max(created_at, prog[1] if prog and prog[1] else created_at)
+                if last < cutoff:
+                    stale.append((claim_id, item_pk))
+                    continue
+            active.setdefault(item_pk, set()).add(who)
+        return active, stale
+
+
+def _set_claim_status(s: Session, claim_ids: list[int], status: str) -> None:
+    s.execute(update(Assignment).where(Assignment.id.in_(claim_ids)).values(status=status))
 
 
 def _order_key(
@@ -174,15 +206,17 @@ def _order_key(
     return key
 
 
-def _queue_claim(project_id: int, item_pk: int, who: int, now: datetime) -> Assignment:
+def _queue_claim(s: Session, project_id: int, item_pk: int, who: int, now: datetime) -> None:
     """A new open claim made by the queue (not an admin's explicit assignment)."""
-    return Assignment(
-        project_id=project_id,
-        item_pk=item_pk,
-        annotator_id=who,
-        explicit=False,
-        status="open",
-        created_at=now,
+    s.execute(
+        insert(Assignment).values(
+            project_id=project_id,
+            item_pk=item_pk,
+            annotator_id=who,
+            explicit=False,
+            status="open",
+            created_at=now,
+        )
     )
 
 
@@ -197,52 +231,44 @@ def claim_next(
     """
     now = now or utcnow()
     with store.write() as s:
-        proj = _lock_project(s, project)
-        cfg = annotation_settings(proj.settings or {})
-        who = _annotator_id(s, annotator)
-        mine = {
-            a.item_pk: a
-            for a in s.scalars(
-                select(Assignment).where(
-                    Assignment.project_id == proj.id, Assignment.annotator_id == who
-                )
-            )
-        }
-        done_here = {
-            p.item_pk: p.status
-            for p in s.scalars(
-                select(ItemProgress).where(
-                    ItemProgress.project_id == proj.id, ItemProgress.annotator_id == who
-                )
-            )
-        }
-        # Ids and positions only: an item's fields (JSON) are not needed to choose it.
-        items = s.execute(
-            select(Item.id, Item.item_id, Item.position)
-            .where(Item.project_id == proj.id)
-            .order_by(Item.position)
-        ).all()
-        by_pk = {i.id: i for i in items}
+        pid, settings, who = _lock_project(s, project, annotator)
+        cfg = annotation_settings(settings)
+        rows = _Claims.read(s, pid)
+        mine = {a.item_pk: a for a in rows.assignments if a.annotator_id == who}
+        done_here = {pk: st for (pk, w), (st, _) in rows.progress.items() if w == who}
         # 1. resume: an open claim (explicit ones first) not yet submitted or skipped
+        closed = False
         for a in sorted(mine.values(), key=lambda a: (not a.explicit, a.created_at, a.id)):
             if a.status != "open":
                 continue
             if done_here.get(a.item_pk) in ("submitted", "skipped"):
-                a.status = "done" if done_here[a.item_pk] == "submitted" else "released"
+                status = "done" if done_here[a.item_pk] == "submitted" else "released"
+                _set_claim_status(s, [a.id], status)
+                closed = True
                 continue
-            return by_pk[a.item_pk].item_id
+            return s.scalar(select(Item.item_id).where(Item.id == a.item_pk))
+        if closed:
+            rows = _Claims.read(s, pid)
         # 2. quota
         submitted = sum(1 for st in done_here.values() if st == "submitted")
         if cfg.quota is not None and submitted >= cfg.quota:
             return None
+        # Ids, positions and gold marks only: an item's fields (JSON) are not needed here.
+        items = s.execute(
+            select(Item.id, Item.item_id, Item.position, GoldItem.item_pk)
+            .outerjoin(GoldItem, GoldItem.item_pk == Item.id)
+            .where(Item.project_id == pid)
+            .order_by(Item.position)
+        ).all()
+        by_pk = {i.id: i for i in items}
+        golds = {i.id for i in items if i[3] is not None}
         # 2b. a gold check at the study's rate (gold items never take the ordinary path)
-        gold_pk = gold.pick_gold(s, proj, annotator, mine)
+        gold_pk = gold.pick_gold(settings, annotator, mine, golds)
         if gold_pk is not None:
-            s.add(_queue_claim(proj.id, gold_pk, who, now))
+            _queue_claim(s, pid, gold_pk, who, now)
             return by_pk[gold_pk].item_id
-        golds = gold.gold_pks(s, proj.id)
         # 3. the next eligible item under the strategy
-        active, stale = _active_by_item(s, proj.id, cfg, now)
+        active, stale = rows.active_by_item(cfg, now)
         stale_by_item: dict[int, list[int]] = {}
         for claim_id, item_pk in stale:
             stale_by_item.setdefault(item_pk, []).append(claim_id)
@@ -258,12 +284,8 @@ def claim_next(
             return None
         chosen = min(candidates, key=_order_key(cfg, annotator, active))
         if stale_by_item.get(chosen.id):
-            s.execute(
-                update(Assignment)
-                .where(Assignment.id.in_(stale_by_item[chosen.id]))
-                .values(status="released")
-            )
-        s.add(_queue_claim(proj.id, chosen.id, who, now))
+            _set_claim_status(s, stale_by_item[chosen.id], "released")
+        _queue_claim(s, pid, chosen.id, who, now)
         return chosen.item_id
 
 
@@ -274,12 +296,11 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
     Returns how many assignments were created or reopened.
     """
     with store.write() as s:
-        proj = _lock_project(s, project)
-        who = _annotator_id(s, annotator)
+        pid, _, who = _lock_project(s, project, annotator)
         pks = dict(
             s.execute(
                 select(Item.item_id, Item.id).where(
-                    Item.project_id == proj.id, Item.item_id.in_(item_ids)
+                    Item.project_id == pid, Item.item_id.in_(item_ids)
                 )
             ).all()
         )
@@ -300,7 +321,7 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
             if row is None:
                 s.add(
                     Assignment(
-                        project_id=proj.id,
+                        project_id=pid,
                         item_pk=pks[item_id],
                         annotator_id=who,
                         explicit=True,
@@ -318,11 +339,8 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
 def unassign(store: Store, project: str, item_id: str, annotator: str) -> bool:
     """Admin: withdraw an open assignment (labels already given stay). True if removed."""
     with store.write() as s:
-        proj = _lock_project(s, project)
-        who = _annotator_id(s, annotator)
-        item_pk = s.scalar(
-            select(Item.id).where(Item.project_id == proj.id, Item.item_id == item_id)
-        )
+        pid, _, who = _lock_project(s, project, annotator)
+        item_pk = s.scalar(select(Item.id).where(Item.project_id == pid, Item.item_id == item_id))
         row = s.scalar(
             select(Assignment).where(Assignment.item_pk == item_pk, Assignment.annotator_id == who)
         )
@@ -346,39 +364,48 @@ def reserve_submit(
     item. ``bypass`` (reviewers and admins) skips the k check but still records the slot.
     """
     with store.write() as s:
-        proj = _lock_project(s, project)
-        cfg = annotation_settings(proj.settings or {})
-        who = _annotator_id(s, annotator)
-        item_pk = s.scalar(
-            select(Item.id).where(Item.project_id == proj.id, Item.item_id == item_id)
+        _reserve(s, _locked_target(s, project, item_id, annotator), bypass)
+
+
+def _locked_target(s: Session, project: str, item_id: str, annotator: str) -> LabelTarget:
+    t = find_target(s, project, item_id, annotator, lock_project=True)
+    if t.annotator_id is None:
+        raise StoreError(f"no annotator called {annotator!r}")
+    return t
+
+
+def _reserve(s: Session, t: LabelTarget, bypass: bool) -> None:
+    """:func:`reserve_submit` inside a write session that locked the project row."""
+    who = t.annotator_id
+    assert who is not None
+    row = s.execute(
+        select(Assignment.id, Assignment.status, Assignment.explicit).where(
+            Assignment.item_pk == t.item_pk, Assignment.annotator_id == who
         )
-        if item_pk is None:
-            raise StoreError(f"no item {item_id!r} in this project")
-        row = s.scalar(
-            select(Assignment).where(Assignment.item_pk == item_pk, Assignment.annotator_id == who)
-        )
-        holds = row is not None and (row.status == "done" or row.explicit or row.status == "open")
-        if not holds and not bypass:
-            active, _ = _active_by_item(s, proj.id, cfg, utcnow())
-            others = active.get(item_pk, set()) - {who}
-            if len(others) >= cfg.k:
-                raise AssignmentError(
-                    f"this item already has its {cfg.k} annotators; your claim lapsed "
-                    "after a long pause. Your drafts are kept; take the next item."
-                )
-        if row is None:
-            s.add(
-                Assignment(
-                    project_id=proj.id,
-                    item_pk=item_pk,
-                    annotator_id=who,
-                    explicit=False,
-                    status="done",
-                    created_at=utcnow(),
-                )
+    ).first()
+    holds = row is not None and (row.status in ("done", "open") or row.explicit)
+    if not holds and not bypass:
+        cfg = annotation_settings(t.settings or {})
+        active, _ = _Claims.read(s, t.project_id).active_by_item(cfg, utcnow())
+        others = active.get(t.item_pk, set()) - {who}
+        if len(others) >= cfg.k:
+            raise AssignmentError(
+                f"this item already has its {cfg.k} annotators; your claim lapsed "
+                "after a long pause. Your drafts are kept; take the next item."
             )
-        else:
-            row.status = "done"
+    if row is None:
+        s.execute(
+            insert(Assignment).values(
+                project_id=t.project_id,
+                item_pk=t.item_pk,
+                annotator_id=who,
+                explicit=False,
+                status="done",
+                created_at=utcnow(),
+            )
+        )
+    elif row.status != "done":
+        _set_claim_status(s, [row.id], "done")
 
 
 def submit(
@@ -389,9 +416,12 @@ def submit(
     seconds: float | None = None,
     bypass: bool = False,
 ) -> int:
-    """Reserve the slot, then mark the annotator's labels on the item submitted."""
-    reserve_submit(store, project, item_id, annotator, bypass=bypass)
-    return store.submit_item(project, item_id, annotator, seconds=seconds)
+    """Reserve the slot and mark the annotator's labels on the item submitted, in one
+    transaction (a refused submit changes nothing); returns how many labels."""
+    with store.write() as s:
+        t = _locked_target(s, project, item_id, annotator)
+        _reserve(s, t, bypass)
+        return store.set_item_status(s, t, annotator, "submitted", seconds)
 
 
 def skip(store: Store, project: str, item_id: str, annotator: str) -> None:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import pandas as pd
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from annotation_store.models import Assignment, GoldItem, Item, Project
+from annotation_store.models import GoldItem, Item, Project
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
 from annotation_store.study import answers_match, study_of
@@ -107,20 +107,15 @@ def gold_items(store: Store, project: str) -> dict[str, dict[str, Any]]:
     return {r[0]: {"answers": dict(r[1]), "explanation": r[2]} for r in rows}
 
 
-def gold_pks(s: Session, project_id: int) -> set[int]:
-    """Primary keys of a project's gold items (inside a claim's transaction)."""
-    return set(s.scalars(select(GoldItem.item_pk).where(GoldItem.project_id == project_id)))
-
-
 def pick_gold(
-    s: Session, proj: Project, annotator: str, mine: Mapping[int, Assignment]
+    settings: Mapping[str, Any], annotator: str, mine: Collection[int], golds: set[int]
 ) -> int | None:
     """The gold item to hand out now, or None: keeps the share of gold among the
-    annotator's items at the study's ``gold_rate`` (never as the very first item)."""
-    rate = study_of(proj.settings or {}).gold_rate
+    annotator's items (``mine``: the item keys they hold) at the study's ``gold_rate``
+    (never as the very first item). ``golds``: the project's gold item keys."""
+    rate = study_of(settings).gold_rate
     if rate <= 0:
         return None
-    golds = gold_pks(s, proj.id)
     seen = sum(1 for pk in mine if pk in golds)
     if seen + 1 > rate * (len(mine) + 1):
         return None

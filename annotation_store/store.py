@@ -38,6 +38,11 @@ class Store(ProjectsMixin, LabelsMixin, ResultsMixin, JobsMixin, ExclusionsMixin
             else self.engine
         )
         self._write_factory = sessionmaker(write_bind, expire_on_commit=False)
+        self._statement_bind = (
+            self.engine
+            if self.is_sqlite
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
         # SQLite has one writer at a time. Threads of this process (the sessions of one app
         # server) queue for it here and wake as soon as it is free; left to SQLite's busy
         # handler they would sleep in steps of up to 100 ms, which made the slowest label

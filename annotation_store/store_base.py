@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from annotation_store.item_upsert import FACT_FIELDS
@@ -45,6 +45,17 @@ class StoreBase:
     _read_factory: sessionmaker[Session]
     _write_factory: sessionmaker[Session]
     _write_turn: threading.RLock | None  # SQLite: this process's writers queue here
+    _statement_bind: Engine  # autocommit on PostgreSQL: see read_statement
+
+    @contextmanager
+    def read_statement(self) -> Iterator[Connection]:
+        """A connection for ONE read statement (hot paths such as the label save).
+
+        A single statement sees one snapshot by itself, so on PostgreSQL it runs in
+        autocommit: no BEGIN / ROLLBACK round trips.
+        """
+        with self._statement_bind.connect() as conn:
+            yield conn
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
+from annotation_store.label_writes import (
+    LabelTarget,
+    find_target,
+    set_labels_status,
+    touch_progress,
+    upsert_label,
+)
 from annotation_store.models import (
     Adjudication,
     Annotation,
@@ -23,7 +30,7 @@ from annotation_store.models import (
     utcnow,
 )
 from annotation_store.records import ImportReport, SaveOutcome
-from annotation_store.store_base import StoreBase, dialect_insert
+from annotation_store.store_base import StoreBase, StoreError
 from common.lazy import LazyModule
 from kinds import get_kind
 
@@ -34,7 +41,6 @@ else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
 
-STATUSES = ("draft", "submitted", "skipped")
 VALUE_COLUMNS = {"value", "old_value", "new_value"}
 
 
@@ -77,48 +83,62 @@ class LabelsMixin(StoreBase):
 
         Saving the same value twice changes nothing and writes no history; a changed
         value or status updates the row in place and appends the old and new values to
-        the history. Safe under retries, double clicks and concurrent writers.
+        the history. Safe under retries, double clicks and concurrent writers. One short
+        transaction of a few statements (:mod:`annotation_store.label_writes`).
         """
         with self.write() as s:
-            proj = self._project_row(s, project)
-            item = self._item_row(s, proj.id, item_id)
-            who = self._annotator_row(s, annotator)
-            field_spec = get_kind(proj.kind).human_field(field, proj.settings)
-            canon = field_spec.validate(value, item.fields, draft=status == "draft")
-            outcome = _upsert(s, proj, item.id, who.id, field, canon, status, source)
-            _touch_progress(s, proj.id, item.id, who.id, None)
+            t = find_target(s, project, item_id, annotator.strip())
+            who = self._target_annotator(s, t, annotator)
+            field_spec = get_kind(t.kind).human_field(field, t.settings)
+            canon = field_spec.validate(value, t.item_fields, draft=status == "draft")
+            now = utcnow()
+            outcome = upsert_label(s, t, who, field, canon, status, source, now)
+            touch_progress(s, t.project_id, t.item_pk, who, now)
             return outcome
 
     def submit_item(
         self, project: str, item_id: str, annotator: str, seconds: float | None = None
     ) -> int:
         """Mark every label of this annotator on this item submitted; returns how many."""
-        return self._set_item_status(project, item_id, annotator, "submitted", seconds)
+        with self.write() as s:
+            t = find_target(s, project, item_id, annotator.strip())
+            return self.set_item_status(s, t, annotator, "submitted", seconds)
 
     def skip_item(self, project: str, item_id: str, annotator: str) -> int:
         """Mark the item skipped for this annotator (labels given so far are kept as skipped)."""
-        return self._set_item_status(project, item_id, annotator, "skipped", None)
-
-    def _set_item_status(
-        self, project: str, item_id: str, annotator: str, status: str, seconds: float | None
-    ) -> int:
         with self.write() as s:
-            proj = self._project_row(s, project)
-            item = self._item_row(s, proj.id, item_id)
-            who = self._annotator_row(s, annotator)
-            rows = s.scalars(
-                select(Annotation).where(
-                    Annotation.item_pk == item.id, Annotation.annotator_id == who.id
+            t = find_target(s, project, item_id, annotator.strip())
+            return self.set_item_status(s, t, annotator, "skipped", None)
+
+    def set_item_status(
+        self, s: Session, t: LabelTarget, annotator: str, status: str, seconds: float | None
+    ) -> int:
+        """Inside a write session: give the annotator's labels on the item ``status`` and
+        update their progress; submitted labels must pass the full, non-draft check."""
+        who = self._target_annotator(s, t, annotator)
+        if status == "submitted":
+            kind = get_kind(t.kind)
+            for field, value in s.execute(
+                select(Annotation.field, Annotation.value).where(
+                    Annotation.item_pk == t.item_pk, Annotation.annotator_id == who
                 )
-            ).all()
-            if status == "submitted":
-                kind = get_kind(proj.kind)
-                for row in rows:  # a submitted label must pass the full, non-draft check
-                    kind.human_field(row.field, proj.settings).validate(row.value, item.fields)
-            for row in rows:
-                _upsert(s, proj, item.id, who.id, row.field, row.value, status, "app")
-            _touch_progress(s, proj.id, item.id, who.id, status, seconds)
-            return len(rows)
+            ):
+                kind.human_field(field, t.settings).validate(value, t.item_fields)
+        now = utcnow()
+        n = set_labels_status(s, t, who, status, now)
+        changes: dict[str, Any] = {"status": status}
+        if status == "submitted":
+            changes["submitted_at"] = now
+            if seconds is not None:
+                changes["seconds_spent"] = float(seconds)
+        touch_progress(s, t.project_id, t.item_pk, who, now, **changes)
+        return n
+
+    def _target_annotator(self, s: Session, t: LabelTarget, annotator: str) -> int:
+        """The target's annotator id, creating the annotator when the name is new."""
+        if t.annotator_id is not None:
+            return t.annotator_id
+        return self._annotator_row(s, annotator).id
 
     def set_note(
         self,
@@ -130,42 +150,55 @@ class LabelsMixin(StoreBase):
     ) -> None:
         """Save an annotator's free-text note and problem flag on an item."""
         with self.write() as s:
-            proj = self._project_row(s, project)
-            item = self._item_row(s, proj.id, item_id)
-            who = self._annotator_row(s, annotator)
-            prog = _touch_progress(s, proj.id, item.id, who.id, None)
-            if note is not None:
-                prog.note = note
-            if flagged is not None:
-                prog.flagged = flagged
+            t = find_target(s, project, item_id, annotator.strip())
+            who = self._target_annotator(s, t, annotator)
+            changes = {k: v for k, v in (("note", note), ("flagged", flagged)) if v is not None}
+            touch_progress(s, t.project_id, t.item_pk, who, utcnow(), **changes)
 
     def item_state(self, project: str, item_id: str, annotator: str) -> dict[str, Any]:
-        """What one annotator has entered on one item: labels, status, note, flag."""
-        with self.read() as s:
-            proj = self._project_row(s, project)
-            item = self._item_row(s, proj.id, item_id)
-            who = s.scalar(select(Annotator).where(Annotator.name == annotator))
-            if who is None:
-                return {"labels": {}, "status": None, "note": "", "flagged": False}
-            labels = {
-                a.field: a.value
-                for a in s.scalars(
-                    select(Annotation).where(
-                        Annotation.item_pk == item.id, Annotation.annotator_id == who.id
-                    )
-                )
-            }
-            prog = s.scalar(
-                select(ItemProgress).where(
-                    ItemProgress.item_pk == item.id, ItemProgress.annotator_id == who.id
-                )
+        """What one annotator has entered on one item: labels, status, note, flag.
+
+        One SELECT (project, item, progress and labels joined), outside any transaction
+        on PostgreSQL: it runs before every label save.
+        """
+        q = (
+            select(
+                Item.id,
+                ItemProgress.id.label("progress_id"),
+                ItemProgress.status,
+                ItemProgress.note,
+                ItemProgress.flagged,
+                Annotation.field,
+                Annotation.value,
             )
-            return {
-                "labels": labels,
-                "status": prog.status if prog else None,
-                "note": prog.note if prog else "",
-                "flagged": bool(prog.flagged) if prog else False,
-            }
+            .select_from(Project)
+            .outerjoin(Item, and_(Item.project_id == Project.id, Item.item_id == item_id))
+            .outerjoin(Annotator, Annotator.name == annotator)
+            .outerjoin(
+                ItemProgress,
+                and_(ItemProgress.item_pk == Item.id, ItemProgress.annotator_id == Annotator.id),
+            )
+            .outerjoin(
+                Annotation,
+                and_(Annotation.item_pk == Item.id, Annotation.annotator_id == Annotator.id),
+            )
+            .where(Project.name == project)
+            .order_by(Annotation.id)
+        )
+        with self.read_statement() as conn:
+            rows = conn.execute(q).all()
+        if not rows:
+            raise StoreError(f"no project called {project!r}")
+        first = rows[0]
+        if first[0] is None:
+            raise StoreError(f"no item {item_id!r} in this project")
+        has_progress = first.progress_id is not None
+        return {
+            "labels": {r.field: r.value for r in rows if r.field is not None},
+            "status": first.status,
+            "note": first.note if has_progress else "",
+            "flagged": bool(first.flagged) if has_progress else False,
+        }
 
     def annotations_frame(
         self, project: str, statuses: Sequence[str] = ("submitted",)
@@ -430,90 +463,6 @@ class LabelsMixin(StoreBase):
                 prog.updated_at = now
 
 
-def _upsert(
-    s: Session,
-    proj: Project,
-    item_pk: int,
-    annotator_id: int,
-    field: str,
-    value: Any,
-    status: str,
-    source: str,
-) -> SaveOutcome:
-    if status not in STATUSES:
-        raise ValueError(f"status must be one of {STATUSES}")
-    where = (
-        Annotation.item_pk == item_pk,
-        Annotation.annotator_id == annotator_id,
-        Annotation.field == field,
-    )
-    row = s.scalar(select(Annotation).where(*where).with_for_update())
-    now = utcnow()
-    if row is None:
-        row = _insert_or_get(s, proj, item_pk, annotator_id, field, value, status, now)
-        if row is None:  # we inserted it
-            return SaveOutcome("created", value)
-    if row.value == value and row.status == status:
-        return SaveOutcome("unchanged", value)
-    _apply_change(s, proj.id, row, value, status, source, now)
-    return SaveOutcome("updated", value)
-
-
-def _insert_or_get(
-    s: Session,
-    proj: Project,
-    item_pk: int,
-    annotator_id: int,
-    field: str,
-    value: Any,
-    status: str,
-    now: Any,
-) -> Annotation | None:
-    """Insert a new label; if a concurrent writer got there first, return its row."""
-    values = dict(
-        project_id=proj.id,
-        item_pk=item_pk,
-        annotator_id=annotator_id,
-        field=field,
-        value=value,
-        status=status,
-        guideline_version=proj.guideline_version,
-        created_at=now,
-        updated_at=now,
-    )
-    stmt = (
-        dialect_insert(s, Annotation)
-        .values(**values)
-        .on_conflict_do_nothing(index_elements=["item_pk", "annotator_id", "field"])
-        .returning(Annotation.id)
-    )
-    new_id = s.scalar(stmt)
-    if new_id is not None:
-        s.add(
-            AnnotationHistory(
-                project_id=proj.id,
-                annotation_id=new_id,
-                old_value=None,
-                new_value=value,
-                old_status=None,
-                new_status=status,
-                source="app",
-                changed_at=now,
-            )
-        )
-        return None
-    return s.scalar(
-        select(Annotation)
-        .where(
-            Annotation.item_pk == item_pk,
-            Annotation.annotator_id == annotator_id,
-            Annotation.field == field,
-        )
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-
-
 def _apply_change(
     s: Session, project_id: int, row: Annotation, value: Any, status: str, source: str, now: Any
 ) -> None:
@@ -532,41 +481,3 @@ def _apply_change(
     row.value = value
     row.status = status
     row.updated_at = now
-
-
-def _touch_progress(
-    s: Session,
-    project_id: int,
-    item_pk: int,
-    annotator_id: int,
-    status: str | None,
-    seconds: float | None = None,
-) -> ItemProgress:
-    prog = s.scalar(
-        select(ItemProgress).where(
-            ItemProgress.item_pk == item_pk, ItemProgress.annotator_id == annotator_id
-        )
-    )
-    now = utcnow()
-    if prog is None:
-        prog = ItemProgress(
-            project_id=project_id,
-            item_pk=item_pk,
-            annotator_id=annotator_id,
-            status="draft",
-            started_at=now,
-            updated_at=now,
-            note="",
-            flagged=False,
-            seconds_spent=0.0,
-        )
-        s.add(prog)
-        s.flush()
-    if status is not None:
-        prog.status = status
-        if status == "submitted":
-            prog.submitted_at = now
-            if seconds is not None:
-                prog.seconds_spent = float(seconds)
-    prog.updated_at = now
-    return prog
