@@ -23,13 +23,17 @@ if not projects:
 overview = [asg.project_progress(store, name) for name in projects]
 st.subheader("All projects")
 table, config = dash_missing(
-    overview,
+    [{k: v for k, v in row.items() if k != "kind"} for row in overview],  # kind: on Home
     {
-        "short_of_k": st.column_config.NumberColumn("items short of k"),
-        "submitted": st.column_config.NumberColumn(
-            "submitted items", help="Items submitted, counted once per annotator"
+        "short_of_k": st.column_config.NumberColumn(
+            "short of k", help="Items with fewer than k submitted annotators"
         ),
-        "missing_labels": st.column_config.NumberColumn("labels still needed"),
+        "submitted": st.column_config.NumberColumn(
+            "submitted", help="Items submitted, counted once per annotator"
+        ),
+        "missing_labels": st.column_config.NumberColumn(
+            "labels needed", help="Submissions still needed for every item to reach k"
+        ),
         "median_seconds": st.column_config.NumberColumn("median s / item", format="%.0f"),
     },
     NO_TIME,
