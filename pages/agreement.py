@@ -152,9 +152,14 @@ for against, rows in data["calibrated"].items():
 
 if data["timeline"].get(picked):
     st.header("Agreement over time")
-    for name, points in data["timeline"].items():
-        if points and name == picked:
-            st.plotly_chart(figures.timeline(points, name), width="stretch")
+    points = data["timeline"][picked]
+    if figures.has_history(points):
+        st.plotly_chart(figures.timeline(points, picked), width="stretch")
+    else:
+        st.caption(
+            f"All {points[-1]['n_ratings']} ratings of `{picked}` carry the same time (loaded "
+            "or imported together): there is no history to draw yet."
+        )
 
 st.header("Report")
 st.caption(

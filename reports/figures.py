@@ -279,6 +279,12 @@ def bias_bars(bias: dict[str, Any], title: str, template: str | None = None) -> 
     return _layout(fig, title, template=template)
 
 
+def has_history(points: list[dict[str, Any]]) -> bool:
+    """True when the labels were given at two or more moments: a timeline of labels that
+    were all loaded at once is a single point on a millisecond axis, not a history."""
+    return len({p["at"] for p in points}) > 1
+
+
 def timeline(points: list[dict[str, Any]], name: str, template: str | None = None) -> go.Figure:
     """Alpha as labels accumulate."""
     fig = go.Figure(
@@ -317,6 +323,6 @@ def document_figures(
             if fig is not None and bias:
                 figs.append((f"bias-{ev}-{field}", fig))
     for name, points in data.get("timeline", {}).items():
-        if points:
+        if has_history(points):
             figs.append((f"timeline-{name}", timeline(points, name, template)))
     return figs

@@ -118,3 +118,13 @@ def test_no_times_no_timeline():
     assert alpha_over_time(pd.DataFrame(), "nominal") == []
     no_times = _labels(NOMINAL).drop(columns="updated_at")
     assert alpha_over_time(no_times, "nominal", numeric=True) == []
+
+
+def test_labels_loaded_at_one_moment_have_no_history_to_draw():
+    from reports.figures import has_history
+
+    at_once = [{"at": "2026-11-25T16:02:57", "alpha": 0.5, "n_ratings": 48}] * 3
+    assert not has_history(at_once)
+    assert not has_history([])
+    later = [*at_once, {"at": "2026-11-26T09:00:00", "alpha": 0.6, "n_ratings": 60}]
+    assert has_history(later)
