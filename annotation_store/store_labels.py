@@ -320,17 +320,16 @@ class LabelsMixin(StoreBase):
             )
 
     def data_version(self, project: str) -> str:
-        """A cheap token that changes whenever labels, results or adjudications change."""
+        """A cheap token that changes whenever submitted labels, results, adjudications,
+        items or exclusions change. Drafts do not count: every figure cached on this token
+        reads submitted labels only, and an annotator's every click saves a draft."""
         with self.read() as s:
             pid = self._project_row(s, project).id
             a = s.execute(
                 select(func.count(), func.max(Annotation.updated_at)).where(
-                    Annotation.project_id == pid
+                    Annotation.project_id == pid, Annotation.status == "submitted"
                 )
             ).one()
-            h = s.scalar(
-                select(func.max(AnnotationHistory.id)).where(AnnotationHistory.project_id == pid)
-            )
             r = s.execute(
                 select(func.count(EvaluatorResult.id), func.max(EvaluatorResult.id))
                 .join(EvaluatorRun, EvaluatorRun.id == EvaluatorResult.run_id)
@@ -347,7 +346,7 @@ class LabelsMixin(StoreBase):
                     AnnotatorExclusion.project_id == pid
                 )
             ).one()
-            return f"{pid}:{i}:{a[0]}:{a[1]}:{h}:{r[0]}:{r[1]}:{j[0]}:{j[1]}:{x[0]}:{x[1]}"
+            return f"{pid}:{i}:{a[0]}:{a[1]}:{r[0]}:{r[1]}:{j[0]}:{j[1]}:{x[0]}:{x[1]}"
 
     def import_labels(
         self, project: str, rows: Sequence[Mapping[str, Any]], source: str = "import"

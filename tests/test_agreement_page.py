@@ -202,3 +202,24 @@ def _numbers(text: str) -> list[str]:
 
     body = re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.+Z-]*", "", text)
     return re.findall(r"-?\d+\.\d+", body)
+
+
+def test_a_draft_leaves_the_data_version_alone_and_a_submit_changes_it(demo_url: str) -> None:
+    """Every click on Annotate saves a draft; only submitted labels reach the figures, so
+    only they may throw away the cached agreement documents."""
+    from annotation_store import assignments as asg
+
+    store = Store(demo_url)
+    try:
+        project = "demo-intent-resolution"
+        before = store.data_version(project)
+        store.save_label(project, "cake", "late-annotator", "resolution", 0.6)  # a draft
+        store.save_label(project, "cake", "late-annotator", "resolution", 0.8)  # changed
+        assert store.data_version(project) == before
+        asg.submit(store, project, "cake", "late-annotator")
+        after = store.data_version(project)
+        assert after != before
+        store.save_label(project, "cake", "late-annotator", "resolution", 0.4, status="submitted")
+        assert store.data_version(project) != after  # a submitted label edited
+    finally:
+        store.close()
