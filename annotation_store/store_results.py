@@ -22,7 +22,7 @@ from annotation_store.records import ImportReport, RunInfo
 from annotation_store.store_base import StoreBase, StoreError, dialect_insert
 from common.lazy import LazyModule
 from common.records import EvalResult, Signature
-from common.redact import redact_data
+from common.redact import DataRedactor
 
 if TYPE_CHECKING:
     import numpy as np
@@ -157,16 +157,19 @@ class ResultsMixin(StoreBase):
                 )
             inserts: dict[int, dict[str, Any]] = {}
             updates: dict[int, dict[str, Any]] = {}
+            redactor = DataRedactor()
+            now = utcnow()
             for res in results:
                 pk = item_pk[res.item_id]
-                values = {name: redact_data(getattr(res, name)) for name in STORED_RESULT_ATTRS}
+                stored = redactor.many([getattr(res, name) for name in STORED_RESULT_ATTRS])
+                values = dict(zip(STORED_RESULT_ATTRS, stored, strict=True))
                 row_id = existing.get(pk)
                 if row_id is None:
-                    inserts[pk] = {"run_id": run_id, "item_pk": pk, **values}
+                    inserts[pk] = {"run_id": run_id, "item_pk": pk, "created_at": now, **values}
                 else:
                     updates[row_id] = {"id": row_id, **values}
-            if inserts:
-                s.execute(insert(EvaluatorResult), list(inserts.values()))
+            if inserts:  # a Core insert: the ORM's bulk path costs more per row
+                s.execute(insert(EvaluatorResult.__table__), list(inserts.values()))
             if updates:
                 s.execute(update(EvaluatorResult), list(updates.values()))
             s.execute(
@@ -463,14 +466,13 @@ class ResultsMixin(StoreBase):
     def cache_get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The cached responses of those ``keys`` that have one, in one query per 500 keys."""
         found: dict[str, dict[str, Any]] = {}
+        table = LLMCacheEntry.__table__
+        query = select(table.c.key, table.c.response)  # Core: no ORM work per query
         with self.read() as s:
+            conn = s.connection()
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start : start + 500])
-                rows = s.execute(
-                    select(LLMCacheEntry.key, LLMCacheEntry.response).where(
-                        LLMCacheEntry.key.in_(chunk)
-                    )
-                )
+                rows = conn.execute(query.where(table.c.key.in_(chunk)))
                 found.update((k, dict(v)) for k, v in rows)
         return found
 

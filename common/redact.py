@@ -8,6 +8,7 @@ OpenAI-style ``sk-`` key.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterable
@@ -22,6 +23,8 @@ _TOKEN_RE = re.compile(
     r"(?i)\bbearer\s+[^\s\"',;]+"  # Authorization header values
     r"|\bsk-[A-Za-z0-9_\-*]{6,}"  # OpenAI-style keys (also partly masked ones)
 )
+#: Characters that JSON text escapes.
+_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 _MIN_SECRET = 6  # shorter "keys" (e.g. "x" for a local server) would mangle ordinary text
 
 
@@ -42,6 +45,48 @@ def redact(text: Any, extra: Iterable[str | None] = ()) -> Any:
 def redact_data(value: Any, extra: Iterable[str | None] = ()) -> Any:
     """:func:`redact` applied to every string inside nested dicts and lists."""
     return _mask_all(value, _secrets(extra))
+
+
+class DataRedactor:
+    """:func:`redact_data` with the secrets looked up once, to mask many values.
+
+    Looking the configured secrets up reads the environment and checks the secrets file;
+    a bulk write masks every field of every row and does it once for all of them.
+    """
+
+    def __init__(self, extra: Iterable[str | None] = ()) -> None:
+        self.secrets = _secrets(extra)
+        # The screen reads the values' JSON text, where a secret with a character that
+        # JSON escapes would not show: then every value is masked the long way.
+        self._screen = not any(_JSON_ESCAPED.search(s) for s in self.secrets)
+
+    def __call__(self, value: Any) -> Any:
+        """``value`` redacted (:func:`redact_data`)."""
+        return _mask_all(value, self.secrets)
+
+    def many(self, values: list[Any]) -> list[Any]:
+        """Every value redacted; the list itself when none of them holds anything to mask.
+
+        One JSON dump of all of them and a substring check decide that (walking each
+        nested value costs far more).
+        """
+        if self._screen:
+            try:
+                text = json.dumps(values, ensure_ascii=False, default=str)
+            except (TypeError, ValueError):  # not JSON-shaped: the long way
+                text = None
+            if text is not None and not _may_hold(text, self.secrets):
+                return values
+        return [self(v) for v in values]
+
+
+def _may_hold(text: str, secrets: list[str]) -> bool:
+    """True unless ``text`` surely holds nothing to mask: every string a mask changes
+    holds a secret, "bearer" or "sk-" (in any case)."""
+    if any(s in text for s in secrets):
+        return True
+    low = text.lower()
+    return "bearer" in low or "sk-" in low
 
 
 def _secrets(extra: Iterable[str | None]) -> list[str]:

@@ -8,7 +8,9 @@ its results are written in one short transaction.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+import gc
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,11 +263,36 @@ def _run_batches(
     """
     window = batches_in_flight(evaluator, batch_size)
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
-    return asyncio.run(
-        _pipeline(
-            store, project, evaluator, batches, run_id, window, progress, on_progress, should_cancel
+    with _older_objects_frozen():
+        return asyncio.run(
+            _pipeline(
+                store,
+                project,
+                evaluator,
+                batches,
+                run_id,
+                window,
+                progress,
+                on_progress,
+                should_cancel,
+            )
         )
-    )
+
+
+@contextlib.contextmanager
+def _older_objects_frozen() -> Iterator[None]:
+    """Leave the objects that exist before a run out of the collector's full passes.
+
+    A run allocates many short-lived objects, which sets off several full collections;
+    each one walks every object of the process (the imported libraries, the items), about
+    0.15 s each on this machine and 5 % of a live run's CPU. Frozen objects are handed
+    back to the collector when the run ends, so nothing is kept longer than that.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 async def _pipeline(

@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +29,31 @@ class PromptTemplate:
     text: str
     sha256: str
 
-    @property
-    def placeholders(self) -> set[str]:
+    @cached_property
+    def placeholders(self) -> frozenset[str]:
         """Names of the ``{{...}}`` fields the template expects."""
-        return set(_PLACEHOLDER.findall(self.text))
+        return frozenset(_PLACEHOLDER.findall(self.text))
 
     def render(self, values: Mapping[str, Any]) -> list[dict[str, str]]:
         """Chat messages with every placeholder filled; a missing value is an error."""
-        missing = self.placeholders - set(values)
+        missing = self.placeholders - values.keys()
         if missing:
             raise KeyError(f"prompt {self.id} needs {sorted(missing)}")
-        filled = _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.text)
+        text = {name: str(values[name]) for name in self.placeholders}
+        sections = self._sections
+        if sections is not None and not any("[" in v for v in text.values()):
+            messages = []
+            for role, pieces in sections:
+                body = "".join([text[p] if i % 2 else p for i, p in enumerate(pieces)]).strip()
+                if body:
+                    messages.append({"role": role, "content": body})
+            if messages:
+                return messages
+        return self._render_text(text)
+
+    def _render_text(self, text: Mapping[str, str]) -> list[dict[str, str]]:
+        """Fill the whole text, then split it into messages (the reference rendering)."""
+        filled = _PLACEHOLDER.sub(lambda m: text[m.group(1)], self.text)
         parts = _SECTION.split(filled)
         messages = [
             {"role": role, "content": body.strip()}
@@ -49,6 +63,24 @@ class PromptTemplate:
         if not messages:
             messages = [{"role": "user", "content": filled.strip()}]
         return messages
+
+    @cached_property
+    def _sections(self) -> list[tuple[str, list[str]]] | None:
+        """Each section's role and pieces (literal text, placeholder name, literal ...).
+
+        Split once instead of on every render. It gives :meth:`_render_text`'s messages
+        whenever no value holds a "[": then every line of the filled text that starts a
+        section is a template line (a template line with a "[" must have no placeholder,
+        which this checks), so the sections are the template's. None when a template
+        line has both (render falls back to the reference rendering).
+        """
+        if any("[" in line and _PLACEHOLDER.search(line) for line in self.text.splitlines()):
+            return None
+        parts = _SECTION.split(self.text)
+        return [
+            (role, _PLACEHOLDER.split(body))
+            for role, body in zip(parts[1::2], parts[2::2], strict=True)
+        ]
 
 
 @lru_cache(maxsize=64)
