@@ -147,6 +147,7 @@ def import_items(
     :meth:`Store.upsert_item_batches`). ``on_progress(done, total, phase)`` hears about
     every :data:`PROGRESS_EVERY` rows checked (phase ``checking``; ``total`` is then an
     estimate from the file's size in lines) and written (``writing``), then ``done``."""
+    store.project(project)  # an unknown project is said before anything about the file
     rows = RowSource.open(source, name)
     check = _ItemRows(store, project, rows.display)
     estimate = rows.estimate() if on_progress is not None else 0
