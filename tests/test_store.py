@@ -117,13 +117,15 @@ def test_projects_guidelines_and_counts(store: Store) -> None:
     assert store.projects() == []
 
 
-def test_data_version_changes_with_labels(store: Store) -> None:
+def test_data_version_changes_with_submitted_labels(store: Store) -> None:
     _binary_project(store)
     before = store.data_version("p")
     store.save_label("p", "i0", "a", "label", 1)
+    assert store.data_version("p") == before  # a draft reaches no figure
+    store.submit_item("p", "i0", "a")
     after = store.data_version("p")
     assert before != after
-    store.save_label("p", "i0", "a", "label", 1)
+    store.save_label("p", "i0", "a", "label", 1, status="submitted")  # the same value again
     assert store.data_version("p") == after
 
 
