@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from annotation_store import Store
+from common import event_loop
 from evaluators.base import EvalItem, EvalResult, Evaluator, llm_pool_held
 from evaluators.llm import batch_api
 from evaluators.llm.batch import BatchDeferred, BatchSession
@@ -227,7 +228,7 @@ def run_batch_mode(
     runner = BatchRun(
         store, project, evaluator, run_id, progress, on_progress, should_cancel, poll_s
     )
-    cancelled = asyncio.run(runner.run(items))
+    cancelled = event_loop.run(runner.run(items))
     progress.batch["wall_s"] = round(
         progress.batch.get("wall_s", 0.0) + time.perf_counter() - started, 3
     )

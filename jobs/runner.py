@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation_store import Store
+from common import event_loop
 from evaluators.base import EvalContext, EvalItem, Evaluator, llm_pool_held
 from evaluators.registry import create_evaluator, get_evaluator_class
 
@@ -264,7 +265,7 @@ def _run_batches(
     window = batches_in_flight(evaluator, batch_size)
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
     with _older_objects_frozen():
-        return asyncio.run(
+        return event_loop.run(
             _pipeline(
                 store,
                 project,

@@ -28,7 +28,7 @@ from typing import Any
 import openai
 import pydantic
 
-from common.redact import redact
+from common.redact import DataRedactor
 from evaluators.base import LLMCache
 from evaluators.llm.batch import BatchSession
 from evaluators.llm.cache import (
@@ -39,6 +39,7 @@ from evaluators.llm.cache import (
     request_record,
 )
 from evaluators.llm.config import LLMConfig, load_llm_config
+from evaluators.llm.http import http_client
 from evaluators.llm.jsonparse import JSONExtractError, extract_json
 
 Message = dict[str, Any]
@@ -135,6 +136,7 @@ class LLMClient:
         self._users_loop: asyncio.AbstractEventLoop | None = None
         #: A BatchSession while a batch-mode run evaluates (cache misses are held back).
         self.batch: BatchSession | None = None
+        self._redactor: DataRedactor | None = None
 
     # -- public API ---------------------------------------------------------------------
     async def complete(
@@ -451,17 +453,15 @@ class LLMClient:
     def _make_openai(self) -> Any:
         cfg = self.config
         key = cfg.api_key or "not-needed"  # local servers take any key
+        common: dict[str, Any] = {"api_key": key, "timeout": cfg.timeout_s, "max_retries": 0}
+        transport = http_client(cfg.http, cfg.timeout_s)
+        if transport is not None:
+            common["http_client"] = transport
         if cfg.is_azure:
             return openai.AsyncAzureOpenAI(
-                azure_endpoint=cfg.base_url or "",
-                api_key=key,
-                api_version=cfg.api_version,
-                timeout=cfg.timeout_s,
-                max_retries=0,
+                azure_endpoint=cfg.base_url or "", api_version=cfg.api_version, **common
             )
-        return openai.AsyncOpenAI(
-            base_url=cfg.base_url, api_key=key, timeout=cfg.timeout_s, max_retries=0
-        )
+        return openai.AsyncOpenAI(base_url=cfg.base_url, **common)
 
     async def _request(self, wire: dict[str, Any]) -> dict[str, Any]:
         client, sem = self._runtime()
@@ -499,8 +499,14 @@ class LLMClient:
         raise LLMError(f"gave up after {attempts} attempts; last error: {last}")
 
     def _redact(self, text: str) -> str:
-        """``text`` without this client's key or token-shaped strings (errors are stored)."""
-        return redact(text, (self.config.api_key,))
+        """``text`` without this client's key or token-shaped strings (errors are stored).
+
+        The secrets to mask are looked up once per client: every reply passes through
+        here, and a lookup reads the environment and checks the secrets file.
+        """
+        if self._redactor is None:
+            self._redactor = DataRedactor((self.config.api_key,))
+        return self._redactor(text)
 
     def _scrub(self, response: dict[str, Any]) -> dict[str, Any]:
         """A normalised response whose texts cannot carry the key into cache or results."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from common.config import get_setting
+from evaluators.llm.http import http_backend
 
 ENV_VARS = (
     "WORKBENCH_LLM_BASE_URL",
@@ -28,6 +29,7 @@ ENV_VARS = (
     "WORKBENCH_LLM_PRICE_OUT",
     "WORKBENCH_LLM_BATCH_DISCOUNT",
     "WORKBENCH_LLM_BATCH_POLL",
+    "WORKBENCH_LLM_HTTP",
 )
 
 #: USD per million tokens (input, output) for a few well-known models. Prices change:
@@ -61,6 +63,8 @@ class LLMConfig:
     #: Percent off the online price for Batch API requests, when the provider's pricing
     #: grants one (OpenAI's does: set 50). None: not claimed in run summaries.
     batch_discount: float | None = None
+    #: The HTTP layer under the openai client (evaluators/llm/http.py).
+    http: str = "aiohttp"
 
     @property
     def is_azure(self) -> bool:
@@ -111,6 +115,7 @@ def load_llm_config() -> LLMConfig | None:
         price_in=_optional_float(get_setting("llm", "price_in")),
         price_out=_optional_float(get_setting("llm", "price_out")),
         batch_discount=_optional_float(get_setting("llm", "batch_discount")),
+        http=http_backend(get_setting("llm", "http")),
     )
 
 
