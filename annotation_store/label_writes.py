@@ -18,7 +18,7 @@ queue behind a claim.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -145,14 +145,27 @@ def upsert_label(
     return SaveOutcome("updated", value)
 
 
-def set_labels_status(s: Session, t: LabelTarget, who: int, status: str, now: datetime) -> int:
+def set_labels_status(
+    s: Session,
+    t: LabelTarget,
+    who: int,
+    status: str,
+    now: datetime,
+    check: Callable[[str, Any], None] | None = None,
+) -> int:
     """Give every label of ``who`` on the item ``status`` (values kept), with history;
-    returns how many labels the annotator has on the item."""
+    returns how many labels the annotator has on the item.
+
+    ``check(field, value)`` sees every label first and raises to refuse the change (the
+    labels are read once, locked, for both)."""
     rows = s.execute(
-        select(Annotation.id, Annotation.value, Annotation.status)
+        select(Annotation.id, Annotation.field, Annotation.value, Annotation.status)
         .where(Annotation.item_pk == t.item_pk, Annotation.annotator_id == who)
         .with_for_update()
     ).all()
+    if check is not None:
+        for r in rows:
+            check(r.field, r.value)
     changed = [r for r in rows if r.status != status]
     if changed:
         s.execute(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, select
@@ -116,16 +116,9 @@ class LabelsMixin(StoreBase):
         """Inside a write session: give the annotator's labels on the item ``status`` and
         update their progress; submitted labels must pass the full, non-draft check."""
         who = self._target_annotator(s, t, annotator)
-        if status == "submitted":
-            kind = get_kind(t.kind)
-            for field, value in s.execute(
-                select(Annotation.field, Annotation.value).where(
-                    Annotation.item_pk == t.item_pk, Annotation.annotator_id == who
-                )
-            ):
-                kind.human_field(field, t.settings).validate(value, t.item_fields)
+        check = submit_check(t) if status == "submitted" else None
         now = utcnow()
-        n = set_labels_status(s, t, who, status, now)
+        n = set_labels_status(s, t, who, status, now, check)
         changes: dict[str, Any] = {"status": status}
         if status == "submitted":
             changes["submitted_at"] = now
@@ -480,3 +473,13 @@ def _apply_change(
     row.value = value
     row.status = status
     row.updated_at = now
+
+
+def submit_check(t: LabelTarget) -> Callable[[str, Any], None]:
+    """The full (non-draft) check every label must pass to be submitted."""
+    kind = get_kind(t.kind)
+
+    def check(field: str, value: Any) -> None:
+        kind.human_field(field, t.settings).validate(value, t.item_fields)
+
+    return check
