@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -288,7 +289,14 @@ def _older_objects_frozen() -> Iterator[None]:
     each one walks every object of the process (the imported libraries, the items), about
     0.15 s each on this machine and 5 % of a live run's CPU. Frozen objects are handed
     back to the collector when the run ends, so nothing is kept longer than that.
+
+    Only a run on the main thread (the CLI, ``cli.py worker``) freezes: ``gc.freeze`` is
+    process-wide, and in the app a job runs on a background thread while the sessions'
+    own garbage must stay collectable.
     """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     gc.freeze()
     try:
         yield

@@ -162,3 +162,32 @@ def test_an_llm_run_leaves_the_collector_as_it_found_it(llm_env: ScriptedLLM, st
     assert progress.done == 3 and progress.failed == 0
     assert frozen and all(n > 0 for n in frozen)  # older objects frozen during the run
     assert gc.get_freeze_count() == 0
+
+
+def test_a_run_on_a_background_thread_leaves_the_collector_alone(
+    llm_env: ScriptedLLM, store: Store
+) -> None:
+    """In the app a job runs on a worker thread beside the sessions: no process-wide freeze."""
+    import threading
+
+    llm_env.handler = lambda req: Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
+    store.create_project("p", "intent_resolution")
+    store.upsert_items(
+        "p", [{"item_id": f"i{n}", "fields": {"query": "q", "response": "r"}} for n in range(3)]
+    )
+    frozen: list[int] = []
+    done: list[int] = []
+
+    def job() -> None:
+        progress = run_evaluator(
+            store,
+            "p",
+            "intent_resolution",
+            on_progress=lambda p: frozen.append(gc.get_freeze_count()),
+        )
+        done.append(progress.done)
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    worker.join(timeout=60)
+    assert done == [3] and frozen and all(n == 0 for n in frozen)
