@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -30,6 +31,8 @@ LINK_PARAMS = {
     "mturk": ("workerId", ("assignmentId", "hitId")),
 }
 STOPPED = ("declined", "not_qualified", "stopped")
+#: Stopped by the study's checks (not by their own choice): they get a screen-out code.
+SCREENED = ("not_qualified", "stopped")
 STAGES = ("consent", "guideline", "training", "annotate", "survey", "done", *STOPPED)
 MAX_ID = 120
 
@@ -275,6 +278,7 @@ def finish_training(store: Store, project: str, annotator: str) -> Participant:
         annotator,
         qualified=passed,
         stage="annotate" if passed else "not_qualified",
+        completion_code=None if passed else screenout_code(study, now.platform),
     )
 
 
@@ -315,7 +319,24 @@ def record_survey(
 
 def stop(store: Store, project: str, annotator: str) -> Participant:
     """Stop a worker (gold accuracy below the threshold with ``gold_stop``)."""
-    return _update(store, project, annotator, stage="stopped")
+    study = study_of(store.project(project).settings)
+    now = participant(store, project, annotator)
+    platform = now.platform if now is not None else ""
+    return _update(
+        store,
+        project,
+        annotator,
+        stage="stopped",
+        completion_code=screenout_code(study, platform),
+    )
+
+
+def screenout_code(study: StudySettings, platform: str) -> str | None:
+    """The code a screened-out worker gets: the study's screen-out code on Prolific (MTurk
+    has none: its workers return the HIT)."""
+    if platform != "prolific" or not study.screenout_code:
+        return None
+    return study.screenout_code
 
 
 def completion_url(study: StudySettings, code: str) -> str:
@@ -326,6 +347,17 @@ def completion_url(study: StudySettings, code: str) -> str:
         return study.completion_url
     sep = "&" if "?" in study.completion_url else "?"
     return f"{study.completion_url}{sep}cc={code}"
+
+
+def screenout_url(study: StudySettings) -> str:
+    """Where a screened-out Prolific worker goes: the study's URL with the screen-out code
+    (in place of any code the URL carries)."""
+    if not study.completion_url or not study.screenout_code:
+        return ""
+    parts = urlsplit(study.completion_url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "cc"]
+    query.append(("cc", study.screenout_code))
+    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def study_link(base_url: str, project: str, token: str, platform: str = "prolific") -> str:

@@ -31,6 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "survey": [],
     "completion_code": "",
     "completion_url": "",
+    "screenout_code": "",
     "hourly_rate": 0.0,
 }
 SHARES = ("qualification", "gold_rate", "gold_threshold", "speeder_share")
@@ -78,6 +79,9 @@ class StudySettings:
     survey: tuple[SurveyQuestion, ...] = ()
     completion_code: str = ""
     completion_url: str = ""
+    #: Prolific's screen-out code: workers who fail the training or are stopped by gold
+    #: checks get it (paid the screen-out rate) instead of being asked to return.
+    screenout_code: str = ""
     hourly_rate: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -160,6 +164,9 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
     url = _text(raw, "completion_url")
     if url and not url.startswith(("https://", "http://")):
         raise StudyError("study 'completion_url' must start with https://")
+    screenout = _text(raw, "screenout_code").strip()
+    if screenout and screenout == _text(raw, "completion_code").strip():
+        raise StudyError("study 'screenout_code' must differ from 'completion_code'")
     return StudySettings(
         crowd=raw.get("crowd", False),
         token=_text(raw, "token"),
@@ -171,6 +178,7 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
         survey=_survey(raw.get("survey", [])),
         completion_code=_text(raw, "completion_code"),
         completion_url=url,
+        screenout_code=screenout,
         hourly_rate=float(rate),
     )
 

@@ -372,3 +372,30 @@ def test_the_per_worker_quota_ends_annotation(store) -> None:
         assert asg.claim_next(store, "p", who) == item
         _do(store, item, who, 1)
     assert asg.claim_next(store, "p", who) is None
+
+
+# -- screen-out ---------------------------------------------------------------------------
+def test_screenout_code_must_differ_from_the_completion_code() -> None:
+    with pytest.raises(StudyError, match="'screenout_code' must differ"):
+        parse_study({"completion_code": "C1", "screenout_code": "C1"})
+    assert parse_study({"screenout_code": " OUT-7 "}).screenout_code == "OUT-7"
+
+
+def test_workers_failing_training_or_gold_get_the_screenout_code_on_prolific(store) -> None:
+    _project(store, screenout_code="OUT-7", completion_url="https://x.test/done?cc=OLD&a=1")
+    mturk = crowd.parse_link({"study": "p", "token": "s3cret", "workerId": "M1"})
+    assert mturk is not None
+    names = [crowd.enter(store, link).name for link in (_link("BAD"), _link("GOLD"), mturk)]
+    for who in names:
+        crowd.record_consent(store, "p", who, True)
+        crowd.record_guideline_opened(store, "p", who)
+        crowd.record_training_answer(store, "p", who, "t1", {"label": 0})  # wrong
+    bad, stopped, turker = names
+    failed = crowd.finish_training(store, "p", bad)
+    assert (failed.stage, failed.completion_code) == ("not_qualified", "OUT-7")
+    assert crowd.finish_training(store, "p", turker).completion_code is None  # MTurk: return
+    assert crowd.stop(store, "p", stopped).completion_code == "OUT-7"
+    study = study_of(store.project("p").settings)
+    assert crowd.screenout_url(study) == "https://x.test/done?a=1&cc=OUT-7"
+    assert crowd.screenout_url(parse_study({"completion_url": "https://x.test/d"})) == ""
+    assert cq.completion_table(store, "p").empty  # screened-out workers are not completions

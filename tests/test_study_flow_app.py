@@ -232,3 +232,25 @@ def test_training_shows_object_and_list_fields_readably() -> None:
     # two dollar signs in a sentence stay text, not a formula
     assert field_markdown("From $90 to $120.") == "From \\$90 to \\$120."
     assert field_markdown([]) == "—"
+
+
+def test_a_failed_qualification_gets_the_screenout_code_and_the_way_back(
+    monkeypatch, study_db
+) -> None:
+    store = Store(study_db)
+    settings = store.project("p").settings
+    store.update_settings(
+        "p", {**settings, "study": {**settings["study"], "screenout_code": "SO-1"}}
+    )
+    at = visit(monkeypatch, study_db, "OUT")
+    at = click(at, "consent_yes")
+    at = click(at, "guideline_read")
+    for tid in ("t1", "t2"):
+        at.radio(key=f"training::{tid}::label").set_value(1)  # t2 is wrong
+        at = assert_ok(at.button(key=f"FormSubmitter:training_{tid}-Check my answer").click().run())
+        at = click(at, "training_continue")
+    assert "did not reach the level" in text(at)
+    assert "return your submission" not in text(at)
+    assert [c.value for c in at.code] == ["SO-1"]
+    [button] = at.get("link_button")
+    assert button.proto.url == f"{DONE_URL}?cc=SO-1"

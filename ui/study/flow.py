@@ -56,8 +56,22 @@ def render_study(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> Non
     elif stage == "done":
         _completion(study, part)
     else:
-        ending = ENDINGS.get(stage, "This study has ended for you.")
+        _ended(study, part)
+
+
+def _ended(study: StudySettings, part: crowd.Participant) -> None:
+    """A worker the flow stopped: thanks, and either the screen-out code or how to return."""
+    ending = ENDINGS.get(part.stage, "This study has ended for you.")
+    code = part.completion_code if part.stage in crowd.SCREENED else None
+    if not code:
         st.info(ending + RETURN_HINTS.get(part.platform, ""), icon=":material/waving_hand:")
+        return
+    st.info(ending, icon=":material/waving_hand:")
+    st.markdown("Your screen-out code for Prolific:")
+    st.code(code, language=None)
+    url = crowd.screenout_url(study)
+    if url:
+        st.link_button("Return to Prolific", url, type="primary")
 
 
 def _consent(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings) -> None:
