@@ -35,10 +35,19 @@ STOPPED = ("declined", "not_qualified", "stopped")
 SCREENED = ("not_qualified", "stopped")
 STAGES = ("consent", "guideline", "training", "annotate", "survey", "done", *STOPPED)
 MAX_ID = 120
+#: The assignment id MTurk sends while a worker only previews the HIT.
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+#: Where MTurk takes an external question's answers (production and sandbox); any other
+#: ``turkSubmitTo`` is ignored, so a link cannot send a worker's code elsewhere.
+MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 
 
 class CrowdRefused(StoreError):
     """A study link that does not let anyone in; the message says why."""
+
+
+class CrowdPreview(CrowdRefused):
+    """MTurk shows the HIT before a worker accepts it: nobody to let in yet."""
 
 
 @dataclass(frozen=True)
@@ -80,12 +89,16 @@ def parse_link(params: Mapping[str, Any]) -> CrowdLink | None:
     project = str(params.get("study") or "").strip()
     if not project:
         return None
+    if str(params.get("assignmentId") or "") == MTURK_PREVIEW:
+        raise CrowdPreview("This is a preview of the HIT: accept the HIT to start the study.")
     for platform, (id_key, others) in LINK_PARAMS.items():
         worker = str(params.get(id_key) or "").strip()
         if worker:
             if len(worker) > MAX_ID or not worker.replace("-", "").replace("_", "").isalnum():
                 raise CrowdRefused("This study link carries a malformed worker id.")
             ids = {id_key: worker, **{k: str(params.get(k) or "") for k in others}}
+            if platform == "mturk" and params.get("turkSubmitTo"):
+                ids["turkSubmitTo"] = str(params["turkSubmitTo"])
             return CrowdLink(project, str(params.get("token") or ""), platform, worker, ids)
     raise CrowdRefused("This study link carries no worker id (PROLIFIC_PID or workerId).")
 
@@ -347,6 +360,13 @@ def completion_url(study: StudySettings, code: str) -> str:
         return study.completion_url
     sep = "&" if "?" in study.completion_url else "?"
     return f"{study.completion_url}{sep}cc={code}"
+
+
+def mturk_submit_url(platform_ids: Mapping[str, Any]) -> str:
+    """Where an MTurk worker's browser posts the finished assignment ("" when the link
+    carried no known ``turkSubmitTo``)."""
+    host = str(platform_ids.get("turkSubmitTo") or "").strip().rstrip("/")
+    return f"{host}/mturk/externalSubmit" if host in MTURK_SUBMIT_HOSTS else ""
 
 
 def screenout_url(study: StudySettings) -> str:

@@ -399,3 +399,21 @@ def test_workers_failing_training_or_gold_get_the_screenout_code_on_prolific(sto
     assert crowd.screenout_url(study) == "https://x.test/done?a=1&cc=OUT-7"
     assert crowd.screenout_url(parse_study({"completion_url": "https://x.test/d"})) == ""
     assert cq.completion_table(store, "p").empty  # screened-out workers are not completions
+
+
+# -- MTurk hand-back ----------------------------------------------------------------------
+def test_an_mturk_preview_lets_nobody_in_and_the_submit_host_is_checked(store) -> None:
+    _project(store)
+    with pytest.raises(crowd.CrowdPreview, match="accept the HIT"):
+        crowd.parse_link({"study": "p", "token": "s3cret", "assignmentId": crowd.MTURK_PREVIEW})
+    assert crowd.participants(store, "p") == []
+    base = {"study": "p", "token": "s3cret", "workerId": "W9", "assignmentId": "A9", "hitId": "H"}
+    link = crowd.parse_link({**base, "turkSubmitTo": "https://workersandbox.mturk.com/"})
+    assert link is not None and link.ids["turkSubmitTo"] == (
+        "https://workersandbox.mturk.com/"
+    )
+    assert crowd.mturk_submit_url(link.ids) == (
+        "https://workersandbox.mturk.com/mturk/externalSubmit"
+    )
+    assert crowd.mturk_submit_url({"turkSubmitTo": "https://evil.test"}) == ""
+    assert crowd.mturk_submit_url({}) == ""

@@ -128,3 +128,42 @@ def test_prolific_workers_fail_and_pass_qualification_and_complete(sqlite_url: s
     times = cq.active_times(store, "p")
     assert sorted(times["item_id"]) == ["i0", "i1", "i2"]
     assert (times["active_seconds"] > 0).all()
+
+
+def test_an_mturk_worker_hands_the_assignment_back_to_mturk(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("m", "binary", {"k": 1}, guideline="Say 1 when the statement is true.")
+    store.upsert_items("m", [{"item_id": "i0", "fields": {"text": "Statement 0"}}])
+    set_study(store, "m", {"crowd": True, "token": TOKEN, "completion_code": "MT-5"})
+    submit = "https://workersandbox.mturk.com/mturk/externalSubmit"
+    link = f"?study=m&token={TOKEN}&hitId=H1&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com"
+    posted: list[str] = []
+
+    def handed_back(route) -> None:
+        posted.append(route.request.post_data or "")
+        route.fulfill(body="back on MTurk")
+
+    with running_app(sqlite_url) as app:
+        with browser_page() as page:  # the HIT's preview, before it is accepted
+            open_page(page, app, f"{link}&assignmentId={crowd.MTURK_PREVIEW}")
+            _see(page, "accept the HIT to start")
+        with browser_page() as page:
+            page.route(submit, handed_back)
+            open_page(page, app, f"{link}&assignmentId=A1&workerId=W1")
+            _see(page, "Say 1 when the statement is true.")
+            _click(page, "I have read the guideline")
+            wait_until(page, lambda: "Submit" in _main(page), "no item to label")
+            page.keyboard.press("1")
+            wait_until(
+                page,
+                lambda: len(store.annotations_frame("m", ("draft", "submitted"))) == 1,
+                "the label was not saved",
+            )
+            wait_for_streamlit(page)
+            page.keyboard.press("Enter")
+            _see(page, "MT-5")
+            page.get_by_role("button", name="Submit the HIT").click()
+            page.wait_for_url(submit, timeout=15_000)
+    assert posted == ["assignmentId=A1&completionCode=MT-5"]
+    [worker] = crowd.participants(store, "m")  # the preview stored nobody
+    assert (worker.annotator, worker.stage, worker.completion_code) == ("mturk:W1", "done", "MT-5")

@@ -36,6 +36,10 @@ def link_user(store: Store, crowd_mode: bool) -> AnnotatorInfo | None:
         if link is None:
             return None
         user = crowd.enter(store, link, crowd_mode=crowd_mode)
+    except crowd.CrowdPreview as exc:
+        st.info(str(exc), icon=":material/visibility:")
+        st.stop()
+        raise AssertionError("unreachable") from None
     except crowd.CrowdRefused as exc:
         _refuse(str(exc))
         raise AssertionError("unreachable") from None

@@ -5,6 +5,7 @@ so a worker who comes back resumes where they were."""
 from __future__ import annotations
 
 import json
+from html import escape
 
 import streamlit as st
 
@@ -141,4 +142,24 @@ def _completion(study: StudySettings, part: crowd.Participant) -> None:
             unsafe_allow_javascript=True,
         )
     elif part.platform == "mturk":
+        _mturk_submit(part, code)
+
+
+def _mturk_submit(part: crowd.Participant, code: str) -> None:
+    """Hand the assignment back to MTurk: a form posting to its externalSubmit (the page
+    runs inside the HIT's frame), or the code to paste when the link named no MTurk host."""
+    action = crowd.mturk_submit_url(part.platform_ids)
+    assignment = str(part.platform_ids.get("assignmentId") or "")
+    if not action or not assignment:
         st.caption("Paste the code into the HIT on Mechanical Turk to finish.")
+        return
+    st.html(
+        f'<form method="POST" action="{escape(action)}">'
+        f'<input type="hidden" name="assignmentId" value="{escape(assignment)}">'
+        f'<input type="hidden" name="completionCode" value="{escape(code)}">'
+        '<button type="submit" style="padding:0.5rem 1rem;border-radius:0.5rem;'
+        'border:none;background:#ff4b4b;color:white;font-size:1rem;cursor:pointer">'
+        "Submit the HIT</button></form>",
+        unsafe_allow_javascript=True,
+    )
+    st.caption("Submitting hands the HIT back to Mechanical Turk with your code.")
