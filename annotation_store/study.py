@@ -33,6 +33,7 @@ DEFAULTS: dict[str, Any] = {
     "completion_url": "",
     "screenout_code": "",
     "hourly_rate": 0.0,
+    "idle_seconds": 60,
 }
 SHARES = ("qualification", "gold_rate", "gold_threshold", "speeder_share")
 
@@ -83,6 +84,8 @@ class StudySettings:
     #: checks get it (paid the screen-out rate) instead of being asked to return.
     screenout_code: str = ""
     hourly_rate: float = 0.0
+    #: Input-free seconds after which the rest of a pause stops counting as active time.
+    idle_seconds: int = 60
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -161,6 +164,9 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
     rate = raw.get("hourly_rate", 0.0)
     if isinstance(rate, bool) or not isinstance(rate, int | float) or rate < 0:
         raise StudyError("study 'hourly_rate' must be a number >= 0")
+    idle = raw.get("idle_seconds", 60)
+    if isinstance(idle, bool) or not isinstance(idle, int) or not 5 <= idle <= 3600:
+        raise StudyError("study 'idle_seconds' must be a whole number from 5 to 3600")
     url = _text(raw, "completion_url")
     if url and not url.startswith(("https://", "http://")):
         raise StudyError("study 'completion_url' must start with https://")
@@ -180,6 +186,7 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
         completion_url=url,
         screenout_code=screenout,
         hourly_rate=float(rate),
+        idle_seconds=idle,
     )
 
 

@@ -409,11 +409,16 @@ def test_an_mturk_preview_lets_nobody_in_and_the_submit_host_is_checked(store) -
     assert crowd.participants(store, "p") == []
     base = {"study": "p", "token": "s3cret", "workerId": "W9", "assignmentId": "A9", "hitId": "H"}
     link = crowd.parse_link({**base, "turkSubmitTo": "https://workersandbox.mturk.com/"})
-    assert link is not None and link.ids["turkSubmitTo"] == (
-        "https://workersandbox.mturk.com/"
-    )
+    assert link is not None and link.ids["turkSubmitTo"] == ("https://workersandbox.mturk.com/")
     assert crowd.mturk_submit_url(link.ids) == (
         "https://workersandbox.mturk.com/mturk/externalSubmit"
     )
     assert crowd.mturk_submit_url({"turkSubmitTo": "https://evil.test"}) == ""
     assert crowd.mturk_submit_url({}) == ""
+
+
+@pytest.mark.parametrize("bad", [4, 3601, 30.5, True, "60"])
+def test_the_idle_threshold_is_a_whole_number_of_seconds_in_range(bad: object) -> None:
+    with pytest.raises(StudyError, match="'idle_seconds' must be a whole number from 5 to 3600"):
+        parse_study({"idle_seconds": bad})
+    assert parse_study({}).idle_seconds == 60 and parse_study({"idle_seconds": 5}).idle_seconds == 5

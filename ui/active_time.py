@@ -1,8 +1,8 @@
 """Active time on an item: wall time minus the time the browser says the page was away.
 
 A small ``st.components.v2`` script counts, per item, the milliseconds the tab was
-hidden, the window lost focus, or nobody touched mouse or keys for over a minute (beyond
-that minute). It reports the total only when the worker comes back, so it causes a rerun
+hidden, the window lost focus, or nobody touched mouse or keys for longer than the idle
+threshold (beyond that threshold; the study's ``idle_seconds``, 60 by default). It reports the total only when the worker comes back, so it causes a rerun
 only then. If the script never reports (blocked, old browser), the active time is the
 wall time since the item was first shown in this session.
 """
@@ -15,11 +15,11 @@ import streamlit as st
 
 from annotation_store import Store, crowd_quality
 
-IDLE_MS = 60_000
 JS = """
 export default function ({ data, setStateValue }) {
   const s = (window.__workbenchAway = window.__workbenchAway || { away: {} });
   s.item = data.item;
+  s.idleMs = data.idle_ms;
   s.report = () => setStateValue("away", { item: s.item, ms: Math.round(s.away[s.item] || 0) });
   if (s.installed) return;
   s.installed = true;
@@ -31,7 +31,7 @@ export default function ({ data, setStateValue }) {
     const now = Date.now();
     let changed = false;
     if (s.since !== null) { add(now - s.since); s.since = null; changed = true; }
-    if (now - s.lastInput > IDLE_MS) { add(now - s.lastInput - IDLE_MS); changed = true; }
+    if (now - s.lastInput > s.idleMs) { add(now - s.lastInput - s.idleMs); changed = true; }
     s.lastInput = now;
     if (changed) s.report();
   };
@@ -43,7 +43,7 @@ export default function ({ data, setStateValue }) {
                             { passive: true, capture: true });
   }
 }
-""".replace("IDLE_MS", str(IDLE_MS))
+"""
 
 _tracker = st.components.v2.component("workbench_active_time", js=JS)
 
@@ -56,12 +56,14 @@ def _away_key(project: str, item_id: str) -> str:
     return f"active_away::{project}::{item_id}"
 
 
-def track(project: str, item_id: str) -> None:
-    """Start (or go on) timing ``item_id``; call on every run that shows the item."""
+def track(project: str, item_id: str, idle_s: int = 60) -> None:
+    """Start (or go on) timing ``item_id``; call on every run that shows the item.
+
+    A pause without input longer than ``idle_s`` counts as away beyond ``idle_s``."""
     st.session_state.setdefault(_started_key(project, item_id), time.time())
     result = _tracker(
         key=f"active_time::{project}::{item_id}",
-        data={"item": item_id},
+        data={"item": item_id, "idle_ms": int(idle_s * 1000)},
         height=0,
         on_away_change=lambda: None,
     )

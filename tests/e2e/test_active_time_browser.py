@@ -31,3 +31,29 @@ def test_time_in_the_background_is_left_out_of_active_time(sqlite_url: str) -> N
     progress = store.progress_frame("p").iloc[0]
     active = cq.active_times(store, "p")["active_seconds"].iloc[0]
     assert 0 < active <= progress["seconds_spent"] - AWAY_MS / 1000 + 0.2
+
+
+def test_a_pause_without_input_beyond_the_studys_idle_threshold_is_left_out(
+    sqlite_url: str,
+) -> None:
+    from annotation_store.study import set_study
+
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 1})
+    store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Statement"}}])
+    set_study(store, "p", {"idle_seconds": 5})
+    with running_app(sqlite_url) as app, browser_page() as page:
+        open_page(page, app, "annotate?project=p")
+        wait_until(page, lambda: page.get_by_role("button", name="Submit").count(), "no item")
+        page.mouse.move(10, 10)
+        page.wait_for_timeout(8_000)  # no input: 3 s beyond the 5 s threshold
+        page.mouse.move(20, 20)
+        wait_for_streamlit(page)
+        page.keyboard.press("1")
+        wait_until(page, lambda: store.item_state("p", "i0", "admin")["labels"], "not saved")
+        wait_for_streamlit(page)
+        page.keyboard.press("Enter")
+        wait_until(page, lambda: len(cq.active_times(store, "p")), "no active time stored")
+    progress = store.progress_frame("p").iloc[0]
+    active = cq.active_times(store, "p")["active_seconds"].iloc[0]
+    assert 0 < active <= progress["seconds_spent"] - 2.5

@@ -18,6 +18,7 @@ import streamlit as st
 
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
+from annotation_store.study import study_of
 from ui import active_time, keyboard
 from ui.annotation import view_for
 from ui.annotation.blind import may_see_evaluators, may_see_others
@@ -432,7 +433,7 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     in_queue = item_id in asg.queue(store, project.name, user.name)
     figures = QueueFigures(figures.done, figures.target, figures.quota, figures.left, in_queue)
     st.session_state.setdefault(_timer_key(project.name, item_id), time.time())
-    active_time.track(project.name, item_id)
+    active_time.track(project.name, item_id, study_of(project.settings).idle_seconds)
     main, side = st.columns([3.3, 1], gap="medium")
     with main:
         _action_bar(_context(store, project, item, user))
