@@ -11,8 +11,8 @@ import pytest
 
 from annotation_store import Store
 from common import event_loop
-from evaluators.llm.config import load_llm_config
-from evaluators.llm.http import http_backend
+from evaluators.llm.config import load_llm_config, one_of
+from evaluators.llm.http import HTTP_BACKENDS
 from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import fast_llm_fixture, make_client
@@ -26,9 +26,10 @@ class Score(pydantic.BaseModel):
 
 
 def test_http_setting_defaults_to_aiohttp_and_names_the_choices() -> None:
-    assert http_backend(None) == "aiohttp" and http_backend(" HTTPX ") == "httpx"
+    assert one_of(None, HTTP_BACKENDS, "X") == "aiohttp"
+    assert one_of(" HTTPX ", HTTP_BACKENDS, "X") == "httpx"
     with pytest.raises(ValueError, match="WORKBENCH_LLM_HTTP must be one of aiohttp, httpx"):
-        http_backend("curl")
+        one_of("curl", HTTP_BACKENDS, "WORKBENCH_LLM_HTTP")
 
 
 @pytest.mark.parametrize("backend", ["aiohttp", "httpx"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from common.config import get_setting
-from evaluators.llm.http import http_backend
+from evaluators.llm.http import HTTP_BACKENDS
 
 ENV_VARS = (
     "WORKBENCH_LLM_BASE_URL",
@@ -111,11 +111,11 @@ def load_llm_config() -> LLMConfig | None:
         max_retries=int(get_setting("llm", "max_retries", "4") or 4),
         backoff_base_s=float(get_setting("llm", "backoff", "1.0") or 1.0),
         json_retries=int(get_setting("llm", "json_retries", "2") or 2),
-        json_mode=_json_mode(get_setting("llm", "json_mode", "auto")),
+        json_mode=one_of(get_setting("llm", "json_mode"), JSON_MODES, "WORKBENCH_LLM_JSON_MODE"),
         price_in=_optional_float(get_setting("llm", "price_in")),
         price_out=_optional_float(get_setting("llm", "price_out")),
         batch_discount=_optional_float(get_setting("llm", "batch_discount")),
-        http=http_backend(get_setting("llm", "http")),
+        http=one_of(get_setting("llm", "http"), HTTP_BACKENDS, "WORKBENCH_LLM_HTTP"),
     )
 
 
@@ -123,11 +123,12 @@ def _optional_float(value: str | None) -> float | None:
     return float(value) if value not in (None, "") else None
 
 
-def _json_mode(value: str | None) -> str:
-    mode = (value or "auto").strip().lower()
-    if mode not in JSON_MODES:
-        raise ValueError(f"WORKBENCH_LLM_JSON_MODE must be one of {', '.join(JSON_MODES)}")
-    return mode
+def one_of(value: str | None, choices: tuple[str, ...], variable: str) -> str:
+    """``value`` trimmed and lower-cased (the first choice when unset), if it is a choice."""
+    chosen = (value or choices[0]).strip().lower()
+    if chosen not in choices:
+        raise ValueError(f"{variable} must be one of {', '.join(choices)}")
+    return chosen
 
 
 def not_configured_message() -> str:

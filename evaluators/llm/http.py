@@ -12,15 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The choices of ``WORKBENCH_LLM_HTTP``, the default first.
 HTTP_BACKENDS = ("aiohttp", "httpx")
-
-
-def http_backend(value: str | None) -> str:
-    """The backend named by a ``WORKBENCH_LLM_HTTP`` value (aiohttp when unset)."""
-    backend = (value or "aiohttp").strip().lower()
-    if backend not in HTTP_BACKENDS:
-        raise ValueError(f"WORKBENCH_LLM_HTTP must be one of {', '.join(HTTP_BACKENDS)}")
-    return backend
 
 
 def aiohttp_installed() -> bool:

@@ -12,6 +12,16 @@ pytestmark = pytest.mark.e2e
 AWAY_MS = 3000
 
 
+def _label_and_submit(page, store: Store) -> None:
+    """Answer the only item with key 1, submit it, and wait for its active time."""
+    wait_for_streamlit(page)
+    page.keyboard.press("1")
+    wait_until(page, lambda: store.item_state("p", "i0", "admin")["labels"], "not saved")
+    wait_for_streamlit(page)
+    page.keyboard.press("Enter")
+    wait_until(page, lambda: len(cq.active_times(store, "p")), "no active time stored")
+
+
 def test_time_in_the_background_is_left_out_of_active_time(sqlite_url: str) -> None:
     store = Store(sqlite_url)
     store.create_project("p", "binary", {"k": 1})
@@ -22,12 +32,7 @@ def test_time_in_the_background_is_left_out_of_active_time(sqlite_url: str) -> N
         page.evaluate("() => window.dispatchEvent(new Event('blur'))")
         page.wait_for_timeout(AWAY_MS)
         page.evaluate("() => window.dispatchEvent(new Event('focus'))")
-        wait_for_streamlit(page)
-        page.keyboard.press("1")
-        wait_until(page, lambda: store.item_state("p", "i0", "admin")["labels"], "not saved")
-        wait_for_streamlit(page)
-        page.keyboard.press("Enter")
-        wait_until(page, lambda: len(cq.active_times(store, "p")), "no active time stored")
+        _label_and_submit(page, store)
     progress = store.progress_frame("p").iloc[0]
     active = cq.active_times(store, "p")["active_seconds"].iloc[0]
     assert 0 < active <= progress["seconds_spent"] - AWAY_MS / 1000 + 0.2
@@ -48,12 +53,7 @@ def test_a_pause_without_input_beyond_the_studys_idle_threshold_is_left_out(
         page.mouse.move(10, 10)
         page.wait_for_timeout(8_000)  # no input: 3 s beyond the 5 s threshold
         page.mouse.move(20, 20)
-        wait_for_streamlit(page)
-        page.keyboard.press("1")
-        wait_until(page, lambda: store.item_state("p", "i0", "admin")["labels"], "not saved")
-        wait_for_streamlit(page)
-        page.keyboard.press("Enter")
-        wait_until(page, lambda: len(cq.active_times(store, "p")), "no active time stored")
+        _label_and_submit(page, store)
     progress = store.progress_frame("p").iloc[0]
     active = cq.active_times(store, "p")["active_seconds"].iloc[0]
     assert 0 < active <= progress["seconds_spent"] - 2.5
