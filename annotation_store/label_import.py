@@ -5,10 +5,10 @@ flush them, then walk every (item, annotator) pair in Python to sync progress; a
 labels that was nearly two minutes. Here the rows are checked and planned in memory
 (nothing is written until every row passed), then:
 
-- new labels are inserted in chunks (multi-row INSERT ... RETURNING, so each new label's
-  id comes back with its key for the history);
-- changed labels are updated by primary key in one executemany;
-- history rows (one per created or changed label) are appended in chunks;
+- changed labels are updated by primary key in one executemany, and a history row with
+  the old and new value is appended for each;
+- new labels are inserted in chunks (multi-row INSERT ... RETURNING id), and each chunk's
+  first history rows are copied from the new rows by one ``INSERT ... SELECT``;
 - item progress follows the labels in one ``INSERT ... SELECT ... GROUP BY ... ON CONFLICT
   DO UPDATE`` over the project's labels, on SQLite and PostgreSQL alike.
 """
@@ -153,13 +153,11 @@ def write_plan(
     source: str,
     now: datetime,
 ) -> ImportReport:
-    """Insert, update and record history as planned; sync progress; return the counts."""
-    created = _insert_new(s, project_id, guideline_version, plan.new, now)
-    history = [(ann_id, None, None, value, status) for ann_id, value, status in created]
+    """Update, insert and record history as planned; sync progress; return the counts."""
     if plan.changed:
         _update_changed(s, plan.changed, now)
-        history += plan.changed
-    _append_history(s, project_id, history, source, now)
+        _append_history(s, project_id, plan.changed, source, now)
+    _insert_new(s, project_id, guideline_version, plan.new, source, now)
     sync_progress(s, project_id, now)
     return ImportReport(created=len(plan.new), updated=len(plan.changed), unchanged=plan.unchanged)
 
@@ -174,9 +172,10 @@ def _insert_new(
     project_id: int,
     guideline_version: int,
     new: Sequence[dict[str, Any]],
+    source: str,
     now: datetime,
-) -> list[tuple[int, Any, str]]:
-    """Insert the new labels; returns (id, value, status) of each."""
+) -> None:
+    """Insert the new labels, each with its first history row."""
     table = Annotation.__table__
     fixed = {
         "project_id": project_id,
@@ -184,17 +183,31 @@ def _insert_new(
         "created_at": now,
         "updated_at": now,
     }
-    stmt = insert(table).returning(table.c.item_pk, table.c.annotator_id, table.c.field, table.c.id)
-    ids: dict[Key, int] = {}
+    # executemany with RETURNING: SQLAlchemy sends multi-row INSERTs ("insertmanyvalues").
+    stmt = insert(table).returning(table.c.id)
     for chunk in _chunks(new):
-        # The key comes back with the id: rows may return in any order.
-        # executemany with RETURNING: SQLAlchemy sends multi-row INSERTs ("insertmanyvalues")
-        # and the key comes back with the id, as rows may return in any order.
-        result = s.execute(stmt, [{**row, **fixed} for row in chunk])
-        ids.update({(r[0], r[1], r[2]): r[3] for r in result})
-    return [
-        (ids[(r["item_pk"], r["annotator_id"], r["field"])], r["value"], r["status"]) for r in new
-    ]
+        ids = s.scalars(stmt, [{**row, **fixed} for row in chunk]).all()
+        s.execute(_first_history(ids, source, now))
+
+
+def _first_history(ids: Sequence[int], source: str, now: datetime) -> Any:
+    """INSERT ... SELECT of the history rows of just-inserted labels: values and statuses
+    are copied inside the database, not encoded again in Python."""
+    a, h = Annotation.__table__, AnnotationHistory.__table__
+    rows = (
+        select(
+            a.c.project_id,
+            a.c.id,
+            a.c.value,
+            a.c.status,
+            literal(source, h.c.source.type),
+            literal(now, h.c.changed_at.type),
+        )
+        .where(a.c.id.in_(ids))
+        .order_by(a.c.id)
+    )
+    columns = ["project_id", "annotation_id", "new_value", "new_status", "source", "changed_at"]
+    return insert(h).from_select(columns, rows)
 
 
 def _update_changed(
