@@ -185,3 +185,15 @@ def test_chunks_keep_each_new_label_with_its_own_history(
         for r in any_store.annotations_frame("p", statuses).itertuples()
     }
     assert got == {(r["item_id"], r["annotator"]): r["value"] for r in flipped}
+
+
+def test_a_reimport_of_any_json_value_is_unchanged(any_store: Store) -> None:
+    """Existing values are read back in bulk (raw JSON text on SQLite) before comparing."""
+    values = [["C", "M"], "some text", 0.25, None, True, {"k": [1, 2]}, "1"]
+    _project(any_store, n_items=len(values))
+    rows = [_row(f"i{i}", "ann", v, "draft") for i, v in enumerate(values)]
+    assert any_store.import_labels("p", rows).created == len(values)
+    again = any_store.import_labels("p", rows)
+    assert (again.created, again.updated, again.unchanged) == (0, 0, len(values))
+    changed = any_store.import_labels("p", [_row("i6", "ann", 1, "draft")])  # "1" -> 1
+    assert (changed.created, changed.updated) == (0, 1)
