@@ -197,3 +197,17 @@ def test_a_reimport_of_any_json_value_is_unchanged(any_store: Store) -> None:
     assert (again.created, again.updated, again.unchanged) == (0, 0, len(values))
     changed = any_store.import_labels("p", [_row("i6", "ann", 1, "draft")])  # "1" -> 1
     assert (changed.created, changed.updated) == (0, 1)
+
+
+def test_a_mixed_import_records_changes_then_new_labels(any_store: Store) -> None:
+    """As with the ORM import before: history rows of changed labels come first."""
+    _project(any_store)
+    any_store.import_labels("p", [_row("i0", "ann", 1)])
+    report = any_store.import_labels("p", [_row("i1", "ann", 1), _row("i0", "ann", 0)])
+    assert (report.created, report.updated) == (1, 1)
+    history = any_store.history("p")
+    assert history[["item_id", "old_value", "new_value"]].values.tolist() == [
+        ["i0", None, 1],
+        ["i0", 1, 0],
+        ["i1", None, 1],
+    ]
