@@ -171,6 +171,7 @@ def alignment_table(
             "ci": "95% percentile bootstrap over items",
             "split": fi.split_rule,
             "epsilon": eps,
-            "n_items_total": len(fi.inputs.items),
+            "n_items_total": fi.inputs.meta["n_items_total"],
+            "n_gold_items": fi.inputs.meta["n_gold_items"],
         },
     }

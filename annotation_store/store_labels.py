@@ -9,6 +9,7 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
+from annotation_store.label_import import check_rows, existing_labels, plan_import, write_plan
 from annotation_store.label_writes import (
     LabelTarget,
     find_target,
@@ -347,132 +348,35 @@ class LabelsMixin(StoreBase):
         """Upsert many already-validated labels in one transaction.
 
         Each row has ``item_id``, ``annotator``, ``field``, ``value`` and ``status``.
-        Existing labels are loaded once, so large imports stay fast.
+        Every row is checked before anything is written: an unknown item, an empty
+        annotator name, an unknown status or two rows giving the same label different
+        values raise :class:`StoreError` naming the row, and nothing is imported. Created
+        and changed labels get history rows; item progress follows the label status.
+        Written with bulk Core statements (:mod:`annotation_store.label_import`).
         """
-        report = ImportReport()
         with self.write() as s:
             proj = self._project_row(s, project)
             items = dict(
                 s.execute(select(Item.item_id, Item.id).where(Item.project_id == proj.id)).all()
             )
-            people: dict[str, int] = {}
-            # Names new to the workbench become external raters (no login) until an admin
-            # turns one into an account with ``user add``.
-            names = {str(row["annotator"]).strip() for row in rows}
-            known = set(s.scalars(select(Annotator.name).where(Annotator.name.in_(names))))
-            existing = {
-                (a.item_pk, a.annotator_id, a.field): a
-                for a in s.scalars(select(Annotation).where(Annotation.project_id == proj.id))
-            }
-            now = utcnow()
-            new_rows: list[Annotation] = []
-            for row in rows:
-                name = str(row["annotator"])
-                if name not in people:
-                    who = self._annotator_row(s, name)
-                    if who.name not in known:
-                        who.external = True
-                    people[name] = who.id
-                key = (items[str(row["item_id"])], people[name], str(row["field"]))
-                current = existing.get(key)
-                if current is None:
-                    ann = Annotation(
-                        project_id=proj.id,
-                        item_pk=key[0],
-                        annotator_id=key[1],
-                        field=key[2],
-                        value=row["value"],
-                        status=row["status"],
-                        guideline_version=proj.guideline_version,
-                        created_at=now,
-                        updated_at=now,
-                    )
-                    new_rows.append(ann)
-                    existing[key] = ann
-                    report.created += 1
-                elif current.value == row["value"] and current.status == row["status"]:
-                    report.unchanged += 1
-                else:
-                    _apply_change(s, proj.id, current, row["value"], row["status"], source, now)
-                    report.updated += 1
-            s.add_all(new_rows)
-            s.flush()
-            s.add_all(
-                [
-                    AnnotationHistory(
-                        project_id=proj.id,
-                        annotation_id=a.id,
-                        old_value=None,
-                        new_value=a.value,
-                        old_status=None,
-                        new_status=a.status,
-                        source=source,
-                        changed_at=now,
-                    )
-                    for a in new_rows
-                ]
-            )
-            self._sync_progress(s, proj.id, {(k[0], k[1]) for k in existing})
-        return report
+            checked = check_rows(rows, items)
+            people = self._import_people(s, checked.names)
+            existing = existing_labels(s, proj.id, self.is_sqlite)
+            plan = plan_import(checked, people, existing)
+            del existing
+            return write_plan(s, proj.id, proj.guideline_version, plan, source, utcnow())
 
-    @staticmethod
-    def _sync_progress(s: Session, project_id: int, pairs: set[tuple[int, int]]) -> None:
-        """Make item progress follow label status after a bulk import."""
-        status_of: dict[tuple[int, int], set[str]] = {}
-        for item_pk, who, st in s.execute(
-            select(Annotation.item_pk, Annotation.annotator_id, Annotation.status).where(
-                Annotation.project_id == project_id
-            )
-        ).all():
-            status_of.setdefault((item_pk, who), set()).add(st)
-        have = {
-            (p.item_pk, p.annotator_id): p
-            for p in s.scalars(select(ItemProgress).where(ItemProgress.project_id == project_id))
-        }
-        now = utcnow()
-        for pair in pairs:
-            statuses = status_of.get(pair, set())
-            status = (
-                "submitted"
-                if statuses == {"submitted"}
-                else ("skipped" if statuses == {"skipped"} else "draft")
-            )
-            prog = have.get(pair)
-            if prog is None:
-                s.add(
-                    ItemProgress(
-                        project_id=project_id,
-                        item_pk=pair[0],
-                        annotator_id=pair[1],
-                        status=status,
-                        started_at=now,
-                        updated_at=now,
-                        submitted_at=now if status == "submitted" else None,
-                    )
-                )
-            elif prog.status != status:
-                prog.status = status
-                prog.updated_at = now
-
-
-def _apply_change(
-    s: Session, project_id: int, row: Annotation, value: Any, status: str, source: str, now: Any
-) -> None:
-    s.add(
-        AnnotationHistory(
-            project_id=project_id,
-            annotation_id=row.id,
-            old_value=row.value,
-            new_value=value,
-            old_status=row.status,
-            new_status=status,
-            source=source,
-            changed_at=now,
-        )
-    )
-    row.value = value
-    row.status = status
-    row.updated_at = now
+    def _import_people(self, s: Session, names: Sequence[str]) -> dict[str, int]:
+        """Annotator ids by name. Names new to the workbench become external raters (no
+        login) until an admin turns one into an account with ``user add``."""
+        known = set(s.scalars(select(Annotator.name).where(Annotator.name.in_(names))))
+        people: dict[str, int] = {}
+        for name in names:
+            who = self._annotator_row(s, name)
+            if who.name not in known:
+                who.external = True
+            people[name] = who.id
+        return people
 
 
 def submit_check(t: LabelTarget) -> Callable[[str, Any], None]:

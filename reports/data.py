@@ -88,6 +88,16 @@ def drop_few_shot(
     return scores[~drop].reset_index(drop=True), excluded
 
 
+def item_counts(store: Store, name: str, items: Sequence[ItemRecord]) -> dict[str, int]:
+    """``n_items_total``: the items people annotate (gold items left out, as on Progress
+    and in every agreement figure); ``n_gold_items``: the gold (check) items."""
+    from annotation_store.gold import gold_items
+
+    golds = set(gold_items(store, name))
+    n_gold = sum(1 for i in items if i.item_id in golds)
+    return {"n_items_total": len(items) - n_gold, "n_gold_items": n_gold}
+
+
 def load_inputs(
     store: Store,
     name: str,
@@ -122,7 +132,7 @@ def load_inputs(
     meta = {
         "guideline_version": project.guideline_version,
         "dataset_hash": dataset_hash(items),
-        "n_items_total": len(items),
+        **item_counts(store, name, items),
         "signatures": evaluator_signatures(runs),
         **({"scale_mappings": maps} if (maps := scale_mappings(runs)) else {}),
         "reference_override": reference is not None and not reference.empty,

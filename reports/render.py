@@ -112,6 +112,7 @@ def build_report(
         "guideline_version": inputs.meta["guideline_version"],
         "dataset_hash": inputs.meta["dataset_hash"],
         "n_items": inputs.meta["n_items_total"],
+        "n_gold_items": inputs.meta["n_gold_items"],
         "signatures": inputs.meta["signatures"],
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "reference_override": inputs.meta["reference_override"],
@@ -306,13 +307,21 @@ def _reference_text(p: dict[str, Any]) -> str:
     return f"adjudicated override, else {base}" if p["reference_override"] else base
 
 
+def _items_text(p: dict[str, Any]) -> str:
+    """The items annotated, and the gold items the figures leave out (if any)."""
+    n_gold = p.get("n_gold_items", 0)
+    if not n_gold:
+        return str(p["n_items"])
+    return f"{p['n_items']} (and {n_gold} gold check item{'' if n_gold == 1 else 's'}, left out)"
+
+
 def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
     sigs = "; ".join(f"{s['signature']} (runs {s['runs']})" for s in p["signatures"]) or "none"
     return [
         ("Project", f"{p['project']} ({p['kind']})"),
         ("Guideline version", str(p["guideline_version"])),
         ("Dataset hash (sha256)", p["dataset_hash"]),
-        ("Items", str(p["n_items"])),
+        ("Items", _items_text(p)),
         ("Evaluator signatures", sigs),
         ("Date", p["date"]),
         ("Reference", _reference_text(p)),

@@ -142,3 +142,33 @@ def test_exported_figures_keep_twelve_significant_digits() -> None:
     noisy = {"r": 0.1 + 0.2, "ci": [0.7071067811865476, 1e-17 + 0.5], "n": 12, "x": None}
     assert portable_floats(noisy) == {"r": 0.3, "ci": [0.707106781187, 0.5], "n": 12, "x": None}
     assert portable_floats((123456.7890123456789,)) == [123456.789012]
+
+
+def test_gold_items_are_stated_apart_from_the_items_annotated(db, tmp_path) -> None:
+    """Gold (check) items count in no figure: the document, the report and the alignment
+    table give the items people annotate and state the gold items separately."""
+    from alignment.table import alignment_table
+    from annotation_store import gold
+    from reports.data import agreement_document
+
+    url, _ = db
+    store = Store(url)
+    before = agreement_document(store, "p", n_resamples=0).to_dict()
+    assert (before["meta"]["n_items_total"], before["meta"]["n_gold_items"]) == (8, 0)
+    gold.set_gold(store, "p", "u6", 2)
+    gold.set_gold(store, "p", "u7", 3)
+    doc = agreement_document(store, "p", n_resamples=0).to_dict()
+    assert (doc["meta"]["n_items_total"], doc["meta"]["n_gold_items"]) == (6, 2)
+    assert doc["fields"]["label"]["n_items"] == 6  # the same count as the field's figures
+    table = alignment_table(store, "p", "label", n_resamples=0)
+    assert (table["meta"]["n_items_total"], table["meta"]["n_gold_items"]) == (6, 2)
+    store.close()
+    for suffix in ("html", "json"):
+        out = tmp_path / f"gold.{suffix}"
+        assert main(["--db", url, "report", "p", "--out", str(out), "--resamples", "0"]) == 0
+        text = out.read_text()
+        if suffix == "json":
+            provenance = json.loads(text)["provenance"]
+            assert (provenance["n_items"], provenance["n_gold_items"]) == (6, 2)
+        else:
+            assert "<dt>Items</dt><dd>6 (and 2 gold check items, left out)</dd>" in text
