@@ -11,7 +11,7 @@ from common.evaluator_labels import nli_backend_label
 from evaluators.registry import evaluators_for_kind
 from jobs.runner import has_corpus_summary, run_corpus_summary
 from jobs.worker import evaluate_params, submit_evaluate_job
-from ui.audit.jobs_view import active_jobs, get_worker, jobs_section, watch_jobs
+from ui.audit.jobs_view import active_jobs, flash, get_worker, jobs_section, watch_jobs
 from ui.context import current_user, get_store, has_role, require_project
 from ui.evaluator_panel import _cached_reasons, _llm_key, unavailable_note
 
@@ -31,10 +31,6 @@ st.caption(
         "jobs wait for a `python cli.py worker` process."
     )
 )
-
-flash = st.session_state.pop("job_flash", None)
-if flash:
-    getattr(st, flash[0])(flash[1])
 
 # Stored custom judges of this kind run like the registered evaluators (judge:NAME).
 names = evaluators_for_kind(project.kind) + [j.evaluator for j in store.judges(project.name)]
@@ -136,7 +132,7 @@ else:
             else:
                 if worker is not None:
                     worker.wake()
-                st.session_state["job_flash"] = ("success", f"Job {job_id} queued.")
+                flash("success", f"Job {job_id} queued.")
                 watch_jobs()
                 st.rerun()
 

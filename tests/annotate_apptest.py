@@ -40,3 +40,9 @@ def chosen(at: AppTest, item: str, target: str) -> list[str]:
         for b in at.button
         if (b.key or "").startswith(prefix) and b.proto.type == "primary"
     ]
+
+
+def open_side_expander(at: AppTest, key: str) -> AppTest:
+    """Open one of the side column's expanders (they draw their content only when open)."""
+    at.session_state[key] = True
+    return assert_ok(at.run())

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from annotation_store import Store
-from tests.annotate_apptest import click, open_annotate
+from tests.annotate_apptest import click, open_annotate, open_side_expander
 from tests.annotate_fixtures import make_project
 from ui.annotation.blind import may_see_evaluators, may_see_others
+from ui.annotation.page import OTHERS_OPEN_KEY
 
 
 def _labels(at) -> list[str]:
@@ -98,6 +99,7 @@ def test_reviewer_sees_everything(store: Store, monkeypatch: pytest.MonkeyPatch)
     assert at.query_params["item"] == "im2"
     assert "Evaluators" in _labels(at)
     assert "Other annotators' labels" in _labels(at)
+    open_side_expander(at, OTHERS_OPEN_KEY)
     table = at.table[0].value  # a static table: it wraps in the narrow side column
     assert table.to_dict("records") == [
         {"annotator": "other", "field": "match", "value": "0", "status": "draft"}
@@ -111,7 +113,7 @@ def test_others_table_mixes_fact_label_lists_and_scalars_as_text(
     _, _, rev = _setup(store, "never")
     store.save_label("intent_match", "im2", "other", "gold_fact_labels", ["C", "M"])
     at = open_annotate(monkeypatch, store.url, "intent_match", rev, item="im2")
-    assert not at.exception
+    open_side_expander(at, OTHERS_OPEN_KEY)
     table = at.table[0].value
     assert sorted(zip(table["field"], table["value"], strict=True)) == [
         ("gold_fact_labels", "C, M"),

@@ -280,3 +280,40 @@ def test_actionability_total_from_the_three_rubric_fields(
     again = open_annotate(monkeypatch, store.url, "actionability", item="ac1")
     assert _actionability_metric(again) == shown
     assert chosen(again, "ac1", "sources") == [str(sources)]
+
+
+# -- side column: the evaluator panel and the others' labels ----------------------------------
+
+
+def _side_box(at: AppTest, label: str) -> Any:
+    return next(e for e in at.expander if e.label == label)
+
+
+def test_closed_side_expanders_build_nothing_until_opened(
+    demo: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ui.annotation.page import EVALUATORS_OPEN_KEY, OTHERS_OPEN_KEY
+
+    rev = Store(demo).ensure_annotator("rev", "reviewer")
+    at = open_annotate(monkeypatch, demo, "demo-intent-match", rev, item="alarm")
+    # Closed: the expanders are there, empty (the panel's fact grid is not computed).
+    evaluators, others = _side_box(at, "Evaluators"), _side_box(at, "Other annotators' labels")
+    assert not evaluators.proto.expanded and not others.proto.expanded
+    assert list(evaluators.children.values()) == [] and list(others.children.values()) == []
+    assert not at.dataframe and not at.table
+    # Opened (what a click on the header sets): the panel with Bi-Fact's fact grid.
+    at.session_state[EVALUATORS_OPEN_KEY] = True
+    at.run()
+    evaluators = _side_box(at, "Evaluators")
+    assert "#### Evaluators" in [m.value for m in evaluators.markdown]
+    assert len(evaluators.get("dataframe")) == 2  # gold and predicted facts
+    assert list(_side_box(at, "Other annotators' labels").children.values()) == []
+    at.session_state[OTHERS_OPEN_KEY] = True
+    at.run()
+    (table,) = _side_box(at, "Other annotators' labels").get("table")
+    assert len(table.value) > 0
+    # The open state holds on the next item.
+    at.query_params["item"] = "dinner"
+    at.run()
+    assert at.query_params["item"] == "dinner" and "dinner" in _title(at)
+    assert len(_side_box(at, "Evaluators").get("dataframe")) == 2

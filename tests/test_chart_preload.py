@@ -52,3 +52,26 @@ def test_the_side_panel_preloads_the_chunk_once_per_run(demo_app: AppTest) -> No
     assert len(scripts) == 1
     assert f'"{plotly_chunk()}"' in scripts[0]
     assert at.sidebar.get("html")[0].proto.unsafe_allow_javascript
+
+
+def _sidebar_preload() -> None:
+    import streamlit as st
+
+    from ui.chart_preload import preload_charts
+
+    with st.sidebar:
+        preload_charts()
+        st.button("below")
+
+
+def test_every_run_re_emits_the_same_script() -> None:
+    """Left out of a rerun, the element would be removed and what sits below it in the
+    sidebar would move up; re-emitted byte for byte, the browser keeps the element and
+    does not run the script again."""
+    from ui.chart_preload import script_body
+
+    at = AppTest.from_function(_sidebar_preload, default_timeout=60)
+    first = _preload_scripts(at.run())
+    again = _preload_scripts(at.button[0].click().run())
+    assert first == again == [script_body()]
+    assert script_body() is script_body()  # built once per process

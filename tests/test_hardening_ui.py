@@ -11,9 +11,10 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
-from tests.annotate_apptest import click, open_annotate
+from tests.annotate_apptest import click, open_annotate, open_side_expander
 from tests.annotate_fixtures import make_project
 from tests.support.apptest import open_app, open_evaluator_panel
+from ui.annotation.page import OTHERS_OPEN_KEY
 from ui.evaluator_panel import breakable, grouped_reasons
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -76,6 +77,7 @@ def test_other_annotators_table_wraps_in_the_side_column(store: Store, monkeypat
     make_project(store, "likert")
     store.save_label("likert", "lk1", "someone", "label", 4)
     at = open_annotate(monkeypatch, store.url, "likert", item="lk1")
+    open_side_expander(at, OTHERS_OPEN_KEY)
     assert not at.dataframe  # a dataframe truncates its cells in the narrow column
     (table,) = at.table
     assert table.value.to_dict("records") == [

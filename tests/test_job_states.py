@@ -67,12 +67,16 @@ def test_the_job_list_polls_while_a_job_is_queued(
     assert "No job running." in [c.value for c in at.caption]
     at.multiselect(key="ev_names").set_value(["test_peek"])
     at.button[0].click().run()
-    assert [s.value for s in at.success] == ["Job 1 queued."]
+    # Said once, as a toast: an element at the page's top outlived the job (the polling
+    # fragment's reruns do not redraw it).
+    assert [t.value for t in at.toast] == ["Job 1 queued."]
+    assert not at.success
     assert any(m.value.startswith("**Job 1** :gray-badge[queued]") for m in at.markdown)
     # The worker finishes the job elsewhere; the (polled) list shows it in the history.
     assert claim_next(store) == 1
     execute_job(store, 1)
     at.run()
+    assert not at.toast
     assert "No job running." in [c.value for c in at.caption]
     assert [s.value for s in at.subheader][:2] == ["Running", "History"]
     assert any(m.value.startswith("**Job 1** :green-badge[done]") for m in at.markdown)
@@ -87,3 +91,19 @@ def test_the_job_card_counts_tokens_and_cost_only_when_a_model_was_used() -> Non
     assert progress_text(unpriced) == "6 / 6 done · 0 failed · 1 cached · 1,260 tokens"
     priced = {**unpriced, "cost": 0.00213}
     assert progress_text(priced).endswith("1,260 tokens · $0.0021")
+
+
+def test_resume_says_so_once_from_the_job_list(
+    monkeypatch: pytest.MonkeyPatch, store: Store
+) -> None:
+    _project(store)
+    job_id = submit_evaluate_job(store, "p", evaluate_params(["test_peek"]))
+    store.update_job(job_id, status="failed", error="boom")
+    env = {"WORKBENCH_JOBS_IN_APP": "0"}
+    at = open_app(monkeypatch, store.url, page="pages/evaluate.py", project="p", env=env)
+    at.button(key=f"job-resume-{job_id}").click().run()
+    assert [t.value for t in at.toast] == [f"Job {job_id} resumed as job {job_id + 1}."]
+    assert not at.success
+    assert any(m.value.startswith(f"**Job {job_id + 1}** :gray-badge[queued]") for m in at.markdown)
+    at.run()
+    assert not at.toast

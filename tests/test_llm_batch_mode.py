@@ -227,7 +227,7 @@ def test_the_evaluate_page_queues_a_batch_job_and_shows_its_summary(
     at.multiselect(key="ev_names").set_value(["intent_resolution"])
     at.radio(key="ev_run_mode").set_value("batch")
     at.button[0].click().run()
-    assert [s.value for s in at.success] == ["Job 1 queued."]
+    assert [t.value for t in at.toast] == ["Job 1 queued."]
     assert store.job(1).params["mode"] == "batch"
     from jobs.worker import claim_next, execute_job
 

@@ -154,3 +154,18 @@ def test_screenshot_of_each_kind(sqlite_url: str) -> None:
             page.wait_for_timeout(300)
             screenshot(page, f"annotate_{kind}_bottom", full_page=False)
     store.close()
+
+
+def test_the_evaluator_panel_is_drawn_when_its_expander_opens(demo: str) -> None:
+    """The side column's Evaluators expander builds its content only while open: a click
+    on its header reruns the side column, which then draws the panel (fact grids)."""
+    with running_app(demo) as app, browser_page() as page:
+        open_page(page, app, "annotate?project=demo-intent-match&item=alarm")
+        box = page.locator('[data-testid="stExpander"]').filter(has_text="Evaluators")
+        box.wait_for()
+        assert page.locator('[data-testid="stDataFrame"]').count() == 0
+        box.locator("summary").click()
+        box.get_by_text("Gold facts (recall)").wait_for(timeout=30_000)
+        grids = box.locator('[data-testid="stDataFrame"]')
+        grids.nth(1).wait_for(timeout=30_000)  # the data grid's code loads on first use
+        assert grids.count() == 2

@@ -11,6 +11,7 @@ once.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,9 @@ from ui.annotation.context import (
 from ui.tables import DASH
 
 NOTICE_KEY = "annotate_notice"
+#: Session keys of the side column's expanders (open or closed), kept from item to item.
+EVALUATORS_OPEN_KEY = "annotate_side_evaluators"
+OTHERS_OPEN_KEY = "annotate_side_others"
 # Less top padding; chosen C green and M red, so a fact list reads at a glance.
 PAGE_CSS = """<style>
 [data-testid='stMainBlockContainer'] {padding-top: 3.75rem}
@@ -354,13 +358,28 @@ def _side(ctx: ItemContext, first_time: bool) -> None:
         keyboard.shortcut_help()
     cfg = asg.annotation_settings(ctx.project.settings)
     if may_see_evaluators(ctx.user.role, cfg.show_evaluators, ctx.state["status"]):
-        with st.expander("Evaluators", icon=":material/smart_toy:"):
-            _evaluators(ctx)
+        _lazy_expander("Evaluators", ":material/smart_toy:", EVALUATORS_OPEN_KEY, _evaluators, ctx)
     elif cfg.show_evaluators == "after_submit":
         st.caption(":material/visibility_off: Evaluator outputs appear after you submit.")
     if may_see_others(ctx.user.role):
-        with st.expander("Other annotators' labels", icon=":material/group:"):
-            _others(ctx)
+        _lazy_expander(
+            "Other annotators' labels", ":material/group:", OTHERS_OPEN_KEY, _others, ctx
+        )
+
+
+def _lazy_expander(
+    label: str, icon: str, key: str, body: Callable[[ItemContext], None], ctx: ItemContext
+) -> None:
+    """An expander whose ``body`` runs only while it is open.
+
+    A plain expander builds its content on every run, closed or not: the evaluator
+    panel (its fact grids) cost tens of milliseconds per page rerun. Opening or closing
+    this one reruns the side fragment, which then draws (or skips) the content.
+    """
+    box = st.expander(label, icon=icon, key=key, on_change="rerun")
+    if box.open:
+        with box:
+            body(ctx)
 
 
 def _evaluators(ctx: ItemContext) -> None:

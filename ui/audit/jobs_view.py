@@ -24,6 +24,8 @@ ACTIVE = ("queued", "running", "cancelling", "stale")
 POLL_S = 1.0
 WATCH_S = 30.0
 WATCH_KEY = "_jobs_watch_until"
+FLASH_KEY = "job_flash"
+FLASH_ICONS = {"success": ":material/check_circle:", "error": ":material/error:"}
 STATE_BADGES = {
     "queued": ":gray-badge[queued]",
     "running": ":blue-badge[running]",
@@ -101,6 +103,22 @@ def job_card(job_id: int) -> None:
             )
 
 
+def flash(kind: str, text: str) -> None:
+    """Say ``text`` once, as a toast, on the job list's next run (``kind``: "success" or
+    "error"); the job cards below carry the job's state from then on."""
+    st.session_state[FLASH_KEY] = (kind, text)
+
+
+def _show_flash() -> None:
+    # A toast, shown from inside the fragment: an element at the top of the page would
+    # stay through every polling rerun of the fragment (they do not redraw the page), so
+    # "Job 3 queued." would outlive the job; and a Resume click reruns only the fragment.
+    pending = st.session_state.pop(FLASH_KEY, None)
+    if pending:
+        kind, text = pending
+        st.toast(text, icon=FLASH_ICONS.get(kind), duration="long" if kind == "error" else "short")
+
+
 def watch_jobs(seconds: float = WATCH_S) -> None:
     """Keep re-reading the job list for a while (a job was just queued: the worker may
     finish it before the page would otherwise look again)."""
@@ -124,6 +142,7 @@ def _watch_window_open() -> bool:
 
 
 def _jobs_body(project: str, polling: bool) -> None:
+    _show_flash()
     jobs = get_store().jobs(project)
     active = active_jobs(jobs)
     st.subheader("Running", anchor=False)
@@ -168,12 +187,12 @@ def _resume(job_id: int) -> None:
     try:
         new_id = resume_job(store, job_id, created_by=getattr(user, "name", None))
     except ValueError as exc:
-        st.session_state["job_flash"] = ("error", str(exc))
+        flash("error", str(exc))
         return
     worker = get_worker()
     if worker is not None:
         worker.wake()
-    st.session_state["job_flash"] = ("success", f"Job {job_id} resumed as job {new_id}.")
+    flash("success", f"Job {job_id} resumed as job {new_id}.")
 
 
 def _card_body(job: JobInfo, state: str) -> None:
