@@ -26,7 +26,7 @@ from sqlalchemy import bindparam, case, func, insert, literal, select, text, upd
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns
-from annotation_store.label_writes import STATUSES
+from annotation_store.label_writes import STATUSES, append_history
 from annotation_store.models import Annotation, AnnotationHistory, ItemProgress
 from annotation_store.records import ImportReport
 from annotation_store.store_base import StoreError, dialect_insert
@@ -158,7 +158,8 @@ def write_plan(
     """Update, insert and record history as planned; sync progress; return the counts."""
     if plan.changed:
         _update_changed(s, plan.changed, now)
-        _append_history(s, project_id, plan.changed, source, now)
+        for chunk in _chunks(plan.changed):
+            append_history(s, project_id, chunk, source, now)
     _insert_new(s, project_id, guideline_version, plan.new, source, now)
     sync_progress(s, project_id, now)
     return ImportReport(created=len(plan.new), updated=len(plan.changed), unchanged=plan.unchanged)
@@ -265,34 +266,6 @@ def _update_changed(
         s.execute(
             stmt,
             [{"ann_id": c[0], "new_value": c[3], "new_status": c[4]} for c in chunk],
-        )
-
-
-def _append_history(
-    s: Session,
-    project_id: int,
-    changes: Sequence[tuple[int, Any, str | None, Any, str]],
-    source: str,
-    now: datetime,
-) -> None:
-    """One history row per (annotation id, old value, old status, new value, new status)."""
-    table = AnnotationHistory.__table__
-    for chunk in _chunks(changes):
-        s.execute(
-            insert(table),
-            [
-                {
-                    "project_id": project_id,
-                    "annotation_id": ann_id,
-                    "old_value": old_value,
-                    "new_value": new_value,
-                    "old_status": old_status,
-                    "new_status": new_status,
-                    "source": source,
-                    "changed_at": now,
-                }
-                for ann_id, old_value, old_status, new_value, new_status in chunk
-            ],
         )
 
 

@@ -186,7 +186,20 @@ def add_history(
     source: str,
     now: datetime,
 ) -> None:
-    """Append history rows, one per (annotation id, old value, old status, new value)."""
+    """Append history rows, one per (annotation id, old value, old status, new value),
+    all with the new status ``status``."""
+    append_history(s, project_id, [(*c, status) for c in changes], source, now)
+
+
+def append_history(
+    s: Session,
+    project_id: int,
+    changes: Sequence[tuple[int, Any, str | None, Any, str]],
+    source: str,
+    now: datetime,
+) -> None:
+    """Append history rows, one per (annotation id, old value, old status, new value, new
+    status), in one executemany."""
     s.execute(
         insert(AnnotationHistory),
         [
@@ -196,11 +209,11 @@ def add_history(
                 old_value=old_value,
                 new_value=new_value,
                 old_status=old_status,
-                new_status=status,
+                new_status=new_status,
                 source=source,
                 changed_at=now,
             )
-            for ann_id, old_value, old_status, new_value in changes
+            for ann_id, old_value, old_status, new_value, new_status in changes
         ],
     )
 
