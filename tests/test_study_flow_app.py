@@ -88,6 +88,7 @@ def test_training_feedback_and_a_failed_qualification(monkeypatch, study_db) -> 
     at = click(at, "training_continue")
     assert "did not reach the level" in text(at)
     assert "On Prolific, please return your submission" in text(at)  # no code for them
+    assert "so it ends here for you. You can close this page." in text(at)
     (p,) = crowd.participants(Store(study_db), "p")
     assert (p.stage, p.qualified) == ("not_qualified", False)
     assert [(a["id"], a["answers"], a["correct"]) for a in p.training] == [
@@ -251,6 +252,7 @@ def test_a_failed_qualification_gets_the_screenout_code_and_the_way_back(
         at = click(at, "training_continue")
     assert "did not reach the level" in text(at)
     assert "return your submission" not in text(at)
+    assert "close this page" not in text(at)  # the code and its button are the way out
     assert [c.value for c in at.code] == ["SO-1"]
     [button] = at.get("link_button")
     assert button.proto.url == f"{DONE_URL}?cc=SO-1"

@@ -19,11 +19,11 @@ ENDINGS = {
     "declined": "You chose not to take part. Thank you for your time; you can close this page.",
     "not_qualified": (
         "Thank you for doing the practice items. Your answers did not reach the level this "
-        "study needs, so it ends here for you. You can close this page."
+        "study needs, so it ends here for you."
     ),
     "stopped": (
         "Thank you. Some of your answers on check items did not match, so this study ends "
-        "here for you. You can close this page."
+        "here for you."
     ),
 }
 #: What a worker who stops early should do on their platform (no completion code for them).
@@ -65,6 +65,8 @@ def _ended(study: StudySettings, part: crowd.Participant) -> None:
     ending = ENDINGS.get(part.stage, "This study has ended for you.")
     code = part.completion_code if part.stage in crowd.SCREENED else None
     if not code:
+        if part.stage in crowd.SCREENED:  # the code's way back replaces "close this page"
+            ending += " You can close this page."
         st.info(ending + RETURN_HINTS.get(part.platform, ""), icon=":material/waving_hand:")
         return
     st.info(ending, icon=":material/waving_hand:")
