@@ -14,6 +14,7 @@ from annotation_store.demo import load_demo
 from tests.annotate_apptest import click, open_annotate, open_side_expander
 from tests.annotate_fixtures import make_project
 from tests.support.apptest import open_app, open_evaluator_panel
+from ui.annotation.context import widget_token as tok
 from ui.annotation.page import OTHERS_OPEN_KEY
 from ui.evaluator_panel import breakable, grouped_reasons
 
@@ -90,7 +91,7 @@ def test_go_to_item_follows_the_item_in_view(store: Store, monkeypatch) -> None:
     store.upsert_items("likert", [{"item_id": "lk2", "fields": {"text": "two"}}])
     at = open_annotate(monkeypatch, store.url, "likert")
     assert at.selectbox(key="jump_item").value == "lk1"
-    click(at, "opt::lk1::label::3")
+    click(at, f"opt::{tok('likert', 'lk1')}::label::3")
     click(at, "submit")
     assert at.query_params["item"] == "lk2"
     assert at.selectbox(key="jump_item").value == "lk2"
@@ -103,13 +104,13 @@ def test_go_to_item_follows_the_item_in_view(store: Store, monkeypatch) -> None:
 def test_refused_submit_marks_the_unanswered_questions_in_place(store: Store, monkeypatch):
     make_project(store, "actionability")
     at = open_annotate(monkeypatch, store.url, "actionability")
-    click(at, "opt::ac1::errors_detected::1")
+    click(at, f"opt::{tok('actionability', 'ac1')}::errors_detected::1")
     click(at, "submit")
     marked = [m.value for m in at.markdown if "answer this" in m.value]
     assert len(marked) == 2  # errors corrected, sources; not the answered one
     assert not any("errors" in m and "detected" in m.lower() for m in marked)
-    click(at, "opt::ac1::errors_corrected::0")
-    click(at, "opt::ac1::sources::0")
+    click(at, f"opt::{tok('actionability', 'ac1')}::errors_corrected::0")
+    click(at, f"opt::{tok('actionability', 'ac1')}::sources::0")
     assert not [m.value for m in at.markdown if "answer this" in m.value]
 
 

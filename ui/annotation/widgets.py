@@ -71,7 +71,7 @@ def choice_buttons(
             chosen = current is not None and _same(current, value)
             box.button(
                 label,
-                key=f"opt::{ctx.item.item_id}::{target.key}::{value}",
+                key=f"opt::{ctx.token}::{target.key}::{value}",
                 type="primary" if chosen else "secondary",
                 shortcut=key if focused and key else None,
                 on_click=save_target,
