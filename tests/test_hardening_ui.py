@@ -128,6 +128,12 @@ def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypa
     at = open_app(monkeypatch, store.url, page="pages/home.py")
     table = at.dataframe[0].value.set_index("project")
     for name in table.index:
-        assert table.loc[name, "submitted items"] == asg.project_progress(store, name)["submitted"]
+        row = asg.project_progress(store, name)
+        assert table.loc[name, "submissions"] == row["submitted"]
+        assert table.loc[name, "complete items"] == f"{row['complete']} / {row['items']}"
     im = table.loc["demo-intent-match"]
-    assert im["submitted items"] == 18 and im["submitted answers"] == 54
+    assert im["submissions"] == 18 and im["submitted answers"] == 54
+    # k = 4 and three demo annotators: no item is complete until you label it too
+    assert im["complete items"] == "0 / 6"
+    progress = open_app(monkeypatch, store.url, page="pages/progress.py")
+    assert '"label": "submissions"' in progress.dataframe[0].proto.columns

@@ -175,11 +175,7 @@ def _submit(ctx: ItemContext) -> None:
         st.session_state[NOTICE_KEY] = "Fix the failed save first."
         return
     ctx = _refresh(ctx)
-    missing = missing_answers(ctx)
-    if missing:
-        st.session_state[NOTICE_KEY] = (
-            "Not submitted, still to answer: " + ", ".join(missing) + " (marked in red)."
-        )
+    if missing_answers(ctx):  # the item area says what is left, and keeps it current
         todo = missing_targets(ctx)
         st.session_state[MISSING_KEY] = (ctx.item.item_id, {t.key for t in todo})
         keys = [t.key for t in ctx.targets]
@@ -550,9 +546,45 @@ def _item_area(
     ctx = _context(store, project, item, user)
     _header(ctx, fig)
     _error()
+    _still_to_answer(ctx)
     view_for(project.kind)(ctx)
     _note(ctx)
     _focus_buttons(ctx)
+    _follow_focus(ctx)
+
+
+def _still_to_answer(ctx: ItemContext) -> None:
+    """After a refused submit: what is still unanswered, redrawn with every label (in the
+    item area, so it never outlives the answers it lists)."""
+    refused_on, _ = st.session_state.get(MISSING_KEY) or (None, set())
+    if refused_on != ctx.item.item_id:
+        return
+    missing = missing_answers(ctx)
+    if missing:
+        st.info(
+            "Not submitted, still to answer: " + ", ".join(missing) + " (marked in red).",
+            icon=":material/info:",
+        )
+    else:
+        st.success("Everything is answered: press Enter to submit.", icon=":material/check:")
+
+
+# Keeps the highlighted question in sight: after a key moves the focus to a question
+# below the fold, scroll just enough to show it (nothing happens when it is visible).
+FOLLOW_FOCUS = """<script>
+setTimeout(() => {
+  const marks = [...document.querySelectorAll('[data-testid="stMain"] strong')]
+    .filter((el) => el.textContent.trim().startsWith("\u25b8"));
+  if (marks.length) marks[0].scrollIntoView({block: "nearest", behavior: "auto"});
+}, 60);
+</script><!-- focus FOCUS_INDEX -->"""
+
+
+def _follow_focus(ctx: ItemContext) -> None:
+    if ctx.targets:
+        # The index in the body makes each focus change a new element, so it runs again.
+        body = FOLLOW_FOCUS.replace("FOCUS_INDEX", f"{ctx.token}:{ctx.focus}")
+        st.html(body, unsafe_allow_javascript=True)
 
 
 @st.fragment
