@@ -55,6 +55,7 @@ def test_adjudicate_opens_on_the_first_flagged_fact(
 ) -> None:
     _audit_project(store)
     at = _audit_page(monkeypatch, sqlite_url)
-    target = at.selectbox(key="adj-im-far-target")
+    at.session_state["audit-tabs-im-far"] = "Adjudicate"
+    target = at.run().selectbox(key="adj-im-far-target")
     # The fact grid flags gold facts 2 and 3 of "far" (Bi-Fact says C, people M).
     assert target.format_func(target.value) == "gold facts #2: to Paris"
