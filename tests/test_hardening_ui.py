@@ -60,6 +60,10 @@ def test_evaluate_page_lists_unavailable_once_and_hides_subset_inputs(
     at.segmented_control(key="ev_mode").set_value("ids").run()
     assert "Item ids (comma-separated)" in [w.label for w in at.text_input]
     assert "N (first N)" not in [w.label for w in at.number_input]
+    # defaults are blank with a word, not a 0 that means "default"
+    boxes = {w.label: w for w in at.number_input}
+    assert boxes["Runs per item"].value is None and boxes["Batch size"].value is None
+    assert boxes["Runs per item"].proto.placeholder == "each evaluator's default"
 
 
 def test_env_names_wrap_only_at_underscores() -> None:
