@@ -320,3 +320,19 @@ def test_closed_side_expanders_build_nothing_until_opened(
     at.run()
     assert at.query_params["item"] == "dinner" and "dinner" in _title(at)
     assert len(_side_box(at, "Evaluators").get("dataframe")) == 2
+
+
+def test_the_end_of_the_queue_sums_up_the_annotators_work(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _likert3(store)
+    ann = store.ensure_annotator("ann", "annotator")
+    at = open_annotate(monkeypatch, store.url, name, ann)
+    click(at, f"opt::{tok(name, 'lk1')}::label::4")
+    click(at, "submit")
+    click(at, f"opt::{tok(name, 'lk2')}::label::2")
+    click(at, "submit")
+    click(at, "skip")  # the third item: given back
+    assert any("Nothing left for you" in s.value for s in at.success)
+    shown = {m.label: m.value for m in at.metric}
+    assert (shown["Submitted"], shown["Skipped"], shown["Drafts"]) == ("2", "1", "0")

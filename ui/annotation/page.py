@@ -497,6 +497,7 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
             "Nothing left for you in this project: every item you may label has its "
             "annotators, or your quota is reached. Thank you!"
         )
+        _queue_summary(store, project, user)
         st.button("Check again", key="check_again")
         return
     st.html(PAGE_CSS)
@@ -517,6 +518,27 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
         _item_area(store, project, item, user, figures)
     with side:
         _side_area(store, project, item, user, first_time=figures.done == 0)
+
+
+def _queue_summary(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
+    """What this annotator did in the project: submitted, skipped, drafts left, flagged,
+    and the median time per item."""
+    people = asg.annotator_progress(store, project.name)
+    mine = people[people["annotator"] == user.name]
+    if mine.empty:
+        return
+    row = mine.iloc[0]
+    cells = st.columns(5)
+    cells[0].metric("Submitted", int(row["submitted"]))
+    cells[1].metric("Skipped", int(row["skipped"]))
+    cells[2].metric("Drafts", int(row["drafts"]), help="Items with answers you did not submit")
+    cells[3].metric("Flagged", int(row["flagged"]))
+    seconds = row["median_seconds"]
+    cells[4].metric(
+        "Median time / item",
+        DASH if seconds is None or seconds != seconds else f"{seconds:.0f} s",
+        help=None if seconds else "no labelling time recorded yet",
+    )
 
 
 def _context(
