@@ -214,16 +214,16 @@ def _number(value: Any) -> float | None:
 
 def _disputed(people: Mapping[str, Mapping[str, Any]], field: str, fact_index: int) -> bool:
     """True when the people gave this field (or fact) more than one value."""
-    values = set()
-    for labels in people.values():
-        value = labels.get(field)
-        if fact_index != WHOLE_FIELD:
-            value = (
-                value[fact_index] if isinstance(value, list) and fact_index < len(value) else None
-            )
-        if value is not None:
-            values.add(str(value))
-    return len(values) > 1
+    values = (_value_at(labels, field, fact_index) for labels in people.values())
+    return len({str(v) for v in values if v is not None}) > 1
+
+
+def _value_at(labels: Mapping[str, Any], field: str, fact_index: int) -> Any:
+    """One person's value of a field, or of one fact of a fact-label field (or None)."""
+    value = labels.get(field)
+    if fact_index == WHOLE_FIELD:
+        return value
+    return value[fact_index] if isinstance(value, list) and fact_index < len(value) else None
 
 
 def _options(spec: HumanField, fact_index: int) -> list[Any]:
@@ -238,11 +238,7 @@ def _options(spec: HumanField, fact_index: int) -> list[Any]:
 def _votes(people: Mapping[str, Mapping[str, Any]], field: str, fact_index: int) -> str:
     parts = []
     for who, labels in sorted(people.items()):
-        value = labels.get(field)
-        if fact_index != WHOLE_FIELD:
-            value = (
-                value[fact_index] if isinstance(value, list) and fact_index < len(value) else None
-            )
+        value = _value_at(labels, field, fact_index)
         if value is not None:
             parts.append(f"{who} **{value}**")
     return ", ".join(parts)
