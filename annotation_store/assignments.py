@@ -51,6 +51,9 @@ DEFAULTS: dict[str, Any] = {
     "show_evaluators": "after_submit",
     "claim_timeout_minutes": 60,
     "annotators_run_evaluators": False,
+    # Item fields (or "item_id" / "generator") annotators may see beyond the kind's own
+    # fields; by default they see nothing that could name a condition or a system.
+    "annotators_see": [],
 }
 
 
@@ -102,6 +105,11 @@ def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("seed", "claim_timeout_minutes", "k"):
         if key in out and (not isinstance(out[key], int) or out[key] < 0):
             raise AssignmentError(f"{key} must be a whole number >= 0")
+    if "annotators_see" in out and (
+        not isinstance(out["annotators_see"], list)
+        or not all(isinstance(v, str) and v for v in out["annotators_see"])
+    ):
+        raise AssignmentError("annotators_see must be a list of item field names")
     if out.get("quota") in (0, ""):
         out["quota"] = None
     return out
@@ -446,6 +454,24 @@ def queue(store: Store, project: str, annotator: str) -> list[str]:
             .order_by(Assignment.created_at, Assignment.id)
         ).all()
         return [r[0] for r in rows if r[1] in ("open", "done")]
+
+
+def display_order(store: Store, project: str, annotator: str) -> list[str]:
+    """Every item ever handed to an annotator, in the order they got it (any status).
+
+    Position + 1 is the item's neutral display number for that annotator: it stays the
+    same when an item is skipped or released, and tells nothing about the item.
+    """
+    with store.read() as s:
+        rows = s.execute(
+            select(Item.item_id)
+            .join(Assignment, Item.id == Assignment.item_pk)
+            .join(Project, Project.id == Assignment.project_id)
+            .join(Annotator, Annotator.id == Assignment.annotator_id)
+            .where(Project.name == project, Annotator.name == annotator)
+            .order_by(Assignment.created_at, Assignment.id)
+        ).all()
+    return list(dict.fromkeys(r[0] for r in rows))
 
 
 def may_open(store: Store, project: str, item_id: str, annotator: str, role: str) -> bool:

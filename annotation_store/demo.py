@@ -55,6 +55,16 @@ DEMO_PROJECTS = (
         "intent_resolution/annotations.csv",
         "intent_resolution/scores.csv",
     ),
+    # Synthetic, a few hundred items: two judge versions (workbench_api.demo records
+    # their runs), a word-overlap metric and four people, so alignment, the alternative
+    # annotator test and the estimates have something to find.
+    DemoProject(
+        "demo-judge-study",
+        "intent_resolution",
+        ("judge_study/items.jsonl",),
+        "judge_study/annotations.csv",
+        "judge_study/scores.csv",
+    ),
 )
 
 

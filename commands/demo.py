@@ -23,14 +23,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_demo(args: argparse.Namespace, store: Store) -> int:
     """Load the demo projects and say which were created."""
-    from annotation_store.demo import DEMO_PROJECTS, ensure_demo, load_demo
+    from annotation_store.demo import DEMO_PROJECTS
+    from workbench_api.demo import load_all
 
     if args.reset:
         names = {p.name for p in store.projects()}
         for spec in DEMO_PROJECTS:
             if spec.name in names:
                 store.delete_project(spec.name)
-    created = ensure_demo(store) if args.if_empty else load_demo(store)
+    created = load_all(store, if_empty=args.if_empty)
     print(
         f"demo projects loaded: {', '.join(created)}"
         if created

@@ -60,11 +60,11 @@ def cmd_run(args: argparse.Namespace, _store: object) -> int:
         os.environ["WORKBENCH_DB_URL"] = args.db
     if args.demo:
         from annotation_store import Store
-        from annotation_store.demo import ensure_demo
+        from workbench_api.demo import load_all
 
         store = Store(args.db)
         try:
-            ensure_demo(store)
+            load_all(store, if_empty=True)
         finally:
             store.close()
     argv = streamlit_argv(args)

@@ -13,6 +13,17 @@ from ui.context import current_project, current_user, get_store, has_role
 from ui.study.admin_view import study_tab as study_view
 from ui.tables import dash_missing
 
+STRATEGY_WORDS = {
+    "in_order": "In file order",
+    "random": "Random order",
+    "least_annotated": "Least-annotated first",
+}
+SHOW_WORDS = {
+    "never": "Never",
+    "after_submit": "After they submit the item",
+    "always": "Always",
+}
+
 st.title("Users & settings")
 if not has_role("admin"):
     st.error("Only admins manage users and settings.")
@@ -23,13 +34,23 @@ me = current_user()
 project = current_project()
 
 
-def _run(action, ok: str) -> None:
-    """Do a store action; show success or the reason it was refused."""
+FLASH_KEY = "admin_flash"
+
+
+def _run(action, ok: str, *, redraw: bool = False) -> None:
+    """Do a store action; show success or the reason it was refused.
+
+    ``redraw``: the page is drawn again at once (with the message), so tables and pickers
+    drawn above the form show the change (a new user in the user list and dropdown).
+    """
     try:
         action()
     except (StoreError, ValueError) as exc:
         st.error(str(exc))
     else:
+        if redraw:
+            st.session_state[FLASH_KEY] = ok
+            st.rerun()
         st.success(ok)
 
 
@@ -78,6 +99,9 @@ with users_tab:
         "need the e-mail they sign in with.",
         icon=":material/lock:",
     )
+    flash = st.session_state.pop(FLASH_KEY, None)
+    if flash:
+        st.success(flash)
     people = store.annotators()
     st.dataframe(
         pd.DataFrame(
@@ -109,6 +133,7 @@ with users_tab:
                     store, name, role, password=password or None, email=email or None
                 ),
                 f"Added {name}.",
+                redraw=True,
             )
     with change, st.form("change_user"):
         st.markdown("**Change a user**")
@@ -131,7 +156,7 @@ with users_tab:
                 if active != "(keep)":
                     accounts.set_active(store, who, active == "enabled")
 
-            _run(change_user, f"Saved {who}.")
+            _run(change_user, f"Saved {who}.", redraw=True)
     _sign_in_attempts()
 
 if project is None:
@@ -148,7 +173,8 @@ with settings_tab:
             "Order items are handed out",
             asg.STRATEGIES,
             index=asg.STRATEGIES.index(cfg.assignment),
-            help="random is seeded and stable per annotator",
+            format_func=STRATEGY_WORDS.get,
+            help="Random is seeded and stable per annotator",
         )
         seed = st.number_input("Random seed", 0, 10**9, cfg.seed)
         quota = st.number_input("Quota per annotator (0 = none)", 0, 100000, cfg.quota or 0)
@@ -156,6 +182,7 @@ with settings_tab:
             "Annotators see evaluator outputs",
             asg.SHOW_EVALUATORS,
             index=asg.SHOW_EVALUATORS.index(cfg.show_evaluators),
+            format_func=SHOW_WORDS.get,
         )
         timeout = st.number_input(
             "Claims lapse after (minutes without a save)", 5, 10080, cfg.claim_timeout_minutes

@@ -69,11 +69,12 @@ else:
             c1, c3 = st.columns(2)
             runs = c1.number_input(
                 "Runs per item",
-                0,
+                1,
                 10,
-                0,
+                None,
                 key="ev_runs",
-                help="0: each evaluator's default (FinGrAct averages 3)",
+                placeholder="each evaluator's default",
+                help="Empty: each evaluator's default (FinGrAct averages 3)",
             )
             only_missing = c3.checkbox(
                 "Only items without a result",
@@ -91,13 +92,14 @@ else:
                 ids = st.text_input("Item ids (comma-separated)", key="ev_ids")
             batch = st.number_input(
                 "Batch size",
-                0,
+                1,
                 1024,
-                0,
+                None,
                 key="ev_batch",
+                placeholder="each evaluator's default",
                 help="Items per batch; results are saved and cancel is checked per batch. "
-                "0: each evaluator's default (256 for local models, which batch on the CPU; "
-                "for LLM judges the client's concurrency limit, at most 16)",
+                "Empty: each evaluator's default (256 for local models, which batch on the "
+                "CPU; for LLM judges the client's concurrency limit, at most 16)",
             )
             run_mode = st.radio(
                 "Run mode",
@@ -120,10 +122,10 @@ else:
             try:
                 params = evaluate_params(
                     chosen,
-                    runs=int(runs) or None,
+                    runs=int(runs) if runs else None,
                     subset=subset,
                     only_missing=only_missing,
-                    batch_size=int(batch) or None,
+                    batch_size=int(batch) if batch else None,
                     mode=run_mode or "online",
                 )
                 job_id = submit_evaluate_job(store, project.name, params, created_by=user.name)

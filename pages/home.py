@@ -66,20 +66,22 @@ if not records:
 
 table = _table(records, columns)
 if "annotators" in columns:
-    # Items x annotators, as Progress counts them; answers are single label fields.
-    table.insert(
-        4,
-        "submitted items",
-        [asg.project_progress(store, r.name)["submitted"] for r in records],
-    )
+    # The same words and figures as Progress: an item is complete once k people
+    # submitted it; a submission is one person submitting one item.
+    progress = [asg.project_progress(store, r.name) for r in records]
+    table.insert(3, "complete items", [f"{p['complete']} / {p['items']}" for p in progress])
+    table.insert(5, "submissions", [p["submitted"] for p in progress])
 st.subheader("Projects")
 st.dataframe(
     table,
     hide_index=True,
     width="stretch",
     column_config={
-        "submitted items": st.column_config.NumberColumn(
-            help="Items submitted, counted once per annotator (as on Progress)"
+        "complete items": st.column_config.TextColumn(
+            help="Items with k submissions (the project's k), of all items (as on Progress)"
+        ),
+        "submissions": st.column_config.NumberColumn(
+            help="One per annotator per submitted item (as on Progress)"
         ),
         "submitted answers": st.column_config.NumberColumn(
             help="Submitted label fields: one per question an annotator answered"

@@ -29,7 +29,7 @@ table, config = dash_missing(
             "short of k", help="Items with fewer than k submitted annotators"
         ),
         "submitted": st.column_config.NumberColumn(
-            "submitted", help="Items submitted, counted once per annotator"
+            "submissions", help="One per annotator per submitted item (as on Home)"
         ),
         "missing_labels": st.column_config.NumberColumn(
             "labels needed", help="Submissions still needed for every item to reach k"

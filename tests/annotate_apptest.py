@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation_store import AnnotatorInfo
 from tests.support.apptest import assert_ok, open_app
+from ui.annotation.context import widget_token
 
 
 def open_annotate(
@@ -32,9 +33,9 @@ def click(at: AppTest, key: str) -> AppTest:
     return assert_ok(at.button(key=key).click().run())
 
 
-def chosen(at: AppTest, item: str, target: str) -> list[str]:
+def chosen(at: AppTest, project: str, item: str, target: str) -> list[str]:
     """Values of the highlighted (saved) option buttons of one target."""
-    prefix = f"opt::{item}::{target}::"
+    prefix = f"opt::{widget_token(project, item)}::{target}::"
     return [
         b.key.rsplit("::", 1)[1]
         for b in at.button

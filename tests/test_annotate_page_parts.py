@@ -14,6 +14,7 @@ from annotation_store import assignments as asg
 from kinds.builtin.actionability import GUIDELINE as ACTIONABILITY_GUIDELINE
 from tests.annotate_apptest import chosen, click, open_annotate
 from tests.annotate_fixtures import make_project
+from ui.annotation.context import widget_token as tok
 from ui.annotation.dialogue_faithfulness import act_markdown
 
 EXTRA_LIKERT = [
@@ -77,7 +78,7 @@ def test_guideline_collapses_after_the_first_submit_and_shows_a_placeholder_when
     at = open_annotate(monkeypatch, store.url, name)
     expanded, texts, _ = _guideline(at)
     assert expanded and texts == ["_No guideline yet._"]
-    click(at, "opt::lk1::label::3")
+    click(at, f"opt::{tok('likert', 'lk1')}::label::3")
     click(at, "submit")
     assert at.query_params["item"] == "lk2"
     expanded, _, captions = _guideline(at)
@@ -96,11 +97,11 @@ def test_position_and_progress_follow_submits_and_navigation(
     assert _progress(at) == (0, "0 of 3 submitted")
     assert _title(at) == "#### Likert scale · `lk1` :blue-badge[new]"
 
-    click(at, "opt::lk1::label::5")
+    click(at, f"opt::{tok('likert', 'lk1')}::label::5")
     assert _title(at) == "#### Likert scale · `lk1` :orange-badge[draft]"
     click(at, "submit")
     assert at.query_params["item"] == "lk2"
-    assert any(i.value == "Submitted lk1." for i in at.info)
+    assert any(i.value == "Submitted `lk1`." for i in at.info)
     assert _position(at).startswith("2 items left for you (this one included) · ")
     assert _progress(at) == (33, "1 of 3 submitted")
 
@@ -126,7 +127,7 @@ def test_progress_counts_against_the_quota(store: Store, monkeypatch: pytest.Mon
         "2 items left for you (this one included) · project **likert** · you: ana"
     )
     assert _progress(at) == (0, "0 of 2 submitted (quota)")
-    click(at, "opt::lk1::label::2")
+    click(at, f"opt::{tok('likert', 'lk1')}::label::2")
     click(at, "submit")
     assert _progress(at) == (50, "1 of 2 submitted (quota)")
     assert _position(at).startswith("1 item left for you (this one included) · ")
@@ -140,7 +141,7 @@ def test_note_is_saved_to_the_store_and_can_be_changed(
 ) -> None:
     name = make_project(store, "categorical")
     at = open_annotate(monkeypatch, store.url, name)
-    key = "note::categorical::ct1"
+    key = f"note::{tok('categorical', 'ct1')}"
     assert at.text_area(key=key).value == ""
     at.text_area(key=key).input("Sarcasm? The battery part reads as a joke.").run()
     state = store.item_state(name, "ct1", "admin")
@@ -158,12 +159,14 @@ def test_skip_marks_the_item_skipped_and_moves_on(
     name = _likert3(store)
     at = open_annotate(monkeypatch, store.url, name)
     assert at.query_params["item"] == "lk1"
-    click(at, "opt::lk1::label::2")  # a label given before skipping is kept, as skipped
+    click(
+        at, f"opt::{tok('likert', 'lk1')}::label::2"
+    )  # a label given before skipping is kept, as skipped
     click(at, "skip")
     state = store.item_state(name, "lk1", "admin")
     assert state["status"] == "skipped" and state["labels"] == {"label": 2}
     assert at.query_params["item"] == "lk2"
-    assert any(i.value == "Skipped lk1; it goes to someone else." for i in at.info)
+    assert any(i.value == "Skipped `lk1`; it goes to someone else." for i in at.info)
     assert _title(at) == "#### Likert scale · `lk2` :blue-badge[new]"
     assert asg.queue(store, name, "admin") == ["lk2"]  # lk1 was given back
     skipped = store.annotations_frame(name, ("skipped",))
@@ -266,10 +269,10 @@ def test_actionability_total_from_the_three_rubric_fields(
     make_project(store, "actionability")
     at = open_annotate(monkeypatch, store.url, "actionability")
     assert _actionability_metric(at) == "—"
-    click(at, f"opt::ac1::errors_detected::{detected}")
-    click(at, f"opt::ac1::errors_corrected::{corrected}")
+    click(at, f"opt::{tok('actionability', 'ac1')}::errors_detected::{detected}")
+    click(at, f"opt::{tok('actionability', 'ac1')}::errors_corrected::{corrected}")
     assert _actionability_metric(at) == "—"  # undefined until all three are answered
-    click(at, f"opt::ac1::sources::{sources}")
+    click(at, f"opt::{tok('actionability', 'ac1')}::sources::{sources}")
     assert _actionability_metric(at) == shown  # (detected + corrected + sources) x 5/7
     assert store.item_state("actionability", "ac1", "admin")["labels"] == {
         "errors_detected": detected,
@@ -279,7 +282,7 @@ def test_actionability_total_from_the_three_rubric_fields(
     click(at, "submit")
     again = open_annotate(monkeypatch, store.url, "actionability", item="ac1")
     assert _actionability_metric(again) == shown
-    assert chosen(again, "ac1", "sources") == [str(sources)]
+    assert chosen(again, "actionability", "ac1", "sources") == [str(sources)]
 
 
 # -- side column: the evaluator panel and the others' labels ----------------------------------
@@ -317,3 +320,19 @@ def test_closed_side_expanders_build_nothing_until_opened(
     at.run()
     assert at.query_params["item"] == "dinner" and "dinner" in _title(at)
     assert len(_side_box(at, "Evaluators").get("dataframe")) == 2
+
+
+def test_the_end_of_the_queue_sums_up_the_annotators_work(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _likert3(store)
+    ann = store.ensure_annotator("ann", "annotator")
+    at = open_annotate(monkeypatch, store.url, name, ann)
+    click(at, f"opt::{tok(name, 'lk1')}::label::4")
+    click(at, "submit")
+    click(at, f"opt::{tok(name, 'lk2')}::label::2")
+    click(at, "submit")
+    click(at, "skip")  # the third item: given back
+    assert any("Nothing left for you" in s.value for s in at.success)
+    shown = {m.label: m.value for m in at.metric}
+    assert (shown["Submitted"], shown["Skipped"], shown["Drafts"]) == ("2", "1", "0")

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from annotation_store import Store
 from tests.annotate_apptest import chosen, click, open_annotate
 from tests.annotate_fixtures import make_project
+from ui.annotation.context import widget_token as tok
 
 # kind -> item, clicks (target key, value), expected labels after submit
 CASES = {
@@ -56,7 +57,7 @@ def test_label_submit_reload_shows_same_values(
     item, clicks, expected = CASES[kind]
     at = _open_new_project(store, monkeypatch, kind, item)
     for target, value in clicks:
-        click(at, f"opt::{item}::{target}::{value}")
+        click(at, f"opt::{tok(kind, item)}::{target}::{value}")
     # every choice is in the store as a draft before submit
     state = store.item_state(kind, item, "admin")
     assert state["labels"] == expected and state["status"] == "draft"
@@ -67,7 +68,7 @@ def test_label_submit_reload_shows_same_values(
 
     again = open_annotate(monkeypatch, store.url, kind, item=item)
     for target, value in clicks:
-        assert chosen(again, item, target) == [str(value)], target
+        assert chosen(again, kind, item, target) == [str(value)], target
     assert any("submitted" in m.value for m in again.markdown)
 
 
@@ -78,12 +79,21 @@ def test_binary_shows_text_context_and_yes_no(
     texts = [m.value for m in at.markdown]
     assert "Canberra is the capital of Australia\\." in texts
     assert "| Context | Value |\n|---|---|\n| topic | geography |" in texts
-    options = {b.key: b.label for b in at.button if (b.key or "").startswith("opt::bn1::")}
-    assert options == {"opt::bn1::label::1": "yes", "opt::bn1::label::0": "no"}
-    click(at, "opt::bn1::label::1")
-    click(at, "opt::bn1::label::0")  # a changed mind: the last choice is what is stored
+    options = {
+        b.key: b.label
+        for b in at.button
+        if (b.key or "").startswith(f"opt::{tok('binary', 'bn1')}::")
+    }
+    assert options == {
+        f"opt::{tok('binary', 'bn1')}::label::1": "yes",
+        f"opt::{tok('binary', 'bn1')}::label::0": "no",
+    }
+    click(at, f"opt::{tok('binary', 'bn1')}::label::1")
+    click(
+        at, f"opt::{tok('binary', 'bn1')}::label::0"
+    )  # a changed mind: the last choice is what is stored
     assert store.item_state("binary", "bn1", "admin")["labels"] == {"label": 0}
-    assert chosen(at, "bn1", "label") == ["0"]
+    assert chosen(at, "binary", "bn1", "label") == ["0"]
     click(at, "submit")
     assert _stored_rows(store, "binary") == [["bn1", "label", 0]]
 
@@ -92,12 +102,12 @@ def test_score_number_submit_reload_shows_same_value(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     at = _open_new_project(store, monkeypatch, "score", "sc1")
-    box = at.number_input(key="num::sc1::label")
+    box = at.number_input(key=f"num::{tok('score', 'sc1')}::label")
     assert box.value is None and (box.min, box.max) == (0.0, 1.0)
     click(at, "submit")  # refused: no score yet
     assert store.item_state("score", "sc1", "admin")["status"] is None
     assert any("still to answer: label" in i.value for i in at.info)
-    at.number_input(key="num::sc1::label").set_value(0.75).run()
+    at.number_input(key=f"num::{tok('score', 'sc1')}::label").set_value(0.75).run()
     assert not at.exception
     state = store.item_state("score", "sc1", "admin")
     assert state["labels"] == {"label": 0.75} and state["status"] == "draft"
@@ -106,15 +116,15 @@ def test_score_number_submit_reload_shows_same_value(
     assert _stored_rows(store, "score") == [["sc1", "label", 0.75]]
 
     again = open_annotate(monkeypatch, store.url, "score", item="sc1")
-    assert again.number_input(key="num::sc1::label").value == 0.75
+    assert again.number_input(key=f"num::{tok('score', 'sc1')}::label").value == 0.75
     assert any("submitted" in m.value for m in again.markdown)
     # a changed score after submit stays submitted and is kept in the history
-    again.number_input(key="num::sc1::label").set_value(0.4).run()
+    again.number_input(key=f"num::{tok('score', 'sc1')}::label").set_value(0.4).run()
     state = store.item_state("score", "sc1", "admin")
     assert state["labels"] == {"label": 0.4} and state["status"] == "submitted"
     assert list(store.history("score", "sc1")["new_value"])[-1] == 0.4
     third = open_annotate(monkeypatch, store.url, "score", item="sc1")
-    assert third.number_input(key="num::sc1::label").value == 0.4
+    assert third.number_input(key=f"num::{tok('score', 'sc1')}::label").value == 0.4
 
 
 def test_intent_match_live_scores_and_partial_draft(
@@ -122,8 +132,8 @@ def test_intent_match_live_scores_and_partial_draft(
 ) -> None:
     make_project(store, "intent_match")
     at = open_annotate(monkeypatch, store.url, "intent_match")
-    click(at, "opt::im1::gold_fact_labels.0::C")
-    click(at, "opt::im1::gold_fact_labels.1::M")
+    click(at, f"opt::{tok('intent_match', 'im1')}::gold_fact_labels.0::C")
+    click(at, f"opt::{tok('intent_match', 'im1')}::gold_fact_labels.1::M")
     # half a list is saved as a draft; unlabelled facts hold "?"
     saved = store.item_state("intent_match", "im1", "admin")["labels"]["gold_fact_labels"]
     assert saved == ["C", "M", "?", "?", "?"]
@@ -135,8 +145,8 @@ def test_intent_match_live_scores_and_partial_draft(
     assert any("still to answer" in i.value for i in at.info)
     # a reload keeps the half-done list
     again = open_annotate(monkeypatch, store.url, "intent_match", item="im1")
-    assert chosen(again, "im1", "gold_fact_labels.1") == ["M"]
-    assert chosen(again, "im1", "gold_fact_labels.2") == []
+    assert chosen(again, "intent_match", "im1", "gold_fact_labels.1") == ["M"]
+    assert chosen(again, "intent_match", "im1", "gold_fact_labels.2") == []
 
 
 def test_changing_a_submitted_label_keeps_history(
@@ -144,10 +154,10 @@ def test_changing_a_submitted_label_keeps_history(
 ) -> None:
     make_project(store, "dialogue_faithfulness")
     at = open_annotate(monkeypatch, store.url, "dialogue_faithfulness")
-    click(at, "opt::df1::faithful::1")
+    click(at, f"opt::{tok('dialogue_faithfulness', 'df1')}::faithful::1")
     click(at, "submit")
     at = open_annotate(monkeypatch, store.url, "dialogue_faithfulness", item="df1")
-    click(at, "opt::df1::faithful::0")
+    click(at, f"opt::{tok('dialogue_faithfulness', 'df1')}::faithful::0")
     state = store.item_state("dialogue_faithfulness", "df1", "admin")
     assert state["labels"] == {"faithful": 0} and state["status"] == "submitted"
     hist = store.history("dialogue_faithfulness", "df1")
@@ -160,12 +170,12 @@ def test_note_and_flag_are_saved_and_restored(
 ) -> None:
     make_project(store, "likert")
     at = open_annotate(monkeypatch, store.url, "likert")
-    at.text_area(key="note::likert::lk1").input("ambiguous source").run()
+    at.text_area(key=f"note::{tok('likert', 'lk1')}").input("ambiguous source").run()
     click(at, "flag")
     state = store.item_state("likert", "lk1", "admin")
     assert state["note"] == "ambiguous source" and state["flagged"] is True
     again = open_annotate(monkeypatch, store.url, "likert", item="lk1")
-    assert again.text_area(key="note::likert::lk1").value == "ambiguous source"
+    assert again.text_area(key=f"note::{tok('likert', 'lk1')}").value == "ambiguous source"
     assert again.button(key="flag").label == "Unflag"
 
 
@@ -181,7 +191,7 @@ def test_failed_save_is_shown_and_blocks_moving_on(
     import ui.context
 
     monkeypatch.setattr(ui.context.get_store(), "save_label", broken)
-    click(at, "opt::lk1::label::4")
+    click(at, f"opt::{tok('likert', 'lk1')}::label::4")
     assert any("database is locked" in e.value for e in at.error)
     click(at, "submit")
     assert store.item_state("likert", "lk1", "admin")["status"] is None

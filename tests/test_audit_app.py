@@ -176,12 +176,19 @@ def test_adjudication_from_the_drill_down_is_stored_with_its_source(
     _audit_project(store)
     at = _audit_page(monkeypatch, sqlite_url)
     key = "adj-im-far"
+    assert f"{key}-target" not in [s.key for s in at.selectbox]  # built only when opened
+    at.session_state["audit-tabs-im-far"] = "Adjudicate"
+    at = assert_ok(at.run())
     target = at.selectbox(key=f"{key}-target")
     labels = list(target.options)  # shown labels; the values are their indices
     assert "gold facts #2: to Paris" in labels
+    # it opens on the first fact an evaluator disputes (Bi-Fact says C, people M)
+    assert labels[target.value] == "gold facts #2: to Paris"
     # Accept the majority on "match" (everyone said 0): unanimous.
     at.selectbox(key=f"{key}-target").set_value(labels.index("match")).run()
+    assert at.session_state["audit-tabs-im-far"] == "Adjudicate"  # the tab stays open
     assert_ok(at.button(key=f"{key}-accept").click().run())
+    assert [s.value for s in at.success] == ["Saved **match** = different task (unanimous)"]
     # Gold fact 2 ("to Paris"): majority M; the reviewer decides C, metric was right.
     at.selectbox(key=f"{key}-target").set_value(labels.index("gold facts #2: to Paris")).run()
     idx = labels.index("gold facts #2: to Paris")

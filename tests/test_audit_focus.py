@@ -55,6 +55,29 @@ def test_adjudicate_opens_on_the_first_flagged_fact(
 ) -> None:
     _audit_project(store)
     at = _audit_page(monkeypatch, sqlite_url)
-    target = at.selectbox(key="adj-im-far-target")
+    at.session_state["audit-tabs-im-far"] = "Adjudicate"
+    target = at.run().selectbox(key="adj-im-far-target")
     # The fact grid flags gold facts 2 and 3 of "far" (Bi-Fact says C, people M).
     assert target.format_func(target.value) == "gold facts #2: to Paris"
+
+
+def test_adjudication_starts_where_people_disagree_and_speaks_in_words() -> None:
+    from kinds import get_kind
+    from ui.audit.adjudication_view import WHOLE_FIELD, _disputed, shown_value
+
+    people = {
+        "a": {"gold_fact_labels": ["C", "M", "C"], "match": 1},
+        "b": {"gold_fact_labels": ["C", "C", "C"], "match": 1},
+    }
+    assert not _disputed(people, "gold_fact_labels", 0)
+    assert _disputed(people, "gold_fact_labels", 1)
+    assert not _disputed(people, "match", WHOLE_FIELD)
+    match = get_kind("intent_match").human_field("match", {})
+    assert shown_value(match, WHOLE_FIELD, 0) == "different task"
+    binary = get_kind("binary").human_field("label", {})
+    assert (shown_value(binary, WHOLE_FIELD, 1), shown_value(binary, WHOLE_FIELD, 0)) == (
+        "yes",
+        "no",
+    )
+    resolution = get_kind("intent_resolution").human_field("resolution", {})
+    assert shown_value(resolution, WHOLE_FIELD, 0.2).endswith("(0.2)")

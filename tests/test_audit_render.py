@@ -365,3 +365,12 @@ def test_audit_drill_down_shows_the_rubric_grid_beside_fingract_findings(
     assert findings["mentioned"].tolist() == [False, True]
     assert findings["corrected"].tolist() == [False, True]
     assert findings["supported_by_link"].tolist() == [False, False]
+
+
+def test_sampled_grades_are_counted_not_listed() -> None:
+    from ui.audit.result_view import sample_spread
+
+    assert sample_spread([4, 3, 4, None, 4, 3]) == (
+        "6 samples: 3 ×2 · 4 ×3 · unreadable ×1 (mean 3.60)"
+    )
+    assert sample_spread([4]) is None and sample_spread("4") is None

@@ -19,6 +19,13 @@ def test_admin_adds_user_and_saves_settings(store: Store, monkeypatch: pytest.Mo
     next(s for s in at.selectbox if s.label == "Role").select("reviewer")
     next(b for b in at.button if b.label == "Add user").click().run()
     assert accounts.authenticate_local(store, "zoe", "zoe-password").role == "reviewer"
+    # at once in the user list and the "Change a user" picker, without a reload
+    assert "zoe" in at.dataframe[0].value["name"].tolist()
+    assert "zoe" in next(s for s in at.selectbox if s.label == "User").options
+    assert [s.value for s in at.success] == ["Added zoe."]
+    # settings read as words, not as their stored names
+    order = next(s for s in at.selectbox if s.label == "Order items are handed out")
+    assert order.options == ["In file order", "Random order", "Least-annotated first"]
 
     number = {n.label: n for n in at.number_input}
     number["Annotators per item (k)"].set_value(4)

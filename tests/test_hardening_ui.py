@@ -14,6 +14,7 @@ from annotation_store.demo import load_demo
 from tests.annotate_apptest import click, open_annotate, open_side_expander
 from tests.annotate_fixtures import make_project
 from tests.support.apptest import open_app, open_evaluator_panel
+from ui.annotation.context import widget_token as tok
 from ui.annotation.page import OTHERS_OPEN_KEY
 from ui.evaluator_panel import breakable, grouped_reasons
 
@@ -59,6 +60,10 @@ def test_evaluate_page_lists_unavailable_once_and_hides_subset_inputs(
     at.segmented_control(key="ev_mode").set_value("ids").run()
     assert "Item ids (comma-separated)" in [w.label for w in at.text_input]
     assert "N (first N)" not in [w.label for w in at.number_input]
+    # defaults are blank with a word, not a 0 that means "default"
+    boxes = {w.label: w for w in at.number_input}
+    assert boxes["Runs per item"].value is None and boxes["Batch size"].value is None
+    assert boxes["Runs per item"].proto.placeholder == "each evaluator's default"
 
 
 def test_env_names_wrap_only_at_underscores() -> None:
@@ -90,7 +95,7 @@ def test_go_to_item_follows_the_item_in_view(store: Store, monkeypatch) -> None:
     store.upsert_items("likert", [{"item_id": "lk2", "fields": {"text": "two"}}])
     at = open_annotate(monkeypatch, store.url, "likert")
     assert at.selectbox(key="jump_item").value == "lk1"
-    click(at, "opt::lk1::label::3")
+    click(at, f"opt::{tok('likert', 'lk1')}::label::3")
     click(at, "submit")
     assert at.query_params["item"] == "lk2"
     assert at.selectbox(key="jump_item").value == "lk2"
@@ -103,13 +108,13 @@ def test_go_to_item_follows_the_item_in_view(store: Store, monkeypatch) -> None:
 def test_refused_submit_marks_the_unanswered_questions_in_place(store: Store, monkeypatch):
     make_project(store, "actionability")
     at = open_annotate(monkeypatch, store.url, "actionability")
-    click(at, "opt::ac1::errors_detected::1")
+    click(at, f"opt::{tok('actionability', 'ac1')}::errors_detected::1")
     click(at, "submit")
     marked = [m.value for m in at.markdown if "answer this" in m.value]
     assert len(marked) == 2  # errors corrected, sources; not the answered one
     assert not any("errors" in m and "detected" in m.lower() for m in marked)
-    click(at, "opt::ac1::errors_corrected::0")
-    click(at, "opt::ac1::sources::0")
+    click(at, f"opt::{tok('actionability', 'ac1')}::errors_corrected::0")
+    click(at, f"opt::{tok('actionability', 'ac1')}::sources::0")
     assert not [m.value for m in at.markdown if "answer this" in m.value]
 
 
@@ -127,6 +132,12 @@ def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypa
     at = open_app(monkeypatch, store.url, page="pages/home.py")
     table = at.dataframe[0].value.set_index("project")
     for name in table.index:
-        assert table.loc[name, "submitted items"] == asg.project_progress(store, name)["submitted"]
+        row = asg.project_progress(store, name)
+        assert table.loc[name, "submissions"] == row["submitted"]
+        assert table.loc[name, "complete items"] == f"{row['complete']} / {row['items']}"
     im = table.loc["demo-intent-match"]
-    assert im["submitted items"] == 18 and im["submitted answers"] == 54
+    assert im["submissions"] == 18 and im["submitted answers"] == 54
+    # k = 4 and three demo annotators: no item is complete until you label it too
+    assert im["complete items"] == "0 / 6"
+    progress = open_app(monkeypatch, store.url, page="pages/progress.py")
+    assert '"label": "submissions"' in progress.dataframe[0].proto.columns

@@ -22,8 +22,9 @@ HOME_COLUMNS = [
     "project",
     "kind",
     "items",
+    "complete items",
     "annotators",
-    "submitted items",
+    "submissions",
     "submitted answers",
     "draft answers",
     "evaluator results",
@@ -126,8 +127,8 @@ def test_home_lists_every_project_with_its_kind_and_counts(
     table = frames[0].value
     assert list(table.columns) == HOME_COLUMNS
     assert table.values.tolist() == [
-        ["alpha", "Binary label", 3, 2, 3, 3, 1, 2],
-        ["beta", "Likert scale", 4, 1, 1, 1, 2, 0],
+        ["alpha", "Binary label", 3, "0 / 3", 2, 3, 3, 1, 2],
+        ["beta", "Likert scale", 4, "0 / 4", 1, 1, 1, 2, 0],
     ]
     # Single-user mode signs in as admin, and the picker defaults to the first project.
     assert "Signed in as **admin** (admin)" in _captions(at.sidebar)

@@ -40,3 +40,16 @@ def test_the_data_page_draws_the_chosen_page_only(
     shown = table.value
     assert list(shown["item_id"]) == [f"i{i:04d}" for i in range(100, 120)]
     assert "Items 101–120 of 120" in [c.value for c in at.caption]
+    assert list(shown["text"])[:2] == ["t100", "t101"]  # a column per field, no JSON
+
+
+def test_item_fields_read_as_text_not_json() -> None:
+    from annotation_store import ItemRecord
+    from ui.items_browser import items_page_frame
+
+    act = {"act": "INFORM", "slot": "price_range", "values": ["cheap", "moderate"]}
+    frame = items_page_frame(
+        [ItemRecord(1, "d1", 0, {"act": act, "utterance": "It is cheap.", "facts": []})]
+    )
+    assert frame.loc[0, "act"] == "act: INFORM · slot: price_range · values: cheap · moderate"
+    assert frame.loc[0, "utterance"] == "It is cheap." and frame.loc[0, "facts"] == "(empty)"

@@ -3,6 +3,8 @@ feedback, qualification, annotation with a gold item, survey, completion."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -11,6 +13,7 @@ from annotation_store import crowd_quality as cq
 from annotation_store.study import set_study
 from tests.support.apptest import app_session, assert_ok
 from tests.support.crowd import DONE_URL, STUDY, TOKEN
+from ui.annotation.context import widget_token
 
 
 @pytest.fixture
@@ -97,9 +100,12 @@ def test_training_feedback_and_a_failed_qualification(monkeypatch, study_db) -> 
     ]
 
 
-def _label_current(at: AppTest, value: int) -> tuple[AppTest, str]:
-    item = at.query_params["item"]
-    at = assert_ok(at.button(key=f"opt::{item}::label::{value}").click().run())
+def _label_current(at: AppTest, value: int, url: str) -> tuple[AppTest, str]:
+    """Label the item in view; its id is read back from the opaque widget key."""
+    (key,) = [b.key for b in at.button if re.fullmatch(rf"opt::\w+::label::{value}", b.key or "")]
+    by_token = {widget_token("p", i): i for i in Store(url).item_ids("p")}
+    item = by_token[key.split("::")[1]]
+    at = assert_ok(at.button(key=key).click().run())
     return assert_ok(at.button(key="submit").click().run()), item
 
 
@@ -116,7 +122,7 @@ def test_a_qualified_worker_annotates_meets_gold_answers_survey_and_completes(
         at = click(at, "training_continue")
     seen = []
     for _ in range(3):
-        at, item = _label_current(at, 1)
+        at, item = _label_current(at, 1, study_db)
         seen.append(item)
     assert seen == ["i0", "i2", "i1"]  # the gold item among the others, at the rate 1/2
     assert "How clear was the task?" in str([r.label for r in at.radio])

@@ -24,6 +24,7 @@ from reports import build_report, render_report
 from tests.annotate_apptest import click, open_annotate
 from tests.support.apptest import open_app
 from tests.support.scripted_llm import Reply, ScriptedLLM
+from ui.annotation.context import widget_token
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 KIND, STAT, PROJECT = "toy_helpfulness", "toy_complete_share", "toy"
@@ -155,10 +156,11 @@ def test_toy_kind_and_statistic_reach_every_part(
     at = open_annotate(monkeypatch, sqlite_url, PROJECT, item="router")
     shown = " ".join(str(m.value) for m in at.markdown).replace("\\", "")  # Markdown escapes
     assert QUESTION in shown and ANSWER in shown
-    assert {b.key for b in at.button if (b.key or "").startswith("opt::router::helpful::")} == {
-        f"opt::router::helpful::{v}" for v in (1, 2, 3)
+    key = f"opt::{widget_token(PROJECT, 'router')}::helpful::"
+    assert {b.key for b in at.button if (b.key or "").startswith(key)} == {
+        f"{key}{v}" for v in (1, 2, 3)
     }
-    click(at, "opt::router::helpful::2")
+    click(at, f"{key}2")
     store = Store(sqlite_url)
     try:
         state = store.item_state(PROJECT, "router", "admin")

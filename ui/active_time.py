@@ -14,6 +14,7 @@ import time
 import streamlit as st
 
 from annotation_store import Store, crowd_quality
+from ui.annotation.context import widget_token
 
 JS = """
 export default function ({ data, setStateValue }) {
@@ -61,14 +62,16 @@ def track(project: str, item_id: str, idle_s: int = 60) -> None:
 
     A pause without input longer than ``idle_s`` counts as away beyond ``idle_s``."""
     st.session_state.setdefault(_started_key(project, item_id), time.time())
+    # The browser gets an opaque token, never the item id (ids can give answers away).
+    token = widget_token(project, item_id)
     result = _tracker(
-        key=f"active_time::{project}::{item_id}",
-        data={"item": item_id, "idle_ms": int(idle_s * 1000)},
+        key=f"active_time::{token}",
+        data={"item": token, "idle_ms": int(idle_s * 1000)},
         height=0,
         on_away_change=lambda: None,
     )
     away = result.get("away") if hasattr(result, "get") else None
-    if isinstance(away, dict) and away.get("item") == item_id:
+    if isinstance(away, dict) and away.get("item") == token:
         ms = away.get("ms")
         if isinstance(ms, int | float) and ms >= 0:
             st.session_state[_away_key(project, item_id)] = ms / 1000

@@ -3,7 +3,6 @@ progress bar of an items import."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -19,23 +18,34 @@ PREVIEW_CHARS = 120
 
 
 def items_page_frame(items: list[ItemRecord]) -> pd.DataFrame:
-    """One row per item: id, split, generator and a short preview of its fields."""
+    """One row per item: id, split, generator, then one column per item field, each
+    value as short readable text (lists joined, objects as ``key: value``)."""
+    names = list(dict.fromkeys(k for it in items for k in it.fields if k != "generator"))
     return pd.DataFrame(
         [
             {
                 "item_id": it.item_id,
                 "split": it.split,
                 "generator": it.generator,
-                "fields": _preview(it.fields),
+                **{n: _cell(it.fields[n]) for n in names if n in it.fields},
             }
             for it in items
         ],
-        columns=["item_id", "split", "generator", "fields"],
+        columns=["item_id", "split", "generator", *names],
     )
 
 
-def _preview(fields: dict) -> str:
-    text = json.dumps(fields, ensure_ascii=False)
+def _cell(value: Any) -> str:
+    """A field value as one short line of text."""
+    if isinstance(value, dict):
+        text = " · ".join(f"{k}: {_cell(v)}" for k, v in value.items())
+    elif isinstance(value, list):
+        text = " · ".join(_cell(v) for v in value) if value else "(empty)"
+    elif value is None:
+        text = ""
+    else:
+        text = str(value)
+    text = " ".join(text.split())
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
 
 

@@ -9,7 +9,7 @@ from kinds.base import FieldType, HumanField, ItemField, TaskKind, ValidationErr
 from kinds.registry import register_kind
 
 TEXT_FIELDS = (
-    ItemField("text", description="the text to judge; any other columns are shown as context"),
+    ItemField("text", description="the text to judge; other columns are kept as context"),
     ItemField("generator", required=False, description="model that produced the text"),
 )
 

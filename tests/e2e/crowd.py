@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from annotation_store import Store, accounts
+from annotation_store.assignments import display_order
 from tests.e2e.harness import AppServer, open_page, sign_in, wait_for_streamlit, wait_until
 
 PROJECT = "crowd"
@@ -53,7 +54,11 @@ def label_rounds(
     clicked: list[tuple[str, str]] = []
     waits: list[float] = []
     for _ in range(rounds):
-        current = [_item(p) for p in pages]
+        # annotators' URLs carry their own display numbers, not item ids
+        current = [
+            display_order(store, PROJECT, name)[int(_item(p) or 0) - 1]
+            for p, name in zip(pages, names, strict=True)
+        ]
         for page in pages:
             page.keyboard.press("1")
         for page, name, item in zip(pages, names, current, strict=True):
@@ -69,10 +74,11 @@ def label_rounds(
         for page in pages:
             starts.append(time.perf_counter())
             page.keyboard.press("Enter")
-        for page, start, item in zip(pages, starts, current, strict=True):
+        shown = [_item(p) for p in pages]
+        for page, start, number in zip(pages, starts, shown, strict=True):
             wait_until(
                 page,
-                lambda page=page, item=item: _item(page) not in (None, item),
+                lambda page=page, number=number: _item(page) not in (None, number),
                 "the next item never came",
                 timeout_s=120,
             )

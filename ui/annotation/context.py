@@ -6,6 +6,7 @@ Widgets are rebuilt from the store on every run (``state`` comes from
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,11 @@ from kinds.base import FACT_UNSET
 ERROR_KEY = "annotate_save_error"
 #: (item_id, target keys) still unanswered when Submit was refused: marked in place.
 MISSING_KEY = "annotate_missing"
+
+
+def widget_token(project: str, item_id: str) -> str:
+    """The opaque stand-in for an item id in the Annotate page's widget keys."""
+    return hashlib.sha256(f"{project}\0{item_id}".encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,15 @@ class ItemContext:
     def labels(self) -> dict[str, Any]:
         """The annotator's saved labels on this item."""
         return self.state["labels"]
+
+    @property
+    def token(self) -> str:
+        """An opaque stand-in for the item id in widget keys.
+
+        Widget keys become CSS classes in the page, where an id such as
+        ``...:tampered`` would give the answer away to anyone reading the HTML.
+        """
+        return widget_token(self.project.name, self.item.item_id)
 
     @property
     def focus_key(self) -> str:

@@ -14,7 +14,7 @@ HIDDEN = {"text", "generator"}
 
 def _number(ctx: ItemContext, target: Target) -> None:
     spec = target.field
-    key = f"num::{ctx.item.item_id}::{spec.name}"
+    key = f"num::{ctx.token}::{spec.name}"
     if key not in st.session_state:
         st.session_state[key] = ctx.value(target)
 

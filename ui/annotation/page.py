@@ -22,7 +22,7 @@ from annotation_store import assignments as asg
 from annotation_store.study import study_of
 from ui import active_time, keyboard
 from ui.annotation import view_for
-from ui.annotation.blind import may_see_evaluators, may_see_others
+from ui.annotation.blind import blinded_item, may_see_evaluators, may_see_item_ids, may_see_others
 from ui.annotation.context import (
     ERROR_KEY,
     MISSING_KEY,
@@ -51,11 +51,62 @@ REVIEW_ROLES = ("admin", "reviewer")
 
 
 # -- item choice ------------------------------------------------------------------------
-def _goto(item_id: str | None) -> None:
-    if item_id is None:
-        st.query_params.pop("item", None)
+@dataclass(frozen=True)
+class Address:
+    """How the item in view is named on screen and in the URL (``?item=``).
+
+    Reviewers and admins see real item ids. Annotators see a neutral number, the item's
+    place in their own order of work: ids often encode the answer or the condition.
+    """
+
+    store: Store
+    project: ProjectInfo
+    user: AnnotatorInfo
+
+    @property
+    def shows_ids(self) -> bool:
+        """True when real item ids may be shown."""
+        return may_see_item_ids(self.user.role, self.project.settings)
+
+    def number(self, item_id: str) -> int | None:
+        """The annotator's display number of ``item_id`` (None when never handed out)."""
+        order = asg.display_order(self.store, self.project.name, self.user.name)
+        return order.index(item_id) + 1 if item_id in order else None
+
+    def label(self, item_id: str) -> str:
+        """The item's name on screen: its id, or "item N"."""
+        if self.shows_ids:
+            return f"`{item_id}`"
+        n = self.number(item_id)
+        return f"item {n}" if n is not None else "this item"
+
+    def to_url(self, item_id: str) -> str:
+        """The ``?item=`` value for ``item_id``."""
+        if self.shows_ids:
+            return item_id
+        n = self.number(item_id)
+        return str(n) if n is not None else ""
+
+    def from_url(self, value: str) -> str | None:
+        """The item id a ``?item=`` value names, or None."""
+        if self.shows_ids:
+            return value
+        order = asg.display_order(self.store, self.project.name, self.user.name)
+        if value.isdigit() and 1 <= int(value) <= len(order):
+            return order[int(value) - 1]
+        return None
+
+
+def _address(ctx: ItemContext) -> Address:
+    return Address(ctx.store, ctx.project, ctx.user)
+
+
+def _goto(address: Address, item_id: str | None) -> None:
+    wanted = address.to_url(item_id) if item_id is not None else ""
+    if wanted:
+        st.query_params["item"] = wanted
     else:
-        st.query_params["item"] = item_id
+        st.query_params.pop("item", None)
 
 
 def _refresh(ctx: ItemContext) -> ItemContext:
@@ -65,19 +116,22 @@ def _refresh(ctx: ItemContext) -> ItemContext:
 
 
 def _current_item(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> str | None:
-    wanted = st.query_params.get("item")
-    if wanted:
+    address = Address(store, project, user)
+    asked = st.query_params.get("item")
+    if asked:
+        wanted = address.from_url(asked)
         try:
+            if wanted is None:
+                raise StoreError(asked)
             store.item(project.name, wanted)
         except StoreError:
-            st.warning(f"There is no item **{wanted}** in this project.")
-            wanted = None
+            st.warning(f"There is no item **{asked}** for you in this project.")
         else:
             if asg.may_open(store, project.name, wanted, user.name, user.role):
                 return wanted
-            st.warning(f"Item **{wanted}** is not assigned to you.")
+            st.warning(f"Item **{asked}** is not assigned to you.")
     item_id = asg.claim_next(store, project.name, user.name)
-    _goto(item_id)
+    _goto(address, item_id)
     return item_id
 
 
@@ -88,7 +142,7 @@ def _next_item(ctx: ItemContext) -> None:
     queue = asg.queue(ctx.store, ctx.project.name, ctx.user.name)
     here = ctx.item.item_id
     if here in queue and queue.index(here) + 1 < len(queue):
-        _goto(queue[queue.index(here) + 1])
+        _goto(_address(ctx), queue[queue.index(here) + 1])
         return
     status = ctx.store.item_state(ctx.project.name, here, ctx.user.name)["status"]
     if status not in ("submitted", "skipped") and here in queue:
@@ -98,7 +152,7 @@ def _next_item(ctx: ItemContext) -> None:
     if nxt is None or nxt == here:
         st.session_state[NOTICE_KEY] = "No more items for you right now."
         return
-    _goto(nxt)
+    _goto(_address(ctx), nxt)
 
 
 def _previous_item(ctx: ItemContext) -> None:
@@ -108,9 +162,9 @@ def _previous_item(ctx: ItemContext) -> None:
     queue = asg.queue(ctx.store, ctx.project.name, ctx.user.name)
     here = ctx.item.item_id
     if here in queue and queue.index(here) > 0:
-        _goto(queue[queue.index(here) - 1])
+        _goto(_address(ctx), queue[queue.index(here) - 1])
     elif here not in queue and queue:
-        _goto(queue[-1])
+        _goto(_address(ctx), queue[-1])
     else:
         st.session_state[NOTICE_KEY] = "This is your first item."
 
@@ -121,11 +175,7 @@ def _submit(ctx: ItemContext) -> None:
         st.session_state[NOTICE_KEY] = "Fix the failed save first."
         return
     ctx = _refresh(ctx)
-    missing = missing_answers(ctx)
-    if missing:
-        st.session_state[NOTICE_KEY] = (
-            "Not submitted, still to answer: " + ", ".join(missing) + " (marked in red)."
-        )
+    if missing_answers(ctx):  # the item area says what is left, and keeps it current
         todo = missing_targets(ctx)
         st.session_state[MISSING_KEY] = (ctx.item.item_id, {t.key for t in todo})
         keys = [t.key for t in ctx.targets]
@@ -146,7 +196,7 @@ def _submit(ctx: ItemContext) -> None:
         st.session_state[ERROR_KEY] = f"Could not submit: {exc}"
         return
     active_time.record(ctx.store, ctx.project.name, ctx.item.item_id, ctx.user.name)
-    st.session_state[NOTICE_KEY] = f"Submitted {ctx.item.item_id}."
+    st.session_state[NOTICE_KEY] = f"Submitted {_address(ctx).label(ctx.item.item_id)}."
     _next_item(ctx)
 
 
@@ -156,9 +206,11 @@ def _skip(ctx: ItemContext) -> None:
     except Exception as exc:
         st.session_state[ERROR_KEY] = f"Could not skip: {exc}"
         return
-    st.session_state[NOTICE_KEY] = f"Skipped {ctx.item.item_id}; it goes to someone else."
+    st.session_state[NOTICE_KEY] = (
+        f"Skipped {_address(ctx).label(ctx.item.item_id)}; it goes to someone else."
+    )
     nxt = asg.claim_next(ctx.store, ctx.project.name, ctx.user.name)
-    _goto(nxt)
+    _goto(_address(ctx), nxt)
 
 
 def _toggle_flag(ctx: ItemContext) -> None:
@@ -236,7 +288,8 @@ def _header(ctx: ItemContext, fig: QueueFigures) -> None:
     if not fig.in_queue:
         where = f"not in your queue · {where}"
     left, right = st.columns([3, 2], vertical_alignment="bottom")
-    left.markdown(f"#### {ctx.project.task_kind.title} · `{ctx.item.item_id}` {badge}{flag}")
+    name = _address(ctx).label(ctx.item.item_id)
+    left.markdown(f"#### {ctx.project.task_kind.title} · {name} {badge}{flag}")
     left.caption(f"{where} · project **{ctx.project.name}** · you: {ctx.user.name}")
     right.progress(
         min(fig.done / fig.target, 1.0) if fig.target else 0.0,
@@ -337,7 +390,7 @@ def _buttons(ctx: ItemContext) -> None:
 
 
 def _note(ctx: ItemContext) -> None:
-    key = f"note::{ctx.project.name}::{ctx.item.item_id}"
+    key = f"note::{ctx.token}"
     if key not in st.session_state:
         st.session_state[key] = ctx.state["note"]
     st.text_area(
@@ -416,7 +469,7 @@ def label_text(value: Any) -> str:
     return str(value)
 
 
-def _jump(store: Store, project: ProjectInfo, here: str | None) -> None:
+def _jump(store: Store, project: ProjectInfo, user: AnnotatorInfo, here: str | None) -> None:
     ids = list(store.item_ids(project.name))
     # The box follows the item in view (a keyed widget would keep the last choice).
     st.session_state["jump_item"] = here if here in ids else None
@@ -424,7 +477,7 @@ def _jump(store: Store, project: ProjectInfo, here: str | None) -> None:
         "Go to item",
         ids,
         key="jump_item",
-        on_change=lambda: _goto(st.session_state["jump_item"]),
+        on_change=lambda: _goto(Address(store, project, user), st.session_state["jump_item"]),
         placeholder="any item (reviewers and admins)",
     )
 
@@ -437,17 +490,23 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     item_id = _current_item(store, project, user)
     if user.role in REVIEW_ROLES:
         with st.sidebar:
-            _jump(store, project, item_id)
+            _jump(store, project, user, item_id)
     if item_id is None:
         _messages()
         st.success(
             "Nothing left for you in this project: every item you may label has its "
             "annotators, or your quota is reached. Thank you!"
         )
+        _queue_summary(store, project, user)
         st.button("Check again", key="check_again")
         return
     st.html(PAGE_CSS)
-    item = store.item(project.name, item_id)
+    item = blinded_item(
+        store.item(project.name, item_id),
+        user.role,
+        project.settings,
+        [f.name for f in project.task_kind.item_fields],
+    )
     figures = queue_figures(store, project, user)
     in_queue = item_id in asg.queue(store, project.name, user.name)
     figures = QueueFigures(figures.done, figures.target, figures.quota, figures.left, in_queue)
@@ -459,6 +518,27 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
         _item_area(store, project, item, user, figures)
     with side:
         _side_area(store, project, item, user, first_time=figures.done == 0)
+
+
+def _queue_summary(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
+    """What this annotator did in the project: submitted, skipped, drafts left, flagged,
+    and the median time per item."""
+    people = asg.annotator_progress(store, project.name)
+    mine = people[people["annotator"] == user.name]
+    if mine.empty:
+        return
+    row = mine.iloc[0]
+    cells = st.columns(5)
+    cells[0].metric("Submitted", int(row["submitted"]))
+    cells[1].metric("Skipped", int(row["skipped"]))
+    cells[2].metric("Drafts", int(row["drafts"]), help="Items with answers you did not submit")
+    cells[3].metric("Flagged", int(row["flagged"]))
+    seconds = row["median_seconds"]
+    cells[4].metric(
+        "Median time / item",
+        DASH if seconds is None or seconds != seconds else f"{seconds:.0f} s",
+        help=None if seconds else "no labelling time recorded yet",
+    )
 
 
 def _context(
@@ -488,9 +568,45 @@ def _item_area(
     ctx = _context(store, project, item, user)
     _header(ctx, fig)
     _error()
+    _still_to_answer(ctx)
     view_for(project.kind)(ctx)
     _note(ctx)
     _focus_buttons(ctx)
+    _follow_focus(ctx)
+
+
+def _still_to_answer(ctx: ItemContext) -> None:
+    """After a refused submit: what is still unanswered, redrawn with every label (in the
+    item area, so it never outlives the answers it lists)."""
+    refused_on, _ = st.session_state.get(MISSING_KEY) or (None, set())
+    if refused_on != ctx.item.item_id:
+        return
+    missing = missing_answers(ctx)
+    if missing:
+        st.info(
+            "Not submitted, still to answer: " + ", ".join(missing) + " (marked in red).",
+            icon=":material/info:",
+        )
+    else:
+        st.success("Everything is answered: press Enter to submit.", icon=":material/check:")
+
+
+# Keeps the highlighted question in sight: after a key moves the focus to a question
+# below the fold, scroll just enough to show it (nothing happens when it is visible).
+FOLLOW_FOCUS = """<script>
+setTimeout(() => {
+  const marks = [...document.querySelectorAll('[data-testid="stMain"] strong')]
+    .filter((el) => el.textContent.trim().startsWith("\u25b8"));
+  if (marks.length) marks[0].scrollIntoView({block: "nearest", behavior: "auto"});
+}, 60);
+</script><!-- focus FOCUS_INDEX -->"""
+
+
+def _follow_focus(ctx: ItemContext) -> None:
+    if ctx.targets:
+        # The index in the body makes each focus change a new element, so it runs again.
+        body = FOLLOW_FOCUS.replace("FOCUS_INDEX", f"{ctx.token}:{ctx.focus}")
+        st.html(body, unsafe_allow_javascript=True)
 
 
 @st.fragment

@@ -68,10 +68,14 @@ def choice_buttons(
             label = _option_label(spec.type, value, descriptions.get(value))
             if spec.type is FieldType.BINARY and not descriptions:
                 label = "yes" if value == 1 else "no"
+            elif key and not _same(key, value) and spec.type is not FieldType.FACT_LABELS:
+                # A key that is not the value itself (levels 0.0-1.0 on keys 0-5, labels
+                # on 1, 2, ...) is printed on its button, so "1" never surprises anyone.
+                label = f"[{key}] {label}"
             chosen = current is not None and _same(current, value)
             box.button(
                 label,
-                key=f"opt::{ctx.item.item_id}::{target.key}::{value}",
+                key=f"opt::{ctx.token}::{target.key}::{value}",
                 type="primary" if chosen else "secondary",
                 shortcut=key if focused and key else None,
                 on_click=save_target,

@@ -65,7 +65,14 @@ def adjudication_panel(
     flash = st.session_state.pop(f"{key}-flash", None)
     if flash:
         st.success(flash, icon=":material/check:")
-    start = next((i for i, (spec, fact, _l) in enumerate(targets) if (spec.name, fact) == focus), 0)
+    start = next(
+        (i for i, (spec, fact, _l) in enumerate(targets) if (spec.name, fact) == focus), None
+    )
+    if start is None:  # else the first field or fact the people disagree on
+        start = next(
+            (i for i, (spec, fact, _l) in enumerate(targets) if _disputed(people, spec.name, fact)),
+            0,
+        )
     choice = st.selectbox(
         "Field or fact",
         range(len(targets)),
@@ -85,6 +92,7 @@ def adjudication_panel(
     value = st.radio(
         "Final label",
         options,
+        format_func=lambda v: shown_value(spec, fact_index, v),
         horizontal=True,
         key=f"{key}-value-{choice}",
         index=options.index(found[0]) if found and found[0] in options else 0,
@@ -119,6 +127,8 @@ def adjudication_panel(
                 note=note,
             ),
             label,
+            spec,
+            fact_index,
         )
     if right.button(
         "Set final label",
@@ -142,16 +152,20 @@ def adjudication_panel(
                 note=note,
             ),
             label,
+            spec,
+            fact_index,
         )
     final = adjudications(store, project.name, item.item_id)
     if not final.empty:
         st.markdown("**Final labels on this item**")
+        specs = {t[0].name: t[0] for t in targets}
         shown = final.assign(
             fact=[
                 ("whole field" if i == WHOLE_FIELD else f"#{i + 1}") for i in final["fact_index"]
             ],
             value=[
-                " ".join(map(str, v)) if isinstance(v, list) else str(v) for v in final["value"]
+                shown_value(specs.get(f), i, v)
+                for f, i, v in zip(final["field"], final["fact_index"], final["value"], strict=True)
             ],
             cause=[CAUSES.get(c, "") if c else "" for c in final["cause"]],
         )
@@ -163,14 +177,53 @@ def adjudication_panel(
         )
 
 
-def _save(key: str, action: Any, label: str) -> None:
+def _save(key: str, action: Any, label: str, spec: HumanField, fact_index: int) -> None:
     try:
         row = action()
     except (AdjudicationError, ValueError) as exc:
         st.error(str(exc))
         return
-    st.session_state[f"{key}-flash"] = f"Saved **{label}** = {row['value']} ({row['source']})"
+    shown = shown_value(spec, fact_index, row["value"])
+    st.session_state[f"{key}-flash"] = f"Saved **{label}** = {shown} ({row['source']})"
     st.rerun()
+
+
+def shown_value(spec: HumanField | None, fact_index: int, value: Any) -> str:
+    """A final label as people read it: yes / no for binary fields, level words, C / M."""
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    if spec is None or fact_index != WHOLE_FIELD:
+        return str(value)
+    words = dict(spec.level_descriptions or {})
+    if spec.type is FieldType.BINARY:
+        words = {1: "yes", 0: "no", **words}
+    for level, word in words.items():
+        if str(level) == str(value) or (
+            _number(level) is not None and _number(level) == _number(value)
+        ):
+            return f"{word} ({value})" if spec.type is not FieldType.BINARY else word
+    return str(value)
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _disputed(people: Mapping[str, Mapping[str, Any]], field: str, fact_index: int) -> bool:
+    """True when the people gave this field (or fact) more than one value."""
+    values = (_value_at(labels, field, fact_index) for labels in people.values())
+    return len({str(v) for v in values if v is not None}) > 1
+
+
+def _value_at(labels: Mapping[str, Any], field: str, fact_index: int) -> Any:
+    """One person's value of a field, or of one fact of a fact-label field (or None)."""
+    value = labels.get(field)
+    if fact_index == WHOLE_FIELD:
+        return value
+    return value[fact_index] if isinstance(value, list) and fact_index < len(value) else None
 
 
 def _options(spec: HumanField, fact_index: int) -> list[Any]:
@@ -185,11 +238,7 @@ def _options(spec: HumanField, fact_index: int) -> list[Any]:
 def _votes(people: Mapping[str, Mapping[str, Any]], field: str, fact_index: int) -> str:
     parts = []
     for who, labels in sorted(people.items()):
-        value = labels.get(field)
-        if fact_index != WHOLE_FIELD:
-            value = (
-                value[fact_index] if isinstance(value, list) and fact_index < len(value) else None
-            )
+        value = _value_at(labels, field, fact_index)
         if value is not None:
             parts.append(f"{who} **{value}**")
     return ", ".join(parts)

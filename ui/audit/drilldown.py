@@ -57,40 +57,55 @@ def render_drilldown(
     st.caption(" · ".join(m for m in meta if m))
     _item_fields(item.fields, [f for _h, f in fact_fields(kind, project.settings)])
 
-    tabs = []
     has_facts = bool(fact_fields(kind, project.settings))
     titles = ["Fact grid" if has_facts else "Rubric", "Annotators", "Evaluators"]
     can_adjudicate = user.role in ("admin", "reviewer")
     if can_adjudicate:
         titles.append("Adjudicate")
-    tabs = st.tabs(titles)
-    focus = (compared, WHOLE_FIELD) if compared else None
-    with tabs[0]:
-        if has_facts:
-            details = {
-                lab: r.get("details") or {}
-                for lab, r in ok.items()
-                if any(
-                    isinstance((r.get("details") or {}).get(f), list)
-                    for _h, f in fact_fields(kind, project.settings)
-                )
-            }
-            grid = fact_grid(kind, project.settings, item.fields, people, details)
-            focus = _first_flagged(grid, fact_fields(kind, project.settings)) or focus
-            render_fact_grid(grid, sorted(details), key=f"audit-grid-{item_id}")
-            if not details:
-                st.caption(
-                    "No evaluator with per-fact labels (Bi-Fact) has a result on this "
-                    "item yet: run it in the Evaluators tab."
-                )
-        _rubric(kind, project.settings, people, item.fields, ok)
-    with tabs[1]:
-        _annotators(people)
-    with tabs[2]:
-        evaluator_panel(project, item, user, key="audit")
-    if can_adjudicate:
+    # Keyed, state-tracking tabs: the open tab survives the reruns its own widgets cause
+    # (an untracked tab bar went back to the first tab on the first change in Adjudicate),
+    # and only the open tab's content is built.
+    tabs = st.tabs(titles, key=f"audit-tabs-{project.name}-{item_id}", on_change="rerun")
+    grid = _grid(kind, project.settings, item.fields, people, ok) if has_facts else None
+    if tabs[0].open is not False:
+        with tabs[0]:
+            if grid is not None:
+                details, table = grid
+                render_fact_grid(table, sorted(details), key=f"audit-grid-{item_id}")
+                if not details:
+                    st.caption(
+                        "No evaluator with per-fact labels (Bi-Fact) has a result on this "
+                        "item yet: run it in the Evaluators tab."
+                    )
+            _rubric(kind, project.settings, people, item.fields, ok)
+    if tabs[1].open is not False:
+        with tabs[1]:
+            _annotators(people)
+    if tabs[2].open is not False:
+        with tabs[2]:
+            evaluator_panel(project, item, user, key="audit")
+    if can_adjudicate and tabs[3].open is not False:
+        flagged = _first_flagged(grid[1], fact_fields(kind, project.settings)) if grid else None
+        focus = flagged or ((compared, WHOLE_FIELD) if compared else None)
         with tabs[3]:
             adjudication_panel(project, item, user, people, focus=focus)
+
+
+def _grid(
+    kind: Any,
+    settings: Mapping[str, Any],
+    item_fields: Mapping[str, Any],
+    people: Mapping[str, Any],
+    ok: Mapping[str, Mapping[str, Any]],
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """(per-fact evaluator details, fact grid) of the item."""
+    facts = fact_fields(kind, settings)
+    details = {
+        lab: r.get("details") or {}
+        for lab, r in ok.items()
+        if any(isinstance((r.get("details") or {}).get(f), list) for _h, f in facts)
+    }
+    return details, fact_grid(kind, settings, item_fields, people, details)
 
 
 def _first_flagged(grid: pd.DataFrame, fields: list[tuple[str, str]]) -> tuple[str, int] | None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-FLAG_BG = "background-color: #fde2c4; font-weight: 600"
+# A dark text colour of its own: on a dark theme the default text is white, which is
+# unreadable on the light highlight. C / M colours, when present, come after it and win.
+FLAG_BG = "background-color: #fde2c4; color: #3d2400; font-weight: 600"
 C_STYLE = "color: #1b7f3b"
 M_STYLE = "color: #b42318"
 SIDE_TITLES = {
@@ -24,7 +26,7 @@ def _style(grid: pd.DataFrame):  # -> pandas Styler
         for col, value in row.items():
             css = C_STYLE if value == "C" else M_STYLE if value == "M" else ""
             if col in culprits or (col == "fact" and culprits):
-                css = f"{css}; {FLAG_BG}"
+                css = f"{FLAG_BG}; {css}" if css else FLAG_BG
             out.append(css)
         return out
 

@@ -87,6 +87,9 @@ def render_result(
         st.markdown("**Reasoning**")
         st.markdown(str(res["reasoning"]))
     details = dict(res.get("details") or {})
+    spread = sample_spread(details.get("samples"))
+    if spread:
+        st.caption(spread)
     if any(isinstance(details.get(facts), list) for _f, facts in fact_fields(kind, settings)):
         grid = fact_grid(kind, settings, item_fields, people, {res["label"]: details})
         render_fact_grid(grid, [res["label"]], key=f"{key}-facts")
@@ -97,8 +100,23 @@ def render_result(
         with st.expander("All details"):
             if rest:
                 st.json(rest, expanded=False)
-            if res.get("raw_reply") and res.get("result_status") != "failed":
+            if res.get("raw_reply") and res.get("result_status") != "failed" and not spread:
                 st.code(res["raw_reply"], language=None, wrap_lines=True)
+
+
+def sample_spread(samples: Any) -> str | None:
+    """Sampled grades (G-Eval's 20) counted, "20 samples: 3 ×6 · 4 ×14 (mean 3.70)", in
+    place of twenty raw replies one under the other; None when there is nothing to count."""
+    if not isinstance(samples, list) or len(samples) < 2:
+        return None
+    valid = [v for v in samples if isinstance(v, int | float) and not isinstance(v, bool)]
+    counts = {v: valid.count(v) for v in sorted(set(valid))}
+    parts = [f"{v:g} ×{n}" for v, n in counts.items()]
+    unread = len(samples) - len(valid)
+    if unread:
+        parts.append(f"unreadable ×{unread}")
+    mean = f" (mean {sum(valid) / len(valid):.2f})" if valid else ""
+    return f"{len(samples)} samples: " + " · ".join(parts) + mean
 
 
 def _render_tables(details: Mapping[str, Any], key: str) -> None:
