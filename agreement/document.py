@@ -340,6 +340,7 @@ def _evaluators(
             split_rule=split_rule,
             n_resamples=n_resamples,
             seed=seed,
+            field_type=spec[score_field].type.value if score_field in spec else "derived",
         )
         maps = inputs.meta.get("scale_mappings", {})
         mapping = next((maps[g] for g in rows.signatures if g in maps), None)
@@ -351,7 +352,7 @@ def _evaluators(
             )
         doc.evaluators.setdefault(name, {})[score_field] = res
         if res.binary is not None and res.binary.against:
-            row = {"evaluator": name, "model": model, **res.binary.to_dict()}
+            row = {"evaluator": name, "model": model, **(res.binary_dict() or {})}
             doc.calibrated.setdefault(res.binary.against, []).append(row)
     for rows in doc.calibrated.values():
         rows.sort(
