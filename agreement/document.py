@@ -32,9 +32,11 @@ from agreement.inputs import (
     known_scale,
 )
 from agreement.ratings import Ratings
+from agreement.rows import document_rows
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from common.evaluator_labels import config_labels
+from common.rows import MeasureRow
 from kinds import FieldType, HumanField
 
 
@@ -72,6 +74,10 @@ class AgreementDocument:
             "notes": self.notes,
             **({"exclusions": self.exclusions} if self.exclusions is not None else {}),
         }
+
+    def rows(self) -> tuple[MeasureRow, ...]:
+        """Every declared measure of every variable as one frozen row (the long form)."""
+        return document_rows(self.to_dict())
 
 
 def _fact_units(
