@@ -217,6 +217,7 @@ MEASURES: Registry[Measure] = Registry(
 def register_measure(m: Measure) -> Measure:
     """Add a measure (its key must be new within its section); returns it."""
     name = f"{m.section}:{m.key}"
+    MEASURES.discover()  # built-ins first: declaration order is display order
     with MEASURES._lock:
         if name in MEASURES._entries:
             raise ValueError(f"statistic {m.key!r} is declared twice")

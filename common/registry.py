@@ -118,6 +118,11 @@ class Registry(Generic[T]):
             known = ", ".join(sorted(self._entries)) or "none"
             raise UnknownEntryError(f"unknown {self.what} {name!r}; known: {known}") from None
 
+    def discover(self) -> None:
+        """Import the package's modules and the plugins now (once), so that entries added
+        afterwards come after the built-ins."""
+        self._discover()
+
     def values(self) -> list[T]:
         """Every registered entry, in the order it was registered."""
         self._discover()

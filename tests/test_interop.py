@@ -450,7 +450,9 @@ def test_agreement_bundle_loads_in_one_line(sqlite_url: str, tmp_path: Path, cap
         zip(agreement["section"], agreement["statistic"], strict=True)
     )
     f1 = agreement.query("subject == 'geval (demo)' and statistic == 'f1'").iloc[0]
-    assert pd.isna(f1["value"]) and f1["reason"] == "no binary human field to compare decisions with"
+    assert (
+        pd.isna(f1["value"]) and f1["reason"] == "no binary human field to compare decisions with"
+    )
     icc = agreement.query("field == 'actionability' and statistic == 'icc_a_1'").iloc[0]
     assert round(icc["value"], 9) == 0.951070336 and icc["n"] == 5
     own = agreement.query("subject == 'geval (demo)' and statistic == 'over_own'").iloc[0]

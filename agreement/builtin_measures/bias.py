@@ -21,5 +21,6 @@ for key, header, name in (
             n_key={"over_own": "n_own", "over_other": "n_other"}.get(key, "n"),
             p_key="fisher_p" if key == "over_own" else None,
             digits=1,
+            summary=key in ("over", "under"),
         )
     )

@@ -9,10 +9,10 @@ from agreement.measures import EVALUATOR, Measure, register_measure
 #: Field types an evaluator's scores are compared on (numeric human fields, derived).
 SCORED = frozenset({"binary", "ordinal", "interval", "derived"})
 
-for key, header, name in (
-    ("pearson", "Pearson r", "Pearson's r"),
-    ("spearman", "Spearman", "Spearman's rho"),
-    ("kendall", "Kendall tau-b", "Kendall's tau-b"),
+for key, header, name, short in (
+    ("pearson", "Pearson r", "Pearson's r", "r"),
+    ("spearman", "Spearman", "Spearman's rho", "ρ"),
+    ("kendall", "Kendall tau-b", "Kendall's tau-b", "τ"),
 ):
     register_measure(
         Measure(
@@ -24,6 +24,6 @@ for key, header, name in (
             nested=True,
             summary=True,
             panel=True,
-            short=key,
+            short=short,
         )
     )
