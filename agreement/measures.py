@@ -66,6 +66,9 @@ class Measure:
     section: str = AMONG_PEOPLE
     p_key: str | None = None
     nested: bool = False
+    #: field types on which this is the headline figure of an evaluator (the alignment
+    #: table's chart draws it by version)
+    headline: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         # a computed measure keeps its CI and n beside it under derived keys
@@ -228,6 +231,13 @@ def register_measure(m: Measure) -> Measure:
 def unregister_measure(key: str, section: str = AMONG_PEOPLE) -> None:
     """Forget the measure declared under ``key`` in ``section``."""
     MEASURES.remove(f"{section}:{key}")
+
+
+def headline(field_type: str) -> str:
+    """The key of the evaluator measure declared as the headline for ``field_type``
+    (Pearson's r when none is)."""
+    keys = [m.key for m in measures(*EVALUATOR_SECTIONS) if field_type in m.headline]
+    return keys[0] if keys else "pearson"
 
 
 def measures(*sections: str) -> tuple[Measure, ...]:

@@ -14,4 +14,16 @@ for key, header, name, digits in (
     ("f1", "F1", "F1 of the evaluator's decisions", 3),
     ("kappa", "kappa", "Cohen's kappa of the evaluator's decisions and the majority", 3),
 ):
-    register_measure(Measure(key, header, name, SCORED, section=BINARY, n_key="n", digits=digits))
+    register_measure(
+        Measure(
+            key,
+            header,
+            name,
+            SCORED,
+            section=BINARY,
+            n_key="n",
+            digits=digits,
+            # on a binary field the alignment table's headline is the decisions' kappa
+            headline=frozenset({"binary"} if key == "kappa" else ()),
+        )
+    )

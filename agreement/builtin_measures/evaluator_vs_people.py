@@ -9,10 +9,10 @@ from agreement.measures import EVALUATOR, Measure, register_measure
 #: Field types an evaluator's scores are compared on (numeric human fields, derived).
 SCORED = frozenset({"binary", "ordinal", "interval", "derived"})
 
-for key, header, name, short in (
-    ("pearson", "Pearson r", "Pearson's r", "r"),
-    ("spearman", "Spearman", "Spearman's rho", "ρ"),
-    ("kendall", "Kendall tau-b", "Kendall's tau-b", "τ"),
+for key, header, name, short, headline in (
+    ("pearson", "Pearson r", "Pearson's r", "r", {"interval", "derived"}),
+    ("spearman", "Spearman", "Spearman's rho", "ρ", {"ordinal"}),
+    ("kendall", "Kendall tau-b", "Kendall's tau-b", "τ", set()),
 ):
     register_measure(
         Measure(
@@ -25,5 +25,6 @@ for key, header, name, short in (
             summary=True,
             panel=True,
             short=short,
+            headline=frozenset(headline),
         )
     )
