@@ -71,17 +71,12 @@ def distance_matrix(domain: np.ndarray, level: str, n_v: np.ndarray) -> np.ndarr
 
 def alpha_from_coincidences(o: np.ndarray, domain: np.ndarray, level: str) -> np.ndarray:
     """Alpha from coincidence matrices ``o`` of shape (..., V, V) over the value
-    ``domain`` (V,): shape (...), NaN where D_e = 0. Krippendorff's (2011) example:
+    ``domain`` (V,): shape (...), NaN where D_e = 0. Two units rated (a, a) and (b, b),
+    then (a, b) and (a, b): alpha 1, then 1 - (4 - 1) * 2 / 8.
 
-    >>> from agreement.ratings import Ratings
-    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
-    ...         [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
-    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None]]
-    >>> r = Ratings.from_matrix(data)
-    >>> o = coincidences(r.counts[r.pairable])
-    >>> round(float(alpha_from_coincidences(o, r.numeric_domain(), "interval")), 3)
-    0.849
+    >>> o = np.array([[[2.0, 0.0], [0.0, 2.0]], [[1.0, 1.0], [1.0, 1.0]]])
+    >>> alpha_from_coincidences(o, np.array([0.0, 1.0]), "nominal").tolist()
+    [1.0, 0.25]
     """
     n_v = o.sum(axis=-1)
     n = n_v.sum(axis=-1)
