@@ -292,6 +292,3 @@ def _declare_builtins() -> None:
             "pearson_pairs / pearson_pairs_n; n = items with two or more ratings.",
         )
     )
-
-
-_declare_builtins()

@@ -432,3 +432,32 @@ def test_a_plugin_statistic_through_the_entry_point_reaches_every_view(
         1.0,
         5,
     )
+
+
+def test_an_installed_plugin_statistic_comes_after_the_built_ins(tmp_path) -> None:
+    """A real entry point (a dist-info on the path, no monkeypatching) in a fresh process:
+    the plugin's statistic is registered after every built-in, whatever is imported first."""
+    import subprocess
+    import sys
+
+    from tests.support.cli import ROOT
+
+    (tmp_path / "toy_measure_plugin.py").write_text(PLUGIN_MODULE)
+    info = tmp_path / "toy_measure_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toy-measure-plugin\nVersion: 1.0\n"
+    )
+    (info / "entry_points.txt").write_text("[metric_audit.statistics]\ntoy = toy_measure_plugin\n")
+    code = (
+        "from agreement.statistics import statistics\n"
+        "print(' '.join(s.key for s in statistics()))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{tmp_path}:{ROOT}"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    keys = proc.stdout.split()
+    assert keys[0] == "krippendorff_alpha" and keys[-1] == "plugin_share"
+    assert "icc_c_k" in keys and "pearson_pairs_mean" in keys
