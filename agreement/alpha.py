@@ -42,7 +42,12 @@ def _undefined_reason(r: Ratings, level: str) -> str | None:
 
 
 def distance_matrix(domain: np.ndarray, level: str, n_v: np.ndarray) -> np.ndarray:
-    """Squared distances d_ck between values; ``n_v`` may carry a leading batch axis."""
+    """Squared distances d_ck between the values of ``domain`` (V,): shape (..., V, V),
+    the batch axes of the value totals ``n_v`` (..., V) (the ordinal metric uses them).
+
+    >>> distance_matrix(np.array([1.0, 2.0, 4.0]), "interval", np.ones(3)).tolist()
+    [[0.0, 1.0, 9.0], [1.0, 0.0, 4.0], [9.0, 4.0, 0.0]]
+    """
     v = np.asarray(domain, dtype=float)
     a, b = v[:, None], v[None, :]
     if level == "nominal":
@@ -65,7 +70,14 @@ def distance_matrix(domain: np.ndarray, level: str, n_v: np.ndarray) -> np.ndarr
 
 
 def alpha_from_coincidences(o: np.ndarray, domain: np.ndarray, level: str) -> np.ndarray:
-    """Alpha from coincidence matrices ``o`` of shape (..., V, V); NaN where D_e = 0."""
+    """Alpha from coincidence matrices ``o`` of shape (..., V, V) over the value
+    ``domain`` (V,): shape (...), NaN where D_e = 0. Two units rated (a, a) and (b, b),
+    then (a, b) and (a, b): alpha 1, then 1 - (4 - 1) * 2 / 8.
+
+    >>> o = np.array([[[2.0, 0.0], [0.0, 2.0]], [[1.0, 1.0], [1.0, 1.0]]])
+    >>> alpha_from_coincidences(o, np.array([0.0, 1.0]), "nominal").tolist()
+    [1.0, 0.25]
+    """
     n_v = o.sum(axis=-1)
     n = n_v.sum(axis=-1)
     d = distance_matrix(domain, level, n_v)
@@ -76,7 +88,8 @@ def alpha_from_coincidences(o: np.ndarray, domain: np.ndarray, level: str) -> np
 
 
 def coincidences(counts: np.ndarray) -> np.ndarray:
-    """The V x V coincidence matrix of pairable units' value counts (sparse product)."""
+    """The (V, V) coincidence matrix of value counts ``counts`` (units, V); units with
+    fewer than two values are left out (sparse product)."""
     m = counts.sum(axis=1)
     keep = m >= 2
     c = sparse.csr_matrix(counts[keep].astype(float))
@@ -106,7 +119,23 @@ def _interval_alpha(values: np.ndarray) -> float:
 
 
 def krippendorff_alpha(r: Ratings, level: str) -> Stat:
-    """Krippendorff's alpha of ``r`` at ``level``; n = number of pairable units."""
+    """Krippendorff's alpha of ``r`` at ``level``; n = number of pairable units.
+
+    ``r`` is an (annotators, units) reliability matrix; the result one float. Krippendorff
+    (2011), "Computing Krippendorff's Alpha-Reliability", the example with missing values
+    (4 observers, 12 units) gives 0.743 nominal, 0.815 ordinal, 0.849 interval, 0.797 ratio:
+
+    >>> from agreement.ratings import Ratings
+    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    ...         [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None]]
+    >>> r = Ratings.from_matrix(data)
+    >>> [round(krippendorff_alpha(r, lv).value, 3) for lv in ("nominal", "ordinal", "interval", "ratio")]
+    [0.743, 0.815, 0.849, 0.797]
+    >>> krippendorff_alpha(r, "nominal").n  # unit 12 has a single value: not pairable
+    11
+    """
     n_pairable = int(r.pairable.sum())
     reason = _undefined_reason(r, level)
     if reason:

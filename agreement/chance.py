@@ -25,7 +25,7 @@ WEIGHTS = ("identity", "linear", "quadratic")
 
 
 def agreement_weights(values: np.ndarray, weights: str) -> np.ndarray:
-    """The q x q agreement weights over the category ``values`` (irrCAC's definitions:
+    """The (q, q) agreement weights over the category ``values`` (irrCAC's definitions:
     linear 1 - |x_k - x_l| / (x_max - x_min), quadratic 1 - ((x_k - x_l) / range)^2)."""
     v = np.asarray(values, dtype=float)
     if weights == "identity":
@@ -65,8 +65,18 @@ def _parts(
 def gwet_from_counts(
     counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None = None
 ) -> np.ndarray:
-    """Gwet's AC1 (identity weights) / AC2 of an items x categories count table, one value
-    per row of ``draws``."""
+    """Gwet's AC1 (identity weights) / AC2 of an (items, q) count table: shape (B,), one
+    value per row of the (B, items) resample counts ``draws`` (one value without them);
+    ``w_cat`` is the (q, q) weight matrix. Gwet's (2008) example (see ``gwet_ac1``):
+
+    >>> from agreement.ratings import Ratings
+    >>> a = [1] * 118 + [1] * 5 + [0] * 2
+    >>> b = [1] * 118 + [0] * 5 + [1] * 2
+    >>> r = Ratings.from_matrix([a, b], numeric=False)
+    >>> counts = r.counts[r.m >= 1]
+    >>> gwet_from_counts(counts, agreement_weights(np.arange(2), "identity")).round(2).tolist()
+    [0.94]
+    """
     q = w_cat.shape[0]
     p_a, pi = _parts(counts, w_cat, draws)
     p_e = w_cat.sum() * (pi * (1 - pi)).sum(axis=1) / (q * (q - 1))
@@ -77,7 +87,8 @@ def gwet_from_counts(
 def fleiss_missing_from_counts(
     counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None = None
 ) -> np.ndarray:
-    """Fleiss' kappa in Gwet's missing-data form, one value per row of ``draws``."""
+    """Fleiss' kappa in Gwet's missing-data form of an (items, q) count table: shape (B,),
+    one value per row of the (B, items) resample counts ``draws``."""
     p_a, pi = _parts(counts, w_cat, draws)
     p_e = np.einsum("bk,kl,bl->b", pi, w_cat, pi)
     with np.errstate(divide="ignore", invalid="ignore"):

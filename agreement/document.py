@@ -32,9 +32,11 @@ from agreement.inputs import (
     known_scale,
 )
 from agreement.ratings import Ratings
+from agreement.rows import document_rows
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from common.evaluator_labels import config_labels
+from common.rows import MeasureRow
 from kinds import FieldType, HumanField
 
 
@@ -72,6 +74,10 @@ class AgreementDocument:
             "notes": self.notes,
             **({"exclusions": self.exclusions} if self.exclusions is not None else {}),
         }
+
+    def rows(self) -> tuple[MeasureRow, ...]:
+        """Every declared measure of every variable as one frozen row (the long form)."""
+        return document_rows(self.to_dict())
 
 
 def _fact_units(
@@ -340,6 +346,7 @@ def _evaluators(
             split_rule=split_rule,
             n_resamples=n_resamples,
             seed=seed,
+            field_type=spec[score_field].type.value if score_field in spec else "derived",
         )
         maps = inputs.meta.get("scale_mappings", {})
         mapping = next((maps[g] for g in rows.signatures if g in maps), None)
@@ -351,7 +358,7 @@ def _evaluators(
             )
         doc.evaluators.setdefault(name, {})[score_field] = res
         if res.binary is not None and res.binary.against:
-            row = {"evaluator": name, "model": model, **res.binary.to_dict()}
+            row = {"evaluator": name, "model": model, **(res.binary_dict() or {})}
             doc.calibrated.setdefault(res.binary.against, []).append(row)
     for rows in doc.calibrated.values():
         rows.sort(

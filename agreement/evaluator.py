@@ -12,7 +12,34 @@ from agreement.bias import bias_from_arrays
 from agreement.binary import calibrated, compare, rescale01
 from agreement.correlation import correlations
 from agreement.inputs import Reference, is_binary_scores
-from agreement.results import Bias, BinaryComparison, Correlation
+from agreement.measures import BIAS, BINARY, EVALUATOR, EVALUATOR_SECTIONS, measures
+from agreement.results import Bias, BinaryComparison, Correlation, Stat
+
+
+@dataclass(frozen=True)
+class Computed:
+    """A declared measure's result with the JSON keys it is written under (kept apart
+    from the declaration: that holds a function, and documents are cached by pickling)."""
+
+    section: str
+    key: str
+    ci_key: str | None
+    n_key: str | None
+    p_key: str | None
+    stat: Stat
+
+    def write(self, out: dict[str, Any]) -> None:
+        """Put the result into JSON block ``out``."""
+        out[self.key] = self.stat.value
+        for key, value in (
+            (self.ci_key, list(self.stat.ci) if self.stat.ci else None),
+            (self.n_key, self.stat.n),
+            (self.p_key, self.stat.p),
+        ):
+            if key:
+                out[key] = value
+        if self.stat.value is None:
+            out.setdefault("reasons", {})[self.key] = self.stat.reason or "undefined"
 
 
 @dataclass
@@ -32,16 +59,46 @@ class EvaluatorAgreement:
     notes: dict[str, str] = field(default_factory=dict)
     #: item_id, score (mean over runs), human (reference): the points behind the figures
     pairs: pd.DataFrame | None = field(default=None, repr=False)
+    #: the declared measures with a ``compute`` of the evaluator sections
+    declared: tuple[Computed, ...] = ()
+
+    def _declared(self, section: str, out: dict[str, Any] | None) -> dict[str, Any] | None:
+        for c in self.declared:
+            if out is not None and c.section == section:
+                c.write(out)
+        return out
+
+    def binary_dict(self) -> dict[str, Any] | None:
+        """The binary block: the comparison and the declared binary-decision measures."""
+        return self._declared(BINARY, self.binary.to_dict() if self.binary else None)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (the issue's shape plus n_runs, model, signatures, reasons)."""
         out: dict[str, Any] = {"n": self.n, "n_runs": self.n_runs, "model": self.model}
         out.update({k: c.to_dict() for k, c in self.correlations.items()})
-        out["binary"] = self.binary.to_dict() if self.binary else None
-        out["bias"] = self.bias.to_dict() if self.bias else None
+        out["binary"] = self.binary_dict()
+        out["bias"] = self._declared(BIAS, self.bias.to_dict() if self.bias else None)
         out["signatures"] = list(self.signatures)
         out["reasons"] = dict(self.notes)
+        declared: dict[str, Any] = {}
+        self._declared(EVALUATOR, declared)
+        out["reasons"].update(declared.pop("reasons", {}))
+        out.update(declared)
         return out
+
+
+def compute_declared(res: EvaluatorAgreement, field_type: str) -> tuple[Computed, ...]:
+    """The declared evaluator-section measures with a ``compute`` (a measure of the
+    binary or bias section only where that block exists)."""
+    out = []
+    for m in measures(*EVALUATOR_SECTIONS):
+        if m.compute is None or {BINARY: res.binary, BIAS: res.bias}.get(m.section, res) is None:
+            continue
+        stat = (
+            m.compute(res) if m.applies(field_type) else Stat.undefined(m.reason_not_applicable())
+        )
+        out.append(Computed(m.section, m.key, m.ci_key, m.n_key, m.p_key, stat))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -138,12 +195,14 @@ def compare_evaluator(
     split_rule: str,
     n_resamples: int,
     seed: int,
+    field_type: str = "",
 ) -> EvaluatorAgreement:
     """Everything about one evaluator on one variable.
 
     ``binary_against``: the binary human reference its decisions are checked against
     (the field itself or the kind's binary field); ``graded``: bias makes sense (a
-    graded, non-binary scale). Items are taken in item_id order (their codes) and each
+    graded, non-binary scale); ``field_type``: the variable's type, which the declared
+    measures' ``applies_to`` is checked against. Items are taken in item_id order (their codes) and each
     item's runs are averaged in a fixed order (by score), so neither the bootstrap nor any
     sum depends on the order of the score or label rows.
     """
@@ -217,4 +276,5 @@ def compare_evaluator(
         )
         if how.startswith("observed"):
             notes["bias_scale"] = f"scores outside the known scale; rescaled by {how}"
+    out.declared = compute_declared(out, field_type)
     return out

@@ -52,7 +52,20 @@ def _undefined(r: Ratings, n: int) -> str | None:
 
 def icc_forms(r: Ratings) -> dict[str, Stat]:
     """The six ICC forms of ``r`` keyed by :data:`FORMS`' suffixes, each with its 95% CI and
-    n = the number of complete items."""
+    n = the number of complete items.
+
+    ``r`` is an (annotators, units) matrix; only complete units count. Shrout & Fleiss
+    (1979), Table 2 (6 targets, 4 judges): ICC(1,1) = .17, ICC(2,1) = .29, ICC(3,1) = .71,
+    ICC(1,4) = .44, ICC(2,4) = .62, ICC(3,4) = .91.
+
+    >>> from agreement.ratings import Ratings
+    >>> judges = [[9, 6, 8, 7, 10, 6], [2, 1, 4, 1, 5, 2], [5, 3, 6, 2, 6, 4], [8, 2, 8, 6, 9, 7]]
+    >>> forms = icc_forms(Ratings.from_matrix(judges))
+    >>> {k: round(s.value, 2) for k, s in forms.items()}
+    {'1_1': 0.17, 'a_1': 0.29, 'c_1': 0.71, '1_k': 0.44, 'a_k': 0.62, 'c_k': 0.91}
+    >>> forms["c_1"].n
+    6
+    """
     keep = complete_items(r)
     n = int(keep.sum())
     reason = _undefined(r, n)

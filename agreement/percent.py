@@ -26,7 +26,16 @@ def _pair_agreement(r: Ratings) -> tuple[np.ndarray, int]:
 
 
 def percent_agreement(r: Ratings) -> Stat:
-    """Mean share of agreeing rater pairs over items with two or more ratings."""
+    """Mean share of agreeing rater pairs over items with two or more ratings.
+
+    ``r`` is an (annotators, units) matrix; n = units with two or more ratings.
+
+    >>> from agreement.ratings import Ratings
+    >>> r = Ratings.from_matrix([[1, 1, 2, None], [1, 2, 2, 1], [1, 2, 2, None]])
+    >>> s = percent_agreement(r)  # pairs agreeing: 3/3, 1/3, 3/3; unit 4 has one rating
+    >>> round(s.value, 4), s.n
+    (0.7778, 3)
+    """
     if len(r.annotators) < 2:
         return Stat.undefined("only one rater")
     per_item, n = _pair_agreement(r)
@@ -36,7 +45,20 @@ def percent_agreement(r: Ratings) -> Stat:
 
 
 def gwet_ac1(r: Ratings, n_categories: int | None = None) -> Stat:
-    """Gwet's AC1 with q = ``n_categories`` (default: the size of the field's domain)."""
+    """Gwet's AC1 with q = ``n_categories`` (default: the size of the field's domain).
+
+    ``r`` is an (annotators, units) matrix; n = units with two or more ratings. Gwet's
+    (2008) high-agreement example, where Cohen's kappa is -0.02: two raters agree on 118
+    positives, disagree on 5 + 2 items and share no negative; AC1 = 0.94.
+
+    >>> from agreement.ratings import Ratings
+    >>> a = [1] * 118 + [1] * 5 + [0] * 2
+    >>> b = [1] * 118 + [0] * 5 + [1] * 2
+    >>> r = Ratings.from_matrix([a, b], numeric=False)
+    >>> s = gwet_ac1(r)
+    >>> round(s.value, 2), s.n
+    (0.94, 125)
+    """
     if len(r.annotators) < 2:
         return Stat.undefined("only one rater")
     per_item, n = _pair_agreement(r)

@@ -29,6 +29,8 @@ class Stat:
     ci: tuple[float, float] | None = None
     #: further JSON entries of the statistic (e.g. the per-pair values behind a mean)
     extra: dict[str, Any] | None = field(default=None, compare=False)
+    #: two-sided p-value, for the measures that test something (correlations, Fisher)
+    p: float | None = None
 
     @classmethod
     def undefined(cls, reason: str, n: int = 0) -> Stat:

@@ -1,6 +1,7 @@
-"""Every human-agreement statistic, declared once.
+"""Every human-agreement statistic, declared once (the among-people measures).
 
-A :class:`Statistic` names its JSON key, its header, the field types it applies to, how
+A :class:`Statistic` (a :class:`~agreement.measures.Measure` of the among-people
+section, in the one measure registry) names its JSON key, its header, the field types it applies to, how
 its value and CI are formatted, and the keys of its CI, its n and its reason. The JSON
 document (:mod:`agreement.human`), the text, HTML and Markdown reports, the side panel
 and the Agreement page all read this list, so a new statistic is one declaration here
@@ -14,7 +15,6 @@ Cohen's mean); their declarations drive the renderers only.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +22,18 @@ from typing import Any
 import numpy as np
 
 from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.measures import (
+    AMONG_PEOPLE,
+    Entry,
+    Measure,
+    measures,
+    read,
+    register_measure,
+    unregister_measure,
+)
+from agreement.measures import (
+    DASH as DASH,  # re-exported: the views import the dash from here
+)
 from agreement.ratings import Ratings
 from agreement.results import Stat
 
@@ -31,7 +43,6 @@ NOMINAL = frozenset({"binary", "categorical", "fact_labels"})
 SCALED = frozenset({"ordinal", "interval"})
 NUMERIC = frozenset({"ordinal", "interval", "derived"})
 CONTINUOUS = frozenset({"interval", "derived"})
-DASH = "—"
 #: More distinct values than this make a q x q weight matrix too large to be worth it
 #: (continuous scores); ICC and alpha cover those fields.
 CHANCE_MAX_CATEGORIES = 200
@@ -55,74 +66,19 @@ class StatContext:
         return self.cache[key]
 
 
-@dataclass(frozen=True)
-class Statistic:
-    """One statistic: where it sits in the JSON document and how it is shown."""
-
-    key: str
-    header: str
-    name: str
-    applies_to: frozenset[str]
-    compute: Callable[[StatContext], Stat] | None = None
-    digits: int = 3
-    ci_key: str | None = None
-    n_key: str | None = None
-    per_level: bool = False
-    summary: bool = False
-    panel: bool = False
-    not_applicable: str = ""
-    method: str = ""
-    short: str = ""
-
-    def __post_init__(self) -> None:
-        # a computed statistic keeps its CI and n beside it under derived keys
-        if self.compute is not None and self.ci_key is None:
-            object.__setattr__(self, "ci_key", f"{self.key}_ci")
-        if self.compute is not None and self.n_key is None:
-            object.__setattr__(self, "n_key", f"{self.key}_n_items")
-
-    @property
-    def label(self) -> str:
-        """The short label of narrow places (the side panel); defaults to the header."""
-        return self.short or self.header
-
-    def applies(self, type_: str) -> bool:
-        """True when the statistic is reported for fields of ``type_``."""
-        return type_ in self.applies_to
-
-    def reason_not_applicable(self) -> str:
-        """The reason stored with a null for a field type the statistic does not cover."""
-        kinds = ", ".join(sorted(self.applies_to))
-        return self.not_applicable or f"{self.name} is reported for {kinds} fields"
-
-    def format(self, value: float | None) -> str:
-        """The value as shown in tables: fixed decimals, or a dash when undefined."""
-        return DASH if value is None else f"{value:.{self.digits}f}"
-
-    def format_ci(self, ci: Any) -> str:
-        """A 95% interval with the same decimals as the estimate, or a dash."""
-        if not ci:
-            return DASH
-        return f"[{ci[0]:.{self.digits}f}, {ci[1]:.{self.digits}f}]"
-
-
-_LOCK = threading.RLock()
-_DECLARED: list[Statistic] = []
+#: A statistic among people is a :class:`~agreement.measures.Measure` of that section
+#: (the section is its default); the name stays for the declarations that use it.
+Statistic = Measure
 
 
 def declare(stat: Statistic) -> Statistic:
-    """Add a statistic to the list (its key must be new); returns it."""
-    with _LOCK:
-        if any(s.key == stat.key for s in _DECLARED):
-            raise ValueError(f"statistic {stat.key!r} is declared twice")
-        _DECLARED.append(stat)
-    return stat
+    """Add a statistic to the measure registry (its key must be new); returns it."""
+    return register_measure(stat)
 
 
 def undeclare(key: str) -> None:
     """Remove the statistic declared under ``key``."""
-    with _LOCK:
-        _DECLARED[:] = [s for s in _DECLARED if s.key != key]
+    unregister_measure(key)
 
 
 @contextlib.contextmanager
@@ -132,42 +88,12 @@ def declared(stat: Statistic) -> Iterator[Statistic]:
     try:
         yield stat
     finally:
-        undeclare(stat.key)
+        unregister_measure(stat.key, stat.section)
 
 
 def statistics() -> tuple[Statistic, ...]:
-    """Every declared statistic, in display order."""
-    with _LOCK:
-        return tuple(_DECLARED)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One statistic of one field, read back from the JSON document for display."""
-
-    statistic: Statistic
-    label: str
-    level: str | None
-    value: float | None
-    ci: Any
-    n: int | None
-    n_units: int
-    reason: str | None
-
-    @property
-    def text(self) -> str:
-        """The formatted value."""
-        return self.statistic.format(self.value)
-
-    @property
-    def ci_text(self) -> str:
-        """The formatted interval."""
-        return self.statistic.format_ci(self.ci)
-
-    @property
-    def n_text(self) -> str:
-        """n of the field's units, e.g. ``14/20``."""
-        return DASH if self.n is None else f"{self.n}/{self.n_units}"
+    """Every declared statistic among people, in display order."""
+    return measures(AMONG_PEOPLE)
 
 
 def field_entries(
@@ -175,30 +101,10 @@ def field_entries(
 ) -> list[Entry]:
     """The statistics that apply to field block ``f`` (a JSON field dict), in order."""
     out = []
-    reasons = f.get("reasons", {})
     for stat in statistics():
         if not stat.applies(f["type"]) or (keep is not None and not keep(stat)):
             continue
-        n = f.get(stat.n_key) if stat.n_key else None
-        cis = f.get(stat.ci_key) if stat.ci_key else None
-        if stat.per_level:
-            for level, value in (f.get(stat.key) or {}).items():
-                out.append(
-                    Entry(
-                        stat,
-                        f"{stat.header} {level}",
-                        level,
-                        value,
-                        (cis or {}).get(level),
-                        n,
-                        f["n_items"],
-                        reasons.get(f"{stat.key}.{level}"),
-                    )
-                )
-        else:
-            value = f.get(stat.key)
-            reason = reasons.get(stat.key) if value is None else None
-            out.append(Entry(stat, stat.header, None, value, cis, n, f["n_items"], reason))
+        out += read(stat, f, f["n_items"])
     return out
 
 
@@ -386,6 +292,3 @@ def _declare_builtins() -> None:
             "pearson_pairs / pearson_pairs_n; n = items with two or more ratings.",
         )
     )
-
-
-_declare_builtins()

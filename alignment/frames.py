@@ -6,13 +6,16 @@ from typing import Any
 
 import pandas as pd
 
+from agreement.measures import BINARY, EVALUATOR, measures
+
 
 def _ci(ci: list[float] | None) -> str | None:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else None
 
 
 def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
-    """Version, n, headline with CI, binary P/R/F1/kappa, failures, cost, tokens, date."""
+    """Version, n, headline with CI, the other declared correlations, the declared binary
+    decision measures, failures, cost, tokens, date."""
     head = doc["headline"]
     rows = []
     for r in doc["versions"]:
@@ -23,11 +26,12 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "n": r["n"],
                 head: r["headline"]["value"],
                 f"{head} 95% CI": _ci(r["headline"]["ci"]),
-                "spearman": r["correlations"]["spearman"]["r"],
-                "precision": b.get("precision"),
-                "recall": b.get("recall"),
-                "F1": b.get("f1"),
-                "binary kappa": b.get("kappa"),
+                **{
+                    m.header: (r["correlations"].get(m.key) or {}).get("r")
+                    for m in measures(EVALUATOR)
+                    if m.nested and m.key != head
+                },
+                **{f"binary {m.header}": b.get(m.key) for m in measures(BINARY)},
                 "failure rate": r["failure_rate"],
                 "mean cost": r["mean_cost"],
                 "mean tokens in": r["mean_tokens_in"],

@@ -17,6 +17,7 @@ from agreement.decision_kappa import decision_kappa
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.evaluator import ScoreRows, compare_evaluator
 from agreement.inputs import is_binary_scores
+from agreement.measures import headline
 from alignment.inputs import FieldInputs, load_field
 from alignment.probes import probes
 from alignment.scores import field_scores, per_item, relevant
@@ -25,8 +26,6 @@ from alignment.versions import FEW_SHOT_KEY, Version
 if TYPE_CHECKING:
     from annotation_store import Store
 
-#: The headline figure of each field type (the chart draws it by version).
-HEADLINE = {"binary": "kappa", "ordinal": "spearman", "interval": "pearson", "derived": "pearson"}
 EXCLUDED_REASON = (
     f"shown to the judge as few-shot examples ({FEW_SHOT_KEY} in the signature settings), "
     "so left out of this version's figures"
@@ -51,7 +50,7 @@ def _usage(results: pd.DataFrame) -> dict[str, Any]:
 def _headline(
     fi: FieldInputs, row: dict[str, Any], scores: pd.Series, n_resamples: int, seed: int
 ) -> dict[str, Any]:
-    name = HEADLINE.get(fi.field_type, "pearson")
+    name = headline(fi.field_type)
     if name != "kappa":
         c = row["correlations"][name]
         return {
@@ -163,7 +162,7 @@ def alignment_table(
         "field": fi.field,
         "field_type": fi.field_type,
         "fields": fi.fields,
-        "headline": HEADLINE.get(fi.field_type, "pearson"),
+        "headline": headline(fi.field_type),
         "versions": rows,
         "meta": {
             "n_resamples": n_resamples,

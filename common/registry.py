@@ -50,6 +50,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, T] = {}
         self._lock = threading.RLock()
         self._discovered = False
+        self._discovering = False  # a module being discovered may read the registry
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: register the decorated object under ``name``."""
@@ -77,16 +78,20 @@ class Registry(Generic[T]):
         if self._discovered or (self._package is None and self._group is None):
             return
         with self._lock:
-            if self._discovered:
+            if self._discovered or self._discovering:
                 return
-            if self._package is not None:
-                pkg = importlib.import_module(self._package)
-                for info in pkgutil.iter_modules(pkg.__path__):
-                    if not info.name.startswith("_"):
-                        importlib.import_module(f"{self._package}.{info.name}")
-            if self._group is not None:
-                self._load_plugins(self._group)
-            self._discovered = True
+            self._discovering = True
+            try:
+                if self._package is not None:
+                    pkg = importlib.import_module(self._package)
+                    for info in pkgutil.iter_modules(pkg.__path__):
+                        if not info.name.startswith("_"):
+                            importlib.import_module(f"{self._package}.{info.name}")
+                if self._group is not None:
+                    self._load_plugins(self._group)
+                self._discovered = True
+            finally:
+                self._discovering = False
 
     def _load_plugins(self, group: str) -> None:
         """Load every entry point of ``group``; a broken one is a warning, not a crash."""
@@ -112,6 +117,17 @@ class Registry(Generic[T]):
         except KeyError:
             known = ", ".join(sorted(self._entries)) or "none"
             raise UnknownEntryError(f"unknown {self.what} {name!r}; known: {known}") from None
+
+    def discover(self) -> None:
+        """Import the package's modules and the plugins now (once), so that entries added
+        afterwards come after the built-ins."""
+        self._discover()
+
+    def values(self) -> list[T]:
+        """Every registered entry, in the order it was registered."""
+        self._discover()
+        with self._lock:
+            return list(self._entries.values())
 
     def names(self) -> list[str]:
         """All registered names, sorted."""

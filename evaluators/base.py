@@ -27,6 +27,7 @@ from common.records import EvalItem as EvalItem
 from common.records import EvalResult as EvalResult
 from common.records import Signature as Signature
 from common.records import stable_hash as stable_hash
+from evaluators.llm.cache import LLMCache as LLMCache
 
 if TYPE_CHECKING:
     import pydantic
@@ -39,20 +40,6 @@ class EvaluatorSettings(BaseModel):
     """Base settings model; evaluators subclass it with their own fields."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class LLMCache(Protocol):
-    """Persistent response cache (the store implements it)."""
-
-    def cache_get(self, key: str) -> dict[str, Any] | None:
-        """The stored response for ``key``, or None."""
-        ...
-
-    def cache_put(
-        self, key: str, model: str, request: dict[str, Any], response: dict[str, Any]
-    ) -> None:
-        """Store a response under ``key``."""
-        ...
 
 
 class PageStore(Protocol):

@@ -1,12 +1,10 @@
 """Shared base for evaluators that compare two texts of an item (baselines).
 
-The item kinds and fields compared:
-
-- ``intent_match``: the predicted intent against the gold intent, scored as ``match``
-  (a continuous similarity; the agreement engine compares it with the binary human
-  judgment through its calibrated threshold), as the Bi-Fact paper's baselines do.
-- ``binary`` / ``likert`` / ``score``: the item ``text`` against an extra ``reference``
-  column, scored as ``label``.
+Which two texts, and the score they write, is declared by the item's kind
+(``TaskKind.text_pair``: hypothesis field, reference field, scored field): intent match
+compares the predicted intent with the gold one as ``match``; the generic binary, likert
+and score kinds compare the item ``text`` with an extra ``reference`` column as ``label``.
+The baselines apply to every kind that declares a pair, a plugin's too.
 
 ``direction="both"`` (the default) scores each pair both ways and averages, as papers
 that compare both ways do; ``"forward"`` scores the prediction against the reference only.
@@ -18,14 +16,7 @@ from collections.abc import Sequence
 from typing import ClassVar, Literal, TypeVar
 
 from evaluators.base import EvalItem, EvalResult, Evaluator, EvaluatorSettings
-
-#: kind -> (hypothesis field, reference field, scored field)
-PAIR_FIELDS: dict[str, tuple[str, str, str]] = {
-    "intent_match": ("predicted", "gold", "match"),
-    "binary": ("text", "reference", "label"),
-    "likert": ("text", "reference", "label"),
-    "score": ("text", "reference", "label"),
-}
+from kinds.registry import KINDS, get_kind
 
 
 class PairSettings(EvaluatorSettings):
@@ -39,14 +30,16 @@ class PairSettings(EvaluatorSettings):
 PairSettingsT = TypeVar("PairSettingsT", bound=PairSettings)
 
 
-def _kind_of(item: EvalItem) -> str:
-    return "intent_match" if "gold" in item.fields or "predicted" in item.fields else "score"
+def text_pair(kind: str | None) -> tuple[str, str, str] | None:
+    """The (hypothesis, reference, scored) fields the kind called ``kind`` declares."""
+    if kind is None or kind not in KINDS:
+        return None
+    return get_kind(kind).text_pair
 
 
 class PairEvaluator(Evaluator[PairSettingsT]):
     """Scores ``(hypothesis, reference)`` pairs; subclasses implement ``score_pairs``."""
 
-    kinds: ClassVar[tuple[str, ...]] = tuple(PAIR_FIELDS)
     fields: ClassVar[tuple[str, ...]] = ("match", "label")
     Settings: ClassVar[type[EvaluatorSettings]] = PairSettings
     #: True when score(a, b) == score(b, a), so one direction is enough.
@@ -62,9 +55,18 @@ class PairEvaluator(Evaluator[PairSettingsT]):
         """Async hook; model-based subclasses run the work off the event loop."""
         return self.score_pairs(hypotheses, references)
 
-    def pair_fields(self, item: EvalItem) -> tuple[str, str, str]:
-        """(hypothesis field, reference field, scored field) for this item."""
-        hyp, ref, scored = PAIR_FIELDS[_kind_of(item)]
+    @classmethod
+    def applies_to(cls, kind: str) -> bool:
+        """True for the kinds that declare a text pair."""
+        return text_pair(kind) is not None
+
+    def pair_fields(self, item: EvalItem) -> tuple[str, str, str] | None:
+        """(hypothesis field, reference field, scored field) for this item, as its kind
+        declares them (settings may rename the two texts); None when it declares none."""
+        pair = text_pair(item.kind)
+        if pair is None:
+            return None
+        hyp, ref, scored = pair
         s = self.settings
         return s.hypothesis_field or hyp, s.reference_field or ref, scored
 
@@ -74,22 +76,26 @@ class PairEvaluator(Evaluator[PairSettingsT]):
         results: list[EvalResult | None] = [None] * len(items)
         hyps: list[str] = []
         refs: list[str] = []
-        todo: list[int] = []
+        todo: list[tuple[int, str]] = []  # (item, scored field)
         for i, item in enumerate(items):
-            hyp_f, ref_f, _ = self.pair_fields(item)
+            pair = self.pair_fields(item)
+            if pair is None:
+                why = f"kind {item.kind!r} declares no text pair to compare"
+                results[i] = EvalResult.failure(item.item_id, sig, why)
+                continue
+            hyp_f, ref_f, scored = pair
             hyp, ref = item.fields.get(hyp_f), item.fields.get(ref_f)
             if not isinstance(hyp, str) or not isinstance(ref, str) or not hyp or not ref:
                 missing = hyp_f if not hyp else ref_f
                 results[i] = EvalResult.failure(item.item_id, sig, f"item has no {missing!r} text")
                 continue
-            todo.append(i)
+            todo.append((i, scored))
             hyps.append(hyp)
             refs.append(ref)
         if todo:
             forward = await self.score_pairs_async(hyps, refs)
             backward = await self.score_pairs_async(refs, hyps) if both else forward
-            for k, i in enumerate(todo):
-                _, _, scored = self.pair_fields(items[i])
+            for k, (i, scored) in enumerate(todo):
                 value = (forward[k] + backward[k]) / 2 if both else forward[k]
                 details = {"forward": forward[k]}
                 if both:

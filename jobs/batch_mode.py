@@ -26,6 +26,7 @@ from common import event_loop
 from evaluators.base import EvalItem, EvalResult, Evaluator, llm_pool_held
 from evaluators.llm import batch_api
 from evaluators.llm.batch import BatchDeferred, BatchSession
+from jobs.progress import count_results
 
 #: Seconds between polls of a running batch (WORKBENCH_LLM_BATCH_POLL).
 DEFAULT_POLL_S = 30.0
@@ -118,8 +119,6 @@ class BatchRun:
         return waiting
 
     def _save(self, results: list[EvalResult]) -> None:
-        from jobs.runner import count_results
-
         self.store.save_results(self.project, self.run_id, results)
         count_results(self.progress, results)
         self._report()

@@ -12,35 +12,14 @@ import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from annotation_store import Store
 from common import event_loop
 from evaluators.base import EvalContext, EvalItem, Evaluator, llm_pool_held
 from evaluators.registry import create_evaluator, get_evaluator_class
-
-
-@dataclass
-class RunProgress:
-    """Counters reported after every batch."""
-
-    total: int = 0
-    done: int = 0
-    failed: int = 0
-    cached: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
-    run_ids: list[int] = field(default_factory=list)
-    mode: str = "online"
-    #: Batch mode: batch ids, requests, failed lines, usage and a summary line.
-    batch: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready counters (stored as a job's progress)."""
-        return dict(self.__dict__)
-
+from jobs.progress import RunProgress as RunProgress
+from jobs.progress import count_results
 
 ProgressFn = Callable[[RunProgress], None]
 CancelFn = Callable[[], bool]
@@ -405,14 +384,3 @@ class _Saver:
         count_results(self._progress, results)
         if self._on_progress is not None:
             self._on_progress(self._progress)
-
-
-def count_results(progress: RunProgress, results: Sequence[Any]) -> None:
-    """Add stored results to the counters."""
-    for res in results:
-        progress.done += 1
-        progress.failed += res.status == "failed"
-        progress.cached += bool(res.cached)
-        progress.tokens_in += res.tokens_in
-        progress.tokens_out += res.tokens_out
-        progress.cost += res.cost

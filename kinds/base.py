@@ -241,6 +241,11 @@ class TaskKind:
     #: engine uses it for speed): ``fn(cols: kinds.columns.LabelColumns)`` returns each
     #: derived score as a float array, NaN where undefined, with exactly derive's floats.
     derive_columns_fn: Callable[[Any], Mapping[str, Any]] | None = None
+    #: The two texts the pair baselines (BLEU, ROUGE, embeddings ...) compare and the score
+    #: they write: (hypothesis field, reference field, scored field); None: not compared.
+    text_pair: tuple[str, str, str] | None = None
+    #: Pairs of item fields a custom judge may read in exchanged positions (``swap_texts``).
+    swappable: tuple[tuple[str, str], ...] = ()
 
     def human_fields(self, settings: Mapping[str, Any] | None = None) -> tuple[HumanField, ...]:
         """The human fields for a project with these settings."""

@@ -1,7 +1,7 @@
 """The side panel's headline figures for one field (no bootstrap: it must be quick).
 
-Which statistics it shows is declared once, in :mod:`agreement.statistics`
-(``panel=True``).
+Which measures it shows is declared once, on each measure (``panel=True``): among people
+in :mod:`agreement.statistics`, the evaluator sections in :mod:`agreement.builtin_measures`.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from agreement.exclusions import exclusion_line
+from agreement.measures import EVALUATOR_SECTIONS
+from agreement.rows import evaluator_entries
 from agreement.statistics import Entry, Statistic, field_entries
 from annotation_store import Store
 from reports.data import agreement_document
@@ -60,14 +62,22 @@ def panel_summary(
         if e is None:
             continue
         bias = e.get("bias") or {}
+        shown = [x for sec in EVALUATOR_SECTIONS for x in evaluator_entries(e, sec)]
+        shown = [x for x in shown if x.measure.panel]
         evaluators.append(
             {
                 "evaluator": name,
                 "n": e["n"],
-                "pearson": e["pearson"]["r"],
-                "spearman": e["spearman"]["r"],
-                "kendall": e["kendall"]["r"],
-                "reason": e["pearson"].get("reason"),
+                "measures": [
+                    {
+                        "key": x.measure.key,
+                        "label": x.measure.label,
+                        "value": x.value,
+                        "text": x.text,
+                    }
+                    for x in shown
+                ],
+                "reason": next((x.reason for x in shown if x.reason), None),
                 "over": bias.get("over"),
                 "under": bias.get("under"),
                 "bias_n": bias.get("n"),

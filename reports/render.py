@@ -27,6 +27,14 @@ from common.csv_safe import to_csv
 from reports.data import load_inputs, with_everyone
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
+from reports.measure_tables import (
+    decision_header,
+    decision_rows,
+    evaluator_header,
+    evaluator_notes,
+    evaluator_rows,
+    method_notes,
+)
 from reports.methods import METHOD_NOTES
 from reports.run_notes import notes_text, run_notes
 from reports.text import fmt
@@ -218,83 +226,7 @@ def field_notes(data: dict[str, Any]) -> list[str]:
 
 
 def _method_notes() -> list[tuple[str, str]]:
-    return list(METHOD_NOTES) + [(s.name, s.method) for s in statistics() if s.method]
-
-
-EVAL_HEADER = [
-    "evaluator",
-    "field",
-    "n",
-    "runs",
-    "Pearson r [CI]",
-    "p",
-    "Spearman",
-    "p",
-    "Kendall tau-b",
-    "p",
-    "bias over/under",
-]
-
-
-def _ci(c: dict[str, Any]) -> str:
-    r = DASH if c["r"] is None else fmt(c["r"])
-    return f"{r} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]" if c.get("ci") else r
-
-
-def _eval_rows(data: dict[str, Any]) -> list[list[Any]]:
-    rows = []
-    for ev, by_field in data["evaluators"].items():
-        for name, e in by_field.items():
-            b = e.get("bias")
-            bias = f"{fmt(b['over'], 1)}/{fmt(b['under'], 1)} of {b['n']}" if b else DASH
-            if b and b.get("scale_mapping"):
-                bias += f" (1-5 {b['scale_mapping']})"
-            rows.append(
-                [
-                    ev,
-                    name,
-                    e["n"],
-                    e["n_runs"],
-                    _ci(e["pearson"]),
-                    e["pearson"]["p"],
-                    _ci(e["spearman"]),
-                    e["spearman"]["p"],
-                    _ci(e["kendall"]),
-                    e["kendall"]["p"],
-                    bias,
-                ]
-            )
-    return rows
-
-
-CAL_HEADER = [
-    "evaluator",
-    "score",
-    "threshold",
-    "precision",
-    "recall",
-    "F1",
-    "kappa",
-    "n test",
-    "n dev",
-]
-
-
-def _cal_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
-    return [
-        [
-            r["evaluator"],
-            r["score_field"],
-            r["threshold"],
-            r["precision"],
-            r["recall"],
-            r["f1"],
-            r["kappa"],
-            r["n"],
-            r.get("n_dev", DASH),
-        ]
-        for r in rows
-    ]
+    return list(METHOD_NOTES) + method_notes()
 
 
 REFERENCE_NAMES = {"dawid_skene": "Dawid-Skene", "mace": "MACE"}
@@ -331,23 +263,6 @@ def _provenance_lines(p: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _evaluator_notes(d: dict[str, Any]) -> list[str]:
-    """Why an evaluator figure or a calibrated row shows a dash."""
-    out = []
-    for ev, by_field in d.get("evaluators", {}).items():
-        for name, e in by_field.items():
-            for k in ("pearson", "spearman", "kendall"):
-                if e[k].get("reason"):
-                    out.append(f"{ev} / {name} / {k}: {e[k]['reason']}")
-    for rows in d.get("calibrated", {}).values():
-        for r in rows:
-            if r.get("reason"):
-                out.append(f"{r['evaluator']} / {r['score_field']}: {r['reason']}")
-            for k, why in (r.get("reasons") or {}).items():
-                out.append(f"{r['evaluator']} / {r['score_field']} / {k}: {why}")
-    return out
-
-
 def _excluded_text(d: dict[str, Any]) -> str:
     return (
         exclusion_line(d["exclusions"])
@@ -371,13 +286,15 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
         lines += _md_table(FIELD_HEADER, _field_rows(everyone))
         lines += ["", ""] + _md_table(STAT_HEADER, statistic_rows(everyone))
     if d["evaluators"]:
-        lines += ["", "## Evaluators vs humans", ""] + _md_table(EVAL_HEADER, _eval_rows(d))
+        lines += ["", "## Evaluators vs humans", ""] + _md_table(
+            evaluator_header(), evaluator_rows(d)
+        )
     for against, rows in d.get("calibrated", {}).items():
         lines += ["", f"## Calibrated binary comparison vs `{against}` (Bi-Fact Table 1)", ""]
-        lines += _md_table(CAL_HEADER, _cal_rows(rows))
+        lines += _md_table(decision_header(), decision_rows(rows))
         flags = [f"- ⚠ {w}" for w in flag_lines(rows)]
         lines += ["", *flags] if flags else []
-    notes = _evaluator_notes(d)
+    notes = evaluator_notes(d)
     if notes:
         lines += ["", "Why some evaluator figures are empty:", ""] + [f"- {n}" for n in notes]
     if csv_names:
@@ -471,14 +388,17 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             _html_table(STAT_HEADER, statistic_rows(everyone)),
         ]
     if d["evaluators"]:
-        parts += ["<h2>Evaluators vs humans</h2>", _html_table(EVAL_HEADER, _eval_rows(d))]
+        parts += [
+            "<h2>Evaluators vs humans</h2>",
+            _html_table(evaluator_header(), evaluator_rows(d)),
+        ]
     for against, rows in d.get("calibrated", {}).items():
         parts += [
             f"<h2>Calibrated binary comparison vs {html.escape(against)} (Bi-Fact Table 1)</h2>",
-            _html_table(CAL_HEADER, _cal_rows(rows)),
+            _html_table(decision_header(), decision_rows(rows)),
         ]
         parts += [f"<p class='flag'>⚠ {html.escape(w)}</p>" for w in flag_lines(rows)]
-    parts.append(_html_list(_evaluator_notes(d)))
+    parts.append(_html_list(evaluator_notes(d)))
     parts.append("<h2>Figures</h2>")
     for i, (_, fig) in enumerate(document_figures(report.document, d)):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))

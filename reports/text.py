@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agreement.measures import BIAS, BINARY, EVALUATOR, Entry
+from agreement.rows import evaluator_entries
 from agreement.statistics import field_entries
 
 
@@ -14,10 +16,6 @@ def fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return str(value)
-
-
-def _ci(ci: Any) -> str:
-    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
 
 
 def field_lines(name: str, f: dict[str, Any]) -> list[str]:
@@ -58,31 +56,33 @@ def _pearson_pairs(f: dict[str, Any]) -> list[str]:
     ]
 
 
+def _entry_text(x: Entry) -> str:
+    p = f" (p={x.p_text})" if x.p is not None else ""
+    return f"{x.measure.label} {x.text}{p} {x.ci_text if x.ci else ''}".rstrip()
+
+
 def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
-    """Lines for one evaluator."""
+    """Lines for one evaluator: every declared measure of its sections, with n."""
     lines = [f"{name}"]
     for fname, e in by_field.items():
-        corr = "  ".join(
-            f"{k} {fmt(e[k]['r'])} (p={fmt(e[k]['p'], 4)}) {_ci(e[k]['ci'])}".rstrip()
-            for k in ("pearson", "spearman", "kendall")
-        )
-        why = e["pearson"].get("reason", "")
-        lines.append(f"  {fname}: n={e['n']} runs={e['n_runs']}  {corr} {why}".rstrip())
+        corr = evaluator_entries(e, EVALUATOR)
+        why = next((x.reason for x in corr if x.reason), "")
+        text = "  ".join(_entry_text(x) for x in corr)
+        lines.append(f"  {fname}: n={e['n']} runs={e['n_runs']}  {text} {why}".rstrip())
         b = e.get("binary")
         if b:
-            thr = f"threshold {fmt(b['threshold'], 2)} " if b["threshold"] is not None else ""
+            figures = " ".join(_entry_text(x) for x in evaluator_entries(e, BINARY))
             lines.append(
-                f"    binary vs {b['against']} ({b['split']}, n={b['n']}): {thr}"
-                f"P {fmt(b['precision'])} R {fmt(b['recall'])} F1 {fmt(b['f1'])} "
-                f"kappa {fmt(b['kappa'])} {b.get('reason', '')}".rstrip()
+                f"    binary vs {b['against']} ({b['split']}, n={b['n']}): {figures} "
+                f"{b.get('reason', '')}".rstrip()
             )
         bias = e.get("bias")
         if bias:
+            counts = " ".join(
+                f"{x.measure.header} {x.text}/{x.n}" for x in evaluator_entries(e, BIAS)
+            )
             lines.append(
-                f"    bias (0-5, gap>=2): over {fmt(bias['over'], 1)} "
-                f"under {fmt(bias['under'], 1)} of {bias['n']}; own "
-                f"{fmt(bias['over_own'], 1)}/{bias['n_own']} other "
-                f"{fmt(bias['over_other'], 1)}/{bias['n_other']} Fisher p "
+                f"    bias (0-5, gap>=2): {counts}; Fisher p "
                 f"{fmt(bias['fisher_p'], 4)} {bias.get('fisher_reason') or ''}".rstrip()
             )
     return lines

@@ -6,6 +6,7 @@ panel saying why Fleiss' n changed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 
@@ -14,6 +15,8 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
+from agreement.builtin_measures.evaluator_vs_people import SCORED
+from agreement.measures import BIAS, BINARY, EVALUATOR, Measure
 from agreement.results import Stat
 from agreement.statistics import ALL, StatContext, Statistic, declared
 from annotation_store import Store
@@ -207,3 +210,254 @@ def test_side_panel_computes_only_the_panel_statistics(demo: str, monkeypatch) -
         "fleiss_kappa_all_items",
     ]
     assert s["statistics"][0]["label"] == "α ordinal" and s["statistics"][0]["text"] == "0.810"
+
+
+# -- issue 26: one measure of each evaluator section, and a plugin's ------------------
+
+EV_PROJECT = "demo-intent-match"
+
+
+def _tally(res) -> Stat:
+    """A made-up evaluator measure: a tenth of the items compared, fixed CI and p."""
+    return Stat(res.n / 10, res.n, None, (0.25, 0.75), p=0.0123)
+
+
+def _accuracy(res) -> Stat:
+    b = res.binary
+    return Stat.of((b.tp + b.tn) / b.n if b.n else None, b.n, "no decisions")
+
+
+def _misses(res) -> Stat:
+    return Stat(res.bias.over + res.bias.under, res.bias.n)
+
+
+TOYS = (
+    Measure(
+        "toy_tally",
+        "Toy tally",
+        "Toy tally of compared items",
+        SCORED,
+        compute=_tally,
+        section=EVALUATOR,
+        panel=True,
+        short="tally",
+        method="an evaluator measure declared by a test",
+    ),
+    Measure(
+        "toy_accuracy",
+        "Toy accuracy",
+        "Toy share of agreeing decisions",
+        SCORED,
+        compute=_accuracy,
+        section=BINARY,
+        panel=True,
+        short="acc",
+    ),
+    Measure(
+        "toy_misses",
+        "Toy misses",
+        "Toy count of items off by 2 or more",
+        SCORED,
+        compute=_misses,
+        section=BIAS,
+        summary=True,
+        panel=True,
+        short="misses",
+        digits=1,
+    ),
+)
+
+
+def _field_panel(project: str, field: str) -> None:
+    import streamlit as st
+
+    from ui.agreement_panel import FIELD_KEY, agreement_panel
+
+    st.session_state[FIELD_KEY] = field
+    agreement_panel(project)
+
+
+def _report(url: str, project: str) -> tuple[str, str, str]:
+    from reports.text import evaluator_lines
+
+    store = Store(url)
+    try:
+        report = build_report(store, project, n_resamples=0)
+    finally:
+        store.close()
+    text = "\n".join(
+        line for ev, by in report.data["evaluators"].items() for line in evaluator_lines(ev, by)
+    )
+    return render_report(report, "md"), render_report(report, "html"), text
+
+
+def _rows(url: str, project: str) -> pd.DataFrame:
+    from interop.agreement_bundle import agreement_frame
+    from workbench_api.analysis import agreement
+
+    store = Store(url)
+    try:
+        return agreement_frame(agreement(store, project, resamples=0).rows())
+    finally:
+        store.close()
+
+
+def test_one_measure_of_each_evaluator_section_reaches_every_view(
+    demo: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with contextlib.ExitStack() as stack:
+        for toy in TOYS:
+            stack.enter_context(declared(toy))
+        assert main(["--db", demo, "agreement", EV_PROJECT, "--json", "--resamples", "0"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        e = doc["evaluators"]["bifact (demo)"]["f1"]
+        assert e["n"] == 6 and e["toy_tally"] == pytest.approx(0.6)
+        assert (e["toy_tally_ci"], e["toy_tally_n_items"], e["toy_tally_p"]) == (
+            [0.25, 0.75],
+            6,
+            0.0123,
+        )
+        b = e["binary"]
+        confusion = b["confusion"]
+        assert b["toy_accuracy"] == pytest.approx((confusion["tp"] + confusion["tn"]) / b["n"])
+        assert e["bias"]["toy_misses"] == e["bias"]["over"] + e["bias"]["under"]
+        (row,) = [
+            r
+            for r in doc["calibrated"]["match"]
+            if r["evaluator"] == "bifact (demo)" and r["score_field"] == "f1"
+        ]
+        assert row["toy_accuracy"] == b["toy_accuracy"]
+
+        md, html, text = _report(demo, EV_PROJECT)
+        assert "| Toy tally [CI] | p |" in md and "| bias Toy misses |" in md
+        assert "| 0.600 [0.250, 0.750] | 0.0123 |" in md
+        assert (
+            f"| {b['kappa']:.3f} | {b['toy_accuracy']:.3f} | {b['n']} |" in md
+            and "Toy accuracy" in md
+        )
+        assert (
+            "<th>Toy tally [CI]</th>" in html and "an evaluator measure declared by a test" in html
+        )
+        assert "tally 0.600 (p=0.0123) [0.250, 0.750]" in text
+        assert f"Toy misses {e['bias']['toy_misses']:.1f}/6" in text
+
+        at = open_app(monkeypatch, demo, project=EV_PROJECT, page="pages/agreement.py")
+        (versus,) = [d.value for d in at.dataframe if {"statistic", "r"} <= set(d.value.columns)]
+        toy = versus[versus["statistic"] == "toy_tally"].iloc[0]
+        assert (toy["r"], toy["95% CI"], toy["n"]) == (pytest.approx(0.6), "[0.250, 0.750]", 6)
+        (calibrated,) = [d.value for d in at.dataframe if "toy_accuracy" in d.value.columns]
+        assert len(calibrated) == len(doc["calibrated"]["match"])
+
+        panel = open_app(monkeypatch, demo, script=_field_panel, args=(EV_PROJECT, "f1"))
+        captions = " ".join(str(c.value) for c in panel.caption)
+        bifact = f"**bifact (demo)** r {e['pearson']['r']:.2f} · ρ {e['spearman']['r']:.2f}"
+        assert bifact in captions and "tally 0.60 · acc" in captions
+        assert f"misses {e['bias']['toy_misses']:.2f}" in captions
+
+        rows = _rows(demo, EV_PROJECT).query("subject == 'bifact (demo)' and field == 'f1'")
+        got = rows.set_index("statistic")
+        assert got.loc["toy_tally", "value"] == pytest.approx(0.6)
+        assert (got.loc["toy_tally", "p"], got.loc["toy_tally", "ci_high"]) == (0.0123, 0.75)
+        assert got.loc["toy_accuracy", "section"] == BINARY
+        assert got.loc["toy_misses", "value"] == e["bias"]["toy_misses"]
+    assert main(["--db", demo, "agreement", EV_PROJECT, "--json", "--resamples", "0"]) == 0
+    assert "toy_tally" not in capsys.readouterr().out
+
+
+PLUGIN_MODULE = """
+from agreement.measures import Measure, register_measure
+from agreement.builtin_measures.evaluator_vs_people import SCORED
+from agreement.measures import BIAS, BINARY, EVALUATOR, Measure
+from agreement.results import Stat
+
+register_measure(
+    Measure(
+        "plugin_share",
+        "Plugin share",
+        "Share of pairable units (a plugin's)",
+        frozenset({"ordinal"}),
+        compute=lambda ctx: Stat(float(ctx.ratings.pairable.mean()), int(ctx.ratings.pairable.sum())),
+        summary=True,
+        panel=True,
+        method="declared by an installed plugin",
+    )
+)
+"""
+
+
+def test_a_plugin_statistic_through_the_entry_point_reaches_every_view(
+    demo: str, tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+    from importlib.metadata import EntryPoint
+
+    import common.registry
+    from agreement.measures import ENTRY_POINT_GROUP, MEASURES
+    from reports.panel import panel_summary
+
+    (tmp_path / "toy_measure_plugin.py").write_text(PLUGIN_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "toy_measure_plugin", raising=False)
+    ep = EntryPoint("toy", "toy_measure_plugin", ENTRY_POINT_GROUP)
+    monkeypatch.setattr(
+        common.registry,
+        "entry_points",
+        lambda group: [ep] if group == ENTRY_POINT_GROUP else [],
+    )
+    MEASURES.values()  # the built-ins first, so the snapshot holds every one of them
+    monkeypatch.setattr(MEASURES, "_entries", dict(MEASURES._entries))
+    monkeypatch.setattr(MEASURES, "_discovered", False)
+
+    assert main(["--db", demo, "agreement", PROJECT, "--json", "--resamples", "0"]) == 0
+    f = json.loads(capsys.readouterr().out)["fields"]["resolution"]
+    assert (f["plugin_share"], f["plugin_share_n_items"]) == (1.0, 5)
+    md, html, _ = _report(demo, PROJECT)
+    assert "| resolution | Plugin share | 1.000 | — | 5/5 |  |" in md
+    assert "declared by an installed plugin" in html
+    store = Store(demo)
+    try:
+        panel = panel_summary(store, PROJECT, "resolution")
+    finally:
+        store.close()
+    assert {"key": "plugin_share", "text": "1.000"}.items() <= next(
+        s for s in panel["statistics"] if s["key"] == "plugin_share"
+    ).items()
+    at = open_app(monkeypatch, demo, project=PROJECT, page="pages/agreement.py")
+    (summary,) = [d.value for d in at.dataframe if "Plugin share" in d.value.columns]
+    assert summary.loc[0, "Plugin share"] == pytest.approx(1.0)
+    row = _rows(demo, PROJECT).query("statistic == 'plugin_share'").iloc[0]
+    assert (row["section"], row["field"], row["value"], row["n"]) == (
+        "among_people",
+        "resolution",
+        1.0,
+        5,
+    )
+
+
+def test_an_installed_plugin_statistic_comes_after_the_built_ins(tmp_path) -> None:
+    """A real entry point (a dist-info on the path, no monkeypatching) in a fresh process:
+    the plugin's statistic is registered after every built-in, whatever is imported first."""
+    import subprocess
+    import sys
+
+    from tests.support.cli import ROOT
+
+    (tmp_path / "toy_measure_plugin.py").write_text(PLUGIN_MODULE)
+    info = tmp_path / "toy_measure_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toy-measure-plugin\nVersion: 1.0\n"
+    )
+    (info / "entry_points.txt").write_text("[metric_audit.statistics]\ntoy = toy_measure_plugin\n")
+    code = (
+        "from agreement.statistics import statistics\n"
+        "print(' '.join(s.key for s in statistics()))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{tmp_path}:{ROOT}"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    keys = proc.stdout.split()
+    assert keys[0] == "krippendorff_alpha" and keys[-1] == "plugin_share"
+    assert "icc_c_k" in keys and "pearson_pairs_mean" in keys

@@ -172,3 +172,77 @@ def test_the_checker_lets_views_import_streamlit_and_nobody_else() -> None:
     assert violations(source, "reports/panel.py") == [
         "reports/panel.py:1: reports may not import streamlit"
     ]
+
+
+def _module_file(module: str) -> str | None:
+    """The project file a module name is (``a.b`` -> ``a/b.py``), None for a package's
+    ``__init__`` or anything outside the project."""
+    path = ROOT.joinpath(*module.split("."))
+    if path.with_suffix(".py").is_file():
+        return _rel(path.with_suffix(".py"))
+    return None
+
+
+def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """file -> the project files it imports (any import: in a function, under
+    TYPE_CHECKING; a package's ``__init__`` only hands names on and is left out)."""
+    graph: dict[str, set[str]] = {rel: set() for rel in sources}
+    for rel, source in sources.items():
+        if rel.endswith("__init__.py"):
+            continue
+        for _, candidates in _imports(source, rel):
+            # ``from a import b``: the submodule a.b when there is one, else a
+            hit = next((f for f in map(_module_file, reversed(candidates)) if f), None)
+            if hit in sources and hit != rel:
+                graph[rel].add(hit)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of files that import each other in a loop (Tarjan's strongly connected
+    components with more than one file), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def test_no_two_modules_import_each_other() -> None:
+    sources = {_rel(p): p.read_text("utf-8") for p in _layered_files()}
+    assert circles(import_graph(sources)) == []
+
+
+def test_the_checker_reports_a_circle_through_a_function_level_import() -> None:
+    sources = {
+        "jobs/runner.py": "def go():\n    from jobs.batch_mode import run_batch_mode\n",
+        "jobs/batch_mode.py": "from jobs import runner\n",
+        "jobs/worker.py": "from jobs.runner import go\n",
+    }
+    assert circles(import_graph(sources)) == [["jobs/batch_mode.py", "jobs/runner.py"]]

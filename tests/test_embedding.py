@@ -25,7 +25,10 @@ def evaluator():
 
 
 def run(ev, pairs):
-    items = [EvalItem(str(i), {"gold": g, "predicted": p}) for i, (g, p) in enumerate(pairs)]
+    items = [
+        EvalItem(str(i), {"gold": g, "predicted": p}, kind="intent_match")
+        for i, (g, p) in enumerate(pairs)
+    ]
     return asyncio.run(ev.evaluate(items))
 
 

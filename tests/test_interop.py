@@ -442,4 +442,18 @@ def test_agreement_bundle_loads_in_one_line(sqlite_url: str, tmp_path: Path, cap
     assert same_field["item_id"].tolist() == audit["item_id"].tolist()
     assert same_field["category"].tolist() == audit["category"].tolist()
     from_csv = pd.read_csv(out / "agreement.csv")
-    assert from_csv["value"].round(9).tolist() == agreement["value"].round(9).tolist()
+    pd.testing.assert_series_equal(from_csv["value"].round(9), agreement["value"].round(9))
+    # the rows of the document: every declared measure, undefined ones with their reason
+    from agreement.measures import measures
+
+    assert {(m.section, m.key) for m in measures()} == set(
+        zip(agreement["section"], agreement["statistic"], strict=True)
+    )
+    f1 = agreement.query("subject == 'geval (demo)' and statistic == 'f1'").iloc[0]
+    assert (
+        pd.isna(f1["value"]) and f1["reason"] == "no binary human field to compare decisions with"
+    )
+    icc = agreement.query("field == 'actionability' and statistic == 'icc_a_1'").iloc[0]
+    assert round(icc["value"], 9) == 0.951070336 and icc["n"] == 5
+    own = agreement.query("subject == 'geval (demo)' and statistic == 'over_own'").iloc[0]
+    assert (own["value"], own["n"], round(own["p"], 9)) == (2.0, 3, 0.4)

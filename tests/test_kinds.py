@@ -115,7 +115,7 @@ def test_item_validation_names_the_field() -> None:
 
 
 #: Written out from the ``kinds`` of evaluators/builtin/*.py: the pair baselines
-#: (evaluators/pairs.py PAIR_FIELDS) cover intent_match, binary, likert and score.
+#: (the kinds declaring a ``text_pair``) cover intent_match, binary, likert and score.
 LEXICAL_AND_EMBEDDING = ["bleu", "chrf", "embedding_cosine", "meteor", "rouge1", "rouge2", "rougeL"]
 EXPECTED_EVALUATORS = {
     "intent_match": [

@@ -29,7 +29,9 @@ EAGLE_REF = "The Eagle is a cheap Japanese restaurant in the city centre near Bu
 
 def score(name: str, hyp: str, ref: str, **settings) -> dict:
     ev = create_evaluator(name, settings)
-    [res] = asyncio.run(ev.evaluate([EvalItem("x", {"gold": ref, "predicted": hyp})]))
+    [res] = asyncio.run(
+        ev.evaluate([EvalItem("x", {"gold": ref, "predicted": hyp}, kind="intent_match")])
+    )
     assert res.status == "ok", res.error
     return {"value": res.scores["match"], **res.details}
 
@@ -99,13 +101,17 @@ def test_signature_carries_sacrebleu_signature():
 
 def test_missing_text_is_a_failure_not_a_score():
     ev = create_evaluator("chrf")
-    [res] = asyncio.run(ev.evaluate([EvalItem("x", {"gold": "a", "predicted": ""})]))
+    [res] = asyncio.run(
+        ev.evaluate([EvalItem("x", {"gold": "a", "predicted": ""}, kind="intent_match")])
+    )
     assert res.status == "failed" and "predicted" in res.error and not res.scores
 
 
 def test_generic_kind_uses_reference_column():
     ev = create_evaluator("rouge1")
-    [res] = asyncio.run(ev.evaluate([EvalItem("x", {"text": RS_PRED, "reference": RS_TARGET})]))
+    [res] = asyncio.run(
+        ev.evaluate([EvalItem("x", {"text": RS_PRED, "reference": RS_TARGET}, kind="score")])
+    )
     assert res.scores == {"label": pytest.approx(12 / 17)}
 
 
@@ -209,3 +215,37 @@ def test_rouge1_through_the_cli(sqlite_url, capsys):
     got = dict(zip(frame["item_id"], frame["score"], strict=True))
     assert got["a"] == pytest.approx(12 / 17)
     assert got["b"] == pytest.approx(0.645, abs=5e-3)
+
+
+def test_the_compared_texts_are_the_kinds_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kind declaring a text pair gets the baselines with no evaluator edit; an item of a
+    kind that declares none fails with the reason (no kind is guessed from field names)."""
+    from evaluators.judges.spec import SWAPPABLE
+    from evaluators.registry import evaluators_for_kind
+    from kinds.base import FieldType, HumanField, ItemField, TaskKind
+    from kinds.registry import KINDS
+
+    toy = TaskKind(
+        name="toy_pair_kind",
+        title="Toy pair",
+        description="A summary against its source.",
+        item_fields=(ItemField("summary"), ItemField("source")),
+        human_fields_fn=lambda settings: (HumanField("faithful", FieldType.BINARY),),
+        text_pair=("summary", "source", "faithful"),
+        swappable=(("summary", "source"),),
+    )
+    KINDS.names()
+    monkeypatch.setattr(KINDS, "_entries", {**KINDS._entries, toy.name: toy})
+    assert "rougeL" in evaluators_for_kind("toy_pair_kind")
+    assert "rougeL" not in evaluators_for_kind("categorical")
+    assert SWAPPABLE["toy_pair_kind"] == (("summary", "source"),)
+    assert SWAPPABLE["intent_match"] == (("gold", "predicted"), ("gold_facts", "predicted_facts"))
+    assert "categorical" not in SWAPPABLE
+    ev = create_evaluator("rouge1")
+    fields = {"summary": RS_PRED, "source": RS_TARGET, "gold": "x", "predicted": "y"}
+    toy_item, guessed = EvalItem("a", fields, kind="toy_pair_kind"), EvalItem("b", fields)
+    ok, failed = asyncio.run(ev.evaluate([toy_item, guessed]))
+    assert ok.scores == {"faithful": pytest.approx(12 / 17)}  # rouge-score's README pair
+    assert (
+        failed.status == "failed" and failed.error == "kind None declares no text pair to compare"
+    )

@@ -98,10 +98,8 @@ def _panel(project_name: str) -> None:
         st.caption(f"{s['exclusions']} With them: {with_them}" if with_them else s["exclusions"])
     for e in s["evaluators"]:
         why = f" ({e['reason']})" if e["reason"] else ""
-        st.caption(
-            f"**{e['evaluator']}** r {_num(e['pearson'])} · ρ {_num(e['spearman'])} · "
-            f"τ {_num(e['kendall'])} · n {e['n']}{bias_text(e)}{why}"
-        )
+        figures = " · ".join(f"{x['label']} {_num(x['value'])}" for x in e["measures"])
+        st.caption(f"**{e['evaluator']}** {figures} · n {e['n']}{bias_text(e)}{why}")
 
 
 def agreement_panel(project_name: str) -> None:

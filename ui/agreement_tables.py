@@ -12,6 +12,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from agreement.measures import BINARY, EVALUATOR, measures
+from agreement.rows import evaluator_entries
 from agreement.statistics import DASH, field_entries
 from reports.render import STAT_HEADER, field_notes, field_sections, statistic_rows
 from ui.tables import dash_missing
@@ -72,33 +74,29 @@ def human_tables(data: dict[str, Any]) -> None:
 
 
 def correlation_table(col: Any, e: dict[str, Any]) -> None:
-    """Pearson, Spearman and Kendall of one evaluator and field, CI formatted like r."""
+    """The evaluator-vs-people measures of one evaluator and field, CI formatted like r."""
+    entries = evaluator_entries(e, EVALUATOR)
     table = pd.DataFrame(
         [
-            {
-                "statistic": k,
-                "r": e[k]["r"],
-                "p": e[k]["p"],
-                "95% CI": f"[{e[k]['ci'][0]:.3f}, {e[k]['ci'][1]:.3f}]" if e[k]["ci"] else DASH,
-                "n": e[k]["n"],
-            }
-            for k in ("pearson", "spearman", "kendall")
+            {"statistic": x.measure.key, "r": x.value, "p": x.p, "95% CI": x.ci_text, "n": x.n}
+            for x in entries
         ]
     )
     _show(col, table, {"r": "{:.3f}", "p": "{:.4f}"})
-    for k in ("pearson", "spearman", "kendall"):
-        why = e[k].get("reason") or (e[k].get("ci_reason") if not e[k]["ci"] else None)
+    for x in entries:
+        ci_reason = (e.get(x.measure.key) or {}).get("ci_reason") if x.measure.nested else None
+        why = x.reason or (ci_reason if not x.ci else None)
         if why:
-            col.caption(f"{k}: {why}")
-
-
-CALIBRATED = ["evaluator", "score_field", "threshold", "precision", "recall", "f1", "kappa"]
+            col.caption(f"{x.measure.key}: {why}")
 
 
 def calibrated_table(rows: list[dict[str, Any]]) -> None:
     """The calibrated binary comparison, undefined cells as a dash with the reasons below."""
-    frame = pd.DataFrame(rows)[[*CALIBRATED, "n", "split"]]
-    digits = {"threshold": "{:.2f}", **{k: "{:.3f}" for k in CALIBRATED[3:]}}
+    decided = measures(BINARY)
+    frame = pd.DataFrame(rows)[
+        ["evaluator", "score_field", *(m.key for m in decided), "n", "split"]
+    ]
+    digits = {m.key: f"{{:.{m.digits}f}}" for m in decided}
     _show(st, frame, digits)
     notes = []
     for r in rows:

@@ -50,7 +50,7 @@ def agreement_frames(doc: AgreementDocument) -> dict[str, pd.DataFrame]:
     one ``ratings_<field>`` reliability matrix (items x annotators) per human field."""
     from interop.agreement_bundle import agreement_frame
 
-    frames = {"agreement": agreement_frame(doc.to_dict())}
+    frames = {"agreement": agreement_frame(doc.rows())}
     for name, field in doc.fields.items():
         frames[f"ratings_{name}"] = field.ratings.frame()
     return frames

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -19,10 +20,28 @@ from evaluators.judges.template import TemplateError, check_template, trial_rend
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 OutputType = Literal["binary", "label", "integer", "decimal", "fact_labels"]
-#: Kinds with two texts a judge may read in exchanged positions (``swap_texts``).
-SWAPPABLE: dict[str, tuple[tuple[str, str], ...]] = {
-    "intent_match": (("gold", "predicted"), ("gold_facts", "predicted_facts")),
-}
+
+
+class _Swappable(Mapping[str, tuple[tuple[str, str], ...]]):
+    """kind -> the pairs of texts a judge may read in exchanged positions (``swap_texts``),
+    as each kind declares them (``TaskKind.swappable``); kinds without any are absent."""
+
+    def _all(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        from kinds import get_kind, kind_names
+
+        return {k: get_kind(k).swappable for k in kind_names() if get_kind(k).swappable}
+
+    def __getitem__(self, kind: str) -> tuple[tuple[str, str], ...]:
+        return self._all()[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+SWAPPABLE: Mapping[str, tuple[tuple[str, str], ...]] = _Swappable()
 
 
 class JudgeError(ValueError):

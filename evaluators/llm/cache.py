@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, Protocol
 
 _PIECE = 2000
 #: Marks where a pre-serialised value goes (no request text contains it).
@@ -58,8 +58,23 @@ def cache_key_with(record: dict[str, Any], path: tuple[str, str], value_json: st
     return digest(text)
 
 
+class LLMCache(Protocol):
+    """Persistent response cache (the store implements it; ``evaluators.base`` re-exports
+    it). Declared here, beside the keys, so the client need not import ``evaluators.base``."""
+
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        """The stored response for ``key``, or None."""
+        ...
+
+    def cache_put(
+        self, key: str, model: str, request: dict[str, Any], response: dict[str, Any]
+    ) -> None:
+        """Store a response under ``key``."""
+        ...
+
+
 class MemoryCache:
-    """A process-local :class:`evaluators.base.LLMCache` (tests, ad-hoc use)."""
+    """A process-local :class:`LLMCache` (tests, ad-hoc use)."""
 
     def __init__(self) -> None:
         self.entries: dict[str, dict[str, Any]] = {}

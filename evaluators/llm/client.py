@@ -29,9 +29,9 @@ import openai
 import pydantic
 
 from common.redact import DataRedactor
-from evaluators.base import LLMCache
 from evaluators.llm.batch import BatchSession
 from evaluators.llm.cache import (
+    LLMCache,
     MemoryCache,
     cache_key,
     cache_key_with,

@@ -57,17 +57,21 @@ def _score_fields(settings: Mapping[str, Any]) -> tuple[HumanField, ...]:
 
 GENERIC_GUIDELINE = "Read the text and its context, then give your label."
 
-for _name, _title, _fields, _defaults, _check in (
-    ("binary", "Binary label", _binary_fields, {}, None),
+#: The item text against an extra ``reference`` column, scored as ``label``.
+TEXT_PAIR = ("text", "reference", "label")
+
+for _name, _title, _fields, _defaults, _check, _pair in (
+    ("binary", "Binary label", _binary_fields, {}, None, TEXT_PAIR),
     (
         "categorical",
         "Categorical label",
         _categorical_fields,
         {"labels": ["a", "b"]},
         _check_categorical,
+        None,
     ),
-    ("likert", "Likert scale", _likert_fields, {"min": 1, "max": 5}, _check_likert),
-    ("score", "Score 0..1", _score_fields, {}, None),
+    ("likert", "Likert scale", _likert_fields, {"min": 1, "max": 5}, _check_likert, TEXT_PAIR),
+    ("score", "Score 0..1", _score_fields, {}, None, TEXT_PAIR),
 ):
     register_kind(
         TaskKind(
@@ -79,5 +83,6 @@ for _name, _title, _fields, _defaults, _check in (
             guideline=GENERIC_GUIDELINE,
             default_settings=_defaults,
             validate_settings_fn=_check,
+            text_pair=_pair,
         )
     )

@@ -104,5 +104,9 @@ INTENT_MATCH = register_kind(
         derive_fn=derive,
         guideline=GUIDELINE,
         derive_columns_fn=derive_columns,
+        # the pair baselines score the prediction against the gold intent as ``match`` (a
+        # similarity; the agreement engine calibrates it against the binary judgment)
+        text_pair=("predicted", "gold", "match"),
+        swappable=(("gold", "predicted"), ("gold_facts", "predicted_facts")),
     )
 )

@@ -1,0 +1,1 @@
+"""The built-in measures, one module per section, found by the measure registry."""

@@ -1,0 +1,26 @@
+"""Ego-centric bias counts (FinGrAct): items scored 2 or more points above / below the
+people's mean on a 0-5 scale, averaged over runs (see :mod:`agreement.bias`)."""
+
+from agreement.measures import BIAS, Measure, register_measure
+
+GRADED = frozenset({"ordinal", "interval", "derived"})
+
+for key, header, name in (
+    ("over", "over", "Items over-estimated by 2 or more points (0-5 scale)"),
+    ("under", "under", "Items under-estimated by 2 or more points (0-5 scale)"),
+    ("over_own", "over (own model)", "Over-estimated items the judge's own model generated"),
+    ("over_other", "over (other models)", "Over-estimated items other models generated"),
+):
+    register_measure(
+        Measure(
+            key,
+            header,
+            name,
+            GRADED,
+            section=BIAS,
+            n_key={"over_own": "n_own", "over_other": "n_other"}.get(key, "n"),
+            p_key="fisher_p" if key == "over_own" else None,
+            digits=1,
+            summary=key in ("over", "under"),
+        )
+    )

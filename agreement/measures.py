@@ -1,0 +1,245 @@
+"""Every measure the agreement document reports, declared once in one registry.
+
+A :class:`Measure` says which section of the document it belongs to (among people,
+evaluator vs people, binary decision, bias, judge probes, or a section a declared question
+type brings), the field types it applies to, how it computes its result (a
+:class:`~agreement.results.Stat` with CI, n and p), and how it is shown: header, short
+label, decimals and method note. The document's rows, the JSON, the reports, the side
+panel, the Agreement page and the exported bundle all iterate :func:`measures`.
+
+Built-in measures are found by importing every module of ``agreement.builtin_measures``;
+installed packages add theirs through the entry point group ``metric_audit.statistics``
+(an entry point names a module that registers on import, or a ``Measure`` itself).
+
+Where a measure's values sit in the JSON document: each section has one block per
+variable (the field block among people; the evaluator's block of one field; its
+``binary`` and ``bias`` blocks). A measure reads ``block[key]``, ``block[ci_key]``,
+``block[n_key]`` and ``block[p_key]``; a ``nested`` one (the correlations) reads
+``block[key]`` as ``{"r", "p", "ci", "n", "reason"}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from common.registry import Registry
+
+AMONG_PEOPLE = "among_people"
+EVALUATOR = "evaluator_vs_people"
+BINARY = "binary_decision"
+BIAS = "bias"
+PROBES = "judge_probes"
+#: The built-in sections in document order; a declared question type may name its own.
+SECTIONS = (AMONG_PEOPLE, EVALUATOR, BINARY, BIAS, PROBES)
+#: Sections whose measures describe one evaluator against the people on one field.
+EVALUATOR_SECTIONS = (EVALUATOR, BINARY, BIAS)
+ENTRY_POINT_GROUP = "metric_audit.statistics"
+DASH = "—"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: where it sits in the document, what it applies to, how it is shown.
+
+    ``compute`` takes the section's input (a ``StatContext`` among people, an
+    ``EvaluatorAgreement`` in the evaluator sections) and returns a ``Stat``; None means
+    the engine computes it with its neighbours (one bootstrap for three correlations) and
+    the declaration drives the rows and renderers only.
+    """
+
+    key: str
+    header: str
+    name: str
+    applies_to: frozenset[str]
+    compute: Callable[[Any], Any] | None = None
+    digits: int = 3
+    ci_key: str | None = None
+    n_key: str | None = None
+    per_level: bool = False
+    summary: bool = False
+    panel: bool = False
+    not_applicable: str = ""
+    method: str = ""
+    short: str = ""
+    section: str = AMONG_PEOPLE
+    p_key: str | None = None
+    nested: bool = False
+    #: field types on which this is the headline figure of an evaluator (the alignment
+    #: table's chart draws it by version)
+    headline: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        # a computed measure keeps its CI and n beside it under derived keys
+        if self.compute is not None and self.ci_key is None:
+            object.__setattr__(self, "ci_key", f"{self.key}_ci")
+        if self.compute is not None and self.n_key is None:
+            object.__setattr__(self, "n_key", f"{self.key}_n_items")
+        if self.compute is not None and self.p_key is None and self.section != AMONG_PEOPLE:
+            object.__setattr__(self, "p_key", f"{self.key}_p")
+
+    @property
+    def label(self) -> str:
+        """The short label of narrow places (the side panel); defaults to the header."""
+        return self.short or self.header
+
+    def applies(self, type_: str) -> bool:
+        """True when the measure is reported for fields of ``type_``."""
+        return type_ in self.applies_to
+
+    def reason_not_applicable(self) -> str:
+        """The reason stored with a null for a field type the measure does not cover."""
+        kinds = ", ".join(sorted(self.applies_to))
+        return self.not_applicable or f"{self.name} is reported for {kinds} fields"
+
+    def format(self, value: float | None) -> str:
+        """The value as shown in tables: fixed decimals, or a dash when undefined."""
+        return DASH if value is None else f"{value:.{self.digits}f}"
+
+    def format_ci(self, ci: Any) -> str:
+        """A 95% interval with the same decimals as the estimate, or a dash."""
+        if not ci:
+            return DASH
+        return f"[{ci[0]:.{self.digits}f}, {ci[1]:.{self.digits}f}]"
+
+    def format_p(self, p: float | None) -> str:
+        """A p-value with four decimals, or a dash."""
+        return DASH if p is None else f"{p:.4f}"
+
+    def write(self, out: dict[str, Any], stat: Any) -> None:
+        """Put a computed ``Stat`` into JSON block ``out`` under this measure's keys."""
+        out[self.key] = stat.value
+        if self.ci_key:
+            out[self.ci_key] = list(stat.ci) if stat.ci else None
+        if self.n_key:
+            out[self.n_key] = stat.n
+        if self.p_key:
+            out[self.p_key] = stat.p
+        out.update(stat.extra or {})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One measure of one variable, read back from the JSON document for display."""
+
+    statistic: Measure
+    label: str
+    level: str | None
+    value: float | None
+    ci: Any
+    n: int | None
+    n_units: int | None
+    reason: str | None
+    p: float | None = None
+
+    @property
+    def measure(self) -> Measure:
+        """The declaration (``statistic`` is its older name)."""
+        return self.statistic
+
+    @property
+    def text(self) -> str:
+        """The formatted value."""
+        return self.statistic.format(self.value)
+
+    @property
+    def ci_text(self) -> str:
+        """The formatted interval."""
+        return self.statistic.format_ci(self.ci)
+
+    @property
+    def p_text(self) -> str:
+        """The formatted p-value."""
+        return self.statistic.format_p(self.p)
+
+    @property
+    def n_text(self) -> str:
+        """n of the variable's units, e.g. ``14/20`` (just n when units are not counted)."""
+        if self.n is None:
+            return DASH
+        return str(self.n) if self.n_units is None else f"{self.n}/{self.n_units}"
+
+
+def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[Entry]:
+    """The entries of measure ``m`` in one JSON block (one per level when per level)."""
+    reasons = block.get("reasons") or {}
+    if m.nested:
+        c = block.get(m.key) or {}
+        return [
+            Entry(
+                m,
+                m.header,
+                None,
+                c.get("r"),
+                c.get("ci"),
+                c.get("n"),
+                n_units,
+                c.get("reason"),
+                c.get("p"),
+            )
+        ]
+    n = block.get(m.n_key) if m.n_key else None
+    cis = block.get(m.ci_key) if m.ci_key else None
+    p = block.get(m.p_key) if m.p_key else None
+    if m.per_level:
+        return [
+            Entry(
+                m,
+                f"{m.header} {level}",
+                level,
+                value,
+                (cis or {}).get(level),
+                n,
+                n_units,
+                reasons.get(f"{m.key}.{level}"),
+                p,
+            )
+            for level, value in (block.get(m.key) or {}).items()
+        ]
+    value = block.get(m.key)
+    reason = (reasons.get(m.key) or block.get("reason")) if value is None else None
+    return [Entry(m, m.header, None, value, cis, n, n_units, reason, p)]
+
+
+def _adopt(obj: object) -> None:
+    """An entry point naming a ``Measure`` directly (not its module)."""
+    if not isinstance(obj, Measure):
+        raise TypeError(f"{obj!r} is not a Measure")
+    register_measure(obj)
+
+
+MEASURES: Registry[Measure] = Registry(
+    "measure",
+    package="agreement.builtin_measures",
+    entry_point_group=ENTRY_POINT_GROUP,
+    adopt=_adopt,
+)
+
+
+def register_measure(m: Measure) -> Measure:
+    """Add a measure (its key must be new within its section); returns it."""
+    name = f"{m.section}:{m.key}"
+    MEASURES.discover()  # built-ins first: declaration order is display order
+    with MEASURES._lock:
+        if name in MEASURES._entries:
+            raise ValueError(f"statistic {m.key!r} is declared twice")
+        MEASURES.add(name, m)
+    return m
+
+
+def unregister_measure(key: str, section: str = AMONG_PEOPLE) -> None:
+    """Forget the measure declared under ``key`` in ``section``."""
+    MEASURES.remove(f"{section}:{key}")
+
+
+def headline(field_type: str) -> str:
+    """The key of the evaluator measure declared as the headline for ``field_type``
+    (Pearson's r when none is)."""
+    keys = [m.key for m in measures(*EVALUATOR_SECTIONS) if field_type in m.headline]
+    return keys[0] if keys else "pearson"
+
+
+def measures(*sections: str) -> tuple[Measure, ...]:
+    """Every declared measure of ``sections`` (all when none given), in declaration order."""
+    return tuple(m for m in MEASURES.values() if not sections or m.section in sections)
