@@ -508,3 +508,37 @@ def test_candidates_are_never_repeated():
     assert candidate_references("INFORM", "price", ["cheap"], "Price") == ["Price is cheap."]
     assert candidate_references("REQUEST", "city", [], "city") == ["Request city."]
     assert candidate_references("INFORM", "city", [], "City") == ["City."]
+
+
+# -- the demo's tampered copies carry their real values in `tampered_from` -------------------
+def _demo_rule(premise: str, hypothesis: str) -> float:
+    """Value sentences by substring; boolean sentences by whether the premise negates."""
+    m = re.search(r" is (.+)\.$", hypothesis)
+    if m:
+        return 0.8 if m.group(1).lower() in premise.lower() else 0.1
+    negated = " not " in f" {premise} "
+    says_no = hypothesis.endswith("? No.") or hypothesis.startswith("Does not")
+    return 0.8 if negated == says_no else 0.1
+
+
+def test_demo_tampered_copies_validate_with_tampered_from():
+    from annotation_store.demo import DEMO_DIR
+
+    lines = (DEMO_DIR / "dialogue_faithfulness/tampered.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    items = [EvalItem(r["item_id"], {k: v for k, v in r.items() if k != "item_id"}) for r in rows]
+    ev, _ = evaluator(_demo_rule)
+    results = {r.item_id: r for r in run(ev, items)}
+    assert set(results) == {
+        "sgd:1_00000:9:1:tampered",
+        "sgd:1_00000:9:0:tampered",
+        "sgd:1_00000:3:0:tampered",
+    }
+    for res in results.values():
+        assert res.status == "ok" and res.details["validated"] is True
+        assert res.scores["faithful"] == 0.0  # the tampered act is not what was said
+    little_hunan = results["sgd:1_00000:3:0:tampered"]
+    assert little_hunan.details["reference"] == "Name of the restaurant is Little Hunan."
+    assert little_hunan.details["validation"]["positive_entailed"] is True
+    report = corpus_report(results.values())
+    assert report.n_validated == 3 and report.sgsacc_act_validated == 0.0

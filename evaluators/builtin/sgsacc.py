@@ -13,7 +13,8 @@ For each item (one act):
    candidate and none of the negative references, which are the candidates of the same act
    with substituted values (item field ``substitute_values``, a flipped boolean, or other
    possible values of a categorical slot). Tampered copies (items with
-   ``original_values``) are validated with their original act, since validation is about
+   ``original_values``, as the SGD import writes, or ``tampered_from``, as the demo
+   does) are validated with their original act, since validation is about
    the ground-truth pair, not about the text judged.
 4. When a premise alone does not entail, it is augmented as
    "{previous turn} {slot description}. {utterance}" and checked again; validation uses the
@@ -44,7 +45,14 @@ from evaluators.nli import (
 from evaluators.nli.evaluator import NLIEvaluator
 from evaluators.registry import register_evaluator
 from evaluators.sgd_acts import Act
-from evaluators.utterances import UtteranceKey, group_units, share, unit_values, utterance_key
+from evaluators.utterances import (
+    UtteranceKey,
+    group_units,
+    original_values,
+    share,
+    unit_values,
+    utterance_key,
+)
 
 Pair = tuple[str, str]
 
@@ -177,8 +185,8 @@ class SGSAccEvaluator(NLIEvaluator[SGSAccSettings]):
             if s.augment
             else (lambda t: None)
         )
-        original = f.get("original_values")
-        truth_act = act.with_values([str(v) for v in original]) if original else act
+        original = original_values(f)
+        truth_act = act.with_values(original) if original else act
         negatives: list[str] = []
         if s.validate_references and truth_act.values:
             extra = [str(v) for v in f.get("substitute_values") or []]
