@@ -340,6 +340,7 @@ def _evaluators(
             split_rule=split_rule,
             n_resamples=n_resamples,
             seed=seed,
+            model_families=settings.get("model_families"),
         )
         maps = inputs.meta.get("scale_mappings", {})
         mapping = next((maps[g] for g in rows.signatures if g in maps), None)

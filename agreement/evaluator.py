@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,6 +139,7 @@ def compare_evaluator(
     split_rule: str,
     n_resamples: int,
     seed: int,
+    model_families: Mapping[str, str] | None = None,
 ) -> EvaluatorAgreement:
     """Everything about one evaluator on one variable.
 
@@ -214,6 +216,7 @@ def compare_evaluator(
             ((human - lo) / (hi - lo) * 5)[keep],
             space.generator[rows.item[keep]],
             model,
+            model_families,
         )
         if how.startswith("observed"):
             notes["bias_scale"] = f"scores outside the known scale; rescaled by {how}"

@@ -11,6 +11,7 @@ from typing import Any
 from agreement.exclusions import exclusion_line
 from agreement.statistics import Entry, Statistic, field_entries
 from annotation_store import Store
+from reports.bias_text import own_model_text
 from reports.data import agreement_document
 
 
@@ -68,6 +69,7 @@ def panel_summary(
                 "spearman": e["spearman"]["r"],
                 "kendall": e["kendall"]["r"],
                 "reason": e["pearson"].get("reason"),
+                "bias_own": own_model_text(bias) if bias else None,
                 "over": bias.get("over"),
                 "under": bias.get("under"),
                 "bias_n": bias.get("n"),

@@ -24,6 +24,7 @@ from agreement.exclusions import exclusion_line
 from agreement.statistics import DASH, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
+from reports.bias_text import bias_summary
 from reports.data import load_inputs, with_everyone
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
@@ -232,7 +233,7 @@ EVAL_HEADER = [
     "p",
     "Kendall tau-b",
     "p",
-    "bias over/under",
+    "bias (own model first)",
 ]
 
 
@@ -246,7 +247,7 @@ def _eval_rows(data: dict[str, Any]) -> list[list[Any]]:
     for ev, by_field in data["evaluators"].items():
         for name, e in by_field.items():
             b = e.get("bias")
-            bias = f"{fmt(b['over'], 1)}/{fmt(b['under'], 1)} of {b['n']}" if b else DASH
+            bias = bias_summary(b) if b else DASH
             if b and b.get("scale_mapping"):
                 bias += f" (1-5 {b['scale_mapping']})"
             rows.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agreement.statistics import field_entries
+from reports.bias_text import bias_summary
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -79,9 +80,7 @@ def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
         bias = e.get("bias")
         if bias:
             lines.append(
-                f"    bias (0-5, gap>=2): over {fmt(bias['over'], 1)} "
-                f"under {fmt(bias['under'], 1)} of {bias['n']}; own "
-                f"{fmt(bias['over_own'], 1)}/{bias['n_own']} other "
+                f"    bias (0-5, gap>=2): {bias_summary(bias)}; other models over "
                 f"{fmt(bias['over_other'], 1)}/{bias['n_other']} Fisher p "
                 f"{fmt(bias['fisher_p'], 4)} {bias.get('fisher_reason') or ''}".rstrip()
             )
