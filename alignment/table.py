@@ -125,6 +125,7 @@ def version_row(
         split_rule=fi.split_rule,
         n_resamples=n_resamples,
         seed=seed,
+        model_families=fi.inputs.settings.get("model_families"),
     )
     row["n"] = res.n
     row["correlations"] = {k: c.to_dict() for k, c in res.correlations.items()}

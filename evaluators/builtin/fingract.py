@@ -54,7 +54,7 @@ from evaluators.ucr.judging import (
     retriever_summary,
 )
 
-SEGMENT = "fingract_segment.v1"
+SEGMENT = "fingract_segment.v2"
 JUDGE_PAPER = "fingract_judge_paper.v1"
 JUDGE = "fingract_judge.v1"  # the from_knowledge variant: existence/relevance asked too
 JUDGE_UCR = "fingract_judge_ucr.v1"
@@ -222,7 +222,8 @@ class FinGrAct(LLMEvaluator[FinGrActDecoding]):
     name = "fingract"
     # 2: link judgements are no longer defaulted to "No" when left out
     # 3: without UCR only the paper's questions (existence/relevance only by support)
-    version = "3"
+    # 4: the segmentation example is our own (prompt fingract_segment.v2)
+    version = "4"
     title = "FinGrAct"
     description = (
         "Error segmentation and correction, then per-error detection/correction "
