@@ -49,6 +49,7 @@ from evaluators.ucr import extract_urls
 from evaluators.ucr.judging import (
     PUBLIC_RECORD_KEYS,
     UCRJudgeSettings,
+    condense_unavailable,
     links_for_judge,
     retriever_notes,
     retriever_summary,
@@ -375,6 +376,10 @@ class FinGrActUCR(FinGrAct):
     Settings = FinGrActUCRSettings
     prompt_ids = (SEGMENT, JUDGE_UCR)
     use_ucr = True
+
+    def unavailable_reason(self) -> str | None:
+        """The LLM's reason, else an explicit embedding condense that cannot run."""
+        return super().unavailable_reason() or condense_unavailable(self.settings)
 
     @classmethod
     def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
