@@ -164,10 +164,13 @@ _SUPPORT_KEYS = ("supported_by_link", "supporting_links", "supporting_link")
 
 
 class FinGrActDecoding(EvaluatorSettings):
-    """Decoding settings."""
+    """Decoding settings, and how the agreement view averages the runs of an item:
+    ``rounded`` (the paper reports the rounded average of three runs; to whole points)
+    or ``mean`` (the plain mean)."""
 
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(None, ge=16)
+    run_average: Literal["rounded", "mean"] = "rounded"
 
 
 class FinGrActSettings(FinGrActDecoding):
@@ -178,6 +181,16 @@ class FinGrActSettings(FinGrActDecoding):
 
 class FinGrActUCRSettings(FinGrActDecoding, UCRJudgeSettings):
     """Decoding plus URL Content Retriever settings."""
+
+
+def run_average_note(setting: str) -> str:
+    """The run note naming how an item's runs are averaged."""
+    if setting == "mean":
+        return "run_average='mean' (not the paper's): an item's score is the plain mean of its runs"
+    return (
+        "run_average='rounded' (the paper's): an item's score is the mean of its runs "
+        "rounded to whole points"
+    )
 
 
 def categorize(hits: int, total: int) -> int:
@@ -228,7 +241,8 @@ class FinGrAct(LLMEvaluator[FinGrActDecoding]):
     title = "FinGrAct"
     description = (
         "Error segmentation and correction, then per-error detection/correction "
-        "and link checks; (detect + correct + links) x 5/6. Averaged over 3 runs."
+        "and link checks; (detect + correct + links) x 5/6. Three runs, their average "
+        "rounded as in the paper (setting run_average: rounded / mean)."
     )
     kinds = ("actionability",)
     fields = ("actionability", "errors_detected", "errors_corrected", "sources")
@@ -242,21 +256,26 @@ class FinGrAct(LLMEvaluator[FinGrActDecoding]):
     def run_notes(
         cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
     ) -> list[str]:
-        """Which link questions the judge got, and the retriever's condensing."""
+        """How the runs are averaged, which link questions the judge got, and the
+        retriever's condensing."""
+        average = run_average_note(run_settings(results).get("run_average", "rounded"))
         if cls.use_ucr:
             return [
+                average,
                 "links judged on their fetched pages (exists, relevant, supports)",
                 *retriever_notes(r.details for r in results),
             ]
         variant = run_settings(results).get("link_judgement", "paper")
         if variant == "paper":
             return [
+                average,
                 "without the retriever: only the paper's questions (mentioned, corrected, "
-                "supported by a link); link points only through a supporting link"
+                "supported by a link); link points only through a supporting link",
             ]
         return [
+            average,
             "variant link_judgement='from_knowledge' (not the paper's): link existence and "
-            "relevance judged from the model's knowledge, without fetching"
+            "relevance judged from the model's knowledge, without fetching",
         ]
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
