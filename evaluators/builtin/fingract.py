@@ -398,7 +398,10 @@ class FinGrActUCR(FinGrAct):
 
     def unavailable_reason(self) -> str | None:
         """The LLM's reason, else an explicit embedding condense that cannot run."""
-        return super().unavailable_reason() or condense_unavailable(self.settings)
+        reason = super().unavailable_reason()
+        if reason or not isinstance(self.settings, UCRJudgeSettings):
+            return reason
+        return condense_unavailable(self.settings)
 
     @classmethod
     def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
