@@ -7,9 +7,17 @@ runs. Items are split by whether their ``generator`` is the evaluator's own judg
 a Fisher exact test on [[over_own, not over_own], [over_other, not over_other]] (items,
 with the evaluator's score averaged over runs) tells self-preference apart from general
 leniency: leniency raises both rates, self-preference only the own-generator one.
+
+FinGrAct's headline is the own-model count (over-estimations on explanations the judge's
+own model wrote), so results lead with it. Own-ness is exact name equality, or, with the
+project setting ``model_families`` (generator or judge name -> family), equal families:
+``gpt-4-1106-preview`` and ``gpt-4`` are one model once both map to ``gpt-4`` (a name not
+in the map is its own family). Which match made items own is reported (``own_match``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -36,7 +44,23 @@ def _no_item() -> Bias:
     )
 
 
-def ego_centric_bias(frame: pd.DataFrame, judge_model: str | None) -> Bias:
+def own_generators(
+    generators: np.ndarray, judge_model: str | None, families: Mapping[str, str] | None
+) -> tuple[set[str], set[str]]:
+    """The generator names that are the judge's own model: (exact, by family only)."""
+    if not judge_model:
+        return set(), set()
+    names = {str(g) for g in generators if pd.notna(g)}
+    exact = {judge_model} & names
+    if not families:
+        return exact, set()
+    family = families.get(judge_model, judge_model)
+    return exact, {g for g in names - exact if families.get(g, g) == family}
+
+
+def ego_centric_bias(
+    frame: pd.DataFrame, judge_model: str | None, families: Mapping[str, str] | None = None
+) -> Bias:
     """Bias from a frame with item_id, run, score, human (both on 0-5) and generator."""
     if frame.empty:
         return _no_item()
@@ -48,6 +72,7 @@ def ego_centric_bias(frame: pd.DataFrame, judge_model: str | None) -> Bias:
         frame["human"].to_numpy(dtype=float),
         frame["generator"].to_numpy(dtype=object),
         judge_model,
+        families,
     )
 
 
@@ -58,9 +83,11 @@ def bias_from_arrays(
     human: np.ndarray,
     generator: np.ndarray,
     judge_model: str | None,
+    families: Mapping[str, str] | None = None,
 ) -> Bias:
     """Bias from one row per (item, run): ``item`` codes numbered in item_id order, the
-    run, score and human value (both on 0-5) and the item's generator (None if unknown)."""
+    run, score and human value (both on 0-5) and the item's generator (None if unknown);
+    ``families`` maps model names to families (the project setting ``model_families``)."""
     if len(item) == 0:
         return _no_item()
     runs, run_of = np.unique(run, return_inverse=True)
@@ -68,8 +95,8 @@ def bias_from_arrays(
     n_runs = len(runs)
     diff = score - human
     over, under = diff >= GAP - EPS, diff <= -GAP + EPS
-    known = pd.notna(generator)
-    own = known & (generator == judge_model) if judge_model else np.zeros(len(item), bool)
+    exact, by_family = own_generators(generator, judge_model, families)
+    own = pd.Series(generator).isin(exact | by_family).to_numpy()
 
     def per_run(mask: np.ndarray) -> np.ndarray:
         return np.bincount(run_of[mask], minlength=n_runs)
@@ -86,6 +113,8 @@ def bias_from_arrays(
     gap = item_score - item_human
     item_over = gap >= GAP - EPS
     n_own = int(item_own.sum())
+    own_items = {str(g) for g in item_gen[item_own]}
+    own_match = None if not n_own else "family" if own_items & by_family else "exact"
     n_other = len(items) - n_own
     table = None
     fisher_p, fisher_reason = None, None
@@ -130,4 +159,6 @@ def bias_from_arrays(
         fisher_table=table,
         by_generator=by_gen,
         fisher_reason=fisher_reason,
+        own_match=own_match,
+        own_generators=tuple(sorted(own_items)),
     )

@@ -347,6 +347,10 @@ def _evaluators(
             n_resamples=n_resamples,
             seed=seed,
             field_type=spec[score_field].type.value if score_field in spec else "derived",
+            model_families=settings.get("model_families"),
+            round_item_means=any(
+                inputs.meta.get("run_averages", {}).get(g) == "rounded" for g in rows.signatures
+            ),
         )
         maps = inputs.meta.get("scale_mappings", {})
         mapping = next((maps[g] for g in rows.signatures if g in maps), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,6 +197,8 @@ def compare_evaluator(
     n_resamples: int,
     seed: int,
     field_type: str = "",
+    model_families: Mapping[str, str] | None = None,
+    round_item_means: bool = False,
 ) -> EvaluatorAgreement:
     """Everything about one evaluator on one variable.
 
@@ -209,10 +212,13 @@ def compare_evaluator(
     rows = rows.canonical()
     per_item = pd.Series(rows.score).groupby(rows.item, sort=True).mean()
     codes, x_all = per_item.index.to_numpy(), per_item.to_numpy()
+    notes: dict[str, str] = {}
+    if round_item_means:  # FinGrAct's run_average="rounded": half a point rounds up
+        x_all = np.floor(x_all + 0.5 + 1e-9)  # 1e-9: a mean meant as x.5 may land just below
+        notes["run_average"] = "each item's score is the mean of its runs rounded to whole points"
     y_all = reference.mean[codes]
     both = ~np.isnan(x_all) & ~np.isnan(y_all)
     x, y = x_all[both], y_all[both]
-    notes: dict[str, str] = {}
     corr = correlations(x, y, n_resamples=n_resamples, seed=seed)
     out = EvaluatorAgreement(
         evaluator,
@@ -273,6 +279,7 @@ def compare_evaluator(
             ((human - lo) / (hi - lo) * 5)[keep],
             space.generator[rows.item[keep]],
             model,
+            model_families,
         )
         if how.startswith("observed"):
             notes["bias_scale"] = f"scores outside the known scale; rescaled by {how}"

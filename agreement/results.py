@@ -141,20 +141,25 @@ class Bias:
     fisher_reason: str | None = None
     #: how a 1-5 judge's grades were put on the field's scale (G-Eval, Prometheus)
     scale_mapping: str | None = None
+    #: "exact" (generator == judge model) or "family" (``model_families``); None: no own item
+    own_match: str | None = None
+    own_generators: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
+        """The JSON form; the own-model counts (FinGrAct's headline) come first."""
         out: dict[str, Any] = {
+            "over_own": self.over_own,
+            "under_own": self.under_own,
+            "n_own": self.n_own,
+            "own_match": self.own_match,
+            "own_generators": list(self.own_generators),
             "over": self.over,
             "under": self.under,
-            "over_own": self.over_own,
-            "n_own": self.n_own,
             "over_other": self.over_other,
             "n_other": self.n_other,
             "fisher_p": self.fisher_p,
             "n": self.n,
             "n_runs": self.n_runs,
-            "under_own": self.under_own,
             "under_other": self.under_other,
             "over_by_run": list(self.over_by_run),
             "fisher_table": [list(r) for r in self.fisher_table] if self.fisher_table else None,

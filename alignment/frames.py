@@ -61,6 +61,7 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "length ρ (residual)": (lb.get("spearman") or {}).get("r"),
                 "length ρ 95% CI": _ci((lb.get("spearman") or {}).get("ci")),
                 "swap: share changed": swap.get("changed") if swap.get("n") else None,
+                "own model over-estimated": ego.get("over_own"),  # FinGrAct's headline
                 "over-estimated": ego.get("over"),
                 "under-estimated": ego.get("under"),
                 "alt-test ω": alt.get("winning_rate"),

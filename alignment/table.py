@@ -124,6 +124,8 @@ def version_row(
         split_rule=fi.split_rule,
         n_resamples=n_resamples,
         seed=seed,
+        model_families=fi.inputs.settings.get("model_families"),
+        round_item_means=fi.inputs.meta.get("run_averages", {}).get(v.signature) == "rounded",
     )
     row["n"] = res.n
     row["correlations"] = {k: c.to_dict() for k, c in res.correlations.items()}

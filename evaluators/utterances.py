@@ -40,9 +40,19 @@ class UtteranceKey:
         return cls(str(data["id"]), bool(data["keyed"]), data.get("tampered_of"))
 
 
+def original_values(fields: Mapping[str, Any]) -> list[str] | None:
+    """A tampered copy's real values (``original_values`` or ``tampered_from``; one value
+    may be given bare), None for a real act."""
+    for name in ("original_values", "tampered_from"):
+        value = fields.get(name)
+        if value not in (None, "", []):
+            return [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+    return None
+
+
 def utterance_key(item_id: str, fields: Mapping[str, Any]) -> UtteranceKey:
     """The utterance of one act item (see the module docstring)."""
-    tampered = bool(fields.get("original_values") or fields.get("tampered_from"))
+    tampered = original_values(fields) is not None
     original = _TAMPER_SUFFIX.sub("", item_id) if tampered else None
     if fields.get("utterance_id") not in (None, ""):
         return UtteranceKey(str(fields["utterance_id"]), True, original)

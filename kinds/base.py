@@ -276,6 +276,14 @@ class TaskKind:
             raise ValidationError(
                 f"settings 'min_pair_overlap' must be a whole number >= 1, got {overlap!r}"
             )
+        families = merged.get("model_families", {})
+        if not isinstance(families, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and k and v for k, v in families.items()
+        ):
+            raise ValidationError(
+                "settings 'model_families' must map model names to family names, "
+                'e.g. {"gpt-4-1106-preview": "gpt-4"}'
+            )
         if self.validate_settings_fn:
             self.validate_settings_fn(merged)
         return merged

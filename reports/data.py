@@ -47,16 +47,22 @@ def evaluator_signatures(runs: Sequence[RunInfo]) -> list[dict[str, Any]]:
     return list(by_sig.values())
 
 
-def scale_mappings(runs: Sequence[RunInfo]) -> dict[str, str]:
-    """Signature text -> the ``scale_mapping`` its 1-5 judge ran with (G-Eval,
-    Prometheus), read from the signature's settings; so the bias counts can say it."""
+def signature_setting(runs: Sequence[RunInfo], key: str) -> dict[str, str]:
+    """Signature text -> the value of setting ``key`` it ran with (signatures without it
+    left out)."""
     out = {}
     for run in runs:
         settings = run.signature.get("settings")
-        mapping = settings.get("scale_mapping") if isinstance(settings, Mapping) else None
-        if mapping and run.signature_text:
-            out[run.signature_text] = str(mapping)
+        value = settings.get(key) if isinstance(settings, Mapping) else None
+        if value and run.signature_text:
+            out[run.signature_text] = str(value)
     return out
+
+
+def scale_mappings(runs: Sequence[RunInfo]) -> dict[str, str]:
+    """Signature text -> the ``scale_mapping`` its 1-5 judge ran with (G-Eval,
+    Prometheus), read from the signature's settings; so the bias counts can say it."""
+    return signature_setting(runs, "scale_mapping")
 
 
 def drop_few_shot(
@@ -135,6 +141,8 @@ def load_inputs(
         **item_counts(store, name, items),
         "signatures": evaluator_signatures(runs),
         **({"scale_mappings": maps} if (maps := scale_mappings(runs)) else {}),
+        # FinGrAct's run_average: "rounded" item means are rounded to whole points
+        **({"run_averages": avg} if (avg := signature_setting(runs, "run_average")) else {}),
         "reference_override": reference is not None and not reference.empty,
         **({"excluded": few_shot} if few_shot else {}),
     }

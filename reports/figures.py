@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from agreement import AgreementDocument
 from agreement.human import MIN_PAIR_OVERLAP
 from agreement.statistics import DASH
+from reports.bias_text import own_model_text
 
 #: The template of figures in the HTML report; on the page Streamlit's own theme applies
 #: (and building a figure with a named template costs ~50 ms of deep copies).
@@ -234,17 +235,15 @@ def bias_explanation(bias: dict[str, Any]) -> str | None:
 
 
 def bias_caption(bias: dict[str, Any]) -> str:
-    """Over- and under-estimation counts (items; means over runs), apart from the test."""
+    """Own-model counts first (FinGrAct's headline), then all items' over- and
+    under-estimation counts (items; means over runs), apart from the test."""
     n, runs = bias.get("n", 0), bias.get("n_runs", 0)
     per = f" (mean of {runs} runs)" if runs and runs > 1 else ""
     parts = [
-        f"over-estimated on {_count(bias.get('over'))} of {n} items, under-estimated on "
-        f"{_count(bias.get('under'))} of {n}{per}"
+        own_model_text(bias),
+        f"all items: over-estimated on {_count(bias.get('over'))} of {n}, under-estimated "
+        f"on {_count(bias.get('under'))} of {n}{per}",
     ]
-    if bias.get("n_own"):
-        parts.append(
-            f"own model's items: over on {_count(bias.get('over_own'))} of {bias['n_own']}"
-        )
     if bias.get("n_other"):
         parts.append(
             f"other models' items: over on {_count(bias.get('over_other'))} of {bias['n_other']}"

@@ -11,6 +11,7 @@ from typing import Any
 
 from agreement.measures import BIAS, BINARY, DASH, EVALUATOR, Entry, Measure, measures, read
 from agreement.rows import evaluator_entries
+from reports.bias_text import own_model_text
 
 
 def _tested(m: Measure) -> bool:
@@ -77,6 +78,8 @@ def evaluator_notes(data: dict[str, Any]) -> list[str]:
             mapping = (e.get("bias") or {}).get("scale_mapping")
             if mapping:
                 out.append(f"{ev} / {name} / bias: 1-5 grades {mapping}")
+            if e.get("bias"):
+                out.append(f"{ev} / {name} / bias: {own_model_text(e['bias'])}")
     for rows in data.get("calibrated", {}).values():
         for r in rows:
             if r.get("reason"):

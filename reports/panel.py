@@ -13,6 +13,7 @@ from agreement.measures import EVALUATOR_SECTIONS
 from agreement.rows import evaluator_entries
 from agreement.statistics import Entry, Statistic, field_entries
 from annotation_store import Store
+from reports.bias_text import own_model_text
 from reports.data import agreement_document
 
 
@@ -78,6 +79,7 @@ def panel_summary(
                     for x in shown
                 ],
                 "reason": next((x.reason for x in shown if x.reason), None),
+                "bias_own": own_model_text(bias) if bias else None,
                 "over": bias.get("over"),
                 "under": bias.get("under"),
                 "bias_n": bias.get("n"),

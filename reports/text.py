@@ -7,6 +7,7 @@ from typing import Any
 from agreement.measures import BIAS, BINARY, EVALUATOR, Entry
 from agreement.rows import evaluator_entries
 from agreement.statistics import field_entries
+from reports.bias_text import own_match_text
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -81,9 +82,11 @@ def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
             counts = " ".join(
                 f"{x.measure.header} {x.text}/{x.n}" for x in evaluator_entries(e, BIAS)
             )
+            how = own_match_text(bias)
             lines.append(
                 f"    bias (0-5, gap>=2): {counts}; Fisher p "
                 f"{fmt(bias['fisher_p'], 4)} {bias.get('fisher_reason') or ''}".rstrip()
+                + (f" ({how})" if how else "")
             )
     return lines
 

@@ -369,9 +369,9 @@ def test_calibrated_threshold_on_dev_reported_on_test(project):
     assert row["evaluator"] == "sim" and row["f1"] == pytest.approx(6 / 7)
 
 
-def test_ego_centric_bias_with_runs_and_fisher(project):
-    p = project("act", "actionability")
-    gens = ["gpt-4"] * 4 + ["mistral"] * 4
+def _bias_project(project, gens, judge="gpt-4", settings=None):
+    """Eight actionability items by ``gens``, humans 0 everywhere, two runs of ``judge``."""
+    p = project("act-families" if settings else "act", "actionability", settings)
     p.load(
         "items",
         [
@@ -408,20 +408,51 @@ def test_ego_centric_bias_with_runs_and_fisher(project):
                 "evaluator": "geval",
                 "field": "actionability",
                 "value": v,
-                "judge_model": "gpt-4",
+                "judge_model": judge,
                 "run": r,
             }
             for r, vals in enumerate((run0, run1))
             for i, v in enumerate(vals)
         ],
     )
-    b = p.agreement()["evaluators"]["geval"]["actionability"]["bias"]
+    return p.agreement()["evaluators"]["geval"]["actionability"]["bias"]
+
+
+def test_ego_centric_bias_with_runs_and_fisher(project):
+    b = _bias_project(project, ["gpt-4"] * 4 + ["mistral"] * 4)
     assert b["over_by_run"] == [4, 2] and b["over"] == 3.0 and b["under"] == 0.0
     assert b["over_own"] == 2.5 and b["n_own"] == 4 and b["over_other"] == 0.5
     assert b["n_other"] == 4 and b["n_runs"] == 2
     # Fisher on run-mean scores: gpt 5,3,3,1 -> 3 over; mistral 1,0,0,0 -> 0 over
     assert b["fisher_table"] == [[3, 1], [0, 4]]
     assert b["fisher_p"] == pytest.approx(stats.fisher_exact([[3, 1], [0, 4]]).pvalue)
+    # FinGrAct's headline, the own-model counts, leads the JSON; exact name match
+    assert list(b)[:5] == ["over_own", "under_own", "n_own", "own_match", "own_generators"]
+    assert b["own_match"] == "exact" and b["own_generators"] == ["gpt-4"]
+
+
+def test_model_families_make_a_dated_generator_the_judges_own(project):
+    gens = ["gpt-4-1106-preview"] * 4 + ["mistral"] * 4
+    b = _bias_project(project, gens)  # exact equality: gpt-4 never equals the dated name
+    assert b["n_own"] == 0 and b["over_own"] is None and b["own_match"] is None
+    families = {"model_families": {"gpt-4-1106-preview": "gpt-4"}}
+    b = _bias_project(project, gens, settings=families)
+    assert b["over_own"] == 2.5 and b["n_own"] == 4 and b["over_other"] == 0.5
+    assert b["own_match"] == "family" and b["own_generators"] == ["gpt-4-1106-preview"]
+    assert b["fisher_table"] == [[3, 1], [0, 4]]
+
+
+def test_model_families_setting_is_checked(project):
+    from kinds import get_kind
+    from kinds.base import ValidationError
+
+    kind = get_kind("actionability")
+    with pytest.raises(ValidationError, match="'model_families' must map model names"):
+        kind.validate_settings({"model_families": ["gpt-4"]})
+    with pytest.raises(ValidationError, match="'model_families' must map model names"):
+        kind.validate_settings({"model_families": {"gpt-4-0613": 4}})
+    ok = kind.validate_settings({"model_families": {"gpt-4-0613": "gpt-4"}})
+    assert ok["model_families"] == {"gpt-4-0613": "gpt-4"}
 
 
 def test_intent_match_per_fact_and_derived(project):

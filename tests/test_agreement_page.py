@@ -48,7 +48,9 @@ def test_side_panel_shows_alpha_and_evaluator_correlation_with_n(demo_app: AppTe
     assert "n 5" in sidebar_text or "n=5" in sidebar_text or " 5 " in sidebar_text
     # the bias counts come with the number of items they are counted over (the demo
     # judge is within 2 points of the humans on all 5 items)
-    assert "bias: over 0 / under 0 of n 5" in sidebar_text, sidebar_text
+    # (the own-model counts come first, FinGrAct's headline)
+    assert "bias: own model: " in sidebar_text, sidebar_text
+    assert "; all: over 0 / under 0 of n 5" in sidebar_text, sidebar_text
 
 
 def _panel_script() -> None:

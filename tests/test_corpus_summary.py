@@ -60,6 +60,8 @@ def test_cli_prints_the_figures_after_the_run(sgd_store: Store, sqlite_url: str,
         + f" · slot_values {expected['slot_values']} · slot_errors {expected['slot_errors']}"
         + f" · slot_error_rate {expected['slot_error_rate']:.4f}"
         + f" · act_error_rate {expected['act_error_rate']:.4f}"
+        + f" · utterance_error_rate {expected['utterance_error_rate']:.4f}"
+        + f" · n_utterances {expected['n_utterances']}"
         + " · invented_values_counted False"  # says plainly what this SER leaves out
     )
 

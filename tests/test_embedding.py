@@ -57,6 +57,10 @@ def test_model_loaded_once_per_path(evaluator):
 
 def test_model_path_from_env_and_signature(monkeypatch, evaluator):
     assert "all-MiniLM-L6-v2" in str(evaluator.signature())
+    # the offline default says everywhere that it stands in for the paper's model
+    assert "substitute for the paper's Sentence-T5" in evaluator.model_name()
+    assert "sentence-transformers/sentence-t5-base" in evaluator.description
+    assert "substitute" in evaluator.description
     monkeypatch.setenv("WORKBENCH_EMBEDDING_MODEL", "/models/other")
     ev = create_evaluator("embedding_cosine")
     assert ev.model_path == "/models/other" and ev.model_name() == "/models/other"
@@ -83,3 +87,39 @@ def test_sentence_transformers_quickstart_example(evaluator):
     # symmetric: swapping gold and prediction gives the same cosine
     [swapped] = run(evaluator, [(ST_SUNNY, ST_WEATHER)])
     assert swapped.scores["match"] == pytest.approx(sunny.scores["match"], abs=1e-5)
+
+
+# -- the paper's model (Sentence-T5) as a setting: loaded from the local hub cache only ------
+def _hub_cache_with(tmp_path, repo_id: str, files_from: str):
+    """A Hugging Face cache layout holding ``repo_id`` (files linked from a directory)."""
+    repo = tmp_path / f"models--{repo_id.replace('/', '--')}"
+    commit = "0" * 40
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    snapshot = repo / "snapshots" / commit
+    snapshot.parent.mkdir(parents=True)
+    snapshot.symlink_to(files_from, target_is_directory=True)
+    return tmp_path
+
+
+def test_paper_model_setting_loads_from_the_local_hub_cache(monkeypatch, tmp_path):
+    # No hub here: the cache entry holds the packaged MiniLM's files under the paper
+    # model's name, which exercises the real name -> cache -> SentenceTransformer path.
+    cache = _hub_cache_with(tmp_path, embeddings.PAPER_MODEL, embeddings.default_model_path())
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(embeddings, "_models", {})  # this test's model is not kept
+    ev = create_evaluator("embedding_cosine", {"model": "sentence-t5"})
+    assert ev.model_path == "sentence-transformers/sentence-t5-base"
+    assert ev.unavailable_reason() is None
+    assert ev.signature().model == "sentence-transformers/sentence-t5-base"
+    similar, unrelated = run(ev, [(CENTRE, ITALIAN), (CENTRE, WEATHER)])
+    assert similar.scores["match"] == pytest.approx(0.697, abs=2e-3)
+    assert unrelated.scores["match"] == pytest.approx(0.037, abs=2e-3)
+
+
+def test_paper_model_not_in_the_cache_is_unavailable_with_a_reason(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    ev = create_evaluator("embedding_cosine", {"model": embeddings.PAPER_MODEL})
+    reason = ev.unavailable_reason()
+    assert reason is not None and "'sentence-transformers/sentence-t5-base'" in reason
+    assert "nothing is downloaded" in reason and "\n" not in reason

@@ -260,3 +260,72 @@ def test_without_retriever_a_missing_support_answer_is_reasked(fast_llm: Scripte
     [res] = run_items("fingract", [EvalItem("junun", JUNUN)])
     assert fast_llm.calls == 3 and res.scores["actionability"] == pytest.approx(5.0)
     assert "supported_by_link" in fast_llm.requests[2]["messages"][-1]["content"]
+
+
+# two errors; A: both named and corrected (4 points -> 3.33), B: one of them (2 -> 1.67)
+_BOTH = {
+    "errors": [
+        {"error": 1, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "No"},
+        {"error": 2, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "No"},
+    ]
+}
+_ONE = {
+    "errors": [
+        {"error": 1, "mentioned": "No", "corrected": "No", "supported_by_link": "No"},
+        {"error": 2, "mentioned": "Yes", "corrected": "Yes", "supported_by_link": "No"},
+    ]
+}
+_RUNS = {"0": (_BOTH, _BOTH, _ONE), "1": (_BOTH, _ONE, _ONE), "2": (_BOTH, _BOTH, _BOTH)}
+
+
+def _three_runs_project(store: Store, fast_llm: ScriptedLLM, name: str, settings: dict) -> None:
+    """Three items, three runs each with the replies in ``_RUNS`` (by item, in order)."""
+    store.create_project(name, "actionability")
+    items = [
+        {"item_id": f"i{k}", "fields": {**EARTH, "explanation": f"Not green. (item {k})"}}
+        for k in _RUNS
+    ]
+    store.upsert_items(name, items)
+    for k, human in zip(_RUNS, (0, 1, 2), strict=True):
+        for who in ("ann", "bob"):
+            for field in ("errors_detected", "errors_corrected", "sources"):
+                store.save_label(name, f"i{k}", who, field, human, status="submitted")
+    seen: dict[str, int] = {}
+
+    def handler(req: dict):
+        text = req["messages"][-1]["content"]
+        if "Errors (numbered)" not in text:
+            return Reply(content=dumps(EARTH_ERRORS))
+        k = text.split("(item ", 1)[1][0]
+        seen[k] = seen.get(k, 0) + 1
+        return Reply(content=dumps(_RUNS[k][seen[k] - 1]))
+
+    fast_llm.handler = handler
+    run_evaluator(store, name, "fingract", settings=settings)
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        # the paper: the rounded average of three runs
+        ({}, [3.0, 2.0, 3.0]),
+        ({"run_average": "rounded"}, [3.0, 2.0, 3.0]),
+        # the plain mean: (10/3 + 10/3 + 5/3) / 3, (10/3 + 5/3 + 5/3) / 3, 10/3
+        ({"run_average": "mean"}, [25 / 9, 20 / 9, 10 / 3]),
+    ],
+)
+def test_three_runs_rounded_as_in_the_paper_or_the_plain_mean(
+    fast_llm: ScriptedLLM, store: Store, setting: dict, expected: list[float]
+) -> None:
+    from reports.data import agreement_document
+    from reports.run_notes import run_notes
+
+    _three_runs_project(store, fast_llm, "act", setting)
+    doc = agreement_document(store, "act", n_resamples=0)
+    [entry] = [e["actionability"] for e in doc.evaluators.values()]
+    assert entry.n_runs == 3
+    assert list(entry.pairs.sort_values("item_id")["score"]) == pytest.approx(expected)
+    named = setting.get("run_average", "rounded")
+    assert ("run_average" in entry.notes) == (named == "rounded")
+    notes = " ".join(str(n) for n in run_notes(store, "act"))
+    assert f"run_average='{named}'" in notes

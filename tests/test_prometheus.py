@@ -52,9 +52,25 @@ def test_grade_mapped_to_kind_scale(fast_llm: ScriptedLLM) -> None:
     assert res.reasoning.startswith("Names the colour") and res.details["grade_1_5"] == 2
     assert "Score 5:" in fast_llm.requests[0]["messages"][-1]["content"]
     values = {k: str(v) for k, v in ACT.fields.items()}  # the kind's own prompt, unchanged
-    assert fast_llm.requests[0]["messages"] == load_prompt("prometheus_actionability.v1").render(
+    assert fast_llm.requests[0]["messages"] == load_prompt("prometheus_actionability.v2").render(
         values
     )
+
+
+@pytest.mark.parametrize("name", ["prometheus", "prometheus_ucr"])
+def test_level_one_covers_an_error_pointed_out_but_not_corrected(
+    fast_llm: ScriptedLLM, name: str
+) -> None:
+    # The paper's level 1: the error is detected, nothing is corrected, no source. An
+    # explanation that plainly points the error out must still fit level 1.
+    fast_llm.queue("Feedback: Says green is wrong, fixes nothing, no link. [RESULT] 1")
+    [res] = run_items(name, [ACT])
+    assert res.scores == {"actionability": 0.0} and res.details["grade_1_5"] == 1
+    prompt = fast_llm.requests[0]["messages"][-1]["content"]
+    level_1 = next(line for line in prompt.splitlines() if line.startswith("Score 1:"))
+    assert "corrects nothing and cites no source" in level_1
+    assert "points out where the claim is wrong (plainly" in level_1
+    assert "at most vaguely" not in level_1
 
 
 def test_reask_then_failure_keeps_raw(fast_llm: ScriptedLLM) -> None:

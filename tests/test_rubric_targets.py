@@ -24,7 +24,8 @@ def test_builtin_targets_are_read_from_the_declarations() -> None:
 def test_only_kinds_with_a_target_and_a_template_or_hint_get_a_prompt(judge: str) -> None:
     prompts = {k: template_for(judge, get_kind(k)) for k in kind_names()}
     assert {k: p for k, p in prompts.items() if p} == {
-        "actionability": f"{judge}_actionability.v1",
+        # the newest version of the kind's own template
+        "actionability": f"{judge}_actionability.v{2 if judge == 'prometheus' else 1}",
         "intent_resolution": f"{judge}_intent_resolution.v1",
     }
     # likert has a target (1-5) but neither its own template nor a judge hint

@@ -95,3 +95,35 @@ def test_case_insensitive_match_and_missing_values():
     assert (report.slot_values, report.slot_errors) == (3, 1)
     assert report.slot_error_rate == pytest.approx(1 / 3)
     assert report.act_error_rate == pytest.approx(1 / 2)
+
+
+def test_per_utterance_error_rate_groups_acts_by_utterance():
+    ev = create_evaluator("ser")
+
+    def act(item_id, slot, values, utterance, turn, categorical="False"):
+        fields = {
+            "act": {"act": "INFORM", "slot": slot, "values": values},
+            "utterance": utterance,
+            "is_categorical": categorical,
+            "dialogue_id": "d",
+            "turn_index": turn,
+        }
+        return EvalItem(item_id, fields)
+
+    first = "Table at Luigi's in Napa."
+    second = "Luigi's is cheap."
+    items = [
+        act("d:1:0", "restaurant", ["Luigi's"], first, 1),  # realised
+        act("d:1:1", "city", ["Davis"], first, 1),  # missing: utterance 1 has an error
+        act("d:2:0", "restaurant", ["Luigi's"], second, 2),  # realised
+        act("d:2:1", "price", ["cheap"], second, 2, categorical="True"),  # not applicable
+        act("d:3:0", "price", ["cheap"], "Cheap.", 3, categorical="True"),  # none applicable
+    ]
+    results = asyncio.run(ev.evaluate(items))
+    assert [r.scores["faithful"] for r in results] == [1.0, 0.0, 1.0, None, None]
+    assert results[0].details["utterance"] == {"id": "d:1", "keyed": True, "tampered_of": None}
+    report = ser_report(results)
+    assert report.act_error_rate == pytest.approx(1 / 3)
+    assert report.n_utterances == 2  # d:3 has no applicable act
+    assert report.utterance_error_rate == pytest.approx(1 / 2)
+    assert create_evaluator("ser").corpus_summary(results)["utterance_error_rate"] == 0.5

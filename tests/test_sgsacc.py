@@ -12,7 +12,7 @@ import pytest
 
 from annotation_store.sgd import shared_sgd_root
 from evaluators.base import EvalContext, EvalItem
-from evaluators.builtin.sgsacc import SGSAccEvaluator, corpus_report
+from evaluators.builtin.sgsacc import SGSAccEvaluator, corpus_report, report_text
 from evaluators.nli.base import NLIBackend, NLIPrediction, NLIProbs
 from evaluators.sgd_acts import Act
 from evaluators.sgd_references import candidate_references
@@ -339,6 +339,8 @@ def test_corpus_report_numbers():
     assert report.sgsacc_all == pytest.approx(1 / 3)
     assert report.n_validated == 2 and report.sgsacc_validated == pytest.approx(1 / 2)
     assert report.validation_fail_share == pytest.approx(1 / 3)
+    # a, b, c, d are each their own utterance; b's unit also holds its real act "b"
+    assert report.validation_fail_share_act == pytest.approx(1 / 3)
 
 
 # -- end to end through the LLM backend and the scripted server -------------------------------
@@ -508,3 +510,65 @@ def test_candidates_are_never_repeated():
     assert candidate_references("INFORM", "price", ["cheap"], "Price") == ["Price is cheap."]
     assert candidate_references("REQUEST", "city", [], "city") == ["Request city."]
     assert candidate_references("INFORM", "city", [], "City") == ["City."]
+
+
+# -- the demo's tampered copies carry their real values in `tampered_from` -------------------
+def _demo_rule(premise: str, hypothesis: str) -> float:
+    """Value sentences by substring; boolean sentences by whether the premise negates."""
+    m = re.search(r" is (.+)\.$", hypothesis)
+    if m:
+        return 0.8 if m.group(1).lower() in premise.lower() else 0.1
+    negated = " not " in f" {premise} "
+    says_no = hypothesis.endswith("? No.") or hypothesis.startswith("Does not")
+    return 0.8 if negated == says_no else 0.1
+
+
+def test_demo_tampered_copies_validate_with_tampered_from():
+    from annotation_store.demo import DEMO_DIR
+
+    lines = (DEMO_DIR / "dialogue_faithfulness/tampered.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    items = [EvalItem(r["item_id"], {k: v for k, v in r.items() if k != "item_id"}) for r in rows]
+    ev, _ = evaluator(_demo_rule)
+    results = {r.item_id: r for r in run(ev, items)}
+    assert set(results) == {
+        "sgd:1_00000:9:1:tampered",
+        "sgd:1_00000:9:0:tampered",
+        "sgd:1_00000:3:0:tampered",
+    }
+    for res in results.values():
+        assert res.status == "ok" and res.details["validated"] is True
+        assert res.scores["faithful"] == 0.0  # the tampered act is not what was said
+    little_hunan = results["sgd:1_00000:3:0:tampered"]
+    assert little_hunan.details["reference"] == "Name of the restaurant is Little Hunan."
+    assert little_hunan.details["validation"]["positive_entailed"] is True
+    report = corpus_report(results.values())
+    assert report.n_validated == 3 and report.sgsacc_act_validated == 0.0
+
+
+def test_validated_per_utterance_leaves_out_an_utterance_with_a_failing_act():
+    turn = {"dialogue_id": "u", "turn_index": 1, "utterance": "Kings or Bishops is free."}
+    ev, _ = evaluator(context_rule)
+    results = run(
+        ev,
+        [
+            # validated (the ground truth names only Queens), unfaithful (no Queens said)
+            stylist_item("u:1:0", reference_utterance="Your stylist Queens is free.", **turn),
+            # faithful, but the negative "Bishops" is entailed too: validation fails
+            stylist_item("u:1:1", values=("Kings",), **turn),
+            # another utterance, validated and faithful
+            stylist_item("v:2:0", dialogue_id="v", turn_index=2, utterance="Stylist Queens."),
+        ],
+    )
+    assert [r.details["validated"] for r in results] == [True, False, True]
+    assert [r.scores["faithful"] for r in results] == [0.0, 1.0, 1.0]
+    report = corpus_report(results)
+    assert report.sgsacc_utterance == pytest.approx(1 / 2)  # all acts: u:1 is 0, v:2 is 1
+    assert report.sgsacc_utterance_validated == 1.0  # u:1 is excluded, not counted as 0
+    assert report.sgsacc_act_validated == pytest.approx(1 / 2)
+    assert report.validation_fail_share_act == pytest.approx(1 / 3)
+    assert report.validation_fail_share_utterance == pytest.approx(1 / 2)
+    text = report_text(report)
+    assert "validation fails on 0.3333 of acts and 0.5000 of utterances" in text
+    summary = SGSAccEvaluator.corpus_summary(results)
+    assert summary["validation_fail_share_utterance"] == pytest.approx(1 / 2)

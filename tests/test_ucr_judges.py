@@ -8,6 +8,7 @@ import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
@@ -128,20 +129,13 @@ LONG = "/long/page"
 PAGES[LONG] = " ".join(f"Sentence {i} says Junun is a film about music." for i in range(60))
 
 
-def test_minilm_fallback_is_stated_in_the_run_summary_and_the_report(
-    fast_llm: ScriptedLLM,
-    store: Store,
-    sqlite_url: str,
-    pages_server: tuple[str, list[str]],
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    from commands import main
-    from reports.render import build_report, render_markdown
-
+@pytest.fixture
+def minilm_gone(store: Store, pages_server: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch):
+    """Project "act" with one item linking to the long page, and a MiniLM that cannot
+    load; gives the condense module."""
+    base = pages_server[0]
     # the module, not the function the package re-exports under the same name
     condense_mod = importlib.import_module("evaluators.ucr.condense")
-    base, _ = pages_server
     monkeypatch.setattr(condense_mod, "_model", None)
     monkeypatch.setattr(condense_mod, "_model_error", "OSError: no model files")
     store.create_project("act", "actionability")
@@ -152,6 +146,19 @@ def test_minilm_fallback_is_stated_in_the_run_summary_and_the_report(
         "explanation": f"It is a film: {base}{LONG}",
     }
     store.upsert_items("act", [{"item_id": "j", "fields": fields}])
+    return condense_mod
+
+
+def test_minilm_fallback_is_stated_in_the_run_summary_and_the_report(
+    fast_llm: ScriptedLLM,
+    store: Store,
+    sqlite_url: str,
+    minilm_gone: object,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from commands import main
+    from reports.render import build_report, render_markdown
+
     fast_llm.handler = lambda request: Reply(content="Feedback: fine. [RESULT] 4")
     settings = '{"allow_private_addresses": true}'  # condense "auto": MiniLM wanted
     code = main(
@@ -161,7 +168,7 @@ def test_minilm_fallback_is_stated_in_the_run_summary_and_the_report(
     out = capsys.readouterr().out.splitlines()
     warning = (
         "WARNING: 1 page(s) kept their leading sentences because the MiniLM sentence model "
-        "could not load (OSError: no model files); the paper ranks sentences with MiniLM"
+        "could not load (OSError: no model files); the paper summarises pages with MiniLM-L6-v2"
     )
     assert code == 0 and out[1] == (
         '  run 1: pages_condensed {"leading_fallback": 1} · warning ' + warning
@@ -169,3 +176,27 @@ def test_minilm_fallback_is_stated_in_the_run_summary_and_the_report(
     md = render_markdown(build_report(store, "act", n_resamples=0))
     assert warning in md and "scale_mapping='stretch'" in md
     assert "temperature 1.0, top_p 0.9 (the FinGrAct paper's baseline)" in md
+
+
+@pytest.mark.parametrize("evaluator", ["prometheus_ucr", "geval_ucr", "fingract_ucr"])
+def test_explicit_embedding_condense_fails_instead_of_falling_back(
+    fast_llm: ScriptedLLM, store: Store, sqlite_url: str, minilm_gone: Any, capsys, evaluator: str
+) -> None:
+    from commands import main
+
+    condense_mod = minilm_gone
+    settings = '{"allow_private_addresses": true, "condense": "embedding"}'
+    code = main(
+        ["--db", sqlite_url, "evaluate", "act", "--evaluator", evaluator, "--settings", settings]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code != 0 and "\n" not in err and "Traceback" not in err
+    assert (
+        "condense='embedding' but the MiniLM sentence model could not load "
+        "(OSError: no model files)" in err
+    )
+    assert fast_llm.requests == [] and store.runs("act") == []
+    # the function itself refuses too, rather than cutting to leading sentences
+    with pytest.raises(condense_mod.CondenseUnavailable, match="condense='embedding'"):
+        condense_mod.condense(PAGES[LONG], "Junun film", 20, "embedding")
+    assert condense_mod.condense(PAGES[LONG], "Junun film", 20, "auto")[1] == "leading_fallback"

@@ -62,12 +62,16 @@ def _count(value: float) -> str:
 
 
 def bias_text(e: dict[str, Any]) -> str:
-    """Over/under-estimation counts with the number of items they are counted over."""
+    """Own-model counts first, then over/under-estimation counts over all items."""
     if e.get("over") is None:
         return ""
     runs = e.get("bias_runs") or 1
     per = f", mean of {runs} runs" if runs > 1 else ""
-    return f" · bias: over {_count(e['over'])} / under {_count(e['under'])} of n {e['bias_n']}{per}"
+    own = f"{e['bias_own']}; " if e.get("bias_own") else ""
+    return (
+        f" · bias: {own}all: over {_count(e['over'])} / under {_count(e['under'])} "
+        f"of n {e['bias_n']}{per}"
+    )
 
 
 @st.fragment(run_every=REFRESH)

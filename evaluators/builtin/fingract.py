@@ -49,12 +49,13 @@ from evaluators.ucr import extract_urls
 from evaluators.ucr.judging import (
     PUBLIC_RECORD_KEYS,
     UCRJudgeSettings,
+    condense_unavailable,
     links_for_judge,
     retriever_notes,
     retriever_summary,
 )
 
-SEGMENT = "fingract_segment.v1"
+SEGMENT = "fingract_segment.v2"
 JUDGE_PAPER = "fingract_judge_paper.v1"
 JUDGE = "fingract_judge.v1"  # the from_knowledge variant: existence/relevance asked too
 JUDGE_UCR = "fingract_judge_ucr.v1"
@@ -163,10 +164,13 @@ _SUPPORT_KEYS = ("supported_by_link", "supporting_links", "supporting_link")
 
 
 class FinGrActDecoding(EvaluatorSettings):
-    """Decoding settings."""
+    """Decoding settings, and how the agreement view averages the runs of an item:
+    ``rounded`` (the paper reports the rounded average of three runs; to whole points)
+    or ``mean`` (the plain mean)."""
 
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(None, ge=16)
+    run_average: Literal["rounded", "mean"] = "rounded"
 
 
 class FinGrActSettings(FinGrActDecoding):
@@ -177,6 +181,16 @@ class FinGrActSettings(FinGrActDecoding):
 
 class FinGrActUCRSettings(FinGrActDecoding, UCRJudgeSettings):
     """Decoding plus URL Content Retriever settings."""
+
+
+def run_average_note(setting: str) -> str:
+    """The run note naming how an item's runs are averaged."""
+    if setting == "mean":
+        return "run_average='mean' (not the paper's): an item's score is the plain mean of its runs"
+    return (
+        "run_average='rounded' (the paper's): an item's score is the mean of its runs "
+        "rounded to whole points"
+    )
 
 
 def categorize(hits: int, total: int) -> int:
@@ -222,11 +236,13 @@ class FinGrAct(LLMEvaluator[FinGrActDecoding]):
     name = "fingract"
     # 2: link judgements are no longer defaulted to "No" when left out
     # 3: without UCR only the paper's questions (existence/relevance only by support)
-    version = "3"
+    # 4: the segmentation example is our own (prompt fingract_segment.v2)
+    version = "4"
     title = "FinGrAct"
     description = (
         "Error segmentation and correction, then per-error detection/correction "
-        "and link checks; (detect + correct + links) x 5/6. Averaged over 3 runs."
+        "and link checks; (detect + correct + links) x 5/6. Three runs, their average "
+        "rounded as in the paper (setting run_average: rounded / mean)."
     )
     kinds = ("actionability",)
     fields = ("actionability", "errors_detected", "errors_corrected", "sources")
@@ -240,21 +256,26 @@ class FinGrAct(LLMEvaluator[FinGrActDecoding]):
     def run_notes(
         cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
     ) -> list[str]:
-        """Which link questions the judge got, and the retriever's condensing."""
+        """How the runs are averaged, which link questions the judge got, and the
+        retriever's condensing."""
+        average = run_average_note(run_settings(results).get("run_average", "rounded"))
         if cls.use_ucr:
             return [
+                average,
                 "links judged on their fetched pages (exists, relevant, supports)",
                 *retriever_notes(r.details for r in results),
             ]
         variant = run_settings(results).get("link_judgement", "paper")
         if variant == "paper":
             return [
+                average,
                 "without the retriever: only the paper's questions (mentioned, corrected, "
-                "supported by a link); link points only through a supporting link"
+                "supported by a link); link points only through a supporting link",
             ]
         return [
+            average,
             "variant link_judgement='from_knowledge' (not the paper's): link existence and "
-            "relevance judged from the model's knowledge, without fetching"
+            "relevance judged from the model's knowledge, without fetching",
         ]
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
@@ -374,6 +395,13 @@ class FinGrActUCR(FinGrAct):
     Settings = FinGrActUCRSettings
     prompt_ids = (SEGMENT, JUDGE_UCR)
     use_ucr = True
+
+    def unavailable_reason(self) -> str | None:
+        """The LLM's reason, else an explicit embedding condense that cannot run."""
+        reason = super().unavailable_reason()
+        if reason or not isinstance(self.settings, UCRJudgeSettings):
+            return reason
+        return condense_unavailable(self.settings)
 
     @classmethod
     def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ from evaluators.llm.targets import ScaleMapping
 from evaluators.registry import register_evaluator
 from evaluators.ucr.judging import RetrieverJudge, UCRJudgeSettings
 
-PROMPT_UCR = "prometheus_actionability_ucr.v1"
+PROMPT_UCR = "prometheus_actionability_ucr.v2"
 _MARKER = "[RESULT]"
 _TAIL = re.compile(
     r"^\s*[:=\-]?\s*\(?\s*([1-5])\s*\)?\s*(?:/\s*5|out of 5)?\s*[.!]?\s*(?:</s>)?\s*$", re.I
@@ -81,7 +81,9 @@ class Prometheus(RubricJudge[PrometheusSettings]):
     """Prometheus absolute grading (Kim et al. 2024) on each kind's one numeric score."""
 
     name = "prometheus"
-    version = "1"
+    # 2: level 1 also covers an explanation that points out the error but corrects
+    # nothing and cites no source, as the paper's rubric has it (prompts v2)
+    version = "2"
     title = "Prometheus (absolute grading)"
     description = (
         "Rubric with five level descriptions; 'Feedback: ... [RESULT] n' parsed "

@@ -12,6 +12,11 @@ values to realise), this SER counts only *missing* values: it has no list of val
 utterance could invent (an act without values, such as a REQUEST, has nothing to match
 against), so invented values are not counted. The corpus figures say so
 (``invented_values_counted: false``) and acts without values are not applicable.
+
+Besides the per-act rate, :func:`ser_report` gives a per-utterance figure: acts are
+grouped into utterances as SGSAcc groups them (:mod:`evaluators.utterances`), and an
+utterance has an error when any of its applicable acts misses a value; utterances with
+no applicable act are left out.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any, ClassVar
 from evaluators.base import EvalItem, EvalResult, Evaluator, EvaluatorSettings
 from evaluators.registry import register_evaluator
 from evaluators.sgd_acts import Act
+from evaluators.utterances import UtteranceKey, group_units, share, unit_values, utterance_key
 
 
 def not_applicable_reason(act: Act) -> str | None:
@@ -42,7 +48,7 @@ class SlotErrorRateEvaluator(Evaluator[EvaluatorSettings]):
     """faithful = 1 when every value of a non-categorical slot appears in the utterance."""
 
     name = "ser"
-    version = "1"
+    version = "2"  # 2: results carry their utterance key (per-utterance figure)
     title = "Slot Error Rate"
     description = (
         "Non-categorical slot values must appear verbatim (case-insensitive) in "
@@ -53,7 +59,7 @@ class SlotErrorRateEvaluator(Evaluator[EvaluatorSettings]):
 
     @classmethod
     def corpus_summary(cls, results: Sequence[EvalResult]) -> dict[str, Any] | None:
-        """Slot and act error rates, and the slots SER cannot judge (by reason)."""
+        """Slot, act and utterance error rates, and the slots SER cannot judge."""
         return ser_report(results).as_dict()
 
     async def evaluate(self, items: Sequence[EvalItem]) -> list[EvalResult]:
@@ -61,6 +67,7 @@ class SlotErrorRateEvaluator(Evaluator[EvaluatorSettings]):
         out = []
         for item in items:
             act = Act.from_fields(item.fields)
+            key = utterance_key(item.item_id, item.fields).as_dict()
             reason = not_applicable_reason(act)
             if reason:
                 out.append(
@@ -68,7 +75,7 @@ class SlotErrorRateEvaluator(Evaluator[EvaluatorSettings]):
                         item.item_id,
                         sig,
                         scores={"faithful": None},
-                        details={"applicable": False, "reason": reason},
+                        details={"applicable": False, "reason": reason, "utterance": key},
                     )
                 )
                 continue
@@ -79,7 +86,12 @@ class SlotErrorRateEvaluator(Evaluator[EvaluatorSettings]):
                     item.item_id,
                     sig,
                     scores={"faithful": float(not missing)},
-                    details={"applicable": True, "values": len(act.values), "missing": missing},
+                    details={
+                        "applicable": True,
+                        "values": len(act.values),
+                        "missing": missing,
+                        "utterance": key,
+                    },
                 )
             )
         return out
@@ -96,6 +108,9 @@ class SERReport:
     slot_errors: int
     slot_error_rate: float | None  # missing values / values, over applicable acts
     act_error_rate: float | None  # share of applicable acts with a missing value
+    #: share of utterances (with an applicable act) where some act misses a value
+    utterance_error_rate: float | None = None
+    n_utterances: int = 0
     invented_values_counted: bool = False  # see the module docstring
 
     def as_dict(self) -> dict[str, Any]:
@@ -114,6 +129,13 @@ def ser_report(results: Iterable[EvalResult]) -> SERReport:
             judged.append(r)
         else:
             reasons[str(r.details.get("reason"))] += 1
+    realised = {r.item_id: float(not r.details["missing"]) for r in judged}
+    units = {
+        unit: [a for a in acts if a in realised]
+        for unit, acts in group_units({r.item_id: _key(r) for r in judged}).items()
+    }
+    per_utterance = unit_values({u: a for u, a in units.items() if a}, realised)
+    clean = share(per_utterance.values())
     values = sum(int(r.details["values"]) for r in judged)
     errors = sum(len(r.details["missing"]) for r in judged)
     return SERReport(
@@ -126,4 +148,11 @@ def ser_report(results: Iterable[EvalResult]) -> SERReport:
         act_error_rate=sum(bool(r.details["missing"]) for r in judged) / len(judged)
         if judged
         else None,
+        utterance_error_rate=None if clean is None else 1.0 - clean,
+        n_utterances=len(per_utterance),
     )
+
+
+def _key(result: EvalResult) -> UtteranceKey:
+    data = result.details.get("utterance")
+    return UtteranceKey.from_dict(data) if data else UtteranceKey(result.item_id, False)

@@ -13,7 +13,8 @@ For each item (one act):
    candidate and none of the negative references, which are the candidates of the same act
    with substituted values (item field ``substitute_values``, a flipped boolean, or other
    possible values of a categorical slot). Tampered copies (items with
-   ``original_values``) are validated with their original act, since validation is about
+   ``original_values``, as the SGD import writes, or ``tampered_from``, as the demo
+   does) are validated with their original act, since validation is about
    the ground-truth pair, not about the text judged.
 4. When a premise alone does not entail, it is augmented as
    "{previous turn} {slot description}. {utterance}" and checked again; validation uses the
@@ -44,7 +45,14 @@ from evaluators.nli import (
 from evaluators.nli.evaluator import NLIEvaluator
 from evaluators.registry import register_evaluator
 from evaluators.sgd_acts import Act
-from evaluators.utterances import UtteranceKey, group_units, share, unit_values, utterance_key
+from evaluators.utterances import (
+    UtteranceKey,
+    group_units,
+    original_values,
+    share,
+    unit_values,
+    utterance_key,
+)
 
 Pair = tuple[str, str]
 
@@ -177,8 +185,8 @@ class SGSAccEvaluator(NLIEvaluator[SGSAccSettings]):
             if s.augment
             else (lambda t: None)
         )
-        original = f.get("original_values")
-        truth_act = act.with_values([str(v) for v in original]) if original else act
+        original = original_values(f)
+        truth_act = act.with_values(original) if original else act
         negatives: list[str] = []
         if s.validate_references and truth_act.values:
             extra = [str(v) for v in f.get("substitute_values") or []]
@@ -322,8 +330,8 @@ class SGSAccEvaluator(NLIEvaluator[SGSAccSettings]):
 class SGSAccReport:
     """Corpus-level SGSAcc (shares in 0..1). The headline is per utterance, as the paper
     counts it (faithful only when all its acts are, see :mod:`evaluators.utterances`);
-    beside it the per-act share, each with and without validation, the share of acts
-    failing validation, and the NLI backend that ran. With human labels, the human
+    beside it the per-act share, each with and without validation, the share failing
+    validation per act and per utterance, and the NLI backend that ran. With human labels, the human
     ``faithful`` share at both levels and the evaluator's agreement with it."""
 
     sgsacc_utterance: float | None
@@ -334,7 +342,8 @@ class SGSAccReport:
     n: int
     failed: int
     n_validated: int
-    validation_fail_share: float | None
+    validation_fail_share_act: float | None
+    validation_fail_share_utterance: float | None
     unkeyed_acts: int
     nli_backend: str | None
     human: dict[str, Any] | None = None
@@ -349,6 +358,11 @@ class SGSAccReport:
     def sgsacc_validated(self) -> float | None:
         """Per-act SGSAcc over the validated acts."""
         return self.sgsacc_act_validated
+
+    @property
+    def validation_fail_share(self) -> float | None:
+        """Share of checked acts failing validation."""
+        return self.validation_fail_share_act
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (without ``human`` when no labels were given)."""
@@ -365,18 +379,26 @@ def corpus_report(
 
     Failed results (NLI errors, acts without references) are counted, not scored; an
     utterance with a failed act counts only when another act already makes it unfaithful.
-    Items evaluated without validation count in the "all" figures only. ``human`` maps
+    Items evaluated without validation count in the "all" figures only. The validated
+    per-utterance figure leaves out every utterance with an act that failed validation
+    (the paper excludes a failing instance), and the share failing validation is given
+    per act and per utterance (the paper's figure is per instance). ``human`` maps
     item ids to the majority human ``faithful`` label (None for a tie) and adds the
     human figures at both levels (see :func:`human_comparison`).
     """
     results = list(results)
     ok = [r for r in results if r.status == "ok" and r.scores.get("faithful") is not None]
     checked = [r for r in ok if "validated" in r.details]
+    checked_ids = {r.item_id for r in checked}
     passed = [r for r in checked if r.details["validated"]]
     keys = {r.item_id: _key(r) for r in results}
     units = group_units(keys)
     faithful = {r.item_id: float(r.scores["faithful"] or 0) for r in ok}
     validated = {r.item_id: faithful[r.item_id] for r in passed}
+    failing = {r.item_id for r in checked if not r.details["validated"]}
+    checked_units = [u for u, acts in units.items() if any(a in checked_ids for a in acts)]
+    failing_units = {u for u in checked_units if failing.intersection(units[u])}
+    clean_units = {u: acts for u, acts in units.items() if u not in failing_units}
     backends = sorted(
         {str(r.details.get("nli_backend")) for r in ok if r.details.get("nli_backend")}
     )
@@ -384,12 +406,15 @@ def corpus_report(
         sgsacc_utterance=share(unit_values(units, faithful).values()),
         sgsacc_act=share(faithful.values()),
         n_utterances=len(unit_values(units, faithful)),
-        sgsacc_utterance_validated=share(unit_values(units, validated).values()),
+        sgsacc_utterance_validated=share(unit_values(clean_units, validated).values()),
         sgsacc_act_validated=share(validated.values()),
         n=len(results),
         failed=len(results) - len(ok),
         n_validated=len(passed),
-        validation_fail_share=(len(checked) - len(passed)) / len(checked) if checked else None,
+        validation_fail_share_act=len(failing) / len(checked) if checked else None,
+        validation_fail_share_utterance=(
+            len(failing_units) / len(checked_units) if checked_units else None
+        ),
         unkeyed_acts=sum(not k.keyed for k in keys.values()),
         nli_backend="; ".join(backends) or None,
         human=None if human is None else human_comparison(units, faithful, human),
@@ -445,7 +470,8 @@ def report_text(r: SGSAccReport) -> str:
         f"SGSAcc per utterance {f(r.sgsacc_utterance)} over {r.n_utterances} utterances "
         f"(validated {f(r.sgsacc_utterance_validated)}); per act {f(r.sgsacc_act)} over "
         f"{r.n - r.failed} acts (validated {f(r.sgsacc_act_validated)}, "
-        f"{r.n_validated} acts); validation fails on {f(r.validation_fail_share)} of acts"
+        f"{r.n_validated} acts); validation fails on {f(r.validation_fail_share_act)} of "
+        f"acts and {f(r.validation_fail_share_utterance)} of utterances"
     )
     if r.unkeyed_acts:
         text += f"; {r.unkeyed_acts} acts without utterance keys count as their own utterance"

@@ -93,6 +93,16 @@ def load_prompt(prompt_id: str) -> PromptTemplate:
     return PromptTemplate(prompt_id, data.decode("utf-8"), hashlib.sha256(data).hexdigest())
 
 
+def latest_prompt(name: str) -> str | None:
+    """The newest version of template ``name`` (``name.vN`` with the largest N), or None."""
+    versions = [
+        int(m.group(1))
+        for path in PROMPT_DIR.glob(f"{name}.v*.md")
+        if (m := re.fullmatch(rf"{re.escape(name)}\.v(\d+)\.md", path.name))
+    ]
+    return f"{name}.v{max(versions)}" if versions else None
+
+
 def prompts_hash(prompt_ids: Iterable[str], length: int = 16) -> str:
     """sha256 over the named template files (ids sorted), shortened for signatures."""
     digest = hashlib.sha256()

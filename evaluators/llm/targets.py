@@ -5,7 +5,7 @@ else its only ordinal or interval human field (intent resolution's ``resolution`
 range comes from that declaration, and the prompt shows the kind's text item fields in
 declared order (``generator`` never: the judge must not know which system wrote it).
 The judges apply to a kind with a target that has a template of its own, named
-``<judge>_<kind>.v1.md`` in ``evaluators/prompts/`` (the built-in kinds), or that
+``<judge>_<kind>.vN.md`` in ``evaluators/prompts/`` (the newest N; built-in kinds), or that
 declares a ``judge_hint`` (a prompt fragment): such a kind is judged with the generic
 template ``<judge>_generic.v1.md`` filled from its declarations.
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any, Literal
 
-from evaluators.llm.prompts import PROMPT_DIR
+from evaluators.llm.prompts import latest_prompt
 from kinds import FieldType, TaskKind
 
 ScaleMapping = Literal["stretch", "keep"]
@@ -115,10 +115,11 @@ def target_of(kind: TaskKind) -> Target | None:
 
 
 def template_for(judge: str, kind: TaskKind) -> str | None:
-    """The template id a judge renders for ``kind``: the kind's own file when there is
-    one, the generic one when the kind declares a judge hint, else None."""
-    own = f"{judge}_{kind.name}.v1"
-    if (PROMPT_DIR / f"{own}.md").is_file():
+    """The template id a judge renders for ``kind``: the newest version of the kind's own
+    file when there is one, the generic one when the kind declares a judge hint, else
+    None."""
+    own = latest_prompt(f"{judge}_{kind.name}")
+    if own is not None:
         return own
     return f"{judge}_{GENERIC}.v1" if kind.judge_hint.strip() else None
 

@@ -1,12 +1,15 @@
 """Condense fetched text to a token budget.
 
-The FinGrAct paper summarised pages with MiniLM sentence embeddings. When
+The FinGrAct paper says only that the page text is summarised with MiniLM-L6-v2 (to
+bound the tokens and drop irrelevant text); how is not described. Our reading: when
 sentence-transformers and the packaged all-MiniLM-L6-v2 model are installed, sentences
 are ranked by cosine similarity to the claim and its corrections and the best ones are
-kept (in page order) until the budget is used; otherwise the leading sentences are kept.
-The method is recorded with every page: ``minilm``, ``leading`` (asked for), or
-``leading_fallback`` (MiniLM was wanted but could not load: not the paper's method, and
-run notes say so).
+kept (in page order) until the budget is used (an extractive summary with that model;
+the ranking by similarity is our choice, not the paper's stated method); otherwise the
+leading sentences are kept. The method is recorded with every page: ``minilm``,
+``leading`` (asked for), or ``leading_fallback`` (MiniLM was wanted but could not load:
+the paper's model was not used, and run notes say so). An explicit ``embedding`` never
+falls back.
 """
 
 from __future__ import annotations
@@ -50,14 +53,31 @@ def embedding_model() -> Any | None:
     return _model
 
 
+class CondenseUnavailable(RuntimeError):
+    """``method="embedding"`` was asked for explicitly and the sentence model cannot load."""
+
+
+def embedding_unavailable() -> str | None:
+    """Why an explicit ``condense: "embedding"`` cannot run here (None when it can)."""
+    if embedding_model() is not None:
+        return None
+    return (
+        f"condense='embedding' but the MiniLM sentence model could not load ({model_error()}); "
+        "use condense='auto' (falls back to leading sentences, and says so) or 'leading'"
+    )
+
+
 def condense(text: str, query: str, budget_tokens: int, method: str = "auto") -> tuple[str, str]:
-    """(condensed text, method used); ``method`` is auto, embedding or leading."""
+    """(condensed text, method used); ``method`` is auto, embedding or leading. An explicit
+    ``embedding`` never falls back: it raises :class:`CondenseUnavailable` instead."""
     sentences = split_sentences(text)
     if not sentences:
         return "", "empty"
     if approx_tokens(text) <= budget_tokens:
         return "\n".join(sentences), "whole"
     model = embedding_model() if method in ("auto", "embedding") and query.strip() else None
+    if model is None and method == "embedding" and query.strip():
+        raise CondenseUnavailable(embedding_unavailable())
     if model is None:
         wanted = method in ("auto", "embedding") and query.strip()
         used = "leading_fallback" if wanted else "leading"

@@ -22,7 +22,7 @@ from evaluators.ucr import (
     render_records,
     retrieve,
 )
-from evaluators.ucr.condense import model_error
+from evaluators.ucr.condense import embedding_unavailable, model_error
 
 #: What a result keeps of a fetch record (the full text stays in the page store).
 PUBLIC_RECORD_KEYS = (
@@ -54,6 +54,12 @@ class UCRJudgeSettings(EvaluatorSettings):
         """The retriever's own settings object."""
         shared = self.model_dump(include={"max_links", "token_budget", "condense", "refetch"})
         return UCRSettings(allow_private=self.allow_private_addresses, **shared)
+
+
+def condense_unavailable(settings: UCRJudgeSettings) -> str | None:
+    """Why the judge cannot run with these settings: an explicit ``condense:
+    "embedding"`` fails (as G-Eval's ``score: "weighted"`` does) instead of falling back."""
+    return embedding_unavailable() if settings.condense == "embedding" else None
 
 
 def public_record(rec: Mapping[str, Any]) -> dict[str, Any]:
@@ -96,6 +102,11 @@ class RetrieverJudge:
         """How the fetched pages were condensed, with the MiniLM fallback warning."""
         return retriever_summary(results)
 
+    def unavailable_reason(self) -> str | None:
+        """The judge's own reason, else an explicit embedding condense that cannot run."""
+        reason = super().unavailable_reason()  # type: ignore[misc]
+        return reason or condense_unavailable(self.settings)  # type: ignore[attr-defined]
+
 
 async def add_link_content(
     values: dict[str, str],
@@ -132,9 +143,9 @@ def condense_methods(details: Iterable[Mapping[str, Any]]) -> Counter[str]:
 
 def retriever_notes(details: Iterable[Mapping[str, Any]]) -> list[str]:
     """Run notes on the retriever: how the fetched pages were condensed, with a warning
-    when pages were cut to their leading sentences instead of being ranked with MiniLM
-    (the paper's method), because the sentence model could not load or
-    ``condense="leading"`` was asked for."""
+    when pages were cut to their leading sentences instead of being condensed with MiniLM
+    (the model the paper summarises pages with), because the sentence model could not
+    load or ``condense="leading"`` was asked for."""
     methods = condense_methods(details)
     if not methods:
         return ["URL Content Retriever: no page text was condensed in this run"]
@@ -146,14 +157,14 @@ def retriever_notes(details: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def fallback_warning(methods: Mapping[str, int]) -> str | None:
     """The warning for pages cut to their leading sentences because MiniLM could not load
-    (the paper ranks sentences with it), or None."""
+    (the paper summarises pages with it), or None."""
     n = methods.get("leading_fallback", 0)
     if not n:
         return None
     why = model_error() or "not installed"
     return (
         f"WARNING: {n} page(s) kept their leading sentences because the MiniLM sentence "
-        f"model could not load ({why}); the paper ranks sentences with MiniLM"
+        f"model could not load ({why}); the paper summarises pages with MiniLM-L6-v2"
     )
 
 

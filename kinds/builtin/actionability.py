@@ -22,10 +22,11 @@ yourself first, by comparing it with the evidence.
    2: it is also relevant to the evidence; 3: it is relevant *and* its content supports the
    correction. Open the link before you score 2 or 3.
 
-*Example.* Claim "Earth is flat and green"; evidence: NASA images show a huge blue round
-planet; explanation "NASA images show that the Earth is huge and not green", linking to a
-page about Jupiter. Detected 1 (green, not flat), corrected 1 (says not green but not
-blue; flat untouched), sources 1 (the link works but is about another planet).
+*Example.* Claim "Kilimanjaro is in Kenya and is an active volcano"; evidence: the
+dormant volcano Kilimanjaro stands in northern Tanzania; explanation "Kilimanjaro is in
+Tanzania, not Kenya", linking to a working page about Mount Kenya. Detected 1 (the
+country, not "active"), corrected 1 (Tanzania given; dormant never said), sources 1 (the
+link works but is about another mountain).
 """
 
 DETECT_LEVELS = {0: "no error named", 1: "some errors named", 2: "all errors named"}
