@@ -240,9 +240,14 @@ def test_reports_lead_the_bias_with_the_own_model_counts(demo: Store) -> None:
     from reports.text import document_text
 
     report = build_report(demo, "demo-actionability")
-    own = "own model: over 2 / under 0 of 3 (exact match: gpt-4o); all: over 2 / under 0 of 5"
+    own = "geval (demo) / actionability / bias: own model: over 2 / under 0 of 3 (exact match"
     for fmt in ("md", "html"):
-        assert own in render_report(report, fmt), fmt
-    assert own in document_text(report.document.to_dict())
+        text = render_report(report, fmt)
+        assert own in text, fmt
+        # the bias columns: the judge's own model first, then all items
+        assert text.index("bias over (own model)") < text.index("bias under (own model)")
+    line = next(x for x in document_text(report.document.to_dict()).splitlines() if "2.0/3" in x)
+    assert line.index("over (own model) 2.0/3") < line.index("over 2.0/5")
+    assert line.endswith("(exact match: gpt-4o)")
     bias = json.loads(render_report(report, "json"))["agreement"]["evaluators"]["geval (demo)"]
     assert list(bias["actionability"]["bias"])[:3] == ["over_own", "under_own", "n_own"]
