@@ -112,11 +112,13 @@ def panel_summary(
                 for e in (_panel_entries(g) if g else [])
             ],
         }
+    headline = choose_headline(statistics, f) if f else None
     return {
         **extra,
         "field": field,
         "fields": names,
         "statistics": statistics,
+        "headline": headline,
         "n_pairable": f["n_pairable"] if f else 0,
         "n_items": f["n_items"] if f else 0,
         "n_ratings": f["n_ratings"] if f else 0,
@@ -124,3 +126,54 @@ def panel_summary(
         "fleiss_note": f.get("fleiss_items_note") if f else None,
         "evaluators": evaluators,
     }
+
+
+#: Fewer pairable units than this, and a figure swings with every label.
+FEW_UNITS = 10
+
+
+def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict[str, Any]:
+    """Which panel statistic leads, why, and whether it is stable enough to lead.
+
+    Krippendorff's alpha at the field's level of measurement leads whenever it is defined:
+    it takes any number of raters, missing ratings and the field's level. Fleiss' kappa
+    over the modal-count items leaves items out whenever raters labelled different numbers
+    of items, so one annotator's progress can swing it. Returns ``{"key", "label", "why",
+    "unstable"}`` (``unstable``: a sentence, or None).
+    """
+    level = f.get("level") or "nominal"
+    alpha = next(
+        (s for s in statistics if s["key"] == "krippendorff_alpha" and s["value"] is not None),
+        None,
+    )
+    if alpha is not None:
+        pick = alpha
+        why = (
+            f"Krippendorff's alpha ({level}) leads: it fits the field's level and uses every "
+            "item with two or more ratings, whatever the number of raters."
+        )
+    else:
+        pick = next((s for s in statistics if s["value"] is not None), None)
+        if pick is None:
+            return {
+                "key": None,
+                "label": None,
+                "why": "No statistic is defined yet.",
+                "unstable": None,
+            }
+        why = f"{pick['label']} leads: Krippendorff's alpha is not defined here."
+    n_units = f.get("n_pairable") or 0
+    unstable = None
+    if n_units < FEW_UNITS:
+        unstable = (
+            f"Only {n_units} item(s) with two or more ratings: every new label can move this "
+            "figure a lot."
+        )
+    else:
+        modal, items = f.get("fleiss_n_items"), f.get("n_items") or 0
+        if pick["key"] == "fleiss_kappa" and modal is not None and modal < items / 2:
+            unstable = (
+                f"Fleiss' kappa here uses {modal} of {items} items (those with the modal "
+                "number of ratings): a lopsided design."
+            )
+    return {"key": pick["key"], "label": pick["label"], "why": why, "unstable": unstable}

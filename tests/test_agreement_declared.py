@@ -89,8 +89,8 @@ def test_a_statistic_declared_once_reaches_json_reports_page_and_panel(
         toy = every[every["statistic"] == "Toy share"].iloc[0]
         assert (toy["value"], toy["95% CI"], toy["n / units"]) == ("0.424", "[0.313, 0.515]", "5/5")
         panel = open_app(monkeypatch, demo, script=_panel_script)
-        toy = [m for m in panel.metric if m.label == "Toy share"]
-        assert [m.value for m in toy] == ["0.424"]
+        (others,) = [e for e in panel.expander if e.label == "Other statistics"]
+        assert "**Toy share** 0.424 · n 5/5" in [c.value for c in others.caption]
     # undeclared again: gone from the document
     assert main(["--db", demo, "agreement", PROJECT, "--json", "--resamples", "0"]) == 0
     assert "toy_share" not in json.loads(capsys.readouterr().out)["fields"]["resolution"]
@@ -157,8 +157,10 @@ def test_side_panel_says_why_fleiss_n_dropped(demo: str, monkeypatch) -> None:
     at = open_app(monkeypatch, demo, script=_panel_script)
     text = " ".join(str(c.value) for c in at.caption)
     assert "uses the 5 items with 3 ratings" in text
-    labels = [m.label for m in at.metric]
-    assert "Fleiss κ (modal)" in labels and "Fleiss κ (all)" in labels
+    # alpha leads (the field's level, any raters, missing ratings); the kappas a click away
+    assert [m.label for m in at.metric] == ["α ordinal"]
+    assert "Krippendorff's alpha (ordinal) leads" in text
+    assert "**Fleiss κ (modal)**" in text and "**Fleiss κ (all)**" in text
     store = Store(demo)
     try:
         store.save_label(PROJECT, "cake", "late-annotator", "resolution", 0.6, status="submitted")
@@ -171,7 +173,9 @@ def test_side_panel_says_why_fleiss_n_dropped(demo: str, monkeypatch) -> None:
         "3 ratings; left out: 1 item with 4 ratings. Fleiss kappa (all items) uses all 5 "
         "items with a rating."
     ) in text
-    assert "Fleiss κ (modal): n 4/5 · Fleiss κ (all): n 5/5" in text
+    assert "· n 4/5" in text and "· n 5/5" in text
+    # 5 items: every new label can move the headline a lot, and the panel says so
+    assert "Only 5 item(s) with two or more ratings" in text
 
 
 def test_reliability_error_bars_stop_at_the_axis_range() -> None:

@@ -90,13 +90,19 @@ def _panel(project_name: str) -> None:
         st.caption("No human field in this project.")
         return
     stats = s["statistics"]
-    for row in range(0, len(stats), 2):
-        cols = st.columns(2)
-        for col, stat in zip(cols, stats[row : row + 2], strict=False):
-            col.metric(stat["label"], stat["text"], help=stat["reason"])
-    counts = " · ".join(f"{x['label']}: n {x['n_text']}" for x in stats if x["n"] is not None)
-    st.caption(f"{counts} · {s['n_ratings']} ratings" if counts else f"{s['n_ratings']} ratings")
-    _fleiss_change(project_name, s)
+    head = s.get("headline") or {}
+    lead = next((x for x in stats if x["label"] == head.get("label")), None)
+    if lead is not None:
+        st.metric(lead["label"], lead["text"], help=lead["reason"] or head["why"])
+        st.caption(f"n {lead['n_text']} · {s['n_ratings']} ratings · {head['why']}")
+        if head.get("unstable"):
+            st.caption(f":gray[:material/warning: {head['unstable']}]")
+    others = [x for x in stats if x is not lead]
+    if others:
+        with st.expander("Other statistics", expanded=lead is None):
+            for x in others:
+                st.caption(f"**{x['label']}** {x['text']} · n {x['n_text']}")
+            _fleiss_change(project_name, s)
     if s.get("exclusions"):
         with_them = " · ".join(f"{x['label']} {x['text']}" for x in s["with_excluded"])
         st.caption(f"{s['exclusions']} With them: {with_them}" if with_them else s["exclusions"])
