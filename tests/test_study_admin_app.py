@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import pytest
 
-from annotation_store import Store, crowd, gold
+from annotation_store import Store, crowd, crowd_end, gold
 from annotation_store import assignments as asg
 from annotation_store import crowd_quality as cq
 from annotation_store.study import example_study, get_study, set_study
@@ -98,12 +98,13 @@ def test_progress_shows_the_study_dashboard_time_on_task_and_flags(monkeypatch, 
     for worker, seconds in (("A", 600.0), ("B", 500.0), ("FAST", 30.0)):
         link = crowd.parse_link({"study": "p", "token": "t", "PROLIFIC_PID": worker})
         who = crowd.enter(project, link).name
+        crowd.record_guideline_opened(project, "p", who)  # no consent: on to annotate
         names.append(who)
         item = asg.claim_next(project, "p", who)
         project.save_label("p", item, who, "label", 1)
         asg.submit(project, "p", item, who)
         cq.record_active_seconds(project, "p", item, who, seconds)
-    crowd.finish_annotation(project, "p", names[0])
+    crowd_end.finish_annotation(project, "p", names[0])
     at = open_app(monkeypatch, project.url, page="pages/progress.py", project="p")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Workers started"] == "3"

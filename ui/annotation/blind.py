@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from annotation_store.study import study_of
+
 REVIEW_ROLES = ("admin", "reviewer")
 
 
@@ -23,3 +28,9 @@ def may_see_evaluators(role: str, show_evaluators: str, item_status: str | None)
 def may_see_others(role: str) -> bool:
     """Only reviewers and admins see other annotators' labels."""
     return role in REVIEW_ROLES
+
+
+def submitted_is_final(role: str, project_settings: Mapping[str, Any]) -> bool:
+    """In a study, an annotator's submitted item is final: no Resubmit, no later edits
+    (reviewers and admins may still correct)."""
+    return role not in REVIEW_ROLES and study_of(project_settings).active
