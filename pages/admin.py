@@ -10,6 +10,7 @@ from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role
+from ui.plugin_warnings import show_plugin_warnings
 from ui.study.admin_view import study_tab as study_view
 from ui.tables import dash_missing
 
@@ -20,6 +21,7 @@ if not has_role("admin"):
 
 store = get_store()
 me = current_user()
+show_plugin_warnings(me.role)
 project = current_project()
 
 

@@ -9,7 +9,8 @@ import streamlit as st
 
 from annotation_store.exporting import FRAMES, frame_bytes
 from annotation_store.importing import IMPORTERS, ImportFailure, import_items
-from kinds import ValidationError, get_kind, kind_names
+from kinds import ValidationError, kind_names
+from kinds.registry import kind_title
 from ui.context import PROJECT_KEY, current_project, get_store, has_role
 from ui.items_browser import bar_update, items_browser
 
@@ -22,7 +23,7 @@ if not has_role("admin"):
 with st.expander("Create a project", expanded=current_project() is None):
     with st.form("create_project", clear_on_submit=False):
         name = st.text_input("Name")
-        kind = st.selectbox("Task kind", kind_names(), format_func=lambda k: get_kind(k).title)
+        kind = st.selectbox("Task kind", kind_names(), format_func=kind_title)
         settings_text = st.text_area(
             "Settings (JSON)",
             value='{"k": 3}',
