@@ -16,6 +16,8 @@ from tests.e2e.harness import browser_page, open_page, running_app, wait_for_str
 from tests.support.crowd import DONE_URL, STUDY, TOKEN
 
 pytestmark = pytest.mark.e2e
+#: Study links work in crowd (or local) sign-in mode, never in single mode.
+CROWD_MODE = {"WORKBENCH_AUTH_MODE": "crowd"}
 
 
 def _link(worker: str, token: str = TOKEN) -> str:
@@ -63,7 +65,7 @@ def test_prolific_workers_fail_and_pass_qualification_and_complete(sqlite_url: s
     )
     set_study(store, "p", STUDY)
     gold.set_gold(store, "p", "i2", 1, "Statement 2 is true.")
-    with running_app(sqlite_url) as app:
+    with running_app(sqlite_url, CROWD_MODE) as app:
         with browser_page() as page:  # a stranger without the token
             open_page(page, app, _link("NOPE", token="guess"))
             _see(page, "token does not match")
@@ -143,7 +145,7 @@ def test_an_mturk_worker_hands_the_assignment_back_to_mturk(sqlite_url: str) -> 
         posted.append(route.request.post_data or "")
         route.fulfill(body="back on MTurk")
 
-    with running_app(sqlite_url) as app:
+    with running_app(sqlite_url, CROWD_MODE) as app:
         with browser_page() as page:  # the HIT's preview, before it is accepted
             open_page(page, app, f"{link}&assignmentId={crowd.MTURK_PREVIEW}")
             _see(page, "accept the HIT to start")
