@@ -38,6 +38,24 @@ def test_admin_saves_the_study_as_json_and_sees_the_links(monkeypatch, project) 
     assert any("workerId=&assignmentId=&hitId=" in v for v in links)
 
 
+def test_the_study_tab_warns_of_single_mode_and_a_missing_quota(monkeypatch, project) -> None:
+    set_study(project, "p", {"crowd": True})
+    at = _admin_study_tab(monkeypatch, project)  # the tests' default: single sign-in mode
+    assert "do not work while the workbench runs in single sign-in mode" in at.warning[0].value
+    assert any("No quota is set" in i.value for i in at.info)
+    project.update_settings("p", {**project.project("p").settings, "quota": 5})
+    at = open_app(
+        monkeypatch,
+        project.url,
+        page="pages/admin.py",
+        project="p",
+        env={"WORKBENCH_AUTH_MODE": "local"},
+        user=project.ensure_annotator("boss", role="admin"),
+    )
+    assert not [w for w in at.warning if "single sign-in" in w.value]
+    assert not [i for i in at.info if "No quota" in i.value]
+
+
 def test_saving_again_keeps_the_token_the_links_carry(monkeypatch, project) -> None:
     at = _admin_study_tab(monkeypatch, project)
     at.text_area(key="study_json").input(json.dumps({"crowd": True}))
