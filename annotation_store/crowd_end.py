@@ -61,7 +61,11 @@ def _skipped_gold(store: Store, project: str, annotator: str) -> int:
 
 def finish_annotation(store: Store, project: str, annotator: str) -> Participant:
     """The queue is empty for the worker: screen out, survey / completion, full or
-    incomplete (see the module docstring)."""
+    incomplete (see the module docstring). Already past annotation (a second browser
+    got there first): the worker's standing as it is."""
+    part = crowd.participant(store, project, annotator)
+    if part is not None and part.stage in ("survey", "done", *crowd.STOPPED):
+        return part
     _at_stage(store, project, annotator, "annotate")
     info = store.project(project)
     study = study_of(info.settings)
@@ -81,7 +85,11 @@ def finish_annotation(store: Store, project: str, annotator: str) -> Participant
 def record_survey(
     store: Store, project: str, annotator: str, answers: Mapping[str, Any]
 ) -> Participant:
-    """Store the survey answers and complete the study (only from the survey stage)."""
+    """Store the survey answers and complete the study (only from the survey stage; a
+    second Finish after completion changes nothing)."""
+    part = crowd.participant(store, project, annotator)
+    if part is not None and part.stage == "done":
+        return part
     _at_stage(store, project, annotator, "survey")
     study = study_of(store.project(project).settings)
     crowd.set_stage(store, project, annotator, "survey", survey=dict(answers))

@@ -79,6 +79,11 @@ def test_a_code_is_only_written_for_work_done(store) -> None:
     with pytest.raises(StoreError, match="not at the annotate stage"):
         crowd_end.finish_annotation(store, "p", who)
     assert crowd.participant(store, "p", who).completion_code is None
+    crowd.record_guideline_opened(store, "p", who)
+    _work(store, who, "submit")
+    done = crowd_end.finish_annotation(store, "p", who)
+    again = crowd_end.finish_annotation(store, "p", who)  # a second browser: no change
+    assert (again.stage, again.completion_code) == ("done", done.completion_code)
 
 
 # -- skipping through -----------------------------------------------------------------------
