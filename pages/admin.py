@@ -158,6 +158,8 @@ with settings_tab:
             "Annotators see evaluator outputs",
             asg.SHOW_EVALUATORS,
             index=asg.SHOW_EVALUATORS.index(cfg.show_evaluators),
+            help="A project with a study always uses never: its workers could otherwise "
+            "change a label after seeing the metric the study audits.",
         )
         timeout = st.number_input(
             "Claims lapse after (minutes without a save)", 5, 10080, cfg.claim_timeout_minutes
