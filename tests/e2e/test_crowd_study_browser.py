@@ -169,3 +169,17 @@ def test_an_mturk_worker_hands_the_assignment_back_to_mturk(sqlite_url: str) -> 
     assert posted == ["assignmentId=A1&completionCode=MT-5"]
     [worker] = crowd.participants(store, "m")  # the preview stored nobody
     assert (worker.annotator, worker.stage, worker.completion_code) == ("mturk:W1", "done", "MT-5")
+
+
+def test_a_study_link_in_single_mode_is_refused_and_stores_nobody(
+    sqlite_url: str,
+) -> None:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 2})
+    store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Statement 0"}}])
+    set_study(store, "p", STUDY)
+    with running_app(sqlite_url) as app, browser_page() as page:  # make run: single mode
+        open_page(page, app, _link("W1"))
+        _see(page, "do not work while the workbench runs in single sign-in mode")
+        assert page.get_by_role("button", name="I agree, start").count() == 0
+    assert store.annotator("prolific:W1") is None and crowd.participants(store, "p") == []
