@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from annotation_store import gold
@@ -41,6 +41,7 @@ from annotation_store.models import (
 )
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
+from annotation_store.study import study_of
 
 STRATEGIES = ("in_order", "random", "least_annotated")
 SHOW_EVALUATORS = ("never", "after_submit", "always")
@@ -78,7 +79,9 @@ def annotation_settings(settings: Mapping[str, Any]) -> AnnotationSettings:
     """Read annotation options from project settings, filling defaults."""
     merged = {**DEFAULTS, **{k: v for k, v in settings.items() if v is not None}}
     strategy = merged["assignment"] if merged["assignment"] in STRATEGIES else "in_order"
-    show = merged["show_evaluators"]
+    # A study's workers never see evaluator outputs: they could change a label after
+    # seeing the metric the study audits.
+    show = "never" if study_of(settings).active else merged["show_evaluators"]
     quota = merged.get("quota")
     return AnnotationSettings(
         k=int(merged.get("k", 3)),
@@ -432,8 +435,39 @@ def submit(
         return store.set_item_status(s, t, annotator, "submitted", seconds)
 
 
+def own_counts(store: Store, project: str, annotator: str) -> dict[str, int]:
+    """How many of the project's items the annotator has per status (submitted, skipped,
+    draft); gold items included."""
+    with store.read() as s:
+        rows = s.execute(
+            select(ItemProgress.status, func.count())
+            .join(Project, Project.id == ItemProgress.project_id)
+            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
+            .where(Project.name == project, Annotator.name == annotator)
+            .group_by(ItemProgress.status)
+        ).all()
+    return {status: int(n) for status, n in rows}
+
+
+def skips_left(store: Store, project: str, annotator: str) -> int | None:
+    """How many more items the project's study lets the annotator skip (None: no cap)."""
+    cap = study_of(store.project(project).settings).max_skips
+    if cap is None:
+        return None
+    return max(0, cap - own_counts(store, project, annotator).get("skipped", 0))
+
+
 def skip(store: Store, project: str, item_id: str, annotator: str) -> None:
-    """Skip an item: labels kept as skipped, the claim released for someone else."""
+    """Skip an item: labels kept as skipped, the claim released for someone else.
+
+    Refused (nothing changes) when the study's ``max_skips`` is used up."""
+    if skips_left(store, project, annotator) == 0:
+        cap = study_of(store.project(project).settings).max_skips
+        raise AssignmentError(
+            "This study does not allow skipping."
+            if cap == 0
+            else f"This study allows at most {cap} skipped items."
+        )
     store.skip_item(project, item_id, annotator)
     release(store, project, item_id, annotator)
 

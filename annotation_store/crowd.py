@@ -3,13 +3,16 @@
 A study link names the project and carries its secret token plus the platform's ids
 (Prolific ``PROLIFIC_PID`` / ``STUDY_ID`` / ``SESSION_ID``, MTurk ``workerId`` /
 ``assignmentId`` / ``hitId``). The first visit creates the annotator (role annotator,
-no password) and a participant row; a later visit with the same id resumes it.
+no password) and a participant row; a later visit with the same id resumes it. A link
+only ever enters an account that one of the same study's links made. Worker ids are
+ASCII and case-exact, as the platforms treat them. How annotation ends (completion
+code, study full) is :mod:`annotation_store.crowd_end`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,11 +33,13 @@ LINK_PARAMS = {
     "prolific": ("PROLIFIC_PID", ("STUDY_ID", "SESSION_ID")),
     "mturk": ("workerId", ("assignmentId", "hitId")),
 }
-STOPPED = ("declined", "not_qualified", "stopped")
+STOPPED = ("declined", "not_qualified", "stopped", "full", "incomplete")
 #: Stopped by the study's checks (not by their own choice): they get a screen-out code.
 SCREENED = ("not_qualified", "stopped")
 STAGES = ("consent", "guideline", "training", "annotate", "survey", "done", *STOPPED)
 MAX_ID = 120
+#: Platform worker ids: ASCII letters, digits and ``-_.`` (no look-alike Unicode).
+WORKER_ID = re.compile(r"[A-Za-z0-9._-]+")
 #: The assignment id MTurk sends while a worker only previews the HIT.
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 #: Where MTurk takes an external question's answers (production and sandbox); any other
@@ -82,6 +87,7 @@ class Participant:
     completion_code: str | None
     started_at: datetime
     finished_at: datetime | None
+    platform_sessions: tuple[dict[str, Any], ...] = ()
 
 
 def parse_link(params: Mapping[str, Any]) -> CrowdLink | None:
@@ -94,7 +100,7 @@ def parse_link(params: Mapping[str, Any]) -> CrowdLink | None:
     for platform, (id_key, others) in LINK_PARAMS.items():
         worker = str(params.get(id_key) or "").strip()
         if worker:
-            if len(worker) > MAX_ID or not worker.replace("-", "").replace("_", "").isalnum():
+            if len(worker) > MAX_ID or not WORKER_ID.fullmatch(worker):
                 raise CrowdRefused("This study link carries a malformed worker id.")
             ids = {id_key: worker, **{k: str(params.get(k) or "") for k in others}}
             if platform == "mturk" and params.get("turkSubmitTo"):
@@ -117,6 +123,7 @@ def _participant(row: StudyParticipant, name: str) -> Participant:
         row.completion_code,
         row.started_at,
         row.finished_at,
+        tuple(dict(x) for x in row.platform_sessions or []),
     )
 
 
@@ -128,7 +135,9 @@ def enter(store: Store, link: CrowdLink, crowd_mode: bool = False) -> AnnotatorI
     """Let a worker in by a study link (first visit: create them), or refuse.
 
     Refused: unknown project, crowd entry off for it (and ``crowd_mode`` off), a missing
-    or wrong token, or an id that belongs to a signed-in user.
+    or wrong token, or a worker id whose account this study's links did not make (a
+    signed-in user, an imported rater, a worker of another study). Every visit records
+    the link's platform ids: the latest are the ones the end page uses.
     """
     with store.write() as s:
         proj = s.scalar(select(Project).where(Project.name == link.project).with_for_update())
@@ -142,21 +151,36 @@ def enter(store: Store, link: CrowdLink, crowd_mode: bool = False) -> AnnotatorI
             who = Annotator(name=link.annotator, role="annotator", external=False)
             s.add(who)
             s.flush()
-        elif who.role != "annotator" or who.password_hash or not who.active:
-            raise CrowdRefused("This worker id cannot be used for a study link.")
-        row = _row(s, proj.id, who.id)
+            row = None
+        else:
+            row = _row(s, proj.id, who.id)
+            made_here = row is not None and row.platform == link.platform
+            taken = who.external or who.role != "annotator" or who.password_hash
+            if not made_here or taken or not who.active:
+                raise CrowdRefused("This worker id cannot be used for a study link.")
         if row is None:
-            s.add(
-                StudyParticipant(
-                    project_id=proj.id,
-                    annotator_id=who.id,
-                    platform=link.platform,
-                    platform_ids=link.ids,
-                    stage=_first_stage(study),
-                    training=[],
-                )
+            row = StudyParticipant(
+                project_id=proj.id,
+                annotator_id=who.id,
+                platform=link.platform,
+                platform_ids={},
+                platform_sessions=[],
+                stage=_first_stage(study),
+                training=[],
             )
+            s.add(row)
+        _record_ids(row, link.ids)
         return annotator_info(who)
+
+
+def _record_ids(row: StudyParticipant, ids: Mapping[str, str]) -> None:
+    """The link's ids become the current ones; a set not seen before joins the history."""
+    current = dict(ids)
+    seen = list(row.platform_sessions or [])
+    if all({k: v for k, v in x.items() if k != "at"} != current for x in seen):
+        seen.append({**current, "at": utcnow().isoformat(timespec="seconds")})
+        row.platform_sessions = seen
+    row.platform_ids = current
 
 
 def _row(s: Session, project_id: int, annotator_id: int) -> StudyParticipant | None:
@@ -232,6 +256,15 @@ def _update(store: Store, project: str, annotator: str, **changes: Any) -> Parti
         return _participant(row, annotator)
 
 
+def set_stage(
+    store: Store, project: str, annotator: str, stage: str, **changes: Any
+) -> Participant:
+    """Move the worker to ``stage`` (with other column changes); callers decide when."""
+    if stage not in STAGES:
+        raise StoreError(f"no study stage {stage!r}")
+    return _update(store, project, annotator, stage=stage, **changes)
+
+
 def record_consent(store: Store, project: str, annotator: str, agreed: bool) -> Participant:
     """Store the answer to the consent page; declining ends the study for this worker."""
     return _update(
@@ -293,41 +326,6 @@ def finish_training(store: Store, project: str, annotator: str) -> Participant:
         stage="annotate" if passed else "not_qualified",
         completion_code=None if passed else screenout_code(study, now.platform),
     )
-
-
-def completion_code(study: StudySettings, annotator: str) -> str:
-    """The code shown at the end: the study's own, or one derived from the worker."""
-    if study.completion_code:
-        return study.completion_code
-    digest = hashlib.sha256(f"{study.token}:{annotator}".encode()).hexdigest()
-    return digest[:10].upper()
-
-
-def finish_annotation(store: Store, project: str, annotator: str) -> Participant:
-    """Annotation is over (nothing left or quota reached): survey next, or done."""
-    study = study_of(store.project(project).settings)
-    if study.survey:
-        return _update(store, project, annotator, stage="survey")
-    return _complete(store, project, annotator, study)
-
-
-def _complete(store: Store, project: str, annotator: str, study: StudySettings) -> Participant:
-    return _update(
-        store,
-        project,
-        annotator,
-        stage="done",
-        completion_code=completion_code(study, annotator),
-    )
-
-
-def record_survey(
-    store: Store, project: str, annotator: str, answers: Mapping[str, Any]
-) -> Participant:
-    """Store the survey answers and complete the study."""
-    study = study_of(store.project(project).settings)
-    _update(store, project, annotator, survey=dict(answers))
-    return _complete(store, project, annotator, study)
 
 
 def stop(store: Store, project: str, annotator: str) -> Participant:

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -347,7 +348,11 @@ class StudyParticipant(Base):
         ForeignKey("annotators.id", ondelete="CASCADE"), index=True
     )
     platform: Mapped[str] = mapped_column(String(16), default="account")  # prolific/mturk/account
-    platform_ids: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    platform_ids: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # the latest
+    # every distinct set of platform ids the worker came with (assignments, sessions)
+    platform_sessions: Mapped[list[Any]] = mapped_column(
+        JSON, default=list, server_default=text("'[]'")
+    )
     # consent / guideline / training / annotate / survey / done, or declined /
     # not_qualified / stopped
     stage: Mapped[str] = mapped_column(String(16), default="consent")
@@ -359,6 +364,15 @@ class StudyParticipant(Base):
     completion_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
     started_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class DeploymentSecret(Base):
+    """A secret of this deployment (e.g. the key of crowd completion codes); never shown."""
+
+    __tablename__ = "deployment_secrets"
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class GoldItem(Base):

@@ -32,6 +32,8 @@ DEFAULTS: dict[str, Any] = {
     "completion_code": "",
     "completion_url": "",
     "screenout_code": "",
+    "full_code": "",
+    "max_skips": None,
     "hourly_rate": 0.0,
     "idle_seconds": 60,
 }
@@ -83,6 +85,11 @@ class StudySettings:
     #: Prolific's screen-out code: workers who fail the training or are stopped by gold
     #: checks get it (paid the screen-out rate) instead of being asked to return.
     screenout_code: str = ""
+    #: The code of the "study full" ending (none: one per worker, keyed like completion).
+    full_code: str = ""
+    #: How many items a worker may skip (None: any number, 0: no Skip button). Skips never
+    #: count toward the quota either way.
+    max_skips: int | None = None
     hourly_rate: float = 0.0
     #: Input-free seconds after which the rest of a pause stops counting as active time.
     idle_seconds: int = 60
@@ -173,6 +180,12 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
     screenout = _text(raw, "screenout_code").strip()
     if screenout and screenout == _text(raw, "completion_code").strip():
         raise StudyError("study 'screenout_code' must differ from 'completion_code'")
+    full = _text(raw, "full_code").strip()
+    if full and full in (_text(raw, "completion_code").strip(), screenout):
+        raise StudyError("study 'full_code' must differ from the completion and screen-out codes")
+    skips = raw.get("max_skips")
+    if skips is not None and (isinstance(skips, bool) or not isinstance(skips, int) or skips < 0):
+        raise StudyError("study 'max_skips' must be a whole number >= 0 (or null: no cap)")
     return StudySettings(
         crowd=raw.get("crowd", False),
         token=_text(raw, "token"),
@@ -185,6 +198,8 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
         completion_code=_text(raw, "completion_code"),
         completion_url=url,
         screenout_code=screenout,
+        full_code=full,
+        max_skips=skips,
         hourly_rate=float(rate),
         idle_seconds=idle,
     )

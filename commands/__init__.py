@@ -96,9 +96,9 @@ def main(argv: Sequence[str], prog: str = "python cli.py") -> int:
     try:
         if getattr(args, "no_store", False):  # the command opens what it needs itself
             return handler(args, None)  # type: ignore[arg-type]
-        from annotation_store import Store
+        from workbench_api.data import open_store
 
-        store = Store(args.db)
+        store = open_store(args.db)
         return handler(args, store)
     except expected_errors() as exc:
         print(f"error: {exc}", file=sys.stderr)

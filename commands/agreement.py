@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
+from commands.numbers import count
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -20,11 +21,11 @@ def add_bootstrap_options(p: argparse.ArgumentParser) -> None:
     """``--resamples`` and ``--seed`` of the bootstrap CIs."""
     p.add_argument(
         "--resamples",
-        type=int,
+        type=count,
         default=DEFAULT_RESAMPLES,
         help=f"bootstrap resamples for the CIs (default {DEFAULT_RESAMPLES}; 0: none)",
     )
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    p.add_argument("--seed", type=count, default=DEFAULT_SEED, help="bootstrap seed")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from commands import CommandError
 from commands.agreement import add_bootstrap_options
+from commands.numbers import positive_number
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_bootstrap_options(p)
     p.add_argument(
         "--epsilon",
-        type=float,
+        type=positive_number,
         default=None,
         help="alternative annotator test tolerance (default 0.2)",
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from audit.categories import CATEGORIES
 from commands import CommandError
 from commands.agreement import REFERENCES
+from commands.numbers import nonnegative_number
 from common.csv_safe import to_csv
 
 if TYPE_CHECKING:
@@ -45,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="on nominal fields: the people's mean (majority, default) or the labels "
         "aggregated by dawid_skene or mace",
     )
-    p.add_argument("--agree-threshold", type=float, default=0.25)
-    p.add_argument("--differ-threshold", type=float, default=0.25)
+    p.add_argument("--agree-threshold", type=nonnegative_number, default=0.25)
+    p.add_argument("--differ-threshold", type=nonnegative_number, default=0.25)
     p.set_defaults(handler=cmd_audit)
 
 

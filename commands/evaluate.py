@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from commands import CommandError
+from commands.numbers import positive_int, positive_number
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -24,13 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="registry name, e.g. bifact, bleu, sgsacc (an unknown name lists them all), "
         "or a stored judge: judge:NAME[@VERSION] (latest version without @)",
     )
-    p.add_argument("--runs", type=int, default=None, help="repeat the run N times")
-    p.add_argument("--limit", type=int, default=None, help="only the first N items")
+    p.add_argument("--runs", type=positive_int, default=None, help="repeat the run N times")
+    p.add_argument("--limit", type=positive_int, default=None, help="only the first N items")
     p.add_argument("--items", default=None, help="comma-separated item ids")
     p.add_argument("--settings", default=None, help="evaluator settings as JSON")
     p.add_argument(
         "--batch-size",
-        type=int,
+        type=positive_int,
         default=None,
         help="items per batch (default: the evaluator's own, 256 for local models, "
         "for LLM judges the concurrency limit, at most 16)",
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--poll-seconds",
-        type=float,
+        type=positive_number,
         default=None,
         help="batch mode: seconds between polls (default WORKBENCH_LLM_BATCH_POLL or 30)",
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
+from commands.numbers import count, positive_int
 from interop import FORMATS
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also add tampered copies with substituted slot values",
     )
-    sgd.add_argument("--limit", type=int, default=None, help="at most N items")
+    sgd.add_argument("--limit", type=positive_int, default=None, help="at most N items")
     sgd.set_defaults(handler=cmd_import_sgd)
 
     exp = sub.add_parser("export", help="export items, annotations, scores or agreement")
@@ -58,8 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     bundle.add_argument("name", help="project name")
     bundle.add_argument("--out", required=True, help="output folder")
-    bundle.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
-    bundle.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    bundle.add_argument("--resamples", type=count, default=DEFAULT_RESAMPLES)
+    bundle.add_argument("--seed", type=count, default=DEFAULT_SEED)
     bundle.set_defaults(handler=cmd_export_agreement)
 
 

@@ -7,6 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from commands import CommandError
+from commands.numbers import positive_int, positive_number
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -16,14 +17,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the jobs and worker commands."""
     p = sub.add_parser("jobs", help="list a project's background jobs; cancel or resume one")
     p.add_argument("name", help="project name")
-    p.add_argument("--cancel", type=int, metavar="ID", help="ask job ID to stop")
+    p.add_argument("--cancel", type=positive_int, metavar="ID", help="ask job ID to stop")
     p.add_argument(
-        "--resume", type=int, metavar="ID", help="queue a job finishing what job ID left undone"
+        "--resume",
+        type=positive_int,
+        metavar="ID",
+        help="queue a job finishing what job ID left undone",
     )
     p.set_defaults(handler=cmd_jobs)
     w = sub.add_parser("worker", help="execute queued jobs (the app's queue) without the app")
     w.add_argument("--watch", action="store_true", help="keep polling for new jobs")
-    w.add_argument("--poll", type=float, default=2.0, help="seconds between polls (--watch)")
+    w.add_argument(
+        "--poll", type=positive_number, default=2.0, help="seconds between polls (--watch)"
+    )
     w.set_defaults(handler=cmd_worker)
 
 

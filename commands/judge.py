@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from commands import CommandError
+from commands.numbers import positive_int
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -29,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(handler=cmd_list)
     show = group.add_parser("show", help="one judge version's definition")
     show.add_argument("judge", help="judge name")
-    show.add_argument("--version", type=int, default=None, help="version (default: latest)")
+    show.add_argument(
+        "--version", type=positive_int, default=None, help="version (default: latest)"
+    )
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(handler=cmd_show)
 

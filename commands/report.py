@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
 from commands.agreement import add_reference_option
+from commands.numbers import count
 from reports.formats import FORMATS, format_of
 
 if TYPE_CHECKING:
@@ -21,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output file: .html, .md or .json")
     p.add_argument("--format", choices=FORMATS, default=None, help="override the suffix")
     p.add_argument("--items", default=None, help="comma-separated item ids to drill down")
-    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--resamples", type=count, default=DEFAULT_RESAMPLES)
+    p.add_argument("--seed", type=count, default=DEFAULT_SEED)
     add_reference_option(p)
     p.set_defaults(handler=cmd_report)
 

@@ -10,13 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from commands.numbers import port
+
 APP_ROOT = Path(__file__).resolve().parent.parent
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the run command."""
     p = sub.add_parser("run", help="start the app (Streamlit) on this database")
-    p.add_argument("--port", type=int, default=None, help="port (default 8501)")
+    p.add_argument("--port", type=port, default=None, help="port (default 8501)")
     p.add_argument("--address", default=None, help="address to listen on (default: all)")
     p.add_argument("--demo", action="store_true", help="load the demo projects into an empty db")
     p.set_defaults(handler=cmd_run, no_store=True)

@@ -5,7 +5,9 @@ every module of its package once (``pkgutil``), so adding a kind or an evaluator
 adding one module, with no list to edit elsewhere. Installed packages add entries through
 an entry point group (``metric_audit.evaluators``, ``metric_audit.kinds``): each entry
 point names a module (which registers on import, as built-ins do) or the object itself.
-A plugin that fails to load is a warning naming it; the built-ins still load.
+A plugin that fails to load (any exception, ``SystemExit`` included) or whose entry
+fails when read (:meth:`Registry.read`) is a warning naming it; the built-ins still
+work. :func:`plugin_warnings` gathers those warnings for the app's admins.
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ from types import ModuleType
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 log = logging.getLogger(__name__)
+#: What a plugin may raise that must not end the process (Ctrl-C still does).
+PLUGIN_FAILURES = (Exception, SystemExit)
+_REGISTRIES: list[Registry[object]] = []
 
 
 class UnknownEntryError(KeyError):
@@ -51,6 +57,7 @@ class Registry(Generic[T]):
         self._lock = threading.RLock()
         self._discovered = False
         self._discovering = False  # a module being discovered may read the registry
+        _REGISTRIES.append(self)  # type: ignore[arg-type]
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: register the decorated object under ``name``."""
@@ -100,14 +107,27 @@ class Registry(Generic[T]):
                 obj = ep.load()
                 if not isinstance(obj, ModuleType) and self._adopt is not None:
                     self._adopt(obj)
-            except Exception as exc:  # a plugin's bug must not take the built-ins down
-                message = (
-                    f"{self.what} plugin {ep.name!r} ({ep.value}) could not be loaded: "
-                    f"{type(exc).__name__}: {exc}"
-                )
-                self.plugin_errors[ep.name] = message
-                log.warning(message)
-                warnings.warn(message, RuntimeWarning, stacklevel=2)
+            except PLUGIN_FAILURES as exc:  # a plugin's bug must not take the built-ins down
+                self.note_problem(ep.name, f"({ep.value}) could not be loaded", exc)
+
+    def note_problem(self, name: str, what: str, exc: BaseException) -> None:
+        """Record, log and warn that the plugin ``name`` failed (``what`` went wrong)."""
+        message = f"{self.what} plugin {name!r} {what}: {type(exc).__name__}: {exc}"
+        if self.plugin_errors.get(name) == message:
+            return
+        self.plugin_errors[name] = message
+        log.warning(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+    def read(self, name: str, reader: Callable[[T], R]) -> R | None:
+        """``reader(entry)``, or None with a warning when reading the entry fails (a
+        plugin whose attributes raise). Built-in entries are read the same way."""
+        entry = self.get(name)
+        try:
+            return reader(entry)
+        except PLUGIN_FAILURES as exc:
+            self.note_problem(name, "could not be read", exc)
+            return None
 
     def get(self, name: str) -> T:
         """Return the entry called ``name`` or raise with the list of known names."""
@@ -140,3 +160,12 @@ class Registry(Generic[T]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+
+def plugin_warnings() -> list[str]:
+    """Every plugin problem of every registry (each registry discovers its entries first)."""
+    out: list[str] = []
+    for registry in list(_REGISTRIES):
+        registry.names()
+        out += registry.plugin_errors.values()
+    return out

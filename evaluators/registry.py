@@ -51,7 +51,7 @@ def evaluator_names() -> list[str]:
 
 def evaluators_for_kind(kind: str) -> list[str]:
     """Names of the evaluators that declare they apply to ``kind``."""
-    return [n for n in EVALUATORS.names() if EVALUATORS.get(n).applies_to(kind)]
+    return [n for n in EVALUATORS.names() if EVALUATORS.read(n, lambda c: c.applies_to(kind))]
 
 
 def create_evaluator(

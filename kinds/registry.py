@@ -35,3 +35,9 @@ def get_kind(name: str) -> TaskKind:
 def kind_names() -> list[str]:
     """Names of every registered kind."""
     return KINDS.names()
+
+
+def kind_title(name: str) -> str:
+    """The kind's title for pickers and tables; its name when a plugin kind's title
+    cannot be read (that is a warning naming the plugin, see ``Registry.read``)."""
+    return KINDS.read(name, lambda kind: str(kind.title)) or name

@@ -10,6 +10,7 @@ from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role
+from ui.plugin_warnings import show_plugin_warnings
 from ui.study.admin_view import study_tab as study_view
 from ui.tables import dash_missing
 
@@ -31,6 +32,7 @@ if not has_role("admin"):
 
 store = get_store()
 me = current_user()
+show_plugin_warnings(me.role)
 project = current_project()
 
 
@@ -183,6 +185,8 @@ with settings_tab:
             asg.SHOW_EVALUATORS,
             index=asg.SHOW_EVALUATORS.index(cfg.show_evaluators),
             format_func=SHOW_WORDS.get,
+            help="A project with a study always uses Never: its workers could otherwise "
+            "change a label after seeing the metric the study audits.",
         )
         timeout = st.number_input(
             "Claims lapse after (minutes without a save)", 5, 10080, cfg.claim_timeout_minutes

@@ -8,10 +8,12 @@ from functools import partial
 import streamlit as st
 
 from annotation_store.exporting import FRAMES, frame_bytes
-from annotation_store.importing import IMPORTERS, ImportFailure, import_items
-from kinds import ValidationError, get_kind, kind_names
+from annotation_store.importing import IMPORTERS
+from kinds import ValidationError, kind_names
+from kinds.registry import kind_title
 from ui.context import PROJECT_KEY, current_project, get_store, has_role
-from ui.items_browser import bar_update, items_browser
+from ui.data_import import import_upload
+from ui.items_browser import items_browser
 
 store = get_store()
 st.title("Data")
@@ -22,7 +24,7 @@ if not has_role("admin"):
 with st.expander("Create a project", expanded=current_project() is None):
     with st.form("create_project", clear_on_submit=False):
         name = st.text_input("Name")
-        kind = st.selectbox("Task kind", kind_names(), format_func=lambda k: get_kind(k).title)
+        kind = st.selectbox("Task kind", kind_names(), format_func=kind_title)
         settings_text = st.text_area(
             "Settings (JSON)",
             value='{"k": 3}',
@@ -58,19 +60,7 @@ st.caption(
 what = st.segmented_control("What", list(IMPORTERS), default="items", key="import_what")
 upload = st.file_uploader("File", type=["csv", "tsv", "jsonl", "parquet"], key=f"upload_{what}")
 if upload is not None and st.button(f"Import {what}", type="primary"):
-    try:
-        if what == "items":  # the big one: show how far the check and the write are
-            bar = st.progress(0.0, text="Reading the file")
-            report = import_items(
-                store, project.name, upload.getvalue(), upload.name, on_progress=bar_update(bar)
-            )
-            bar.empty()
-        else:
-            report = IMPORTERS[what](store, project.name, upload.getvalue(), upload.name)
-    except ImportFailure as exc:
-        st.error(f"Nothing imported. {exc}")
-    else:
-        st.success(report.summary(what))
+    import_upload(store, project.name, what, upload.name, upload.getvalue())
 
 st.subheader(f"Items of {project.name}")
 items_browser(store, project.name)

@@ -10,14 +10,16 @@ import streamlit as st
 
 from annotation_store import assignments as asg
 from annotation_store.own_projects import own_projects
-from kinds import get_kind
+from kinds.registry import kind_title
 from ui.context import PROJECT_KEY, current_user, get_store, has_role
+from ui.plugin_warnings import show_plugin_warnings
 
 # Until a session has run st.navigation, Streamlit routes the pages/ folder, so /home can
 # run without app.py's sign-in: go through app.py, or stop when nobody is signed in.
-current_user()
+user = current_user()
 store = get_store()
 st.title("Metric-audit workbench")
+show_plugin_warnings(user.role)
 st.caption(
     "Collect human judgments, run automatic evaluators on the same items, and see "
     "where the metrics and people agree, item by item and fact by fact."
@@ -27,7 +29,7 @@ st.caption(
 def _table(records: list, columns: dict[str, str]) -> pd.DataFrame:
     """Records (dataclasses) as a table with the given column titles, kinds by title."""
     frame = pd.DataFrame([asdict(r) for r in records], columns=list(columns))
-    frame["kind"] = [get_kind(k).title for k in frame["kind"]]
+    frame["kind"] = [kind_title(k) for k in frame["kind"]]
     return frame.rename(columns=columns)
 
 

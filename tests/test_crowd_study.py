@@ -8,7 +8,7 @@ from datetime import timedelta
 import pandas as pd
 import pytest
 
-from annotation_store import Store, StoreError, crowd, gold
+from annotation_store import Store, StoreError, crowd, crowd_end, gold
 from annotation_store import assignments as asg
 from annotation_store import crowd_quality as cq
 from annotation_store.importing import ImportFailure, import_items
@@ -52,6 +52,17 @@ def _link(worker: str, project: str = "p", token: str = "s3cret") -> crowd.Crowd
 def _do(store: Store, item: str, who: str, value: int) -> None:
     store.save_label("p", item, who, "label", value)
     asg.submit(store, "p", item, who, seconds=5.0)
+
+
+def _through(store: Store, who: str, items: tuple[str, ...] = ("i0",)) -> None:
+    """Consent, guideline, both training items right, then submit ``items``."""
+    crowd.record_consent(store, "p", who, True)
+    crowd.record_guideline_opened(store, "p", who)
+    for t in TRAINING:
+        crowd.record_training_answer(store, "p", who, t["id"], t["answers"])
+    crowd.finish_training(store, "p", who)
+    for item in items:
+        _do(store, item, who, 1)
 
 
 # -- settings ---------------------------------------------------------------------------
@@ -169,8 +180,9 @@ def test_training_feedback_and_qualification(store) -> None:
 def test_survey_then_completion_code_and_prolific_url(store) -> None:
     _project(store)
     who = crowd.enter(store, _link("W1")).name
-    assert crowd.finish_annotation(store, "p", who).stage == "survey"
-    p = crowd.record_survey(store, "p", who, {"q1": 4})
+    _through(store, who)
+    assert crowd_end.finish_annotation(store, "p", who).stage == "survey"
+    p = crowd_end.record_survey(store, "p", who, {"q1": 4})
     assert (p.stage, p.survey, p.completion_code) == ("done", {"q1": 4}, "C0DE42")
     study = study_of(store.project("p").settings)
     assert crowd.completion_url(study, "C0DE42") == (
@@ -181,8 +193,10 @@ def test_survey_then_completion_code_and_prolific_url(store) -> None:
 def test_without_a_fixed_code_each_worker_gets_their_own(store) -> None:
     _project(store, completion_code="", survey=[])
     a, b = (crowd.enter(store, _link(w)).name for w in ("W1", "W2"))
-    ca = crowd.finish_annotation(store, "p", a).completion_code
-    cb = crowd.finish_annotation(store, "p", b).completion_code
+    _through(store, a, ("i0",))
+    _through(store, b, ("i1",))
+    ca = crowd_end.finish_annotation(store, "p", a).completion_code
+    cb = crowd_end.finish_annotation(store, "p", b).completion_code
     assert ca and cb and ca != cb and len(ca) == 10
 
 
@@ -334,7 +348,7 @@ def test_dashboard_and_completion_csv(store) -> None:
     crowd.finish_training(store, "p", b)  # answered nothing: not qualified
     _do(store, "i0", a, 1)
     cq.record_active_seconds(store, "p", "i0", a, 1800)
-    crowd.finish_annotation(store, "p", a)
+    crowd_end.finish_annotation(store, "p", a)
     figures = cq.dashboard(store, "p")
     assert {k: figures[k] for k in figures if k != "project"} == {
         "workers_started": 2,

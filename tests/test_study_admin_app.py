@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import pytest
 
-from annotation_store import Store, crowd, gold
+from annotation_store import Store, crowd, crowd_end, gold
 from annotation_store import assignments as asg
 from annotation_store import crowd_quality as cq
 from annotation_store.study import example_study, get_study, set_study
@@ -36,6 +36,24 @@ def test_admin_saves_the_study_as_json_and_sees_the_links(monkeypatch, project) 
     links = [c.value for c in at.code]
     assert any(f"?study=p&token={token}&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}" in v for v in links)
     assert any("workerId=&assignmentId=&hitId=" in v for v in links)
+
+
+def test_the_study_tab_warns_of_single_mode_and_a_missing_quota(monkeypatch, project) -> None:
+    set_study(project, "p", {"crowd": True})
+    at = _admin_study_tab(monkeypatch, project)  # the tests' default: single sign-in mode
+    assert "do not work while the workbench runs in single sign-in mode" in at.warning[0].value
+    assert any("No quota is set" in i.value for i in at.info)
+    project.update_settings("p", {**project.project("p").settings, "quota": 5})
+    at = open_app(
+        monkeypatch,
+        project.url,
+        page="pages/admin.py",
+        project="p",
+        env={"WORKBENCH_AUTH_MODE": "local"},
+        user=project.ensure_annotator("boss", role="admin"),
+    )
+    assert not [w for w in at.warning if "single sign-in" in w.value]
+    assert not [i for i in at.info if "No quota" in i.value]
 
 
 def test_saving_again_keeps_the_token_the_links_carry(monkeypatch, project) -> None:
@@ -98,12 +116,13 @@ def test_progress_shows_the_study_dashboard_time_on_task_and_flags(monkeypatch, 
     for worker, seconds in (("A", 600.0), ("B", 500.0), ("FAST", 30.0)):
         link = crowd.parse_link({"study": "p", "token": "t", "PROLIFIC_PID": worker})
         who = crowd.enter(project, link).name
+        crowd.record_guideline_opened(project, "p", who)  # no consent: on to annotate
         names.append(who)
         item = asg.claim_next(project, "p", who)
         project.save_label("p", item, who, "label", 1)
         asg.submit(project, "p", item, who)
         cq.record_active_seconds(project, "p", item, who, seconds)
-    crowd.finish_annotation(project, "p", names[0])
+    crowd_end.finish_annotation(project, "p", names[0])
     at = open_app(monkeypatch, project.url, page="pages/progress.py", project="p")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Workers started"] == "3"

@@ -29,8 +29,10 @@ def study_db(sqlite_url: str) -> str:
     return sqlite_url
 
 
-def visit(monkeypatch, url: str, worker: str, token: str = TOKEN, project: str = "p") -> AppTest:
-    at = app_session(monkeypatch, url)
+def visit(
+    monkeypatch, url: str, worker: str, token: str = TOKEN, project: str = "p", mode: str = "crowd"
+) -> AppTest:
+    at = app_session(monkeypatch, url, env={"WORKBENCH_AUTH_MODE": mode})
     for key, value in {
         "study": project,
         "token": token,
@@ -262,3 +264,49 @@ def test_a_failed_qualification_gets_the_screenout_code_and_the_way_back(
     assert [c.value for c in at.code] == ["SO-1"]
     [button] = at.get("link_button")
     assert button.proto.url == f"{DONE_URL}?cc=SO-1"
+
+
+# -- security (issue 24 point 1) ------------------------------------------------------------
+def test_a_link_in_single_sign_in_mode_is_refused_and_makes_nobody(monkeypatch, study_db) -> None:
+    at = visit(monkeypatch, study_db, "W1", mode="single")
+    assert "do not work while the workbench runs in single sign-in mode" in at.error[0].value
+    assert not at.button  # no consent, no way in
+    assert Store(study_db).annotator("prolific:W1") is None
+    assert crowd.participants(Store(study_db), "p") == []
+
+
+def _qualified(monkeypatch, url: str, worker: str) -> AppTest:
+    at = click(click(visit(monkeypatch, url, worker), "consent_yes"), "guideline_read")
+    for tid, value in (("t1", 1), ("t2", 0)):
+        at.radio(key=f"training::{tid}::label").set_value(value)
+        at = assert_ok(at.button(key=f"FormSubmitter:training_{tid}-Check my answer").click().run())
+        at = click(at, "training_continue")
+    return at
+
+
+def test_after_submit_a_worker_sees_no_evaluators_and_no_resubmit(monkeypatch, study_db) -> None:
+    store = Store(study_db)
+    store.update_settings("p", {**store.project("p").settings, "show_evaluators": "always"})
+    at = _qualified(monkeypatch, study_db, "BLIND")
+    at, first = _label_current(at, 1)
+    at = click(at, "nav_prev")
+    assert at.query_params["item"] == first
+    assert "submit" not in _keys(at) and "skip" not in _keys(at)
+    assert "Submitted (final)" in str([c.value for c in at.caption])
+    assert "Evaluators" not in [e.label for e in at.expander]
+    at = assert_ok(at.button(key=f"opt::{first}::label::0").click().run())  # a late change
+    assert "submitted; in this study that is final" in text(at)
+    assert store.annotations_frame("p")["value"].tolist() == [1]
+
+
+def _keys(at: AppTest) -> set[str]:
+    return {b.key for b in at.button if b.key}
+
+
+def test_a_worker_who_arrives_when_the_pool_is_full_gets_a_full_code(monkeypatch, study_db) -> None:
+    at = visit(monkeypatch, study_db, "LATE", token="tok-q", project="q")  # q has no items
+    at = click(at, "guideline_read")
+    assert "This study is full" in text(at)
+    p = crowd.participant(Store(study_db), "q", "prolific:LATE")
+    assert p.stage == "full" and at.code[0].value == p.completion_code
+    assert cq.completion_table(Store(study_db), "q").empty

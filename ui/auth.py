@@ -7,8 +7,9 @@
 - ``oidc``: Streamlit's ``st.login`` with the ``[auth]`` provider settings in secrets;
   the signed-in e-mail must belong to a user an admin registered.
 - ``crowd``: staff sign in as in ``local``; study links (``ui.study.entry``) let workers
-  into any project with a study token. In every mode, a project whose study has
-  ``"crowd": true`` takes study links.
+  into any project with a study token. In ``local`` and ``oidc`` mode too, a project
+  whose study has ``"crowd": true`` takes study links; in ``single`` mode no link works
+  (everyone there is admin: a worker who drops the query string would be one).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def auth_mode() -> str:
 
 def authenticate(store: Store) -> AnnotatorInfo:
     """Return the signed-in annotator, or draw a sign-in form and stop the run."""
-    worker = link_user(store, auth_mode() == "crowd")
+    worker = link_user(store, auth_mode())
     if worker is not None:
         return worker
     user = st.session_state.get(USER_KEY)

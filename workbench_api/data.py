@@ -20,10 +20,22 @@ class ApiError(ValueError):
 
 
 def open_store(url: str | None = None) -> Store:
-    """Open (and migrate) the store at ``url``, ``WORKBENCH_DB_URL`` or the SQLite default."""
+    """Open (and migrate) the store at ``url``, ``WORKBENCH_DB_URL`` or the SQLite default.
+
+    A URL that cannot be parsed or reached is an :class:`ApiError` (one line, no driver
+    traceback)."""
+    from sqlalchemy.exc import ArgumentError, DBAPIError
+
     from annotation_store import open_store as _open
 
-    return _open(url)
+    try:
+        return _open(url)
+    except ArgumentError as exc:  # unparsable, or a database kind without a driver
+        reason = str(exc).splitlines()[0]
+        raise ApiError(f"--db: not a database URL the workbench can open ({reason})") from None
+    except DBAPIError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        raise ApiError(f"--db: cannot open the database: {reason}") from None
 
 
 def parse_settings(settings: str | Mapping[str, Any] | None) -> dict[str, Any] | None:

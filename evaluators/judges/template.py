@@ -2,7 +2,9 @@
 
 The sandbox already refuses unsafe attributes at render time; we also refuse, at save
 time, any attribute or key that starts with an underscore, so ``{{ ''.__class__ }}`` never
-reaches a stored version. Values are plain strings and lists from the item.
+reaches a stored version. Values are plain strings and lists from the item. A rendered
+prompt is bounded in size (``template_bounds``): refused at save (the trial render) and
+at render, with the limit named.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Any
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
 from jinja2.exceptions import SecurityError, UndefinedError
-from jinja2.sandbox import SandboxedEnvironment
+
+from evaluators.judges.template_bounds import BoundedSandbox, PromptTooLarge, joined_within_bound
 
 
 class TemplateError(ValueError):
@@ -21,10 +24,8 @@ class TemplateError(ValueError):
 
 
 @lru_cache(maxsize=1)
-def _env() -> SandboxedEnvironment:
-    return SandboxedEnvironment(
-        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
-    )
+def _env() -> BoundedSandbox:
+    return BoundedSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
 def check_template(text: str, allowed_names: Iterable[str]) -> set[str]:
@@ -55,7 +56,9 @@ def render_template(text: str, values: Mapping[str, Any]) -> str:
     """``text`` rendered with ``values``; TemplateError for a missing value or a refused
     attribute (the sandbox's own check, also at render time)."""
     try:
-        return _env().from_string(text).render(**dict(values))
+        return joined_within_bound(_env().from_string(text).generate(**dict(values)))
+    except PromptTooLarge as exc:
+        raise TemplateError(f"template refused: {exc}") from None
     except SecurityError as exc:
         raise TemplateError(f"template refused by the sandbox: {exc}") from None
     except UndefinedError as exc:
@@ -68,7 +71,9 @@ def trial_render(text: str, values: Mapping[str, Any]) -> None:
     """Render once with stand-in values: TemplateError when the sandbox refuses something
     (``|attr('__class__')`` hides from the parse check); a missing key is not an error here."""
     try:
-        _env().from_string(text).render(**dict(values))
+        joined_within_bound(_env().from_string(text).generate(**dict(values)))
+    except PromptTooLarge as exc:
+        raise TemplateError(f"template refused: {exc}") from None
     except SecurityError as exc:
         raise TemplateError(f"template refused by the sandbox: {exc}") from None
     except Exception:  # stand-in values may not fit; only refusals count

@@ -16,6 +16,8 @@ from tests.e2e.harness import browser_page, open_page, running_app, wait_for_str
 from tests.support.crowd import DONE_URL, STUDY, TOKEN
 
 pytestmark = pytest.mark.e2e
+#: Study links work in crowd (or local) sign-in mode, never in single mode.
+CROWD_MODE = {"WORKBENCH_AUTH_MODE": "crowd"}
 
 
 def _link(worker: str, token: str = TOKEN) -> str:
@@ -63,7 +65,7 @@ def test_prolific_workers_fail_and_pass_qualification_and_complete(sqlite_url: s
     )
     set_study(store, "p", STUDY)
     gold.set_gold(store, "p", "i2", 1, "Statement 2 is true.")
-    with running_app(sqlite_url) as app:
+    with running_app(sqlite_url, CROWD_MODE) as app:
         with browser_page() as page:  # a stranger without the token
             open_page(page, app, _link("NOPE", token="guess"))
             _see(page, "token does not match")
@@ -143,7 +145,7 @@ def test_an_mturk_worker_hands_the_assignment_back_to_mturk(sqlite_url: str) -> 
         posted.append(route.request.post_data or "")
         route.fulfill(body="back on MTurk")
 
-    with running_app(sqlite_url) as app:
+    with running_app(sqlite_url, CROWD_MODE) as app:
         with browser_page() as page:  # the HIT's preview, before it is accepted
             open_page(page, app, f"{link}&assignmentId={crowd.MTURK_PREVIEW}")
             _see(page, "accept the HIT to start")
@@ -167,3 +169,17 @@ def test_an_mturk_worker_hands_the_assignment_back_to_mturk(sqlite_url: str) -> 
     assert posted == ["assignmentId=A1&completionCode=MT-5"]
     [worker] = crowd.participants(store, "m")  # the preview stored nobody
     assert (worker.annotator, worker.stage, worker.completion_code) == ("mturk:W1", "done", "MT-5")
+
+
+def test_a_study_link_in_single_mode_is_refused_and_stores_nobody(
+    sqlite_url: str,
+) -> None:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 2})
+    store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Statement 0"}}])
+    set_study(store, "p", STUDY)
+    with running_app(sqlite_url) as app, browser_page() as page:  # make run: single mode
+        open_page(page, app, _link("W1"))
+        _see(page, "do not work while the workbench runs in single sign-in mode")
+        assert page.get_by_role("button", name="I agree, start").count() == 0
+    assert store.annotator("prolific:W1") is None and crowd.participants(store, "p") == []

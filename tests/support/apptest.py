@@ -35,8 +35,13 @@ def app_session(
     ``env`` sets more environment variables for the app; a ``None`` value unsets one. The
     app's cached store is dropped, so the session opens ``url``.
     """
+    from streamlit import config
+
     import ui.context
 
+    # The app shows users no error details (.streamlit/config.toml); a failing test
+    # should show its developer the whole exception.
+    monkeypatch.setattr(config, "get_option", _full_error_details(config.get_option))
     monkeypatch.setenv("WORKBENCH_DB_URL", url)
     for key, value in (env or {}).items():
         if value is None:
@@ -47,6 +52,13 @@ def app_session(
     if script is not None:
         return AppTest.from_function(script, default_timeout=timeout, args=args)
     return AppTest.from_file(APP, default_timeout=timeout)
+
+
+def _full_error_details(get_option: Callable[[str], Any]) -> Callable[[str], Any]:
+    def patched(key: str) -> Any:
+        return "full" if key == "client.showErrorDetails" else get_option(key)
+
+    return patched
 
 
 def open_app(

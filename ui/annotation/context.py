@@ -15,6 +15,7 @@ import streamlit as st
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
 from kinds import FieldType, HumanField
 from kinds.base import FACT_UNSET
+from ui.annotation.blind import submitted_is_final
 
 ERROR_KEY = "annotate_save_error"
 #: (item_id, target keys) still unanswered when Submit was refused: marked in place.
@@ -120,6 +121,9 @@ def save_target(ctx: ItemContext, target: Target, value: Any) -> None:
     try:
         fresh = ctx.store.item_state(ctx.project.name, ctx.item.item_id, ctx.user.name)
         status = "submitted" if fresh["status"] == "submitted" else "draft"
+        if status == "submitted" and submitted_is_final(ctx.user.role, ctx.project.settings):
+            st.session_state[ERROR_KEY] = "This item is submitted; in this study that is final."
+            return
         if target.index is not None:
             n = len(facts_of(ctx, target.field))
             current = list(fresh["labels"].get(target.field.name) or [])

@@ -22,7 +22,13 @@ from annotation_store import assignments as asg
 from annotation_store.study import study_of
 from ui import active_time, keyboard
 from ui.annotation import view_for
-from ui.annotation.blind import blinded_item, may_see_evaluators, may_see_item_ids, may_see_others
+from ui.annotation.blind import (
+    blinded_item,
+    may_see_evaluators,
+    may_see_item_ids,
+    may_see_others,
+    submitted_is_final,
+)
 from ui.annotation.context import (
     ERROR_KEY,
     MISSING_KEY,
@@ -354,15 +360,19 @@ def _buttons(ctx: ItemContext) -> None:
             on_click=_previous_item,
             args=(ctx,),
         )
-        st.button(
-            "Resubmit" if ctx.state["status"] == "submitted" else "Submit",
-            key="submit",
-            type="primary",
-            icon=":material/check:",
-            shortcut=keyboard.SUBMIT,
-            on_click=_submit,
-            args=(ctx,),
-        )
+        submitted = ctx.state["status"] == "submitted"
+        if submitted and submitted_is_final(ctx.user.role, ctx.project.settings):
+            st.caption(":material/lock: Submitted (final)")
+        else:
+            st.button(
+                "Resubmit" if submitted else "Submit",
+                key="submit",
+                type="primary",
+                icon=":material/check:",
+                shortcut=keyboard.SUBMIT,
+                on_click=_submit,
+                args=(ctx,),
+            )
         st.button(
             "Next",
             key="nav_next",
@@ -371,14 +381,15 @@ def _buttons(ctx: ItemContext) -> None:
             args=(ctx,),
         )
         st.space("stretch")
-        st.button(
-            "Skip",
-            key="skip",
-            shortcut=keyboard.SKIP,
-            on_click=_skip,
-            args=(ctx,),
-            help="give this item back; your labels are kept as skipped",
-        )
+        if _may_skip(ctx):
+            st.button(
+                "Skip",
+                key="skip",
+                shortcut=keyboard.SKIP,
+                on_click=_skip,
+                args=(ctx,),
+                help="give this item back; your labels are kept as skipped",
+            )
         st.button(
             "Unflag" if ctx.state["flagged"] else "Flag",
             key="flag",
@@ -387,6 +398,17 @@ def _buttons(ctx: ItemContext) -> None:
             args=(ctx,),
             help="flag a problem with this item (add a note)",
         )
+
+
+def _may_skip(ctx: ItemContext) -> bool:
+    """No Skip button once the study's skips are used up (or when it allows none)."""
+    if ctx.state["status"] == "submitted" and submitted_is_final(
+        ctx.user.role, ctx.project.settings
+    ):
+        return False
+    if study_of(ctx.project.settings).max_skips is None:
+        return True
+    return asg.skips_left(ctx.store, ctx.project.name, ctx.user.name) != 0
 
 
 def _note(ctx: ItemContext) -> None:

@@ -7,7 +7,10 @@ import json
 import streamlit as st
 
 from annotation_store import ProjectInfo, Store, StoreError, crowd, gold
+from annotation_store.assignments import annotation_settings
 from annotation_store.study import example_study, get_study, set_study, study_of
+from ui.auth import auth_mode
+from ui.study.entry import SINGLE_MODE_REFUSAL
 
 
 def _base_url() -> str:
@@ -47,6 +50,14 @@ def study_tab(store: Store, project: ProjectInfo) -> None:
                 st.session_state["study_saved"] = True
                 st.rerun()
     study = study_of(store.project(project.name).settings)
+    if study.crowd and auth_mode() == "single":
+        st.warning(SINGLE_MODE_REFUSAL, icon=":material/warning:")
+    if study.crowd and annotation_settings(store.project(project.name).settings).quota is None:
+        st.info(
+            "No quota is set (Annotation settings): one submitted item earns the completion "
+            "code. Set the number of items each worker must submit.",
+            icon=":material/info:",
+        )
     if study.token:
         st.markdown("**Study links** (keep them private: the token lets people in)")
         for platform in crowd.LINK_PARAMS:

@@ -21,11 +21,19 @@ def _refuse(message: str) -> None:
     st.stop()
 
 
-def link_user(store: Store, crowd_mode: bool) -> AnnotatorInfo | None:
+SINGLE_MODE_REFUSAL = (
+    "Study links do not work while the workbench runs in single sign-in mode: there, "
+    "anyone who opens it is its admin. The researcher must start it in crowd (or local) "
+    "sign-in mode."
+)
+
+
+def link_user(store: Store, mode: str) -> AnnotatorInfo | None:
     """The worker of a study link (created on the first visit), or None without a link.
 
-    A bad link (no token, another project's token, no worker id) is refused on the page
-    and stops the run; nothing is stored.
+    A bad link (no token, another project's token, no worker id), or any link while the
+    sign-in ``mode`` is ``single``, is refused on the page and stops the run; nothing is
+    stored.
     """
     user = st.session_state.get(USER_KEY)
     if crowd_project() and user is not None:
@@ -35,7 +43,9 @@ def link_user(store: Store, crowd_mode: bool) -> AnnotatorInfo | None:
         link = crowd.parse_link(st.query_params.to_dict())
         if link is None:
             return None
-        user = crowd.enter(store, link, crowd_mode=crowd_mode)
+        if mode == "single":
+            raise crowd.CrowdRefused(SINGLE_MODE_REFUSAL)
+        user = crowd.enter(store, link, crowd_mode=mode == "crowd")
     except crowd.CrowdPreview as exc:
         st.info(str(exc), icon=":material/visibility:")
         st.stop()

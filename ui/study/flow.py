@@ -9,7 +9,7 @@ from html import escape
 
 import streamlit as st
 
-from annotation_store import AnnotatorInfo, ProjectInfo, Store, crowd, crowd_quality
+from annotation_store import AnnotatorInfo, ProjectInfo, Store, crowd, crowd_end, crowd_quality
 from annotation_store import assignments as asg
 from annotation_store.study import StudySettings, study_of
 from ui.annotation.page import render as render_annotate
@@ -24,6 +24,14 @@ ENDINGS = {
     "stopped": (
         "Thank you. Some of your answers on check items did not match, so this study ends "
         "here for you."
+    ),
+    "full": (
+        "Thank you for coming. This study is full: every item already has the answers it "
+        "needs, so there is nothing left for you to do."
+    ),
+    "incomplete": (
+        "Thank you. There are no more items for you, and you skipped too many of them to "
+        "complete this study's quota, so it ends here for you without a completion code."
     ),
 }
 #: What a worker who stops early should do on their platform (no completion code for them).
@@ -63,6 +71,9 @@ def render_study(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> Non
 def _ended(study: StudySettings, part: crowd.Participant) -> None:
     """A worker the flow stopped: thanks, and either the screen-out code or how to return."""
     ending = ENDINGS.get(part.stage, "This study has ended for you.")
+    if part.stage == "full":
+        _full(part, ending)
+        return
     code = part.completion_code if part.stage in crowd.SCREENED else None
     if not code:
         if part.stage in crowd.SCREENED:  # the code's way back replaces "close this page"
@@ -75,6 +86,14 @@ def _ended(study: StudySettings, part: crowd.Participant) -> None:
     url = crowd.screenout_url(study)
     if url:
         st.link_button("Return to Prolific", url, type="primary")
+
+
+def _full(part: crowd.Participant, ending: str) -> None:
+    """The "study full" ending: its own code (never the completion code)."""
+    st.info(ending, icon=":material/group_off:")
+    st.markdown("Your **study full** code (it is not a completion code):")
+    st.code(part.completion_code or "", language=None)
+    st.caption("Give this code to your platform as the study asks; you can close this page.")
 
 
 def _consent(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings) -> None:
@@ -106,7 +125,7 @@ def _annotate(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
         st.rerun()
     # claim_next resumes an open item first, so this claims nothing the page would not
     if asg.claim_next(store, project.name, user.name) is None:
-        crowd.finish_annotation(store, project.name, user.name)
+        crowd_end.finish_annotation(store, project.name, user.name)  # earned, full, ...
         st.rerun()
     render_annotate(store, project, user)
 
@@ -125,7 +144,7 @@ def _survey(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: Stud
                 answers[q.id] = st.text_area(q.text, key=key)
         sent = st.form_submit_button("Finish", type="primary")
     if sent:
-        crowd.record_survey(store, project.name, user.name, answers)
+        crowd_end.record_survey(store, project.name, user.name, answers)
         st.rerun()
 
 
