@@ -83,6 +83,7 @@ def test_the_example_study_fits_each_demo_kind_and_saves_as_is(demo: str) -> Non
         "demo-dialogue": {"faithful": 1},
         "demo-intent-match": {"match": 1},
         "demo-intent-resolution": {"resolution": 1.0},
+        "demo-judge-study": {"resolution": 1.0},
     }
     store.close()
 
