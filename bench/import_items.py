@@ -57,7 +57,7 @@ class TimedStore(Store):
             self.writes.append(time.perf_counter() - start)
 
 
-def saver(url: str, stop: Path) -> None:
+def saver(url: str, stop: Path, every_s: float = 0.02) -> None:
     """Save labels until ``stop`` exists; print latencies (s) and failures as JSON."""
     store = Store(url)
     latencies, failures, n = [], [], 0
@@ -69,7 +69,7 @@ def saver(url: str, stop: Path) -> None:
         except Exception as exc:  # what an annotator would see
             failures.append(f"{type(exc).__name__}: {exc}"[:120])
         n += 1
-        time.sleep(0.02)
+        time.sleep(every_s)
     print(json.dumps({"latencies": latencies, "failures": failures}))
 
 
