@@ -73,6 +73,17 @@ def saver(url: str, stop: Path, every_s: float = 0.02) -> None:
     print(json.dumps({"latencies": latencies, "failures": failures}))
 
 
+def start_saver(script: str, url: str, stop: Path) -> subprocess.Popen[str]:
+    """``script --saver URL STOP`` in another process (its :func:`saver`)."""
+    return subprocess.Popen(
+        [sys.executable, script, "--saver", url, str(stop)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -93,13 +104,7 @@ def run(rows: int) -> None:
             fh.write("item_id,text,source\n")
             fh.writelines(f"i{i},the text of item number {i},bench\n" for i in range(rows))
         stop = Path(tmp) / "stop"
-        child = subprocess.Popen(
-            [sys.executable, __file__, "--saver", url, str(stop)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
+        child = start_saver(__file__, url, stop)
         time.sleep(1.0)  # the saver is running
         store.writes.clear()
         start = time.perf_counter()

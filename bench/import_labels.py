@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.import_items import ROOT, TimedStore, _pct, saver
+from bench.import_items import TimedStore, _pct, saver, start_saver
 
 
 def run(n_labels: int, n_items: int) -> None:
@@ -52,13 +50,7 @@ def run(n_labels: int, n_items: int) -> None:
             for n in range(n_labels)
         ]
         stop = Path(tmp) / "stop"
-        child = subprocess.Popen(
-            [sys.executable, __file__, "--saver", url, str(stop)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
+        child = start_saver(__file__, url, stop)
         time.sleep(1.5)  # the saver is running
         store.writes.clear()
         start = time.perf_counter()

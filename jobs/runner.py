@@ -147,19 +147,18 @@ def run_evaluator(
             run_id = store.create_run(project, evaluator.signature(), run_index, job_id)
             progress.run_ids.append(run_id)
             try:
-                cancelled = _run_one(
-                    store,
-                    project,
-                    evaluator,
-                    run_items,
-                    run_id,
-                    batch_size,
-                    progress,
-                    on_progress,
-                    should_cancel,
-                    mode,
-                    poll_s,
-                )
+                if mode == "batch":
+                    from jobs.batch_mode import run_batch_mode
+
+                    cancelled = run_batch_mode(
+                        store, project, evaluator, run_items, run_id, progress,
+                        on_progress, should_cancel, poll_s,
+                    )  # fmt: skip
+                else:
+                    cancelled = _run_batches(
+                        store, project, evaluator, run_items, run_id, batch_size,
+                        progress, on_progress, should_cancel,
+                    )  # fmt: skip
             except BaseException:
                 # Whatever stopped it (a fault, Ctrl-C), the run must not stay "running".
                 with contextlib.suppress(Exception):
@@ -169,31 +168,6 @@ def run_evaluator(
             if cancelled:
                 break
     return progress
-
-
-def _run_one(
-    store: Store,
-    project: str,
-    evaluator: Evaluator,
-    items: list[EvalItem],
-    run_id: int,
-    batch_size: int,
-    progress: RunProgress,
-    on_progress: ProgressFn | None,
-    should_cancel: CancelFn | None,
-    mode: str,
-    poll_s: float | None,
-) -> bool:
-    """One repetition, online or through batches; True when cancelled."""
-    if mode == "batch":
-        from jobs.batch_mode import run_batch_mode
-
-        return run_batch_mode(
-            store, project, evaluator, items, run_id, progress, on_progress, should_cancel, poll_s
-        )
-    return _run_batches(
-        store, project, evaluator, items, run_id, batch_size, progress, on_progress, should_cancel
-    )
 
 
 def stored_judge(

@@ -7,47 +7,18 @@ never left ``running``, and a resume re-reads the same batch instead of paying a
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from annotation_store import Store
 from evaluators.llm.batch_api import BatchError
 from jobs.runner import run_evaluator
-from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.test_llm_batch_mode import _project, _reply, _scores
+from tests.test_llm_batch_mode import _score_by_query as _scored
 
 
 def _number(req: dict) -> int:
     return int(req["messages"][-1]["content"].split("QUERY-")[1].split()[0])
-
-
-def _reply(score: float) -> Reply:
-    return Reply(content=json.dumps({**INTENT_RESOLUTION_REPLY, "resolution_score": score}))
-
-
-def _scored(req: dict) -> Reply:
-    """q{i} scores 0.2 x (i mod 6); q3 is an error line."""
-    number = _number(req)
-    if number == 3:
-        return Reply(status=500, content="scripted batch failure")
-    return _reply(round(0.2 * (number % 6), 1))
-
-
-def _project(store: Store, n: int) -> None:
-    store.create_project("ir", "intent_resolution")
-    store.upsert_items(
-        "ir",
-        [
-            {"item_id": f"q{i}", "fields": {"query": f"QUERY-{i} ?", "response": "an answer"}}
-            for i in range(n)
-        ],
-    )
-
-
-def _scores(store: Store) -> dict[str, float]:
-    frame = store.scores_frame("ir")
-    return dict(zip(frame["item_id"], frame["score"], strict=True))
 
 
 def _failed(store: Store) -> dict[str, str]:
