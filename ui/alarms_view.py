@@ -42,5 +42,4 @@ def alarms_section(
                 store.exclude_annotator(
                     project, who, alarm["sentence"], source=SOURCE, by=current_user().name
                 )
-                st.toast(f"{who} excluded from {project}'s agreement figures.")
                 st.rerun()
