@@ -56,6 +56,8 @@ class AgreementDocument:
     #: who was left out and why, with the figures computed with everyone (only when
     #: someone is excluded; see reports.data)
     exclusions: dict[str, Any] | None = None
+    #: data-quality alarms (agreement/alarms.py) as dicts; see reports.data.with_alarms
+    alarms: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (see docs/agreement.md for every key)."""
@@ -73,6 +75,7 @@ class AgreementDocument:
             "meta": self.meta,
             "notes": self.notes,
             **({"exclusions": self.exclusions} if self.exclusions is not None else {}),
+            **({"alarms": self.alarms} if self.alarms is not None else {}),
         }
 
     def rows(self) -> tuple[MeasureRow, ...]:

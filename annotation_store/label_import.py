@@ -11,31 +11,53 @@ labels that was nearly two minutes. Here the rows are checked and planned in mem
   rows inside the database: on SQLite a multi-row INSERT ... RETURNING id, then one
   ``INSERT ... SELECT``; on PostgreSQL one statement over ``unnest`` of column arrays;
 - item progress follows the labels in one ``INSERT ... SELECT ... GROUP BY ... ON CONFLICT
-  DO UPDATE`` over the project's labels, on SQLite and PostgreSQL alike.
+  DO UPDATE`` over the chunk's items, on SQLite and PostgreSQL alike.
+
+:func:`write_chunked` writes each chunk in its own short transaction, so a label save
+from the app waits for one chunk (a fraction of a second), not the whole import; SQLite
+has one writer at a time, and a 300,000-label import in one transaction held it for
+over a minute. It stays all-or-nothing for the importer: every row is checked before the
+first chunk, and if a later chunk fails, what the earlier ones wrote is undone (see
+:func:`undo_import`). While it runs, readers may see the labels written so far.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, insert, literal, select, text, update
+from sqlalchemy import (
+    Select,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns
 from annotation_store.label_writes import STATUSES, append_history
-from annotation_store.models import Annotation, AnnotationHistory, ItemProgress
+from annotation_store.models import Annotation, AnnotationHistory, Annotator, ItemProgress
 from annotation_store.records import ImportReport
 from annotation_store.store_base import StoreError, dialect_insert
 
-#: Rows per INSERT / executemany batch: bounds the statement size and the memory held
-#: by one batch's parameters.
-CHUNK = 5_000
+#: Rows per write transaction (and per INSERT / executemany): on SQLite one chunk holds
+#: the write lock for about 0.2 s on a busy 2-core machine, so a label save waits that
+#: long at most, not for the whole import.
+CHUNK = 2_000
 
 Key = tuple[int, int, str]  # (item pk, annotator id, field)
+#: ``write()``: a context manager giving one short write transaction's session.
+WriteFn = Any
 
 
 @dataclass
@@ -147,22 +169,111 @@ def plan_import(
     return plan
 
 
-def write_plan(
-    s: Session,
+def write_chunked(
+    write: WriteFn,
     project_id: int,
     guideline_version: int,
     plan: ImportPlan,
     source: str,
     now: datetime,
+    new_people: Sequence[int] = (),
+    is_sqlite: bool = False,
 ) -> ImportReport:
-    """Update, insert and record history as planned; sync progress; return the counts."""
-    if plan.changed:
-        _update_changed(s, plan.changed, now)
-        for chunk in _chunks(plan.changed):
-            append_history(s, project_id, chunk, source, now)
-    _insert_new(s, project_id, guideline_version, plan.new, source, now)
-    sync_progress(s, project_id, now)
+    """Update, insert and record history as planned, one short transaction per chunk.
+
+    Progress follows each chunk's items in the same transaction. If any chunk fails,
+    the chunks already written are undone (``new_people``, the annotators this import
+    created, are removed too) and the error is raised: nothing is imported.
+    """
+    done = _Written()
+    encoded = sqlite_rows(plan.new, project_id, guideline_version, now) if is_sqlite else None
+    try:
+        for changed in _chunks(plan.changed):
+            with write() as s:
+                _update_changed(s, changed, now)
+                append_history(s, project_id, changed, source, now)
+                sync_progress(s, project_id, now, _items_of(s, [c[0] for c in changed]))
+            done.changed.extend(changed)
+            _let_others_write(is_sqlite)
+        for start in range(0, len(plan.new), CHUNK):
+            new = plan.new[start : start + CHUNK]
+            rows = encoded[start : start + CHUNK] if encoded is not None else None
+            with write() as s:
+                _insert_new(s, project_id, guideline_version, new, source, now, rows)
+            done.items.update(r["item_pk"] for r in new)
+            _let_others_write(is_sqlite)
+    except BaseException:
+        with write() as s:
+            undo_import(s, project_id, done, source, now, new_people)
+        raise
     return ImportReport(created=len(plan.new), updated=len(plan.changed), unchanged=plan.unchanged)
+
+
+#: SQLite: pause between chunks, so a writer of another process polling in its busy
+#: handler (sleeps of up to 50 ms in its first half second) gets the lock before the next
+#: chunk takes it again.
+PAUSE_S = 0.05
+
+
+def _let_others_write(is_sqlite: bool) -> None:
+    if is_sqlite:
+        time.sleep(PAUSE_S)
+
+
+@dataclass
+class _Written:
+    """What the committed chunks of an import wrote (for :func:`undo_import`)."""
+
+    changed: list[tuple[int, Any, str, Any, str]] = field(default_factory=list)
+    items: set[int] = field(default_factory=set)
+
+
+def undo_import(
+    s: Session,
+    project_id: int,
+    done: _Written,
+    source: str,
+    now: datetime,
+    new_people: Sequence[int] = (),
+) -> None:
+    """Take back the written chunks of a failed import.
+
+    The import's labels and history rows are the ones stamped with its own ``now``;
+    changed labels get their old value and status back; progress follows again, and a
+    progress row the import created for a pair that has no label left is removed.
+    """
+    a, h, p = Annotation.__table__, AnnotationHistory.__table__, ItemProgress.__table__
+    s.execute(
+        delete(h).where(h.c.project_id == project_id, h.c.source == source, h.c.changed_at == now)
+    )
+    s.execute(delete(a).where(a.c.project_id == project_id, a.c.created_at == now))
+    restore = (
+        update(a)
+        .where(a.c.id == bindparam("ann_id"))
+        .values(value=bindparam("old_value"), status=bindparam("old_status"))
+    )
+    for chunk in _chunks(done.changed):
+        s.execute(restore, [{"ann_id": c[0], "old_value": c[1], "old_status": c[2]} for c in chunk])
+    items = sorted(done.items | set(_items_of(s, [c[0] for c in done.changed])))
+    for chunk in _chunks(items):
+        sync_progress(s, project_id, now, chunk)
+    labelled = select(a.c.id).where(
+        a.c.item_pk == p.c.item_pk, a.c.annotator_id == p.c.annotator_id
+    )
+    s.execute(
+        delete(p).where(p.c.project_id == project_id, p.c.started_at == now, ~labelled.exists())
+    )
+    if new_people:
+        s.execute(delete(Annotator.__table__).where(Annotator.__table__.c.id.in_(new_people)))
+
+
+def _items_of(s: Session, annotation_ids: Sequence[int]) -> list[int]:
+    """The item pks of these labels."""
+    a = Annotation.__table__
+    found: set[int] = set()
+    for chunk in _chunks(annotation_ids):
+        found.update(s.scalars(select(a.c.item_pk).where(a.c.id.in_(list(chunk)))))
+    return sorted(found)
 
 
 def _chunks(rows: Sequence[Any]) -> Iterator[Sequence[Any]]:
@@ -177,24 +288,64 @@ def _insert_new(
     new: Sequence[dict[str, Any]],
     source: str,
     now: datetime,
+    encoded: Sequence[tuple[Any, ...]] | None = None,
 ) -> None:
-    """Insert the new labels, each with its first history row."""
-    table = Annotation.__table__
-    fixed = {
-        "project_id": project_id,
-        "guideline_version": guideline_version,
-        "created_at": now,
-        "updated_at": now,
-    }
+    """Insert the new labels, each with its first history row; progress follows.
+
+    ``encoded`` (SQLite): the rows as :func:`sqlite_rows` made them, ahead of the write
+    transaction, so the write lock is held for the database's work only.
+    """
     if s.get_bind().dialect.name == "postgresql":
+        fixed = {
+            "project_id": project_id,
+            "guideline_version": guideline_version,
+            "created_at": now,
+            "updated_at": now,
+        }
         for chunk in _chunks(new):
             s.execute(_PG_INSERT, _pg_arrays(chunk) | fixed | {"source": source})
+        sync_progress(s, project_id, now, sorted({r["item_pk"] for r in new}))
         return
-    # executemany with RETURNING: SQLAlchemy sends multi-row INSERTs ("insertmanyvalues").
-    stmt = insert(table).returning(table.c.id)
-    for chunk in _chunks(new):
-        ids = s.scalars(stmt, [{**row, **fixed} for row in chunk]).all()
-        s.execute(_first_history(ids, source, now))
+    if encoded is None:
+        encoded = sqlite_rows(new, project_id, guideline_version, now)
+    before = s.scalar(select(func.coalesce(func.max(Annotation.id), 0)))
+    # Holding the write lock, this transaction's rows get the ids after ``before``.
+    cursor = s.connection().connection.driver_connection.cursor()
+    try:
+        cursor.executemany(_SQLITE_INSERT, encoded)
+    finally:
+        cursor.close()
+    a = Annotation.__table__
+    s.execute(_first_history(a.c.id > before, source, now))
+    sync_progress(s, project_id, now, select(a.c.item_pk).where(a.c.id > before))
+
+
+_SQLITE_INSERT = (
+    "INSERT INTO annotations (project_id, item_pk, annotator_id, field, value, status, "
+    "guideline_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def sqlite_rows(
+    new: Sequence[dict[str, Any]], project_id: int, guideline_version: int, now: datetime
+) -> list[tuple[Any, ...]]:
+    """New labels as SQLite parameter tuples: JSON text values, the stored time format
+    (what SQLAlchemy's JSON and DateTime types would write)."""
+    stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return [
+        (
+            project_id,
+            r["item_pk"],
+            r["annotator_id"],
+            r["field"],
+            json.dumps(r["value"]),
+            r["status"],
+            guideline_version,
+            stamp,
+            stamp,
+        )
+        for r in new
+    ]
 
 
 # PostgreSQL: one statement per chunk whose parameters are five arrays, not 1,000-row
@@ -232,9 +383,9 @@ def _pg_arrays(chunk: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     }
 
 
-def _first_history(ids: Sequence[int], source: str, now: datetime) -> Any:
-    """INSERT ... SELECT of the history rows of just-inserted labels: values and statuses
-    are copied inside the database, not encoded again in Python."""
+def _first_history(which: Any, source: str, now: datetime) -> Any:
+    """INSERT ... SELECT of the history rows of the just-inserted labels ``which`` selects:
+    values and statuses are copied inside the database, not encoded again in Python."""
     a, h = Annotation.__table__, AnnotationHistory.__table__
     rows = (
         select(
@@ -245,7 +396,7 @@ def _first_history(ids: Sequence[int], source: str, now: datetime) -> Any:
             literal(source, h.c.source.type),
             literal(now, h.c.changed_at.type),
         )
-        .where(a.c.id.in_(ids))
+        .where(which)
         .order_by(a.c.id)
     )
     columns = ["project_id", "annotation_id", "new_value", "new_status", "source", "changed_at"]
@@ -269,8 +420,11 @@ def _update_changed(
         )
 
 
-def sync_progress(s: Session, project_id: int, now: datetime) -> None:
-    """Make item progress follow label status for every (item, annotator) with labels.
+def sync_progress(
+    s: Session, project_id: int, now: datetime, item_pks: Sequence[int] | Select[Any] | None = None
+) -> None:
+    """Make item progress follow label status for every (item, annotator) with labels
+    (only on ``item_pks``, a list or a query of item pks, when given).
 
     The pair is submitted (or skipped) when all its labels are, else a draft. A missing
     progress row is created; an existing one changes only when its status differs (note,
@@ -282,6 +436,11 @@ def sync_progress(s: Session, project_id: int, now: datetime) -> None:
         ((lo == hi) & lo.in_(["submitted", "skipped"]), lo),
         else_=literal("draft"),
     )
+    # A WHERE keeps SQLite's upsert unambiguous. With items given, only the item filter:
+    # next to the project filter, SQLite walks the project's every label per chunk.
+    where = a.c.project_id == project_id
+    if item_pks is not None:
+        where = a.c.item_pk.in_(item_pks if isinstance(item_pks, Select) else list(item_pks))
     pairs = (
         select(
             a.c.project_id,
@@ -295,7 +454,7 @@ def sync_progress(s: Session, project_id: int, now: datetime) -> None:
             literal(False),
             literal(0.0),
         )
-        .where(a.c.project_id == project_id)  # a WHERE keeps SQLite's upsert unambiguous
+        .where(where)
         .group_by(a.c.project_id, a.c.item_pk, a.c.annotator_id)
     )
     columns = [

@@ -244,6 +244,8 @@ class EvaluatorRun(Base):
     cost: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # Stamped every few seconds while the run's process works (jobs/run_heartbeat.py).
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class EvaluatorResult(Base):

@@ -112,12 +112,13 @@ class RunInfo:
     run_index: int
     source: str  # "run" (evaluated here) or "import"
     job_id: int | None
-    status: str  # running / done / failed / cancelled
+    status: str  # running / done / failed / cancelled / stopped (its process died)
     tokens_in: int
     tokens_out: int
     cost: float
     created_at: datetime
     finished_at: datetime | None
+    heartbeat_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, delete, func, select
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
-from annotation_store.label_import import check_rows, existing_labels, plan_import, write_plan
+from annotation_store.label_import import (
+    check_rows,
+    existing_labels,
+    plan_import,
+    write_chunked,
+)
 from annotation_store.label_writes import (
     LabelTarget,
     find_target,
@@ -345,38 +350,58 @@ class LabelsMixin(StoreBase):
     def import_labels(
         self, project: str, rows: Sequence[Mapping[str, Any]], source: str = "import"
     ) -> ImportReport:
-        """Upsert many already-validated labels in one transaction.
+        """Upsert many already-validated labels, all or nothing.
 
         Each row has ``item_id``, ``annotator``, ``field``, ``value`` and ``status``.
         Every row is checked before anything is written: an unknown item, an empty
         annotator name, an unknown status or two rows giving the same label different
         values raise :class:`StoreError` naming the row, and nothing is imported. Created
         and changed labels get history rows; item progress follows the label status.
-        Written with bulk Core statements (:mod:`annotation_store.label_import`).
+        Written with bulk Core statements in short transactions, undone if one fails
+        (:mod:`annotation_store.label_import`), so label saves never wait long.
         """
-        with self.write() as s:
+        with self.read() as s:
             proj = self._project_row(s, project)
+            pid, guideline_version = proj.id, proj.guideline_version
             items = dict(
-                s.execute(select(Item.item_id, Item.id).where(Item.project_id == proj.id)).all()
+                s.execute(select(Item.item_id, Item.id).where(Item.project_id == pid)).all()
             )
-            checked = check_rows(rows, items)
-            people = self._import_people(s, checked.names)
-            existing = existing_labels(s, proj.id, self.is_sqlite)
+        checked = check_rows(rows, items)
+        with self.write() as s:
+            people, new_people = self._import_people(s, checked.names)
+        try:
+            with self.read() as s:
+                existing = existing_labels(s, pid, self.is_sqlite)
             plan = plan_import(checked, people, existing)
             del existing
-            return write_plan(s, proj.id, proj.guideline_version, plan, source, utcnow())
+        except BaseException:
+            self._drop_people(new_people)
+            raise
+        return write_chunked(
+            self.write, pid, guideline_version, plan, source, utcnow(), new_people, self.is_sqlite
+        )
 
-    def _import_people(self, s: Session, names: Sequence[str]) -> dict[str, int]:
-        """Annotator ids by name. Names new to the workbench become external raters (no
-        login) until an admin turns one into an account with ``user add``."""
+    def _drop_people(self, ids: Sequence[int]) -> None:
+        """Remove annotators an import created before it failed (they have no labels)."""
+        if ids:
+            with self.write() as s:
+                s.execute(delete(Annotator).where(Annotator.id.in_(list(ids))))
+
+    def _import_people(self, s: Session, names: Sequence[str]) -> tuple[dict[str, int], list[int]]:
+        """Annotator ids by name, and the ids of those created now. Names new to the
+        workbench become external raters (no login) until an admin turns one into an
+        account with ``user add``."""
         known = set(s.scalars(select(Annotator.name).where(Annotator.name.in_(names))))
         people: dict[str, int] = {}
+        created: list[int] = []
         for name in names:
             who = self._annotator_row(s, name)
             if who.name not in known:
                 who.external = True
+                s.flush()
+                created.append(who.id)
             people[name] = who.id
-        return people
+        return people, created
 
 
 def submit_check(t: LabelTarget) -> Callable[[str, Any], None]:

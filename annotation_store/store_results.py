@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
@@ -80,6 +81,7 @@ def run_info(run: EvaluatorRun) -> RunInfo:
         cost=run.cost,
         created_at=run.created_at,
         finished_at=run.finished_at,
+        heartbeat_at=run.heartbeat_at,
     )
 
 
@@ -215,6 +217,45 @@ class ResultsMixin(StoreBase):
             run = _run_row(s, run_id)
             run.status = status
             run.finished_at = utcnow()
+
+    def beat_runs(self, run_ids: Sequence[int]) -> None:
+        """Stamp running runs as alive (their process is still working)."""
+        if not run_ids:
+            return
+        with self.write() as s:
+            s.execute(
+                update(EvaluatorRun)
+                .where(EvaluatorRun.id.in_(list(run_ids)), EvaluatorRun.status == "running")
+                .values(heartbeat_at=utcnow())
+            )
+
+    def close_stopped_runs(self, project: str, stale_after_s: float) -> list[int]:
+        """Mark ``stopped`` the project's running runs with no heartbeat for ``stale_after_s``.
+
+        Their process died (killed, machine gone); their stored results stay, and a
+        resume evaluates only what they did not store. Returns the closed runs' ids.
+        """
+        cutoff = utcnow() - timedelta(seconds=stale_after_s)
+        with self.write() as s:
+            pid = self._project_row(s, project).id
+            beat = func.coalesce(EvaluatorRun.heartbeat_at, EvaluatorRun.created_at)
+            ids = list(
+                s.scalars(
+                    select(EvaluatorRun.id).where(
+                        EvaluatorRun.project_id == pid,
+                        EvaluatorRun.status == "running",
+                        EvaluatorRun.source == "run",
+                        beat < cutoff,
+                    )
+                )
+            )
+            if ids:
+                s.execute(
+                    update(EvaluatorRun)
+                    .where(EvaluatorRun.id.in_(ids))
+                    .values(status="stopped", finished_at=utcnow())
+                )
+            return ids
 
     def runs(self, project: str) -> list[RunInfo]:
         """Every evaluator run of a project, newest first."""
@@ -504,6 +545,16 @@ class ResultsMixin(StoreBase):
         with self.read() as s:
             row = s.get(LLMCacheEntry, key)
             return dict(row.response) if row else None
+
+    def batch_states(self) -> dict[str, dict[str, Any]]:
+        """Every stored batch state by key (a handful: one per batch ever sent)."""
+        with self.read() as s:
+            rows = s.execute(
+                select(LLMCacheEntry.key, LLMCacheEntry.response).where(
+                    LLMCacheEntry.key.like("batch:%")
+                )
+            )
+            return {str(key): dict(state) for key, state in rows}
 
     def batch_state_put(self, key: str, model: str, state: dict[str, Any]) -> None:
         """Store (or replace) a batch's state: ids, status, counts.

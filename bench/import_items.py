@@ -57,7 +57,7 @@ class TimedStore(Store):
             self.writes.append(time.perf_counter() - start)
 
 
-def saver(url: str, stop: Path) -> None:
+def saver(url: str, stop: Path, every_s: float = 0.02) -> None:
     """Save labels until ``stop`` exists; print latencies (s) and failures as JSON."""
     store = Store(url)
     latencies, failures, n = [], [], 0
@@ -69,8 +69,19 @@ def saver(url: str, stop: Path) -> None:
         except Exception as exc:  # what an annotator would see
             failures.append(f"{type(exc).__name__}: {exc}"[:120])
         n += 1
-        time.sleep(0.02)
+        time.sleep(every_s)
     print(json.dumps({"latencies": latencies, "failures": failures}))
+
+
+def start_saver(script: str, url: str, stop: Path) -> subprocess.Popen[str]:
+    """``script --saver URL STOP`` in another process (its :func:`saver`)."""
+    return subprocess.Popen(
+        [sys.executable, script, "--saver", url, str(stop)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -93,13 +104,7 @@ def run(rows: int) -> None:
             fh.write("item_id,text,source\n")
             fh.writelines(f"i{i},the text of item number {i},bench\n" for i in range(rows))
         stop = Path(tmp) / "stop"
-        child = subprocess.Popen(
-            [sys.executable, __file__, "--saver", url, str(stop)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
+        child = start_saver(__file__, url, stop)
         time.sleep(1.0)  # the saver is running
         store.writes.clear()
         start = time.perf_counter()

@@ -65,6 +65,7 @@ def _bar(p: RunProgress) -> None:
 
 def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
     """Run the evaluator and print a one-line summary."""
+    from evaluators.llm.batch_api import BatchError
     from jobs.runner import run_corpus_summary, run_evaluator
     from workbench_api.data import ApiError, parse_settings
 
@@ -89,6 +90,11 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    except BatchError as exc:
+        raise CommandError(
+            f"the batch run stopped: {exc}. Its run is marked stopped; the same command "
+            "resumes it from the same batch (nothing is paid twice)."
+        ) from None
     print(file=sys.stderr)
     print(
         f"{run_label(store, args.name, args.evaluator, progress.run_ids)}: "

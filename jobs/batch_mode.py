@@ -19,6 +19,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from annotation_store import Store
@@ -134,23 +135,42 @@ class BatchRun:
         """Submit (or find the already submitted) batch and wait for it; None if cancelled."""
         client = self.llm.openai_client()
         cfg = self.llm.config
+        retry = batch_api.Retry(max(6, cfg.max_retries + 1), cfg.backoff_base_s)
+
+        def call(label: str, fn: Callable[[], Any]) -> Any:
+            return batch_api.with_retries(label, fn, retry)
+
         key = state_key(self.llm.model, cfg.base_url, list(requests))
         state = await asyncio.to_thread(self.store.batch_state_get, key) or {}
+        if not state:
+            key, state = await asyncio.to_thread(self._unread_batch, key, requests)
         batch = None
         if state.get("batch_id"):
-            batch = await batch_api.retrieve(client, state["batch_id"])
+            batch = await call(
+                f"status check of batch {state['batch_id']}",
+                lambda: batch_api.retrieve(client, state["batch_id"]),
+            )
             if batch.status in ("failed", "expired", "cancelled") and not state.get("ingested"):
                 batch = None  # ended without replies: these requests go out again
                 state = {}
         elif state.get("input_file_id"):
-            batch = await batch_api.find_by_input(client, state["input_file_id"])
+            batch = await call(
+                "looking up the batch",
+                lambda: batch_api.find_by_input(client, state["input_file_id"]),
+            )
         if batch is None:
             if not state.get("input_file_id"):
-                state = {"input_file_id": await batch_api.upload(client, requests)}
-                state["requests"] = len(requests)
+                file_id = await call(
+                    "uploading the requests", lambda: batch_api.upload(client, requests)
+                )
+                state = {
+                    "input_file_id": file_id,
+                    "requests": len(requests),
+                    "keys": sorted(requests),
+                }
                 await asyncio.to_thread(self.store.batch_state_put, key, self.llm.model, state)
-            batch = await batch_api.create(client, state["input_file_id"], key)
-        state.update(batch_id=batch.id, status=batch.status, requests=len(requests))
+            batch = await batch_api.create_once(client, state["input_file_id"], key, retry)
+        state.update(batch_id=batch.id, status=batch.status)
         await asyncio.to_thread(self.store.batch_state_put, key, self.llm.model, state)
         info = self.progress.batch
         if batch.id not in [b["batch_id"] for b in info["batches"]]:
@@ -160,23 +180,53 @@ class BatchRun:
             info["requests"] += len(requests)
         info["status"] = batch.status
         await asyncio.to_thread(self._report)
+        batch_id = batch.id
         while batch.status not in batch_api.FINISHED:
             if self.should_cancel is not None and await asyncio.to_thread(self.should_cancel):
-                await batch_api.cancel(client, batch.id)
+                await call(
+                    f"cancelling batch {batch_id}", partial(batch_api.cancel, client, batch_id)
+                )
                 state["status"] = "cancelled"
                 await asyncio.to_thread(self.store.batch_state_put, key, self.llm.model, state)
                 return None
             await asyncio.sleep(self.poll_s)
-            batch = await batch_api.retrieve(client, batch.id)
+            batch = await call(
+                f"status check of batch {batch_id}", partial(batch_api.retrieve, client, batch_id)
+            )
+
+        async def keep(replies: dict[str, dict[str, Any]]) -> None:
+            # Paid replies go into the cache before anything else can fail: a resume
+            # finds them there and sends nothing again.
+            entries = [(k, self.llm.model, records[k], r) for k, r in replies.items()]
+            await asyncio.to_thread(self.store.cache_put_many, entries)
+
         outcome = await batch_api.read_results(
-            client, batch, requests, self.llm.normalise, self.llm.redact_text
+            client, batch, requests, self.llm.normalise, self.llm.redact_text, keep, call
         )
-        entries = [(k, self.llm.model, records[k], r) for k, r in outcome.replies.items()]
-        await asyncio.to_thread(self.store.cache_put_many, entries)
         state.update(status=batch.status, ingested=True)
         await asyncio.to_thread(self.store.batch_state_put, key, self.llm.model, state)
         info["status"] = batch.status
         return outcome
+
+    def _unread_batch(
+        self, key: str, requests: dict[str, dict[str, Any]]
+    ) -> tuple[str, dict[str, Any]]:
+        """A sent batch not yet fully read that holds all of ``requests`` (or ``key``, {}).
+
+        A run that stopped while reading a batch's files has cached part of its replies;
+        the rest of its requests are then a smaller set under another key, and they are
+        read from the same batch rather than paid for again.
+        """
+        wanted = set(requests)
+        for other, state in self.store.batch_states().items():
+            if (
+                state.get("batch_id")
+                and not state.get("ingested")
+                and state.get("status") not in ("failed", "expired", "cancelled")
+                and wanted <= set(state.get("keys") or ())
+            ):
+                return other, state
+        return key, {}
 
     def _ingest(self, outcome: batch_api.BatchOutcome) -> None:
         """Replies become cache hits counted as fresh calls; error lines fail their items."""

@@ -20,6 +20,7 @@ from evaluators.base import EvalContext, EvalItem, Evaluator, llm_pool_held
 from evaluators.registry import create_evaluator, get_evaluator_class
 from jobs.progress import RunProgress as RunProgress
 from jobs.progress import count_results
+from jobs.run_heartbeat import beating, stale_after_s
 
 ProgressFn = Callable[[RunProgress], None]
 CancelFn = Callable[[], bool]
@@ -115,42 +116,36 @@ def run_evaluator(
             done |= store.job_result_keys(job_id, sig)
         todo = {r: [it for it in items if (it.item_id, r) not in done] for r in range(n_runs)}
     progress = RunProgress(total=sum(len(v) for v in todo.values()), mode=mode)
-    for run_index in range(n_runs):
-        run_items = todo[run_index]
-        if not run_items:
-            continue
-        evaluator.ctx.run_index = run_index
-        run_id = store.create_run(project, evaluator.signature(), run_index, job_id)
-        progress.run_ids.append(run_id)
-        if mode == "batch":
-            from jobs.batch_mode import run_batch_mode
+    store.close_stopped_runs(project, stale_after_s())
+    with beating(store, progress.run_ids):
+        for run_index in range(n_runs):
+            run_items = todo[run_index]
+            if not run_items:
+                continue
+            evaluator.ctx.run_index = run_index
+            run_id = store.create_run(project, evaluator.signature(), run_index, job_id)
+            progress.run_ids.append(run_id)
+            try:
+                if mode == "batch":
+                    from jobs.batch_mode import run_batch_mode
 
-            cancelled = run_batch_mode(
-                store,
-                project,
-                evaluator,
-                run_items,
-                run_id,
-                progress,
-                on_progress,
-                should_cancel,
-                poll_s,
-            )
-        else:
-            cancelled = _run_batches(
-                store,
-                project,
-                evaluator,
-                run_items,
-                run_id,
-                batch_size,
-                progress,
-                on_progress,
-                should_cancel,
-            )
-        store.finish_run(run_id, "cancelled" if cancelled else "done")
-        if cancelled:
-            break
+                    cancelled = run_batch_mode(
+                        store, project, evaluator, run_items, run_id, progress,
+                        on_progress, should_cancel, poll_s,
+                    )  # fmt: skip
+                else:
+                    cancelled = _run_batches(
+                        store, project, evaluator, run_items, run_id, batch_size,
+                        progress, on_progress, should_cancel,
+                    )  # fmt: skip
+            except BaseException:
+                # Whatever stopped it (a fault, Ctrl-C), the run must not stay "running".
+                with contextlib.suppress(Exception):
+                    store.finish_run(run_id, "stopped")
+                raise
+            store.finish_run(run_id, "cancelled" if cancelled else "done")
+            if cancelled:
+                break
     return progress
 
 

@@ -17,6 +17,7 @@ from reports.formats import FORMATS
 from reports.render import build_report, csv_path, render_report
 from ui import agreement_tables
 from ui.agreement_panel import FIELD_KEY, _store_for
+from ui.alarms_view import alarms_section
 from ui.context import get_store, require_project
 from ui.reference_view import excluded_section, reference_select
 
@@ -81,6 +82,7 @@ with st.spinner(f"Computing agreement ({resamples} bootstrap resamples)…", sho
     doc, data = _document(store.url, project.name, version, resamples, reference)
 if data.get("exclusions"):
     excluded_section(data)
+alarms_section(store, project.name, data.get("alarms") or [], "agreement")
 if data["meta"].get("excluded"):  # the leakage guard: a judge version's worked examples
     from reports.judges import exclusion_lines
 

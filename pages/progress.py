@@ -68,6 +68,9 @@ if project is not None:
     study_dashboard(store, project)
 
 if project is not None:
+    from ui.alarms_view import alarms_section, cached_alarms
     from ui.quality_view import quality_section
 
+    alarms = cached_alarms(store.url, project.name, store.data_version(project.name))
+    alarms_section(store, project.name, alarms, "progress")
     quality_section(store, project.name)

@@ -204,4 +204,32 @@ def agreement_document(
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {"fields": fields, "n_resamples": n_resamples, "seed": seed, "keep": keep}
     doc = build_document(inputs, timeline=timeline, **options)
-    return with_everyone(doc, store, inputs, **options)
+    return with_alarms(with_everyone(doc, store, inputs, **options), store, inputs)
+
+
+def with_alarms(doc: AgreementDocument, store: Store, inputs: AgreementInputs) -> AgreementDocument:
+    """Attach the data-quality alarms (``alarms``: identical pairs, straight-lining,
+    chance-level annotators, speeders) over the labels the figures use: excluding an
+    annotator clears their alarms."""
+    excluded = [a["annotator"] for a in (doc.exclusions or {}).get("annotators", [])]
+    doc.alarms = _alarms(store, inputs.project, inputs.annotations, excluded)
+    return doc
+
+
+def project_alarms(store: Store, name: str) -> list[dict[str, Any]]:
+    """The project's data-quality alarms alone (the Progress page), as in the document."""
+    inputs = load_inputs(store, name)
+    summary = inputs.meta.get("exclusions") or {}
+    excluded = [a["annotator"] for a in summary.get("annotators", [])]
+    return _alarms(store, name, inputs.annotations, excluded)
+
+
+def _alarms(
+    store: Store, name: str, annotations: pd.DataFrame, excluded: Sequence[str]
+) -> list[dict[str, Any]]:
+    from agreement.alarms import data_quality_alarms
+    from annotation_store.crowd_quality import active_times
+
+    times = active_times(store, name)
+    times = times[~times["annotator"].isin(list(excluded))]
+    return [a.to_dict() for a in data_quality_alarms(annotations, times)]

@@ -18,13 +18,14 @@ from typing import Any
 import pandas as pd
 
 from agreement import AgreementDocument
+from agreement.alarms import alarm_lines
 from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.exclusions import exclusion_line
 from agreement.statistics import DASH, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
-from reports.data import load_inputs, with_everyone
+from reports.data import load_inputs, with_alarms, with_everyone
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
 from reports.measure_tables import (
@@ -113,6 +114,7 @@ def build_report(
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {"n_resamples": n_resamples, "seed": seed}
     doc = with_everyone(build_document(inputs, **options), store, inputs, **options)
+    doc = with_alarms(doc, store, inputs)
     data = doc.to_dict()
     provenance = {
         "project": name,
@@ -280,6 +282,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     notes = field_notes(d)
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
+    lines += _md_alarms(d)
     if d.get("exclusions"):
         everyone = d["exclusions"]["with_excluded"]
         lines += ["", "## With the excluded annotators", "", _excluded_text(d), ""]
@@ -304,6 +307,18 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
+
+
+def _md_alarms(d: dict[str, Any]) -> list[str]:
+    """The data-quality alarms section (nothing when there is none)."""
+    found = alarm_lines(d)
+    return ["", "## Data-quality alarms", "", *(f"- ⚠ {line}" for line in found)] if found else []
+
+
+def _html_alarms(d: dict[str, Any]) -> str:
+    """The data-quality alarms section ("" when there is none)."""
+    found = alarm_lines(d)
+    return "<h2>Data-quality alarms</h2>" + _html_list(found) if found else ""
 
 
 def _md_drilldown(items: list[dict[str, Any]]) -> list[str]:
@@ -379,6 +394,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append(f"<p>Statistics with {html.escape(CI_TITLE)}:</p>")
     parts.append(_html_table(STAT_HEADER, statistic_rows(d)))
     parts.append(_html_list(field_notes(d)))
+    parts.append(_html_alarms(d))
     if d.get("exclusions"):
         everyone = d["exclusions"]["with_excluded"]
         parts += [

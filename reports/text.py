@@ -91,6 +91,14 @@ def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
     return lines
 
 
+def alarms_text(doc: dict[str, Any]) -> list[str]:
+    """The data-quality alarms, one line each, then a blank line (none: nothing)."""
+    from agreement.alarms import alarm_lines
+
+    found = alarm_lines(doc)
+    return ["data-quality alarms:", *(f"  ! {line}" for line in found), ""] if found else []
+
+
 def document_text(doc: dict[str, Any]) -> str:
     """The whole document as text."""
     lines = [f"project {doc['project']} ({doc['kind']})", ""]
@@ -99,6 +107,7 @@ def document_text(doc: dict[str, Any]) -> str:
         from agreement.exclusions import exclusion_line
 
         lines += [exclusion_line(excluded) + " Figures below leave them out.", ""]
+    lines += alarms_text(doc)
     for name, f in doc["fields"].items():
         lines += field_lines(name, f) + [""]
     for name, f in doc.get("derived", {}).items():

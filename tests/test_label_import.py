@@ -211,3 +211,37 @@ def test_a_mixed_import_records_changes_then_new_labels(any_store: Store) -> Non
         ["i0", 1, 0],
         ["i1", None, 1],
     ]
+
+
+def test_a_chunk_that_fails_undoes_the_chunks_before_it(
+    any_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks commit one by one (short transactions); a failure in a later chunk takes
+    back the earlier ones: labels, changed values, history, progress and the annotators
+    the import created are as before."""
+    monkeypatch.setattr(label_import, "CHUNK", 3)
+    _project(any_store, n_items=8)
+    any_store.import_labels("p", [_row("i0", "ann", 1), _row("i1", "ann", 0, "draft")])
+    any_store.save_label("p", "i2", "ann", "label", 1, status="draft")
+    before = (_labels(any_store), len(any_store.history("p")), _progress(any_store))
+    real = label_import._insert_new
+    calls: list[int] = []
+
+    def third_chunk_fails(*args: object, **kwargs: object) -> None:
+        calls.append(len(_labels(any_store)))  # what other sessions see by now
+        if len(calls) == 3:
+            raise RuntimeError("disk full")
+        real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(label_import, "_insert_new", third_chunk_fails)
+    rows = [_row("i0", "ann", 0), _row("i1", "ann", 1)]  # two changes
+    rows += [_row(f"i{i}", who, 1) for i in range(3, 8) for who in ("ann", "newbie")]
+    with pytest.raises(RuntimeError, match="disk full"):
+        any_store.import_labels("p", rows)
+    assert calls == [3, 6, 9]  # each chunk was committed on its own, then undone
+    assert (_labels(any_store), len(any_store.history("p")), _progress(any_store)) == before
+    with any_store.read() as s:
+        assert s.scalars(select(Annotator.name)).all() == ["ann"]
+    monkeypatch.setattr(label_import, "_insert_new", real)
+    report = any_store.import_labels("p", rows)  # the same file again goes through
+    assert (report.created, report.updated) == (10, 2)

@@ -19,6 +19,7 @@ import asyncio
 import concurrent.futures
 import email.utils
 import functools
+import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -481,6 +482,8 @@ class LLMClient:
                         cast_to=dict,  # the plain JSON: no response model to build
                     )
                 return self._scrub(_normalise(completion))
+            except MalformedReply as exc:
+                raise MalformedReply(self._redact(str(exc))) from None
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 last = self._redact(f"{type(exc).__name__}: {exc}")
             except openai.APIStatusError as exc:
@@ -568,38 +571,79 @@ def _schema_json(schema: type[pydantic.BaseModel]) -> str:
     return canonical_json(_json_schema(schema))
 
 
-def _normalise(completion: dict[str, Any]) -> dict[str, Any]:
-    """The JSON-ready part of a completion that evaluators use (and the cache keeps)."""
+class MalformedReply(LLMError):
+    """The server answered 200 with a body that is not a chat completion."""
+
+
+def _normalise(completion: Any) -> dict[str, Any]:
+    """The JSON-ready part of a completion that evaluators use (and the cache keeps).
+
+    Raises :class:`MalformedReply` with a plain reason when the body is not shaped like a
+    chat completion (a proxy's error page, ``"choices": "oops"``): the caller stores that
+    reason instead of a Python error about a ``str`` having no ``get``.
+    """
+    completion = _shape(completion, dict, "the reply")
+    choices = _shape(completion.get("choices") or [], list, '"choices"')
     texts: list[str] = []
     logprobs: list[list[dict[str, Any]] | None] = []
     finish: list[str | None] = []
-    for choice in completion.get("choices") or []:
-        texts.append((choice.get("message") or {}).get("content") or "")
-        finish.append(choice.get("finish_reason"))
-        content = (choice.get("logprobs") or {}).get("content")
-        logprobs.append(
-            [
-                {
-                    "token": tok.get("token"),
-                    "logprob": tok.get("logprob"),
-                    "top_logprobs": [
-                        {"token": t.get("token"), "logprob": t.get("logprob")}
-                        for t in (tok.get("top_logprobs") or [])
-                    ],
-                }
-                for tok in content
-            ]
-            if content
-            else None
-        )
-    usage = completion.get("usage") or {}
+    for n, raw in enumerate(choices):
+        choice = _shape(raw, dict, f"choice {n}")
+        message = _shape(choice.get("message") or {}, dict, f"choice {n}'s message")
+        content = message.get("content") or ""
+        texts.append(_shape(content, str, f"choice {n}'s content"))
+        reason = choice.get("finish_reason")
+        finish.append(None if reason is None else str(reason))
+        logprobs.append(_choice_logprobs(choice, n))
+    usage = _shape(completion.get("usage") or {}, dict, '"usage"')
+    try:
+        tokens_in = int(usage.get("prompt_tokens") or 0)
+        tokens_out = int(usage.get("completion_tokens") or 0)
+    except (TypeError, ValueError):
+        raise MalformedReply('the reply\'s "usage" token counts are not numbers') from None
     return {
         "texts": texts,
         "logprobs": logprobs,
         "finish_reasons": finish,
-        "tokens_in": int(usage.get("prompt_tokens") or 0),
-        "tokens_out": int(usage.get("completion_tokens") or 0),
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
     }
+
+
+def _choice_logprobs(choice: dict[str, Any], n: int) -> list[dict[str, Any]] | None:
+    where = f"choice {n}'s logprobs"
+    content = _shape(choice.get("logprobs") or {}, dict, where).get("content")
+    if not content:
+        return None
+    out = []
+    for raw in _shape(content, list, where):
+        tok = _shape(raw, dict, where)
+        tops = _shape(tok.get("top_logprobs") or [], list, where)
+        out.append(
+            {
+                "token": tok.get("token"),
+                "logprob": tok.get("logprob"),
+                "top_logprobs": [
+                    {"token": t.get("token"), "logprob": t.get("logprob")}
+                    for t in (_shape(t, dict, where) for t in tops)
+                ],
+            }
+        )
+    return out
+
+
+_KIND = {dict: "an object", list: "a list", str: "a string"}
+
+
+def _shape(value: Any, kind: type, where: str) -> Any:
+    """``value`` if it is a ``kind``; otherwise a :class:`MalformedReply` naming ``where``."""
+    if not isinstance(value, kind):
+        shown = json.dumps(value, default=str)[:80]
+        raise MalformedReply(
+            f"the server's reply is not a chat completion: {where} should be "
+            f"{_KIND[kind]}, got {shown}"
+        )
+    return value
 
 
 def _add_choices(reply: TextReply, response: dict[str, Any], limit: int | None = None) -> None:

@@ -16,6 +16,12 @@ The Batch API is served too: ``POST /v1/files`` (multipart upload), ``GET
 set; the first retrieve after that answers every line with the scripted replies (a
 status other than 200 becomes a line of the error file) and completes it. Line bodies go
 to ``server.batch_requests``, not ``requests``; ``server.batch_creates`` counts creates.
+
+Faults: ``server.fail(op, status, times)`` makes the next ``times`` calls of one Batch API
+operation (``create``, ``retrieve``, ``list``, ``content``) answer ``status``; with
+``after=True`` a ``create`` makes its batch first and then answers the error (the batch
+exists, the client never heard of it). ``Reply(body=...)`` sends that JSON as the
+completion body, online and in a batch output line (a malformed reply).
 """
 
 from __future__ import annotations
@@ -45,6 +51,18 @@ class Reply:
     finish_reason: str = "stop"
     n: int | None = None  # number of choices; default: the request's n
     extra_headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None  # sent instead of the completion (a malformed reply)
+
+
+@dataclass
+class Fault:
+    """The next ``times`` calls of a Batch API operation answer ``status``."""
+
+    op: str
+    status: int
+    times: int = 1
+    after: bool = False  # create: make the batch, then answer the error
+    match: str = ""  # only calls whose path contains this (a file id)
 
 
 Handler = Callable[[dict[str, Any]], Reply]
@@ -74,6 +92,8 @@ class ScriptedLLM:
         self.batch_creates = 0
         self.batch_retrieves = 0
         self.hold_batches = False
+        self.faults: list[Fault] = []
+        self.fault_hits: list[tuple[str, int]] = []
         self._server = _Server(("127.0.0.1", 0), self._make_handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -123,6 +143,23 @@ class ScriptedLLM:
             self.requests.clear()
             self.paths.clear()
             self._queue.clear()
+
+    def fail(
+        self, op: str, status: int, times: int = 1, after: bool = False, match: str = ""
+    ) -> None:
+        """Script ``times`` failures of one Batch API operation (see the module doc)."""
+        with self._lock:
+            self.faults.append(Fault(op, status, times, after, match))
+
+    def _fault(self, op: str, path: str = "") -> Fault | None:
+        """The fault for this call of ``op``, if one is scripted (used up as it fires)."""
+        with self._lock:
+            for fault in self.faults:
+                if fault.op == op and fault.times > 0 and fault.match in path:
+                    fault.times -= 1
+                    self.fault_hits.append((op, fault.status))
+                    return fault
+        return None
 
     def _next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
@@ -198,10 +235,11 @@ class ScriptedLLM:
                         reply.extra_headers,
                     )
                     return
-                self._send(200, outer._completion(body, reply), reply.extra_headers)
+                payload = reply.body if reply.body is not None else outer._completion(body, reply)
+                self._send(200, payload, reply.extra_headers)
 
             def _send(
-                self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+                self, status: int, payload: Any, headers: dict[str, str] | None = None
             ) -> None:
                 data = json.dumps(payload).encode("utf-8")
                 self.send_response(status)
@@ -259,6 +297,9 @@ class ScriptedLLM:
             return 200, batch
         if body.get("input_file_id") not in self.files:
             return 400, {"error": {"message": "unknown input_file_id"}}
+        fault = self._fault("create")
+        if fault is not None and not fault.after:
+            return _fault_reply(fault)
         with self._lock:
             self.batch_creates += 1
             batch_id = f"batch-{len(self.batches) + 1}"
@@ -275,10 +316,24 @@ class ScriptedLLM:
                 "error_file_id": None,
                 "request_counts": {"total": 0, "completed": 0, "failed": 0},
             }
+        if fault is not None:
+            return _fault_reply(fault)
         return 200, self.batches[batch_id]
 
     def _batch_get(self, path: str) -> tuple[int, dict[str, Any] | bytes]:
         parts = path.split("/")
+        op = (
+            "content"
+            if path.endswith("/content")
+            else "list"
+            if parts[-1] == "batches"
+            else "retrieve"
+            if parts[-2] == "batches"
+            else "file"
+        )
+        fault = self._fault(op, path)
+        if fault is not None:
+            return _fault_reply(fault)
         if path.endswith("/content"):
             file = self.files.get(parts[-2])
             return (200, file["content"]) if file else (404, {"error": {"message": "no file"}})
@@ -327,6 +382,8 @@ class ScriptedLLM:
             completion = self._completion(body, reply)
             usage["input_tokens"] += completion["usage"]["prompt_tokens"]
             usage["output_tokens"] += completion["usage"]["completion_tokens"]
+            if reply.body is not None:
+                completion = reply.body
             response = {"status_code": 200, "request_id": f"req{n}", "body": completion}
             out.append(
                 json.dumps(
@@ -381,3 +438,9 @@ class ScriptedLLM:
                 "total_tokens": reply.prompt_tokens + reply.completion_tokens * n,
             },
         }
+
+
+def _fault_reply(fault: Fault) -> tuple[int, dict[str, Any]]:
+    return fault.status, {
+        "error": {"message": f"scripted fault {fault.status}", "type": "scripted"}
+    }
