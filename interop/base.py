@@ -34,10 +34,45 @@ class Converted:
     items: list[Tagged] = field(default_factory=list)
     annotations: list[Tagged] = field(default_factory=list)
     scores: list[Tagged] = field(default_factory=list)
+    #: What the file holds that the import does not carry over, one line each.
+    notes: list[str] = field(default_factory=list)
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
         return getattr(self, target)
+
+
+def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
+    """``["their_name=our_field", ...]`` as a dict; a malformed pair is a ValueError."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        theirs, sep, ours = pair.partition("=")
+        if not sep or not theirs.strip() or not ours.strip():
+            raise ValueError(f"--map {pair!r}: use their_name=our_field")
+        mapping[theirs.strip()] = ours.strip()
+    return mapping
+
+
+def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted:
+    """Rename the file's names to the workbench's: label and score ``field`` values and
+    item columns. Names the mapping does not mention stay as they are."""
+    if not mapping:
+        return converted
+
+    def named(tagged: list[Tagged], key: str | None) -> list[Tagged]:
+        out = []
+        for t in tagged:
+            if key is None:
+                row = {mapping.get(k, k): v for k, v in t.row.items()}
+            else:
+                row = {**t.row, key: mapping.get(t.row.get(key), t.row.get(key))}
+            out.append(Tagged(t.record, row))
+        return out
+
+    converted.items = named(converted.items, None)
+    converted.annotations = named(converted.annotations, "field")
+    converted.scores = named(converted.scores, "field")
+    return converted
 
 
 def fail(display: str, record: str, reason: str, column: str | None = None) -> ImportFailure:
@@ -142,7 +177,18 @@ def import_converted(
     dry = DryRunStore(store, project)
     for target in chosen:
         _validate(dry, project, target, converted)
-    return dry.commit()
+    reports = dry.commit()
+    notes = list(converted.notes)
+    for target in TARGETS:
+        if target not in chosen and converted.rows(target):
+            noun = {"annotations": "labels"}.get(target, target)
+            notes.append(
+                f"{len(converted.rows(target))} {noun} in the file not imported "
+                f"(import the file as {target} to bring them in)"
+            )
+    if notes and reports:
+        reports[chosen[-1]].notes.extend(notes)
+    return reports
 
 
 def read_json_records(path: Path, display: str) -> list[Any]:

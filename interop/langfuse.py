@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from interop.base import Converted, existing, fail
 from interop.scores_common import (
-    add_both,
+    add_routed,
     each_record,
     label_frames,
     metadata,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 WRITES = ("annotations", "scores")
 DEFAULT_EVALUATOR = "langfuse"
+#: ``source`` values: ANNOTATION is a person's score (a label); EVAL and API a model's.
 
 
 def _get(record: dict[str, Any], camel: str, snake: str) -> Any:
@@ -53,7 +54,8 @@ def read(path: str | Path) -> Converted:
             "score": value,
             "label": shown,
         }
-        add_both(out, where, base, meta)
+        source = str(record.get("source") or "").upper()
+        add_routed(out, where, base, meta, {"ANNOTATION": True, "": None}.get(source, False))
     return out
 
 

@@ -44,7 +44,8 @@ def read(path: str | Path) -> Converted:
             "score": value,
             "label": value,
         }
-        common.add_both(out, where, base, meta)
+        kind = str(source.get("type") or "").lower()
+        common.add_routed(out, where, base, meta, {"app": True, "": None}.get(kind, False))
     return out
 
 

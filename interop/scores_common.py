@@ -46,15 +46,16 @@ def write_records(rows: list[dict[str, Any]], out: str | Path) -> int:
     elif suffix == ".json":
         text = json.dumps(rows, ensure_ascii=False, indent=1)
     elif suffix == ".csv":
-        buf = io.StringIO()
+        import pandas as pd
+
+        from common.csv_safe import to_csv
+
         columns = list(dict.fromkeys(k for r in rows for k in r))
-        writer = csv.DictWriter(buf, fieldnames=columns)
-        writer.writeheader()
-        for r in rows:
-            writer.writerow(
-                {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()}
-            )
-        text = buf.getvalue()
+        cells = [
+            {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()}
+            for r in rows
+        ]
+        text = to_csv(pd.DataFrame(cells, columns=columns, dtype=object)) or ""
     else:
         raise ValueError("score export: use .json, .jsonl or .csv")
     path.write_text(text, encoding="utf-8")
@@ -83,13 +84,18 @@ def each_record(path: Path, noun: str) -> Iterator[tuple[str, dict[str, Any]]]:
         yield f"{noun} {index} (id {record.get('id')})", record
 
 
-def add_both(out: Converted, where: str, base: dict[str, Any], meta: dict[str, Any]) -> None:
-    """Read a record both ways, as an evaluator's score and as a person's label (the import
-    keeps the one asked for). ``base`` has item_id, field, evaluator, annotator, score and
-    label; ``meta`` may name the judge model and the run."""
+def add_routed(
+    out: Converted, where: str, base: dict[str, Any], meta: dict[str, Any], human: bool | None
+) -> None:
+    """Route a record by its source: a person's score (``human``) becomes a label, a
+    model's or an API's an evaluator score; a record that names no source is read both
+    ways and the import keeps the one asked for. ``base`` has item_id, field, evaluator,
+    annotator, score and label; ``meta`` may name the judge model and the run."""
     common = {"item_id": base["item_id"], "field": base["field"]}
-    run = {"judge_model": meta.get("judge_model"), "run": meta.get("run", 0)}
-    score = {"evaluator": meta.get("evaluator") or base["evaluator"], "value": base["score"]}
-    out.scores.append(Tagged(where, {**common, **score, **run}))
-    person = {"annotator": base["annotator"], "value": base["label"]}
-    out.annotations.append(Tagged(where, {**common, **person}))
+    if human is not True:
+        run = {"judge_model": meta.get("judge_model"), "run": meta.get("run", 0)}
+        score = {"evaluator": meta.get("evaluator") or base["evaluator"], "value": base["score"]}
+        out.scores.append(Tagged(where, {**common, **score, **run}))
+    if human is not False:
+        person = {"annotator": base["annotator"], "value": base["label"]}
+        out.annotations.append(Tagged(where, {**common, **person}))

@@ -7,6 +7,7 @@ files are written here from their documented schemas (see each ``interop`` modul
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -192,47 +193,51 @@ def test_argilla_records_written_by_datasets(store: Store, tmp_path: Path) -> No
     ]
 
 
-def test_langfuse_scores_as_scores_or_labels(store: Store, tmp_path: Path) -> None:
+def test_langfuse_scores_are_routed_by_source(store: Store, tmp_path: Path) -> None:
+    """EVAL / API scores are a model's (evaluator scores), ANNOTATION ones a person's
+    (labels): one trace holding both does not collide, and a file imported as scores
+    says how many human scores it left out."""
     store.create_project("ir", "intent_resolution")
     add_items(
         store,
         "ir",
         pd.DataFrame({"item_id": ["t1", "t2"], "query": ["q1", "q2"], "response": ["r1", "r2"]}),
     )
-    export = {
-        "data": [
-            {
-                "id": "s1",
-                "traceId": "t1",
-                "name": "resolution",
-                "value": 0.8,
-                "dataType": "NUMERIC",
-                "source": "EVAL",
-                "metadata": {"evaluator": "judge", "judge_model": "m"},
-            },
-            {
-                "id": "s2",
-                "traceId": "t2",
-                "name": "resolution",
-                "value": 0.4,
-                "dataType": "NUMERIC",
-                "source": "ANNOTATION",
-                "authorUserId": "kim",
-            },
-        ],
-        "meta": {"page": 1, "totalItems": 2},
+    eval_score = {
+        "id": "s1",
+        "traceId": "t1",
+        "name": "resolution",
+        "value": 0.8,
+        "dataType": "NUMERIC",
+        "source": "EVAL",
+        "metadata": {"evaluator": "judge", "judge_model": "m"},
     }
+    api_score = {**eval_score, "id": "s3", "traceId": "t2", "value": 0.2, "source": "API"}
+    api_score["metadata"] = {}
+    human = {
+        "id": "s2",
+        "traceId": "t1",
+        "name": "resolution",
+        "value": 0.4,
+        "dataType": "NUMERIC",
+        "source": "ANNOTATION",
+        "authorUserId": "kim",
+    }
+    export = {"data": [eval_score, human, api_score], "meta": {"page": 1, "totalItems": 3}}
     path = tmp_path / "scores.json"
     path.write_text(json.dumps(export))
-    import_file(store, "ir", "scores", path, "langfuse")
+    reports = import_file(store, "ir", "scores", path, "langfuse")
     assert scores(store, "ir") == [
         ("t1", "judge", "resolution", 0.8, "m", 0),
-        ("t2", "langfuse", "resolution", 0.4, None, 0),
+        ("t2", "langfuse", "resolution", 0.2, None, 0),
     ]
-    export["data"] = export["data"][1:]
-    path.write_text(json.dumps(export))
-    import_file(store, "ir", "annotations", path, "langfuse")
-    assert labels(store, "ir") == [("t2", "kim", "resolution", "0.4", "submitted")]
+    assert labels(store, "ir") == []
+    assert reports["scores"].notes == [
+        "1 labels in the file not imported (import the file as annotations to bring them in)"
+    ]
+    reports = import_file(store, "ir", "annotations", path, "langfuse")
+    assert labels(store, "ir") == [("t1", "kim", "resolution", "0.4", "submitted")]
+    assert reports["scores"].unchanged == 2 and reports["annotations"].created == 1
 
 
 def test_langsmith_feedback_as_labels(store: Store, tmp_path: Path) -> None:
@@ -443,3 +448,53 @@ def test_agreement_bundle_loads_in_one_line(sqlite_url: str, tmp_path: Path, cap
     assert same_field["category"].tolist() == audit["category"].tolist()
     from_csv = pd.read_csv(out / "agreement.csv")
     assert from_csv["value"].round(9).tolist() == agreement["value"].round(9).tolist()
+
+
+def test_cli_map_renames_their_names_to_our_fields(sqlite_url: str, tmp_path: Path, capsys) -> None:
+    path = tmp_path / "feedback.jsonl"
+    rows = [
+        {"id": f"f{n}", "run_id": item, "key": "correct", "score": score, "feedback_source": src}
+        for n, (item, score, src) in enumerate(
+            [
+                ("r1", 1, {"type": "app", "user_name": "lee"}),
+                ("r1", 0.9, {"type": "model", "metadata": {"evaluator": "gpt"}}),
+            ]
+        )
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = ["--db", sqlite_url]
+    assert main([*db, "project", "create", "fa", "--kind", "binary"]) == 0
+    items_csv = tmp_path / "items.csv"
+    items_csv.write_text("item_id,text\nr1,hello\n")
+    assert main([*db, "import", "items", "fa", str(items_csv)]) == 0
+    capsys.readouterr()
+    cmd = [*db, "import", "annotations", "fa", str(path), "--format", "langsmith"]
+    assert main(cmd) == 2
+    assert "unknown field 'correct'" in capsys.readouterr().err
+    assert main([*cmd, "--map", "correct=label"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "annotations: 1 created, 0 updated, 0 unchanged",
+        "scores: 1 created, 0 updated, 0 unchanged",
+    ]
+    assert main([*cmd, "--map", "correct"]) == 2
+    assert "use their_name=our_field" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["langfuse", "langsmith"])
+def test_score_csv_exports_neutralise_formulas(store: Store, tmp_path: Path, fmt: str) -> None:
+    store.create_project("c", "categorical", {"labels": ["=HYPERLINK(1)", "@x", "-2+3"]})
+    add_items(store, "c", pd.DataFrame({"item_id": ["a"], "text": ["t"]}))
+    rows = pd.DataFrame(
+        {"item_id": "a", "annotator": ["=bad", "ok"], "field": "label", "value": ["@x", "-2+3"]}
+    )
+    import_file(store, "c", "annotations", _jsonl(tmp_path / "l.jsonl", rows))
+    out = tmp_path / "labels.csv"
+    export_file(store, "c", "annotations", out, fmt)
+    cells = [c for row in csv.reader(out.read_text().splitlines()) for c in row]
+    assert "'@x" in cells and "'-2+3" in cells
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@"))]
+
+
+def _jsonl(path: Path, df: pd.DataFrame) -> Path:
+    df.to_json(path, orient="records", lines=True)
+    return path

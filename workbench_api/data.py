@@ -141,14 +141,19 @@ def import_file(
     path: str | Path,
     fmt: str | None = None,
     on_progress: Callable[[int, int, str], None] | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> dict[str, ImportReport]:
     """Import a native file (CSV/TSV/JSONL/Parquet) or another tool's (``fmt``),
     all-or-nothing.
 
     With ``fmt``, ``annotations`` also brings in the items the file carries (Label
-    Studio tasks, Argilla records). ``on_progress(done, total, phase)`` follows a native
-    items import. Returns the report per target."""
+    Studio tasks, Argilla records) and the model scores (predictions, suggestions, EVAL
+    scores); ``mapping`` renames the file's field and column names to the project's.
+    ``on_progress(done, total, phase)`` follows a native items import. Returns the
+    report per target; what the file holds but the import leaves out is in its notes."""
     _check_what(what)
+    if fmt is None and mapping:
+        raise ApiError("a field mapping works with another tool's format (--format)")
     if fmt is None:
         from annotation_store.importing import IMPORTERS, import_items
 
@@ -156,10 +161,10 @@ def import_file(
             return {what: import_items(store, project, path, on_progress=on_progress)}
         return {what: IMPORTERS[what](store, project, path)}
     from interop import format_module
-    from interop.base import import_converted
+    from interop.base import apply_mapping, import_converted
 
-    converted = format_module(fmt).read(path)
-    targets = ("items", "annotations") if what == "annotations" else (what,)
+    converted = apply_mapping(format_module(fmt).read(path), mapping or {})
+    targets = ("items", "annotations", "scores") if what == "annotations" else (what,)
     return import_converted(store, project, converted, targets)
 
 
