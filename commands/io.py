@@ -114,11 +114,14 @@ def cmd_export(args: argparse.Namespace, store: Store) -> int:
     from workbench_api.data import export_file
 
     try:
-        n = export_file(store, args.name, args.what, args.out, args.format)
+        notes: list[str] = []
+        n = export_file(store, args.name, args.what, args.out, args.format, notes=notes)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     unit = {"label-studio": "tasks", "argilla": "records"}.get(args.format or "", "rows")
     print(f"exported {n} {args.what} {unit} to {args.out}")
+    for note in notes:
+        print(f"  note: {note}")
     return 0
 
 

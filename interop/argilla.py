@@ -106,7 +106,9 @@ def records(store: Store, project: str, with_labels: bool = True) -> list[dict[s
     return list(rows.values())
 
 
-def write(store: Store, project: str, what: str, out: str | Path) -> int:
+def write(
+    store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
+) -> int:
     """Write the records with ``datasets``: .parquet, .jsonl, or a folder (Arrow)."""
     from datasets import Dataset
 

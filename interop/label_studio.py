@@ -128,7 +128,9 @@ def tasks(store: Store, project: str, with_labels: bool = True) -> list[dict[str
     return list(tasks_by_item.values())
 
 
-def write(store: Store, project: str, what: str, out: str | Path) -> int:
+def write(
+    store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
+) -> int:
     """Write a Label Studio JSON export; returns the number of tasks."""
     data = tasks(store, project, with_labels=what == "annotations")
     Path(out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")

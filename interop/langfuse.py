@@ -70,10 +70,12 @@ def _label_score(row: dict[str, Any]) -> dict[str, Any]:
     return {**score, "source": "ANNOTATION", "authorUserId": row["annotator"]}
 
 
-def write(store: Store, project: str, what: str, out: str | Path) -> int:
+def write(
+    store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
+) -> int:
     """Write human labels (source ANNOTATION) or evaluator scores (source EVAL)."""
     rows = []
-    for n, row in enumerate(label_frames(store, project, what), start=1):
+    for n, row in enumerate(label_frames(store, project, what, notes), start=1):
         if what == "annotations":
             rows.append({"id": f"label-{n}", **_label_score(row)})
             continue

@@ -49,10 +49,12 @@ def read(path: str | Path) -> Converted:
     return out
 
 
-def write(store: Store, project: str, what: str, out: str | Path) -> int:
+def write(
+    store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
+) -> int:
     """Write human labels (source ``app``) or evaluator scores (source ``model``)."""
     rows = []
-    for n, row in enumerate(common.label_frames(store, project, what), start=1):
+    for n, row in enumerate(common.label_frames(store, project, what, notes), start=1):
         value = row["value"]
         record: dict[str, Any] = {
             "id": f"feedback-{n}",

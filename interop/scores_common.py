@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,18 +63,24 @@ def write_records(rows: list[dict[str, Any]], out: str | Path) -> int:
     return len(rows)
 
 
-def label_frames(store: Any, project: str, what: str) -> list[dict[str, Any]]:
-    """Submitted labels (``annotations``) or evaluator scores (``scores``) as plain rows."""
+def label_frames(
+    store: Any, project: str, what: str, notes: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Submitted labels (``annotations``) or evaluator scores (``scores``) as plain rows;
+    drafts and skips, which a score record cannot mark, are counted in ``notes``."""
     from annotation_store.exporting import annotations_export_frame, scores_export_frame
     from interop.frames import records
 
-    if what == "annotations":
-        return [
-            r
-            for r in records(annotations_export_frame(store, project))
-            if r["status"] == "submitted"
-        ]
-    return records(scores_export_frame(store, project))
+    if what != "annotations":
+        return records(scores_export_frame(store, project))
+    rows = records(annotations_export_frame(store, project))
+    left_out = Counter(r["status"] for r in rows if r["status"] != "submitted")
+    if notes is not None:
+        notes.extend(
+            f"{n} {status} labels not exported (a score record has no status)"
+            for status, n in sorted(left_out.items())
+        )
+    return [r for r in rows if r["status"] == "submitted"]
 
 
 def each_record(path: Path, noun: str) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -89,11 +90,50 @@ def test_potato_round_trip(demo: Store, tmp_path: Path) -> None:
     for project in DEMO:
         out = tmp_path / project
         export_file(demo, project, "annotations", out, "potato")
-        people = sorted(p.name for p in out.iterdir())
+        people = sorted(p.name for p in out.iterdir() if p.is_dir())
         assert people == ["demo-annotator-1", "demo-annotator-2", "demo-annotator-3"]
+        assert (out / "annotations.jsonl").is_file()
         copy = twin(demo, project, "potato", with_items=True)
         import_file(demo, copy, "annotations", out, "potato")
         assert labels(demo, copy) == labels(demo, project, ("submitted",))
+        from_export = twin(demo, project, "potato-jsonl", with_items=True)
+        import_file(demo, from_export, "annotations", out / "annotations.jsonl", "potato")
+        assert labels(demo, from_export) == labels(demo, project, ("submitted",))
+
+
+def test_potato_export_keeps_hostile_annotator_names_inside_out(
+    store: Store, tmp_path: Path
+) -> None:
+    store.create_project("lk", "likert", {"min": 1, "max": 5, "k": 2})
+    add_items(store, "lk", pd.DataFrame({"item_id": ["a"], "text": ["t"]}))
+    names = ["../../escaped", "/tmp/absolute", "..", "sub/dir", "ok"]
+    rows = pd.DataFrame({"item_id": "a", "annotator": names, "field": "label", "value": 3})
+    rows.loc[len(rows)] = {"item_id": "a", "annotator": "drafty", "field": "label", "value": 2}
+    rows["status"] = ["submitted"] * len(names) + ["draft"]
+    import_file(store, "lk", "annotations", _jsonl(tmp_path / "l.jsonl", rows))
+    out = tmp_path / "box" / "potato"
+    notes: list[str] = []
+    assert export_file(store, "lk", "annotations", out, "potato", notes=notes) == 5
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert written == [
+        "%2E%2E/user_state.json",
+        "%2Ftmp%2Fabsolute/user_state.json",
+        "..%2F..%2Fescaped/user_state.json",
+        "annotations.jsonl",
+        "ok/user_state.json",
+        "sub%2Fdir/user_state.json",
+    ]
+    assert not (tmp_path / "escaped").exists() and not (tmp_path / "box" / "sub").exists()
+    assert not Path("/tmp/absolute/user_state.json").exists()
+    assert notes == ["1 draft labels not exported (Potato keeps no draft labels)"]
+    states = [json.loads(p.read_text()) for p in out.glob("*/user_state.json")]
+    assert sorted(s["user_id"] for s in states) == sorted(names)
+    assert {json.dumps(s["instance_id_to_label_to_value"]) for s in states} == {
+        json.dumps({"a": [[{"schema": "label", "name": "3"}, "3"]]})
+    }
+    copy = twin(store, "lk", with_items=True)
+    import_file(store, copy, "annotations", out, "potato")
+    assert labels(store, copy) == labels(store, "lk", ("submitted",))
 
 
 @pytest.mark.parametrize("fmt", ["langfuse", "langsmith"])
@@ -329,14 +369,18 @@ def test_bad_potato_and_argilla_records_import_nothing(demo: Store, tmp_path: Pa
     copy = twin(demo, "demo-dialogue", "bad", with_items=True)
     out = tmp_path / "potato"
     export_file(demo, "demo-dialogue", "annotations", out, "potato")
-    lines = (out / "demo-annotator-2" / "annotated_instances.jsonl").read_text().splitlines()
-    broken = json.loads(lines[3])
-    broken["label_annotations"]["faithful"] = {"maybe": True}
-    lines[3] = json.dumps(broken)
-    (out / "demo-annotator-2" / "annotated_instances.jsonl").write_text("\n".join(lines))
+    state_file = out / "demo-annotator-2" / "user_state.json"
+    state = json.loads(state_file.read_text())
+    instance = sorted(state["instance_id_to_label_to_value"])[3]
+    pairs = state["instance_id_to_label_to_value"][instance]
+    pairs.append([{"schema": "faithful", "name": "maybe"}, "maybe"])
+    state_file.write_text(json.dumps(state))
     with pytest.raises(
         ImportFailure,
-        match=r"user demo-annotator-2, line 4 \(id .*\), scheme 'faithful', column 'value'",
+        match=re.escape(
+            f"potato, user folder 'demo-annotator-2', instance {instance!r}, scheme 'faithful': "
+            "expected one chosen label, found 2"
+        ),
     ):
         import_file(demo, copy, "annotations", out, "potato")
     assert labels(demo, copy) == []

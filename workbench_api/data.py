@@ -169,9 +169,15 @@ def import_file(
 
 
 def export_file(
-    store: Store, project: str, what: str, out: str | Path, fmt: str | None = None
+    store: Store,
+    project: str,
+    what: str,
+    out: str | Path,
+    fmt: str | None = None,
+    notes: list[str] | None = None,
 ) -> int:
-    """Write items, labels or scores natively (by suffix) or in another tool's format."""
+    """Write items, labels or scores natively (by suffix) or in another tool's format;
+    what the format cannot carry (drafts, skips...) is counted in ``notes``."""
     _check_what(what)
     if fmt is None:
         from annotation_store.exporting import export
@@ -183,4 +189,4 @@ def export_file(
     if what not in module.WRITES:
         raise ApiError(f"{fmt} export holds {' or '.join(module.WRITES)}, not {what}")
     store.project(project)
-    return module.write(store, project, what, out)
+    return module.write(store, project, what, out, notes=notes)
