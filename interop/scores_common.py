@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import uuid
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,26 @@ def _cell(value: str | None) -> Any:
         except json.JSONDecodeError:
             return value
     return value
+
+
+#: Namespace of the UUIDs exports derive (the same row gets the same id every time).
+_NAMESPACE = uuid.UUID("0d9f3c52-6a8e-4f0b-9a51-3e7c2b1d4f60")
+
+
+def stable_uuid(*parts: Any) -> str:
+    """A UUID (version 5) naming what ``parts`` describe."""
+    return str(uuid.uuid5(_NAMESPACE, json.dumps([str(p) for p in parts])))
+
+
+def exported_at(stamp: Any = None) -> str:
+    """``stamp`` (a stored time, naive meaning UTC; else now) as ISO 8601 UTC text, the
+    way the tools' records carry times."""
+    try:
+        when = datetime.fromisoformat(str(stamp)) if stamp else datetime.now(UTC)
+    except ValueError:
+        when = datetime.now(UTC)
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def metadata(record: dict[str, Any], key: str = "metadata") -> dict[str, Any]:
