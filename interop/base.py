@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,31 +48,42 @@ def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for pair in pairs:
         theirs, sep, ours = pair.partition("=")
-        if not sep or not theirs.strip() or not ours.strip():
-            raise ValueError(f"--map {pair!r}: use their_name=our_field")
+        if not sep or not theirs.strip():
+            raise ValueError(
+                f"--map {pair!r}: use their_name=our_field (or their_name= to leave it out)"
+            )
         mapping[theirs.strip()] = ours.strip()
     return mapping
 
 
 def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted:
     """Rename the file's names to the workbench's: label and score ``field`` values and
-    item columns. Names the mapping does not mention stay as they are."""
+    item columns. Names the mapping does not mention stay as they are; a name mapped to
+    ``""`` is left out, and counted in the notes."""
     if not mapping:
         return converted
+    dropped: Counter[str] = Counter()
 
     def named(tagged: list[Tagged], key: str | None) -> list[Tagged]:
         out = []
         for t in tagged:
             if key is None:
-                row = {mapping.get(k, k): v for k, v in t.row.items()}
-            else:
+                row = {mapping.get(k, k): v for k, v in t.row.items() if mapping.get(k, k)}
+            elif mapping.get(t.row.get(key), t.row.get(key)):
                 row = {**t.row, key: mapping.get(t.row.get(key), t.row.get(key))}
+            else:
+                dropped[t.row[key]] += 1
+                continue
             out.append(Tagged(t.record, row))
         return out
 
     converted.items = named(converted.items, None)
     converted.annotations = named(converted.annotations, "field")
     converted.scores = named(converted.scores, "field")
+    converted.notes.extend(
+        f"{n} values of {name!r} left out (mapped to nothing)"
+        for name, n in sorted(dropped.items())
+    )
     return converted
 
 

@@ -136,6 +136,8 @@ def read(path: str | Path) -> Converted:
     else:
         raise fail(out.display, "the folder", f"no <user>/{STATE_FILE} or {EXPORT_FILE} inside")
     for extra, n in sorted(extras.items()):
+        if not n:
+            continue
         out.notes.append(f"{n} annotated instances carry Potato {extra}, which are not imported")
     return out
 

@@ -1,0 +1,106 @@
+"""Files written by the peer tools' own code (tests/data/peers, made by
+scripts/make_peer_fixtures.sh in a separate venv) import with nothing silently lost, and
+the workbench's exports of them passed the tools' own models (validation.json).
+
+The study in every file: four texts i1..i4, a 1-5 rating the tools call ``quality``
+(the project's field is ``label``: ``--map quality=label``), two people, one model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from annotation_store import Store
+from workbench_api import add_items, import_file
+
+PEERS = Path(__file__).resolve().parent / "data" / "peers"
+TEXTS = {"i1": "The refund was sent.", "i2": "No idea.", "i3": "See the manual.", "i4": "Done."}
+PEOPLE = {"alice": {"i1": 5, "i2": 1, "i3": 3, "i4": 4}, "bob": {"i1": 4, "i2": 2, "i3": 3}}
+MODEL = {"i1": 5, "i2": 2, "i3": 4, "i4": 4}
+RENAME = {"quality": "label"}
+
+
+def submitted(people: dict[str, dict[str, int]], names: dict[str, str] | None = None) -> list:
+    names = names or {}
+    return sorted(
+        (item, names.get(user, user), "label", value, "submitted")
+        for user, ratings in people.items()
+        for item, value in ratings.items()
+    )
+
+
+def labels(store: Store, project: str, statuses=("submitted",)) -> list:
+    df = store.annotations_frame(project, statuses)
+    return sorted((r.item_id, r.annotator, r.field, r.value, r.status) for r in df.itertuples())
+
+
+def model_scores(store: Store, project: str) -> dict[str, float]:
+    return {r.item_id: r.score for r in store.scores_frame(project).itertuples()}
+
+
+@pytest.fixture
+def study(store: Store) -> Store:
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    add_items(store, "p", pd.DataFrame({"item_id": list(TEXTS), "text": list(TEXTS.values())}))
+    return store
+
+
+@pytest.mark.parametrize(
+    "path", ["potato/annotation_output", "potato/export/annotations.jsonl", "potato/export"]
+)
+def test_potato_output_and_export_import(study: Store, path: str) -> None:
+    with pytest.raises(Exception, match="unknown field 'comment'"):
+        import_file(study, "p", "annotations", PEERS / path, "potato", mapping=RENAME)
+    reports = import_file(
+        study, "p", "annotations", PEERS / path, "potato", mapping={**RENAME, "comment": ""}
+    )
+    assert labels(study, "p") == submitted(PEOPLE)
+    assert reports["annotations"].notes == ["2 values of 'comment' left out (mapped to nothing)"]
+
+
+def test_langfuse_scores_route_people_to_labels_and_evals_to_scores(study: Store) -> None:
+    reports = import_file(
+        study, "p", "annotations", PEERS / "langfuse" / "scores.json", "langfuse", mapping=RENAME
+    )
+    assert labels(study, "p") == submitted(PEOPLE)
+    assert model_scores(study, "p") == MODEL
+    assert reports["annotations"].created == 7 and reports["scores"].created == 4
+    runs = study.scores_frame("p")
+    assert set(runs["evaluator"]) == {"judge"} and set(runs["model"]) == {"judge-v2"}
+
+
+def test_langsmith_feedback_keyed_by_run_uuids(store: Store) -> None:
+    runs = json.loads((PEERS / "langsmith" / "runs.json").read_text())
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    add_items(store, "p", pd.DataFrame({"item_id": [runs[i] for i in TEXTS], "text": "t"}))
+    import_file(
+        store,
+        "p",
+        "annotations",
+        PEERS / "langsmith" / "feedback.jsonl",
+        "langsmith",
+        mapping=RENAME,
+    )
+    by_run = {user: {runs[i]: v for i, v in r.items()} for user, r in PEOPLE.items()}
+    assert labels(store, "p") == submitted(by_run)
+    assert model_scores(store, "p") == {runs[i]: v for i, v in MODEL.items()}
+
+
+def test_the_workbench_exports_passed_the_tools_models() -> None:
+    """Written by the tools' code in .venv-peers from tests/data/peers/ours."""
+    results = json.loads((PEERS / "validation.json").read_text())
+    assert {r["file"] for r in results} >= {
+        "langfuse-annotations.json",
+        "langfuse-scores.json",
+        "langsmith-annotations.jsonl",
+        "langsmith-scores.jsonl",
+        "potato/",
+    }
+    for result in results:
+        if result["file"].startswith("label-studio"):
+            continue  # checked by test_label_studio_export_passed_the_sdk below
+        assert result["errors"] == [] and result["valid"] == result["checked"] > 0, result
