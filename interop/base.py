@@ -37,6 +37,8 @@ class Converted:
     scores: list[Tagged] = field(default_factory=list)
     #: What the file holds that the import does not carry over, one line each.
     notes: list[str] = field(default_factory=list)
+    #: Time on task the file records: ``(item_id, annotator, seconds)``.
+    seconds: list[tuple[Any, Any, Any]] = field(default_factory=list)
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
@@ -190,6 +192,10 @@ def import_converted(
     for target in chosen:
         _validate(dry, project, target, converted)
     reports = dry.commit()
+    if converted.seconds and "annotations" in chosen:
+        from annotation_store.time_on_task import set_time_on_task
+
+        set_time_on_task(store, project, converted.seconds)
     notes = list(converted.notes)
     for target in TARGETS:
         if target not in chosen and converted.rows(target):

@@ -104,3 +104,35 @@ def test_the_workbench_exports_passed_the_tools_models() -> None:
         if result["file"].startswith("label-studio"):
             continue  # checked by test_label_studio_export_passed_the_sdk below
         assert result["errors"] == [] and result["valid"] == result["checked"] > 0, result
+
+
+def test_label_studio_export_with_drafts_predictions_and_lead_times(store: Store) -> None:
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    path = PEERS / "label-studio" / "export.json"
+    reports = import_file(store, "p", "annotations", path, "label-studio", mapping=RENAME)
+    ids = {f"i{n}": str(n) for n in range(1, 5)}  # task ids: the data has no item_id
+    users = {"alice": "ls-user-11", "bob": "ls-user-12"}
+    people = {users[u]: {ids[i]: v for i, v in r.items()} for u, r in PEOPLE.items()}
+    assert labels(store, "p") == submitted(people)
+    assert labels(store, "p", ("draft",)) == [("2", "ls-user-13", "label", 3, "draft")]
+    assert model_scores(store, "p") == {ids[i]: v for i, v in MODEL.items()}
+    assert set(store.scores_frame("p")["model"]) == {"judge-v2"}
+    progress = store.progress_frame("p").set_index(["item_id", "annotator"])["seconds_spent"]
+    assert progress[("3", "ls-user-11")] == 15.5 and progress[("1", "ls-user-12")] == 13.5
+    assert reports["scores"].notes == [
+        "1 ground-truth annotations imported as their annotator's labels "
+        "(set final labels on the Review page)",
+        "4 prediction confidence scores not imported",
+        "1 cancelled (skipped) annotations hold no result and are not imported",
+    ]
+
+
+def test_label_studio_export_passed_the_sdk() -> None:
+    results = {r["file"]: r for r in json.loads((PEERS / "validation.json").read_text())}
+    for name in (
+        "label-studio.json annotations",
+        "label-studio.json predictions",
+        "label-studio.label_config.xml",
+    ):
+        assert results[name]["errors"] == [], results[name]
+        assert results[name]["valid"] == results[name]["checked"] > 0
