@@ -136,3 +136,41 @@ def test_label_studio_export_passed_the_sdk() -> None:
     ):
         assert results[name]["errors"] == [], results[name]
         assert results[name]["valid"] == results[name]["checked"] > 0
+
+
+def test_argilla_dataset_folder_with_settings_users_and_suggestions(store: Store) -> None:
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    folder = PEERS / "argilla"
+    assert (folder / ".argilla" / "settings.json").is_file()
+    reports = import_file(store, "p", "annotations", folder, "argilla", mapping=RENAME)
+    assert {i.item_id: i.fields["text"] for i in store.items("p")} == TEXTS
+    assert labels(store, "p") == submitted(PEOPLE)  # UUIDs named through users.json
+    assert labels(store, "p", ("draft",)) == [("i4", "bob", "label", 2, "draft")]
+    assert model_scores(store, "p") == MODEL
+    assert set(store.scores_frame("p")["model"]) == {"judge-v2"}
+    assert reports["scores"].notes == ["4 suggestion confidence scores not imported"]
+
+
+def test_argilla_folder_export_has_settings_and_uuid_users(store: Store, tmp_path: Path) -> None:
+    from workbench_api import export_file
+
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    import_file(store, "p", "annotations", PEERS / "argilla", "argilla", mapping=RENAME)
+    out = tmp_path / "dataset"
+    export_file(store, "p", "annotations", out, "argilla")
+    settings = json.loads((out / ".argilla" / "settings.json").read_text())
+    assert [q["name"] for q in settings["questions"]] == ["label"]
+    assert settings["questions"][0]["settings"]["options"] == [{"value": v} for v in range(1, 6)]
+    import pyarrow.parquet as pq
+
+    users = {
+        u
+        for row in pq.read_table(out / "records.parquet").to_pylist()
+        for u in row["label.responses.users"]
+    }
+    names = json.loads((out / "users.json").read_text())
+    assert set(names) == users and sorted(names.values()) == ["alice", "bob"]
+    assert all(len(u) == 36 and u.count("-") == 4 for u in users)
+    store.create_project("q", "likert", {"min": 1, "max": 5, "k": 2})
+    import_file(store, "q", "annotations", out, "argilla")
+    assert labels(store, "q") == labels(store, "p")
