@@ -186,6 +186,8 @@ def export_file(
     from interop import format_module
 
     module = format_module(fmt)
+    if not module.WRITES:
+        raise ApiError(f"{fmt} files are imported only; the workbench does not write them")
     if what not in module.WRITES:
         raise ApiError(f"{fmt} export holds {' or '.join(module.WRITES)}, not {what}")
     store.project(project)
