@@ -48,7 +48,16 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pylist()
+        from annotation_store.row_source import check_parquet
+
+        parquet = pq.ParquetFile(path)
+        # The decompressed-size cap, before any page; Argilla's own time columns are
+        # record metadata and never reach the store.
+        check_parquet(path.name, parquet, types=False)
+        return [
+            {k: v for k, v in row.items() if k not in RECORD_META or k in ("id", "status")}
+            for row in parquet.read().to_pylist()
+        ]
     if path.suffix.lower() in (".jsonl", ".json"):
         rows = []
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):

@@ -89,6 +89,39 @@ def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted
     return converted
 
 
+def read_guarded(module: Any, path: str | Path) -> Converted:
+    """``module.read(path)``, with whatever a hostile file raises inside a tool's reader
+    turned into one line naming the file (the readers name the record where they can)."""
+    import csv
+
+    from annotation_store.row_source import MAX_CSV_CELL, TOO_DEEP, json_reason
+
+    display = Path(path).name
+    try:
+        if csv.field_size_limit() < MAX_CSV_CELL:
+            csv.field_size_limit(MAX_CSV_CELL)
+        return module.read(path)
+    except ImportFailure:
+        raise
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text (byte {exc.start:,}); save the file as UTF-8"
+    except RecursionError:
+        reason = TOO_DEEP
+    except csv.Error as exc:
+        too_long = "field larger than field limit" in str(exc)
+        reason = (
+            f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
+            if too_long
+            else f"not valid CSV ({exc})"
+        )
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, OSError) as exc:
+        first = (str(exc).splitlines() or [""])[0][:200]
+        reason = (
+            json_reason(exc) if "digits" in first else f"unreadable ({type(exc).__name__}: {first})"
+        )
+    raise ImportFailure(display, None, None, reason)
+
+
 def fail(display: str, record: str, reason: str, column: str | None = None) -> ImportFailure:
     """An import failure naming the foreign file and record."""
     return ImportFailure(f"{display}, {record}", None, column, reason)

@@ -161,9 +161,9 @@ def import_file(
             return {what: import_items(store, project, path, on_progress=on_progress)}
         return {what: IMPORTERS[what](store, project, path)}
     from interop import format_module
-    from interop.base import apply_mapping, import_converted
+    from interop.base import apply_mapping, import_converted, read_guarded
 
-    converted = apply_mapping(format_module(fmt).read(path), mapping or {})
+    converted = apply_mapping(read_guarded(format_module(fmt), path), mapping or {})
     targets = ("items", "annotations", "scores") if what == "annotations" else (what,)
     return import_converted(store, project, converted, targets)
 
