@@ -58,6 +58,12 @@ def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
     return mapping
 
 
+def names(converted: Converted) -> list[str]:
+    """The field names the file's labels and scores use, in order of appearance."""
+    found = (t.row.get("field") for t in (*converted.annotations, *converted.scores))
+    return list(dict.fromkeys(str(f) for f in found if f is not None))
+
+
 def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted:
     """Rename the file's names to the workbench's: label and score ``field`` values and
     item columns. Names the mapping does not mention stay as they are; a name mapped to

@@ -11,6 +11,7 @@ from annotation_store.exporting import FRAMES, frame_bytes
 from annotation_store.importing import IMPORTERS, ImportFailure, import_items
 from kinds import ValidationError, get_kind, kind_names
 from ui.context import PROJECT_KEY, current_project, get_store, has_role
+from ui.foreign_import import foreign_import
 from ui.items_browser import bar_update, items_browser
 
 store = get_store()
@@ -71,6 +72,7 @@ if upload is not None and st.button(f"Import {what}", type="primary"):
         st.error(f"Nothing imported. {exc}")
     else:
         st.success(report.summary(what))
+foreign_import(store, project.name)
 
 st.subheader(f"Items of {project.name}")
 items_browser(store, project.name)
