@@ -176,3 +176,22 @@ def test_the_committed_hostile_files_are_all_covered() -> None:
     covered = {c[0] for c in CASES}
     assert {p.name for p in HOSTILE.iterdir() if p.suffix != ".md"} == covered
     assert json.loads((HOSTILE / "ls_result_not_list.json").read_text())[0]["id"] == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "what", "fmt"),
+    [
+        ("nan_in_value.jsonl", "items", None),
+        ("nul_in_name.jsonl", "annotations", None),
+        ("ls_nul_in_name.json", "annotations", "label-studio"),
+    ],
+)
+def test_nan_and_nul_are_refused_on_postgresql_too(
+    any_store: Store, name: str, what: str, fmt: str | None
+) -> None:
+    """PostgreSQL's JSON has no NaN and its text no NUL: refused before the database."""
+    any_store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    add_items(any_store, "p", pd.DataFrame({"item_id": ["a"], "text": ["t"]}))
+    with pytest.raises(ImportFailure, match=r"NaN or Infinity|a NUL character"):
+        import_file(any_store, "p", what, HOSTILE / name, fmt)
+    nothing_imported(any_store)
