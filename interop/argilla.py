@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interop.base import Converted, Tagged, existing, fail
+from interop.base import Converted, Tagged, existing, fail, user_names
 from kinds import FieldType
 
 if TYPE_CHECKING:
@@ -77,16 +77,7 @@ def users_file(path: Path) -> Path:
 
 def _names(path: Path) -> dict[str, str]:
     """User UUID -> name, from the export's users file (either direction accepted)."""
-    side = users_file(path)
-    if not side.is_file():
-        return {}
-    try:
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise fail(side.name, "the file", "not valid JSON") from None
-    if not isinstance(data, dict):
-        raise fail(side.name, "the file", "expected an object of user id -> name")
-    pairs = {str(k): str(v) for k, v in data.items()}
+    pairs = user_names(users_file(path))
     if pairs and all(_is_uuid(v) for v in pairs.values()):
         return {v: k for k, v in pairs.items()}
     return pairs

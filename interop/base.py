@@ -272,6 +272,19 @@ def read_json_records(path: Path, display: str) -> list[Any]:
     return data
 
 
+def user_names(side: Path) -> dict[str, str]:
+    """The ``{user id: name}`` object an export keeps beside its file ({} when absent)."""
+    if not side.is_file():
+        return {}
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise fail(side.name, "the file", "not valid JSON") from None
+    if not isinstance(data, dict):
+        raise fail(side.name, "the file", "expected an object of user id -> name")
+    return {str(k): str(v) for k, v in data.items()}
+
+
 def existing(path: str | Path) -> Path:
     """The path, or an import failure when nothing is there."""
     p = Path(path)

@@ -26,7 +26,15 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interop.base import Converted, Tagged, existing, fail, label, read_json_records
+from interop.base import (
+    Converted,
+    Tagged,
+    existing,
+    fail,
+    label,
+    read_json_records,
+    user_names,
+)
 from kinds import FieldType
 
 if TYPE_CHECKING:
@@ -71,16 +79,7 @@ def users_file(path: Path) -> Path:
 
 
 def _users(path: Path) -> dict[str, str]:
-    side = users_file(path)
-    if not side.is_file():
-        return {}
-    try:
-        names = json.loads(side.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise fail(side.name, "the file", "not valid JSON") from None
-    if not isinstance(names, dict):
-        raise fail(side.name, "the file", "expected an object of user id -> name")
-    return {str(k): str(v) for k, v in names.items()}
+    return user_names(users_file(path))
 
 
 def _results(out: Converted, where: str, results: Any, **row: Any) -> None:
