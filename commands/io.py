@@ -82,6 +82,9 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
 
     try:
         mapping = parse_mapping(args.map)
+    except ValueError as exc:
+        raise CommandError(f"nothing imported: {exc}") from None
+    try:
         reports = import_file(
             store,
             args.name,
@@ -91,7 +94,7 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
             on_progress=progress,
             mapping=mapping,
         )
-    except (ImportFailure, ValueError) as exc:
+    except ImportFailure as exc:
         raise CommandError(f"nothing imported: {exc}") from None
     for what, report in reports.items():
         print(report.summary(what))
