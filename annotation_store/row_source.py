@@ -98,7 +98,7 @@ def check_row(display: str, number: int, row: Mapping[str, Any], bad_bytes: bool
             raise ImportFailure(display, number, column, NUL)
 
 
-def json_reason(exc: ValueError) -> str:
+def json_reason(exc: Exception) -> str:
     """One line for a JSON text Python's parser refuses beyond its syntax errors."""
     if "digits" in str(exc):
         return "an integer longer than 4,300 digits"

@@ -192,6 +192,7 @@ def settings(store: Store, project: str) -> dict[str, Any]:
     ]
     questions = []
     for f in info.task_kind.human_fields(info.settings):
+        options: dict[str, Any]
         if f.type is FieldType.ORDINAL and f.values:
             kind, options = "rating", {"options": [{"value": int(v)} for v in f.values]}
         elif f.type in (FieldType.BINARY, FieldType.CATEGORICAL):

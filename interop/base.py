@@ -77,8 +77,8 @@ def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted
         for t in tagged:
             if key is None:
                 row = {mapping.get(k, k): v for k, v in t.row.items() if mapping.get(k, k)}
-            elif mapping.get(t.row.get(key), t.row.get(key)):
-                row = {**t.row, key: mapping.get(t.row.get(key), t.row.get(key))}
+            elif renamed := mapping.get(str(t.row.get(key)), t.row.get(key)):
+                row = {**t.row, key: renamed}
             else:
                 dropped[t.row[key]] += 1
                 continue
@@ -122,9 +122,8 @@ def read_guarded(module: Any, path: str | Path) -> Converted:
         )
     except (ValueError, TypeError, AttributeError, KeyError, IndexError, OSError) as exc:
         first = (str(exc).splitlines() or [""])[0][:200]
-        reason = (
-            json_reason(exc) if "digits" in first else f"unreadable ({type(exc).__name__}: {first})"
-        )
+        digits = isinstance(exc, ValueError) and "digits" in first
+        reason = json_reason(exc) if digits else f"unreadable ({type(exc).__name__}: {first})"
     raise ImportFailure(display, None, None, reason)
 
 
