@@ -7,7 +7,10 @@ record batch of the file in memory, so a 100,000-row file imports in bounded mem
 Rows are numbered from 1 for the first data row (the CSV header and blank JSONL lines are
 not rows). Empty CSV cells become None. Hostile input fails as one :class:`ImportFailure`
 naming the row and column: bytes that are not UTF-8, a CSV cell longer than
-:data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DEPTH`.
+:data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DEPTH`, an
+integer longer than Python's 4,300 digits, NaN / Infinity inside a JSON value or a NUL
+character (PostgreSQL stores neither), a Parquet column of bytes, times or decimals, and
+a Parquet file that decompresses to more than :data:`MAX_PARQUET_BYTES`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -28,6 +32,11 @@ MAX_JSON_DEPTH = 64
 TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
 #: Rows per Parquet record batch read at a time.
 PARQUET_BATCH = 5_000
+#: The most a Parquet file may decompress to (its row groups' uncompressed size): a
+#: small file that inflates past this is refused before any page is decompressed.
+MAX_PARQUET_BYTES = 200 * 1024 * 1024
+NUL = "a NUL character (\\x00), which the database cannot store"
+NOT_FINITE = "NaN or Infinity inside a JSON value"
 
 Row = tuple[int, dict[str, Any]]
 _JSONL = (".jsonl", ".ndjson", ".json")
@@ -66,6 +75,10 @@ def check_value(display: str, number: int, column: str, value: Any, bad_bytes: b
         if isinstance(current, str):
             if bad_bytes and (reason := not_utf8(current)):
                 raise ImportFailure(display, number, column, reason)
+            if "\x00" in current:
+                raise ImportFailure(display, number, column, NUL)
+        elif isinstance(current, float) and depth > 0 and not math.isfinite(current):
+            raise ImportFailure(display, number, column, NOT_FINITE)
         elif isinstance(current, dict | list):
             if depth >= MAX_JSON_DEPTH:
                 raise ImportFailure(display, number, column, TOO_DEEP)
@@ -79,8 +92,50 @@ def check_row(display: str, number: int, row: Mapping[str, Any], bad_bytes: bool
     """:func:`check_value` on every cell that needs it (plain numbers and, unless
     ``bad_bytes``, strings cannot fail)."""
     for column, value in row.items():
-        if bad_bytes or isinstance(value, dict | list):
+        if bad_bytes or isinstance(value, dict | list) or "\x00" in column:
             check_value(display, number, column, value, bad_bytes)
+        elif isinstance(value, str) and "\x00" in value:
+            raise ImportFailure(display, number, column, NUL)
+
+
+def json_reason(exc: Exception) -> str:
+    """One line for a JSON text Python's parser refuses beyond its syntax errors."""
+    if "digits" in str(exc):
+        return "an integer longer than 4,300 digits"
+    return f"not valid JSON ({exc})"
+
+
+def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
+    """Refuse a Parquet file that decompresses past the cap or (``types``) has columns
+    the store cannot keep as JSON (bytes, times, decimals), before reading any rows."""
+    import pyarrow.types as t
+
+    meta = parquet.metadata
+    size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if size > MAX_PARQUET_BYTES:
+        raise ImportFailure(
+            display,
+            None,
+            None,
+            f"decompresses to {size / 2**20:,.0f} MiB, over the cap of "
+            f"{MAX_PARQUET_BYTES / 2**20:,.0f} MiB",
+        )
+    if not types:
+        return
+    kinds = (
+        (lambda x: t.is_binary(x) or t.is_large_binary(x) or t.is_fixed_size_binary(x), "bytes"),
+        (lambda x: t.is_temporal(x), "dates or times"),
+        (lambda x: t.is_decimal(x), "decimals"),
+    )
+    for field in parquet.schema_arrow:
+        for test, noun in kinds:
+            if test(field.type):
+                raise ImportFailure(
+                    display,
+                    None,
+                    field.name,
+                    f"holds {noun} ({field.type}); store it as text or numbers",
+                )
 
 
 def _flatten(obj: dict[str, Any]) -> dict[str, Any]:
@@ -173,6 +228,8 @@ class RowSource:
                     ) from None
                 except RecursionError:
                     raise ImportFailure(display, number, None, TOO_DEEP) from None
+                except ValueError as exc:  # Python's cap on integer digits
+                    raise ImportFailure(display, number, None, json_reason(exc)) from None
                 if not isinstance(obj, dict):
                     raise ImportFailure(display, number, None, "each line must be a JSON object")
                 row = _flatten(obj)
@@ -187,7 +244,9 @@ class RowSource:
 
         display, number = self.display, 0
         try:
-            batches = self._parquet().iter_batches(batch_size=PARQUET_BATCH)
+            parquet = self._parquet()
+            check_parquet(display, parquet)
+            batches = parquet.iter_batches(batch_size=PARQUET_BATCH)
             for batch in batches:
                 for obj in batch.to_pylist():
                     number += 1

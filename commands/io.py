@@ -34,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
             "file", help="a .csv, .tsv, .jsonl or .parquet file (or the tool's file / folder)"
         )
         p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
+        p.add_argument(
+            "--map",
+            action="append",
+            default=[],
+            metavar="THEIRS=OURS",
+            help="rename one of the file's field / column names to the project's (repeatable)",
+        )
         p.set_defaults(handler=cmd_import)
     sgd = isub.add_parser("sgd", help="import SGD dialogues into a dialogue-faithfulness project")
     sgd.add_argument("name", help="project name (created if missing)")
@@ -67,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_import(args: argparse.Namespace, store: Store) -> int:
     """Validate the whole file, then import it in one go (nothing on a bad row)."""
     from annotation_store.importing import PROGRESS_EVERY, ImportFailure
+    from interop.base import parse_mapping
     from workbench_api.data import import_file
 
     def progress(done: int, total: int, phase: str) -> None:
@@ -74,13 +82,25 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
             print(f"{phase}: {done:,} / {total:,} rows", file=sys.stderr, flush=True)
 
     try:
+        mapping = parse_mapping(args.map)
+    except ValueError as exc:
+        raise CommandError(f"nothing imported: {exc}") from None
+    try:
         reports = import_file(
-            store, args.name, args.what, args.file, args.format, on_progress=progress
+            store,
+            args.name,
+            args.what,
+            args.file,
+            args.format,
+            on_progress=progress,
+            mapping=mapping,
         )
     except ImportFailure as exc:
         raise CommandError(f"nothing imported: {exc}") from None
     for what, report in reports.items():
         print(report.summary(what))
+        for note in report.notes:
+            print(f"  note: {note}")
     return 0
 
 
@@ -98,11 +118,14 @@ def cmd_export(args: argparse.Namespace, store: Store) -> int:
     from workbench_api.data import export_file
 
     try:
-        n = export_file(store, args.name, args.what, args.out, args.format)
+        notes: list[str] = []
+        n = export_file(store, args.name, args.what, args.out, args.format, notes=notes)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     unit = {"label-studio": "tasks", "argilla": "records"}.get(args.format or "", "rows")
     print(f"exported {n} {args.what} {unit} to {args.out}")
+    for note in notes:
+        print(f"  note: {note}")
     return 0
 
 

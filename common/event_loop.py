@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -26,7 +27,33 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(coro)`` on the loop :func:`loop_factory` picks."""
+def _run_here(coro: Coroutine[Any, Any, T]) -> T:
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         return runner.run(coro)
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)`` on the loop :func:`loop_factory` picks.
+
+    Called while a loop is already running in this thread (a Jupyter cell, an async
+    host), the coroutine runs to completion on its own loop in a worker thread: the
+    caller's loop cannot be re-entered, and this call is synchronous by contract.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _run_here(coro)
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = _run_here(coro)
+        except BaseException as error:  # re-raised in the caller's thread below
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name="workbench-event-loop")
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -19,6 +19,7 @@ FORMATS = {
     "argilla": "interop.argilla",
     "langfuse": "interop.langfuse",
     "langsmith": "interop.langsmith",
+    "mturk": "interop.mturk",
 }
 
 

@@ -1,21 +1,29 @@
 """Argilla records as a Hugging Face ``datasets`` table (Parquet, JSON lines or Arrow).
 
-This is the flat layout Argilla 2's ``dataset.records.to_datasets()`` produces and
-``rg.Dataset.from_hub`` reads: one row per record with ``id``, the record's fields as
-columns, and per question ``<q>.responses`` (values), ``<q>.responses.users`` and
-``<q>.responses.status`` (``submitted`` / ``draft`` / ``discarded``). A question is a
-workbench field; a record is an item. Files are written with the ``datasets`` package's
-own writers (``to_parquet``, ``to_json``, ``save_to_disk`` for a folder); nothing goes
-near the Hub. The argilla client itself (argilla 2.8.0) needs a server for records.
+This is the flat layout argilla 2.8.0's own ``GenericIO.to_list(records, flatten=True)``
+produces (what ``to_datasets`` and ``to_hub`` write, and ``from_hub`` reads): one row
+per record with ``id``, the record's fields as columns, per question ``<q>.responses``
+(values), ``<q>.responses.users`` (user UUIDs) and ``<q>.responses.status``
+(``submitted`` / ``draft`` / ``discarded``), and ``<q>.suggestion`` / ``.score`` /
+``.agent`` (a model's answer). A question is a workbench field, a record an item, a
+suggestion an evaluator score (evaluator ``argilla``, judge model the agent; its
+confidence is counted in the notes). Fixture: tests/data/peers/argilla.
+
+A folder export is a dataset folder as ``from_hub`` / ``from_disk`` expect it:
+``.argilla/settings.json`` (fields and questions, as ``Settings.to_json`` writes them),
+``records.parquet`` and ``users.json`` (user UUID -> name). Single-file exports keep the
+names in ``<stem>.users.json`` beside the file. Imports read either mapping when present.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interop.base import Converted, Tagged, existing, fail
+from interop.base import Converted, Tagged, existing, fail, user_names
+from kinds import FieldType
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -25,17 +33,31 @@ WRITES = ("items", "annotations")
 RECORD_META = {"id", "status", "_server_id", "inserted_at", "updated_at", "metadata"}
 STATUS_IN = {"submitted": "submitted", "draft": "draft", "discarded": "skipped"}
 STATUS_OUT = {v: k for k, v in STATUS_IN.items()}
+#: Namespace of the user UUIDs exports derive from names.
+_USERS = uuid.UUID("7c0e4a1d-93b5-4f6e-8d2a-5b1e0f3c9a47")
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     if path.is_dir():
+        tables = sorted(path.glob("*.parquet")) + sorted(path.glob("data/*.parquet"))
+        if tables:
+            return [row for table in tables for row in _rows(table)]
         from datasets import load_from_disk
 
         return load_from_disk(str(path)).to_list()
     if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pylist()
+        from annotation_store.row_source import check_parquet
+
+        parquet = pq.ParquetFile(path)
+        # The decompressed-size cap, before any page; Argilla's own time columns are
+        # record metadata and never reach the store.
+        check_parquet(path.name, parquet, types=False)
+        return [
+            {k: v for k, v in row.items() if k not in RECORD_META or k in ("id", "status")}
+            for row in parquet.read().to_pylist()
+        ]
     if path.suffix.lower() in (".jsonl", ".json"):
         rows = []
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -45,17 +67,59 @@ def _rows(path: Path) -> list[dict[str, Any]]:
                 except json.JSONDecodeError as exc:
                     raise fail(path.name, f"line {number}", f"not valid JSON ({exc.msg})") from None
         return rows
-    raise fail(path.name, "the file", "use .parquet, .jsonl or a save_to_disk folder")
+    raise fail(path.name, "the file", "use .parquet, .jsonl or a dataset folder")
+
+
+def users_file(path: Path) -> Path:
+    """Where an export keeps its user UUIDs' names."""
+    return path / "users.json" if path.is_dir() else path.with_name(f"{path.stem}.users.json")
+
+
+def _names(path: Path) -> dict[str, str]:
+    """User UUID -> name, from the export's users file (either direction accepted)."""
+    pairs = user_names(users_file(path))
+    if pairs and all(_is_uuid(v) for v in pairs.values()):
+        return {v: k for k, v in pairs.items()}
+    return pairs
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _suggestion(out: Converted, where: str, record: dict[str, Any], q: str) -> int:
+    """The record's suggestion for ``q`` as an evaluator score; 1 if it had a confidence."""
+    value = record.get(f"{q}.suggestion")
+    if value is None:
+        return 0
+    at = f"{where}, suggestion {q!r}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        out.notes.append(f"{at}: a {type(value).__name__} suggestion is not a score")
+        return 0
+    agent = record.get(f"{q}.suggestion.agent") or None
+    row = {"item_id": record.get("id"), "evaluator": "argilla", "field": q, "value": value}
+    out.scores.append(Tagged(at, {**row, "judge_model": agent}))
+    return int(record.get(f"{q}.suggestion.score") is not None)
 
 
 def read(path: str | Path) -> Converted:
-    """Items (the records) and labels (their responses)."""
+    """Items (the records), labels (their responses) and scores (their suggestions)."""
     p = existing(path)
     out = Converted(p.name)
+    names = _names(p)
+    confident = 0
     for index, record in enumerate(_rows(p), start=1):
+        if not isinstance(record, dict):
+            raise fail(p.name, f"record {index}", "a record must be an object")
         item_id = record.get("id")
         where = f"record {index} (id {item_id})"
-        questions = {k.split(".", 1)[0] for k in record if k.endswith(".responses")}
+        questions = {
+            k.split(".", 1)[0] for k in record if k.endswith((".responses", ".suggestion"))
+        }
         fields = {
             k: v
             for k, v in record.items()
@@ -63,10 +127,13 @@ def read(path: str | Path) -> Converted:
         }
         out.items.append(Tagged(where, {"item_id": item_id, **fields}))
         for q in sorted(questions):
+            confident += _suggestion(out, where, record, q)
             values = record.get(f"{q}.responses") or []
             users = record.get(f"{q}.responses.users") or []
             statuses = record.get(f"{q}.responses.status") or ["submitted"] * len(values)
-            if not len(values) == len(users) == len(statuses):
+            if not all(isinstance(v, list) for v in (values, users, statuses)) or not (
+                len(values) == len(users) == len(statuses)
+            ):
                 raise fail(
                     p.name, f"{where}, question {q!r}", "responses, users, status differ in length"
                 )
@@ -74,13 +141,21 @@ def read(path: str | Path) -> Converted:
                 at = f"{where}, question {q!r}, user {user}"
                 if status not in STATUS_IN:
                     raise fail(p.name, at, f"unknown response status {status!r}")
-                row = {"item_id": item_id, "annotator": str(user), "field": q, "value": value}
+                who = names.get(str(user), str(user))
+                row = {"item_id": item_id, "annotator": who, "field": q, "value": value}
                 out.annotations.append(Tagged(at, {**row, "status": STATUS_IN[status]}))
+    if confident:
+        out.notes.append(f"{confident} suggestion confidence scores not imported")
     return out
 
 
+def user_uuid(project: str, name: str) -> str:
+    """The UUID an annotator gets in an export (the same every time)."""
+    return str(uuid.uuid5(_USERS, f"{project}/{name}"))
+
+
 def records(store: Store, project: str, with_labels: bool = True) -> list[dict[str, Any]]:
-    """The project as Argilla records (flat ``datasets`` rows)."""
+    """The project as Argilla records (flat ``datasets`` rows; users as UUIDs)."""
     from annotation_store.exporting import annotations_export_frame, items_frame
     from interop.frames import records as frame_records
 
@@ -99,15 +174,54 @@ def records(store: Store, project: str, with_labels: bool = True) -> list[dict[s
             row = rows[label["item_id"]]
             q = label["field"]
             row[f"{q}.responses"].append(label["value"])
-            row[f"{q}.responses.users"].append(label["annotator"])
+            row[f"{q}.responses.users"].append(user_uuid(project, label["annotator"]))
             row[f"{q}.responses.status"].append(STATUS_OUT[label["status"]])
     for row in rows.values():
         row["status"] = "completed" if any(row.get(f"{q}.responses") for q in names) else "pending"
     return list(rows.values())
 
 
-def write(store: Store, project: str, what: str, out: str | Path) -> int:
-    """Write the records with ``datasets``: .parquet, .jsonl, or a folder (Arrow)."""
+def settings(store: Store, project: str) -> dict[str, Any]:
+    """``.argilla/settings.json`` as ``Settings.to_json`` writes it: a text field per item
+    column, a question per human field."""
+    info = store.project(project)
+    fields = [
+        {"name": f.name, "title": f.name, "required": False, "type": "text"}
+        | {"settings": {"type": "text", "use_markdown": False}, "description": None}
+        for f in info.task_kind.item_fields
+    ]
+    questions = []
+    for f in info.task_kind.human_fields(info.settings):
+        options: dict[str, Any]
+        if f.type is FieldType.ORDINAL and f.values:
+            kind, options = "rating", {"options": [{"value": int(v)} for v in f.values]}
+        elif f.type in (FieldType.BINARY, FieldType.CATEGORICAL):
+            labels = ["yes", "no"] if f.type is FieldType.BINARY else [str(v) for v in f.values]
+            options = {"options": [{"value": v, "text": v, "description": None} for v in labels]}
+            kind = "label_selection"
+        else:
+            kind, options = "text", {"use_markdown": False}
+        questions.append(
+            {"name": f.name, "title": f.name, "description": f.description or None}
+            | {"required": True, "type": kind, "settings": {"type": kind, **options}}
+        )
+    return {
+        "guidelines": info.task_kind.guideline or None,
+        "questions": questions,
+        "fields": fields,
+        "vectors": [],
+        "metadata": [],
+        "allow_extra_metadata": True,
+        "distribution": {"strategy": "overlap", "min_submitted": 1},
+        "mapping": None,
+    }
+
+
+def write(
+    store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
+) -> int:
+    """Write the records with ``datasets``: .parquet, .jsonl, or a dataset folder
+    (``.argilla/settings.json`` + ``records.parquet``); user names in a users file."""
     from datasets import Dataset
 
     rows = records(store, project, with_labels=what == "annotations")
@@ -118,7 +232,16 @@ def write(store: Store, project: str, what: str, out: str | Path) -> int:
     elif path.suffix.lower() in (".jsonl", ".json"):
         dataset.to_json(str(path), lines=True, force_ascii=False)
     elif path.suffix == "":
-        dataset.save_to_disk(str(path))
+        (path / ".argilla").mkdir(parents=True, exist_ok=True)
+        text = json.dumps(settings(store, project), ensure_ascii=False)
+        (path / ".argilla" / "settings.json").write_text(text, encoding="utf-8")
+        dataset.to_parquet(str(path / "records.parquet"))
     else:
         raise ValueError("argilla export: use .parquet, .jsonl or a folder name")
+    if what == "annotations":
+        from annotation_store.exporting import annotations_export_frame
+
+        people = sorted(set(annotations_export_frame(store, project)["annotator"]))
+        mapping = {user_uuid(project, name): name for name in people}
+        users_file(path).write_text(json.dumps(mapping, ensure_ascii=False, indent=1), "utf-8")
     return len(rows)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,10 +35,96 @@ class Converted:
     items: list[Tagged] = field(default_factory=list)
     annotations: list[Tagged] = field(default_factory=list)
     scores: list[Tagged] = field(default_factory=list)
+    #: What the file holds that the import does not carry over, one line each.
+    notes: list[str] = field(default_factory=list)
+    #: Time on task the file records: ``(item_id, annotator, seconds)``.
+    seconds: list[tuple[Any, Any, Any]] = field(default_factory=list)
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
         return getattr(self, target)
+
+
+def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
+    """``["their_name=our_field", ...]`` as a dict; a malformed pair is a ValueError."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        theirs, sep, ours = pair.partition("=")
+        if not sep or not theirs.strip():
+            raise ValueError(
+                f"--map {pair!r}: use their_name=our_field (or their_name= to leave it out)"
+            )
+        mapping[theirs.strip()] = ours.strip()
+    return mapping
+
+
+def names(converted: Converted) -> list[str]:
+    """The field names the file's labels and scores use, in order of appearance."""
+    found = (t.row.get("field") for t in (*converted.annotations, *converted.scores))
+    return list(dict.fromkeys(str(f) for f in found if f is not None))
+
+
+def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted:
+    """Rename the file's names to the workbench's: label and score ``field`` values and
+    item columns. Names the mapping does not mention stay as they are; a name mapped to
+    ``""`` is left out, and counted in the notes."""
+    if not mapping:
+        return converted
+    dropped: Counter[str] = Counter()
+
+    def named(tagged: list[Tagged], key: str | None) -> list[Tagged]:
+        out = []
+        for t in tagged:
+            if key is None:
+                row = {mapping.get(k, k): v for k, v in t.row.items() if mapping.get(k, k)}
+            elif renamed := mapping.get(str(t.row.get(key)), t.row.get(key)):
+                row = {**t.row, key: renamed}
+            else:
+                dropped[t.row[key]] += 1
+                continue
+            out.append(Tagged(t.record, row))
+        return out
+
+    converted.items = named(converted.items, None)
+    converted.annotations = named(converted.annotations, "field")
+    converted.scores = named(converted.scores, "field")
+    converted.notes.extend(
+        f"{n} values of {name!r} left out (mapped to nothing)"
+        for name, n in sorted(dropped.items())
+    )
+    return converted
+
+
+def read_guarded(module: Any, path: str | Path) -> Converted:
+    """``module.read(path)``, with whatever a hostile file raises inside a tool's reader
+    turned into one line naming the file (the readers name the record where they can)."""
+    import csv
+
+    from annotation_store.row_source import MAX_CSV_CELL, TOO_DEEP, json_reason
+
+    display = Path(path).name
+    try:
+        if csv.field_size_limit() < MAX_CSV_CELL:
+            csv.field_size_limit(MAX_CSV_CELL)
+        return module.read(path)
+    except ImportFailure:
+        raise
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text (byte {exc.start:,}); save the file as UTF-8"
+    except RecursionError:
+        reason = TOO_DEEP
+    except csv.Error as exc:
+        too_long = "field larger than field limit" in str(exc)
+        reason = (
+            f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
+            if too_long
+            else f"not valid CSV ({exc})"
+        )
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, OSError) as exc:
+        first = (str(exc).splitlines() or [""])[0][:200]
+        digits = isinstance(exc, ValueError) and "digits" in first
+        reason = json_reason(exc) if digits else f"unreadable ({type(exc).__name__}: {first})"
+    raise ImportFailure(display, None, None, reason)
 
 
 def fail(display: str, record: str, reason: str, column: str | None = None) -> ImportFailure:
@@ -142,7 +229,22 @@ def import_converted(
     dry = DryRunStore(store, project)
     for target in chosen:
         _validate(dry, project, target, converted)
-    return dry.commit()
+    reports = dry.commit()
+    if converted.seconds and "annotations" in chosen:
+        from annotation_store.time_on_task import set_time_on_task
+
+        set_time_on_task(store, project, converted.seconds)
+    notes = list(converted.notes)
+    for target in TARGETS:
+        if target not in chosen and converted.rows(target):
+            noun = {"annotations": "labels"}.get(target, target)
+            notes.append(
+                f"{len(converted.rows(target))} {noun} in the file not imported "
+                f"(import the file as {target} to bring them in)"
+            )
+    if notes and reports:
+        reports[chosen[-1]].notes.extend(notes)
+    return reports
 
 
 def read_json_records(path: Path, display: str) -> list[Any]:
@@ -167,6 +269,19 @@ def read_json_records(path: Path, display: str) -> list[Any]:
     if not isinstance(data, list):
         raise ImportFailure(display, None, None, "expected a JSON array of records")
     return data
+
+
+def user_names(side: Path) -> dict[str, str]:
+    """The ``{user id: name}`` object an export keeps beside its file ({} when absent)."""
+    if not side.is_file():
+        return {}
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise fail(side.name, "the file", "not valid JSON") from None
+    if not isinstance(data, dict):
+        raise fail(side.name, "the file", "expected an object of user id -> name")
+    return {str(k): str(v) for k, v in data.items()}
 
 
 def existing(path: str | Path) -> Path:

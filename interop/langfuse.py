@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from interop.base import Converted, existing, fail
 from interop.scores_common import (
-    add_both,
+    add_routed,
     each_record,
+    exported_at,
     label_frames,
     metadata,
+    stable_uuid,
     write_records,
 )
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 WRITES = ("annotations", "scores")
 DEFAULT_EVALUATOR = "langfuse"
+#: ``source`` values: ANNOTATION is a person's score (a label); EVAL and API a model's.
 
 
 def _get(record: dict[str, Any], camel: str, snake: str) -> Any:
@@ -44,6 +47,8 @@ def read(path: str | Path) -> Converted:
         data_type = str(_get(record, "dataType", "data_type") or "NUMERIC").upper()
         value = record.get("value")
         shown = _get(record, "stringValue", "string_value") if data_type == "CATEGORICAL" else value
+        if data_type == "BOOLEAN" and value is not None:
+            shown = float(value) == 1.0
         annotator = _get(record, "authorUserId", "author_user_id") or meta.get("annotator")
         base = {
             "item_id": _get(record, "traceId", "trace_id"),
@@ -53,38 +58,52 @@ def read(path: str | Path) -> Converted:
             "score": value,
             "label": shown,
         }
-        add_both(out, where, base, meta)
+        source = str(record.get("source") or "").upper()
+        add_routed(out, where, base, meta, {"ANNOTATION": True, "": None}.get(source, False))
     return out
 
 
 def _label_score(row: dict[str, Any]) -> dict[str, Any]:
     value = row["value"]
     score: dict[str, Any] = {"traceId": row["item_id"], "name": row["field"]}
-    if isinstance(value, str | list):
+    if isinstance(value, bool):
+        score.update(value=float(value), stringValue=str(value), dataType="BOOLEAN")
+    elif isinstance(value, str | list):
+        # A categorical score's number comes from a score config on the server; with
+        # none, Langfuse keeps 0 and the category in stringValue, which is what is read.
         text = value if isinstance(value, str) else json.dumps(value)
-        score.update(value=None, stringValue=text, dataType="CATEGORICAL")
+        score.update(value=0.0, stringValue=text, dataType="CATEGORICAL")
     else:
         score.update(value=value, dataType="NUMERIC")
     return {**score, "source": "ANNOTATION", "authorUserId": row["annotator"]}
 
 
-def write(store: Store, project: str, what: str, out: str | Path) -> int:
-    """Write human labels (source ANNOTATION) or evaluator scores (source EVAL)."""
+def write(
+    store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
+) -> int:
+    """Write human labels (source ANNOTATION) or evaluator scores (source EVAL) as
+    Langfuse 5 ``Score`` objects (ids are UUIDs derived from what the score is about)."""
     rows = []
-    for n, row in enumerate(label_frames(store, project, what), start=1):
+    now = exported_at()
+    for row in label_frames(store, project, what, notes):
+        when = exported_at(row["updated_at"]) if row.get("updated_at") else now
+        stamp = {"timestamp": when, "createdAt": when, "updatedAt": when, "environment": "default"}
         if what == "annotations":
-            rows.append({"id": f"label-{n}", **_label_score(row)})
+            uid = stable_uuid(project, row["item_id"], row["field"], "label", row["annotator"])
+            rows.append({"id": uid, **_label_score(row), **stamp})
             continue
         meta = {"evaluator": row["evaluator"], "judge_model": row["judge_model"], "run": row["run"]}
+        about = (row["item_id"], row["field"], row["evaluator"], row["judge_model"], row["run"])
         rows.append(
             {
-                "id": f"score-{n}",
+                "id": stable_uuid(project, *about),
                 "traceId": row["item_id"],
                 "name": row["field"],
                 "value": row["value"],
                 "dataType": "NUMERIC",
                 "source": "EVAL",
                 "metadata": meta,
+                **stamp,
             }
         )
     if not rows:

@@ -5,7 +5,8 @@ the SDK, langsmith 0.14.17, adds six packages for a test that needs none of its 
 code): ``run_id``, ``trace_id``, ``key``, ``score`` (number or bool) or ``value``,
 ``comment``, ``feedback_source`` (``{"type": "model" | "api" | "app", "user_id",
 "user_name", "metadata"}``). The run id (else the trace id) is the item id, the key the
-field. As evaluator scores, the evaluator is ``feedback_source.metadata.evaluator`` (else
+field; the workbench's own exports keep the item id in ``extra.item_id`` (their run
+ids are UUIDs, as LangSmith wants). As evaluator scores, the evaluator is ``feedback_source.metadata.evaluator`` (else
 ``langsmith``); as human labels, the annotator is ``feedback_source.user_name`` or
 ``user_id`` (else ``metadata.annotator``).
 """
@@ -37,33 +38,47 @@ def read(path: str | Path) -> Converted:
         if value is None:
             value = record.get("value")
         base = {
-            "item_id": record.get("run_id") or record.get("trace_id"),
+            "item_id": common.metadata(record, "extra").get("item_id")
+            or record.get("run_id")
+            or record.get("trace_id"),
             "field": record.get("key"),
             "evaluator": DEFAULT_EVALUATOR,
             "annotator": source.get("user_name") or source.get("user_id") or meta.get("annotator"),
             "score": value,
             "label": value,
         }
-        common.add_both(out, where, base, meta)
+        kind = str(source.get("type") or "").lower()
+        common.add_routed(out, where, base, meta, {"app": True, "": None}.get(kind, False))
     return out
 
 
-def write(store: Store, project: str, what: str, out: str | Path) -> int:
-    """Write human labels (source ``app``) or evaluator scores (source ``model``)."""
+def write(
+    store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
+) -> int:
+    """Write human labels (source ``app``) or evaluator scores (source ``model``) as
+    LangSmith ``Feedback`` records: ids, run and trace ids are UUIDs derived from the
+    project and item, and ``extra.item_id`` keeps the item id they stand for."""
     rows = []
-    for n, row in enumerate(common.label_frames(store, project, what), start=1):
+    now = common.exported_at()
+    for row in common.label_frames(store, project, what, notes):
         value = row["value"]
+        run_id = common.stable_uuid(project, row["item_id"])
+        when = common.exported_at(row["updated_at"]) if row.get("updated_at") else now
         record: dict[str, Any] = {
-            "id": f"feedback-{n}",
-            "run_id": row["item_id"],
-            "trace_id": row["item_id"],
+            "run_id": run_id,
+            "trace_id": run_id,
             "key": row["field"],
+            "created_at": when,
+            "modified_at": when,
         }
         if what == "annotations":
             scored = isinstance(value, int | float) and not isinstance(value, bool)
             record.update(
-                score=value if scored else None,
-                value=None if scored else (value if isinstance(value, str) else json.dumps(value)),
+                id=common.stable_uuid(project, row["item_id"], row["field"], row["annotator"]),
+                score=value if scored or isinstance(value, bool) else None,
+                value=None
+                if scored or isinstance(value, bool)
+                else (value if isinstance(value, str) else json.dumps(value)),
                 feedback_source={"type": "app", "user_name": row["annotator"], "metadata": {}},
             )
         else:
@@ -72,10 +87,14 @@ def write(store: Store, project: str, what: str, out: str | Path) -> int:
                 "judge_model": row["judge_model"],
                 "run": row["run"],
             }
+            about = (row["item_id"], row["field"], row["evaluator"], row["judge_model"], row["run"])
             record.update(
-                score=value, value=None, feedback_source={"type": "model", "metadata": meta}
+                id=common.stable_uuid(project, *about),
+                score=value,
+                value=None,
+                feedback_source={"type": "model", "metadata": meta},
             )
-        rows.append(record)
+        rows.append({**record, "extra": {"item_id": row["item_id"]}})
     if not rows:
         raise fail(Path(out).name, "the project", f"has no {what} to export")
     return common.write_records(rows, out)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import uuid
+from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,26 @@ def _cell(value: str | None) -> Any:
     return value
 
 
+#: Namespace of the UUIDs exports derive (the same row gets the same id every time).
+_NAMESPACE = uuid.UUID("0d9f3c52-6a8e-4f0b-9a51-3e7c2b1d4f60")
+
+
+def stable_uuid(*parts: Any) -> str:
+    """A UUID (version 5) naming what ``parts`` describe."""
+    return str(uuid.uuid5(_NAMESPACE, json.dumps([str(p) for p in parts])))
+
+
+def exported_at(stamp: Any = None) -> str:
+    """``stamp`` (a stored time, naive meaning UTC; else now) as ISO 8601 UTC text, the
+    way the tools' records carry times."""
+    try:
+        when = datetime.fromisoformat(str(stamp)) if stamp else datetime.now(UTC)
+    except ValueError:
+        when = datetime.now(UTC)
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 def metadata(record: dict[str, Any], key: str = "metadata") -> dict[str, Any]:
     """A record's metadata object (``{}`` when absent)."""
     value = record.get(key)
@@ -46,33 +69,40 @@ def write_records(rows: list[dict[str, Any]], out: str | Path) -> int:
     elif suffix == ".json":
         text = json.dumps(rows, ensure_ascii=False, indent=1)
     elif suffix == ".csv":
-        buf = io.StringIO()
+        import pandas as pd
+
+        from common.csv_safe import to_csv
+
         columns = list(dict.fromkeys(k for r in rows for k in r))
-        writer = csv.DictWriter(buf, fieldnames=columns)
-        writer.writeheader()
-        for r in rows:
-            writer.writerow(
-                {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()}
-            )
-        text = buf.getvalue()
+        cells = [
+            {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()}
+            for r in rows
+        ]
+        text = to_csv(pd.DataFrame(cells, columns=columns, dtype=object)) or ""
     else:
         raise ValueError("score export: use .json, .jsonl or .csv")
     path.write_text(text, encoding="utf-8")
     return len(rows)
 
 
-def label_frames(store: Any, project: str, what: str) -> list[dict[str, Any]]:
-    """Submitted labels (``annotations``) or evaluator scores (``scores``) as plain rows."""
+def label_frames(
+    store: Any, project: str, what: str, notes: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Submitted labels (``annotations``) or evaluator scores (``scores``) as plain rows;
+    drafts and skips, which a score record cannot mark, are counted in ``notes``."""
     from annotation_store.exporting import annotations_export_frame, scores_export_frame
     from interop.frames import records
 
-    if what == "annotations":
-        return [
-            r
-            for r in records(annotations_export_frame(store, project))
-            if r["status"] == "submitted"
-        ]
-    return records(scores_export_frame(store, project))
+    if what != "annotations":
+        return records(scores_export_frame(store, project))
+    rows = records(annotations_export_frame(store, project))
+    left_out = Counter(r["status"] for r in rows if r["status"] != "submitted")
+    if notes is not None:
+        notes.extend(
+            f"{n} {status} labels not exported (a score record has no status)"
+            for status, n in sorted(left_out.items())
+        )
+    return [r for r in rows if r["status"] == "submitted"]
 
 
 def each_record(path: Path, noun: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -83,13 +113,18 @@ def each_record(path: Path, noun: str) -> Iterator[tuple[str, dict[str, Any]]]:
         yield f"{noun} {index} (id {record.get('id')})", record
 
 
-def add_both(out: Converted, where: str, base: dict[str, Any], meta: dict[str, Any]) -> None:
-    """Read a record both ways, as an evaluator's score and as a person's label (the import
-    keeps the one asked for). ``base`` has item_id, field, evaluator, annotator, score and
-    label; ``meta`` may name the judge model and the run."""
+def add_routed(
+    out: Converted, where: str, base: dict[str, Any], meta: dict[str, Any], human: bool | None
+) -> None:
+    """Route a record by its source: a person's score (``human``) becomes a label, a
+    model's or an API's an evaluator score; a record that names no source is read both
+    ways and the import keeps the one asked for. ``base`` has item_id, field, evaluator,
+    annotator, score and label; ``meta`` may name the judge model and the run."""
     common = {"item_id": base["item_id"], "field": base["field"]}
-    run = {"judge_model": meta.get("judge_model"), "run": meta.get("run", 0)}
-    score = {"evaluator": meta.get("evaluator") or base["evaluator"], "value": base["score"]}
-    out.scores.append(Tagged(where, {**common, **score, **run}))
-    person = {"annotator": base["annotator"], "value": base["label"]}
-    out.annotations.append(Tagged(where, {**common, **person}))
+    if human is not True:
+        run = {"judge_model": meta.get("judge_model"), "run": meta.get("run", 0)}
+        score = {"evaluator": meta.get("evaluator") or base["evaluator"], "value": base["score"]}
+        out.scores.append(Tagged(where, {**common, **score, **run}))
+    if human is not False:
+        person = {"annotator": base["annotator"], "value": base["label"]}
+        out.annotations.append(Tagged(where, {**common, **person}))

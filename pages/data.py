@@ -13,6 +13,7 @@ from kinds import ValidationError, kind_names
 from kinds.registry import kind_title
 from ui.context import PROJECT_KEY, current_project, get_store, has_role
 from ui.data_import import import_upload
+from ui.foreign_import import foreign_import
 from ui.items_browser import items_browser
 
 store = get_store()
@@ -61,6 +62,7 @@ what = st.segmented_control("What", list(IMPORTERS), default="items", key="impor
 upload = st.file_uploader("File", type=["csv", "tsv", "jsonl", "parquet"], key=f"upload_{what}")
 if upload is not None and st.button(f"Import {what}", type="primary"):
     import_upload(store, project.name, what, upload.name, upload.getvalue())
+foreign_import(store, project.name)
 
 st.subheader(f"Items of {project.name}")
 items_browser(store, project.name)

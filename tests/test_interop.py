@@ -7,7 +7,9 @@ files are written here from their documented schemas (see each ``interop`` modul
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +79,7 @@ def test_items_and_labels_round_trip(demo: Store, tmp_path: Path, fmt: str, suff
         export_file(demo, project, "annotations", out, fmt)
         copy = twin(demo, project, fmt + suffix.strip("."))
         reports = import_file(demo, copy, "annotations", out, fmt)
-        assert set(reports) == {"items", "annotations"}
+        assert set(reports) - {"scores"} == {"items", "annotations"}
         assert items(demo, copy) == items(demo, project)
         assert labels(demo, copy) == labels(demo, project) != []
         again = import_file(demo, copy, "annotations", out, fmt)  # idempotent
@@ -88,11 +90,50 @@ def test_potato_round_trip(demo: Store, tmp_path: Path) -> None:
     for project in DEMO:
         out = tmp_path / project
         export_file(demo, project, "annotations", out, "potato")
-        people = sorted(p.name for p in out.iterdir())
+        people = sorted(p.name for p in out.iterdir() if p.is_dir())
         assert people == ["demo-annotator-1", "demo-annotator-2", "demo-annotator-3"]
+        assert (out / "annotations.jsonl").is_file()
         copy = twin(demo, project, "potato", with_items=True)
         import_file(demo, copy, "annotations", out, "potato")
         assert labels(demo, copy) == labels(demo, project, ("submitted",))
+        from_export = twin(demo, project, "potato-jsonl", with_items=True)
+        import_file(demo, from_export, "annotations", out / "annotations.jsonl", "potato")
+        assert labels(demo, from_export) == labels(demo, project, ("submitted",))
+
+
+def test_potato_export_keeps_hostile_annotator_names_inside_out(
+    store: Store, tmp_path: Path
+) -> None:
+    store.create_project("lk", "likert", {"min": 1, "max": 5, "k": 2})
+    add_items(store, "lk", pd.DataFrame({"item_id": ["a"], "text": ["t"]}))
+    names = ["../../escaped", "/tmp/absolute", "..", "sub/dir", "ok"]
+    rows = pd.DataFrame({"item_id": "a", "annotator": names, "field": "label", "value": 3})
+    rows.loc[len(rows)] = {"item_id": "a", "annotator": "drafty", "field": "label", "value": 2}
+    rows["status"] = ["submitted"] * len(names) + ["draft"]
+    import_file(store, "lk", "annotations", _jsonl(tmp_path / "l.jsonl", rows))
+    out = tmp_path / "box" / "potato"
+    notes: list[str] = []
+    assert export_file(store, "lk", "annotations", out, "potato", notes=notes) == 5
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert written == [
+        "%2E%2E/user_state.json",
+        "%2Ftmp%2Fabsolute/user_state.json",
+        "..%2F..%2Fescaped/user_state.json",
+        "annotations.jsonl",
+        "ok/user_state.json",
+        "sub%2Fdir/user_state.json",
+    ]
+    assert not (tmp_path / "escaped").exists() and not (tmp_path / "box" / "sub").exists()
+    assert not Path("/tmp/absolute/user_state.json").exists()
+    assert notes == ["1 draft labels not exported (Potato keeps no draft labels)"]
+    states = [json.loads(p.read_text()) for p in out.glob("*/user_state.json")]
+    assert sorted(s["user_id"] for s in states) == sorted(names)
+    assert {json.dumps(s["instance_id_to_label_to_value"]) for s in states} == {
+        json.dumps({"a": [[{"schema": "label", "name": "3"}, "3"]]})
+    }
+    copy = twin(store, "lk", with_items=True)
+    import_file(store, copy, "annotations", out, "potato")
+    assert labels(store, copy) == labels(store, "lk", ("submitted",))
 
 
 @pytest.mark.parametrize("fmt", ["langfuse", "langsmith"])
@@ -192,47 +233,51 @@ def test_argilla_records_written_by_datasets(store: Store, tmp_path: Path) -> No
     ]
 
 
-def test_langfuse_scores_as_scores_or_labels(store: Store, tmp_path: Path) -> None:
+def test_langfuse_scores_are_routed_by_source(store: Store, tmp_path: Path) -> None:
+    """EVAL / API scores are a model's (evaluator scores), ANNOTATION ones a person's
+    (labels): one trace holding both does not collide, and a file imported as scores
+    says how many human scores it left out."""
     store.create_project("ir", "intent_resolution")
     add_items(
         store,
         "ir",
         pd.DataFrame({"item_id": ["t1", "t2"], "query": ["q1", "q2"], "response": ["r1", "r2"]}),
     )
-    export = {
-        "data": [
-            {
-                "id": "s1",
-                "traceId": "t1",
-                "name": "resolution",
-                "value": 0.8,
-                "dataType": "NUMERIC",
-                "source": "EVAL",
-                "metadata": {"evaluator": "judge", "judge_model": "m"},
-            },
-            {
-                "id": "s2",
-                "traceId": "t2",
-                "name": "resolution",
-                "value": 0.4,
-                "dataType": "NUMERIC",
-                "source": "ANNOTATION",
-                "authorUserId": "kim",
-            },
-        ],
-        "meta": {"page": 1, "totalItems": 2},
+    eval_score = {
+        "id": "s1",
+        "traceId": "t1",
+        "name": "resolution",
+        "value": 0.8,
+        "dataType": "NUMERIC",
+        "source": "EVAL",
+        "metadata": {"evaluator": "judge", "judge_model": "m"},
     }
+    api_score = {**eval_score, "id": "s3", "traceId": "t2", "value": 0.2, "source": "API"}
+    api_score["metadata"] = {}
+    human = {
+        "id": "s2",
+        "traceId": "t1",
+        "name": "resolution",
+        "value": 0.4,
+        "dataType": "NUMERIC",
+        "source": "ANNOTATION",
+        "authorUserId": "kim",
+    }
+    export = {"data": [eval_score, human, api_score], "meta": {"page": 1, "totalItems": 3}}
     path = tmp_path / "scores.json"
     path.write_text(json.dumps(export))
-    import_file(store, "ir", "scores", path, "langfuse")
+    reports = import_file(store, "ir", "scores", path, "langfuse")
     assert scores(store, "ir") == [
         ("t1", "judge", "resolution", 0.8, "m", 0),
-        ("t2", "langfuse", "resolution", 0.4, None, 0),
+        ("t2", "langfuse", "resolution", 0.2, None, 0),
     ]
-    export["data"] = export["data"][1:]
-    path.write_text(json.dumps(export))
-    import_file(store, "ir", "annotations", path, "langfuse")
-    assert labels(store, "ir") == [("t2", "kim", "resolution", "0.4", "submitted")]
+    assert labels(store, "ir") == []
+    assert reports["scores"].notes == [
+        "1 labels in the file not imported (import the file as annotations to bring them in)"
+    ]
+    reports = import_file(store, "ir", "annotations", path, "langfuse")
+    assert labels(store, "ir") == [("t1", "kim", "resolution", "0.4", "submitted")]
+    assert reports["scores"].unchanged == 2 and reports["annotations"].created == 1
 
 
 def test_langsmith_feedback_as_labels(store: Store, tmp_path: Path) -> None:
@@ -324,14 +369,18 @@ def test_bad_potato_and_argilla_records_import_nothing(demo: Store, tmp_path: Pa
     copy = twin(demo, "demo-dialogue", "bad", with_items=True)
     out = tmp_path / "potato"
     export_file(demo, "demo-dialogue", "annotations", out, "potato")
-    lines = (out / "demo-annotator-2" / "annotated_instances.jsonl").read_text().splitlines()
-    broken = json.loads(lines[3])
-    broken["label_annotations"]["faithful"] = {"maybe": True}
-    lines[3] = json.dumps(broken)
-    (out / "demo-annotator-2" / "annotated_instances.jsonl").write_text("\n".join(lines))
+    state_file = out / "demo-annotator-2" / "user_state.json"
+    state = json.loads(state_file.read_text())
+    instance = sorted(state["instance_id_to_label_to_value"])[3]
+    pairs = state["instance_id_to_label_to_value"][instance]
+    pairs.append([{"schema": "faithful", "name": "maybe"}, "maybe"])
+    state_file.write_text(json.dumps(state))
     with pytest.raises(
         ImportFailure,
-        match=r"user demo-annotator-2, line 4 \(id .*\), scheme 'faithful', column 'value'",
+        match=re.escape(
+            f"potato, user folder 'demo-annotator-2', instance {instance!r}, scheme 'faithful': "
+            "expected one chosen label, found 2"
+        ),
     ):
         import_file(demo, copy, "annotations", out, "potato")
     assert labels(demo, copy) == []
@@ -396,6 +445,7 @@ def test_cli_format_option(sqlite_url: str, tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().out.splitlines() == [
         "items: 6 created, 0 updated, 0 unchanged",
         "annotations: 54 created, 0 updated, 0 unchanged",
+        "scores: 6 created, 0 updated, 0 unchanged",
     ]
     code = main(
         [
@@ -457,3 +507,53 @@ def test_agreement_bundle_loads_in_one_line(sqlite_url: str, tmp_path: Path, cap
     assert round(icc["value"], 9) == 0.951070336 and icc["n"] == 5
     own = agreement.query("subject == 'geval (demo)' and statistic == 'over_own'").iloc[0]
     assert (own["value"], own["n"], round(own["p"], 9)) == (2.0, 3, 0.4)
+
+
+def test_cli_map_renames_their_names_to_our_fields(sqlite_url: str, tmp_path: Path, capsys) -> None:
+    path = tmp_path / "feedback.jsonl"
+    rows = [
+        {"id": f"f{n}", "run_id": item, "key": "correct", "score": score, "feedback_source": src}
+        for n, (item, score, src) in enumerate(
+            [
+                ("r1", 1, {"type": "app", "user_name": "lee"}),
+                ("r1", 0.9, {"type": "model", "metadata": {"evaluator": "gpt"}}),
+            ]
+        )
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = ["--db", sqlite_url]
+    assert main([*db, "project", "create", "fa", "--kind", "binary"]) == 0
+    items_csv = tmp_path / "items.csv"
+    items_csv.write_text("item_id,text\nr1,hello\n")
+    assert main([*db, "import", "items", "fa", str(items_csv)]) == 0
+    capsys.readouterr()
+    cmd = [*db, "import", "annotations", "fa", str(path), "--format", "langsmith"]
+    assert main(cmd) == 2
+    assert "unknown field 'correct'" in capsys.readouterr().err
+    assert main([*cmd, "--map", "correct=label"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "annotations: 1 created, 0 updated, 0 unchanged",
+        "scores: 1 created, 0 updated, 0 unchanged",
+    ]
+    assert main([*cmd, "--map", "correct"]) == 2
+    assert "use their_name=our_field" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["langfuse", "langsmith"])
+def test_score_csv_exports_neutralise_formulas(store: Store, tmp_path: Path, fmt: str) -> None:
+    store.create_project("c", "categorical", {"labels": ["=HYPERLINK(1)", "@x", "-2+3"]})
+    add_items(store, "c", pd.DataFrame({"item_id": ["a"], "text": ["t"]}))
+    rows = pd.DataFrame(
+        {"item_id": "a", "annotator": ["=bad", "ok"], "field": "label", "value": ["@x", "-2+3"]}
+    )
+    import_file(store, "c", "annotations", _jsonl(tmp_path / "l.jsonl", rows))
+    out = tmp_path / "labels.csv"
+    export_file(store, "c", "annotations", out, fmt)
+    cells = [c for row in csv.reader(out.read_text().splitlines()) for c in row]
+    assert "'@x" in cells and "'-2+3" in cells
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@"))]
+
+
+def _jsonl(path: Path, df: pd.DataFrame) -> Path:
+    df.to_json(path, orient="records", lines=True)
+    return path

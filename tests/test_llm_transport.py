@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 
 import openai
 import pydantic
@@ -102,3 +103,28 @@ def test_an_evaluator_run_goes_through_uvloop_and_aiohttp(
     progress = runner.run_evaluator(store, "ir", "intent_resolution")
     assert seen == [uvloop.Loop]
     assert (progress.done, progress.failed, fast_llm.calls) == (5, 0, 5)
+
+
+def test_a_run_from_inside_a_running_loop_works_like_a_notebook_cell() -> None:
+    """Jupyter runs cells inside a loop; run() must still finish the coroutine and return."""
+
+    async def thread_name() -> str:
+        await asyncio.sleep(0)
+        return threading.current_thread().name
+
+    async def cell() -> tuple[str, str]:
+        return event_loop.run(thread_name()), threading.current_thread().name
+
+    inner, outer = asyncio.run(cell())
+    assert inner == "workbench-event-loop" and outer == "MainThread"
+
+
+def test_an_error_inside_a_nested_run_reaches_the_caller() -> None:
+    async def fails() -> None:
+        raise ValueError("scripted failure")
+
+    async def cell() -> None:
+        event_loop.run(fails())
+
+    with pytest.raises(ValueError, match="scripted failure"):
+        asyncio.run(cell())

@@ -153,14 +153,19 @@ def import_file(
     path: str | Path,
     fmt: str | None = None,
     on_progress: Callable[[int, int, str], None] | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> dict[str, ImportReport]:
     """Import a native file (CSV/TSV/JSONL/Parquet) or another tool's (``fmt``),
     all-or-nothing.
 
     With ``fmt``, ``annotations`` also brings in the items the file carries (Label
-    Studio tasks, Argilla records). ``on_progress(done, total, phase)`` follows a native
-    items import. Returns the report per target."""
+    Studio tasks, Argilla records) and the model scores (predictions, suggestions, EVAL
+    scores); ``mapping`` renames the file's field and column names to the project's.
+    ``on_progress(done, total, phase)`` follows a native items import. Returns the
+    report per target; what the file holds but the import leaves out is in its notes."""
     _check_what(what)
+    if fmt is None and mapping:
+        raise ApiError("a field mapping works with another tool's format (--format)")
     if fmt is None:
         from annotation_store.importing import IMPORTERS, import_items
 
@@ -168,17 +173,23 @@ def import_file(
             return {what: import_items(store, project, path, on_progress=on_progress)}
         return {what: IMPORTERS[what](store, project, path)}
     from interop import format_module
-    from interop.base import import_converted
+    from interop.base import apply_mapping, import_converted, read_guarded
 
-    converted = format_module(fmt).read(path)
-    targets = ("items", "annotations") if what == "annotations" else (what,)
+    converted = apply_mapping(read_guarded(format_module(fmt), path), mapping or {})
+    targets = ("items", "annotations", "scores") if what == "annotations" else (what,)
     return import_converted(store, project, converted, targets)
 
 
 def export_file(
-    store: Store, project: str, what: str, out: str | Path, fmt: str | None = None
+    store: Store,
+    project: str,
+    what: str,
+    out: str | Path,
+    fmt: str | None = None,
+    notes: list[str] | None = None,
 ) -> int:
-    """Write items, labels or scores natively (by suffix) or in another tool's format."""
+    """Write items, labels or scores natively (by suffix) or in another tool's format;
+    what the format cannot carry (drafts, skips...) is counted in ``notes``."""
     _check_what(what)
     if fmt is None:
         from annotation_store.exporting import export
@@ -187,7 +198,9 @@ def export_file(
     from interop import format_module
 
     module = format_module(fmt)
+    if not module.WRITES:
+        raise ApiError(f"{fmt} files are imported only; the workbench does not write them")
     if what not in module.WRITES:
         raise ApiError(f"{fmt} export holds {' or '.join(module.WRITES)}, not {what}")
     store.project(project)
-    return module.write(store, project, what, out)
+    return module.write(store, project, what, out, notes=notes)

@@ -1,0 +1,197 @@
+"""Hostile files on every import surface, native and foreign: each is refused in ONE line
+naming the file, the record (where the file has records) and the reason, and nothing is
+imported. Small files are in tests/data/hostile; huge ones and Parquet ones are made here.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from annotation_store import Store, row_source
+from annotation_store.importing import ImportFailure
+from commands import main
+from workbench_api import add_items, import_file
+
+HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
+
+# (file in tests/data/hostile, what, format, the one line expected after "<file>, ")
+CASES = [
+    ("not_utf8.jsonl", "items", None, "row 1, column 'text': not UTF-8 text (byte 0xe9)"),
+    ("ls_not_utf8.json", "annotations", "label-studio", "not UTF-8 text (byte 32)"),
+    ("deep.jsonl", "items", None, "row 1: JSON nested deeper than 64 levels"),
+    ("ls_deep.json", "annotations", "label-studio", "JSON nested deeper than 64 levels"),
+    ("long_int.jsonl", "items", None, "row 1: an integer longer than 4,300 digits"),
+    ("ls_long_int.json", "annotations", "label-studio", "an integer longer than 4,300 digits"),
+    (
+        "ls_annotations_not_list.json",
+        "annotations",
+        "label-studio",
+        "task 1 (id 1): 'annotations' must be a list of objects",
+    ),
+    (
+        "ls_result_not_list.json",
+        "annotations",
+        "label-studio",
+        "task 1 (id 1), annotation 1: 'result' must be a list",
+    ),
+    (
+        "ls_value_not_object.json",
+        "annotations",
+        "label-studio",
+        "task 1 (id 1), annotation 1, result 'label': a result's value must be an object",
+    ),
+    (
+        "nan_in_value.jsonl",
+        "items",
+        None,
+        "row 1, column 'extra': NaN or Infinity inside a JSON value",
+    ),
+    (
+        "nul_in_name.jsonl",
+        "annotations",
+        None,
+        "row 1, column 'annotator': a NUL character (\\x00), which the database cannot store",
+    ),
+    (
+        "ls_nul_in_name.json",
+        "annotations",
+        "label-studio",
+        "task 1 (id 1), annotation 1, result 'label', column 'annotator': a NUL character",
+    ),
+    (
+        "lf_nan.json",
+        "scores",
+        "langfuse",
+        "score 1 (id s), column 'value': must be a finite number",
+    ),
+    ("mturk_not_utf8.csv", "annotations", "mturk", "not UTF-8 text (byte 87)"),
+]
+
+
+@pytest.fixture
+def project(store: Store) -> Store:
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    add_items(store, "p", pd.DataFrame({"item_id": ["a"], "text": ["t"]}))
+    return store
+
+
+def nothing_imported(store: Store) -> None:
+    assert [i.item_id for i in store.items("p")] == ["a"]
+    assert store.annotations_frame("p", ("draft", "submitted", "skipped")).empty
+    assert store.scores_frame("p").empty
+
+
+@pytest.mark.parametrize(("name", "what", "fmt", "reason"), CASES, ids=[c[0] for c in CASES])
+def test_hostile_file_is_refused_in_one_line(
+    project: Store, name: str, what: str, fmt: str | None, reason: str
+) -> None:
+    with pytest.raises(ImportFailure) as caught:
+        import_file(project, "p", what, HOSTILE / name, fmt)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 400
+    assert message.startswith(f"{name}, ") or message.startswith(f"{name}: ")
+    assert reason in message
+    nothing_imported(project)
+
+
+def _cell_over_cap(path: Path, header: str, before: str) -> Path:
+    with path.open("w") as f:
+        f.write(header + "\n" + before + "x" * (row_source.MAX_CSV_CELL + 1) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("fmt", [None, "langfuse", "mturk"])
+def test_a_csv_cell_over_the_cap(project: Store, tmp_path: Path, fmt: str | None) -> None:
+    header, before = {
+        None: ("item_id,text", "b,"),
+        "langfuse": ("id,traceId,name,value,source,comment", "s,a,label,3,EVAL,"),
+        "mturk": ("HITId,AssignmentId,WorkerId,AssignmentStatus,Input.text", "H,A,W,Approved,"),
+    }[fmt]
+    path = _cell_over_cap(tmp_path / "big.csv", header, before)
+    what = "items" if fmt is None else ("scores" if fmt == "langfuse" else "annotations")
+    with pytest.raises(
+        ImportFailure, match=r"big\.csv.*a cell is longer than the limit of 16,777,216"
+    ):
+        import_file(project, "p", what, path, fmt)
+    nothing_imported(project)
+
+
+PARQUET_COLUMNS = {
+    "bytes": pa.array([b"\x00\x01"]),
+    "timestamps": pa.array([pd.Timestamp("2026-01-01")]),
+    "decimals": pa.array([decimal.Decimal("1.50")]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PARQUET_COLUMNS))
+def test_parquet_columns_the_store_cannot_keep(project: Store, tmp_path: Path, kind: str) -> None:
+    path = tmp_path / f"{kind}.parquet"
+    table = pa.table({"item_id": ["b"], "text": ["t"], "odd": PARQUET_COLUMNS[kind]})
+    pq.write_table(table, path)
+    noun = {"bytes": "bytes", "timestamps": "dates or times", "decimals": "decimals"}[kind]
+    with pytest.raises(ImportFailure, match=rf"{kind}\.parquet, column 'odd': holds {noun}"):
+        import_file(project, "p", "items", path)
+    nothing_imported(project)
+
+
+@pytest.mark.parametrize("fmt", [None, "argilla"])
+def test_a_small_parquet_that_inflates_past_the_cap(
+    project: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str | None
+) -> None:
+    """The real cap is 200 MiB; a 1 MiB cap shows the same check without 300 MB of RAM."""
+    monkeypatch.setattr(row_source, "MAX_PARQUET_BYTES", 1 << 20)
+    path = tmp_path / "bomb.parquet"
+    ids = [f"b{n}" for n in range(64)]
+    table = pa.table({"id": ids, "item_id": ids, "text": ["y" * 65536 + i for i in ids]})
+    pq.write_table(table, path, compression="zstd")
+    assert path.stat().st_size < 64 * 1024
+    what = "items" if fmt is None else "annotations"
+    with pytest.raises(
+        ImportFailure, match=r"bomb\.parquet: decompresses to \d+ MiB, over the cap of 1 MiB"
+    ):
+        import_file(project, "p", what, path, fmt)
+    nothing_imported(project)
+
+
+def test_cli_prints_one_line_and_no_traceback(sqlite_url: str, capsys) -> None:
+    db = ["--db", sqlite_url]
+    assert main([*db, "project", "create", "p", "--kind", "likert"]) == 0
+    capsys.readouterr()
+    code = main([*db, "import", "items", "p", str(HOSTILE / "long_int.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == (
+        "error: nothing imported: long_int.jsonl, row 1: an integer longer than 4,300 digits\n"
+    )
+
+
+def test_the_committed_hostile_files_are_all_covered() -> None:
+    covered = {c[0] for c in CASES}
+    assert {p.name for p in HOSTILE.iterdir() if p.suffix != ".md"} == covered
+    assert json.loads((HOSTILE / "ls_result_not_list.json").read_text())[0]["id"] == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "what", "fmt"),
+    [
+        ("nan_in_value.jsonl", "items", None),
+        ("nul_in_name.jsonl", "annotations", None),
+        ("ls_nul_in_name.json", "annotations", "label-studio"),
+    ],
+)
+def test_nan_and_nul_are_refused_on_postgresql_too(
+    any_store: Store, name: str, what: str, fmt: str | None
+) -> None:
+    """PostgreSQL's JSON has no NaN and its text no NUL: refused before the database."""
+    any_store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    add_items(any_store, "p", pd.DataFrame({"item_id": ["a"], "text": ["t"]}))
+    with pytest.raises(ImportFailure, match=r"NaN or Infinity|a NUL character"):
+        import_file(any_store, "p", what, HOSTILE / name, fmt)
+    nothing_imported(any_store)
