@@ -86,7 +86,7 @@ def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
     """One row per item scored by both versions: item_id, score_a, score_b, human,
     movement, flipped, reasoning_a, reasoning_b, fact_changes."""
     va, vb = _by_label(fi, label_a), _by_label(fi, label_b)
-    excluded = set(va.few_shot_ids) | set(vb.few_shot_ids)
+    excluded = set(va.excluded) | set(vb.excluded)
     ra, rb = fi.results[va.signature], fi.results[vb.signature]
     sa = per_item(field_scores(ra, fi.field, excluded))
     sb = per_item(field_scores(rb, fi.field, excluded))

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 #: The headline figure of each field type (the chart draws it by version).
 HEADLINE = {"binary": "kappa", "ordinal": "spearman", "interval": "pearson", "derived": "pearson"}
 EXCLUDED_REASON = (
-    f"shown to the judge as few-shot examples ({FEW_SHOT_KEY} in the signature settings), "
-    "so left out of this version's figures"
+    f"shown to the judge as few-shot examples ({FEW_SHOT_KEY} in the signature settings) "
+    "or repeating an example's text, so left out of this version's figures"
 )
 
 
@@ -88,7 +88,7 @@ def version_row(
 ) -> dict[str, Any]:
     """Everything about one version on the field."""
     results = fi.results[v.signature]
-    excluded = set(v.few_shot_ids)
+    excluded = set(v.excluded)
     kept = results[~results["item_id"].isin(excluded)]
     scores = field_scores(results, fi.field, excluded)
     row: dict[str, Any] = {
@@ -104,6 +104,7 @@ def version_row(
             "n": len(excluded),
             "reason": EXCLUDED_REASON if excluded else None,
             "item_ids": sorted(excluded),
+            "reasons": dict(sorted(v.excluded.items())),
         },
         **_usage(kept),
     }
@@ -155,7 +156,7 @@ def alignment_table(
     rows = [
         version_row(fi, v, n_resamples=n_resamples, seed=seed, epsilon=eps)
         for v in fi.versions
-        if relevant(fi.results[v.signature], fi.field)
+        if v.probe is None and relevant(fi.results[v.signature], fi.field)
     ]
     return {
         "project": project,

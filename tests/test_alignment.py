@@ -53,7 +53,7 @@ def test_one_row_per_version_with_kappa_failures_cost_and_exclusions(toy: Store)
     )
     lo, hi = v1["headline"]["ci"]
     assert lo < v1["headline"]["value"] < hi
-    assert v1["excluded"] == {"n": 0, "reason": None, "item_ids": []}
+    assert v1["excluded"] == {"n": 0, "reason": None, "item_ids": [], "reasons": {}}
     # v2: its two few-shot items are out of every figure, and the row says so
     assert v2["excluded"]["n"] == 2 and v2["excluded"]["item_ids"] == FEW_SHOT
     assert "few-shot" in v2["excluded"]["reason"]
