@@ -39,30 +39,53 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def alt_test_n(alt: dict[str, Any]) -> str | None:
+    """``3 annotators · 38 items`` (the range of items when annotators differ)."""
+    ns = [a["n"] for a in alt.get("annotators") or []]
+    if not ns:
+        return None
+    items = f"{min(ns)}" if min(ns) == max(ns) else f"{min(ns)}-{max(ns)}"
+    return f"{len(ns)} annotators · {items} items"
+
+
+def _n(probe: dict[str, Any]) -> int | None:
+    return probe.get("n") or None
+
+
 def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
-    """Per version: self-consistency, calibration, length bias, position swap, ego bias
-    and the alternative annotator test (missing figures stay empty; reasons in JSON)."""
+    """Per version: self-consistency, calibration, length bias, position swap, option
+    order, ego bias and the alternative annotator test, each with the n it used (missing
+    figures stay empty; reasons in JSON)."""
     rows = []
     for r in doc["versions"]:
         p = r["probes"]
         sc, cal, lb = p["self_consistency"], p["calibration"], p["length_bias"]
         swap, ego, alt = p["position_swap"], p["ego_bias"], p["alt_test"]
+        order = p.get("option_order") or {}
         rows.append(
             {
                 "version": r["label"],
                 "samples unanimous": sc.get("unanimous"),
                 "samples α": sc.get("alpha"),
-                "ECE": cal.get("ece"),
+                "samples n": _n(sc),
+                "ECE (P(yes) vs majority)": cal.get("ece"),
                 "Brier": cal.get("brier"),
+                "calibration n": _n(cal),
                 "length ρ (residual)": (lb.get("spearman") or {}).get("r"),
                 "length ρ 95% CI": _ci((lb.get("spearman") or {}).get("ci")),
+                "length n": _n(lb),
                 "swap: share changed": swap.get("changed") if swap.get("n") else None,
+                "swap 95% CI": _ci(swap.get("ci")),
+                "swap n": _n(swap),
+                "options reversed: share changed": order.get("changed") if order.get("n") else None,
+                "options n": _n(order),
                 "over-estimated": ego.get("over"),
                 "under-estimated": ego.get("under"),
                 "alt-test ω": alt.get("winning_rate"),
                 "alt-test ρ": alt.get("advantage"),
                 "alt-test": alt.get("reason")
                 or ("passes" if alt.get("passed") else "does not pass"),
+                "alt-test n": alt_test_n(alt),
             }
         )
     return pd.DataFrame(rows)

@@ -45,20 +45,56 @@ def _fmt(value: Any) -> str:
 
 
 def table_text(doc: dict[str, Any]) -> str:
-    """The document as a readable table, one line per version."""
+    """The document as a readable table: one line per version, then its probes, each
+    figure with the n it was computed on."""
     head = doc["headline"]
     lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {head}"]
     for row in doc["versions"]:
         h = row["headline"]
         ci = f" [{_fmt(h['ci'][0])}, {_fmt(h['ci'][1])}]" if h.get("ci") else ""
-        alt = row["probes"]["alt_test"]
         lines.append(
-            f"  {row['label']}: n {row['n']}, {head} {_fmt(h['value'])}{ci}, "
-            f"failures {_fmt(row['failure_rate'])}, mean cost {_fmt(row['mean_cost'])}, "
-            f"excluded {row['excluded']['n']}, alt-test omega "
-            f"{_fmt(alt['winning_rate']) if alt.get('winning_rate') is not None else alt.get('reason')}"
+            f"  {row['label']}: {row['n']} items compared; {head} {_fmt(h['value'])}{ci} "
+            f"(n {h.get('n', 0)}), failures {_fmt(row['failure_rate'])} "
+            f"(n {row['n_results']} results), mean cost {_fmt(row['mean_cost'])}, "
+            f"excluded {row['excluded']['n']}"
         )
+        lines += [f"    {line}" for line in probe_lines(row["probes"])]
     return "\n".join(lines)
+
+
+def probe_lines(p: dict[str, Any]) -> list[str]:
+    """One line per probe: its figures and n, or why it is missing."""
+    from alignment.frames import alt_test_n
+
+    def share(x: dict[str, Any]) -> str:
+        ci = x.get("ci")
+        span = f" [{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else ""
+        return f"{_fmt(x['changed'])}{span} changed (n {x['n']}, vs {x['partner']})"
+
+    cal, lb, sc = p["calibration"], p["length_bias"], p["self_consistency"]
+    alt = p["alt_test"]
+    out = {
+        "calibration": cal.get("n")
+        and f"ECE (P(yes) vs majority) {_fmt(cal['ece'])}, Brier {_fmt(cal['brier'])} "
+        f"(n {cal['n']})",
+        "self-consistency": sc.get("n")
+        and f"unanimous {_fmt(sc['unanimous'])}, alpha {_fmt(sc.get('alpha'))} (n {sc['n']})",
+        "length bias": lb.get("n")
+        and f"spearman {_fmt(lb['spearman']['r'])} (n {lb['spearman'].get('n', lb['n'])})",
+        "position swap": p["position_swap"].get("n") and share(p["position_swap"]),
+        "option order": (p.get("option_order") or {}).get("n") and share(p["option_order"]),
+        "alt-test": alt.get("reason")
+        or f"omega {_fmt(alt['winning_rate'])}, rho {_fmt(alt['advantage'])}, "
+        f"{'passes' if alt['passed'] else 'does not pass'} ({alt_test_n(alt)})",
+    }
+    reasons = {
+        "calibration": cal.get("reason"),
+        "self-consistency": sc.get("reason"),
+        "length bias": lb.get("reason"),
+        "position swap": p["position_swap"].get("reason"),
+        "option order": (p.get("option_order") or {}).get("reason"),
+    }
+    return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
 
 
 def cmd_alignment(args: argparse.Namespace, store: Store) -> int:

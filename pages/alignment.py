@@ -13,6 +13,7 @@ from alignment.frames import probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.table import alignment_table
 from ui.context import get_store, require_project
+from ui.probe_runs import probe_control
 from ui.tables import dash_missing
 
 FIELD_KEY = "alignment_field"
@@ -72,9 +73,10 @@ frame, config = dash_missing(versions_frame(doc))
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_versions")
 for row in doc["versions"]:
     if row["excluded"]["n"]:
+        why = "; ".join(f"{i}: {r}" for i, r in (row["excluded"].get("reasons") or {}).items())
         st.caption(
             f"**{row['label']}**: {row['excluded']['n']} item(s) excluded, "
-            f"{row['excluded']['reason']}."
+            f"{row['excluded']['reason']} ({why})."
         )
     for flag in ((row.get("binary") or {}).get("flags") or {}).values():
         st.caption(f":material/warning: **{row['label']}**: {flag}.")
@@ -88,8 +90,12 @@ st.caption(
     f"Alternative annotator test: leave one annotator out, one-sided paired t-test with "
     f"ε = {doc['meta']['epsilon']}, Benjamini-Yekutieli at q = 0.05; ω is the share of "
     "annotators the judge can replace (passes at ω ≥ 0.5), ρ its average advantage "
-    "probability. Needs 3 annotators with 30 items each."
+    "probability. Needs 3 annotators with 30 items each. Each figure's n is beside it. "
+    "ECE here bins the judge's P(yes) against the human majority (10 equal-width bins). "
+    "Swap / options reversed: the share of decisions a probe run of the version changed, "
+    "95% Wilson interval."
 )
+probe_control(project.name, doc["versions"])
 for row in doc["versions"]:
     fig = figures.reliability_diagram(row["label"], row["probes"]["calibration"])
     if fig is not None:

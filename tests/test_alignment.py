@@ -141,7 +141,7 @@ def test_cli_alignment_json_and_errors(toy: Store, sqlite_url: str, capsys) -> N
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["n"] == 37
     assert main(["--db", sqlite_url, "alignment", "toy", "--resamples", "0"]) == 0
-    assert "judge:toy v2: n 38, kappa" in capsys.readouterr().out
+    assert "judge:toy v2: 38 items compared; kappa" in capsys.readouterr().out
 
 
 def test_agreement_document_leaves_few_shot_items_out_and_says_so(toy: Store) -> None:
