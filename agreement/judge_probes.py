@@ -74,6 +74,7 @@ def calibration(prob: np.ndarray, gold: np.ndarray, n_bins: int = N_BINS) -> dic
         "n": len(p),
         "brier": float(np.mean((p - y) ** 2)),
         "ece": float(ece),
+        "definition": "P(yes) vs human majority",
         "bins": bins,
     }
 

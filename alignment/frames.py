@@ -6,6 +6,20 @@ from typing import Any
 
 import pandas as pd
 
+#: What the binary calibration probe bins (Potato bins confidence vs correctness).
+ECE_BINARY = "P(yes) vs human majority"
+
+
+def confusion_frame(row: dict[str, Any]) -> pd.DataFrame | None:
+    """A categorical row's confusion matrix: people's majority label by row, the judge's
+    by column (None for other rows)."""
+    c = row.get("confusion")
+    if not c:
+        return None
+    frame = pd.DataFrame(c["matrix"], index=c["labels"], columns=c["labels"])
+    frame.index.name = "people \\ judge"
+    return frame
+
 
 def _ci(ci: list[float] | None) -> str | None:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else None
@@ -23,7 +37,8 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "n": r["n"],
                 head: r["headline"]["value"],
                 f"{head} 95% CI": _ci(r["headline"]["ci"]),
-                "spearman": r["correlations"]["spearman"]["r"],
+                "spearman": (r["correlations"].get("spearman") or {}).get("r"),
+                "accuracy": r.get("accuracy"),
                 "precision": b.get("precision"),
                 "recall": b.get("recall"),
                 "F1": b.get("f1"),
@@ -68,7 +83,8 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "samples unanimous": sc.get("unanimous"),
                 "samples α": sc.get("alpha"),
                 "samples n": _n(sc),
-                "ECE (P(yes) vs majority)": cal.get("ece"),
+                "ECE": cal.get("ece"),
+                "ECE definition": cal.get("definition") or (cal.get("n") and ECE_BINARY),
                 "Brier": cal.get("brier"),
                 "calibration n": _n(cal),
                 "length ρ (residual)": (lb.get("spearman") or {}).get("r"),

@@ -123,9 +123,10 @@ def options_partner(v: Version, versions: list[Version]) -> Version | None:
     return None
 
 
-def _changed_share(
+def changed_share(
     fi: FieldInputs, v: Version, partner: Version | None, means: pd.Series, missing: str
 ) -> dict[str, Any]:
+    """Share of the items whose decision or score the probe run ``partner`` changed."""
     if partner is None:
         return {"n": 0, "reason": missing}
     excluded = set(v.excluded) | set(partner.excluded)
@@ -137,12 +138,12 @@ def _changed_share(
 
 
 def _position_swap(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
-    return _changed_share(fi, v, swap_partner(v, fi.versions), means, "no swapped run")
+    return changed_share(fi, v, swap_partner(v, fi.versions), means, "no swapped run")
 
 
 def _option_order(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
     partner = options_partner(v, fi.versions)
-    return _changed_share(fi, v, partner, means, "no reverse_options probe run")
+    return changed_share(fi, v, partner, means, "no reverse_options probe run")
 
 
 def _alt_test(fi: FieldInputs, v: Version, means: pd.Series, epsilon: float) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from agreement.decision_kappa import decision_kappa
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.evaluator import ScoreRows, compare_evaluator
 from agreement.inputs import is_binary_scores
-from alignment.inputs import FieldInputs, load_field
+from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.probes import probes
 from alignment.scores import field_scores, per_item, relevant
 from alignment.versions import FEW_SHOT_KEY, Version
@@ -148,11 +148,22 @@ def alignment_table(
     seed: int = DEFAULT_SEED,
     epsilon: float | None = None,
 ) -> dict[str, Any]:
-    """The alignment document of one field (what ``cli.py alignment --json`` prints)."""
+    """The alignment document of one field (what ``cli.py alignment --json`` prints); a
+    categorical field's label judges are compared by :mod:`alignment.categorical`."""
     from agreement.alt_test import EPSILON
 
     eps = EPSILON if epsilon is None else epsilon
-    fi = load_field(store, project, field)
+    try:
+        fi = load_field(store, project, field)
+    except AlignmentError:
+        from alignment.categorical import categorical_table
+
+        doc = categorical_table(
+            store, project, field, n_resamples=n_resamples, seed=seed, epsilon=eps
+        )
+        if doc is None:
+            raise
+        return doc
     rows = [
         version_row(fi, v, n_resamples=n_resamples, seed=seed, epsilon=eps)
         for v in fi.versions

@@ -57,6 +57,7 @@ def table_text(doc: dict[str, Any]) -> str:
             f"(n {h.get('n', 0)}), failures {_fmt(row['failure_rate'])} "
             f"(n {row['n_results']} results), mean cost {_fmt(row['mean_cost'])}, "
             f"excluded {row['excluded']['n']}"
+            + (f", accuracy {_fmt(row['accuracy'])}" if row.get("accuracy") is not None else "")
         )
         lines += [f"    {line}" for line in probe_lines(row["probes"])]
     return "\n".join(lines)
@@ -64,7 +65,7 @@ def table_text(doc: dict[str, Any]) -> str:
 
 def probe_lines(p: dict[str, Any]) -> list[str]:
     """One line per probe: its figures and n, or why it is missing."""
-    from alignment.frames import alt_test_n
+    from alignment.frames import ECE_BINARY, alt_test_n
 
     def share(x: dict[str, Any]) -> str:
         ci = x.get("ci")
@@ -75,8 +76,9 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
     alt = p["alt_test"]
     out = {
         "calibration": cal.get("n")
-        and f"ECE (P(yes) vs majority) {_fmt(cal['ece'])}, Brier {_fmt(cal['brier'])} "
-        f"(n {cal['n']})",
+        and f"ECE ({cal.get('definition') or ECE_BINARY}) {_fmt(cal['ece'])}"
+        + (f", Brier {_fmt(cal['brier'])}" if "brier" in cal else "")
+        + f" (n {cal['n']})",
         "self-consistency": sc.get("n")
         and f"unanimous {_fmt(sc['unanimous'])}, alpha {_fmt(sc.get('alpha'))} (n {sc['n']})",
         "length bias": lb.get("n")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from alignment import figures
 from alignment.diff import default_pair, diff_summary, version_diff
-from alignment.frames import probes_frame, versions_frame
+from alignment.frames import confusion_frame, probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.table import alignment_table
 from ui.context import get_store, require_project
@@ -82,6 +82,11 @@ for row in doc["versions"]:
         st.caption(f":material/warning: **{row['label']}**: {flag}.")
 if doc["versions"]:
     st.plotly_chart(figures.headline_chart(doc), width="stretch")
+for row in doc["versions"]:
+    confusion = confusion_frame(row)
+    if confusion is not None:
+        st.caption(f"**{row['label']}**: people's majority label (rows) by the judge's (columns)")
+        st.dataframe(confusion, key=f"alignment_confusion_{row['label']}")
 
 st.header("Reliability and bias probes")
 frame, config = dash_missing(probes_frame(doc))
@@ -113,7 +118,11 @@ cols = st.columns(2)
 first, second = default_pair(doc["versions"])
 a = cols[0].selectbox("From", labels, index=first, key="alignment_diff_a")
 b = cols[1].selectbox("To", labels, index=second, key="alignment_diff_b")
-diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
+try:
+    diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
+except AlignmentError as exc:
+    st.caption(f"No item-by-item diff here: {exc}.")
+    st.stop()
 s = diff_summary(diff)
 m = st.columns(4)
 m[0].metric("Items in both", s["n"])

@@ -25,7 +25,7 @@ def test_cli_text_and_probes_table_give_each_figure_its_n(toy: Store) -> None:
     assert "38 items compared; kappa 0.737" in text[v2] and "(n 38)" in text[v2]
     assert "(n 38 results)" in text[v2] and "excluded 2" in text[v2]
     probes = text[v2 + 1 : v2 + 7]
-    assert probes[0].strip().startswith("calibration: ECE (P(yes) vs majority) 0.076")
+    assert probes[0].strip().startswith("calibration: ECE (P(yes) vs human majority) 0.076")
     assert probes[0].endswith("(n 38)")
     # the swapped run flips items 10, 20, 30: 3 of 38, Wilson 95% [0.027, 0.208]
     assert "position swap: 0.079 [0.027, 0.208] changed (n 38" in probes[3]
