@@ -63,6 +63,17 @@ def alt_test_n(alt: dict[str, Any]) -> str | None:
     return f"{len(ns)} annotators · {items} items"
 
 
+def recalibration_text(rec: dict[str, Any]) -> str | None:
+    """``brier raw 0.333 · platt 0.242 · isotonic 0.243`` (cross-fitted), or None."""
+    raw = rec.get("raw")
+    if not raw:
+        return None
+    figure = "brier" if "brier" in raw else "mae"
+    parts = [f"{figure} raw {raw[figure]:.3f}"]
+    parts += [f"{m} {rec[m][figure]:.3f}" for m in ("platt", "isotonic") if m in rec]
+    return " · ".join(parts)
+
+
 def _n(probe: dict[str, Any]) -> int | None:
     return probe.get("n") or None
 
@@ -102,6 +113,8 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "alt-test": alt.get("reason")
                 or ("passes" if alt.get("passed") else "does not pass"),
                 "alt-test n": alt_test_n(alt),
+                "recalibrated (cross-fitted)": recalibration_text(p.get("recalibration") or {}),
+                "recalibration n": _n(p.get("recalibration") or {}),
             }
         )
     return pd.DataFrame(rows)

@@ -160,6 +160,28 @@ def _alt_test(fi: FieldInputs, v: Version, means: pd.Series, epsilon: float) -> 
     return alt_test(judge, labels, discrete=fi.binary, epsilon=epsilon).to_dict()
 
 
+def _recalibration(fi: FieldInputs, kept: pd.DataFrame, means: pd.Series, seed: int) -> Any:
+    """Platt / isotonic maps of the judge's P(yes) (or its scores) onto the human scale,
+    cross-fitted: raw and calibrated figures side by side."""
+    from agreement.recalibration import recalibrated
+
+    x = means
+    if fi.binary:
+        ok = kept[kept["status"] == "ok"]
+        prob = pd.to_numeric(
+            pd.Series([d.get("probability") for d in ok["details"]], index=ok["item_id"]),
+            errors="coerce",
+        ).dropna()
+        if not prob.empty:
+            x = prob.groupby(level=0).mean()
+    ref = fi.dense.majority if fi.binary else fi.dense.mean
+    y = ref[fi.space.codes(x.index)]
+    has = ~np.isnan(y)
+    out = recalibrated(x.to_numpy(float)[has], y[has], binary=fi.binary, seed=seed)
+    out["input"] = "P(yes)" if fi.binary and x is not means else "score"
+    return out
+
+
 def probes(
     fi: FieldInputs,
     v: Version,
@@ -182,4 +204,5 @@ def probes(
         if bias is not None
         else {"reason": "bias is counted on a graded field with a known scale"},
         "alt_test": _alt_test(fi, v, means, epsilon),
+        "recalibration": _recalibration(fi, kept, means, seed),
     }

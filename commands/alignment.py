@@ -65,7 +65,7 @@ def table_text(doc: dict[str, Any]) -> str:
 
 def probe_lines(p: dict[str, Any]) -> list[str]:
     """One line per probe: its figures and n, or why it is missing."""
-    from alignment.frames import ECE_BINARY, alt_test_n
+    from alignment.frames import ECE_BINARY, alt_test_n, recalibration_text
 
     def share(x: dict[str, Any]) -> str:
         ci = x.get("ci")
@@ -88,6 +88,8 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "alt-test": alt.get("reason")
         or f"omega {_fmt(alt['winning_rate'])}, rho {_fmt(alt['advantage'])}, "
         f"{'passes' if alt['passed'] else 'does not pass'} ({alt_test_n(alt)})",
+        "recalibration": (rec := p.get("recalibration") or {}).get("raw")
+        and f"{recalibration_text(rec)} ({rec['k']}-fold cross-fitted, n {rec['n']})",
     }
     reasons = {
         "calibration": cal.get("reason"),
@@ -95,6 +97,7 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "length bias": lb.get("reason"),
         "position swap": p["position_swap"].get("reason"),
         "option order": (p.get("option_order") or {}).get("reason"),
+        "recalibration": (p.get("recalibration") or {}).get("reason"),
     }
     return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
 
