@@ -18,6 +18,7 @@ import pandas as pd
 
 from agreement import judge_probes
 from agreement.alt_test import AltTestResult, Q, alt_test
+from agreement.label_judge import confidence_calibration
 from alignment.scores import field_scores, per_item
 from alignment.versions import Version
 
@@ -69,7 +70,13 @@ def _calibration(fi: FieldInputs, kept: pd.DataFrame) -> dict[str, Any]:
     prob = prob.groupby(level=0).mean()
     gold = fi.dense.majority[fi.space.codes(prob.index)]
     has = ~np.isnan(gold)
-    return judge_probes.calibration(prob.to_numpy(float)[has], gold[has])
+    p, y = prob.to_numpy(float)[has], gold[has]
+    out = judge_probes.calibration(p, y)
+    # Potato's definition beside it: confidence in its own answer (max(p, 1 - p)) against
+    # whether that answer (p >= 0.5) equals the human majority
+    own = confidence_calibration(np.maximum(p, 1 - p), (p >= 0.5) == (y >= 0.5))
+    out["own_answer"] = {k: own[k] for k in ("n", "ece", "definition") if k in own}
+    return out
 
 
 def _lengths(fi: FieldInputs, item_ids: pd.Index) -> tuple[pd.Series, str | None]:

@@ -28,6 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="item-by-item diff of two versions (labels as listed, e.g. 'judge:toy v1')",
     )
+    p.add_argument(
+        "--card",
+        default=None,
+        metavar="VERSION",
+        help="the evaluation card of one version (label as listed, e.g. 'judge:x v2') as Markdown",
+    )
+    p.add_argument("--out", default=None, help="with --card: write the card to this file")
     add_bootstrap_options(p)
     p.add_argument(
         "--epsilon",
@@ -102,6 +109,23 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
     return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
 
 
+def _write_card(doc: dict[str, Any], label: str, out: str | None) -> int:
+    from pathlib import Path
+
+    from alignment.card import card_markdown, evaluation_card
+
+    text = card_markdown(evaluation_card(doc, label))
+    if out is None:
+        print(text, end="")
+        return 0
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot write {out}: {exc.strerror}") from None
+    print(f"evaluation card of {label} written to {out}")
+    return 0
+
+
 def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
     """Print the alignment document (or a version diff)."""
     from alignment.inputs import AlignmentError
@@ -111,6 +135,8 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
         raise CommandError("--resamples must be >= 0")
     if args.epsilon is not None and not 0 <= args.epsilon < 1:
         raise CommandError("--epsilon must be in [0, 1)")
+    if args.out and not args.card:
+        raise CommandError("--out goes with --card VERSION")
     try:
         if args.diff:
             from alignment.diff import diff_versions
@@ -135,6 +161,8 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
                 seed=args.seed,
                 epsilon=args.epsilon,
             )
+            if args.card:
+                return _write_card(data, args.card, args.out)
             if not args.json:
                 print(table_text(data))
                 return 0

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from alignment import figures
+from alignment.card import card_markdown, evaluation_card
 from alignment.diff import default_pair, diff_summary, version_diff
 from alignment.frames import confusion_frame, probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
@@ -106,8 +107,22 @@ for row in doc["versions"]:
     if fig is not None:
         st.plotly_chart(fig, width="stretch")
 
-st.header("Version diff")
 labels = [r["label"] for r in doc["versions"]]
+if labels:
+    st.header("Evaluation card")
+    card_label = st.selectbox("Version", labels, index=len(labels) - 1, key="alignment_card")
+    card = card_markdown(evaluation_card(doc, card_label))
+    with st.container(border=True):
+        st.markdown(card.split("\n", 1)[1])
+    st.download_button(
+        "Download the card (Markdown)",
+        card,
+        file_name=f"card-{card_label.replace(' ', '-').replace(':', '-')}.md",
+        mime="text/markdown",
+        key="alignment_card_download",
+    )
+
+st.header("Version diff")
 if len(labels) < 2:
     st.caption("A diff needs two versions.")
     st.stop()
