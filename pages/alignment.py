@@ -1,5 +1,6 @@
 """Alignment page: every version of every evaluator against the humans on one field, the
-headline figure by version, reliability and bias probes, and a version diff."""
+headline figure by version, reliability and bias probes (with a probe-run button), an
+evaluation card, and a version diff with autocalibration."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from alignment.diff import default_pair, diff_summary, version_diff
 from alignment.frames import confusion_frame, probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.table import alignment_table
+from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
 from ui.probe_runs import probe_control
 from ui.tables import dash_missing
@@ -139,6 +141,7 @@ except AlignmentError as exc:
     st.caption(f"No item-by-item diff here: {exc}.")
     st.stop()
 s = diff_summary(diff)
+full = diff
 m = st.columns(4)
 m[0].metric("Items in both", s["n"])
 m[1].metric("Toward the humans", s["toward"])
@@ -158,3 +161,6 @@ table = diff.assign(
 )
 frame, config = dash_missing(table)
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
+autocalibration_control(
+    project.name, doc["versions"][labels.index(b)], full, doc["field_type"] == "binary"
+)
