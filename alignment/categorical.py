@@ -96,7 +96,7 @@ def _row(
     seed: int,
     epsilon: float,
 ) -> dict[str, Any]:
-    from alignment.table import EXCLUDED_REASON, _usage
+    from alignment.table import row_head
 
     excluded = set(v.excluded)
     kept = results[~results["item_id"].isin(excluded)]
@@ -117,21 +117,7 @@ def _row(
         {i: float(cats.index(x)) for i, x in mine["labels"].items() if x in cats}, dtype=float
     )
     return {
-        "label": v.label,
-        "evaluator": v.evaluator,
-        "version": v.version,
-        "signature": v.signature,
-        "model": v.model,
-        "date": v.created_at.isoformat(timespec="seconds") if v.created_at else None,
-        "n_runs": len(v.run_ids),
-        "swapped": v.swapped,
-        "excluded": {
-            "n": len(excluded),
-            "reason": EXCLUDED_REASON if excluded else None,
-            "item_ids": sorted(excluded),
-            "reasons": dict(sorted(v.excluded.items())),
-        },
-        **_usage(kept),
+        **row_head(v, kept),
         "n": cmp["n"],
         "headline": {
             "name": "kappa",

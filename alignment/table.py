@@ -83,15 +83,10 @@ def _headline(
     }
 
 
-def version_row(
-    fi: FieldInputs, v: Version, *, n_resamples: int, seed: int, epsilon: float
-) -> dict[str, Any]:
-    """Everything about one version on the field."""
-    results = fi.results[v.signature]
-    excluded = set(v.excluded)
-    kept = results[~results["item_id"].isin(excluded)]
-    scores = field_scores(results, fi.field, excluded)
-    row: dict[str, Any] = {
+def row_head(v: Version, kept: pd.DataFrame) -> dict[str, Any]:
+    """What every row says of its version: names, date, runs, the items the leakage guard
+    left out (with reasons), failures, cost and tokens of the ``kept`` results."""
+    return {
         "label": v.label,
         "evaluator": v.evaluator,
         "version": v.version,
@@ -101,13 +96,24 @@ def version_row(
         "n_runs": len(v.run_ids),
         "swapped": v.swapped,
         "excluded": {
-            "n": len(excluded),
-            "reason": EXCLUDED_REASON if excluded else None,
-            "item_ids": sorted(excluded),
+            "n": len(v.excluded),
+            "reason": EXCLUDED_REASON if v.excluded else None,
+            "item_ids": sorted(v.excluded),
             "reasons": dict(sorted(v.excluded.items())),
         },
         **_usage(kept),
     }
+
+
+def version_row(
+    fi: FieldInputs, v: Version, *, n_resamples: int, seed: int, epsilon: float
+) -> dict[str, Any]:
+    """Everything about one version on the field."""
+    results = fi.results[v.signature]
+    excluded = set(v.excluded)
+    kept = results[~results["item_id"].isin(excluded)]
+    scores = field_scores(results, fi.field, excluded)
+    row: dict[str, Any] = row_head(v, kept)
     item = fi.space.codes(scores["item_id"])
     res = compare_evaluator(
         v.evaluator,

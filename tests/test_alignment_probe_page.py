@@ -3,29 +3,20 @@ once the job ran, the probes table shows the share changed with its n."""
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from annotation_store import Store
 from tests.support.apptest import assert_ok, open_app
-from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.scripted_llm import ScriptedLLM
+from tests.test_judge_probe_runs import _yes_for_two_gold_texts
 from tests.test_llm_support import fast_llm_fixture
 
 _fast_llm = fast_llm_fixture()
 TOML = Path(__file__).parent / "data" / "judges" / "same_task.toml"
 PROJECT = "demo-intent-match"
 NO_WORKER = {"WORKBENCH_JOBS_IN_APP": "0"}
-
-
-def _yes_for_two_gold_texts(request: dict[str, Any]) -> Reply:
-    text = "\n".join(m["content"] for m in request["messages"] if m["role"] == "user")
-    first = re.search(r"Gold intent: (.*)", text).group(1)
-    answer = int(first.startswith(("Set an alarm", "Book a table")))
-    return Reply(content=json.dumps({"answer": answer}))
 
 
 def test_swap_probe_button_queues_a_probe_run_of_the_version(
