@@ -2,7 +2,7 @@
 
 A ``type = "label"`` judge stores its label in ``details["answer"]`` (and the label's
 position as the score). Each version's label per item (the most frequent over its runs,
-ties to the first in the field's order) is compared with the people's majority label
+ties to the first in alphabetical order) is compared with the people's majority label
 (ties: no reference): accuracy, Cohen's kappa with a bootstrap CI, the confusion matrix,
 the alternative annotator test in its accuracy form (labels coded as numbers, equal or
 not), probe runs (option order, swap) and, when the judge sampled several replies, the
@@ -38,14 +38,10 @@ def categorical_fields(inputs: Any) -> list[str]:
     ]
 
 
-def _majority(values: list[str], order: list[str]) -> str | None:
+def _most_frequent(values: list[str]) -> str:
     counts = Counter(values)
     best = max(counts.values())
-    top = [v for v in counts if counts[v] == best]
-    if len(top) == 1:
-        return top[0]
-    ranked = [v for v in order if v in top]
-    return ranked[0] if ranked else sorted(top)[0]
+    return sorted(v for v in counts if counts[v] == best)[0]
 
 
 def judge_labels(results: pd.DataFrame, field: str, excluded: set[str]) -> dict[str, Any]:
@@ -61,12 +57,12 @@ def judge_labels(results: pd.DataFrame, field: str, excluded: set[str]) -> dict[
         labels.setdefault(item, []).append(answer)
         if isinstance(details.get("samples"), list):
             samples.setdefault(item, []).extend(str(s) for s in details["samples"])
-    out = {i: _majority(v, []) for i, v in labels.items()}
+    out = {i: _most_frequent(v) for i, v in labels.items()}
     conf = {i: float(np.mean([s == out[i] for s in samples[i]])) for i in samples if i in out}
     return {"labels": out, "confidence": conf}
 
 
-def human_majority(labels: pd.DataFrame, order: list[str]) -> dict[str, str]:
+def human_majority(labels: pd.DataFrame) -> dict[str, str]:
     """Per item, the people's majority label (an item with a tie has none)."""
     out = {}
     for item, g in labels.groupby("item_id", sort=True):
@@ -96,13 +92,15 @@ def _row(
     seed: int,
     epsilon: float,
 ) -> dict[str, Any]:
+    """One version's row on the categorical field (``_scores``: the label positions per
+    item, for pairing with probe runs; popped by the caller)."""
     from alignment.table import row_head
 
     excluded = set(v.excluded)
     kept = results[~results["item_id"].isin(excluded)]
     mine = judge_labels(results, field, excluded)
     people = labels[~labels["item_id"].isin(excluded)]
-    majority = human_majority(people, cats)
+    majority = human_majority(people)
     cmp = compare_labels(mine["labels"], majority, cats, n_resamples=n_resamples, seed=seed)
     conf = {i: c for i, c in mine["confidence"].items() if i in majority}
     calibration = (

@@ -26,7 +26,8 @@ def _ci(ci: list[float] | None) -> str | None:
 
 
 def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
-    """Version, n, headline with CI, binary P/R/F1/kappa, failures, cost, tokens, date."""
+    """Version, n, headline with CI and the n it used, binary P/R/F1/kappa, failures,
+    cost, tokens, date."""
     head = doc["headline"]
     rows = []
     for r in doc["versions"]:
@@ -37,6 +38,7 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "n": r["n"],
                 head: r["headline"]["value"],
                 f"{head} 95% CI": _ci(r["headline"]["ci"]),
+                f"{head} n": r["headline"].get("n"),
                 "spearman": (r["correlations"].get("spearman") or {}).get("r"),
                 "accuracy": r.get("accuracy"),
                 "precision": b.get("precision"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from alignment.frames import probes_frame
+from alignment.frames import probes_frame, versions_frame
 from alignment.table import alignment_table
 from annotation_store import Store
 from commands.alignment import table_text
@@ -36,3 +36,5 @@ def test_cli_text_and_probes_table_give_each_figure_its_n(toy: Store) -> None:
     assert row["swap 95% CI"] == "[0.027, 0.208]"
     assert row["alt-test n"] == "3 annotators · 38 items"
     assert frame.loc["judge:toy v1", "alt-test n"] == "3 annotators · 39 items"
+    versions = versions_frame(doc).set_index("version")
+    assert list(versions["kappa n"]) == [39, 38, 38] and list(versions["n"]) == [39, 38, 38]
