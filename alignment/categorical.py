@@ -150,6 +150,22 @@ class _Pairing:
     binary: bool = False
 
 
+def load_categorical(
+    store: Store, project: str
+) -> tuple[Any, list[Version], dict[str, pd.DataFrame]]:
+    """The project's inputs, its versions (leakage guard applied) and their results."""
+    from reports.data import load_inputs
+
+    inputs = load_inputs(store, project)
+    versions = load_versions(store, project)
+    leaks = {e["signature"]: e["reasons"] for e in inputs.meta.get("excluded") or []}
+    results = {}
+    for v in versions:
+        v.excluded = dict(leaks.get(v.signature) or {})
+        results[v.signature] = version_results(store, v)
+    return inputs, versions, results
+
+
 def categorical_table(
     store: Store,
     project: str,
@@ -162,18 +178,11 @@ def categorical_table(
     """The alignment document of a categorical field (None when the kind has none, or
     no label judge answered ``field``)."""
     from agreement.inputs import field_frame
-    from reports.data import load_inputs
 
-    inputs = load_inputs(store, project)
+    inputs, versions, results = load_categorical(store, project)
     names = categorical_fields(inputs)
     if field is not None and field not in names:
         return None
-    versions = load_versions(store, project)
-    leaks = {e["signature"]: e["reasons"] for e in inputs.meta.get("excluded") or []}
-    results = {}
-    for v in versions:
-        v.excluded = dict(leaks.get(v.signature) or {})
-        results[v.signature] = version_results(store, v)
     answered = [
         n
         for n in names

@@ -141,13 +141,33 @@ def diff_versions(
 ) -> dict[str, Any]:
     """The diff of versions ``a`` and ``b`` (labels or signature texts) as JSON-ready data:
     the field, a summary and one record per item (what ``alignment --diff --json`` prints)."""
-    fi = load_field(store, project, field)
-    frame = version_diff(fi, a, b)
+    try:
+        fi = load_field(store, project, field)
+        field, frame = fi.field, version_diff(fi, a, b)
+    except AlignmentError:
+        found = _label_diff(store, project, field, a, b)
+        if found is None:
+            raise
+        field, frame = found
     return {
         "project": project,
-        "field": fi.field,
+        "field": field,
         "a": a,
         "b": b,
         "summary": diff_summary(frame),
         "items": frame.to_dict(orient="records"),
     }
+
+
+def _label_diff(
+    store: Store, project: str, field: str | None, a: str, b: str
+) -> tuple[str, pd.DataFrame] | None:
+    """The diff on a categorical field (None when the project has no such field)."""
+    from alignment.categorical import categorical_fields, load_categorical
+    from alignment.label_diff import label_diff
+
+    names = categorical_fields(load_categorical(store, project)[0])
+    if not names or (field is not None and field not in names):
+        return None
+    field = field or names[0]
+    return field, label_diff(store, project, field, a, b)

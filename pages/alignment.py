@@ -13,6 +13,7 @@ from alignment.card import card_markdown, evaluation_card
 from alignment.diff import default_pair, diff_summary, version_diff
 from alignment.frames import confusion_frame, probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
+from alignment.label_diff import label_diff
 from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
@@ -136,7 +137,10 @@ first, second = default_pair(doc["versions"])
 a = cols[0].selectbox("From", labels, index=first, key="alignment_diff_a")
 b = cols[1].selectbox("To", labels, index=second, key="alignment_diff_b")
 try:
-    diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
+    if doc["field_type"] == "categorical":
+        diff = label_diff(store, project.name, doc["field"], a, b)
+    else:
+        diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
 except AlignmentError as exc:
     st.caption(f"No item-by-item diff here: {exc}.")
     st.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pandas as pd
 import pytest
 
 from alignment.table import alignment_table
@@ -148,3 +149,38 @@ def test_alignment_page_shows_a_label_judge_with_its_confusion_matrix(
         1 for k in range(N) if majority(k) == "pos" and judge(k) == "pos"
     )
     assert any("A diff needs two versions" in str(c.value) for c in at.caption)
+
+
+def test_label_version_diff_moves_toward_and_away(moods: Store) -> None:
+    from alignment.diff import diff_versions
+    from workbench_api.autocalibration import corrected_items
+
+    ids = [f"i{k:02d}" for k in range(N)]
+    # version 2 fixes every 4th item but now errs on every 5th
+    sig = Signature("judge:mood", "2", "m", "p2", {})
+    run = moods.create_run("moods", sig, 0)
+    v2 = {i: shifted(k) if k % 5 == 0 else truth(k) for k, i in enumerate(ids)}
+    moods.save_results(
+        "moods",
+        run,
+        [
+            EvalResult(i, sig, scores={"label": float(CATS.index(a))}, details={"answer": a})
+            for i, a in v2.items()
+        ],
+    )
+    moods.finish_run(run)
+    data = diff_versions(moods, "moods", "judge:mood v1", "judge:mood v2")
+    rows = {r["item_id"]: r for r in data["items"]}
+    expected = {}
+    for k, i in enumerate(ids):
+        a, b, h = judge(k), v2[i], majority(k)
+        expected[i] = (
+            "unchanged" if a == b else "toward" if b == h else "away" if a == h else "same distance"
+        )
+    assert {i: r["movement"] for i, r in rows.items()} == expected
+    assert rows["i04"]["movement"] == "toward" and rows["i05"]["movement"] == "away"
+    assert data["summary"]["flipped"] == sum(judge(k) != v2[i] for k, i in enumerate(ids))
+    frame = pd.DataFrame(data["items"])
+    assert corrected_items(frame, binary=False) == [
+        i for k, i in enumerate(ids) if v2[i] != majority(k)
+    ]

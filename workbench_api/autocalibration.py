@@ -24,12 +24,16 @@ if TYPE_CHECKING:
 
 def corrected_items(diff: pd.DataFrame, binary: bool) -> list[str]:
     """Items of a version diff where the people disagree with the "to" version: another
-    decision on a binary field, a score at least one point off the human mean otherwise."""
+    decision on a binary field, another label on a categorical one, a score at least one
+    point off the human mean otherwise."""
     out = []
     for item, score, human in zip(diff["item_id"], diff["score_b"], diff["human"], strict=True):
         if human is None or (isinstance(human, float) and np.isnan(human)):
             continue
-        off = (score >= 0.5) != (human >= 0.5) if binary else abs(score - human) >= 1.0
+        if isinstance(score, str):  # a label judge: another label than the people's
+            off = score != human
+        else:
+            off = (score >= 0.5) != (human >= 0.5) if binary else abs(score - human) >= 1.0
         if off:
             out.append(str(item))
     return out
