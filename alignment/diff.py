@@ -25,7 +25,8 @@ FACT_SIDES = ("gold_facts", "predicted_facts")
 TOL = 1e-9
 
 
-def _by_label(fi: FieldInputs, label: str) -> Version:
+def find_version(fi: FieldInputs, label: str) -> Version:
+    """The version with this label or signature text (AlignmentError for none)."""
     for v in fi.versions:
         if label in (v.label, v.signature):
             return v
@@ -85,7 +86,7 @@ def default_pair(rows: list[dict[str, Any]]) -> tuple[int, int]:
 def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
     """One row per item scored by both versions: item_id, score_a, score_b, human,
     movement, flipped, reasoning_a, reasoning_b, fact_changes."""
-    va, vb = _by_label(fi, label_a), _by_label(fi, label_b)
+    va, vb = find_version(fi, label_a), find_version(fi, label_b)
     excluded = set(va.excluded) | set(vb.excluded)
     ra, rb = fi.results[va.signature], fi.results[vb.signature]
     sa = per_item(field_scores(ra, fi.field, excluded))

@@ -63,3 +63,20 @@ def test_alignment_row_carries_the_recalibration_probe(store) -> None:
     assert rec["raw"]["brier"] == pytest.approx(wrong / 39)
     assert rec["platt"]["brier"] < rec["raw"]["brier"]
     assert rows["judge:toy v2"]["probes"]["recalibration"]["input"] == "P(yes)"
+
+
+def test_a_stored_versions_map_for_other_modules(store) -> None:
+    from alignment.inputs import AlignmentError
+    from alignment.recalibration_map import version_map
+    from tests.alignment_fixtures import build_toy, human, v1_score
+
+    build_toy(store)
+    m = version_map(store, "toy", "judge:toy v1", method="isotonic")
+    assert (m.field, m.n) == ("label", 39)
+    majority = [int(sum(human(k, w) for w in range(3)) >= 2) for k in range(39)]
+    # isotonic on 0/1 scores: each score maps to the share of majority-yes among its items
+    for s in (0, 1):
+        mine = [m_ for k, m_ in enumerate(majority) if v1_score(k) == s]
+        assert m.apply(np.array([float(s)]))[0] == pytest.approx(sum(mine) / len(mine))
+    with pytest.raises(AlignmentError, match="no version"):
+        version_map(store, "toy", "judge:toy v7")
