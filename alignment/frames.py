@@ -6,6 +6,10 @@ from typing import Any
 
 import pandas as pd
 
+from reports.judge_alignment import recalibration_text
+
+__all__ = ["alt_test_n", "confusion_frame", "probes_frame", "recalibration_text", "versions_frame"]
+
 #: What the binary calibration probe bins (Potato bins confidence vs correctness).
 ECE_BINARY = "P(yes) vs human majority"
 
@@ -63,17 +67,6 @@ def alt_test_n(alt: dict[str, Any]) -> str | None:
         return None
     items = f"{min(ns)}" if min(ns) == max(ns) else f"{min(ns)}-{max(ns)}"
     return f"{len(ns)} annotators · {items} items"
-
-
-def recalibration_text(rec: dict[str, Any]) -> str | None:
-    """``brier raw 0.333 · platt 0.242 · isotonic 0.243`` (cross-fitted), or None."""
-    raw = rec.get("raw")
-    if not raw:
-        return None
-    figure = "brier" if "brier" in raw else "mae"
-    parts = [f"{figure} raw {raw[figure]:.3f}"]
-    parts += [f"{m} {rec[m][figure]:.3f}" for m in ("platt", "isotonic") if m in rec]
-    return " · ".join(parts)
 
 
 def _n(probe: dict[str, Any]) -> int | None:

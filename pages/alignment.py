@@ -100,9 +100,11 @@ st.caption(
     f"ε = {doc['meta']['epsilon']}, Benjamini-Yekutieli at q = 0.05; ω is the share of "
     "annotators the judge can replace (passes at ω ≥ 0.5), ρ its average advantage "
     "probability. Needs 3 annotators with 30 items each. Each figure's n is beside it. "
-    "ECE here bins the judge's P(yes) against the human majority (10 equal-width bins). "
-    "Swap / options reversed: the share of decisions a probe run of the version changed, "
-    "95% Wilson interval."
+    "ECE (10 equal-width bins) says its definition: the judge's P(yes) against the human "
+    "majority on a binary field; a label judge's confidence in its own answer against "
+    "correctness (Potato's); each version's card shows both. Swap / options reversed: the "
+    "share of decisions a probe run of the version changed, 95% Wilson interval. "
+    "Recalibrated: Platt / isotonic maps, 5-fold cross-fitted, beside the raw figure."
 )
 probe_control(project.name, doc["versions"])
 for row in doc["versions"]:

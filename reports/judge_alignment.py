@@ -21,8 +21,20 @@ PROBE_HEADER = [
     "options reversed changed (n)",
     "length ρ (n)",
     "alt-test ω / ρ (annotators, items)",
+    "recalibrated, cross-fitted (n)",
 ]
 ALT_HEADER = ["version", "annotator", "n", "judge ρ_f", "annotator ρ_h", "p", "BY p", "rejected"]
+
+
+def recalibration_text(rec: dict[str, Any]) -> str | None:
+    """``brier raw 0.333 · platt 0.242 · isotonic 0.243`` (cross-fitted), or None."""
+    raw = rec.get("raw")
+    if not raw:
+        return None
+    figure = "brier" if "brier" in raw else "mae"
+    parts = [f"{figure} raw {raw[figure]:.3f}"]
+    parts += [f"{m} {rec[m][figure]:.3f}" for m in ("platt", "isotonic") if m in rec]
+    return " · ".join(parts)
 
 
 def _f(value: Any) -> str:
@@ -60,9 +72,15 @@ def probe_rows(doc: dict[str, Any]) -> list[list[str]]:
                 or f"{_f(alt['winning_rate'])} / {_f(alt['advantage'])} "
                 f"({'passes' if alt['passed'] else 'does not pass'}; {len(ns)}, "
                 f"{min(ns) if ns else 0}-{max(ns) if ns else 0})",
+                _recalibrated(p.get("recalibration") or {}),
             ]
         )
     return rows
+
+
+def _recalibrated(rec: dict[str, Any]) -> str:
+    text = recalibration_text(rec)
+    return f"{text} (n {rec['n']})" if text else "—"
 
 
 def alt_rows(doc: dict[str, Any]) -> list[list[str]]:
