@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 FACT_SIDES = ("gold_facts", "predicted_facts")
+#: The diff's columns (a label judge's diff has the same, labels in score_a / score_b).
+COLUMNS = [
+    *("item_id", "score_a", "score_b", "human", "movement", "flipped"),
+    *("reasoning_a", "reasoning_b", "fact_changes"),
+]
 TOL = 1e-9
 
 
@@ -111,18 +116,7 @@ def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
                 "fact_changes": fact_changes(ea.get("details") or {}, eb.get("details") or {}),
             }
         )
-    columns = [
-        "item_id",
-        "score_a",
-        "score_b",
-        "human",
-        "movement",
-        "flipped",
-        "reasoning_a",
-        "reasoning_b",
-        "fact_changes",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def diff_summary(diff: pd.DataFrame) -> dict[str, int]:

@@ -15,23 +15,11 @@ import pandas as pd
 
 from agreement.inputs import field_frame
 from alignment.categorical import human_majority, judge_labels, load_categorical
-from alignment.diff import _last_ok
+from alignment.diff import COLUMNS, _last_ok
 from alignment.inputs import AlignmentError
 
 if TYPE_CHECKING:
     from annotation_store import Store
-
-COLUMNS = [
-    "item_id",
-    "score_a",
-    "score_b",
-    "human",
-    "movement",
-    "flipped",
-    "reasoning_a",
-    "reasoning_b",
-    "fact_changes",
-]
 
 
 def label_movement(a: str, b: str, human: str | None) -> str:

@@ -13,7 +13,8 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
-from tests.e2e.harness import browser_page, open_page, running_app, screenshot, wait_for_streamlit
+from tests.e2e.harness import browser_page, open_page, running_app, screenshot
+from tests.e2e.test_judges_browser import _pick
 from tests.support.scripted_llm import Reply, ScriptedLLM
 
 pytestmark = pytest.mark.e2e
@@ -28,16 +29,6 @@ def _reply(request: dict[str, Any]) -> Reply:
     text = " ".join(m["content"] for m in request["messages"] if m["role"] == "user")
     first = re.search(r"Gold intent: (.*)", text).group(1)
     return Reply(content=json.dumps({"answer": int(first.startswith(("Set an", "Book a")))}))
-
-
-def _pick(page: Any, label: str, option: str) -> None:
-    box = page.locator('[data-testid="stSelectbox"]').filter(
-        has=page.get_by_text(label, exact=True)
-    )
-    box.first.locator("input").click()
-    page.keyboard.type(option)
-    page.get_by_role("option", name=option, exact=True).click()
-    wait_for_streamlit(page, timeout=60_000)
 
 
 def _probe_done(url: str, timeout: float = 90.0) -> None:
