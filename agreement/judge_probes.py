@@ -8,8 +8,9 @@
   ECE = sum_b n_b / N * |mean y_b - mean p_b|; the bins are the reliability diagram.
 - Length bias: Spearman's rho and Kendall's tau-b of the residual (judge - human
   reference) with the response length in characters, with bootstrap CIs.
-- Position swap: the same version run with the two texts exchanged; the share of items
-  whose decision (binary) or score (otherwise) changes.
+- Position swap (and option order): the same version run with the two texts exchanged
+  (or a label judge's options reversed); the share of items whose decision (binary) or
+  score (otherwise) changes, with its 95% Wilson score interval.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def calibration(prob: np.ndarray, gold: np.ndarray, n_bins: int = N_BINS) -> dic
         "n": len(p),
         "brier": float(np.mean((p - y) ** 2)),
         "ece": float(ece),
+        "definition": "P(yes) vs human majority",
         "bins": bins,
     }
 
@@ -102,9 +104,22 @@ def position_swap(
         changed = (a >= 0.5) != (b >= 0.5)
     else:
         changed = ~np.isclose(a, b)
+    k = int(changed.sum())
     return {
         "n": len(common),
-        "changed": float(changed.mean()),
+        "n_changed": k,
+        "changed": k / len(common),
+        "ci": list(wilson_interval(k, len(common))),
         "mean_abs_change": float(np.abs(a - b).mean()),
         "unit": "decision" if discrete else "score",
     }
+
+
+def wilson_interval(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share k/n (n > 0): centre
+    (p + z²/2n) / (1 + z²/n), half-width z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n)."""
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * float(np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -22,10 +22,16 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 FACT_SIDES = ("gold_facts", "predicted_facts")
+#: The diff's columns (a label judge's diff has the same, labels in score_a / score_b).
+COLUMNS = [
+    *("item_id", "score_a", "score_b", "human", "movement", "flipped"),
+    *("reasoning_a", "reasoning_b", "fact_changes"),
+]
 TOL = 1e-9
 
 
-def _by_label(fi: FieldInputs, label: str) -> Version:
+def find_version(fi: FieldInputs, label: str) -> Version:
+    """The version with this label or signature text (AlignmentError for none)."""
     for v in fi.versions:
         if label in (v.label, v.signature):
             return v
@@ -85,8 +91,8 @@ def default_pair(rows: list[dict[str, Any]]) -> tuple[int, int]:
 def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
     """One row per item scored by both versions: item_id, score_a, score_b, human,
     movement, flipped, reasoning_a, reasoning_b, fact_changes."""
-    va, vb = _by_label(fi, label_a), _by_label(fi, label_b)
-    excluded = set(va.few_shot_ids) | set(vb.few_shot_ids)
+    va, vb = find_version(fi, label_a), find_version(fi, label_b)
+    excluded = set(va.excluded) | set(vb.excluded)
     ra, rb = fi.results[va.signature], fi.results[vb.signature]
     sa = per_item(field_scores(ra, fi.field, excluded))
     sb = per_item(field_scores(rb, fi.field, excluded))
@@ -110,18 +116,7 @@ def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
                 "fact_changes": fact_changes(ea.get("details") or {}, eb.get("details") or {}),
             }
         )
-    columns = [
-        "item_id",
-        "score_a",
-        "score_b",
-        "human",
-        "movement",
-        "flipped",
-        "reasoning_a",
-        "reasoning_b",
-        "fact_changes",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def diff_summary(diff: pd.DataFrame) -> dict[str, int]:
@@ -141,13 +136,33 @@ def diff_versions(
 ) -> dict[str, Any]:
     """The diff of versions ``a`` and ``b`` (labels or signature texts) as JSON-ready data:
     the field, a summary and one record per item (what ``alignment --diff --json`` prints)."""
-    fi = load_field(store, project, field)
-    frame = version_diff(fi, a, b)
+    try:
+        fi = load_field(store, project, field)
+        field, frame = fi.field, version_diff(fi, a, b)
+    except AlignmentError:
+        found = _label_diff(store, project, field, a, b)
+        if found is None:
+            raise
+        field, frame = found
     return {
         "project": project,
-        "field": fi.field,
+        "field": field,
         "a": a,
         "b": b,
         "summary": diff_summary(frame),
         "items": frame.to_dict(orient="records"),
     }
+
+
+def _label_diff(
+    store: Store, project: str, field: str | None, a: str, b: str
+) -> tuple[str, pd.DataFrame] | None:
+    """The diff on a categorical field (None when the project has no such field)."""
+    from alignment.categorical import categorical_fields, load_categorical
+    from alignment.label_diff import label_diff
+
+    names = categorical_fields(load_categorical(store, project)[0])
+    if not names or (field is not None and field not in names):
+        return None
+    field = field or names[0]
+    return field, label_diff(store, project, field, a, b)

@@ -1,11 +1,15 @@
 """Plotly figures of the alignment view (no streamlit): the headline figure by version
-and a judge version's reliability diagram."""
+and a judge version's reliability diagram (shared with the reports)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import plotly.graph_objects as go
+
+from reports.figures import reliability_diagram
+
+__all__ = ["headline_chart", "reliability_diagram"]
 
 
 def headline_chart(doc: dict[str, Any]) -> go.Figure:
@@ -38,35 +42,6 @@ def headline_chart(doc: dict[str, Any]) -> go.Figure:
         title=f"{doc['headline']} with the humans on {doc['field']}, by version",
         yaxis_title=doc["headline"],
         xaxis_title="version",
-        height=360,
-        margin={"t": 50, "b": 40},
-    )
-    return fig
-
-
-def reliability_diagram(label: str, calibration: dict[str, Any]) -> go.Figure | None:
-    """Share of positive human decisions against the mean probability per bin."""
-    bins = calibration.get("bins") or []
-    if not bins:
-        return None
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect", line={"dash": "dot"})
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=[b["mean_probability"] for b in bins],
-            y=[b["share_positive"] for b in bins],
-            mode="markers+lines",
-            name=label,
-            text=[f"n {b['n']}" for b in bins],
-            hovertemplate="p %{x:.2f} → %{y:.2f} (%{text})<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title=f"{label}: reliability diagram (ECE {calibration['ece']:.3f})",
-        xaxis_title="judge probability",
-        yaxis_title="share the humans call positive",
         height=360,
         margin={"t": 50, "b": 40},
     )

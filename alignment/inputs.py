@@ -76,6 +76,9 @@ def load_field(store: Store, project: str, field: str | None = None) -> FieldInp
 
     inputs = load_inputs(store, project)
     versions = load_versions(store, project)
+    leaks = {e["signature"]: e["reasons"] for e in inputs.meta.get("excluded") or []}
+    for v in versions:
+        v.excluded = dict(leaks.get(v.signature) or {})
     results = {v.signature: version_results(store, v) for v in versions}
     candidates = numeric_fields(inputs)
     fields = scored_fields(results, candidates)

@@ -2,9 +2,10 @@
 
 Where the numbers come from: ``details["samples"]`` (one value per sample, or a dict
 holding the field) for self-consistency, ``details["probability"]`` (0..1) for
-calibration, the item's judged text for length bias, a run of the same version with
-``swap_texts: true`` in its settings for the position swap, and the ego-centric bias
-counts of :mod:`agreement.bias`.
+calibration, the item's judged text for length bias, a probe run of the same version
+(``probe: swap`` / ``reverse_options`` in its settings, or an older run with
+``swap_texts: true``) for the position swap and the option order, and the ego-centric
+bias counts of :mod:`agreement.bias`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pandas as pd
 
 from agreement import judge_probes
 from agreement.alt_test import AltTestResult, Q, alt_test
+from agreement.label_judge import confidence_calibration
 from alignment.scores import field_scores, per_item
 from alignment.versions import Version
 
@@ -68,7 +70,13 @@ def _calibration(fi: FieldInputs, kept: pd.DataFrame) -> dict[str, Any]:
     prob = prob.groupby(level=0).mean()
     gold = fi.dense.majority[fi.space.codes(prob.index)]
     has = ~np.isnan(gold)
-    return judge_probes.calibration(prob.to_numpy(float)[has], gold[has])
+    p, y = prob.to_numpy(float)[has], gold[has]
+    out = judge_probes.calibration(p, y)
+    # Potato's definition beside it: confidence in its own answer (max(p, 1 - p)) against
+    # whether that answer (p >= 0.5) equals the human majority
+    own = confidence_calibration(np.maximum(p, 1 - p), (p >= 0.5) == (y >= 0.5))
+    out["own_answer"] = {k: own[k] for k in ("n", "ece", "definition") if k in own}
+    return out
 
 
 def _lengths(fi: FieldInputs, item_ids: pd.Index) -> tuple[pd.Series, str | None]:
@@ -100,29 +108,49 @@ def _length_bias(fi: FieldInputs, means: pd.Series, n_resamples: int, seed: int)
     return {"text_field": text, **out}
 
 
+def _alike(a: Version, b: Version) -> bool:
+    return (a.evaluator, a.version, a.model) == (b.evaluator, b.version, b.model) and (
+        a.plain_settings() == b.plain_settings()
+    )
+
+
 def swap_partner(v: Version, versions: list[Version]) -> Version | None:
-    """The version's run with the texts exchanged (or, for a swapped run, the original)."""
+    """The version's run with the texts exchanged (or, for a swapped run, the original);
+    a swap probe run is preferred over an older version saved with ``swap_texts``."""
+    found = [o for o in versions if o is not v and o.swapped != v.swapped and _alike(o, v)]
+    found.sort(key=lambda o: o.probe != "swap")
+    return found[0] if found else None
+
+
+def options_partner(v: Version, versions: list[Version]) -> Version | None:
+    """The version's ``reverse_options`` probe run, if one was made."""
     for other in versions:
-        if (
-            other is not v
-            and other.swapped != v.swapped
-            and (other.evaluator, other.version, other.model) == (v.evaluator, v.version, v.model)
-            and other.plain_settings() == v.plain_settings()
-        ):
+        if other.probe == "reverse_options" and v.probe is None and _alike(other, v):
             return other
     return None
 
 
-def _position_swap(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
-    partner = swap_partner(v, fi.versions)
+def changed_share(
+    fi: FieldInputs, v: Version, partner: Version | None, means: pd.Series, missing: str
+) -> dict[str, Any]:
+    """Share of the items whose decision or score the probe run ``partner`` changed."""
     if partner is None:
-        return {"n": 0, "reason": "no swapped run"}
-    excluded = set(v.few_shot_ids) | set(partner.few_shot_ids)
+        return {"n": 0, "reason": missing}
+    excluded = set(v.excluded) | set(partner.excluded)
     other = per_item(field_scores(fi.results[partner.signature], fi.field, excluded))
     mine = means.drop(list(excluded), errors="ignore")
-    plain, swapped = (other, mine) if v.swapped else (mine, other)
-    out = judge_probes.position_swap(plain.to_dict(), swapped.to_dict(), fi.binary)
+    plain, probed = (other, mine) if v.swapped else (mine, other)
+    out = judge_probes.position_swap(plain.to_dict(), probed.to_dict(), fi.binary)
     return {"partner": partner.label, **out}
+
+
+def _position_swap(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
+    return changed_share(fi, v, swap_partner(v, fi.versions), means, "no swapped run")
+
+
+def _option_order(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
+    partner = options_partner(v, fi.versions)
+    return changed_share(fi, v, partner, means, "no reverse_options probe run")
 
 
 def _alt_test(fi: FieldInputs, v: Version, means: pd.Series, epsilon: float) -> dict[str, Any]:
@@ -134,9 +162,31 @@ def _alt_test(fi: FieldInputs, v: Version, means: pd.Series, epsilon: float) -> 
                 "it cannot stand in for an annotator there"
             )
             return AltTestResult(None, None, None, epsilon, Q, reason=why).to_dict()
-    labels = fi.labels[~fi.labels["item_id"].isin(set(v.few_shot_ids))]
+    labels = fi.labels[~fi.labels["item_id"].isin(set(v.excluded))]
     judge = means.round().clip(0, 1) if fi.binary else means
     return alt_test(judge, labels, discrete=fi.binary, epsilon=epsilon).to_dict()
+
+
+def _recalibration(fi: FieldInputs, kept: pd.DataFrame, means: pd.Series, seed: int) -> Any:
+    """Platt / isotonic maps of the judge's P(yes) (or its scores) onto the human scale,
+    cross-fitted: raw and calibrated figures side by side."""
+    from agreement.recalibration import recalibrated
+
+    x = means
+    if fi.binary:
+        ok = kept[kept["status"] == "ok"]
+        prob = pd.to_numeric(
+            pd.Series([d.get("probability") for d in ok["details"]], index=ok["item_id"]),
+            errors="coerce",
+        ).dropna()
+        if not prob.empty:
+            x = prob.groupby(level=0).mean()
+    ref = fi.dense.majority if fi.binary else fi.dense.mean
+    y = ref[fi.space.codes(x.index)]
+    has = ~np.isnan(y)
+    out = recalibrated(x.to_numpy(float)[has], y[has], binary=fi.binary, seed=seed)
+    out["input"] = "P(yes)" if fi.binary and x is not means else "score"
+    return out
 
 
 def probes(
@@ -156,8 +206,10 @@ def probes(
         "calibration": _calibration(fi, kept),
         "length_bias": _length_bias(fi, means, n_resamples, seed),
         "position_swap": _position_swap(fi, v, means),
+        "option_order": _option_order(fi, v, means),
         "ego_bias": bias.to_dict()
         if bias is not None
         else {"reason": "bias is counted on a graded field with a known scale"},
         "alt_test": _alt_test(fi, v, means, epsilon),
+        "recalibration": _recalibration(fi, kept, means, seed),
     }

@@ -18,7 +18,7 @@ from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.evaluator import ScoreRows, compare_evaluator
 from agreement.inputs import is_binary_scores
 from agreement.measures import headline
-from alignment.inputs import FieldInputs, load_field
+from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.probes import probes
 from alignment.scores import field_scores, per_item, relevant
 from alignment.versions import FEW_SHOT_KEY, Version
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 EXCLUDED_REASON = (
-    f"shown to the judge as few-shot examples ({FEW_SHOT_KEY} in the signature settings), "
-    "so left out of this version's figures"
+    f"shown to the judge as few-shot examples ({FEW_SHOT_KEY} in the signature settings) "
+    "or repeating an example's text, so left out of this version's figures"
 )
 
 
@@ -82,15 +82,10 @@ def _headline(
     }
 
 
-def version_row(
-    fi: FieldInputs, v: Version, *, n_resamples: int, seed: int, epsilon: float
-) -> dict[str, Any]:
-    """Everything about one version on the field."""
-    results = fi.results[v.signature]
-    excluded = set(v.few_shot_ids)
-    kept = results[~results["item_id"].isin(excluded)]
-    scores = field_scores(results, fi.field, excluded)
-    row: dict[str, Any] = {
+def row_head(v: Version, kept: pd.DataFrame) -> dict[str, Any]:
+    """What every row says of its version: names, date, runs, the items the leakage guard
+    left out (with reasons), failures, cost and tokens of the ``kept`` results."""
+    return {
         "label": v.label,
         "evaluator": v.evaluator,
         "version": v.version,
@@ -100,12 +95,24 @@ def version_row(
         "n_runs": len(v.run_ids),
         "swapped": v.swapped,
         "excluded": {
-            "n": len(excluded),
-            "reason": EXCLUDED_REASON if excluded else None,
-            "item_ids": sorted(excluded),
+            "n": len(v.excluded),
+            "reason": EXCLUDED_REASON if v.excluded else None,
+            "item_ids": sorted(v.excluded),
+            "reasons": dict(sorted(v.excluded.items())),
         },
         **_usage(kept),
     }
+
+
+def version_row(
+    fi: FieldInputs, v: Version, *, n_resamples: int, seed: int, epsilon: float
+) -> dict[str, Any]:
+    """Everything about one version on the field."""
+    results = fi.results[v.signature]
+    excluded = set(v.excluded)
+    kept = results[~results["item_id"].isin(excluded)]
+    scores = field_scores(results, fi.field, excluded)
+    row: dict[str, Any] = row_head(v, kept)
     item = fi.space.codes(scores["item_id"])
     res = compare_evaluator(
         v.evaluator,
@@ -148,15 +155,26 @@ def alignment_table(
     seed: int = DEFAULT_SEED,
     epsilon: float | None = None,
 ) -> dict[str, Any]:
-    """The alignment document of one field (what ``cli.py alignment --json`` prints)."""
+    """The alignment document of one field (what ``cli.py alignment --json`` prints); a
+    categorical field's label judges are compared by :mod:`alignment.categorical`."""
     from agreement.alt_test import EPSILON
 
     eps = EPSILON if epsilon is None else epsilon
-    fi = load_field(store, project, field)
+    try:
+        fi = load_field(store, project, field)
+    except AlignmentError:
+        from alignment.categorical import categorical_table
+
+        doc = categorical_table(
+            store, project, field, n_resamples=n_resamples, seed=seed, epsilon=eps
+        )
+        if doc is None:
+            raise
+        return doc
     rows = [
         version_row(fi, v, n_resamples=n_resamples, seed=seed, epsilon=eps)
         for v in fi.versions
-        if relevant(fi.results[v.signature], fi.field)
+        if v.probe is None and relevant(fi.results[v.signature], fi.field)
     ]
     return {
         "project": project,

@@ -30,6 +30,8 @@ RESULT_COLUMNS = [
 ]
 FEW_SHOT_KEY = "few_shot_item_ids"
 SWAP_KEY = "swap_texts"
+#: A probe run of a version (``evaluators/judges/probes.py``): not a row of its own.
+PROBE_KEY = "probe"
 
 
 @dataclass
@@ -44,6 +46,8 @@ class Version:
     run_ids: list[int] = field(default_factory=list)
     created_at: datetime | None = None
     label: str = ""
+    #: item_id -> why it is left out of this version's figures (the leakage guard)
+    excluded: dict[str, str] = field(default_factory=dict)
 
     @property
     def few_shot_ids(self) -> tuple[str, ...]:
@@ -52,26 +56,39 @@ class Version:
         return tuple(str(i) for i in ids) if isinstance(ids, list | tuple) else ()
 
     @property
+    def probe(self) -> str | None:
+        """The probe these runs are (``swap``, ``reverse_options``), None for plain runs."""
+        value = self.settings.get(PROBE_KEY)
+        return str(value) if value else None
+
+    @property
     def swapped(self) -> bool:
-        """True when the run exchanged the kind's two texts (the position-swap probe)."""
-        return bool(self.settings.get(SWAP_KEY))
+        """True when the run exchanged the kind's two texts (the position-swap probe, or
+        an older version saved with ``swap_texts``)."""
+        return self.probe == "swap" or bool(self.settings.get(SWAP_KEY))
 
     def plain_settings(self) -> dict[str, Any]:
-        """The settings without the swap flag (to pair a swapped run with its original)."""
-        return {k: v for k, v in self.settings.items() if k != SWAP_KEY}
+        """The settings without the swap flag and the probe (to pair a probe run with the
+        runs it probes)."""
+        return {k: v for k, v in self.settings.items() if k not in (SWAP_KEY, PROBE_KEY)}
 
 
 def _labels(versions: list[Version]) -> None:
-    """``name v2`` (``name v2 (texts swapped)`` for a swap run), with the signature when
-    one version ran with several signatures otherwise alike."""
-    count: dict[tuple[str, str, bool], int] = {}
+    """``name v2`` (``name v2 (texts swapped)`` for a swap run, ``name v2 (probe: X)``
+    for a probe run), with the signature when one version ran with several signatures
+    otherwise alike."""
+    count: dict[tuple[str, str, bool, str | None], int] = {}
     for v in versions:
-        key = (v.evaluator, v.version, v.swapped)
+        key = (v.evaluator, v.version, v.swapped, v.probe)
         count[key] = count.get(key, 0) + 1
     for v in versions:
         tag = f"v{v.version}" if v.version[:1].isdigit() else v.version
-        v.label = f"{v.evaluator} {tag}" + (" (texts swapped)" if v.swapped else "")
-        if count[(v.evaluator, v.version, v.swapped)] > 1:
+        if v.probe:
+            suffix = f" (probe: {v.probe})"
+        else:
+            suffix = " (texts swapped)" if v.swapped else ""
+        v.label = f"{v.evaluator} {tag}{suffix}"
+        if count[(v.evaluator, v.version, v.swapped, v.probe)] > 1:
             v.label += f" [{v.signature.split('|', 1)[-1]}]"
 
 

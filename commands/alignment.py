@@ -29,6 +29,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="item-by-item diff of two versions (labels as listed, e.g. 'judge:toy v1')",
     )
+    p.add_argument(
+        "--card",
+        default=None,
+        metavar="VERSION",
+        help="the evaluation card of one version (label as listed, e.g. 'judge:x v2') as Markdown",
+    )
+    p.add_argument("--out", default=None, help="with --card: write the card to this file")
     add_bootstrap_options(p)
     p.add_argument(
         "--epsilon",
@@ -46,20 +53,78 @@ def _fmt(value: Any) -> str:
 
 
 def table_text(doc: dict[str, Any]) -> str:
-    """The document as a readable table, one line per version."""
+    """The document as a readable table: one line per version, then its probes, each
+    figure with the n it was computed on."""
     head = doc["headline"]
     lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {head}"]
     for row in doc["versions"]:
         h = row["headline"]
         ci = f" [{_fmt(h['ci'][0])}, {_fmt(h['ci'][1])}]" if h.get("ci") else ""
-        alt = row["probes"]["alt_test"]
         lines.append(
-            f"  {row['label']}: n {row['n']}, {head} {_fmt(h['value'])}{ci}, "
-            f"failures {_fmt(row['failure_rate'])}, mean cost {_fmt(row['mean_cost'])}, "
-            f"excluded {row['excluded']['n']}, alt-test omega "
-            f"{_fmt(alt['winning_rate']) if alt.get('winning_rate') is not None else alt.get('reason')}"
+            f"  {row['label']}: {row['n']} items compared; {head} {_fmt(h['value'])}{ci} "
+            f"(n {h.get('n', 0)}), failures {_fmt(row['failure_rate'])} "
+            f"(n {row['n_results']} results), mean cost {_fmt(row['mean_cost'])}, "
+            f"excluded {row['excluded']['n']}"
+            + (f", accuracy {_fmt(row['accuracy'])}" if row.get("accuracy") is not None else "")
         )
+        lines += [f"    {line}" for line in probe_lines(row["probes"])]
     return "\n".join(lines)
+
+
+def probe_lines(p: dict[str, Any]) -> list[str]:
+    """One line per probe: its figures and n, or why it is missing."""
+    from alignment.frames import ECE_BINARY, alt_test_n, recalibration_text
+
+    def share(x: dict[str, Any]) -> str:
+        ci = x.get("ci")
+        span = f" [{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else ""
+        return f"{_fmt(x['changed'])}{span} changed (n {x['n']}, vs {x['partner']})"
+
+    cal, lb, sc = p["calibration"], p["length_bias"], p["self_consistency"]
+    alt = p["alt_test"]
+    out = {
+        "calibration": cal.get("n")
+        and f"ECE ({cal.get('definition') or ECE_BINARY}) {_fmt(cal['ece'])}"
+        + (f", Brier {_fmt(cal['brier'])}" if "brier" in cal else "")
+        + f" (n {cal['n']})",
+        "self-consistency": sc.get("n")
+        and f"unanimous {_fmt(sc['unanimous'])}, alpha {_fmt(sc.get('alpha'))} (n {sc['n']})",
+        "length bias": lb.get("n")
+        and f"spearman {_fmt(lb['spearman']['r'])} (n {lb['spearman'].get('n', lb['n'])})",
+        "position swap": p["position_swap"].get("n") and share(p["position_swap"]),
+        "option order": (p.get("option_order") or {}).get("n") and share(p["option_order"]),
+        "alt-test": alt.get("reason")
+        or f"omega {_fmt(alt['winning_rate'])}, rho {_fmt(alt['advantage'])}, "
+        f"{'passes' if alt['passed'] else 'does not pass'} ({alt_test_n(alt)})",
+        "recalibration": (rec := p.get("recalibration") or {}).get("raw")
+        and f"{recalibration_text(rec)} ({rec['k']}-fold cross-fitted, n {rec['n']})",
+    }
+    reasons = {
+        "calibration": cal.get("reason"),
+        "self-consistency": sc.get("reason"),
+        "length bias": lb.get("reason"),
+        "position swap": p["position_swap"].get("reason"),
+        "option order": (p.get("option_order") or {}).get("reason"),
+        "recalibration": (p.get("recalibration") or {}).get("reason"),
+    }
+    return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
+
+
+def _write_card(doc: dict[str, Any], label: str, out: str | None) -> int:
+    from pathlib import Path
+
+    from alignment.card import card_markdown, evaluation_card
+
+    text = card_markdown(evaluation_card(doc, label))
+    if out is None:
+        print(text, end="")
+        return 0
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot write {out}: {exc.strerror}") from None
+    print(f"evaluation card of {label} written to {out}")
+    return 0
 
 
 def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
@@ -71,6 +136,8 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
         raise CommandError("--resamples must be >= 0")
     if args.epsilon is not None and not 0 <= args.epsilon < 1:
         raise CommandError("--epsilon must be in [0, 1)")
+    if args.out and not args.card:
+        raise CommandError("--out goes with --card VERSION")
     try:
         if args.diff:
             from alignment.diff import diff_versions
@@ -95,6 +162,8 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
                 seed=args.seed,
                 epsilon=args.epsilon,
             )
+            if args.card:
+                return _write_card(data, args.card, args.out)
             if not args.json:
                 print(table_text(data))
                 return 0

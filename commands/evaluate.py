@@ -50,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="batch mode: seconds between polls (default WORKBENCH_LLM_BATCH_POLL or 30)",
     )
+    p.add_argument(
+        "--probe",
+        choices=("swap", "reverse_options"),
+        default=None,
+        help="judges only: a probe run of the version, stored against it (swap: the two texts "
+        "exchanged; reverse_options: a label judge's options in reverse order); the Alignment "
+        "page and `alignment` report the share of changed decisions",
+    )
     p.set_defaults(handler=cmd_evaluate)
 
 
@@ -73,6 +81,10 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         settings = parse_settings(args.settings)
     except ApiError as exc:
         raise CommandError(f"--{exc}") from None
+    if args.probe:
+        if not args.evaluator.startswith("judge:"):
+            raise CommandError("--probe runs a stored judge (--evaluator judge:NAME[@VERSION])")
+        settings = {**(settings or {}), "probe": args.probe}
     item_ids = [i.strip() for i in args.items.split(",")] if args.items else None
     try:
         progress = run_evaluator(

@@ -35,6 +35,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(handler=cmd_show)
+    auto = group.add_parser(
+        "autocalibrate",
+        help="a new version whose worked examples add items people corrected",
+    )
+    auto.add_argument("judge", help="judge name")
+    auto.add_argument("--project", required=True, help="the project whose labels correct it")
+    auto.add_argument("--items", default=None, help="comma-separated item ids to add")
+    auto.add_argument("--suggest", action="store_true", help="list the items people disagree with")
+    auto.add_argument("--version", type=int, default=None, help="version (default: latest)")
+    auto.add_argument("--by", default=None, help="who made this version (recorded)")
+    auto.set_defaults(handler=cmd_autocalibrate)
 
 
 def _errors() -> tuple[type[Exception], ...]:
@@ -101,4 +112,36 @@ def cmd_show(args: argparse.Namespace, store: Store) -> int:
         print(d["system"])
     print("--- template ---")
     print(d["template"])
+    return 0
+
+
+def cmd_autocalibrate(args: argparse.Namespace, store: Store) -> int:
+    """List correction candidates (--suggest) or save the autocalibrated version."""
+    from alignment.inputs import AlignmentError
+    from annotation_store import StoreError
+    from workbench_api.autocalibration import autocalibrate, suggest_corrections
+
+    try:
+        if args.suggest or not args.items:
+            found = suggest_corrections(store, args.project, args.judge, args.version)
+            print(
+                f"{len(found)} item(s) where people disagree with judge {args.judge}: "
+                + (", ".join(found) or "none")
+            )
+            return 0
+        record = autocalibrate(
+            store,
+            args.project,
+            args.judge,
+            args.items.split(","),
+            version=args.version,
+            created_by=args.by,
+        )
+    except (*_errors(), AlignmentError, StoreError) as exc:
+        raise CommandError(str(exc)) from None
+    ids = [e["item_id"] for e in record.definition["few_shot"]["examples"]]
+    print(
+        f"judge {record.name} version {record.version} saved with worked examples "
+        f"{', '.join(ids)} (left out of its figures); run it with --evaluator {record.evaluator}"
+    )
     return 0

@@ -37,6 +37,8 @@ def cmd_report(args: argparse.Namespace, store: Store) -> int:
             f"cannot tell the format of {args.out!r}: use --format {'/'.join(FORMATS)}"
         )
     items = [i.strip() for i in args.items.split(",") if i.strip()] if args.items else None
+    from alignment.report_section import alignment_for_report
+
     report = build_report(
         store,
         args.name,
@@ -44,6 +46,9 @@ def cmd_report(args: argparse.Namespace, store: Store) -> int:
         n_resamples=args.resamples,
         seed=args.seed,
         reference_method=args.reference,
+        alignment=alignment_for_report(
+            store, args.name, n_resamples=args.resamples, seed=args.seed
+        ),
     )
     paths = write_report(report, args.out, args.format)
     print(

@@ -156,16 +156,25 @@ def stored_judge(
     settings: Mapping[str, Any] | None = None,
     ctx: EvalContext | None = None,
 ) -> Evaluator:
-    """The evaluator of a stored judge, ``judge:NAME[@N]`` (the latest version without N)."""
-    from evaluators.judges.evaluator import from_record, split_name
+    """The evaluator of a stored judge, ``judge:NAME[@N]`` (the latest version without N).
 
-    if settings:
-        raise ValueError("a judge's settings belong to its version: edit the judge instead")
+    The only run setting a judge takes is ``probe`` (a probe run of that version, see
+    :mod:`evaluators.judges.probes`); everything else belongs to the version."""
+    from evaluators.judges.evaluator import from_record, split_name
+    from evaluators.judges.probes import PROBE_KEY
+
+    extra = set(settings or {}) - {PROBE_KEY}
+    if extra:
+        raise ValueError(
+            "a judge's settings belong to its version: edit the judge instead "
+            f"(a run takes only {PROBE_KEY!r})"
+        )
     name, version = split_name(evaluator)
     record = store.judge(name, version)
     if record.kind != kind:
         raise ValueError(f"judge {name!r} scores kind {record.kind!r}, the project is {kind!r}")
-    return from_record(record, ctx or build_context(store))
+    probe = (settings or {}).get(PROBE_KEY)
+    return from_record(record, ctx or build_context(store), probe=probe)
 
 
 MODES = ("online", "batch")

@@ -46,8 +46,15 @@ def _report_files(
     """The report in every format and one reliability-matrix CSV per field, named as
     ``cli.py report --out agreement-<project>.<fmt>`` names them (the HTML and Markdown
     list the CSVs by those names)."""
+    from alignment.report_section import alignment_for_report
+
+    store = _store_for(url)
     report = build_report(
-        _store_for(url), project, item_ids=list(items) or None, reference_method=reference
+        store,
+        project,
+        item_ids=list(items) or None,
+        reference_method=reference,
+        alignment=alignment_for_report(store, project),
     )
     stem = Path(f"agreement-{project}.html")
     csv_names = {name: csv_path(stem, name).name for name in report.matrices}

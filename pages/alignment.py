@@ -1,5 +1,6 @@
 """Alignment page: every version of every evaluator against the humans on one field, the
-headline figure by version, reliability and bias probes, and a version diff."""
+headline figure by version, reliability and bias probes (with a probe-run button), an
+evaluation card, and a version diff with autocalibration."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from typing import Any
 import streamlit as st
 
 from alignment import figures
+from alignment.card import card_markdown, evaluation_card
 from alignment.diff import default_pair, diff_summary, version_diff
-from alignment.frames import probes_frame, versions_frame
+from alignment.frames import confusion_frame, probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
+from alignment.label_diff import label_diff
 from alignment.table import alignment_table
+from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
+from ui.probe_runs import probe_control
 from ui.tables import dash_missing
 
 FIELD_KEY = "alignment_field"
@@ -72,14 +77,20 @@ frame, config = dash_missing(versions_frame(doc))
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_versions")
 for row in doc["versions"]:
     if row["excluded"]["n"]:
+        why = "; ".join(f"{i}: {r}" for i, r in (row["excluded"].get("reasons") or {}).items())
         st.caption(
             f"**{row['label']}**: {row['excluded']['n']} item(s) excluded, "
-            f"{row['excluded']['reason']}."
+            f"{row['excluded']['reason']} ({why})."
         )
     for flag in ((row.get("binary") or {}).get("flags") or {}).values():
         st.caption(f":material/warning: **{row['label']}**: {flag}.")
 if doc["versions"]:
     st.plotly_chart(figures.headline_chart(doc), width="stretch")
+for row in doc["versions"]:
+    confusion = confusion_frame(row)
+    if confusion is not None:
+        st.caption(f"**{row['label']}**: people's majority label (rows) by the judge's (columns)")
+        st.dataframe(confusion, key=f"alignment_confusion_{row['label']}")
 
 st.header("Reliability and bias probes")
 frame, config = dash_missing(probes_frame(doc))
@@ -88,15 +99,35 @@ st.caption(
     f"Alternative annotator test: leave one annotator out, one-sided paired t-test with "
     f"ε = {doc['meta']['epsilon']}, Benjamini-Yekutieli at q = 0.05; ω is the share of "
     "annotators the judge can replace (passes at ω ≥ 0.5), ρ its average advantage "
-    "probability. Needs 3 annotators with 30 items each."
+    "probability. Needs 3 annotators with 30 items each. Each figure's n is beside it. "
+    "ECE (10 equal-width bins) says its definition: the judge's P(yes) against the human "
+    "majority on a binary field; a label judge's confidence in its own answer against "
+    "correctness (Potato's); each version's card shows both. Swap / options reversed: the "
+    "share of decisions a probe run of the version changed, 95% Wilson interval. "
+    "Recalibrated: Platt / isotonic maps, 5-fold cross-fitted, beside the raw figure."
 )
+probe_control(project.name, doc["versions"])
 for row in doc["versions"]:
     fig = figures.reliability_diagram(row["label"], row["probes"]["calibration"])
     if fig is not None:
         st.plotly_chart(fig, width="stretch")
 
-st.header("Version diff")
 labels = [r["label"] for r in doc["versions"]]
+if labels:
+    st.header("Evaluation card")
+    card_label = st.selectbox("Version", labels, index=len(labels) - 1, key="alignment_card")
+    card = card_markdown(evaluation_card(doc, card_label))
+    with st.container(border=True):
+        st.markdown(card.split("\n", 1)[1])
+    st.download_button(
+        "Download the card (Markdown)",
+        card,
+        file_name=f"card-{card_label.replace(' ', '-').replace(':', '-')}.md",
+        mime="text/markdown",
+        key="alignment_card_download",
+    )
+
+st.header("Version diff")
 if len(labels) < 2:
     st.caption("A diff needs two versions.")
     st.stop()
@@ -107,8 +138,16 @@ cols = st.columns(2)
 first, second = default_pair(doc["versions"])
 a = cols[0].selectbox("From", labels, index=first, key="alignment_diff_a")
 b = cols[1].selectbox("To", labels, index=second, key="alignment_diff_b")
-diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
+try:
+    if doc["field_type"] == "categorical":
+        diff = label_diff(store, project.name, doc["field"], a, b)
+    else:
+        diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
+except AlignmentError as exc:
+    st.caption(f"No item-by-item diff here: {exc}.")
+    st.stop()
 s = diff_summary(diff)
+full = diff
 m = st.columns(4)
 m[0].metric("Items in both", s["n"])
 m[1].metric("Toward the humans", s["toward"])
@@ -128,3 +167,6 @@ table = diff.assign(
 )
 frame, config = dash_missing(table)
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
+autocalibration_control(
+    project.name, doc["versions"][labels.index(b)], full, doc["field_type"] == "binary"
+)

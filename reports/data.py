@@ -66,32 +66,46 @@ def scale_mappings(runs: Sequence[RunInfo]) -> dict[str, str]:
 
 
 def drop_few_shot(
-    scores: pd.DataFrame, runs: Sequence[RunInfo]
+    scores: pd.DataFrame,
+    found: Mapping[str, Mapping[str, Any]],
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """Scores without each judge version's worked-example items (they were shown to the
-    judge with the human answer), and per version how many items were left out and why."""
-    from reports.judges import FEW_SHOT_REASON, few_shot_exclusions
+    """Scores without the items each judge version saw as worked examples (by content:
+    :func:`reports.judges.few_shot_exclusions` gives ``found``), and per version how many
+    items were left out and why (the same count the alignment view shows)."""
+    from reports.judges import FEW_SHOT_REASON
 
-    found = few_shot_exclusions(runs)
     if not found or scores.empty:
         return scores, []
     drop = np.zeros(len(scores), dtype=bool)
     excluded = []
     for sig, entry in found.items():
-        hit = (scores["signature"] == sig).to_numpy() & scores["item_id"].isin(
+        drop |= (scores["signature"] == sig).to_numpy() & scores["item_id"].isin(
             entry["item_ids"]
         ).to_numpy()
-        drop |= hit
         excluded.append(
             {
                 "evaluator": entry["evaluator"],
                 "signature": sig,
-                "n_excluded": len(set(scores.loc[hit, "item_id"])),
+                "n_excluded": len(entry["item_ids"]),
                 "reason": FEW_SHOT_REASON,
                 "item_ids": entry["item_ids"],
+                "reasons": entry["reasons"],
             }
         )
     return scores[~drop].reset_index(drop=True), excluded
+
+
+def drop_probe_runs(scores: pd.DataFrame, runs: Sequence[RunInfo]) -> pd.DataFrame:
+    """Scores without a judge's probe runs (texts swapped, options reversed): they measure
+    the judge's biases on the Alignment page, they are not another evaluator."""
+    probes = {
+        r.signature_text
+        for r in runs
+        if ((r.signature or {}).get("settings") or {}).get("probe") and r.signature_text
+    }
+    if not probes or scores.empty:
+        return scores
+    return scores[~scores["signature"].isin(probes)].reset_index(drop=True)
 
 
 def item_counts(store: Store, name: str, items: Sequence[ItemRecord]) -> dict[str, int]:
@@ -134,7 +148,10 @@ def load_inputs(
     annotations = for_agreement(store, name, store.annotations_frame(name))
     excluded = store.excluded_annotators(name) if exclusions else {}
     runs = store.runs(name)
-    scores, few_shot = drop_few_shot(store.scores_frame(name), runs)
+    from reports.judges import few_shot_exclusions
+
+    leaks = few_shot_exclusions(store, runs, {i.item_id: i.fields for i in items})
+    scores, few_shot = drop_few_shot(drop_probe_runs(store.scores_frame(name), runs), leaks)
     meta = {
         "guideline_version": project.guideline_version,
         "dataset_hash": dataset_hash(items),

@@ -325,3 +325,37 @@ def document_figures(
         if has_history(points):
             figs.append((f"timeline-{name}", timeline(points, name, template)))
     return figs
+
+
+def reliability_diagram(label: str, calibration: dict[str, Any]) -> go.Figure | None:
+    """A judge version's reliability diagram: share of positive human decisions against
+    the mean probability per bin (binary), or, for a label judge, accuracy against its
+    mean confidence in its own answer."""
+    bins = calibration.get("bins") or []
+    if not bins:
+        return None
+    own = "confidence" in bins[0]
+    xs = [b["confidence"] if own else b["mean_probability"] for b in bins]
+    ys = [b["accuracy"] if own else b["share_positive"] for b in bins]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect", line={"dash": "dot"})
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers+lines",
+            name=label,
+            text=[f"n {b['n']}" for b in bins],
+            hovertemplate="p %{x:.2f} → %{y:.2f} (%{text})<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"{label}: reliability diagram (ECE {calibration['ece']:.3f}, n {calibration['n']})",
+        xaxis_title="judge's confidence in its answer" if own else "judge probability",
+        yaxis_title="share correct" if own else "share the humans call positive",
+        height=360,
+        margin={"t": 50, "b": 40},
+    )
+    return fig

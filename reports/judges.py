@@ -5,25 +5,58 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation_store import RunInfo, Store
 
 #: Why an item's score is left out of a judge version's agreement figures.
 FEW_SHOT_REASON = "few-shot examples"
+#: The per-item reason when only the ids are known (results of another database).
+FEW_SHOT_ITEM = "a few-shot example"
 
 
-def few_shot_exclusions(runs: Sequence[RunInfo]) -> dict[str, dict[str, Any]]:
-    """Signature text -> the worked-example item ids of that judge version (from the
-    signature's ``few_shot_item_ids`` setting); signatures without any are left out."""
+def few_shot_exclusions(
+    store: Store, runs: Sequence[RunInfo], items: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Signature text -> the items left out of that version's figures: its worked
+    examples and, for a stored judge, every item whose template text equals an example's
+    (``evaluators/judges/leakage.py``): ``evaluator``, ``item_ids``, ``reasons`` (item ->
+    why). Signatures without worked examples are left out. The agreement document, the
+    alignment view and the reports all read this one function."""
     out: dict[str, dict[str, Any]] = {}
     for run in runs:
         settings = (run.signature or {}).get("settings") or {}
         ids = [str(i) for i in settings.get("few_shot_item_ids") or []]
-        if ids and run.signature_text:
-            out[run.signature_text] = {"evaluator": run.evaluator, "item_ids": ids}
+        if not ids or not run.signature_text or run.signature_text in out:
+            continue
+        reasons = _judge_leaks(store, run, items) or {i: FEW_SHOT_ITEM for i in ids}
+        out[run.signature_text] = {
+            "evaluator": run.evaluator,
+            "item_ids": list(reasons),
+            "reasons": reasons,
+        }
     return out
+
+
+def _judge_leaks(
+    store: Store, run: RunInfo, items: Mapping[str, Mapping[str, Any]]
+) -> dict[str, str] | None:
+    """The stored judge version's leaked items, None when it is not a stored judge."""
+    from annotation_store import StoreError
+    from evaluators.judges.evaluator import split_name
+    from evaluators.judges.leakage import leaked_items
+    from evaluators.judges.spec import JudgeSpec
+
+    version = str((run.signature or {}).get("version") or "")
+    if not run.evaluator.startswith("judge:") or not version.isdigit():
+        return None
+    try:
+        name, _ = split_name(run.evaluator)
+        record = store.judge(name, int(version))
+        return leaked_items(JudgeSpec.model_validate(record.definition), items)
+    except (StoreError, ValueError):  # imported results, or a definition no longer valid
+        return None
 
 
 def used_judges(store: Store, runs: Sequence[RunInfo]) -> list[dict[str, Any]]:
@@ -99,13 +132,19 @@ def _facts(j: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def exclusion_lines(meta: dict[str, Any]) -> str:
-    """``judge:x (sig): 2 excluded: few-shot examples (a, b)`` per judge version, or 'none'."""
+    """``judge:x (sig): 2 excluded: few-shot examples (a, b)`` per judge version, or 'none';
+    an item left out for repeating an example's text says so after its id."""
     rows = meta.get("excluded") or []
     return (
         "; ".join(
             f"{r['evaluator']} ({r['signature']}): {r['n_excluded']} excluded: {r['reason']} "
-            f"({', '.join(r['item_ids'])})"
+            f"({', '.join(_item_why(i, r) for i in r['item_ids'])})"
             for r in rows
         )
         or "none"
     )
+
+
+def _item_why(item_id: str, row: Mapping[str, Any]) -> str:
+    why = (row.get("reasons") or {}).get(item_id)
+    return item_id if why in (None, FEW_SHOT_ITEM) else f"{item_id}: {why}"

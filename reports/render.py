@@ -27,6 +27,7 @@ from annotation_store import Store
 from common.csv_safe import to_csv
 from reports.data import load_inputs, with_alarms, with_everyone
 from reports.formats import FORMATS, format_of, portable_floats
+from reports.judge_alignment import alignment_html, alignment_markdown
 from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
 from reports.measure_tables import (
     decision_header,
@@ -57,6 +58,9 @@ class Report:
     drilldown: list[dict[str, Any]] = field(default_factory=list)
     #: Every custom judge version with runs in the project (definition, version, hash).
     judges: list[dict[str, Any]] = field(default_factory=list)
+    #: The alignment document of the judge-scored field (probes, alt-test, calibration),
+    #: computed by the caller (``alignment.report_section``); None leaves the section out.
+    alignment: dict[str, Any] | None = None
 
 
 def _drilldown(store: Store, name: str, item_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -107,8 +111,10 @@ def build_report(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     reference_method: str = "majority",
+    alignment: dict[str, Any] | None = None,
 ) -> Report:
-    """Compute the document and gather what the report states about it."""
+    """Compute the document and gather what the report states about it (``alignment``:
+    the judge versions' alignment document, rendered as its own section)."""
     from agreement import build_document
 
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
@@ -134,7 +140,7 @@ def build_report(
     matrices = {k: v.ratings.frame() for k, v in doc.fields.items()}
     drill = _drilldown(store, name, item_ids) if item_ids else []
     judges = used_judges(store, store.runs(name))
-    return Report(doc, data, provenance, matrices, drill, judges)
+    return Report(doc, data, provenance, matrices, drill, judges, alignment)
 
 
 def _json_default(value: Any) -> Any:
@@ -150,6 +156,7 @@ def render_json(report: Report) -> str:
         "agreement": portable_floats(report.data),  # computed figures; stored data as is
         "drilldown": report.drilldown,
         "judges": report.judges,
+        **({"alignment": portable_floats(report.alignment)} if report.alignment else {}),
     }
     return json.dumps(
         doc,
@@ -304,6 +311,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
         lines += ["", "## Reliability matrices (items x annotators)", ""]
         lines += [f"- {k}: `{v}`" for k, v in csv_names.items()]
     lines += judge_lines(report.judges)
+    lines += alignment_markdown(report.alignment)
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
@@ -416,8 +424,10 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
         parts += [f"<p class='flag'>⚠ {html.escape(w)}</p>" for w in flag_lines(rows)]
     parts.append(_html_list(evaluator_notes(d)))
     parts.append("<h2>Figures</h2>")
-    for i, (_, fig) in enumerate(document_figures(report.document, d)):
+    figures = document_figures(report.document, d)
+    for i, (_, fig) in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
+    parts.append(alignment_html(report.alignment, include_plotlyjs=not figures))
     if csv_names:
         parts.append(
             "<h2>Reliability matrices (items x annotators)</h2><ul>"

@@ -186,7 +186,11 @@ def test_agreement_page_offers_the_report_as_html_markdown_json_and_reliability_
     # Same content as the command line's report (same resamples and seed).
     store = Store(demo_url)
     try:
-        expected = build_report(store, project, item_ids=["cake"])
+        from alignment.report_section import alignment_for_report
+
+        expected = build_report(
+            store, project, item_ids=["cake"], alignment=alignment_for_report(store, project)
+        )
     finally:
         store.close()
     assert doc["agreement"] == json.loads(render_report(expected, "json"))["agreement"]

@@ -53,7 +53,7 @@ def test_one_row_per_version_with_kappa_failures_cost_and_exclusions(toy: Store)
     )
     lo, hi = v1["headline"]["ci"]
     assert lo < v1["headline"]["value"] < hi
-    assert v1["excluded"] == {"n": 0, "reason": None, "item_ids": []}
+    assert v1["excluded"] == {"n": 0, "reason": None, "item_ids": [], "reasons": {}}
     # v2: its two few-shot items are out of every figure, and the row says so
     assert v2["excluded"]["n"] == 2 and v2["excluded"]["item_ids"] == FEW_SHOT
     assert "few-shot" in v2["excluded"]["reason"]
@@ -141,7 +141,7 @@ def test_cli_alignment_json_and_errors(toy: Store, sqlite_url: str, capsys) -> N
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["n"] == 37
     assert main(["--db", sqlite_url, "alignment", "toy", "--resamples", "0"]) == 0
-    assert "judge:toy v2: n 38, kappa" in capsys.readouterr().out
+    assert "judge:toy v2: 38 items compared; kappa" in capsys.readouterr().out
 
 
 def test_agreement_document_leaves_few_shot_items_out_and_says_so(toy: Store) -> None:

@@ -140,3 +140,46 @@ def preview(spec: JudgeSpec, item_fields: Mapping[str, Any]) -> list[dict[str, s
         return JudgeEvaluator("preview", 0, spec).messages(item_fields)
     except TemplateError as exc:
         raise JudgeError(str(exc)) from None
+
+
+def available_probes(store: Store, evaluator: str, version: str) -> list[str]:
+    """The probes that apply to a stored judge version (``[]`` for anything else)."""
+    from annotation_store import StoreError
+    from evaluators.judges.evaluator import split_name
+    from evaluators.judges.probes import PROBES, check_probe
+
+    if not evaluator.startswith("judge:") or not version.isdigit():
+        return []
+    try:
+        spec = JudgeSpec.model_validate(
+            store.judge(split_name(evaluator)[0], int(version)).definition
+        )
+    except (StoreError, ValueError):
+        return []
+    out = []
+    for probe in PROBES:
+        try:
+            check_probe(spec, probe)
+        except JudgeError:
+            continue
+        out.append(probe)
+    return out
+
+
+def queue_probe(
+    store: Store,
+    project: str,
+    evaluator: str,
+    version: str,
+    probe: str,
+    created_by: str | None = None,
+) -> int:
+    """Queue a probe run of a judge version (the Alignment page's button); the job id.
+    JudgeError when the probe does not apply to the version."""
+    from jobs.worker import evaluate_params, submit_evaluate_job
+
+    if probe not in available_probes(store, evaluator, version):
+        raise JudgeError(f"the {probe!r} probe does not apply to {evaluator} version {version}")
+    name = f"{evaluator}@{version}"
+    params = evaluate_params([name], settings={name: {"probe": probe}})
+    return submit_evaluate_job(store, project, params, created_by=created_by)

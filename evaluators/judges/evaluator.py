@@ -23,6 +23,7 @@ from evaluators.judges.output import (
     reply_problem,
     scores_of,
 )
+from evaluators.judges.probes import check_probe, probe_output
 from evaluators.judges.spec import SWAPPABLE, JudgeSpec, item_field_names
 from evaluators.judges.template import TemplateError, render_template
 from evaluators.llm.evaluator import LLMEvaluator, Usage
@@ -71,8 +72,11 @@ class JudgeEvaluator(LLMEvaluator):
         version: int,
         spec: JudgeSpec,
         ctx: EvalContext | None = None,
+        probe: str | None = None,
     ) -> None:
         super().__init__(None, ctx)
+        check_probe(spec, probe)
+        self.probe = probe
         self.name = f"{PREFIX}{judge_name}"  # type: ignore[misc]
         self.version = str(version)  # type: ignore[misc]
         self.kinds = (spec.kind,)  # type: ignore[misc]
@@ -105,15 +109,25 @@ class JudgeEvaluator(LLMEvaluator):
         return self.spec.prompt_hash()
 
     def signature_settings(self) -> dict[str, Any]:
-        """Sampling, fields, ``swap_texts`` and ``few_shot_item_ids`` of this version."""
-        return self.spec.signature_settings()
+        """Sampling, fields, ``swap_texts`` and ``few_shot_item_ids`` of this version, and
+        ``probe`` for a probe run (same version, same prompt hash)."""
+        settings = self.spec.signature_settings()
+        if self.probe:
+            settings["probe"] = self.probe
+        return settings
+
+    @property
+    def texts_swapped(self) -> bool:
+        """True when the prompt shows the kind's two texts exchanged (the version's own
+        ``swap_texts``, or the swap probe, which undoes it)."""
+        return self.spec.swap_texts != (self.probe == "swap")
 
     # -- prompt -------------------------------------------------------------------------
     def item_values(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The values a template sees: every item field of the kind ('' when absent), with
-        the two texts exchanged when ``swap_texts`` is on."""
+        the two texts exchanged when ``swap_texts`` (or the swap probe) is on."""
         values = {name: fields.get(name, "") for name in item_field_names(self.spec.kind)}
-        if self.spec.swap_texts:
+        if self.texts_swapped:
             for a, b in SWAPPABLE.get(self.spec.kind, ()):
                 values[a], values[b] = values[b], values[a]
         return values
@@ -140,7 +154,7 @@ class JudgeEvaluator(LLMEvaluator):
                 parts.append(f'Answer: {{"answer": {_json(ex.get("answer"))}}}')
             parts.append("### The item to judge")
         parts.append(render_template(self.spec.template, values))
-        parts.append(instructions(out, self.facts(values)))
+        parts.append(instructions(probe_output(out, self.probe), self.facts(values)))
         messages = []
         if self.spec.system.strip():
             messages.append(
@@ -191,8 +205,10 @@ class JudgeEvaluator(LLMEvaluator):
         probability = _probability(out.type, values, answers)
         if probability is not None:
             details["probability"] = probability
-        if self.spec.swap_texts:
+        if self.texts_swapped:
             details["swap_texts"] = True
+        if self.probe:
+            details["probe"] = self.probe
         explanations = [v.explanation.strip() for v in values if v.explanation.strip()]
         result = EvalResult(
             item.item_id,
@@ -224,7 +240,10 @@ def _json(value: Any) -> str:
     return json.dumps(value)
 
 
-def from_record(record: Any, ctx: EvalContext | None = None) -> JudgeEvaluator:
-    """The evaluator of a stored judge version (a ``JudgeRecord`` from the store)."""
+def from_record(
+    record: Any, ctx: EvalContext | None = None, probe: str | None = None
+) -> JudgeEvaluator:
+    """The evaluator of a stored judge version (a ``JudgeRecord`` from the store), or a
+    probe run of it (``probe``: see :mod:`evaluators.judges.probes`)."""
     spec = JudgeSpec.model_validate(record.definition)
-    return JudgeEvaluator(record.name, record.version, spec, ctx)
+    return JudgeEvaluator(record.name, record.version, spec, ctx, probe)

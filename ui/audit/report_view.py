@@ -39,7 +39,15 @@ def report_section(
 
         # The command line's resamples and seed, so the figures match `cli.py report`.
         with st.spinner("Computing agreement…"):
-            report = build_report(store, project, item_ids=picked, reference=reference)
+            from alignment.report_section import alignment_for_report
+
+            report = build_report(
+                store,
+                project,
+                item_ids=picked,
+                reference=reference,
+                alignment=alignment_for_report(store, project),
+            )
             st.session_state[REPORT_KEY] = (project, tuple(picked), render_report(report, "html"))
     built = st.session_state.get(REPORT_KEY)
     if built and built[0] == project:

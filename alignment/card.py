@@ -1,0 +1,157 @@
+"""An evaluation card: one judge version on one screen (or one Markdown file).
+
+Read from a row of the alignment document: the headline agreement with its CI and n,
+the alternative annotator test's verdict, the biases (position swap, option order,
+length, ego-centric), the calibration under both definitions of ECE (P(yes) against the
+human majority; Potato's confidence in its own answer against correctness), the
+recalibrated figures and the cost. Every figure carries its n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from alignment.frames import alt_test_n, recalibration_text
+from alignment.inputs import AlignmentError
+
+
+@dataclass(frozen=True)
+class CardLine:
+    """One figure of the card: what, the value in words, and its n (None: no count)."""
+
+    name: str
+    value: str
+    n: int | str | None = None
+
+
+@dataclass(frozen=True)
+class EvaluationCard:
+    """A version's card: title, verdict and sections of lines."""
+
+    project: str
+    field: str
+    label: str
+    verdict: str
+    sections: dict[str, list[CardLine]] = field(default_factory=dict)
+
+
+def _f(value: Any) -> str:
+    return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _ci(ci: list[float] | None) -> str:
+    return f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+
+
+def _share(probe: dict[str, Any], missing: str) -> CardLine:
+    if not probe.get("n"):
+        return CardLine(missing, probe.get("reason") or "not measured")
+    return CardLine(
+        missing, f"{_f(probe['changed'])}{_ci(probe.get('ci'))} of decisions changed", probe["n"]
+    )
+
+
+def verdict(row: dict[str, Any]) -> str:
+    """One sentence from the alternative annotator test."""
+    alt = row["probes"].get("alt_test") or {}
+    if alt.get("passed") is None:
+        return f"No verdict: {alt.get('reason') or 'the alternative annotator test did not run'}."
+    if alt["passed"]:
+        return (
+            f"Can stand in for an annotator (alt-test passes: ω = {alt['winning_rate']:.2f} "
+            f"≥ 0.5, ε = {alt['epsilon']})."
+        )
+    return (
+        f"Cannot stand in for an annotator yet (alt-test: ω = {alt['winning_rate']:.2f} < 0.5, "
+        f"ε = {alt['epsilon']})."
+    )
+
+
+def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
+    """The card of the version labelled ``label`` (AlignmentError for an unknown one)."""
+    rows = {r["label"]: r for r in doc["versions"]}
+    if label not in rows:
+        raise AlignmentError(f"no version {label!r} (choose from {list(rows)})")
+    r = rows[label]
+    p, h = r["probes"], r["headline"]
+    alt, cal = p.get("alt_test") or {}, p.get("calibration") or {}
+    own = cal.get("own_answer") or (cal if cal.get("definition", "").startswith("conf") else {})
+    lb, ego = p.get("length_bias") or {}, p.get("ego_bias") or {}
+    agreement = [
+        CardLine(h["name"], f"{_f(h['value'])}{_ci(h.get('ci'))}", h.get("n")),
+        CardLine("items compared", str(r["n"])),
+        CardLine("items excluded (few-shot leakage)", str(r["excluded"]["n"])),
+    ]
+    if r.get("accuracy") is not None:
+        agreement.append(CardLine("accuracy vs majority label", _f(r["accuracy"]), r["n"]))
+    biases = [
+        _share(p.get("position_swap") or {}, "position swap"),
+        _share(p.get("option_order") or {}, "option order"),
+        CardLine(
+            "length bias (Spearman of residual with length)",
+            _f((lb.get("spearman") or {}).get("r")) if lb.get("n") else lb.get("reason", "—"),
+            lb.get("n") or None,
+        ),
+        CardLine(
+            "ego-centric bias (over / under)",
+            f"{ego['over']} / {ego['under']}" if "over" in ego else ego.get("reason", "—"),
+        ),
+    ]
+    calibration = [
+        CardLine(
+            "ECE, P(yes) vs human majority",
+            _f(cal.get("ece")) if "brier" in cal else cal.get("reason") or "not applicable",
+            cal.get("n") if "brier" in cal else None,
+        ),
+        CardLine(
+            "ECE, confidence in its own answer vs correctness (Potato)",
+            _f(own.get("ece")) if own.get("n") else "no confidence given",
+            own.get("n") or None,
+        ),
+        CardLine(
+            "recalibrated (cross-fitted)",
+            recalibration_text(p.get("recalibration") or {}) or "—",
+            (p.get("recalibration") or {}).get("n"),
+        ),
+    ]
+    alt_lines = [
+        CardLine("winning rate ω", _f(alt.get("winning_rate")), alt_test_n(alt)),
+        CardLine("advantage ρ", _f(alt.get("advantage"))),
+    ]
+    cost = [
+        CardLine("mean cost per result", _f(r.get("mean_cost")), r.get("n_results")),
+        CardLine("total cost", _f(r.get("total_cost"))),
+        CardLine(
+            "mean tokens in / out", f"{_f(r.get('mean_tokens_in'))} / {_f(r['mean_tokens_out'])}"
+        ),
+        CardLine("failure rate", _f(r.get("failure_rate")), r.get("n_results")),
+    ]
+    return EvaluationCard(
+        doc["project"],
+        doc["field"],
+        label,
+        verdict(r),
+        {
+            "Agreement with the people": agreement,
+            "Alternative annotator test": alt_lines,
+            "Biases": biases,
+            "Calibration": calibration,
+            "Cost": cost,
+        },
+    )
+
+
+def card_markdown(card: EvaluationCard) -> str:
+    """The card as Markdown (what ``alignment --card`` writes and the page shows)."""
+    lines = [
+        f"# Evaluation card: {card.label}",
+        "",
+        f"Project {card.project}, field {card.field}.",
+        "",
+        f"**Verdict.** {card.verdict}",
+    ]
+    for title, rows in card.sections.items():
+        lines += ["", f"## {title}", "", "| figure | value | n |", "| --- | --- | --- |"]
+        lines += [f"| {x.name} | {x.value} | {'' if x.n is None else x.n} |" for x in rows]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,153 @@
+"""The report's judge-alignment section: each version's probes with their n, the
+alternative annotator test per annotator, and the calibration (reliability) diagrams.
+
+It renders the alignment document (``cli.py alignment --json``) the caller computed and
+put in ``Report.alignment``; reports do not compute it (the alignment package sits on
+top of this one). Each renderer is one self-contained function.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+PROBE_HEADER = [
+    "version",
+    "n",
+    "headline (95% CI, n)",
+    "ECE P(yes) vs majority (n)",
+    "ECE own answer vs correct (n)",
+    "swap changed (95% CI, n)",
+    "options reversed changed (n)",
+    "length ρ (n)",
+    "alt-test ω / ρ (annotators, items)",
+    "recalibrated, cross-fitted (n)",
+]
+ALT_HEADER = ["version", "annotator", "n", "judge ρ_f", "annotator ρ_h", "p", "BY p", "rejected"]
+
+
+def recalibration_text(rec: dict[str, Any]) -> str | None:
+    """``brier raw 0.333 · platt 0.242 · isotonic 0.243`` (cross-fitted), or None."""
+    raw = rec.get("raw")
+    if not raw:
+        return None
+    figure = "brier" if "brier" in raw else "mae"
+    parts = [f"{figure} raw {raw[figure]:.3f}"]
+    parts += [f"{m} {rec[m][figure]:.3f}" for m in ("platt", "isotonic") if m in rec]
+    return " · ".join(parts)
+
+
+def _f(value: Any) -> str:
+    return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _with_n(value: Any, n: Any, ci: list[float] | None = None) -> str:
+    if value is None:
+        return "—"
+    span = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    return f"{_f(value)}{span} (n {n})"
+
+
+def probe_rows(doc: dict[str, Any]) -> list[list[str]]:
+    """One row per version: the headline and every probe, each with its n."""
+    rows = []
+    for r in doc["versions"]:
+        p, h = r["probes"], r["headline"]
+        cal = p.get("calibration") or {}
+        own = cal.get("own_answer") or (cal if "brier" not in cal else {})
+        swap, order = p.get("position_swap") or {}, p.get("option_order") or {}
+        lb, alt = p.get("length_bias") or {}, p.get("alt_test") or {}
+        ns = [a["n"] for a in alt.get("annotators") or []]
+        rows.append(
+            [
+                r["label"],
+                str(r["n"]),
+                _with_n(h["value"], h.get("n"), h.get("ci")),
+                _with_n(cal.get("ece"), cal.get("n")) if "brier" in cal else "—",
+                _with_n(own.get("ece"), own.get("n")),
+                _with_n(swap.get("changed"), swap.get("n"), swap.get("ci")),
+                _with_n(order.get("changed"), order.get("n"), order.get("ci")),
+                _with_n((lb.get("spearman") or {}).get("r"), lb.get("n")),
+                alt.get("reason")
+                or f"{_f(alt['winning_rate'])} / {_f(alt['advantage'])} "
+                f"({'passes' if alt['passed'] else 'does not pass'}; {len(ns)}, "
+                f"{min(ns) if ns else 0}-{max(ns) if ns else 0})",
+                _recalibrated(p.get("recalibration") or {}),
+            ]
+        )
+    return rows
+
+
+def _recalibrated(rec: dict[str, Any]) -> str:
+    text = recalibration_text(rec)
+    return f"{text} (n {rec['n']})" if text else "—"
+
+
+def alt_rows(doc: dict[str, Any]) -> list[list[str]]:
+    """One row per version and tested annotator (the per-annotator figures)."""
+    out = []
+    for r in doc["versions"]:
+        for a in (r["probes"].get("alt_test") or {}).get("annotators") or []:
+            out.append(
+                [r["label"]]
+                + [
+                    _f(a.get(k))
+                    for k in ("annotator", "n", "rho_f", "rho_h", "p", "p_adjusted", "rejected")
+                ]
+            )
+    return out
+
+
+def alignment_markdown(doc: dict[str, Any] | None) -> list[str]:
+    """The Markdown section (empty without a document)."""
+    if not doc or not doc.get("versions"):
+        return []
+    from reports.render import _md_table
+
+    lines = ["", f"## Judge versions against the people on `{doc['field']}`", ""]
+    lines += _md_table(PROBE_HEADER, probe_rows(doc))
+    rows = alt_rows(doc)
+    if rows:
+        lines += ["", f"Alternative annotator test (ε = {doc['meta']['epsilon']}):", ""]
+        lines += _md_table(ALT_HEADER, rows)
+    for r in doc["versions"]:
+        bins = (r["probes"].get("calibration") or {}).get("bins") or []
+        if bins:
+            lines += ["", f"Reliability diagram of {r['label']} (bins):", ""]
+            lines += _md_table(
+                ["from", "n", "mean confidence / P(yes)", "share correct / positive"],
+                [
+                    [
+                        f"{b['lo']:.1f}",
+                        str(b["n"]),
+                        _f(b.get("confidence", b.get("mean_probability"))),
+                        _f(b.get("accuracy", b.get("share_positive"))),
+                    ]
+                    for b in bins
+                ],
+            )
+    return lines
+
+
+def alignment_html(doc: dict[str, Any] | None, include_plotlyjs: bool) -> str:
+    """The HTML section with the reliability diagrams (empty without a document)."""
+    if not doc or not doc.get("versions"):
+        return ""
+    from reports.figures import reliability_diagram
+    from reports.render import _html_table
+
+    parts = [
+        f"<h2>Judge versions against the people on {html.escape(doc['field'])}</h2>",
+        _html_table(PROBE_HEADER, probe_rows(doc)),
+    ]
+    rows = alt_rows(doc)
+    if rows:
+        parts.append(f"<p>Alternative annotator test (ε = {doc['meta']['epsilon']}):</p>")
+        parts.append(_html_table(ALT_HEADER, rows))
+    first = include_plotlyjs
+    for r in doc["versions"]:
+        fig = reliability_diagram(r["label"], r["probes"].get("calibration") or {})
+        if fig is not None:
+            parts.append(fig.to_html(full_html=False, include_plotlyjs=first))
+            first = False
+    return "\n".join(parts)
