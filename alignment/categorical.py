@@ -22,6 +22,7 @@ import pandas as pd
 from agreement.alt_test import alt_test
 from agreement.label_judge import compare_labels, confidence_calibration
 from alignment.probes import changed_share, options_partner, swap_partner
+from alignment.row_head import row_head
 from alignment.versions import Version, load_versions, version_results
 from kinds import FieldType
 
@@ -94,7 +95,6 @@ def _row(
 ) -> dict[str, Any]:
     """One version's row on the categorical field (``_scores``: the label positions per
     item, for pairing with probe runs; popped by the caller)."""
-    from alignment.table import row_head
 
     excluded = set(v.excluded)
     kept = results[~results["item_id"].isin(excluded)]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from alignment.diff_rows import COLUMNS, last_ok
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.scores import field_scores, per_item
 from alignment.versions import Version
@@ -23,10 +24,6 @@ if TYPE_CHECKING:
 
 FACT_SIDES = ("gold_facts", "predicted_facts")
 #: The diff's columns (a label judge's diff has the same, labels in score_a / score_b).
-COLUMNS = [
-    *("item_id", "score_a", "score_b", "human", "movement", "flipped"),
-    *("reasoning_a", "reasoning_b", "fact_changes"),
-]
 TOL = 1e-9
 
 
@@ -36,15 +33,6 @@ def find_version(fi: FieldInputs, label: str) -> Version:
         if label in (v.label, v.signature):
             return v
     raise AlignmentError(f"no version {label!r} (choose from {[v.label for v in fi.versions]})")
-
-
-def _last_ok(results: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """Per item, the reasoning and details of its result in the version's latest run."""
-    ok = results[results["status"] == "ok"].sort_values("run_id", kind="stable")
-    return {
-        item: {"reasoning": r, "details": d}
-        for item, r, d in zip(ok["item_id"], ok["reasoning"], ok["details"], strict=True)
-    }
 
 
 def fact_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, str]]:
@@ -98,7 +86,7 @@ def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
     sb = per_item(field_scores(rb, fi.field, excluded))
     common = sa.index.intersection(sb.index).sort_values()
     human = fi.dense.mean[fi.space.codes(common)]
-    da, db = _last_ok(ra), _last_ok(rb)
+    da, db = last_ok(ra), last_ok(rb)
     rows = []
     for item, h in zip(common, human, strict=True):
         a, b = float(sa[item]), float(sb[item])

@@ -15,7 +15,7 @@ import pandas as pd
 
 from agreement.inputs import field_frame
 from alignment.categorical import human_majority, judge_labels, load_categorical
-from alignment.diff import COLUMNS, _last_ok
+from alignment.diff_rows import COLUMNS, last_ok
 from alignment.inputs import AlignmentError
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def label_diff(store: Store, project: str, field: str, label_a: str, label_b: st
     la = judge_labels(results[va.signature], field, excluded)["labels"]
     lb = judge_labels(results[vb.signature], field, excluded)["labels"]
     people = human_majority(field_frame(inputs.annotations, field))
-    ra, rb = _last_ok(results[va.signature]), _last_ok(results[vb.signature])
+    ra, rb = last_ok(results[va.signature]), last_ok(results[vb.signature])
     rows = [
         {
             "item_id": item,

@@ -20,31 +20,12 @@ from agreement.inputs import is_binary_scores
 from agreement.measures import headline
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.probes import probes
+from alignment.row_head import row_head
 from alignment.scores import field_scores, per_item, relevant
-from alignment.versions import FEW_SHOT_KEY, Version
+from alignment.versions import Version
 
 if TYPE_CHECKING:
     from annotation_store import Store
-
-EXCLUDED_REASON = (
-    f"shown to the judge as few-shot examples ({FEW_SHOT_KEY} in the signature settings) "
-    "or repeating an example's text, so left out of this version's figures"
-)
-
-
-def _usage(results: pd.DataFrame) -> dict[str, Any]:
-    n = len(results)
-    failed = int((results["status"] != "ok").sum())
-    mean = (lambda col: float(results[col].mean())) if n else (lambda col: None)
-    return {
-        "n_results": n,
-        "n_failed": failed,
-        "failure_rate": failed / n if n else None,
-        "mean_cost": mean("cost"),
-        "mean_tokens_in": mean("tokens_in"),
-        "mean_tokens_out": mean("tokens_out"),
-        "total_cost": float(results["cost"].sum()) if n else 0.0,
-    }
 
 
 def _headline(
@@ -79,28 +60,6 @@ def _headline(
         "ci": ci and list(ci),
         "n": int(has.sum()),
         "reason": reason,
-    }
-
-
-def row_head(v: Version, kept: pd.DataFrame) -> dict[str, Any]:
-    """What every row says of its version: names, date, runs, the items the leakage guard
-    left out (with reasons), failures, cost and tokens of the ``kept`` results."""
-    return {
-        "label": v.label,
-        "evaluator": v.evaluator,
-        "version": v.version,
-        "signature": v.signature,
-        "model": v.model,
-        "date": v.created_at.isoformat(timespec="seconds") if v.created_at else None,
-        "n_runs": len(v.run_ids),
-        "swapped": v.swapped,
-        "excluded": {
-            "n": len(v.excluded),
-            "reason": EXCLUDED_REASON if v.excluded else None,
-            "item_ids": sorted(v.excluded),
-            "reasons": dict(sorted(v.excluded.items())),
-        },
-        **_usage(kept),
     }
 
 

@@ -17,14 +17,25 @@ from datetime import datetime, timedelta
 
 from annotation_store import RunInfo, Store
 from annotation_store.records import utcnow
+from common.config import get_setting
 
 log = logging.getLogger(__name__)
+#: A heartbeat older than this (seconds) means the worker or run stopped.
+STALE_AFTER_S = 30.0
+
+
+def lease_seconds() -> float:
+    """How long a job (or a run) stays with its worker without a heartbeat
+    (``WORKBENCH_JOBS_LEASE_S``)."""
+    value = get_setting("jobs", "lease_s")
+    try:
+        return max(1.0, float(value)) if value else STALE_AFTER_S
+    except ValueError:
+        return STALE_AFTER_S
 
 
 def stale_after_s() -> float:
     """How long a run may go without a heartbeat before it counts as stopped."""
-    from jobs.worker import lease_seconds
-
     return lease_seconds()
 
 

@@ -49,15 +49,14 @@ from typing import Any
 
 from annotation_store import JobInfo, Store
 from annotation_store.records import utcnow
-from common.config import get_setting
 from evaluators.base import NotConfiguredError
 from evaluators.registry import get_evaluator_class
+from jobs.run_heartbeat import lease_seconds
 from jobs.runner import MODES, RunProgress, batch_capable, build_context, run_evaluator
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT_S = 2.0
-STALE_AFTER_S = 30.0
 ACTIVE = ("queued", "running", "cancelling")
 FINISHED = ("done", "failed", "cancelled")
 SUBSET_MODES = ("all", "first", "split", "ids")
@@ -140,15 +139,6 @@ def resume_job(store: Store, job_id: int, created_by: str | None = None) -> int:
         kind=job.kind,
         created_by=created_by or job.created_by,
     )
-
-
-def lease_seconds() -> float:
-    """How long a job stays with its worker without a heartbeat (``WORKBENCH_JOBS_LEASE_S``)."""
-    value = get_setting("jobs", "lease_s")
-    try:
-        return max(1.0, float(value)) if value else STALE_AFTER_S
-    except ValueError:
-        return STALE_AFTER_S
 
 
 def worker_name() -> str:

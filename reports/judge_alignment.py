@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from reports.tables import html_table, md_table
+
 PROBE_HEADER = [
     "version",
     "n",
@@ -102,19 +104,18 @@ def alignment_markdown(doc: dict[str, Any] | None) -> list[str]:
     """The Markdown section (empty without a document)."""
     if not doc or not doc.get("versions"):
         return []
-    from reports.render import _md_table
 
     lines = ["", f"## Judge versions against the people on `{doc['field']}`", ""]
-    lines += _md_table(PROBE_HEADER, probe_rows(doc))
+    lines += md_table(PROBE_HEADER, probe_rows(doc))
     rows = alt_rows(doc)
     if rows:
         lines += ["", f"Alternative annotator test (ε = {doc['meta']['epsilon']}):", ""]
-        lines += _md_table(ALT_HEADER, rows)
+        lines += md_table(ALT_HEADER, rows)
     for r in doc["versions"]:
         bins = (r["probes"].get("calibration") or {}).get("bins") or []
         if bins:
             lines += ["", f"Reliability diagram of {r['label']} (bins):", ""]
-            lines += _md_table(
+            lines += md_table(
                 ["from", "n", "mean confidence / P(yes)", "share correct / positive"],
                 [
                     [
@@ -134,16 +135,15 @@ def alignment_html(doc: dict[str, Any] | None, include_plotlyjs: bool) -> str:
     if not doc or not doc.get("versions"):
         return ""
     from reports.figures import reliability_diagram
-    from reports.render import _html_table
 
     parts = [
         f"<h2>Judge versions against the people on {html.escape(doc['field'])}</h2>",
-        _html_table(PROBE_HEADER, probe_rows(doc)),
+        html_table(PROBE_HEADER, probe_rows(doc)),
     ]
     rows = alt_rows(doc)
     if rows:
         parts.append(f"<p>Alternative annotator test (ε = {doc['meta']['epsilon']}):</p>")
-        parts.append(_html_table(ALT_HEADER, rows))
+        parts.append(html_table(ALT_HEADER, rows))
     first = include_plotlyjs
     for r in doc["versions"]:
         fig = reliability_diagram(r["label"], r["probes"].get("calibration") or {})

@@ -22,7 +22,7 @@ from agreement.alarms import alarm_lines
 from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.exclusions import exclusion_line
-from agreement.statistics import DASH, field_entries, statistics
+from agreement.statistics import field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
 from reports.data import load_inputs, with_alarms, with_everyone
@@ -39,7 +39,7 @@ from reports.measure_tables import (
 )
 from reports.methods import METHOD_NOTES
 from reports.run_notes import notes_text, run_notes
-from reports.text import fmt
+from reports.tables import cell, html_table, md_table
 
 CI_TITLE = (
     "95% intervals (percentile bootstrap over units; ICC: pingouin's F-based intervals), "
@@ -167,19 +167,6 @@ def render_json(report: Report) -> str:
     )
 
 
-def _cell(value: Any) -> str:
-    """A table cell: strings as they are, numbers rounded, undefined values as a dash."""
-    if value is None:
-        return DASH
-    return value if isinstance(value, str) else fmt(value)
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
-    return out
-
-
 FIELD_HEADER = ["field", "type", "unit", "units", "annotators", "ratings", "pairable"]
 STAT_HEADER = ["field", "statistic", "value", "95% CI", "n / units", "note"]
 
@@ -226,7 +213,7 @@ def field_notes(data: dict[str, Any]) -> list[str]:
             n = f.get("pearson_pairs_n", {})
             out.append(
                 f"{name}: Pearson r per annotator pair (n shared items): "
-                + ", ".join(f"{k} {_cell(v)} ({n.get(k, 0)})" for k, v in pairs.items())
+                + ", ".join(f"{k} {cell(v)} ({n.get(k, 0)})" for k, v in pairs.items())
             )
         for key, why in f.get("reasons", {}).items():
             if why and key.split(".")[0] not in declared:
@@ -284,8 +271,8 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     d = report.data
     lines = [f"# Agreement report: {report.provenance['project']}", ""]
     lines += [f"- **{k}**: {v}" for k, v in _provenance_lines(report.provenance)]
-    lines += ["", "## Agreement among annotators", ""] + _md_table(FIELD_HEADER, _field_rows(d))
-    lines += ["", f"Statistics with {CI_TITLE}:", ""] + _md_table(STAT_HEADER, statistic_rows(d))
+    lines += ["", "## Agreement among annotators", ""] + md_table(FIELD_HEADER, _field_rows(d))
+    lines += ["", f"Statistics with {CI_TITLE}:", ""] + md_table(STAT_HEADER, statistic_rows(d))
     notes = field_notes(d)
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
@@ -293,15 +280,15 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     if d.get("exclusions"):
         everyone = d["exclusions"]["with_excluded"]
         lines += ["", "## With the excluded annotators", "", _excluded_text(d), ""]
-        lines += _md_table(FIELD_HEADER, _field_rows(everyone))
-        lines += ["", ""] + _md_table(STAT_HEADER, statistic_rows(everyone))
+        lines += md_table(FIELD_HEADER, _field_rows(everyone))
+        lines += ["", ""] + md_table(STAT_HEADER, statistic_rows(everyone))
     if d["evaluators"]:
-        lines += ["", "## Evaluators vs humans", ""] + _md_table(
+        lines += ["", "## Evaluators vs humans", ""] + md_table(
             evaluator_header(), evaluator_rows(d)
         )
     for against, rows in d.get("calibrated", {}).items():
         lines += ["", f"## Calibrated binary comparison vs `{against}` (Bi-Fact Table 1)", ""]
-        lines += _md_table(decision_header(), decision_rows(rows))
+        lines += md_table(decision_header(), decision_rows(rows))
         flags = [f"- ⚠ {w}" for w in flag_lines(rows)]
         lines += ["", *flags] if flags else []
     notes = evaluator_notes(d)
@@ -342,7 +329,7 @@ def _md_drilldown(items: list[dict[str, Any]]) -> list[str]:
             "```",
             "",
         ]
-        lines += _md_table(
+        lines += md_table(
             ["annotator", "field", "value", "status"],
             [
                 [r["annotator"], r["field"], json.dumps(r["value"]), r["status"]]
@@ -361,14 +348,6 @@ def _md_drilldown(items: list[dict[str, Any]]) -> list[str]:
                 lines.append(f"  - error: {o['error']}")
         lines.append("")
     return lines
-
-
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_cell(c))}</td>" for c in r) + "</tr>" for r in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _html_list(items: Sequence[str]) -> str:
@@ -398,9 +377,9 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
         f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in _provenance_lines(p)
     ]
     parts.append("</dl><h2>Agreement among annotators</h2>")
-    parts.append(_html_table(FIELD_HEADER, _field_rows(d)))
+    parts.append(html_table(FIELD_HEADER, _field_rows(d)))
     parts.append(f"<p>Statistics with {html.escape(CI_TITLE)}:</p>")
-    parts.append(_html_table(STAT_HEADER, statistic_rows(d)))
+    parts.append(html_table(STAT_HEADER, statistic_rows(d)))
     parts.append(_html_list(field_notes(d)))
     parts.append(_html_alarms(d))
     if d.get("exclusions"):
@@ -408,18 +387,18 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
         parts += [
             "<h2>With the excluded annotators</h2>",
             f"<p>{html.escape(_excluded_text(d))}</p>",
-            _html_table(FIELD_HEADER, _field_rows(everyone)),
-            _html_table(STAT_HEADER, statistic_rows(everyone)),
+            html_table(FIELD_HEADER, _field_rows(everyone)),
+            html_table(STAT_HEADER, statistic_rows(everyone)),
         ]
     if d["evaluators"]:
         parts += [
             "<h2>Evaluators vs humans</h2>",
-            _html_table(evaluator_header(), evaluator_rows(d)),
+            html_table(evaluator_header(), evaluator_rows(d)),
         ]
     for against, rows in d.get("calibrated", {}).items():
         parts += [
             f"<h2>Calibrated binary comparison vs {html.escape(against)} (Bi-Fact Table 1)</h2>",
-            _html_table(decision_header(), decision_rows(rows)),
+            html_table(decision_header(), decision_rows(rows)),
         ]
         parts += [f"<p class='flag'>⚠ {html.escape(w)}</p>" for w in flag_lines(rows)]
     parts.append(_html_list(evaluator_notes(d)))
@@ -447,7 +426,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
                 + "</pre>"
             )
             parts.append(
-                _html_table(
+                html_table(
                     ["annotator", "field", "value", "status"],
                     [
                         [r["annotator"], r["field"], json.dumps(r["value"]), r["status"]]
@@ -456,7 +435,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
                 )
             )
             parts.append(
-                _html_table(
+                html_table(
                     ["evaluator", "signature", "run", "status", "scores", "reasoning / error"],
                     [
                         [
