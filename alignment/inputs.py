@@ -70,6 +70,19 @@ def scored_fields(results: dict[str, pd.DataFrame], candidates: dict[str, str]) 
     return [name for name in candidates if name in seen]
 
 
+def field_reference(
+    inputs: AgreementInputs, field: str, ftype: str
+) -> tuple[pd.DataFrame, Reference]:
+    """The field's numeric labels and its human reference (mean; majority if binary)."""
+    if ftype == "derived":
+        labels = field_frame(derived_labels(inputs), field)
+    else:
+        labels = field_frame(inputs.annotations, field)
+    labels = numeric_values(labels)
+    binary = ftype == FieldType.BINARY.value
+    return labels, human_reference(labels, field, binary, inputs.reference)
+
+
 def load_field(store: Store, project: str, field: str | None = None) -> FieldInputs:
     """Load one field (default: the first one some version scored)."""
     from reports.data import load_inputs
@@ -89,13 +102,8 @@ def load_field(store: Store, project: str, field: str | None = None) -> FieldInp
             f"(choose from {', '.join(candidates)})"
         )
     ftype = candidates[field]
-    if ftype == "derived":
-        labels = field_frame(derived_labels(inputs), field)
-    else:
-        labels = field_frame(inputs.annotations, field)
-    labels = numeric_values(labels)
+    labels, reference = field_reference(inputs, field, ftype)
     binary = ftype == FieldType.BINARY.value
-    reference = human_reference(labels, field, binary, inputs.reference)
     items = inputs.items
     dev, test, rule = dev_test_split(list(items["item_id"]), list(items["split"]))
     all_ids = pd.concat([f["item_id"] for f in results.values()] + [items["item_id"]])

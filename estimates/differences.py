@@ -69,14 +69,14 @@ def paired_frame(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     )
 
 
-def difference(
-    frame: pd.DataFrame, a: GroupEstimates, b: GroupEstimates, *, min_pairs: int = 2
-) -> Difference:
-    """``a`` minus ``b``: paired over shared inputs when the frame pairs them, else not."""
+def difference(frame: pd.DataFrame, a: GroupEstimates, b: GroupEstimates) -> Difference:
+    """``a`` minus ``b``: paired over shared inputs when the frame pairs them and enough
+    pairs have both human values for a PPI++ interval; else unpaired (conservative when
+    shared inputs make the systems' values go together)."""
     if "pair" in frame and frame["pair"].notna().any():
         diffs = paired_frame(frame, a.group, b.group)
-        if (diffs["judge"].notna()).sum() >= min_pairs:
-            g = estimate_group(f"{a.group} - {b.group}", diffs, binary=False)
+        g = estimate_group(f"{a.group} - {b.group}", diffs, binary=False)
+        if g.ppi.estimate is not None:
             est = {k: g.methods()[k] for k in METHODS}
             return Difference(a.group, b.group, True, len(diffs), est)
     return _unpaired(a, b)

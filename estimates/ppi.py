@@ -14,7 +14,8 @@ import numpy as np
 
 from estimates.intervals import Estimate, missing, normal
 
-MIN_LABELLED = 2
+#: Fewer labelled items than this give no interval (a normal interval needs some n).
+MIN_LABELLED = 10
 
 
 def _weights(n: int, w: np.ndarray | None) -> np.ndarray:
@@ -36,7 +37,9 @@ def judge_mean(yhat_all: np.ndarray) -> Estimate:
     """The judge's mean over every judged item: precise, but biased by the judge's errors."""
     f = np.asarray(yhat_all, float)
     if len(f) < MIN_LABELLED:
-        return missing("judge", "needs at least 2 judged items", biased=True, n=len(f))
+        return missing(
+            "judge", f"needs at least {MIN_LABELLED} judged items", biased=True, n=len(f)
+        )
     return normal(
         "judge",
         f.mean(),

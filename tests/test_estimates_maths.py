@@ -54,11 +54,12 @@ def test_ppi_equals_ppi_py_with_weights_and_binary() -> None:
 
 
 def test_constant_judge_falls_back_on_people() -> None:
-    y = np.array([0.0, 1.0, 1.0, 0.0])
-    est = ppi_mean(y, np.ones(4), np.ones(10))
+    y = np.array([0.0, 1.0, 1.0, 0.0] * 3)
+    est = ppi_mean(y, np.ones(12), np.ones(10))
     assert est.extra["lambda"] == 0.0
     assert est.estimate == pytest.approx(0.5)
-    assert ppi_mean(y[:1], np.ones(1), np.ones(3)).estimate is None
+    short = ppi_mean(y[:9], np.ones(9), np.ones(3))
+    assert short.estimate is None and "at least 10" in short.reason
 
 
 def test_rogan_gladen_hand_computation() -> None:
@@ -157,3 +158,7 @@ def test_groups_and_differences() -> None:
     assert not unpaired.paired
     assert unpaired.estimates["ppi"].estimate == pytest.approx(a.ppi.estimate - b.ppi.estimate)
     assert judge_mean(np.array([1.0])).estimate is None
+    # pairs: only 6 inputs have both human values -> unpaired (no PPI++ over 6 pairs)
+    few = frame.assign(human=np.where(frame["pair"].isin([f"q{i}" for i in range(6)]), 1.0, np.nan))
+    _, fa, fb = estimate_groups(few, binary=False, by_group=True)
+    assert not difference(few, fa, fb).paired

@@ -1,0 +1,129 @@
+"""``cli.py estimate`` and ``workbench_api.estimates`` on a synthetic project."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from commands import main
+from estimates.ppi import classical_mean, ppi_mean
+from estimates.rogan_gladen import corrected_rate
+from tests.support.estimates_project import build
+
+
+def run(db: str, *args: str, capsys) -> tuple[int, str, str]:
+    code = main(["--db", db, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _expected(truth, mask):
+    t = truth[mask]
+    lab = t["labelled"].to_numpy()
+    y, f = t["truth"].to_numpy(), t["judge"].to_numpy()
+    return y, f, lab
+
+
+def test_estimate_json_matches_the_maths(store, sqlite_url, capsys) -> None:
+    truth = build(store, "est", kind="binary", n_items=300, n_labelled=80)
+    code, out, err = run(
+        sqlite_url,
+        "estimate",
+        "est",
+        "--field",
+        "label",
+        "--evaluator",
+        "toyjudge",
+        "--by",
+        "generator",
+        "--json",
+        capsys=capsys,
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    groups = {g["group"]: g for g in doc["groups"]}
+    assert list(groups) == ["overall", "alpha", "beta"]
+    for name, mask in (
+        ("overall", truth["item_id"].notna()),
+        ("alpha", truth["generator"] == "alpha"),
+    ):
+        y, f, lab = _expected(truth, mask)
+        g = groups[name]
+        assert (g["n_human"], g["n_judge"]) == (int(lab.sum()), len(f))
+        ppi = ppi_mean(y[lab], f[lab], f[~lab])
+        assert g["ppi"]["estimate"] == pytest.approx(ppi.estimate, abs=1e-12)
+        assert g["ppi"]["ci"] == pytest.approx(list(ppi.ci), abs=1e-12)
+        assert g["ppi"]["lambda"] == pytest.approx(ppi.extra["lambda"], abs=1e-12)
+        assert g["human"]["estimate"] == pytest.approx(y[lab].mean())
+        assert g["human"]["ci"] == pytest.approx(list(classical_mean(y[lab]).ci))
+        assert g["judge"]["estimate"] == pytest.approx(f.mean()) and g["judge"]["biased"]
+        rg = corrected_rate(f, y[lab], f[lab])
+        assert g["corrected"]["estimate"] == pytest.approx(rg.estimate)
+    assert doc["differences"][0]["a"] == "alpha" and not doc["differences"][0]["paired"]
+
+
+def test_estimate_text_pairs_and_plans(store, sqlite_url, capsys) -> None:
+    build(store, "num", kind="score", n_items=400, n_labelled=200)
+    code, out, err = run(
+        sqlite_url,
+        "estimate",
+        "num",
+        "--field",
+        "label",
+        "--evaluator",
+        "toyjudge",
+        "--by",
+        "generator",
+        "--pair-by",
+        "query",
+        "--target",
+        "0.01",
+        capsys=capsys,
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "num · label (interval) · judge toyjudge imported"
+    assert any(line.startswith("  PPI++") and "lambda" in line for line in lines)
+    assert not any("Rogan-Gladen" in line for line in lines)  # numeric field
+    assert any("paired over 200 inputs" in line for line in lines)
+    assert any(line.startswith("plan overall · PPI++ mean to ±0.01: ") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--evaluator", "nope"], "no evaluator 'nope' scored 'label' (choose from"),
+        (["--field", "text"], "'text' is not a numeric human field"),
+        (["--target", "0"], "--target must be a number > 0"),
+        (["--pair-by", "missing"], "no item has the field 'missing'"),
+    ],
+)
+def test_estimate_bad_input_is_one_line(store, sqlite_url, capsys, args, message) -> None:
+    build(store, "est", n_items=40, n_labelled=20)
+    base = {"--field": "label", "--evaluator": "toyjudge"}
+    for flag, value in zip(args[::2], args[1::2], strict=True):
+        base[flag] = value
+    flat = [x for kv in base.items() for x in kv]
+    code, out, err = run(sqlite_url, "estimate", "est", *flat, capsys=capsys)
+    assert code != 0 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_few_labels_say_why(store, sqlite_url, capsys) -> None:
+    build(store, "est", n_items=50, n_labelled=5)
+    code, out, _ = run(
+        sqlite_url,
+        "estimate",
+        "est",
+        "--field",
+        "label",
+        "--evaluator",
+        "toyjudge",
+        "--json",
+        capsys=capsys,
+    )
+    g = json.loads(out)["groups"][0]
+    assert code == 0 and g["ppi"]["estimate"] is None
+    assert "at least 10" in g["ppi"]["reason"] and np.isfinite(g["judge"]["estimate"])

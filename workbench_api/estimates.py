@@ -1,0 +1,177 @@
+"""Judge-assisted estimates of one project field: loads the frame, calls ``estimates``.
+
+The human reference is the one the evaluator-vs-people figures use
+(:func:`alignment.inputs.load_field`: the mean of the people's values, the majority for
+binary fields); the judge is one evaluator version, imported scores included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from workbench_api.data import ApiError
+
+if TYPE_CHECKING:
+    from agreement.inputs import Reference
+    from alignment.versions import Version
+    from annotation_store import Store
+    from estimates.planning import Plan
+    from estimates.table import EstimateTable
+
+#: Differences are listed for every pair of the first this many systems.
+MAX_SYSTEMS_COMPARED = 8
+
+
+@dataclass
+class FieldData:
+    """One field of one project: items, human reference, judge versions and their scores."""
+
+    project: str
+    field: str
+    field_type: str
+    items: pd.DataFrame  # item_id, split, generator, fields
+    reference: Reference
+    versions: list[Version]
+    scores: pd.DataFrame  # the field's stored scores: item_id, signature, score (few-shot out)
+
+    @property
+    def binary(self) -> bool:
+        """True for a binary human field (the reference is the majority)."""
+        return self.field_type == "binary"
+
+
+def load_field_data(store: Store, project: str, field: str | None) -> FieldData:
+    """Items, labels and scores, read once in bulk (no per-result objects)."""
+    from alignment.inputs import field_reference, numeric_fields
+    from alignment.versions import load_versions
+    from reports.data import load_inputs
+
+    inputs = load_inputs(store, project)
+    candidates = numeric_fields(inputs)
+    scores = inputs.scores
+    scored = [f for f in candidates if f in set(scores["field"])]
+    if field is None:
+        if not scored:
+            raise ApiError(f"no evaluator has scored a numeric field of {project!r} yet")
+        field = scored[0]
+    elif field not in candidates:
+        raise ApiError(
+            f"{field!r} is not a numeric human field or derived score of {project!r} "
+            f"(choose from {', '.join(candidates)})"
+        )
+    ftype = candidates[field]
+    _, reference = field_reference(inputs, field, ftype)
+    mine = scores.loc[scores["field"] == field, ["item_id", "signature", "score"]]
+    return FieldData(
+        project, field, ftype, inputs.items, reference, load_versions(store, project), mine
+    )
+
+
+def pick_version(fd: FieldData, evaluator: str) -> Version:
+    """The version labelled ``evaluator`` (``"geval v2"``), else the newest version of the
+    evaluator named so; position-swap probe runs are not judges of the field."""
+    signatures = set(fd.scores["signature"])
+    usable = [v for v in fd.versions if not v.swapped and v.signature in signatures]
+    exact = [v for v in usable if evaluator in (v.label, v.signature)]
+    named = [v for v in usable if v.evaluator == evaluator]
+    if exact or named:
+        return (exact or named)[-1]
+    choices = ", ".join(sorted({v.evaluator for v in usable} | {v.label for v in usable}))
+    raise ApiError(
+        f"no evaluator {evaluator!r} scored {fd.field!r} "
+        f"(choose from {choices or 'nothing: no evaluator scored this field yet'})"
+    )
+
+
+def estimate_frame(
+    fd: FieldData,
+    version: Version,
+    *,
+    pair_by: str | None = None,
+    probabilities: pd.Series | None = None,
+) -> pd.DataFrame:
+    """One row per item: item_id, group, judge, human (and pair, probability)."""
+    items = fd.items
+    mine = fd.scores[fd.scores["signature"] == version.signature]
+    judge = pd.to_numeric(mine["score"], errors="coerce").groupby(mine["item_id"]).mean()
+    ref = fd.reference.majority if fd.binary else fd.reference.mean
+    ids = items["item_id"].astype(str)
+    frame = pd.DataFrame(
+        {
+            "item_id": ids.to_numpy(),
+            "group": items["generator"].astype(object).to_numpy(),
+            "judge": ids.map(judge).to_numpy(float),
+            "human": ids.map(ref if ref is not None else pd.Series(dtype=float)).to_numpy(float),
+        }
+    )
+    if pair_by is not None:
+        values = [f.get(pair_by) for f in items["fields"]]
+        if all(v is None for v in values):
+            raise ApiError(f"no item has the field {pair_by!r} to pair systems by")
+        frame["pair"] = [None if v is None else str(v) for v in values]
+    if probabilities is not None and not probabilities.empty:
+        frame["probability"] = ids.map(probabilities).to_numpy(float)
+        # Labels outside the drawn sample would bias the weighted estimate: not used.
+        frame.loc[frame["probability"].isna(), "human"] = np.nan
+    return frame
+
+
+def estimate(
+    store: Store,
+    project: str,
+    field: str | None,
+    evaluator: str,
+    *,
+    by_generator: bool = False,
+    pair_by: str | None = None,
+) -> EstimateTable:
+    """Human-only, judge-only, PPI++ (and for binary fields Rogan-Gladen) estimates of the
+    field's mean overall and, with ``by_generator``, per system, with differences."""
+    from estimates.differences import difference
+    from estimates.groups import estimate_groups
+    from estimates.table import EstimateTable
+
+    fd = load_field_data(store, project, field)
+    version = pick_version(fd, evaluator)
+    probabilities = selection_probabilities(store, project, version)
+    frame = estimate_frame(fd, version, pair_by=pair_by, probabilities=probabilities)
+    groups = estimate_groups(frame, fd.binary, by_generator)
+    systems = groups[1 : 1 + MAX_SYSTEMS_COMPARED]
+    diffs = [difference(frame, a, b) for a, b in combinations(systems, 2)]
+    meta = {
+        "signature": version.signature,
+        "reference": "human majority" if fd.binary else "mean of the human values",
+        "n_items": len(frame),
+        "pair_by": pair_by,
+        "weighted": bool(groups[0].weighted),
+        "few_shot_excluded": len(version.few_shot_ids),
+    }
+    return EstimateTable(project, fd.field, fd.field_type, version.label, groups, diffs, {}, meta)
+
+
+def selection_probabilities(store: Store, project: str, version: Version) -> pd.Series | None:
+    """Recorded active-selection probabilities by item id (None without a selection)."""
+    return None
+
+
+def add_plans(table: EstimateTable, target: float) -> EstimateTable:
+    """Per group: how many more human labels the PPI++ interval needs for ``target``."""
+    from estimates.planning import check_target, plan_ppi
+
+    try:
+        check_target(target)
+    except ValueError as exc:
+        raise ApiError(str(exc)) from None
+    for g in table.groups:
+        table.plans.setdefault(g.group, []).append(plan_ppi(g.ppi, target))
+    return table
+
+
+def plan_overall(plans: list[Plan], table: EstimateTable) -> None:
+    """Append plans to the overall group (alpha, correlation)."""
+    table.plans.setdefault(table.groups[0].group, []).extend(plans)
