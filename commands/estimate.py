@@ -46,7 +46,7 @@ def cmd_estimate(args: argparse.Namespace, store: Store) -> int:
     """Print the estimates table (or JSON)."""
     from estimates.table import table_text
     from reports.formats import portable_floats
-    from workbench_api.estimates import add_plans, estimate
+    from workbench_api.estimates import estimate
 
     if args.target is not None and not args.target > 0:
         raise CommandError("--target must be a number > 0")
@@ -57,9 +57,8 @@ def cmd_estimate(args: argparse.Namespace, store: Store) -> int:
         args.evaluator,
         by_generator=args.by == "generator",
         pair_by=args.pair_by,
+        target=args.target,
     )
-    if args.target is not None:
-        add_plans(table, args.target)
     if args.json:
         print(json.dumps(portable_floats(table.to_dict()), indent=2, allow_nan=False))
     else:

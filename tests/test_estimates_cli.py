@@ -89,6 +89,26 @@ def test_estimate_text_pairs_and_plans(store, sqlite_url, capsys) -> None:
     assert not any("Rogan-Gladen" in line for line in lines)  # numeric field
     assert any("paired over 200 inputs" in line for line in lines)
     assert any(line.startswith("plan overall · PPI++ mean to ±0.01: ") for line in lines)
+    assert "plan beta · judge-human Pearson r to ±0.01: " in out
+    # one annotator per item: no pairable units, so alpha has no interval to plan from
+    assert "plan overall · Krippendorff's alpha (people) to ±0.01: no interval yet" in out
+
+
+def test_plans_in_json_follow_the_formula(store, sqlite_url, capsys) -> None:
+    build(store, "est", kind="score", n_items=400, n_labelled=100, annotators=2)
+    args = ["estimate", "est", "--field", "label", "--evaluator", "toyjudge", "--json"]
+    code, out, err = run(sqlite_url, *args, "--target", "0.02", capsys=capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    ppi_plan, r_plan, alpha_plan = doc["plans"]["overall"]
+    g = doc["groups"][0]["ppi"]
+    z = 1.959963984540054
+    need = z**2 * g["var_rectifier"] / (0.02**2 - z**2 * g["var_imputed_term"])
+    assert ppi_plan["n_needed"] == int(np.ceil(need)) and ppi_plan["n_now"] == 100
+    assert ppi_plan["more"] == ppi_plan["n_needed"] - 100
+    hw = r_plan["half_width_now"]
+    assert r_plan["n_now"] == 100 and r_plan["n_needed"] == int(np.ceil(100 * (hw / 0.02) ** 2))
+    assert alpha_plan["figure"] == "Krippendorff's alpha (people)" and alpha_plan["n_now"] == 100
 
 
 @pytest.mark.parametrize(

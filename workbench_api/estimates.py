@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from workbench_api.data import ApiError
 
 if TYPE_CHECKING:
@@ -129,9 +130,11 @@ def estimate(
     *,
     by_generator: bool = False,
     pair_by: str | None = None,
+    target: float | None = None,
 ) -> EstimateTable:
     """Human-only, judge-only, PPI++ (and for binary fields Rogan-Gladen) estimates of the
-    field's mean overall and, with ``by_generator``, per system, with differences."""
+    field's mean overall and, with ``by_generator``, per system, with differences; with
+    ``target`` also the labels each needs for that interval half-width (:func:`add_plans`)."""
     from estimates.differences import difference
     from estimates.groups import estimate_groups
     from estimates.table import EstimateTable
@@ -151,7 +154,8 @@ def estimate(
         "weighted": bool(groups[0].weighted),
         "few_shot_excluded": len(version.few_shot_ids),
     }
-    return EstimateTable(project, fd.field, fd.field_type, version.label, groups, diffs, {}, meta)
+    table = EstimateTable(project, fd.field, fd.field_type, version.label, groups, diffs, {}, meta)
+    return table if target is None else add_plans(store, table, frame, target)
 
 
 def selection_probabilities(store: Store, project: str, version: Version) -> pd.Series | None:
@@ -159,19 +163,56 @@ def selection_probabilities(store: Store, project: str, version: Version) -> pd.
     return None
 
 
-def add_plans(table: EstimateTable, target: float) -> EstimateTable:
-    """Per group: how many more human labels the PPI++ interval needs for ``target``."""
-    from estimates.planning import check_target, plan_ppi
+def add_plans(
+    store: Store,
+    table: EstimateTable,
+    frame: pd.DataFrame,
+    target: float,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> EstimateTable:
+    """Human labels needed for a 95 % half-width of ``target``: per group for the PPI++
+    mean and the judge-human Pearson correlation (bootstrap CI), and overall for
+    Krippendorff's alpha among the people (the agreement document's bootstrap CI)."""
+    from agreement.correlation import correlations
+    from estimates.planning import check_target, plan_from_interval, plan_ppi
 
     try:
         check_target(target)
     except ValueError as exc:
         raise ApiError(str(exc)) from None
+    groups = frame["group"].fillna("(none)").astype(str)
     for g in table.groups:
-        table.plans.setdefault(g.group, []).append(plan_ppi(g.ppi, target))
+        rows = frame if g.group == "overall" else frame[groups == g.group]
+        both = rows["judge"].notna() & rows["human"].notna()
+        r = correlations(
+            rows.loc[both, "judge"].to_numpy(float),
+            rows.loc[both, "human"].to_numpy(float),
+            n_resamples=resamples,
+            seed=seed,
+        )["pearson"]
+        table.plans[g.group] = [
+            plan_ppi(g.ppi, target),
+            plan_from_interval("judge-human Pearson r", r.n, r.ci, target),
+        ]
+    table.plans["overall"].append(_alpha_plan(store, table, target, resamples, seed))
     return table
 
 
-def plan_overall(plans: list[Plan], table: EstimateTable) -> None:
-    """Append plans to the overall group (alpha, correlation)."""
-    table.plans.setdefault(table.groups[0].group, []).extend(plans)
+def _alpha_plan(
+    store: Store, table: EstimateTable, target: float, resamples: int, seed: int
+) -> Plan:
+    """Krippendorff's alpha among the people on the field (items with two or more labels)."""
+    from estimates.planning import Plan, plan_from_interval
+    from workbench_api.analysis import agreement
+
+    figure = "Krippendorff's alpha (people)"
+    if table.field_type == "derived":
+        return Plan(figure, 0, None, target, None, None, "alpha is not computed for derived scores")
+    doc = agreement(store, table.project, fields=[table.field], resamples=resamples, seed=seed)
+    entry = doc.to_dict()["fields"].get(table.field, {})
+    cis = entry.get("krippendorff_alpha_ci") or {}
+    level = next(iter(cis), None)
+    ci = cis.get(level) if level else None
+    return plan_from_interval(figure, int(entry.get("n_pairable") or 0), ci, target)
