@@ -40,6 +40,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the JSON document")
     p.set_defaults(handler=cmd_estimate)
+    q = sub.add_parser(
+        "select",
+        help="draw the items people should label (active selection) and hand out only them",
+    )
+    q.add_argument("name", help="project name")
+    q.add_argument("--field", required=True, help="the field the estimates are about")
+    q.add_argument(
+        "--evaluator",
+        action="append",
+        required=True,
+        help="the judge; give two or more versions to draw where they disagree",
+    )
+    q.add_argument("--budget", type=int, required=True, help="expected number of items drawn")
+    q.add_argument("--seed", type=int, default=0, help="seed of the draw (recorded)")
+    q.set_defaults(handler=cmd_select)
 
 
 def cmd_estimate(args: argparse.Namespace, store: Store) -> int:
@@ -63,4 +78,18 @@ def cmd_estimate(args: argparse.Namespace, store: Store) -> int:
         print(json.dumps(portable_floats(table.to_dict()), indent=2, allow_nan=False))
     else:
         print(table_text(table))
+    return 0
+
+
+def cmd_select(args: argparse.Namespace, store: Store) -> int:
+    """Draw and record the sample; the project's assignment becomes ``active``."""
+    from workbench_api.estimates import select_items
+
+    if args.budget < 1:
+        raise CommandError("--budget must be a whole number >= 1")
+    out = select_items(store, args.name, args.field, args.evaluator, args.budget, seed=args.seed)
+    print(
+        f"drew {out['drawn']} of {out['items']} judged items (budget {out['budget']}, "
+        f"{out['rule']}); assignment is now 'active'"
+    )
     return 0

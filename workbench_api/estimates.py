@@ -94,9 +94,14 @@ def estimate_frame(
     version: Version,
     *,
     pair_by: str | None = None,
-    probabilities: pd.Series | None = None,
+    draws: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per item: item_id, group, judge, human (and pair, probability)."""
+    """One row per item: item_id, group, judge, human (and pair, probability).
+
+    With an active-selection sample (``draws``: item_id, probability, selected), only the
+    drawn items' labels count, and each drawn item's probability is scaled by the share
+    of the sample labelled so far: the strategy hands drawn items out in random order, so
+    a part of the sample labelled is a random part of it."""
     items = fd.items
     mine = fd.scores[fd.scores["signature"] == version.signature]
     judge = pd.to_numeric(mine["score"], errors="coerce").groupby(mine["item_id"]).mean()
@@ -115,10 +120,13 @@ def estimate_frame(
         if all(v is None for v in values):
             raise ApiError(f"no item has the field {pair_by!r} to pair systems by")
         frame["pair"] = [None if v is None else str(v) for v in values]
-    if probabilities is not None and not probabilities.empty:
-        frame["probability"] = ids.map(probabilities).to_numpy(float)
+    if draws is not None and not draws.empty:
+        d = draws.set_index("item_id")
+        chosen = ids.map(d["selected"]).fillna(False).astype(bool).to_numpy()
         # Labels outside the drawn sample would bias the weighted estimate: not used.
-        frame.loc[frame["probability"].isna(), "human"] = np.nan
+        frame.loc[~chosen, "human"] = np.nan
+        done = (chosen & frame["human"].notna().to_numpy()).sum() / max(chosen.sum(), 1)
+        frame["probability"] = ids.map(d["probability"]).to_numpy(float) * done
     return frame
 
 
@@ -141,8 +149,9 @@ def estimate(
 
     fd = load_field_data(store, project, field)
     version = pick_version(fd, evaluator)
-    probabilities = selection_probabilities(store, project, version)
-    frame = estimate_frame(fd, version, pair_by=pair_by, probabilities=probabilities)
+    from annotation_store.selection import draws_frame
+
+    frame = estimate_frame(fd, version, pair_by=pair_by, draws=draws_frame(store, project))
     groups = estimate_groups(frame, fd.binary, by_generator)
     systems = groups[1 : 1 + MAX_SYSTEMS_COMPARED]
     diffs = [difference(frame, a, b) for a, b in combinations(systems, 2)]
@@ -156,11 +165,6 @@ def estimate(
     }
     table = EstimateTable(project, fd.field, fd.field_type, version.label, groups, diffs, {}, meta)
     return table if target is None else add_plans(store, table, frame, target)
-
-
-def selection_probabilities(store: Store, project: str, version: Version) -> pd.Series | None:
-    """Recorded active-selection probabilities by item id (None without a selection)."""
-    return None
 
 
 def add_plans(
@@ -216,3 +220,47 @@ def _alpha_plan(
     level = next(iter(cis), None)
     ci = cis.get(level) if level else None
     return plan_from_interval(figure, int(entry.get("n_pairable") or 0), ci, target)
+
+
+def select_items(
+    store: Store,
+    project: str,
+    field: str | None,
+    evaluators: list[str],
+    budget: int,
+    *,
+    seed: int = 0,
+) -> dict[str, object]:
+    """Draw the active-selection sample over the judged items and switch the project's
+    assignment to ``active``: items where the judge versions disagree (two or more
+    ``evaluators``) or the judge is unsure (one) are likelier to be drawn."""
+    from annotation_store.assignments import validate_annotation_settings
+    from annotation_store.selection import record_draws
+    from estimates.selection import draw, inclusion_probabilities, uncertainty
+
+    if not isinstance(budget, int) or budget < 1:
+        raise ApiError("the budget must be a whole number of items >= 1")
+    fd = load_field_data(store, project, field)
+    versions = [pick_version(fd, e) for e in dict.fromkeys(evaluators)]
+    wide = (
+        fd.scores[fd.scores["signature"].isin([v.signature for v in versions])]
+        .assign(score=lambda f: pd.to_numeric(f["score"], errors="coerce"))
+        .pivot_table(index="item_id", columns="signature", values="score", aggfunc="mean")
+    )
+    wide = wide.reindex(columns=[v.signature for v in versions])
+    if wide.empty:
+        raise ApiError(f"no judged item of {project!r} to draw from")
+    u, rule = uncertainty(wide.to_numpy(float))
+    pi = inclusion_probabilities(u, budget)
+    chosen = draw(pi, seed)
+    basis = f"{rule}; seed {seed}; " + ", ".join(v.label for v in versions)
+    n = record_draws(
+        store,
+        project,
+        {str(i): (float(p), bool(c)) for i, p, c in zip(wide.index, pi, chosen, strict=True)},
+        basis,
+    )
+    settings = dict(store.project(project).settings)
+    settings.update(validate_annotation_settings({"assignment": "active"}))
+    store.update_settings(project, settings)
+    return {"drawn": n, "items": len(wide), "budget": budget, "rule": rule, "basis": basis}
