@@ -18,6 +18,7 @@ from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.evaluator import ScoreRows, compare_evaluator
 from agreement.inputs import is_binary_scores
 from alignment.inputs import FieldInputs, load_field
+from alignment.judge_vs_judge import judge_vs_judge
 from alignment.probes import probes
 from alignment.scores import field_scores, per_item, relevant
 from alignment.versions import FEW_SHOT_KEY, Version
@@ -165,6 +166,9 @@ def alignment_table(
         "fields": fi.fields,
         "headline": HEADLINE.get(fi.field_type, "pearson"),
         "versions": rows,
+        "judge_vs_judge": judge_vs_judge(
+            fi, HEADLINE.get(fi.field_type, "pearson"), n_resamples=n_resamples, seed=seed
+        ),
         "meta": {
             "n_resamples": n_resamples,
             "seed": seed,
