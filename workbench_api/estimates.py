@@ -264,3 +264,22 @@ def select_items(
     settings.update(validate_annotation_settings({"assignment": "active"}))
     store.update_settings(project, settings)
     return {"drawn": n, "items": len(wide), "budget": budget, "rule": rule, "basis": basis}
+
+
+def estimate_choices(store: Store, project: str) -> dict[str, list[str]]:
+    """Numeric or binary fields some evaluator scored -> the version labels that did
+    (newest last), for the page's and the side panel's pickers."""
+    from alignment.inputs import numeric_fields
+    from alignment.versions import load_versions
+    from reports.data import load_inputs
+
+    inputs = load_inputs(store, project)
+    scores = inputs.scores
+    versions = [v for v in load_versions(store, project) if not v.swapped]
+    out: dict[str, list[str]] = {}
+    for name in numeric_fields(inputs):
+        signatures = set(scores.loc[scores["field"] == name, "signature"])
+        labels = [v.label for v in versions if v.signature in signatures]
+        if labels:
+            out[name] = labels
+    return out
