@@ -25,6 +25,7 @@ from agreement.statistics import DASH, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
 from reports.data import load_inputs, with_everyone
+from reports.estimates_section import estimates_html, estimates_lines
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
 from reports.methods import METHOD_NOTES
@@ -48,6 +49,8 @@ class Report:
     drilldown: list[dict[str, Any]] = field(default_factory=list)
     #: Every custom judge version with runs in the project (definition, version, hash).
     judges: list[dict[str, Any]] = field(default_factory=list)
+    #: Judge-assisted estimates and plans per scored field (EstimateTable JSON), if made.
+    estimates: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _drilldown(store: Store, name: str, item_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -140,6 +143,7 @@ def render_json(report: Report) -> str:
         "agreement": portable_floats(report.data),  # computed figures; stored data as is
         "drilldown": report.drilldown,
         "judges": report.judges,
+        **({"estimates": portable_floats(report.estimates)} if report.estimates else {}),
     }
     return json.dumps(
         doc,
@@ -384,6 +388,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
         lines += ["", "## Reliability matrices (items x annotators)", ""]
         lines += [f"- {k}: `{v}`" for k, v in csv_names.items()]
     lines += judge_lines(report.judges)
+    lines += estimates_lines(report.estimates)
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
@@ -492,6 +497,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             + "</ul>"
         )
     parts.append(judge_html(report.judges))
+    parts.append(estimates_html(report.estimates))
     if report.drilldown:
         parts.append("<h2>Selected items</h2>")
         for it in report.drilldown:

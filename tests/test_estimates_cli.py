@@ -11,6 +11,7 @@ from commands import main
 from estimates.ppi import classical_mean, ppi_mean
 from estimates.rogan_gladen import corrected_rate
 from tests.support.estimates_project import build
+from workbench_api.estimates import estimate
 
 
 def run(db: str, *args: str, capsys) -> tuple[int, str, str]:
@@ -147,3 +148,62 @@ def test_few_labels_say_why(store, sqlite_url, capsys) -> None:
     g = json.loads(out)["groups"][0]
     assert code == 0 and g["ppi"]["estimate"] is None
     assert "at least 10" in g["ppi"]["reason"] and np.isfinite(g["judge"]["estimate"])
+
+
+def test_report_has_the_estimates_and_plans(store, sqlite_url, tmp_path, capsys) -> None:
+    build(store, "est", kind="score", n_items=200, n_labelled=60, annotators=2)
+    expected = estimate(store, "est", "label", "toyjudge", by_generator=True)
+    for suffix in ("md", "json", "html"):
+        out = tmp_path / f"r.{suffix}"
+        code = main(
+            [
+                "--db",
+                sqlite_url,
+                "report",
+                "est",
+                "--out",
+                str(out),
+                "--resamples",
+                "100",
+                "--plan-target",
+                "0.02",
+            ]
+        )
+        assert code == 0, capsys.readouterr().err
+        text = out.read_text()
+        if suffix == "json":
+            (table,) = json.loads(text)["estimates"]
+            overall = table["groups"][0]
+            assert overall["ppi"]["estimate"] == pytest.approx(expected.groups[0].ppi.estimate)
+            figures = [p["figure"] for p in table["plans"]["overall"]]
+            assert figures == [
+                "PPI++ mean",
+                "judge-human Pearson r",
+                "Krippendorff's alpha (people)",
+            ]
+            assert table["plans"]["overall"][0]["target"] == 0.02
+        elif suffix == "md":
+            ppi = expected.groups[0].ppi
+            row = (
+                f"| overall | PPI++ (λ {ppi.extra['lambda']:.2f}) | {ppi.estimate:.3f} | "
+                f"[{ppi.ci[0]:.3f}, {ppi.ci[1]:.3f}] | 60 | 200 |"
+            )
+            assert "## Estimates: what people would say, per system" in text and row in text
+        else:
+            assert "<h2>Estimates: what people would say, per system</h2>" in text
+    assert (
+        main(
+            [
+                "--db",
+                sqlite_url,
+                "report",
+                "est",
+                "--out",
+                str(tmp_path / "x.md"),
+                "--plan-target",
+                "-1",
+            ]
+        )
+        != 0
+    )
+    assert "--plan-target must be a number > 0" in capsys.readouterr().err

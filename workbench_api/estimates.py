@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -139,10 +139,12 @@ def estimate(
     by_generator: bool = False,
     pair_by: str | None = None,
     target: float | None = None,
+    agreement_data: dict[str, Any] | None = None,
 ) -> EstimateTable:
     """Human-only, judge-only, PPI++ (and for binary fields Rogan-Gladen) estimates of the
     field's mean overall and, with ``by_generator``, per system, with differences; with
-    ``target`` also the labels each needs for that interval half-width (:func:`add_plans`)."""
+    ``target`` also the labels each needs for that interval half-width (:func:`add_plans`;
+    ``agreement_data``: an agreement document already computed, for alpha's interval)."""
     from estimates.differences import difference
     from estimates.groups import estimate_groups
     from estimates.table import EstimateTable
@@ -164,7 +166,9 @@ def estimate(
         "few_shot_excluded": len(version.few_shot_ids),
     }
     table = EstimateTable(project, fd.field, fd.field_type, version.label, groups, diffs, {}, meta)
-    return table if target is None else add_plans(store, table, frame, target)
+    if target is None:
+        return table
+    return add_plans(store, table, frame, target, agreement_data=agreement_data)
 
 
 def add_plans(
@@ -175,6 +179,7 @@ def add_plans(
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    agreement_data: dict[str, Any] | None = None,
 ) -> EstimateTable:
     """Human labels needed for a 95 % half-width of ``target``: per group for the PPI++
     mean and the judge-human Pearson correlation (bootstrap CI), and overall for
@@ -200,22 +205,32 @@ def add_plans(
             plan_ppi(g.ppi, target),
             plan_from_interval("judge-human Pearson r", r.n, r.ci, target),
         ]
-    table.plans["overall"].append(_alpha_plan(store, table, target, resamples, seed))
+    if agreement_data is None:
+        agreement_data = _agreement_data(store, table, resamples, seed)
+    table.plans["overall"].append(_alpha_plan(table, target, agreement_data))
     return table
 
 
-def _alpha_plan(
-    store: Store, table: EstimateTable, target: float, resamples: int, seed: int
-) -> Plan:
-    """Krippendorff's alpha among the people on the field (items with two or more labels)."""
-    from estimates.planning import Plan, plan_from_interval
+def _agreement_data(
+    store: Store, table: EstimateTable, resamples: int, seed: int
+) -> dict[str, Any]:
+    """The agreement document of the field alone (for alpha's bootstrap interval)."""
     from workbench_api.analysis import agreement
 
-    figure = "Krippendorff's alpha (people)"
     if table.field_type == "derived":
-        return Plan(figure, 0, None, target, None, None, "alpha is not computed for derived scores")
+        return {"fields": {}}
     doc = agreement(store, table.project, fields=[table.field], resamples=resamples, seed=seed)
-    entry = doc.to_dict()["fields"].get(table.field, {})
+    return doc.to_dict()
+
+
+def _alpha_plan(table: EstimateTable, target: float, agreement_data: dict[str, Any]) -> Plan:
+    """Krippendorff's alpha among the people on the field (items with two or more labels)."""
+    from estimates.planning import Plan, plan_from_interval
+
+    figure = "Krippendorff's alpha (people)"
+    entry = agreement_data.get("fields", {}).get(table.field)
+    if not entry:
+        return Plan(figure, 0, None, target, None, None, "no alpha for this field")
     cis = entry.get("krippendorff_alpha_ci") or {}
     level = next(iter(cis), None)
     ci = cis.get(level) if level else None
@@ -282,4 +297,31 @@ def estimate_choices(store: Store, project: str) -> dict[str, list[str]]:
         labels = [v.label for v in versions if v.signature in signatures]
         if labels:
             out[name] = labels
+    return out
+
+
+#: The half-width the report plans for.
+REPORT_TARGET = 0.05
+
+
+def report_estimates(
+    store: Store, project: str, agreement_data: dict[str, Any], target: float = REPORT_TARGET
+) -> list[dict[str, Any]]:
+    """Per scored field, with its newest judge: the estimates per system and the plans
+    (the JSON the report's estimates section renders)."""
+    out = []
+    for field, judges in estimate_choices(store, project).items():
+        try:
+            table = estimate(
+                store,
+                project,
+                field,
+                judges[-1],
+                by_generator=True,
+                target=target,
+                agreement_data=agreement_data,
+            )
+        except ApiError:
+            continue
+        out.append(table.to_dict())
     return out
