@@ -48,7 +48,7 @@ class FieldData:
 
 def load_field_data(store: Store, project: str, field: str | None) -> FieldData:
     """Items, labels and scores, read once in bulk (no per-result objects)."""
-    from alignment.inputs import field_reference, numeric_fields
+    from alignment.inputs import AlignmentError, choose_field, field_reference, numeric_fields
     from alignment.versions import load_versions
     from reports.data import load_inputs
 
@@ -56,15 +56,10 @@ def load_field_data(store: Store, project: str, field: str | None) -> FieldData:
     candidates = numeric_fields(inputs)
     scores = inputs.scores
     scored = [f for f in candidates if f in set(scores["field"])]
-    if field is None:
-        if not scored:
-            raise ApiError(f"no evaluator has scored a numeric field of {project!r} yet")
-        field = scored[0]
-    elif field not in candidates:
-        raise ApiError(
-            f"{field!r} is not a numeric human field or derived score of {project!r} "
-            f"(choose from {', '.join(candidates)})"
-        )
+    try:
+        field = choose_field(project, candidates, scored, field)
+    except AlignmentError as exc:
+        raise ApiError(str(exc)) from None
     ftype = candidates[field]
     _, reference = field_reference(inputs, field, ftype)
     mine = scores.loc[scores["field"] == field, ["item_id", "signature", "score"]]
