@@ -92,13 +92,13 @@ def paired_difference(
     w_t = draw_counts_t(n, n_resamples, seed)
     w = w_t.T
     diffs = fn(a, ref, w, w_t) - fn(b, ref, w, w_t)
-    ci, reason = percentile_ci(diffs)
+    ci, why = percentile_ci(diffs)
     finite = diffs[np.isfinite(diffs)]
     p = None
     if ci is not None and len(finite):
         tail = min(np.mean(finite <= 0), np.mean(finite >= 0))
         p = float(min(1.0, max(2 * tail, 1 / len(finite))))
-    return PairedDifference(statistic, n, va, vb, va - vb, ci, p, reason)
+    return PairedDifference(statistic, n, va, vb, va - vb, ci, p, why)
 
 
 def _finite(x: float) -> float | None:

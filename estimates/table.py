@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from estimates.differences import Difference
@@ -33,9 +34,9 @@ class EstimateTable:
     field_type: str
     evaluator: str
     groups: list[GroupEstimates]
-    differences: list[Difference] = field(default_factory=list)
-    plans: dict[str, list[Plan]] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
+    differences: list[Difference] = dataclasses.field(default_factory=list)
+    plans: dict[str, list[Plan]] = dataclasses.field(default_factory=dict)
+    meta: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
@@ -85,7 +86,11 @@ def table_text(t: EstimateTable) -> str:
             else f"difference {d.a} - {d.b}: {p.reason}"
         )
     for group, plans in t.plans.items():
-        for p in plans:
-            need = f"{p.more} more ({p.n_needed} in all)" if p.more is not None else p.reason
-            lines.append(f"plan {group} · {p.figure} to ±{p.target:g}: {need}")
+        for plan in plans:
+            need = (
+                f"{plan.more} more ({plan.n_needed} in all)"
+                if plan.more is not None
+                else plan.reason
+            )
+            lines.append(f"plan {group} · {plan.figure} to ±{plan.target:g}: {need}")
     return "\n".join(lines)
