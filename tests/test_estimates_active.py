@@ -56,7 +56,8 @@ def test_selected_by_uncertainty_stays_unbiased() -> None:
     assert abs(np.mean(ests)) < 0.005
 
 
-def test_record_draws_is_all_or_nothing(store) -> None:
+def test_record_draws_is_all_or_nothing(any_store) -> None:
+    store = any_store
     build(store, "p", n_items=20, n_labelled=0)
     assert record_draws(store, "p", {"i00000": (0.5, True), "i00001": (0.2, False)}, "t") == 1
     with pytest.raises(StoreError, match=r"\(0, 1\]"):

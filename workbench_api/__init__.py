@@ -46,6 +46,7 @@ _EXPORTS = {
     "comparable": "workbench_api.audit",
     "disagreements": "workbench_api.audit",
     "estimate": "workbench_api.estimates",
+    "select_items": "workbench_api.estimates",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
