@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from estimates.intervals import Estimate, Z, missing
+from estimates.ppi import MIN_LABELLED
 
 #: A judge score at or above this counts as a 1 (scores may be probabilities).
 THRESHOLD = 0.5
@@ -33,6 +34,8 @@ def corrected_rate(
     said = decisions(judge_on_human) == 1
     n_pos, n_neg, n_all = int(truth.sum()), int((~truth).sum()), len(q_all)
     counts = {"n": len(truth), "n_positive": n_pos, "n_negative": n_neg, "n_judged": n_all}
+    if len(truth) < MIN_LABELLED:
+        return missing("corrected", f"needs at least {MIN_LABELLED} human-labelled items", **counts)
     if n_pos == 0 or n_neg == 0 or n_all == 0:
         return missing(
             "corrected", "needs human-labelled items of both classes and judged items", **counts

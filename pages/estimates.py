@@ -49,7 +49,11 @@ st.caption(
     f"**{field}** ({table.field_type}), judge **{table.evaluator}**; human reference: "
     f"{table.meta['reference']}. " + " ".join(f"{k}: {v}." for k, v in METHOD_NOTES.items())
 )
-st.plotly_chart(estimates_chart(table), width="stretch", key="estimates_chart")
+chart = estimates_chart(table)
+if chart.data:
+    st.plotly_chart(chart, width="stretch", key="estimates_chart")
+else:
+    st.caption("No estimate has an interval yet: the table says what each one needs.")
 frame, config = dash_missing(estimates_frame(table))
 st.dataframe(frame, column_config=config, hide_index=True, key="estimates_table")
 if table.meta.get("weighted"):

@@ -48,6 +48,17 @@ def test_page_without_scores_says_what_to_do(
     assert "No evaluator has scored" in at.info[0].value
 
 
+def test_page_with_too_few_labels_draws_no_empty_chart(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    build(store, "p", n_items=8, n_labelled=4)
+    at = _page(monkeypatch, store, sqlite_url)
+    assert len(at.get("plotly_chart")) == 0
+    assert any("No estimate has an interval yet" in str(c.value) for c in at.caption)
+    notes = set(at.dataframe[0].value["note"].dropna())
+    assert any("at least 10" in n for n in notes)
+
+
 def _panel_script() -> None:
     from ui.estimates_panel import estimates_panel
 
