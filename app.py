@@ -10,6 +10,7 @@ from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
+from ui.estimates_panel import estimates_panel
 from ui.study.entry import crowd_project, run_study_session
 
 install_log_redaction()
@@ -55,6 +56,7 @@ PAGES = [
     ("Analyse", "pages/agreement.py", "Agreement", ":material/query_stats:", ("admin", "reviewer")),
     ("Analyse", "pages/alignment.py", "Alignment", ":material/rule:", ("admin", "reviewer")),
     ("Analyse", "pages/audit.py", "Audit", ":material/troubleshoot:", ("admin", "reviewer")),
+    ("Analyse", "pages/estimates.py", "Estimates", ":material/insights:", ("admin", "reviewer")),
     ("Analyse", "pages/evaluate.py", "Evaluate", ":material/smart_toy:", ("admin", "reviewer")),
     ("Analyse", "pages/judges.py", "Judges", ":material/gavel:", ("admin", "reviewer")),
     ("Manage", "pages/data.py", "Data", ":material/database:", ("admin",)),
@@ -98,5 +100,6 @@ forward_deep_link(p for group in pages.values() for p in group)
 if st.session_state.get(PROJECT_KEY) and has_role("admin", "reviewer"):
     with st.sidebar:
         agreement_panel(st.session_state[PROJECT_KEY])
+        estimates_panel(st.session_state[PROJECT_KEY])
 
 page.run()

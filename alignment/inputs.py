@@ -70,6 +70,35 @@ def scored_fields(results: dict[str, pd.DataFrame], candidates: dict[str, str]) 
     return [name for name in candidates if name in seen]
 
 
+def choose_field(
+    project: str, candidates: dict[str, str], scored: list[str], field: str | None
+) -> str:
+    """``field`` if it is a numeric field of the kind, else (None) the first scored one."""
+    if field is None:
+        if not scored:
+            raise AlignmentError(f"no evaluator has scored a numeric field of {project!r} yet")
+        return scored[0]
+    if field not in candidates:
+        raise AlignmentError(
+            f"{field!r} is not a numeric human field or derived score of {project!r} "
+            f"(choose from {', '.join(candidates)})"
+        )
+    return field
+
+
+def field_reference(
+    inputs: AgreementInputs, field: str, ftype: str
+) -> tuple[pd.DataFrame, Reference]:
+    """The field's numeric labels and its human reference (mean; majority if binary)."""
+    if ftype == "derived":
+        labels = field_frame(derived_labels(inputs), field)
+    else:
+        labels = field_frame(inputs.annotations, field)
+    labels = numeric_values(labels)
+    binary = ftype == FieldType.BINARY.value
+    return labels, human_reference(labels, field, binary, inputs.reference)
+
+
 def load_field(store: Store, project: str, field: str | None = None) -> FieldInputs:
     """Load one field (default: the first one some version scored)."""
     from reports.data import load_inputs
@@ -82,23 +111,10 @@ def load_field(store: Store, project: str, field: str | None = None) -> FieldInp
     results = {v.signature: version_results(store, v) for v in versions}
     candidates = numeric_fields(inputs)
     fields = scored_fields(results, candidates)
-    if field is None:
-        if not fields:
-            raise AlignmentError(f"no evaluator has scored a numeric field of {project!r} yet")
-        field = fields[0]
-    elif field not in candidates:
-        raise AlignmentError(
-            f"{field!r} is not a numeric human field or derived score of {project!r} "
-            f"(choose from {', '.join(candidates)})"
-        )
+    field = choose_field(project, candidates, fields, field)
     ftype = candidates[field]
-    if ftype == "derived":
-        labels = field_frame(derived_labels(inputs), field)
-    else:
-        labels = field_frame(inputs.annotations, field)
-    labels = numeric_values(labels)
+    labels, reference = field_reference(inputs, field, ftype)
     binary = ftype == FieldType.BINARY.value
-    reference = human_reference(labels, field, binary, inputs.reference)
     items = inputs.items
     dev, test, rule = dev_test_split(list(items["item_id"]), list(items["split"]))
     all_ids = pd.concat([f["item_id"] for f in results.values()] + [items["item_id"]])

@@ -19,6 +19,7 @@ from agreement.evaluator import ScoreRows, compare_evaluator
 from agreement.inputs import is_binary_scores
 from agreement.measures import headline
 from alignment.inputs import AlignmentError, FieldInputs, load_field
+from alignment.judge_vs_judge import judge_vs_judge
 from alignment.probes import probes
 from alignment.row_head import row_head
 from alignment.scores import field_scores, per_item, relevant
@@ -143,6 +144,9 @@ def alignment_table(
         "fields": fi.fields,
         "headline": headline(fi.field_type),
         "versions": rows,
+        "judge_vs_judge": judge_vs_judge(
+            fi, HEADLINE.get(fi.field_type, "pearson"), n_resamples=n_resamples, seed=seed
+        ),
         "meta": {
             "n_resamples": n_resamples,
             "seed": seed,

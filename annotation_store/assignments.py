@@ -39,11 +39,15 @@ from annotation_store.models import (
     Project,
     utcnow,
 )
+from annotation_store.selection import selected_pks
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
 from annotation_store.study import study_of
 
-STRATEGIES = ("in_order", "random", "least_annotated")
+#: ``active``: only the items of the recorded active-selection sample
+#: (:mod:`annotation_store.selection`), in a seeded random order, so stopping early leaves
+#: a random part of the sample; without a sample, every item in that order.
+STRATEGIES = ("in_order", "random", "least_annotated", "active")
 SHOW_EVALUATORS = ("never", "after_submit", "always")
 DEFAULTS: dict[str, Any] = {
     "assignment": "in_order",
@@ -207,7 +211,7 @@ def _order_key(
     cfg: AnnotationSettings, annotator: str, active: dict[int, set[int]]
 ) -> Callable[[Any], tuple[Any, ...]]:
     def key(item: Any) -> tuple[Any, ...]:  # a row with id, item_id, position
-        if cfg.assignment == "random":
+        if cfg.assignment in ("random", "active"):
             digest = hashlib.sha256(f"{cfg.seed}:{annotator}:{item.item_id}".encode()).hexdigest()
             return (digest,)
         if cfg.assignment == "least_annotated":
@@ -283,6 +287,7 @@ def claim_next(
         stale_by_item: dict[int, list[int]] = {}
         for claim_id, item_pk in stale:
             stale_by_item.setdefault(item_pk, []).append(claim_id)
+        drawn = selected_pks(s, pid) if cfg.assignment == "active" else None
         candidates = [
             i
             for i in items
@@ -290,6 +295,7 @@ def claim_next(
             and i.id not in done_here
             and i.id not in golds
             and len(active.get(i.id, ())) < cfg.k
+            and (drawn is None or i.id in drawn)
         ]
         if not candidates:
             return None

@@ -440,3 +440,24 @@ class JudgeVersion(Base):
     prompt_hash: Mapped[str] = mapped_column(String(64))
     created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SelectionDraw(Base):
+    """One item's draw in an active-selection sample (Zrnic and Candès 2024).
+
+    Every judged item of the project gets a row: the probability it was drawn with and
+    whether it was drawn. The ``active`` assignment strategy hands out drawn items only;
+    the estimates weight their labels by the inverse probability, so they stay unbiased.
+    """
+
+    __tablename__ = "selection_draws"
+    __table_args__ = (UniqueConstraint("item_pk"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    probability: Mapped[float] = mapped_column(Float)
+    selected: Mapped[bool] = mapped_column(Boolean)
+    basis: Mapped[str] = mapped_column(String(500))  # judge signature(s) and the rule used
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

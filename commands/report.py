@@ -25,6 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resamples", type=count, default=DEFAULT_RESAMPLES)
     p.add_argument("--seed", type=count, default=DEFAULT_SEED)
     add_reference_option(p)
+    p.add_argument(
+        "--plan-target",
+        type=float,
+        default=0.05,
+        help="half-width the estimates section plans human labels for (default 0.05)",
+    )
     p.set_defaults(handler=cmd_report)
 
 
@@ -36,6 +42,8 @@ def cmd_report(args: argparse.Namespace, store: Store) -> int:
         raise CommandError(
             f"cannot tell the format of {args.out!r}: use --format {'/'.join(FORMATS)}"
         )
+    if not args.plan_target > 0:
+        raise CommandError("--plan-target must be a number > 0")
     items = [i.strip() for i in args.items.split(",") if i.strip()] if args.items else None
     from alignment.report_section import alignment_for_report
 
@@ -50,6 +58,9 @@ def cmd_report(args: argparse.Namespace, store: Store) -> int:
             store, args.name, n_resamples=args.resamples, seed=args.seed
         ),
     )
+    from workbench_api.estimates import report_estimates
+
+    report.estimates = report_estimates(store, args.name, report.data, args.plan_target)
     paths = write_report(report, args.out, args.format)
     print(
         f"wrote {paths[0]}"

@@ -13,6 +13,7 @@ from alignment.card import card_markdown, evaluation_card
 from alignment.diff import default_pair, diff_summary, version_diff
 from alignment.frames import confusion_frame, probes_frame, versions_frame
 from alignment.inputs import AlignmentError, FieldInputs, load_field
+from alignment.judge_vs_judge import judge_vs_judge_frame
 from alignment.label_diff import label_diff
 from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
@@ -112,6 +113,19 @@ for row in doc["versions"]:
     if fig is not None:
         st.plotly_chart(fig, width="stretch")
 
+st.header("Judge vs judge")
+if doc.get("judge_vs_judge"):
+    frame, config = dash_missing(judge_vs_judge_frame(doc))
+    st.dataframe(frame, column_config=config, hide_index=True, key="alignment_judge_vs_judge")
+    st.caption(
+        "Does A agree with the people better than B on the items both scored? A - B of the "
+        "headline figure with a paired bootstrap 95% CI (the same items drawn for both) and "
+        "a two-sided p; a CI that excludes 0 is a finding."
+    )
+else:
+    st.caption("The paired test needs two versions that scored this field.")
+
+st.header("Version diff")
 labels = [r["label"] for r in doc["versions"]]
 if labels:
     st.header("Evaluation card")

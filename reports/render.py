@@ -26,6 +26,7 @@ from agreement.statistics import field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
 from reports.data import load_inputs, with_alarms, with_everyone
+from reports.estimates_section import estimates_html, estimates_lines
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judge_alignment import alignment_html, alignment_markdown
 from reports.judges import exclusion_lines, judge_html, judge_lines, used_judges
@@ -61,6 +62,8 @@ class Report:
     #: The alignment document of the judge-scored field (probes, alt-test, calibration),
     #: computed by the caller (``alignment.report_section``); None leaves the section out.
     alignment: dict[str, Any] | None = None
+    #: Judge-assisted estimates and plans per scored field (EstimateTable JSON), if made.
+    estimates: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _drilldown(store: Store, name: str, item_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -157,6 +160,7 @@ def render_json(report: Report) -> str:
         "drilldown": report.drilldown,
         "judges": report.judges,
         **({"alignment": portable_floats(report.alignment)} if report.alignment else {}),
+        **({"estimates": portable_floats(report.estimates)} if report.estimates else {}),
     }
     return json.dumps(
         doc,
@@ -299,6 +303,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
         lines += [f"- {k}: `{v}`" for k, v in csv_names.items()]
     lines += judge_lines(report.judges)
     lines += alignment_markdown(report.alignment)
+    lines += estimates_lines(report.estimates)
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
@@ -417,6 +422,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             + "</ul>"
         )
     parts.append(judge_html(report.judges))
+    parts.append(estimates_html(report.estimates))
     if report.drilldown:
         parts.append("<h2>Selected items</h2>")
         for it in report.drilldown:

@@ -30,7 +30,11 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     # the diff: v1 -> v2, moved items by default; item 3 moved toward the humans
     assert at.selectbox(key="alignment_diff_a").value == "judge:toy v1"
     assert at.selectbox(key="alignment_diff_b").value == "judge:toy v2"
-    diff = at.dataframe[2].value.set_index("item_id")
+    # judge vs judge: v1 - v2 on the items both scored, with a paired CI
+    pair = at.dataframe[2].value
+    assert list(pair[["A", "B"]].iloc[0]) == ["judge:toy v1", "judge:toy v2"]
+    assert pair.loc[0, "n"] == 37  # v1 scored 39 items, v2 38 (2 excluded): 37 in both
+    diff = at.dataframe[3].value.set_index("item_id")
     assert diff.loc["i03", "movement"] == "toward"
     assert diff.loc["i03", "reasoning_a"] == "v1 thinks 0 for i03"
     assert diff.loc["i03", "reasoning_b"] == "v2 thinks 1 for i03"
@@ -40,7 +44,7 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     at.selectbox(key="alignment_diff_a").set_value("judge:toy v2").run()
     at.selectbox(key="alignment_diff_b").set_value("judge:toy v1").run()
     assert_ok(at)
-    diff = at.dataframe[2].value.set_index("item_id")
+    diff = at.dataframe[3].value.set_index("item_id")
     assert diff.loc["i03", "movement"] == "away"
 
 

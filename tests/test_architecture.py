@@ -27,6 +27,7 @@ DOMAIN = {
     "interop",
     "alignment",
     "reports",
+    "estimates",
     "jobs",
     "audit",
     "agreement",
@@ -52,6 +53,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "interop": frozenset({"annotation_store", "kinds", "common"}),
     "alignment": frozenset({"reports", "agreement", "annotation_store", "kinds", "common"}),
     "reports": frozenset({"agreement", "annotation_store", "evaluators", "kinds", "common"}),
+    # pure maths of judge-assisted estimates and planning: arrays and frames in, dataclasses out
+    "estimates": frozenset({"common"}),
     "jobs": frozenset({"annotation_store", "evaluators", "kinds", "common"}),
     "audit": frozenset(
         {"annotation_store.label_frames", "annotation_store.records", "kinds", "common"}

@@ -35,6 +35,10 @@ TYPED = [
     "evaluators/builtin/lexical.py",
     "evaluators/builtin/ser.py",
     "evaluators/builtin/sgsacc.py",
+    # judge-assisted estimates: the maths, its loader and the paired judge test
+    "estimates",
+    "workbench_api/estimates.py",
+    "agreement/paired_compare.py",
 ]
 
 

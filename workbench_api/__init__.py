@@ -45,6 +45,8 @@ _EXPORTS = {
     "export_agreement_bundle": "workbench_api.analysis",
     "comparable": "workbench_api.audit",
     "disagreements": "workbench_api.audit",
+    "estimate": "workbench_api.estimates",
+    "select_items": "workbench_api.estimates",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

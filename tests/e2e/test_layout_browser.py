@@ -24,6 +24,7 @@ PAGES = {
     "Agreement": "agreement",
     "Alignment": "alignment",
     "Audit": "audit",
+    "Estimates": "estimates",
     "Evaluate": "evaluate",
     "Judges": "judges",
     "Data": "data",

@@ -1,0 +1,82 @@
+"""AppTest: the Estimates page and the live estimates side panel."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store
+from tests.support.apptest import app_session, assert_ok, open_app
+from tests.support.estimates_project import build
+from workbench_api.estimates import estimate
+
+
+def _page(monkeypatch: pytest.MonkeyPatch, store: Store, url: str):
+    store.ensure_annotator("admin", role="admin")
+    return open_app(monkeypatch, url, page="pages/estimates.py", project="p", timeout=120)
+
+
+def test_page_draws_three_estimates_per_system_and_a_plan(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    build(store, "p", n_items=300, n_labelled=60)
+    at = _page(monkeypatch, store, sqlite_url)
+    assert at.selectbox(key="estimates_field").value == "label"
+    assert at.selectbox(key="estimates_judge").value == "toyjudge imported"
+    table = at.dataframe[0].value
+    assert list(table["system"].unique()) == ["overall", "alpha", "beta"]
+    assert set(table["method"]) >= {"human only", "judge only (biased)", "PPI++"}
+    expected = estimate(store, "p", "label", "toyjudge", by_generator=True)
+    alpha = table[(table["system"] == "alpha") & (table["method"] == "PPI++")].iloc[0]
+    ppi = expected.groups[1].ppi
+    assert float(alpha["estimate"]) == pytest.approx(ppi.estimate, abs=1e-4)
+    assert alpha["95% CI"] == f"[{ppi.ci[0]:.3f}, {ppi.ci[1]:.3f}]"
+    assert len(at.get("plotly_chart")) == 1
+    plans = at.dataframe[2].value
+    assert "PPI++ mean" in set(plans["figure"])
+    at.number_input(key="estimates_target").set_value(0.0).run()
+    assert_ok(at)
+    assert len(at.dataframe) == 2  # estimates and differences, no plan
+
+
+def test_page_without_scores_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    import workbench_api as wb
+
+    wb.create_project(store, "p", "binary")
+    at = _page(monkeypatch, store, sqlite_url)
+    assert "No evaluator has scored" in at.info[0].value
+
+
+def test_page_with_too_few_labels_draws_no_empty_chart(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    build(store, "p", n_items=8, n_labelled=4)
+    at = _page(monkeypatch, store, sqlite_url)
+    assert len(at.get("plotly_chart")) == 0
+    assert any("No estimate has an interval yet" in str(c.value) for c in at.caption)
+    notes = set(at.dataframe[0].value["note"].dropna())
+    assert any("at least 10" in n for n in notes)
+
+
+def _panel_script() -> None:
+    from ui.estimates_panel import estimates_panel
+
+    estimates_panel("p")
+
+
+def test_side_panel_moves_when_a_label_arrives(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    truth = build(store, "p", n_items=200, n_labelled=40)
+    at = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
+    assert_ok(at)
+    text = " ".join(str(c.value) for c in at.caption)
+    assert "**overall**" in text and "n 40 people / 200 judged" in text
+    before = next(str(c.value) for c in at.caption if "**overall**" in str(c.value))
+    new = truth[~truth["labelled"]].iloc[0]
+    store.save_label("p", new.item_id, "someone", "label", int(1 - new.judge), status="submitted")
+    at.run()
+    assert_ok(at)
+    after = next(str(c.value) for c in at.caption if "**overall**" in str(c.value))
+    assert "n 41 people / 200 judged" in after and after != before
