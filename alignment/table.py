@@ -145,7 +145,7 @@ def alignment_table(
         "headline": headline(fi.field_type),
         "versions": rows,
         "judge_vs_judge": judge_vs_judge(
-            fi, HEADLINE.get(fi.field_type, "pearson"), n_resamples=n_resamples, seed=seed
+            fi, headline(fi.field_type), n_resamples=n_resamples, seed=seed
         ),
         "meta": {
             "n_resamples": n_resamples,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agreement.statistics import DASH
-from reports.tables import html_table
+from reports.tables import html_table, md_table
 
 TITLE = "Estimates: what people would say, per system"
 HEADER = ["system", "method", "estimate", "95% CI", "n human", "n judge"]
@@ -69,10 +69,10 @@ def estimates_lines(tables: Sequence[dict[str, Any]]) -> list[str]:
     lines = ["", f"## {TITLE}", ""]
     for t in tables:
         lines += [f"### {t['field']}", "", _intro(t), ""]
-        lines += mdhtml_table(HEADER, _rows(t))
+        lines += md_table(HEADER, _rows(t))
         if t["plans"]:
             lines += ["", "Human labels needed for the target half-width:", ""]
-            lines += mdhtml_table(PLAN_HEADER, _plan_rows(t))
+            lines += md_table(PLAN_HEADER, _plan_rows(t))
         lines.append("")
     return lines
 
