@@ -177,3 +177,74 @@ def test_cli_create_list_show_and_the_toml_comes_back_unchanged(
     items = EXAMPLES / "error_spans_items.jsonl"
     assert main(["--db", sqlite_url, "import", "items", "p", str(items)]) == 0
     assert "items: 3 created" in capsys.readouterr().out
+
+
+def test_adjudication_and_the_question_grid_read_structured_answers(store: Store) -> None:
+    from annotation_store.adjudication import (
+        accept_majority,
+        adjudicated_reference,
+        adjudications,
+    )
+    from annotation_store.label_frames import labels_by_annotator
+    from audit.question_grid import question_grid
+
+    save_kind(store, "pair", PAIRWISE)
+    store.create_project("p", "decl:pair")
+    store.upsert_items(
+        "p",
+        [
+            {
+                "item_id": "i1",
+                "fields": {
+                    "request": "r",
+                    "answer_a": "x",
+                    "answer_b": "y",
+                    "system_a": "m1",
+                    "system_b": "m2",
+                },
+            }
+        ],
+    )
+    answers = {
+        "ann1": ({"choice": "answer_a", "shown": ["answer_a", "answer_b"]}, ["clarity"]),
+        "ann2": ({"choice": "answer_a", "shown": ["answer_b", "answer_a"]}, ["clarity"]),
+        "ann3": ({"choice": "tie", "shown": ["answer_b", "answer_a"]}, None),
+    }
+    for who, (pref, reasons) in answers.items():
+        store.save_label("p", "i1", who, "preference", pref, status="submitted")
+        if reasons is not None:
+            store.save_label("p", "i1", who, "reasons", reasons, status="submitted")
+    ref = adjudicated_reference(store, "p")
+    by_field = dict(zip(ref["field"], zip(ref["value"], ref["source"], strict=True), strict=True))
+    # two of three chose answer_a, whichever side it was shown on
+    assert by_field["preference"] == ({"choice": "answer_a", "strength": None}, "majority")
+    assert by_field["reasons"] == (("clarity",), "unanimous")
+    store.ensure_annotator("rev", role="reviewer")
+    final = accept_majority(store, "p", "i1", "preference", reviewer="rev")
+    assert final["value"] == {
+        "choice": "answer_a",
+        "shown": ["answer_a", "answer_b"],
+        "strength": None,
+    }
+    assert len(adjudications(store, "p")) == 1
+    people = labels_by_annotator(store.annotations_frame("p"))["i1"]
+    grid = question_grid(get_kind("decl:pair@1"), {}, people, {})
+    assert grid.to_dict("records") == [
+        {
+            "question": "preference",
+            "type": "pairwise",
+            "ann1": "answer_a",
+            "ann2": "answer_a",
+            "ann3": "tie",
+            "agree": "no",
+        },
+        {
+            "question": "reasons",
+            "type": "multi_label",
+            "ann1": "clarity",
+            "ann2": "clarity",
+            "ann3": "",
+            "agree": "yes",
+        },
+        {"question": "note", "type": "text", "ann1": "", "ann2": "", "ann3": "", "agree": ""},
+    ]
