@@ -43,21 +43,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_save(args: argparse.Namespace, store: Store) -> int:
     """Create or edit a declared kind from its file; print the version stored."""
     from kinds.declared import DeclarationError
-    from workbench_api.kinds import save_kind
+    from workbench_api.kinds import read_kind_file, save_kind
 
     path = Path(args.source)
     if not path.is_file():
         raise CommandError(f"no such file: {path}")
     try:
-        record = save_kind(
-            store,
-            args.kind,
-            path.read_text(encoding="utf-8"),
-            new=args.new,
-            created_by=args.by,
-        )
+        definition, losses = read_kind_file(path.name, path.read_text(encoding="utf-8"))
+        record = save_kind(store, args.kind, definition, new=args.new, created_by=args.by)
     except DeclarationError as exc:
         raise CommandError(f"{path.name}: {exc}") from None
+    for loss in losses:
+        print(f"not carried over: {loss}")
     questions = [q["name"] for q in record.definition["questions"]]
     print(
         f"kind {record.name} version {record.version} saved ({len(questions)} questions: "

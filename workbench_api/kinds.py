@@ -17,6 +17,28 @@ if TYPE_CHECKING:
     from annotation_store.store_kinds import KindRecord
 
 
+def read_kind_file(name: str, text: str) -> tuple[str | dict[str, Any], list[str]]:
+    """A kind file's definition and what could not be carried over: TOML as it is, a
+    Label Studio labeling config (``.xml``) or a Potato config (``.yaml`` / ``.yml``)
+    converted. DeclarationError when the file cannot be read."""
+    lower = name.lower()
+    if not lower.endswith((".xml", ".yaml", ".yml")):
+        return text, []
+    try:
+        if lower.endswith(".xml"):
+            from interop.label_studio_config import convert
+
+            return convert(text)
+        from interop.potato_config import convert as convert_potato
+
+        return convert_potato(text)
+    except DeclarationError:
+        raise
+    except Exception as exc:  # a foreign file's every fault is one line, never a trace
+        what = "Label Studio config" if lower.endswith(".xml") else "Potato YAML"
+        raise DeclarationError("file", f"not a readable {what} ({exc})") from None
+
+
 def to_toml(data: Mapping[str, Any]) -> str:
     """A definition (plain data) written as TOML."""
     import tomlkit
