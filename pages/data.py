@@ -22,7 +22,10 @@ if not has_role("admin"):
 with st.expander("Create a project", expanded=current_project() is None):
     with st.form("create_project", clear_on_submit=False):
         name = st.text_input("Name")
-        kind = st.selectbox("Task kind", kind_names(), format_func=lambda k: get_kind(k).title)
+        declared = [r.ref for r in store.kind_records()]  # the latest version of each
+        kind = st.selectbox(
+            "Task kind", [*kind_names(), *declared], format_func=lambda k: get_kind(k).title
+        )
         settings_text = st.text_area(
             "Settings (JSON)",
             value='{"k": 3}',

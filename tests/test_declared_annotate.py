@@ -130,3 +130,18 @@ def test_agreement_and_audit_pages_draw_a_declared_kind(
     )
     assert "preference" in page
     open_app(monkeypatch, store.url, page="pages/audit.py", project=project)
+
+
+def test_the_data_page_offers_declared_kinds_and_the_report_has_their_figures(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reports.render import build_report, render_markdown
+
+    project = _project(store, "pairwise_preference")
+    at = open_app(monkeypatch, store.url, page="pages/data.py")
+    box = at.selectbox[0]
+    assert "Pairwise preference" in box.options  # the declared kind, by its title
+    for who, choice in zip(PEOPLE, ("answer_a", "answer_b", "answer_a"), strict=True):
+        store.save_label(project, "p1", who, "preference", {"choice": choice}, status="submitted")
+    text = render_markdown(build_report(store, project))
+    assert "agree w/ tie" in text and "BT P(top > 2nd)" in text
