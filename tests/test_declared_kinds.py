@@ -248,3 +248,12 @@ def test_adjudication_and_the_question_grid_read_structured_answers(store: Store
         },
         {"question": "note", "type": "text", "ann1": "", "ann2": "", "ann3": "", "agree": ""},
     ]
+
+
+def test_the_example_pairwise_judge_is_accepted_for_the_declared_kind(store: Store) -> None:
+    from workbench_api.judges import save_judge
+
+    save_kind(store, "pref", PAIRWISE)
+    record = save_judge(store, "pref-judge", (EXAMPLES / "pairwise_judge.toml").read_text())
+    assert (record.kind, record.definition["fields"]) == ("decl:pref@1", ["preference"])
+    assert record.definition["output"]["labels"] == ["answer_a", "answer_b", "tie"]
