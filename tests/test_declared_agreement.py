@@ -207,3 +207,24 @@ def test_free_text_is_counted_and_undefined_cases_say_why(store: Store) -> None:
     assert (
         doc["preference"]["reasons"]["bradley_terry_top"] == "fewer than two systems were compared"
     )
+
+
+def test_imported_scores_are_compared_per_question(store: Store) -> None:
+    from scipy.stats import spearmanr
+
+    from annotation_store.importing import import_scores
+
+    _project(store, "summary_rubric", "rubric")
+    human = {"s1": (5, 4, 5), "s2": (4, 4, 3), "s3": (2, 1, 2), "s4": (3, 4, 3)}
+    _label(store, "rubric", "relevance", human)
+    metric = {"s1": 0.9, "s2": 0.7, "s3": 0.2, "s4": 0.4}
+    csv = "item_id,evaluator,field,value\n" + "".join(
+        f"{i},rougeL,relevance,{v}\n" for i, v in metric.items()
+    )
+    import_scores(store, "rubric", csv.encode(), "scores.csv")
+    doc = agreement_document(store, "rubric", n_resamples=0).to_dict()
+    got = doc["evaluators"]["rougeL"]["relevance"]
+    means = [np.mean(human[i]) for i in metric]
+    want = spearmanr(list(metric.values()), means).statistic
+    assert got["spearman"]["r"] == pytest.approx(want, abs=1e-12)
+    assert got["n"] == 4
