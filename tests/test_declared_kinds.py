@@ -257,3 +257,29 @@ def test_the_example_pairwise_judge_is_accepted_for_the_declared_kind(store: Sto
     record = save_judge(store, "pref-judge", (EXAMPLES / "pairwise_judge.toml").read_text())
     assert (record.kind, record.definition["fields"]) == ("decl:pref@1", ["preference"])
     assert record.definition["output"]["labels"] == ["answer_a", "answer_b", "tie"]
+
+
+def test_gold_answers_per_question_count_a_pairwise_choice_not_its_order(store: Store) -> None:
+    from annotation_store.gold import canonical_answers
+    from annotation_store.study import answers_match
+
+    save_kind(store, "pair", PAIRWISE)
+    store.create_project("p", "decl:pair")
+    gold = canonical_answers(
+        store, "p", {"preference": {"choice": "answer_b"}, "reasons": ["correctness"]}
+    )
+    worker = {
+        "preference": {
+            "choice": "answer_b",
+            "shown": ["answer_b", "answer_a"],
+            "strength": "clearly",
+        },
+        "reasons": ["correctness"],
+    }
+    assert answers_match(worker, gold)
+    assert not answers_match({**worker, "reasons": ["clarity"]}, gold)
+    assert not answers_match({**worker, "preference": {"choice": "tie"}}, gold)
+    strict = canonical_answers(
+        store, "p", {"preference": {"choice": "answer_b", "strength": "slightly"}}
+    )
+    assert not answers_match(worker, strict)
