@@ -4,9 +4,6 @@ SciPy, and span F1 worked by hand."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import krippendorff
 import numpy as np
 import pytest
@@ -16,17 +13,9 @@ from scipy.optimize import minimize
 
 from annotation_store import Store
 from reports.data import agreement_document
-from workbench_api.kinds import save_kind
+from tests.support.kind_examples import example_project
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "kinds"
 PEOPLE = ("ann1", "ann2", "ann3")
-
-
-def _project(store: Store, kind_file: str, name: str) -> None:
-    save_kind(store, name, (EXAMPLES / f"{kind_file}.toml").read_text())
-    store.create_project(name, f"decl:{name}")
-    rows = [json.loads(line) for line in (EXAMPLES / f"{kind_file}_items.jsonl").open()]
-    store.upsert_items(name, [{"item_id": r.pop("item_id"), "fields": r} for r in rows])
 
 
 def _label(store: Store, project: str, field: str, table: dict[str, tuple]) -> None:
@@ -42,7 +31,7 @@ def store(sqlite_url: str) -> Store:
 
 
 def test_rubric_alpha_equals_krippendorff(store: Store) -> None:
-    _project(store, "summary_rubric", "rubric")
+    example_project(store, "summary_rubric", "rubric")
     coherence = {"s1": (5, 4, 5), "s2": (4, 4, 3), "s3": (2, 1, 2), "s4": (3, 4, None)}
     _label(store, "rubric", "coherence", coherence)
     doc = agreement_document(store, "rubric", n_resamples=0).to_dict()
@@ -98,7 +87,7 @@ def _bt_by_scipy() -> dict[str, float]:
 
 
 def test_pairwise_and_multilabel_figures(store: Store) -> None:
-    _project(store, "pairwise_preference", "pref")
+    example_project(store, "pairwise_preference", "pref")
     _label(
         store,
         "pref",
@@ -167,7 +156,7 @@ SPANS = {
 
 
 def test_span_f1_by_hand_and_character_alpha(store: Store) -> None:
-    _project(store, "error_spans", "err")
+    example_project(store, "error_spans", "err")
     _label(store, "err", "errors", SPANS)
     _label(store, "err", "has_errors", {"e1": (1, 1, 1), "e2": (0, 0, 1), "e3": (1, 1, 1)})
     errors = agreement_document(store, "err", n_resamples=0).to_dict()["fields"]["errors"]
@@ -196,7 +185,7 @@ def test_span_f1_by_hand_and_character_alpha(store: Store) -> None:
 
 
 def test_free_text_is_counted_and_undefined_cases_say_why(store: Store) -> None:
-    _project(store, "pairwise_preference", "notes")
+    example_project(store, "pairwise_preference", "notes")
     _label(store, "notes", "note", {"p1": ("too long", None, "fine"), "p2": ("ok", None, None)})
     doc = agreement_document(store, "notes", n_resamples=0).to_dict()["fields"]
     assert doc["note"]["text_answers"] == 3
@@ -214,7 +203,7 @@ def test_imported_scores_are_compared_per_question(store: Store) -> None:
 
     from annotation_store.importing import import_scores
 
-    _project(store, "summary_rubric", "rubric")
+    example_project(store, "summary_rubric", "rubric")
     human = {"s1": (5, 4, 5), "s2": (4, 4, 3), "s3": (2, 1, 2), "s4": (3, 4, 3)}
     _label(store, "rubric", "relevance", human)
     metric = {"s1": 0.9, "s2": 0.7, "s3": 0.2, "s4": 0.4}

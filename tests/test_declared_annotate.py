@@ -5,9 +5,6 @@ entered equal an independent computation."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import krippendorff
 import numpy as np
 import pytest
@@ -16,9 +13,8 @@ from annotation_store import Store
 from reports.data import agreement_document
 from tests.annotate_apptest import chosen, click, open_annotate
 from tests.support.apptest import assert_ok, open_app
-from workbench_api.kinds import save_kind
+from tests.support.kind_examples import example_project
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "kinds"
 PEOPLE = ("ann1", "ann2", "ann3")
 
 
@@ -27,18 +23,10 @@ def store(sqlite_url: str) -> Store:
     return Store(sqlite_url)
 
 
-def _project(store: Store, kind_file: str) -> str:
-    save_kind(store, kind_file, (EXAMPLES / f"{kind_file}.toml").read_text())
-    store.create_project(kind_file, f"decl:{kind_file}", {"k": 3})
-    rows = [json.loads(line) for line in (EXAMPLES / f"{kind_file}_items.jsonl").open()]
-    store.upsert_items(kind_file, [{"item_id": r.pop("item_id"), "fields": r} for r in rows])
-    return kind_file
-
-
 def test_three_annotators_rate_the_rubric_and_alpha_matches(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project = _project(store, "summary_rubric")
+    project = example_project(store, "summary_rubric", settings={"k": 3})
     given = {"ann1": {"s1": 5, "s2": 4}, "ann2": {"s1": 4, "s2": 2}, "ann3": {"s1": 5, "s2": 3}}
     for who in PEOPLE:
         user = store.ensure_annotator(who)
@@ -62,7 +50,7 @@ def test_pairwise_order_is_stored_and_the_condition_shows_the_follow_up(
 ) -> None:
     from ui.annotation.declared_questions import shown_order
 
-    project = _project(store, "pairwise_preference")
+    project = example_project(store, "pairwise_preference", settings={"k": 3})
     user = store.ensure_annotator("ann1")
     at = open_annotate(monkeypatch, store.url, project, user=user)
     keys = {b.key for b in at.button}
@@ -96,7 +84,7 @@ def test_pairwise_order_is_stored_and_the_condition_shows_the_follow_up(
 def test_spans_are_marked_by_word_range_and_saved(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project = _project(store, "error_spans")
+    project = example_project(store, "error_spans", settings={"k": 3})
     user = store.ensure_annotator("ann1")
     at = open_annotate(monkeypatch, store.url, project, user=user)
     assert not any((b.key or "").startswith("span::e1::errors") for b in at.button)
@@ -118,7 +106,7 @@ def test_spans_are_marked_by_word_range_and_saved(
 def test_agreement_and_audit_pages_draw_a_declared_kind(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project = _project(store, "pairwise_preference")
+    project = example_project(store, "pairwise_preference", settings={"k": 3})
     for who, choice in zip(PEOPLE, ("answer_a", "answer_a", "tie"), strict=True):
         for item in ("p1", "p2"):
             store.save_label(
@@ -137,7 +125,7 @@ def test_the_data_page_offers_declared_kinds_and_the_report_has_their_figures(
 ) -> None:
     from reports.render import build_report, render_markdown
 
-    project = _project(store, "pairwise_preference")
+    project = example_project(store, "pairwise_preference", settings={"k": 3})
     at = open_app(monkeypatch, store.url, page="pages/data.py")
     box = at.selectbox[0]
     assert "Pairwise preference" in box.options  # the declared kind, by its title

@@ -4,9 +4,6 @@ key stored is checked in the database, and the shown order is the one stored."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from annotation_store import Store, accounts
@@ -20,19 +17,15 @@ from tests.e2e.harness import (
     sign_in,
     wait_until,
 )
-from workbench_api.kinds import save_kind
+from tests.support.kind_examples import example_project
 
 pytestmark = pytest.mark.e2e
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kinds"
 KEYS = {"ann3": "t", "ann1": "a", "ann2": "b"}
 
 
 def _setup(sqlite_url: str) -> Store:
     store = Store(sqlite_url)
-    save_kind(store, "pref", (EXAMPLES / "pairwise_preference.toml").read_text())
-    store.create_project("pref", "decl:pref", {"k": 3})
-    rows = [json.loads(line) for line in (EXAMPLES / "pairwise_preference_items.jsonl").open()]
-    store.upsert_items("pref", [{"item_id": r.pop("item_id"), "fields": r} for r in rows])
+    example_project(store, "pairwise_preference", "pref", {"k": 3})
     for who in KEYS:
         accounts.add_user(store, who, "annotator", password=f"{who}-password")
     return store
