@@ -60,6 +60,7 @@ PAGES = [
     ("Analyse", "pages/evaluate.py", "Evaluate", ":material/smart_toy:", ("admin", "reviewer")),
     ("Analyse", "pages/judges.py", "Judges", ":material/gavel:", ("admin", "reviewer")),
     ("Manage", "pages/data.py", "Data", ":material/database:", ("admin",)),
+    ("Manage", "pages/kinds.py", "Task kinds", ":material/category:", ("admin",)),
     ("Manage", "pages/progress.py", "Progress", ":material/monitoring:", ("admin",)),
     ("Manage", "pages/admin.py", "Users & settings", ":material/settings:", ("admin",)),
 ]

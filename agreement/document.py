@@ -31,10 +31,12 @@ from agreement.inputs import (
     human_reference,
     known_scale,
 )
+from agreement.question_units import STRUCTURED, question_units
 from agreement.ratings import Ratings
 from agreement.rows import document_rows
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
+from agreement.unit_context import with_context
 from common.evaluator_labels import config_labels
 from common.rows import MeasureRow
 from kinds import FieldType, HumanField
@@ -138,16 +140,20 @@ def _human_field(
             )
     elif f.type is FieldType.INTERVAL:
         spec["domain"] = None
-    ratings = Ratings.from_long(labels, **spec)
+    context: dict[str, Any] = {}
+    if f.type in STRUCTURED:
+        labels, spec, context = question_units(f, labels, items)
+    ratings = with_context(Ratings.from_long(labels, **spec), context)
     agreement = variable_agreement(
         f.name,
         ratings,
         type_=f.type.value,
         levels=levels,
         level=f.level.value,
-        categorical=f.type is not FieldType.INTERVAL,
+        categorical=f.type not in (FieldType.INTERVAL, FieldType.TEXT, FieldType.SPANS),
         ordinal=f.type is FieldType.ORDINAL,
-        ac1=f.type in (FieldType.BINARY, FieldType.CATEGORICAL, FieldType.FACT_LABELS),
+        ac1=f.type
+        in (FieldType.BINARY, FieldType.CATEGORICAL, FieldType.FACT_LABELS, FieldType.PAIRWISE),
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,
@@ -251,7 +257,12 @@ def build_document(
             f, labels, inputs.items, n_resamples, seed, overlap, keep
         )
         doc.fields[f.name] = agreement
-        if timeline and "updated_at" in unit_labels and unit_labels["updated_at"].notna().any():
+        if (
+            timeline
+            and f.agreement_levels
+            and "updated_at" in unit_labels
+            and unit_labels["updated_at"].notna().any()
+        ):
             doc.timeline[f.name] = alpha_over_time(unit_labels, f.level.value, **spec)
     derived = derived_labels(inputs)
     for d in kind.derived_scores:

@@ -37,9 +37,22 @@ from agreement.measures import (
 from agreement.ratings import Ratings
 from agreement.results import Stat
 
-ALL = frozenset({"binary", "categorical", "ordinal", "interval", "fact_labels", "derived"})
-CATEGORICAL = frozenset({"binary", "categorical", "ordinal", "fact_labels"})
-NOMINAL = frozenset({"binary", "categorical", "fact_labels"})
+# A pairwise choice is a nominal field (its choice); a multi-label set has exact-set
+# alpha and percent agreement, and MASI alpha of its own (agreement/multilabel.py).
+ALL = frozenset(
+    {
+        "binary",
+        "categorical",
+        "ordinal",
+        "interval",
+        "fact_labels",
+        "derived",
+        "pairwise",
+        "multi_label",
+    }
+)
+CATEGORICAL = frozenset({"binary", "categorical", "ordinal", "fact_labels", "pairwise"})
+NOMINAL = frozenset({"binary", "categorical", "fact_labels", "pairwise"})
 SCALED = frozenset({"ordinal", "interval"})
 NUMERIC = frozenset({"ordinal", "interval", "derived"})
 CONTINUOUS = frozenset({"interval", "derived"})

@@ -6,6 +6,7 @@ store returns (``Store.annotations_frame``), so it imports neither SQLAlchemy no
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,14 +27,25 @@ def labels_by_annotator(annotations: pd.DataFrame) -> dict[str, dict[str, dict[s
 
 def majority(values: Sequence[Any]) -> tuple[Any, bool] | None:
     """(most common value, unanimous?) or None when there is no value or the top is tied."""
-    vals = [_hashable(v) for v in values if v is not None]
-    if not vals:
+    keyed = [_hashable(v) for v in values if v is not None]
+    if not keyed:
         return None
-    counts = Counter(vals).most_common()
+    originals = dict(reversed(keyed))  # key -> the first value given with it
+    counts = Counter(k for k, _ in keyed).most_common()
     if len(counts) > 1 and counts[0][1] == counts[1][1]:
         return None
-    return counts[0][0], len(counts) == 1
+    return originals[counts[0][0]], len(counts) == 1
 
 
-def _hashable(v: Any) -> Any:
-    return tuple(v) if isinstance(v, list) else v
+def _hashable(v: Any) -> tuple[Any, Any]:
+    """(key to count by, value to report). Answers of declared questions are JSON-like:
+    a pairwise answer counts by its choice and strength (not the order it was shown in),
+    a list of spans by its content."""
+    if isinstance(v, dict):
+        answer = {k: x for k, x in v.items() if k != "shown"}
+        return json.dumps(answer, sort_keys=True), answer
+    if isinstance(v, list):
+        if any(isinstance(x, dict | list) for x in v):
+            return json.dumps(v, sort_keys=True), v
+        return tuple(v), tuple(v)
+    return v, v

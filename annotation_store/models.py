@@ -460,4 +460,29 @@ class SelectionDraw(Base):
     probability: Mapped[float] = mapped_column(Float)
     selected: Mapped[bool] = mapped_column(Boolean)
     basis: Mapped[str] = mapped_column(String(500))  # judge signature(s) and the rule used
+
+
+class DeclaredKind(Base):
+    """A task kind declared in a file or in the app (versions below)."""
+
+    __tablename__ = "declared_kinds"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(48), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class DeclaredKindVersion(Base):
+    """One immutable version of a declared kind: its checked definition and the TOML
+    text it came from (exported back unchanged)."""
+
+    __tablename__ = "declared_kind_versions"
+    __table_args__ = (UniqueConstraint("kind_id", "version"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind_id: Mapped[int] = mapped_column(
+        ForeignKey("declared_kinds.id", ondelete="CASCADE"), index=True
+    )
+    version: Mapped[int] = mapped_column(Integer)
+    definition: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    source: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

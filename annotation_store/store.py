@@ -15,15 +15,24 @@ from annotation_store import db
 from annotation_store.exclusions import ExclusionsMixin
 from annotation_store.store_jobs import JobsMixin
 from annotation_store.store_judges import JudgesMixin
+from annotation_store.store_kinds import KindsMixin
 from annotation_store.store_labels import LabelsMixin
 from annotation_store.store_projects import ProjectsMixin
 from annotation_store.store_results import ResultsMixin
 from common.config import database_url
 
 
-class Store(ProjectsMixin, LabelsMixin, ResultsMixin, JobsMixin, ExclusionsMixin, JudgesMixin):
-    """Projects, items, annotators, labels, evaluator results, caches, jobs, exclusions
-    and judges."""
+class Store(
+    ProjectsMixin,
+    LabelsMixin,
+    ResultsMixin,
+    JobsMixin,
+    ExclusionsMixin,
+    JudgesMixin,
+    KindsMixin,
+):
+    """Projects, items, annotators, labels, evaluator results, caches, jobs, exclusions,
+    judges and declared kinds."""
 
     def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:
         self.url = database_url(url)
@@ -49,6 +58,7 @@ class Store(ProjectsMixin, LabelsMixin, ResultsMixin, JobsMixin, ExclusionsMixin
         # saves of 50 concurrent annotators wait seconds. Other processes still meet the
         # busy timeout. Re-entrant, so a nested write in one thread behaves as before.
         self._write_turn = threading.RLock() if self.is_sqlite else None
+        self._init_declared_kinds()
 
     def close(self) -> None:
         """Release every pooled connection."""

@@ -212,6 +212,13 @@ def answers_match(given: Mapping[str, Any], gold: Mapping[str, Any]) -> bool:
         if isinstance(value, int | float) and isinstance(got, int | float):
             if abs(float(got) - float(value)) > 1e-9:
                 return False
+        elif isinstance(value, dict) and isinstance(got, dict):
+            # a pairwise answer: the choice counts, not the order it was shown in; a
+            # strength only when the gold answer names one
+            if got.get("choice") != value.get("choice") or (
+                value.get("strength") is not None and got.get("strength") != value["strength"]
+            ):
+                return False
         elif got != value:
             return False
     return True

@@ -15,6 +15,7 @@ key -> selection < 300 ms, submit -> next < 1 s. The figures depend on the machi
 its load: run it more than once.
 
     .venv/bin/python bench/annotate_latency.py [--items 4] [--project demo-intent-match]
+    .venv/bin/python bench/annotate_latency.py --declared 10   # a 10-question declared kind
 """
 
 from __future__ import annotations
@@ -94,12 +95,48 @@ def _targets(page) -> int:
     )
 
 
-def run(items: int, project: str) -> None:
+def declared_project(store: Store, questions: int) -> str:
+    """A project of a declared kind with ``questions`` Likert 1-5 questions over the
+    example rubric's items (examples/kinds), for comparison with the built-in kinds."""
+    import json
+
+    from workbench_api.kinds import save_kind
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "kinds"
+    levels = ["poor", "weak", "fair", "good", "excellent"]
+    definition = {
+        "title": f"{questions}-question rubric",
+        "fields": [{"name": "dialogue", "role": "chat"}, {"name": "summary", "output": True}],
+        "questions": [
+            {"name": f"q{i + 1}", "type": "likert", "prompt": f"Aspect {i + 1}?", "labels": levels}
+            for i in range(questions)
+        ],
+    }
+    save_kind(store, "bench", definition)
+    store.create_project("declared", "decl:bench", {"k": 1})
+    rows = [json.loads(line) for line in (examples / "summary_rubric_items.jsonl").open()]
+    store.upsert_items(
+        "declared",
+        [
+            {
+                "item_id": r["item_id"],
+                "fields": {"dialogue": r["dialogue"], "summary": r["summary"]},
+            }
+            for r in rows
+        ],
+    )
+    return "declared"
+
+
+def run(items: int, project: str, declared: int = 0) -> None:
     """Run the benchmark described above and print its figures."""
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         store = Store(url)
         load_demo(store)
+        if declared:
+            project = declared_project(store, declared)
+            items = min(items, 4)
         store.close()
         keys_s: list[float] = []
         submit_s: list[float] = []
@@ -137,8 +174,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=4)
     parser.add_argument("--project", default="demo-intent-match")
+    parser.add_argument(
+        "--declared", type=int, default=0, help="label a declared kind with this many questions"
+    )
     args = parser.parse_args()
-    run(args.items, args.project)
+    run(args.items, args.project, args.declared)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,24 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 
+class KindChoices:
+    """argparse choices: the registered kinds, plus any ``decl:NAME[@N]`` (a declared
+    kind, checked against the database when the project is made)."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name.startswith("decl:") or name in kind_names())
+
+    def __iter__(self):  # what the usage error lists
+        return iter([*kind_names(), "decl:NAME"])
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the project commands."""
     project = sub.add_parser("project", help="create or delete a project")
     psub = project.add_subparsers(dest="project_command", required=True, metavar="ACTION")
     create = psub.add_parser("create", help="create a project")
     create.add_argument("name")
-    create.add_argument("--kind", required=True, choices=kind_names())
+    create.add_argument("--kind", required=True, choices=KindChoices(), metavar="KIND")
     create.add_argument("--settings", default=None, help="JSON, e.g. '{\"k\": 3}'")
     create.add_argument("--guideline-file", default=None, help="Markdown guideline to use")
     create.set_defaults(handler=cmd_create)

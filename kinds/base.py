@@ -32,6 +32,10 @@ class FieldType(StrEnum):
     ORDINAL = "ordinal"  # one of an ordered set of numbers
     INTERVAL = "interval"  # a number in [min, max]
     FACT_LABELS = "fact_labels"  # a list of "C" / "M", one per fact of an item list
+    MULTI_LABEL = "multi_label"  # a set of labels from a label set (a sorted list)
+    TEXT = "text"  # free text
+    PAIRWISE = "pairwise"  # which of two or more outputs is better, or a tie
+    SPANS = "spans"  # labelled character ranges of one item text field
 
 
 #: Levels of Krippendorff's alpha reported for each field type.
@@ -41,6 +45,10 @@ AGREEMENT_LEVELS: dict[FieldType, tuple[Level, ...]] = {
     FieldType.ORDINAL: (Level.NOMINAL, Level.ORDINAL, Level.INTERVAL),
     FieldType.INTERVAL: (Level.INTERVAL, Level.RATIO),
     FieldType.FACT_LABELS: (Level.NOMINAL,),
+    FieldType.MULTI_LABEL: (Level.NOMINAL,),  # exact sets; MASI alpha is declared apart
+    FieldType.TEXT: (),  # free text: counts only
+    FieldType.PAIRWISE: (Level.NOMINAL,),  # the winner (or tie)
+    FieldType.SPANS: (),  # span F1 and character alpha are declared apart
 }
 
 _TRUE = {"1", "true", "yes", "y", "t"}
@@ -103,6 +111,12 @@ class ItemField:
     required: bool = True
     description: str = ""
     check: Callable[[Any], None] | None = None
+    #: How a declared kind shows it: text, markdown, chat, link or code ("" = as text).
+    role: str = ""
+    #: Kept with the item but never shown to annotators (gold, metadata).
+    hidden: bool = False
+    #: One of the outputs being judged (pairwise questions compare these).
+    output: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +131,19 @@ class HumanField:
     maximum: float | None = None
     level_descriptions: Mapping[Any, str] = field(default_factory=dict)
     facts_field: str | None = None  # FACT_LABELS: the item field holding the facts
+    #: Declared questions: help text, whether an answer is needed to submit, and the
+    #: condition (question, allowed answers) under which the question is asked at all.
+    help: str = ""
+    required: bool = True
+    show_if: tuple[str, tuple[Any, ...]] | None = None
+    #: PAIRWISE: the compared output fields, whether a tie is allowed, the strength
+    #: levels (optional) and the item fields naming each output's system.
+    outputs: tuple[str, ...] = ()
+    allow_tie: bool = True
+    strengths: tuple[str, ...] = ()
+    systems: tuple[str, ...] = ()
+    #: SPANS: the item text field whose character ranges are labelled.
+    source_field: str | None = None
 
     @property
     def level(self) -> Level:
@@ -127,6 +154,10 @@ class HumanField:
             FieldType.ORDINAL: Level.ORDINAL,
             FieldType.INTERVAL: Level.INTERVAL,
             FieldType.FACT_LABELS: Level.NOMINAL,
+            FieldType.MULTI_LABEL: Level.NOMINAL,
+            FieldType.TEXT: Level.NOMINAL,
+            FieldType.PAIRWISE: Level.NOMINAL,
+            FieldType.SPANS: Level.NOMINAL,
         }[self.type]
 
     @property
@@ -169,7 +200,11 @@ class HumanField:
             if self.maximum is not None and number > self.maximum:
                 raise ValidationError(f"{number} is above the maximum {self.maximum}")
             return number
-        return self._validate_fact_labels(value, item_fields, draft)
+        if self.type is FieldType.FACT_LABELS:
+            return self._validate_fact_labels(value, item_fields, draft)
+        from kinds.values import validate_structured
+
+        return validate_structured(self, value, item_fields)
 
     def _validate_fact_labels(
         self, value: Any, item_fields: Mapping[str, Any] | None, draft: bool
@@ -306,6 +341,8 @@ class TaskKind:
                     out[spec.name] = _as_string_list(spec.name, value)
                 elif spec.kind == "object":
                     out[spec.name] = _as_object(spec.name, value)
+                elif spec.kind == "chat":
+                    out[spec.name] = _as_chat(spec.name, value)
                 else:
                     out[spec.name] = str(value)
                 if spec.check is not None:
@@ -341,6 +378,21 @@ def _as_object(name: str, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValidationError(f"field {name!r} must be an object")
     return value
+
+
+def _as_chat(name: str, value: Any) -> list[dict[str, str]]:
+    """A chat transcript: a list of ``{role, content}`` (JSON text or a list)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ValidationError(f"field {name!r} must be a JSON list of turns") from None
+    if not isinstance(value, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("role"), str) and isinstance(t.get("content"), str)
+        for t in value
+    ):
+        raise ValidationError(f"field {name!r} must be a list of {{role, content}} turns")
+    return [{"role": t["role"], "content": t["content"]} for t in value]
 
 
 def share_implied(labels: Sequence[str] | None) -> float | None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections.abc import Callable
+
 from common.registry import Registry
 from kinds.base import TaskKind
 
@@ -27,8 +31,28 @@ def register_kind(kind: TaskKind) -> TaskKind:
     return kind
 
 
+#: Where kinds that are data come from (a Store reading its declared kinds): each
+#: resolver maps a name to a kind or None. Held weakly, so a closed store drops out.
+_RESOLVERS: list[weakref.WeakMethod] = []
+_RESOLVERS_LOCK = threading.Lock()
+
+
+def add_resolver(method: Callable[[str], TaskKind | None]) -> None:
+    """Let ``get_kind`` ask ``method`` (a bound method) for names no module registered."""
+    with _RESOLVERS_LOCK:
+        _RESOLVERS[:] = [r for r in _RESOLVERS if r() is not None]
+        _RESOLVERS.insert(0, weakref.WeakMethod(method))  # the newest store answers first
+
+
 def get_kind(name: str) -> TaskKind:
     """The kind called ``name``; the error lists the known kinds."""
+    if name not in KINDS:
+        with _RESOLVERS_LOCK:
+            resolvers = [r() for r in _RESOLVERS]
+        for resolve in resolvers:
+            found = resolve(name) if resolve is not None else None
+            if found is not None:
+                return found
     return KINDS.get(name)
 
 
@@ -40,4 +64,9 @@ def kind_names() -> list[str]:
 def kind_title(name: str) -> str:
     """The kind's title for pickers and tables; its name when a plugin kind's title
     cannot be read (that is a warning naming the plugin, see ``Registry.read``)."""
+    if name not in KINDS:  # a declared kind (data, from a store's resolver)
+        try:
+            return get_kind(name).title
+        except Exception:
+            return name
     return KINDS.read(name, lambda kind: str(kind.title)) or name

@@ -25,7 +25,8 @@ if not has_role("admin"):
 with st.expander("Create a project", expanded=current_project() is None):
     with st.form("create_project", clear_on_submit=False):
         name = st.text_input("Name")
-        kind = st.selectbox("Task kind", kind_names(), format_func=kind_title)
+        declared = [r.ref for r in store.kind_records()]  # the latest version of each
+        kind = st.selectbox("Task kind", [*kind_names(), *declared], format_func=kind_title)
         settings_text = st.text_area(
             "Settings (JSON)",
             value='{"k": 3}',

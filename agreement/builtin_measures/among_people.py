@@ -9,3 +9,5 @@ plugin or test measure, so declaration order is display order.
 from agreement.statistics import _declare_builtins
 
 _declare_builtins()
+# the declared question types' statistics, one module each, after the built-ins
+from agreement import question_stats  # noqa: E402, F401

@@ -15,6 +15,7 @@ import streamlit as st
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
 from kinds import FieldType, HumanField
 from kinds.base import FACT_UNSET
+from kinds.values import is_asked
 from ui.annotation.blind import submitted_is_final
 
 ERROR_KEY = "annotate_save_error"
@@ -109,6 +110,8 @@ def build_targets(ctx: ItemContext, order: list[str] | None = None) -> list[Targ
     out: list[Target] = []
     for name in names:
         spec = ctx.fields[name]
+        if not is_asked(spec, ctx.labels):
+            continue  # a declared question whose condition is not met
         if spec.type is FieldType.FACT_LABELS:
             out += [Target(spec, i) for i in range(len(facts_of(ctx, spec)))]
         else:
@@ -155,7 +158,7 @@ def set_focus(ctx: ItemContext, step: int) -> None:
 
 def missing_targets(ctx: ItemContext) -> list[Target]:
     """The targets (questions, single facts) without an answer, in keyboard order."""
-    return [t for t in ctx.targets if ctx.value(t) is None]
+    return [t for t in ctx.targets if ctx.value(t) is None and t.field.required]
 
 
 def missing_answers(ctx: ItemContext) -> list[str]:
@@ -172,6 +175,6 @@ def missing_answers(ctx: ItemContext) -> list[str]:
                     else sum(1 for v in saved if v == FACT_UNSET) + max(0, n - len(saved))
                 )
                 missing.append(f"{spec.name.replace('_', ' ')} ({todo} left)")
-        elif saved is None:
+        elif saved is None and spec.required and is_asked(spec, ctx.labels):
             missing.append(spec.name.replace("_", " "))
     return missing

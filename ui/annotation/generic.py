@@ -5,8 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from kinds import FieldType
+from kinds.values import is_asked
 from ui.annotation import GENERIC, register_view
 from ui.annotation.context import ItemContext, Target, save_target
+from ui.annotation.declared_fields import declared_fields
+from ui.annotation.declared_questions import CONTROLS, heading
 from ui.annotation.widgets import MISSING_MARK, context_table, fact_list, question, text_panel
 
 HIDDEN = {"text", "generator"}
@@ -35,9 +38,50 @@ def _number(ctx: ItemContext, target: Target) -> None:
     )
 
 
+def _slider(ctx: ItemContext, target: Target) -> None:
+    """A declared score question: a slider over its range, saved when moved."""
+    spec = target.field
+    key = f"slider::{ctx.item.item_id}::{spec.name}"
+    if key not in st.session_state:
+        saved = ctx.value(target)
+        st.session_state[key] = float(saved if saved is not None else spec.minimum or 0.0)
+
+    heading(ctx, target)
+    st.slider(
+        spec.name,
+        min_value=float(spec.minimum or 0.0),
+        max_value=float(spec.maximum if spec.maximum is not None else 1.0),
+        key=key,
+        on_change=lambda: save_target(ctx, target, st.session_state[key]),
+        label_visibility="collapsed",
+    )
+
+
+def _declared(ctx: ItemContext) -> None:
+    """A declared kind: fields by role, then every question asked so far."""
+    declared_fields(ctx)
+    with st.container(border=True):
+        for spec in ctx.fields.values():
+            if not is_asked(spec, ctx.labels):
+                continue
+            target = Target(spec)
+            if spec.type in CONTROLS:
+                heading(ctx, target)
+                CONTROLS[spec.type](ctx, target)
+            elif spec.type is FieldType.INTERVAL:
+                _slider(ctx, target)
+            else:
+                question(ctx, target, horizontal=len(spec.values) <= 6)
+                if spec.help:
+                    st.caption(spec.help)
+
+
 @register_view(GENERIC)
 def render(ctx: ItemContext) -> None:
     """Draw an item of any kind from its declared fields."""
+    if any(spec.role for spec in ctx.project.task_kind.item_fields):
+        _declared(ctx)
+        return
     f = ctx.item.fields
     text_fields = [
         spec.name

@@ -12,6 +12,7 @@ from annotation_store import AnnotatorInfo, ProjectInfo
 from annotation_store.adjudication import WHOLE_FIELD
 from annotation_store.label_frames import labels_by_annotator
 from audit.analysis import fact_fields, fact_grid, latest_results, rubric_grid
+from audit.question_grid import question_grid
 from ui.audit.adjudication_view import adjudication_panel
 from ui.audit.fact_grid import render_fact_grid
 from ui.context import get_store
@@ -78,6 +79,7 @@ def render_drilldown(
                         "item yet: run it in the Evaluators tab."
                     )
             _rubric(kind, project.settings, people, item.fields, ok)
+            _questions(kind, project.settings, people, item.fields)
     if tabs[1].open is not False:
         with tabs[1]:
             _annotators(people)
@@ -106,6 +108,17 @@ def _grid(
         if any(isinstance((r.get("details") or {}).get(f), list) for _h, f in facts)
     }
     return details, fact_grid(kind, settings, item_fields, people, details)
+
+
+def _questions(
+    kind: Any, settings: Mapping[str, Any], people: Mapping[str, Any], fields: Mapping[str, Any]
+) -> None:
+    """Every question with each annotator's answer, when some are not numbers."""
+    if all(f.numeric or f.facts_field for f in kind.human_fields(settings)):
+        return  # the rubric and fact grids already show everything
+    st.markdown("**Per question** (each annotator's answer; agree = all the same)")
+    grid = question_grid(kind, settings, people, fields)
+    st.dataframe(grid, hide_index=True, key="audit-question-grid")
 
 
 def _first_flagged(grid: pd.DataFrame, fields: list[tuple[str, str]]) -> tuple[str, int] | None:

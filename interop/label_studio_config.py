@@ -1,0 +1,114 @@
+"""A declared kind from a Label Studio labeling config (the XML of a project's UI).
+
+Carried over: object tags ``<Text>`` / ``<HyperText>`` (as text or Markdown fields;
+``value="$name"`` names the field), ``<Paragraphs>`` (as a chat transcript), and the
+controls ``<Choices>`` (single or, with ``choice="multiple"``, multi-label), ``<Rating>``
+(Likert 1..maxRating), ``<Number>`` (a score range), ``<TextArea>`` (free text),
+``<Labels>`` (spans of their ``toName`` text) and ``<Pairwise>`` (a choice between its
+two ``toName`` fields), with ``required`` and a ``visibleWhen="choice-selected"``
+condition. Anything else is listed in the loss report, one plain sentence each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from xml.etree.ElementTree import Element
+
+from defusedxml import ElementTree
+
+OBJECTS = {"Text": "text", "HyperText": "markdown", "Paragraphs": "chat"}
+LAYOUT = {"View", "Header", "Style", "Collapse", "Filter"}
+
+
+def _field_of(tag: Element) -> str:
+    value = tag.get("value", "")
+    return value[1:] if value.startswith("$") else tag.get("name", "")
+
+
+def _question(tag: Element, fields: dict[str, dict], losses: list[str]) -> dict[str, Any] | None:
+    name = tag.get("name") or ""
+    kind = tag.tag
+    q: dict[str, Any] = {"name": name}
+    targets = [t.strip() for t in (tag.get("toName") or "").split(",") if t.strip()]
+    if kind == "Choices":
+        labels = [c.get("value") or c.get("alias") or "" for c in tag.iter("Choice")]
+        q |= {"type": "multi" if tag.get("choice") == "multiple" else "single", "labels": labels}
+    elif kind == "Rating":
+        top = int(tag.get("maxRating", "5"))
+        q |= {"type": "likert", "labels": [str(i) for i in range(1, top + 1)]}
+        losses.append(f"<Rating name={name!r}>: its levels have no words; named 1..{top}")
+    elif kind == "Number":
+        q |= {"type": "score", "min": float(tag.get("min", 0)), "max": float(tag.get("max", 1))}
+    elif kind == "TextArea":
+        q |= {"type": "text"}
+    elif kind == "Labels":
+        source = targets[0] if targets else ""
+        q |= {
+            "type": "spans",
+            "field": fields.get(source, {}).get("name", source),
+            "labels": [lab.get("value") or "" for lab in tag.iter("Label")],
+        }
+    elif kind == "Pairwise":
+        q |= {"type": "pairwise", "outputs": [fields.get(t, {}).get("name", t) for t in targets]}
+        for t in q["outputs"]:
+            for f in fields.values():
+                if f["name"] == t:
+                    f["output"] = True
+    else:
+        losses.append(f"<{kind} name={name!r}>: no workbench question type; left out")
+        return None
+    if tag.get("required") == "true":
+        q["required"] = True
+    elif kind != "Pairwise":
+        q["required"] = False
+    if tag.get("perRegion") == "true":
+        losses.append(f"<{kind} name={name!r}>: asked per region in Label Studio; here per item")
+    hint = tag.get("hint")
+    if hint:
+        q["help"] = hint
+    return q
+
+
+def _condition(tag: Element, q: dict[str, Any], seen: set[str], losses: list[str]) -> None:
+    when = tag.get("visibleWhen")
+    if not when:
+        return
+    other, value = tag.get("whenTagName"), tag.get("whenChoiceValue")
+    if when == "choice-selected" and other in seen and value:
+        q["show_if"] = {"question": other, "answer": value.split(",")}
+    else:
+        losses.append(
+            f"<{tag.tag} name={q['name']!r}>: visibleWhen={when!r} cannot be carried over; "
+            "the question is always asked"
+        )
+
+
+def convert(xml: str) -> tuple[dict[str, Any], list[str]]:
+    """(kind definition, what could not be carried over) of a labeling config."""
+    root = ElementTree.fromstring(xml)
+    losses: list[str] = []
+    fields: dict[str, dict[str, Any]] = {}
+    for tag in root.iter():
+        if tag.tag in OBJECTS:
+            fields[tag.get("name", "")] = {"name": _field_of(tag), "role": OBJECTS[tag.tag]}
+            if tag.tag == "HyperText":
+                losses.append(f"<HyperText name={tag.get('name')!r}>: shown as Markdown, no HTML")
+    questions: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for tag in root.iter():
+        if tag.tag in OBJECTS or tag.tag in LAYOUT or tag.tag in ("Choice", "Label"):
+            continue
+        if tag.tag in ("Image", "Audio", "Video", "TimeSeries", "Table"):
+            losses.append(f"<{tag.tag} name={tag.get('name')!r}>: media is not shown; left out")
+            continue
+        q = _question(tag, fields, losses)
+        if q is None:
+            continue
+        _condition(tag, q, seen, losses)
+        seen.add(q["name"])
+        questions.append(q)
+    headers = [h.get("value", "") for h in root.iter("Header") if h.get("value")]
+    data: dict[str, Any] = {"title": headers[0] if headers else "Label Studio project"}
+    data["fields"] = list({f["name"]: f for f in fields.values()}.values())
+    data["questions"] = questions
+    return data, losses

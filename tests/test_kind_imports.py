@@ -1,0 +1,95 @@
+"""Kinds from what people already have: a Label Studio labeling config and a Potato
+YAML become declared kinds, and what could not be carried over is said plainly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from annotation_store import Store
+from commands import main
+from kinds import FieldType, get_kind
+
+DATA = Path(__file__).resolve().parent / "data" / "kinds"
+
+
+def test_label_studio_config_to_a_kind_with_its_losses(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = DATA / "label_studio_config.xml"
+    assert main(["--db", sqlite_url, "kind", "create", "ls", "--from", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("not carried over")] == [
+        "not carried over: <Rating name='stars'>: its levels have no words; named 1..4",
+        "not carried over: <TextArea name='why'>: asked per region in Label Studio; here per item",
+        "not carried over: <Image name='shot'>: media is not shown; left out",
+        "not carried over: <Ranker name='rank'>: no workbench question type; left out",
+    ]
+    store = Store(sqlite_url)  # the CLI's store is gone: this one answers decl: names
+    kind = get_kind("decl:ls@1")
+    assert store.kind_record("ls").version == 1
+    assert kind.title == "Chatbot answers"
+    assert [f.name for f in kind.item_fields] == ["question", "answer_1", "answer_2"]
+    q = {f.name: f for f in kind.human_fields()}
+    assert q["better"].type is FieldType.PAIRWISE
+    assert q["better"].outputs == ("answer_1", "answer_2")
+    assert (q["helpful"].type, q["helpful"].values, q["helpful"].required) == (
+        FieldType.CATEGORICAL,
+        ("yes", "no"),
+        True,
+    )
+    assert q["problems"].type is FieldType.MULTI_LABEL
+    assert q["problems"].show_if == ("helpful", ("no",))
+    assert q["stars"].values == (1, 2, 3, 4)
+    assert (q["errors"].type, q["errors"].source_field) == (FieldType.SPANS, "answer_1")
+    assert q["why"].type is FieldType.TEXT and q["why"].required is False
+
+
+def test_potato_schemes_to_a_kind_with_its_losses(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = DATA / "potato_config.yaml"
+    assert main(["--db", sqlite_url, "kind", "create", "stance", "--from", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("not carried over")] == [
+        "not carried over: scheme 'stance', label 'none': tooltip not carried over",
+        "not carried over: scheme 'stance': sequential_key_binding not carried over "
+        "(keyboard is the workbench's own)",
+        "not carried over: scheme 'certainty': likert levels 2..4 are named by number",
+        "not carried over: scheme 'best_worst': annotation type 'bws' has no counterpart; left out",
+    ]
+    store = Store(sqlite_url)
+    kind = get_kind("decl:stance@1")
+    assert store.kind_record("stance").version == 1
+    q = {f.name: f for f in kind.human_fields()}
+    assert list(q) == ["stance", "certainty", "topics", "evidence", "comment"]
+    assert q["stance"].values == ("favor", "against", "none")
+    assert q["certainty"].level_descriptions == {
+        1: "1 · guessing",
+        2: "2",
+        3: "3",
+        4: "4",
+        5: "5 · certain",
+    }
+    assert (q["evidence"].type, q["evidence"].source_field) == (FieldType.SPANS, "tweet")
+
+
+def test_an_unreadable_foreign_file_is_one_line_and_creates_nothing(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "config.xml"
+    bad.write_text("<View><Choices name='x'></View>")
+    assert main(["--db", sqlite_url, "kind", "create", "x", "--from", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: config.xml: file: not a readable Label Studio config (")
+    assert err.count("\n") == 1
+    empty = tmp_path / "schemes.yaml"
+    empty.write_text("annotation_schemes:\n  - annotation_type: radio\n    name: s\n")
+    assert main(["--db", sqlite_url, "kind", "create", "x", "--from", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == "error: schemes.yaml: questions[0].labels: a list of at least 2 labels is needed\n"
+    )
+    assert main(["--db", sqlite_url, "kind", "list"]) == 0
+    assert "no declared kinds yet" in capsys.readouterr().out

@@ -1,0 +1,195 @@
+"""Controls of the structured question types: multi-label, free text, pairwise, spans.
+
+Each saves the moment an answer is given, as every other control does. Keyboard: a
+multi-label question's digits toggle its labels; a pairwise question takes A, B and T;
+spans are chosen as a range of words (type to filter in the word lists) and a label.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from typing import Any
+
+import streamlit as st
+
+from kinds import FieldType
+from kinds.values import TIE
+from ui.annotation.context import ItemContext, Target, save_target
+from ui.annotation.declared_fields import show_field
+from ui.annotation.widgets import MISSING_MARK, _plain
+
+PAIR_KEYS = ("a", "b", "d", "e", "f", "g")  # A, B, then further outputs (c, r: Streamlit's)
+_WORD = re.compile(r"\S+")
+
+
+def save_and_stay(ctx: ItemContext, target: Target, value: Any) -> None:
+    """Save (callback) and keep the keyboard on this question: a set of labels or spans
+    takes several presses."""
+    save_target(ctx, target, value)
+    keys = [t.key for t in ctx.targets]
+    if target.key in keys:
+        st.session_state[ctx.focus_key] = keys.index(target.key)
+
+
+def heading(ctx: ItemContext, target: Target) -> None:
+    """The question's prompt (highlighted when focused), tick or mark, and help."""
+    spec = target.field
+    focused = ctx.is_focused(target)
+    text = spec.description or spec.name
+    optional = "" if spec.required else " *(optional)*"
+    tick = " ✓" if ctx.value(target) is not None else MISSING_MARK if ctx.is_missing(target) else ""
+    st.markdown(
+        (f":blue-background[**▸ {text}**]" if focused else f"**{text}**") + optional + tick,
+        help=spec.help or None,
+    )
+
+
+def multi_label(ctx: ItemContext, target: Target) -> None:
+    """Toggle buttons, one per label; digits 1-9 toggle them when focused."""
+    spec = target.field
+    current = list(ctx.value(target) or [])
+    focused = ctx.is_focused(target)
+    with st.container(horizontal=True, gap="small", wrap=True):
+        for i, label in enumerate(spec.values):
+            on = label in current
+            new = [v for v in current if v != label] if on else [*current, label]
+            st.button(
+                label,
+                key=f"opt::{ctx.item.item_id}::{target.key}::{label}",
+                type="primary" if on else "secondary",
+                shortcut=str(i + 1) if focused and i < 9 else None,
+                on_click=save_and_stay,
+                args=(ctx, target, new),
+            )
+    if not current:
+        st.button(
+            "none of these",
+            key=f"none::{ctx.item.item_id}::{target.key}",
+            type="primary" if ctx.value(target) == [] else "tertiary",
+            on_click=save_target,
+            args=(ctx, target, []),
+        )
+
+
+def free_text(ctx: ItemContext, target: Target) -> None:
+    """A text area saved when it loses focus."""
+    key = f"text::{ctx.item.item_id}::{target.key}"
+    if key not in st.session_state:
+        st.session_state[key] = ctx.value(target) or ""
+
+    def on_change() -> None:
+        if str(st.session_state[key]).strip():
+            save_target(ctx, target, st.session_state[key])
+
+    st.text_area(target.field.name, key=key, on_change=on_change, label_visibility="collapsed")
+
+
+def shown_order(ctx: ItemContext, outputs: tuple[str, ...]) -> list[str]:
+    """The outputs in this annotator's order for this item: shuffled, and the same on
+    every visit (seeded by project, item and annotator)."""
+    seed = f"{ctx.project.name}|{ctx.item.item_id}|{ctx.user.name}".encode()
+    order = list(outputs)
+    random.Random(hashlib.sha256(seed).hexdigest()).shuffle(order)
+    return order
+
+
+def pairwise(ctx: ItemContext, target: Target) -> None:
+    """The outputs side by side as A, B, ...; buttons (keys A / B / T) save the choice
+    with the shown order; strength buttons refine a saved choice."""
+    spec = target.field
+    order = shown_order(ctx, spec.outputs)
+    saved = ctx.value(target) or {}
+    focused = ctx.is_focused(target)
+    kind_fields = {f.name: f for f in ctx.project.task_kind.item_fields}
+    cols = st.columns(len(order))
+    for pos, (col, name) in enumerate(zip(cols, order, strict=True)):
+        with col:
+            st.markdown(f"**{chr(65 + pos)}**")
+            show_field(kind_fields[name], ctx.item.fields.get(name, ""))
+    choices = [(f"{chr(65 + p)} is better", name, PAIR_KEYS[p]) for p, name in enumerate(order)]
+    if spec.allow_tie:
+        choices.append(("Tie", TIE, "t"))
+    with st.container(horizontal=True, gap="small", wrap=True):
+        for label, choice, key in choices:
+            st.button(
+                label,
+                key=f"opt::{ctx.item.item_id}::{target.key}::{choice}",
+                type="primary" if saved.get("choice") == choice else "secondary",
+                shortcut=key if focused and key else None,
+                on_click=save_target,
+                args=(ctx, target, {"choice": choice, "shown": order}),
+            )
+    if spec.strengths and saved.get("choice") not in (None, TIE):
+        with st.container(horizontal=True, gap="small", wrap=True):
+            for level in spec.strengths:
+                st.button(
+                    level,
+                    key=f"strength::{ctx.item.item_id}::{target.key}::{level}",
+                    type="primary" if saved.get("strength") == level else "tertiary",
+                    on_click=save_target,
+                    args=(ctx, target, {**saved, "strength": level}),
+                )
+
+
+def words(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) of every whitespace-separated word."""
+    return [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
+
+
+def spans(ctx: ItemContext, target: Target) -> None:
+    """Saved spans (each removable) and a form to add one: first word, last word, label."""
+    spec = target.field
+    text = str(ctx.item.fields.get(spec.source_field or "", ""))
+    saved: list[dict[str, Any]] = list(ctx.value(target) or [])
+    toks = words(text)
+    for k, s in enumerate(saved):
+        c1, c2 = st.columns([5, 1], vertical_alignment="center")
+        c1.markdown(f"`{s['label']}` · {_plain(text[s['start'] : s['end']])}")
+        rest = saved[:k] + saved[k + 1 :]
+        c2.button(
+            "remove",
+            key=f"spandel::{ctx.item.item_id}::{target.key}::{k}",
+            type="tertiary",
+            on_click=save_and_stay,
+            args=(ctx, target, rest),
+        )
+    if not toks:
+        st.caption("No text to mark.")
+        return
+    names = [f"{i + 1}: {w}" for i, (_, _, w) in enumerate(toks)]
+    base = f"span::{ctx.item.item_id}::{target.key}"
+    c1, c2, c3 = st.columns(3)
+    first = c1.selectbox(
+        "from word", range(len(toks)), format_func=names.__getitem__, key=f"{base}::from"
+    )
+    last = c2.selectbox(
+        "to word", range(len(toks)), format_func=names.__getitem__, key=f"{base}::to"
+    )
+    label = c3.selectbox("label", spec.values, key=f"{base}::label")
+    lo, hi = min(first, last), max(first, last)
+    new = {"start": toks[lo][0], "end": toks[hi][1], "label": label}
+    with st.container(horizontal=True, gap="small"):
+        st.button(
+            "Add span",
+            key=f"{base}::add",
+            on_click=save_and_stay,
+            args=(ctx, target, [*saved, new]),
+        )
+        if not saved:
+            st.button(
+                "no spans",
+                key=f"{base}::none",
+                type="primary" if ctx.value(target) == [] else "tertiary",
+                on_click=save_target,
+                args=(ctx, target, []),
+            )
+
+
+CONTROLS = {
+    FieldType.MULTI_LABEL: multi_label,
+    FieldType.TEXT: free_text,
+    FieldType.PAIRWISE: pairwise,
+    FieldType.SPANS: spans,
+}
