@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from kinds.field_types import FieldType, ValidationError
+
+__all__ = ["FieldType", "ValidationError"]  # defined apart, for kinds.values
+
 
 class Level(StrEnum):
     """Level of measurement, as Krippendorff uses the word."""
@@ -22,20 +26,6 @@ class Level(StrEnum):
     ORDINAL = "ordinal"
     INTERVAL = "interval"
     RATIO = "ratio"
-
-
-class FieldType(StrEnum):
-    """How a human field's value looks."""
-
-    BINARY = "binary"  # 0 / 1
-    CATEGORICAL = "categorical"  # one of a label set
-    ORDINAL = "ordinal"  # one of an ordered set of numbers
-    INTERVAL = "interval"  # a number in [min, max]
-    FACT_LABELS = "fact_labels"  # a list of "C" / "M", one per fact of an item list
-    MULTI_LABEL = "multi_label"  # a set of labels from a label set (a sorted list)
-    TEXT = "text"  # free text
-    PAIRWISE = "pairwise"  # which of two or more outputs is better, or a tie
-    SPANS = "spans"  # labelled character ranges of one item text field
 
 
 #: Levels of Krippendorff's alpha reported for each field type.
@@ -51,6 +41,7 @@ AGREEMENT_LEVELS: dict[FieldType, tuple[Level, ...]] = {
     FieldType.SPANS: (),  # span F1 and character alpha are declared apart
 }
 
+
 _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f"}
 FACT_IMPLIED = "C"
@@ -58,14 +49,6 @@ FACT_NOT_IMPLIED = "M"
 #: A fact not labelled yet: lets a half-labelled list be saved as a draft. The Annotate
 #: page refuses to submit a list that still holds it.
 FACT_UNSET = "?"
-
-
-class ValidationError(ValueError):
-    """A value does not fit its field; the message says why, ``field`` names the field."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def _as_number(value: Any) -> float:

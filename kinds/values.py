@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from kinds.base import FieldType, ValidationError
+from kinds.field_types import FieldType, ValidationError
 
 if TYPE_CHECKING:
     from kinds.base import HumanField
