@@ -83,9 +83,12 @@ def _categorical(rows: pd.DataFrame) -> bool:
 
 
 def _key(value: Any) -> Any:
-    """A hashable form of a label (lists become tuples; 1.0 and 1 are one value)."""
+    """A hashable form of a label (lists become tuples, objects sorted pairs; 1.0 and 1
+    are one value): declared kinds' answers can be lists (spans) or objects (pairwise)."""
     if isinstance(value, list):
         return tuple(_key(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _key(v)) for k, v in value.items()))
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value

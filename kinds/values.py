@@ -14,12 +14,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from kinds.field_types import FieldType, ValidationError
 
-if TYPE_CHECKING:
-    from kinds.base import HumanField
+
+class Question(Protocol):
+    """What these checks read of a question (a :class:`kinds.base.HumanField`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> FieldType: ...
+    @property
+    def values(self) -> tuple[Any, ...]: ...
+    @property
+    def show_if(self) -> tuple[str, tuple[Any, ...]] | None: ...
+    @property
+    def outputs(self) -> tuple[str, ...]: ...
+    @property
+    def allow_tie(self) -> bool: ...
+    @property
+    def strengths(self) -> tuple[str, ...]: ...
+    @property
+    def source_field(self) -> str | None: ...
+    def validate(
+        self, value: Any, item_fields: Mapping[str, Any] | None = None, *, draft: bool = False
+    ) -> Any: ...
+
 
 TIE = "tie"
 
@@ -33,7 +55,7 @@ def _decoded(value: Any, what: str) -> Any:
     return value
 
 
-def validate_structured(spec: HumanField, value: Any, item_fields: Mapping[str, Any] | None) -> Any:
+def validate_structured(spec: Question, value: Any, item_fields: Mapping[str, Any] | None) -> Any:
     """The canonical value of a structured question or ValidationError."""
     if spec.type is FieldType.TEXT:
         text = str(value).strip()
@@ -47,7 +69,7 @@ def validate_structured(spec: HumanField, value: Any, item_fields: Mapping[str, 
     return _spans(spec, value, item_fields)
 
 
-def _multi(spec: HumanField, value: Any) -> list[str]:
+def _multi(spec: Question, value: Any) -> list[str]:
     value = _decoded(value, "a multi-label answer")
     if not isinstance(value, list | tuple):
         raise ValidationError("a multi-label answer must be a list of labels")
@@ -58,7 +80,7 @@ def _multi(spec: HumanField, value: Any) -> list[str]:
     return [v for v in spec.values if v in chosen]
 
 
-def _pairwise(spec: HumanField, value: Any) -> dict[str, Any]:
+def _pairwise(spec: Question, value: Any) -> dict[str, Any]:
     value = _decoded(value, "a pairwise answer")
     if not isinstance(value, Mapping):
         raise ValidationError("a pairwise answer must be an object with 'choice'")
@@ -82,7 +104,7 @@ def _pairwise(spec: HumanField, value: Any) -> dict[str, Any]:
 
 
 def _spans(
-    spec: HumanField, value: Any, item_fields: Mapping[str, Any] | None
+    spec: Question, value: Any, item_fields: Mapping[str, Any] | None
 ) -> list[dict[str, Any]]:
     value = _decoded(value, "spans")
     if not isinstance(value, list | tuple):
@@ -111,7 +133,7 @@ def _spans(
     return [unique[k] for k in sorted(unique)]
 
 
-def answer_key(spec: HumanField, answer: Any) -> Any:
+def answer_key(spec: Question, answer: Any) -> Any:
     """One answer a condition may name: a pairwise choice, one label of a multi-label
     question, or a value of any other question (canonical)."""
     if spec.type is FieldType.PAIRWISE:
@@ -126,7 +148,7 @@ def answer_key(spec: HumanField, answer: Any) -> Any:
     return spec.validate(answer)
 
 
-def is_asked(spec: HumanField, answers: Mapping[str, Any]) -> bool:
+def is_asked(spec: Question, answers: Mapping[str, Any]) -> bool:
     """True when ``spec`` is asked given the ``answers`` so far (no condition: always)."""
     if spec.show_if is None:
         return True

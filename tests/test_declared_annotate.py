@@ -14,6 +14,7 @@ from reports.data import agreement_document
 from tests.annotate_apptest import chosen, click, open_annotate
 from tests.support.apptest import assert_ok, open_app
 from tests.support.kind_examples import example_project
+from ui.annotation.context import widget_token as tok
 
 PEOPLE = ("ann1", "ann2", "ann3")
 
@@ -31,13 +32,13 @@ def test_three_annotators_rate_the_rubric_and_alpha_matches(
     for who in PEOPLE:
         user = store.ensure_annotator(who)
         at = open_annotate(monkeypatch, store.url, project, user=user)
-        for item in ("s1", "s2"):
-            assert at.query_params["item"] == item
+        for number, item in enumerate(("s1", "s2"), 1):
+            assert at.query_params["item"] == str(number)  # the annotator's own numbers
             texts = " ".join(m.value for m in at.markdown)
             assert "sys-a" not in texts and "sys-b" not in texts  # hidden field
             for q in ("coherence", "consistency", "fluency", "relevance"):
-                click(at, f"opt::{item}::{q}::{given[who][item]}")
-            assert chosen(at, item, "coherence") == [str(given[who][item])]
+                click(at, f"opt::{tok(project, item)}::{q}::{given[who][item]}")
+            assert chosen(at, project, item, "coherence") == [str(given[who][item])]
             click(at, "submit")
     doc = agreement_document(store, project, n_resamples=0).to_dict()["fields"]
     matrix = np.array([[given[w][i] for i in ("s1", "s2")] for w in PEOPLE], dtype=float)
@@ -54,11 +55,16 @@ def test_pairwise_order_is_stored_and_the_condition_shows_the_follow_up(
     user = store.ensure_annotator("ann1")
     at = open_annotate(monkeypatch, store.url, project, user=user)
     keys = {b.key for b in at.button}
-    assert "opt::p1::preference::answer_a" in keys and "opt::p1::preference::tie" in keys
-    assert not any(k.startswith("opt::p1::reasons::") for k in keys)  # asked after a choice
+    assert (
+        f"opt::{tok(project, 'p1')}::preference::answer_a" in keys
+        and f"opt::{tok(project, 'p1')}::preference::tie" in keys
+    )
+    assert not any(
+        k.startswith(f"opt::{tok(project, 'p1')}::reasons::") for k in keys
+    )  # asked after a choice
     click(at, "submit")  # refused: the preference is missing
     assert store.item_state(project, "p1", "ann1")["status"] != "submitted"
-    click(at, "opt::p1::preference::answer_b")
+    click(at, f"opt::{tok(project, 'p1')}::preference::answer_b")
     saved = store.item_state(project, "p1", "ann1")["labels"]["preference"]
 
     class Ctx:  # the order depends on project, item and annotator only
@@ -71,9 +77,9 @@ def test_pairwise_order_is_stored_and_the_condition_shows_the_follow_up(
         "shown": shown_order(Ctx, ("answer_a", "answer_b")),
         "strength": None,
     }
-    click(at, "strength::p1::preference::clearly")
-    click(at, "opt::p1::reasons::clarity")
-    click(at, "opt::p1::reasons::safety")
+    click(at, f"strength::{tok(project, 'p1')}::preference::clearly")
+    click(at, f"opt::{tok(project, 'p1')}::reasons::clarity")
+    click(at, f"opt::{tok(project, 'p1')}::reasons::safety")
     labels = store.item_state(project, "p1", "ann1")["labels"]
     assert labels["preference"]["strength"] == "clearly"
     assert labels["reasons"] == ["clarity", "safety"]
@@ -87,15 +93,17 @@ def test_spans_are_marked_by_word_range_and_saved(
     project = example_project(store, "error_spans", settings={"k": 3})
     user = store.ensure_annotator("ann1")
     at = open_annotate(monkeypatch, store.url, project, user=user)
-    assert not any((b.key or "").startswith("span::e1::errors") for b in at.button)
-    click(at, "opt::e1::has_errors::1")
-    base = "span::e1::errors"
+    assert not any(
+        (b.key or "").startswith(f"span::{tok(project, 'e1')}::errors") for b in at.button
+    )
+    click(at, f"opt::{tok(project, 'e1')}::has_errors::1")
+    base = f"span::{tok(project, 'e1')}::errors"
     at.selectbox(key=f"{base}::from").set_value(2)  # "sleep" (3rd word)
     at.selectbox(key=f"{base}::to").set_value(2)
     at.selectbox(key=f"{base}::label").set_value("fluency")
     assert_ok(at.run())
     click(at, f"{base}::add")
-    click(at, "opt::e1::severity::minor")
+    click(at, f"opt::{tok(project, 'e1')}::severity::minor")
     labels = store.item_state(project, "e1", "ann1")["labels"]
     assert labels["errors"] == [{"start": 8, "end": 13, "label": "fluency"}]
     assert labels["severity"] == "minor"

@@ -57,7 +57,7 @@ def multi_label(ctx: ItemContext, target: Target) -> None:
             new = [v for v in current if v != label] if on else [*current, label]
             st.button(
                 label,
-                key=f"opt::{ctx.item.item_id}::{target.key}::{label}",
+                key=f"opt::{ctx.token}::{target.key}::{label}",
                 type="primary" if on else "secondary",
                 shortcut=str(i + 1) if focused and i < 9 else None,
                 on_click=save_and_stay,
@@ -66,7 +66,7 @@ def multi_label(ctx: ItemContext, target: Target) -> None:
     if not current:
         st.button(
             "none of these",
-            key=f"none::{ctx.item.item_id}::{target.key}",
+            key=f"none::{ctx.token}::{target.key}",
             type="primary" if ctx.value(target) == [] else "tertiary",
             on_click=save_target,
             args=(ctx, target, []),
@@ -75,7 +75,7 @@ def multi_label(ctx: ItemContext, target: Target) -> None:
 
 def free_text(ctx: ItemContext, target: Target) -> None:
     """A text area saved when it loses focus."""
-    key = f"text::{ctx.item.item_id}::{target.key}"
+    key = f"text::{ctx.token}::{target.key}"
     if key not in st.session_state:
         st.session_state[key] = ctx.value(target) or ""
 
@@ -115,7 +115,7 @@ def pairwise(ctx: ItemContext, target: Target) -> None:
         for label, choice, key in choices:
             st.button(
                 label,
-                key=f"opt::{ctx.item.item_id}::{target.key}::{choice}",
+                key=f"opt::{ctx.token}::{target.key}::{choice}",
                 type="primary" if saved.get("choice") == choice else "secondary",
                 shortcut=key if focused and key else None,
                 on_click=save_target,
@@ -126,7 +126,7 @@ def pairwise(ctx: ItemContext, target: Target) -> None:
             for level in spec.strengths:
                 st.button(
                     level,
-                    key=f"strength::{ctx.item.item_id}::{target.key}::{level}",
+                    key=f"strength::{ctx.token}::{target.key}::{level}",
                     type="primary" if saved.get("strength") == level else "tertiary",
                     on_click=save_target,
                     args=(ctx, target, {**saved, "strength": level}),
@@ -150,7 +150,7 @@ def spans(ctx: ItemContext, target: Target) -> None:
         rest = saved[:k] + saved[k + 1 :]
         c2.button(
             "remove",
-            key=f"spandel::{ctx.item.item_id}::{target.key}::{k}",
+            key=f"spandel::{ctx.token}::{target.key}::{k}",
             type="tertiary",
             on_click=save_and_stay,
             args=(ctx, target, rest),
@@ -159,7 +159,7 @@ def spans(ctx: ItemContext, target: Target) -> None:
         st.caption("No text to mark.")
         return
     names = [f"{i + 1}: {w}" for i, (_, _, w) in enumerate(toks)]
-    base = f"span::{ctx.item.item_id}::{target.key}"
+    base = f"span::{ctx.token}::{target.key}"
     c1, c2, c3 = st.columns(3)
     first = c1.selectbox(
         "from word", range(len(toks)), format_func=names.__getitem__, key=f"{base}::from"

@@ -41,7 +41,7 @@ def _number(ctx: ItemContext, target: Target) -> None:
 def _slider(ctx: ItemContext, target: Target) -> None:
     """A declared score question: a slider over its range, saved when moved."""
     spec = target.field
-    key = f"slider::{ctx.item.item_id}::{spec.name}"
+    key = f"slider::{ctx.token}::{spec.name}"
     if key not in st.session_state:
         saved = ctx.value(target)
         st.session_state[key] = float(saved if saved is not None else spec.minimum or 0.0)
