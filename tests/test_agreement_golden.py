@@ -1,7 +1,8 @@
 """`agreement NAME --json` on the four demo projects, byte for byte.
 
 The golden files were written by the CLI before the agreement document became rows
-(issue 26) and regenerated only for deliberate additions (issue 25's own-model bias keys);
+(issue 26) and regenerated only for deliberate additions (issue 25's own-model bias keys,
+issue 24's `alarms`, issue 32's question-type statistics, null on these fields);
 any other change to the document's keys, order, numbers or formatting fails here.
 The only normalised bytes are the demo's load timestamps (the timeline's ``"at"``), which
 differ on every load.
