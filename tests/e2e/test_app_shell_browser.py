@@ -48,6 +48,7 @@ def test_a_new_user_sees_the_demo_projects_and_a_deep_link_works_after_a_restart
             "demo-dialogue",
             "demo-intent-match",
             "demo-intent-resolution",
+            "demo-judge-study",
         ]
         page.keyboard.press("Escape")
         screenshot(page, "home")

@@ -41,8 +41,9 @@ def test_action_bar_in_sight_and_refused_submit_marks_in_place(demo: str) -> Non
         assert page.evaluate(IN_VIEW, submit), "Submit is below the fold"
         page.keyboard.press("Enter")  # nothing answered yet: refused
         wait_for_streamlit(page, SLOW_MS)
-        page.wait_for_selector(".st-key-action_bar [data-testid=stAlert]")
-        assert page.evaluate(IN_VIEW, ".st-key-action_bar [data-testid=stAlert]")
+        # what is still to answer, right under the item's header (redrawn with each label)
+        page.wait_for_selector(".st-key-still_to_answer [data-testid=stAlert]")
+        assert page.evaluate(IN_VIEW, ".st-key-still_to_answer [data-testid=stAlert]")
         marks = page.locator("[data-testid=stMain] >> text=answer this")
         assert marks.count() >= 2
         screenshot(page, "annotate_refused_submit", full_page=False)

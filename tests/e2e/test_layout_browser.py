@@ -28,6 +28,7 @@ PAGES = {
     "Evaluate": "evaluate",
     "Judges": "judges",
     "Data": "data",
+    "Task kinds": "kinds",
     "Progress": "progress",
     "Users & settings": "admin",
 }

@@ -604,13 +604,14 @@ def _still_to_answer(ctx: ItemContext) -> None:
     if refused_on != ctx.item.item_id:
         return
     missing = missing_answers(ctx)
-    if missing:
-        st.info(
-            "Not submitted, still to answer: " + ", ".join(missing) + " (marked in red).",
-            icon=":material/info:",
-        )
-    else:
-        st.success("Everything is answered: press Enter to submit.", icon=":material/check:")
+    with st.container(key="still_to_answer"):
+        if missing:
+            st.info(
+                "Not submitted, still to answer: " + ", ".join(missing) + " (marked in red).",
+                icon=":material/info:",
+            )
+        else:
+            st.success("Everything is answered: press Enter to submit.", icon=":material/check:")
 
 
 # Keeps the highlighted question in sight: after a key moves the focus to a question
