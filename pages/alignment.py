@@ -125,7 +125,6 @@ if doc.get("judge_vs_judge"):
 else:
     st.caption("The paired test needs two versions that scored this field.")
 
-st.header("Version diff")
 labels = [r["label"] for r in doc["versions"]]
 if labels:
     st.header("Evaluation card")

@@ -55,6 +55,7 @@ def label_rounds(
     waits: list[float] = []
     for _ in range(rounds):
         # annotators' URLs carry their own display numbers, not item ids
+        shown = [_item(p) for p in pages]
         current = [
             display_order(store, PROJECT, name)[int(_item(p) or 0) - 1]
             for p, name in zip(pages, names, strict=True)
@@ -74,7 +75,6 @@ def label_rounds(
         for page in pages:
             starts.append(time.perf_counter())
             page.keyboard.press("Enter")
-        shown = [_item(p) for p in pages]
         for page, start, number in zip(pages, starts, shown, strict=True):
             wait_until(
                 page,
