@@ -460,6 +460,7 @@ class SelectionDraw(Base):
     probability: Mapped[float] = mapped_column(Float)
     selected: Mapped[bool] = mapped_column(Boolean)
     basis: Mapped[str] = mapped_column(String(500))  # judge signature(s) and the rule used
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class DeclaredKind(Base):

@@ -18,6 +18,7 @@ STRATEGY_WORDS = {
     "in_order": "In file order",
     "random": "Random order",
     "least_annotated": "Least-annotated first",
+    "active": "Active selection (drawn items only)",
 }
 SHOW_WORDS = {
     "never": "Never",
@@ -175,7 +176,7 @@ with settings_tab:
             "Order items are handed out",
             asg.STRATEGIES,
             index=asg.STRATEGIES.index(cfg.assignment),
-            format_func=STRATEGY_WORDS.get,
+            format_func=lambda s: STRATEGY_WORDS.get(s, s),
             help="Random is seeded and stable per annotator",
         )
         seed = st.number_input("Random seed", 0, 10**9, cfg.seed)
@@ -184,7 +185,7 @@ with settings_tab:
             "Annotators see evaluator outputs",
             asg.SHOW_EVALUATORS,
             index=asg.SHOW_EVALUATORS.index(cfg.show_evaluators),
-            format_func=SHOW_WORDS.get,
+            format_func=lambda s: SHOW_WORDS.get(s, s),
             help="A project with a study always uses Never: its workers could otherwise "
             "change a label after seeing the metric the study audits.",
         )

@@ -134,4 +134,4 @@ def test_bias_counts_say_which_scale_mapping_they_used(
     # human actionability (2 + 2 + 0) x 5/7 = 2.86; grade 1 is 0 (stretch) or 1 (keep)
     assert entry["bias"]["scale_mapping"] == mapping and entry["bias"]["n"] == 3
     md = render_markdown(build_report(store, "act", n_resamples=0))
-    assert f"of 3 (1-5 {mapping})" in md
+    assert f"actionability / bias: 1-5 grades {mapping}" in md
