@@ -47,13 +47,23 @@ def self_consistency(samples: list[list[float]], discrete: bool) -> dict[str, An
     return out
 
 
+def bin_index(values: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
+    """Equal-width bin of each value in 0..1: floor(v * n_bins), 1.0 in the last bin.
+
+    Not ``np.digitize`` on ``linspace`` edges: those edges are rounded (0.6 is stored as
+    0.6000000000000001), so a vote share of 6 out of 10 would fall into the bin below
+    the one it opens, unlike Potato and the usual [lo, hi) reading of a bin."""
+    v = np.clip(np.asarray(values, dtype=float), 0.0, 1.0)
+    return np.minimum((v * n_bins).astype(int), n_bins - 1)
+
+
 def calibration(prob: np.ndarray, gold: np.ndarray, n_bins: int = N_BINS) -> dict[str, Any]:
     """Brier score, ECE and the reliability diagram's bins of probabilities vs 0/1 labels."""
     p, y = np.asarray(prob, dtype=float), np.asarray(gold, dtype=float)
     if len(p) == 0:
         return {"n": 0, "reason": "no item with both a probability and a human decision"}
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    at = np.clip(np.digitize(p, edges[1:-1]), 0, n_bins - 1)
+    at = bin_index(p, n_bins)
     bins, ece = [], 0.0
     for b in range(n_bins):
         mask = at == b

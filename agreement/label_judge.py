@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from agreement.judge_probes import bin_index
 from agreement.kappa import cohen
 
 N_BINS = 10
@@ -70,7 +71,7 @@ def confidence_calibration(
     if len(c) == 0:
         return {"n": 0, "reason": "no item with both a confidence and a human label"}
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    at = np.clip(np.digitize(c, edges[1:-1]), 0, n_bins - 1)
+    at = bin_index(c, n_bins)
     ece, bins = 0.0, []
     for b in range(n_bins):
         mask = at == b
