@@ -129,6 +129,10 @@ def alignment_table(
             store, project, field, n_resamples=n_resamples, seed=seed, epsilon=eps
         )
         if doc is None:
+            from alignment.pairwise import pairwise_table
+
+            doc = pairwise_table(store, project, field)
+        if doc is None:
             raise
         return doc
     rows = [

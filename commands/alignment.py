@@ -57,6 +57,8 @@ def table_text(doc: dict[str, Any]) -> str:
     figure with the n it was computed on."""
     head = doc["headline"]
     lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {head}"]
+    if doc["field_type"] == "pairwise":
+        return "\n".join(lines + [x for row in doc["versions"] for x in pairwise_lines(row)])
     for row in doc["versions"]:
         h = row["headline"]
         ci = f" [{_fmt(h['ci'][0])}, {_fmt(h['ci'][1])}]" if h.get("ci") else ""
@@ -69,6 +71,32 @@ def table_text(doc: dict[str, Any]) -> str:
         )
         lines += [f"    {line}" for line in probe_lines(row["probes"])]
     return "\n".join(lines)
+
+
+def _share(name: str, x: dict[str, Any], unit: str) -> str:
+    ci = x.get("ci")
+    span = f" [{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else ""
+    return f"{name} {_fmt(x['value'])}{span} (n {x['n']} {unit})" + (
+        f": {x['reason']}" if x.get("reason") else ""
+    )
+
+
+def pairwise_lines(row: dict[str, Any]) -> list[str]:
+    """A pairwise judge's version: agreement with people and the position figures."""
+    a, pos = row["agreement"], row["position"]
+    lines = [
+        f"  {row['label']}: {row['verdict']}; excluded {row['excluded']['n']}",
+        f"    {_share('agreement with ties', a['with_ties'], 'votes')}",
+        f"    {_share('agreement without ties', a['without_ties'], 'votes')}",
+    ]
+    if not pos.get("n"):
+        return [*lines, f"    position: {pos.get('reason')}"]
+    return [
+        *lines,
+        f"    {_share('position consistency', pos['consistency'], 'pairs')}, vs {pos['partner']}",
+        f"    {_share('first position both times', pos['biased_first'], 'pairs')}",
+        f"    {_share('second position both times', pos['biased_second'], 'pairs')}",
+    ]
 
 
 def probe_lines(p: dict[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from kinds.base import FieldType, HumanField, ItemField, TaskKind, ValidationError
 from kinds.markdown_check import html_in_markdown
+from kinds.pairwise_swap import pairwise_swappable
 from kinds.values import answer_key
 
 PREFIX = "decl:"
@@ -134,6 +135,7 @@ def build_kind(ref: str, definition: KindDefinition) -> TaskKind:
         human_fields_fn=lambda settings: questions,
         guideline=str(data.get("guideline", "")),
         judge_hint=str(data.get("judge_hint", "")),
+        swappable=pairwise_swappable(questions),
     )
 
 

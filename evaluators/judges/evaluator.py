@@ -23,7 +23,7 @@ from evaluators.judges.output import (
     reply_problem,
     scores_of,
 )
-from evaluators.judges.probes import check_probe, probe_output
+from evaluators.judges.probes import by_content, check_probe, probe_output
 from evaluators.judges.spec import SWAPPABLE, JudgeSpec, item_field_names
 from evaluators.judges.template import TemplateError, render_template
 from evaluators.llm.evaluator import LLMEvaluator, Usage
@@ -198,8 +198,16 @@ class JudgeEvaluator(LLMEvaluator):
             return self.failed(item, sig, usage, bad.error or "no reply", bad.raw, base_details)
         values: list[JudgeReply] = [r.value for r in replies]
         answers = [parse_answer(out, v.answer, n_facts) for v in values]
+        shown = None
+        if self.texts_swapped and out.type == "label":
+            # Labels naming the exchanged fields are stored by content, not by position.
+            mapped = [by_content(self.spec.kind, a) for a in answers]
+            if mapped != answers:
+                shown, answers = combine(out, s.aggregate, answers), mapped
         answer = combine(out, s.aggregate, answers)
         details = {**base_details, "answer": answer}
+        if shown is not None:
+            details["answer_as_shown"] = shown
         if s.samples > 1:
             details["samples"] = answers
         probability = _probability(out.type, values, answers)

@@ -5,7 +5,9 @@ hash; the signature's settings carry ``probe``), so the alignment view pairs it 
 version's plain runs and reports the share of decisions that changed:
 
 - ``swap``: the kind's two texts exchanged (position bias), for kinds listed in
-  :data:`evaluators.judges.spec.SWAPPABLE`;
+  :data:`evaluators.judges.spec.SWAPPABLE` (a declared kind's two-output pairwise
+  question among them: a label naming an output is stored by content, see
+  :func:`by_content`);
 - ``reverse_options``: a ``label`` output's options listed in reverse order in the reply
   instructions (option-order bias); answers are still stored by the version's own order.
 """
@@ -30,7 +32,8 @@ def check_probe(spec: JudgeSpec, probe: str | None) -> None:
         raise JudgeError(f"unknown probe {probe!r} (choose from {', '.join(PROBES)})")
     if probe == "swap" and spec.kind not in SWAPPABLE:
         raise JudgeError(
-            f"the swap probe needs a kind with two texts ({', '.join(SWAPPABLE)}); "
+            f"the swap probe needs a kind with two texts ({', '.join(SWAPPABLE)}, or a "
+            "declared kind with a two-output pairwise question); "
             f"this judge scores {spec.kind!r}"
         )
     if probe == "reverse_options" and spec.output.type != "label":
@@ -46,3 +49,15 @@ def probe_output(out: OutputSpec, probe: str | None) -> OutputSpec:
     if probe != "reverse_options":
         return out
     return out.model_copy(update={"labels": list(reversed(out.labels))})
+
+
+def by_content(kind: str, answer: object) -> object:
+    """A label answer naming one of two exchanged fields, mapped back to the field whose
+    text it named (a pairwise judge asked B then A that says ``answer_a`` chose the text
+    of ``answer_b``); any other answer unchanged."""
+    for a, b in SWAPPABLE.get(kind, ()):
+        if answer == a:
+            return b
+        if answer == b:
+            return a
+    return answer

@@ -32,7 +32,16 @@ class _Swappable(Mapping[str, tuple[tuple[str, str], ...]]):
         return {k: get_kind(k).swappable for k in kind_names() if get_kind(k).swappable}
 
     def __getitem__(self, kind: str) -> tuple[tuple[str, str], ...]:
-        return self._all()[kind]
+        # Any kind get_kind resolves, so declared kinds (data, not in kind_names) too.
+        from kinds import get_kind
+
+        try:
+            pairs = get_kind(kind).swappable
+        except KeyError:  # an unknown kind (the registry's error is a KeyError)
+            raise KeyError(kind) from None
+        if not pairs:
+            raise KeyError(kind)
+        return pairs
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
