@@ -69,6 +69,11 @@ except AlignmentError as exc:
     st.stop()
 if len(doc["fields"]) > 1:
     st.selectbox("Field", doc["fields"], key=FIELD_KEY)
+if doc["field_type"] == "pairwise":
+    from ui.pairwise_alignment import pairwise_section
+
+    pairwise_section(project.name, doc)
+    st.stop()
 st.caption(
     f"**{doc['field']}** ({doc['field_type']}): one row per evaluator version (a version run "
     f"with several signatures has one row per signature). Headline: {doc['headline']}, "

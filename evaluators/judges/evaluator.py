@@ -56,8 +56,21 @@ def judge_class(evaluator: str) -> type[LLMEvaluator]:
             "title": f"Judge {name}",
             "description": "A custom LLM judge stored in the database (see the Judges page).",
             "kinds": tuple(kind_names()),
+            "applies_to": classmethod(_applies_to_known_kind),
         },
     )
+
+
+def _applies_to_known_kind(cls: type, kind: str) -> bool:
+    """Any kind the registry resolves, declared kinds (data, not in ``kind_names``)
+    included: whether the judge fits the project's kind is checked when the run starts."""
+    from kinds import get_kind
+
+    try:
+        get_kind(kind)
+    except KeyError:  # the registry's unknown-kind error is a KeyError
+        return False
+    return True
 
 
 class JudgeEvaluator(LLMEvaluator):
