@@ -106,6 +106,10 @@ def alignment_markdown(doc: dict[str, Any] | None) -> list[str]:
         return []
 
     lines = ["", f"## Judge versions against the people on `{doc['field']}`", ""]
+    if doc.get("field_type") == "pairwise":
+        from reports.pairwise_judge import NOTE, PAIRWISE_HEADER, pairwise_rows
+
+        return [*lines, NOTE, "", *md_table(PAIRWISE_HEADER, pairwise_rows(doc))]
     lines += md_table(PROBE_HEADER, probe_rows(doc))
     rows = alt_rows(doc)
     if rows:
@@ -136,10 +140,13 @@ def alignment_html(doc: dict[str, Any] | None, include_plotlyjs: bool) -> str:
         return ""
     from reports.figures import reliability_diagram
 
-    parts = [
-        f"<h2>Judge versions against the people on {html.escape(doc['field'])}</h2>",
-        html_table(PROBE_HEADER, probe_rows(doc)),
-    ]
+    head = f"<h2>Judge versions against the people on {html.escape(doc['field'])}</h2>"
+    if doc.get("field_type") == "pairwise":
+        from reports.pairwise_judge import NOTE, PAIRWISE_HEADER, pairwise_rows
+
+        rows = pairwise_rows(doc)
+        return "\n".join([head, f"<p>{html.escape(NOTE)}</p>", html_table(PAIRWISE_HEADER, rows)])
+    parts = [head, html_table(PROBE_HEADER, probe_rows(doc))]
     rows = alt_rows(doc)
     if rows:
         parts.append(f"<p>Alternative annotator test (ε = {doc['meta']['epsilon']}):</p>")

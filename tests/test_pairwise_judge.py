@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,7 +86,7 @@ def _doc(db: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
 
 
 def test_pairwise_judge_in_both_orders_reports_mt_bench_figures(
-    pref: str, fast_llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+    pref: str, fast_llm: ScriptedLLM, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     fast_llm.handler = _judge
     toml = str(EXAMPLES / "pairwise_judge.toml")
@@ -141,6 +142,16 @@ def test_pairwise_judge_in_both_orders_reports_mt_bench_figures(
     text = capsys.readouterr().out
     assert "position consistency 0.500 [0.150, 0.850] (n 4" in text
     assert "agreement with ties 0.250" in text and "(n 12 votes)" in text
+
+    # the report carries the same figures, in Markdown and HTML
+    for name in ("report.md", "report.html"):
+        out = tmp_path / name
+        assert main(["--db", pref, "report", "pref", "--out", str(out), "--resamples", "0"]) == 0
+        body = out.read_text()
+        assert "Judge versions against the people on" in body and "preference" in body
+        assert "0.500 [0.150, 0.850] (n 4)" in body  # position consistency
+        assert "0.250 [0.089, 0.532] (n 12)" in body  # agreement with ties
+        assert "0.250 [0.046, 0.699] (n 4)" in body  # first position both times
 
 
 def test_mt_bench_figures_match_potatos_flip_and_first_position_rates() -> None:
