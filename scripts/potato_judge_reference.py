@@ -187,6 +187,11 @@ def reference_binary(d: dict[str, Any]) -> dict[str, Any]:
         # ...and Potato's: confidence in its own answer against correctness.
         "ece_own_answer": metrics.expected_calibration_error(own, correct, 10),
         "length_spearman": spearman_rho(residual, [d["length"][i] for i in items]),
+        # The alignment table's residual: the judge's decision minus the people's mean.
+        "length_spearman_decision": spearman_rho(
+            [dec - mean[i] / count[i] for dec, i in zip(decision, items, strict=True)],
+            [d["length"][i] for i in items],
+        ),
         "self_consistency": _self_consistency(samples, "nominal"),
         "alt_test": _alt({i: int(prob[i] >= 0.5) for i in items}, people, "accuracy"),
     }

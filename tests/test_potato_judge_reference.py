@@ -244,3 +244,70 @@ def test_swap_share_of_changed_decisions_equals_potatos_flip_rate() -> None:
     assert ours["n"] == ref["n"] == 60
     assert ours["n_changed"] == ref["flips"] > 0
     assert round(ours["changed"], 4) == ref["flip_rate"]
+
+
+# --- the same binary project through the store and the alignment table --------------
+
+
+def test_alignment_table_of_the_binary_project_equals_potatos(sqlite_url: str) -> None:
+    """The seeded binary project stored as items, people's labels and one judge run (P(yes)
+    and its ten samples in the details): the alignment document's figures are Potato's."""
+    from alignment.table import alignment_table
+    from annotation_store import Store
+    from tests.alignment_fixtures import add_run
+
+    items, prob, _, d = _binary()
+    store = Store(sqlite_url)
+    store.create_project("b60", "binary")
+    store.upsert_items(
+        "b60", [{"item_id": i, "fields": {"text": "x" * d["length"][i]}} for i in items]
+    )
+    store.import_labels(
+        "b60",
+        [
+            {"item_id": i, "annotator": who, "field": "label", "value": v, "status": "submitted"}
+            for who, labels in d["people"].items()
+            for i, v in labels.items()
+        ],
+    )
+    details = {
+        i: {"probability": float(p), "samples": d["samples"][i]}
+        for i, p in zip(items, prob, strict=True)
+    }
+    scores = {i: float(p >= 0.5) for i, p in zip(items, prob, strict=True)}
+    add_run(store, "1", scores, details=details, project="b60")
+    ref = REF["binary60"]
+    for eps in ("0.2", "0.1"):
+        [row] = alignment_table(store, "b60", "label", n_resamples=0, epsilon=float(eps))[
+            "versions"
+        ]
+        alt = row["probes"]["alt_test"]
+        theirs = ref["alt_test"][eps]
+        assert alt["winning_rate"] == pytest.approx(theirs["winning_rate"], abs=1e-12)
+        assert alt["advantage"] == pytest.approx(theirs["advantage_probability"], abs=1e-12)
+        by_name = {a["annotator_id"]: a for a in theirs["per_annotator"]}
+        assert sorted(a["annotator"] for a in alt["annotators"]) == sorted(by_name)
+        assert [a["rejected"] for a in alt["annotators"]] == [
+            by_name[a["annotator"]]["rejected"] for a in alt["annotators"]
+        ]
+        for a in alt["annotators"]:
+            assert a["p"] == pytest.approx(by_name[a["annotator"]]["p_value"], abs=1e-12)
+            assert a["p_adjusted"] == pytest.approx(
+                by_name[a["annotator"]]["p_value_adjusted"], abs=1e-12
+            )
+    assert row["n"] == row["headline"]["n"] == 60
+    assert row["headline"]["value"] == pytest.approx(ref["kappa"], abs=1e-12)
+    p = row["probes"]
+    assert p["calibration"]["brier"] == pytest.approx(ref["brier"], abs=1e-12)
+    assert p["calibration"]["ece"] == pytest.approx(ref["ece_p_yes"], abs=1e-12)
+    assert p["calibration"]["own_answer"]["ece"] == pytest.approx(ref["ece_own_answer"], abs=1e-12)
+    assert p["length_bias"]["spearman"]["r"] == pytest.approx(
+        ref["length_spearman_decision"], abs=1e-12
+    )
+    assert p["self_consistency"]["unanimous"] == pytest.approx(
+        ref["self_consistency"]["unanimous"], abs=1e-12
+    )
+    assert p["self_consistency"]["alpha"] == pytest.approx(
+        ref["self_consistency"]["alpha"], abs=1e-9
+    )
+    store.close()
