@@ -143,6 +143,11 @@ def _write_card(doc: dict[str, Any], label: str, out: str | None) -> int:
 
     from alignment.card import card_markdown, evaluation_card
 
+    if doc["field_type"] == "pairwise":
+        raise CommandError(
+            f"no evaluation card for the pairwise question {doc['field']!r}: its judge "
+            f"figures are in 'alignment {doc['project']} --field {doc['field']}'"
+        )
     text = card_markdown(evaluation_card(doc, label))
     if out is None:
         print(text, end="")

@@ -143,6 +143,12 @@ def test_pairwise_judge_in_both_orders_reports_mt_bench_figures(
     assert "position consistency 0.500 [0.150, 0.850] (n 4" in text
     assert "agreement with ties 0.250" in text and "(n 12 votes)" in text
 
+    capsys.readouterr()
+    card = ["--db", pref, "alignment", "pref", "--field", "preference", "--card", row["label"]]
+    assert main(card) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no evaluation card for the pairwise question" in err
+
     # the report carries the same figures, in Markdown and HTML
     for name in ("report.md", "report.html"):
         out = tmp_path / name
