@@ -17,6 +17,10 @@ annotators are corrected together by Benjamini-Yekutieli at level q (statsmodels
 winning rate omega is the share of annotators whose H0 is rejected; the judge passes
 when omega >= 0.5. The average advantage probability rho is the mean of rho_f(j).
 
+With ``test="wilcoxon"`` the per-annotator p comes from the one-sided Wilcoxon
+signed-rank test of d + epsilon > 0 instead (zero differences dropped, scipy's default),
+the variant the paper suggests when annotators have few items.
+
 The paper asks for at least 3 annotators, each with at least 30 items; annotators with
 fewer items are left out (and counted) and with fewer than 3 left the test is "not
 enough data". epsilon 0.2 is the paper's default (smaller for expert annotators).
@@ -74,6 +78,7 @@ class AltTestResult:
     annotators: tuple[AnnotatorTest, ...] = ()
     left_out: dict[str, int] = field(default_factory=dict)
     reason: str | None = None
+    test: str = "ttest"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (``reason`` says why the figures are missing)."""
@@ -83,6 +88,7 @@ class AltTestResult:
             "passed": self.passed,
             "epsilon": self.epsilon,
             "q": self.q,
+            "test": self.test,
             "annotators": [a.to_dict() for a in self.annotators],
             "left_out": dict(self.left_out),
         }
@@ -98,11 +104,22 @@ def alignment_score(value: float, others: np.ndarray, discrete: bool) -> float:
     return -float(np.sqrt(np.mean((others - value) ** 2)))
 
 
-def one_sided_p(d: np.ndarray, epsilon: float) -> float:
-    """p of H0: mean(d) <= -epsilon (one-sample t-test, one-sided). Without variance the
-    answer is certain: 0 when every d is above -epsilon, else 1."""
+TESTS = ("ttest", "wilcoxon")
+
+
+def one_sided_p(d: np.ndarray, epsilon: float, test: str = "ttest") -> float:
+    """p of H0: mean(d) <= -epsilon (one-sample t-test, one-sided; or the Wilcoxon
+    signed-rank test of d + epsilon). Without variance the answer is certain: 0 when
+    every d is above -epsilon, else 1."""
+    if test not in TESTS:
+        raise ValueError(f"unknown alt-test {test!r} (choose {' or '.join(TESTS)})")
     if np.ptp(d) == 0:
         return 0.0 if d[0] > -epsilon else 1.0
+    if test == "wilcoxon":
+        shifted = d + epsilon
+        if np.all(shifted == 0):
+            return 1.0
+        return float(stats.wilcoxon(shifted, alternative="greater").pvalue)
     return float(stats.ttest_1samp(d, -epsilon, alternative="greater").pvalue)
 
 
@@ -123,6 +140,7 @@ def alt_test(
     q: float = Q,
     min_annotators: int = MIN_ANNOTATORS,
     min_items: int = MIN_ITEMS,
+    test: str = "ttest",
 ) -> AltTestResult:
     """The test of a judge's per-item scores ``judge`` (indexed by item_id) against human
     ``labels`` (item_id, annotator, value numeric)."""
@@ -149,7 +167,13 @@ def alt_test(
             continue
         d = np.asarray(wf) - np.asarray(wh)
         tests.append(
-            (str(who), len(wf), float(np.mean(wf)), float(np.mean(wh)), one_sided_p(d, epsilon))
+            (
+                str(who),
+                len(wf),
+                float(np.mean(wf)),
+                float(np.mean(wh)),
+                one_sided_p(d, epsilon, test),
+            )
         )
     if len(tests) < min_annotators:
         return AltTestResult(
@@ -159,6 +183,7 @@ def alt_test(
             epsilon,
             q,
             left_out=left_out,
+            test=test,
             reason=(
                 f"not enough data: {len(tests)} annotator(s) with at least {min_items} "
                 f"items scored by the judge and labelled by others (needs {min_annotators})"
@@ -178,4 +203,5 @@ def alt_test(
         q,
         per,
         left_out,
+        test=test,
     )

@@ -144,6 +144,8 @@ def _alt(llm: dict[str, Any], people: dict[str, dict[str, Any]], metric: str) ->
     for eps in EPSILONS:
         res = alt_test(llm, people, epsilon=eps, metric=metric)
         out[str(eps)] = res.to_dict()
+        res = alt_test(llm, people, epsilon=eps, metric=metric, test="wilcoxon")
+        out[f"wilcoxon {eps}"] = res.to_dict()
     return out
 
 

@@ -113,12 +113,21 @@ def test_binary_length_bias_and_self_consistency_equal_potatos() -> None:
     assert consistency["alpha"] == pytest.approx(ref["alpha"], abs=1e-9)
 
 
-@pytest.mark.parametrize("epsilon", ["0.2", "0.1"])
-def test_binary_alt_test_equals_potatos(epsilon: str) -> None:
+ALT_CASES = ["0.2", "0.1", "wilcoxon 0.2", "wilcoxon 0.1"]
+
+
+def _alt_args(case: str) -> dict[str, Any]:
+    test, _, eps = case.rpartition(" ")
+    return {"epsilon": float(eps), "test": test or "ttest"}
+
+
+@pytest.mark.parametrize("case", ALT_CASES)
+def test_binary_alt_test_equals_potatos(case: str) -> None:
     items, prob, _, d = _binary()
     judge = pd.Series((prob >= 0.5).astype(float), index=items)
-    ours = alt_test(judge, _labels(d["people"]), discrete=True, epsilon=float(epsilon))
-    _assert_alt_test_equal(ours, REF["binary60"]["alt_test"][epsilon])
+    ours = alt_test(judge, _labels(d["people"]), discrete=True, **_alt_args(case))
+    assert ours.test == _alt_args(case)["test"]
+    _assert_alt_test_equal(ours, REF["binary60"]["alt_test"][case])
 
 
 # --- the 40-item 1-5 project ---------------------------------------------------------
@@ -153,13 +162,13 @@ def test_likert_length_bias_and_self_consistency_equal_potatos() -> None:
     assert consistency["alpha"] == pytest.approx(ref["alpha"], abs=1e-9)
 
 
-@pytest.mark.parametrize("epsilon", ["0.2", "0.1"])
-def test_likert_alt_test_with_rmse_equals_potatos(epsilon: str) -> None:
+@pytest.mark.parametrize("case", ALT_CASES)
+def test_likert_alt_test_with_rmse_equals_potatos(case: str) -> None:
     items, judge, _, d = _likert()
     ours = alt_test(
-        pd.Series(judge, index=items), _labels(d["people"]), discrete=False, epsilon=float(epsilon)
+        pd.Series(judge, index=items), _labels(d["people"]), discrete=False, **_alt_args(case)
     )
-    _assert_alt_test_equal(ours, REF["likert40"]["alt_test"][epsilon])
+    _assert_alt_test_equal(ours, REF["likert40"]["alt_test"][case])
     assert ours.left_out == {"dan": 25}
 
 
