@@ -33,7 +33,7 @@ def test_pairwise_section_and_swap_probe_click(
     store.ensure_annotator("admin", role="admin")
     at = open_app(monkeypatch, pref, page="pages/alignment.py", project="pref", env=NO_WORKER)
     assert_ok(at)
-    row = at.dataframe[0].value.set_index("version").loc["judge:pref-judge v1"]
+    row = at.table[0].value.loc["judge:pref-judge v1"]
     assert row["agreement with ties"] == "0.417 [0.193, 0.680] (n 12)"
     assert row["position consistency"].startswith("— (no swap probe run")
     at.button(key="alignment_probe_swap").click().run()
@@ -44,7 +44,7 @@ def test_pairwise_section_and_swap_probe_click(
 
     at = open_app(monkeypatch, pref, page="pages/alignment.py", project="pref", env=NO_WORKER)
     assert_ok(at)
-    table = at.dataframe[0].value.set_index("version")
+    table = at.table[0].value
     assert list(table.index) == ["judge:pref-judge v1"]  # the probe run is no row
     row = table.loc["judge:pref-judge v1"]
     assert row["position consistency"] == "0.500 [0.150, 0.850] (n 4)"

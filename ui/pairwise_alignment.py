@@ -10,7 +10,6 @@ import pandas as pd
 import streamlit as st
 
 from ui.probe_runs import probe_control
-from ui.tables import dash_missing
 
 
 def _cell(x: dict[str, Any]) -> str:
@@ -21,7 +20,7 @@ def _cell(x: dict[str, Any]) -> str:
 
 
 def pairwise_frame(doc: dict[str, Any]) -> pd.DataFrame:
-    """One row per judge version: the shares as 'value [CI] (n)' or why they are missing."""
+    """One row per judge version: the shares as 'value [CI] (n)', or '—' with why."""
     rows = []
     for row in doc["versions"]:
         pos = row["position"]
@@ -35,8 +34,8 @@ def pairwise_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "position consistency": _cell(pos["consistency"])
                 if measured
                 else f"— ({pos['reason']})",
-                "first position both times": _cell(pos["biased_first"]) if measured else None,
-                "second position both times": _cell(pos["biased_second"]) if measured else None,
+                "first position both times": _cell(pos["biased_first"]) if measured else "—",
+                "second position both times": _cell(pos["biased_second"]) if measured else "—",
                 "excluded": row["excluded"]["n"],
             }
         )
@@ -45,9 +44,12 @@ def pairwise_frame(doc: dict[str, Any]) -> pd.DataFrame:
 
 def pairwise_section(project: str, doc: dict[str, Any]) -> None:
     """The table, how to read it and the swap probe control."""
-    frame, config = dash_missing(pairwise_frame(doc))
-    st.dataframe(frame, column_config=config, hide_index=True, key="alignment_pairwise")
     first, second = doc["outputs"]
+    st.caption(
+        f"**{doc['field']}** (pairwise question over {first} and {second}): one row per judge version."
+    )
+    # A static table (a few versions): every cell is text with its CI and n.
+    st.table(pairwise_frame(doc).set_index("version"))
     st.caption(
         f"Each judge version is asked with the outputs in order ({first}, {second}) and, in "
         "its swap probe run, exchanged; verdicts are compared by content (MT-Bench). "
