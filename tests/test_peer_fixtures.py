@@ -187,9 +187,12 @@ def test_label_studio_export_passed_the_sdk() -> None:
         "label-studio.json annotations",
         "label-studio.json predictions",
         "label-studio.label_config.xml",
+        "label-studio-ground-truth.json annotations",
     ):
         assert results[name]["errors"] == [], results[name]
         assert results[name]["valid"] == results[name]["checked"] > 0
+    # the final label read from LS's own export went back out as LS ground truth
+    assert results["label-studio-ground-truth.json annotations"]["ground_truth"] == 1
 
 
 def test_argilla_dataset_folder_with_settings_users_and_suggestions(store: Store) -> None:
