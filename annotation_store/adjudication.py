@@ -156,7 +156,7 @@ def import_final_labels(
                 )
                 s.add(final)
             final.value, final.source, final.cause, final.note = canon, "adjudicated", None, note
-            final.reviewer, final.updated_at = str(row["reviewer"])[:200], now
+            final.reviewer, final.updated_at = str(row["reviewer"]), now
     return len(checked)
 
 

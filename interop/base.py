@@ -221,17 +221,29 @@ def _validate(dry: DryRunStore, project: str, target: str, converted: Converted)
 
 
 def _validate_finals(dry: DryRunStore, project: str, converted: Converted) -> None:
-    """Final labels name a known item (stored or in the file) and a valid value."""
+    """Final labels name a known item (stored or in the file), a reviewer the database can
+    keep (no NUL, at most 200 characters) and a valid value (nothing NaN or too deep)."""
+    from annotation_store.row_source import check_row
     from kinds import ValidationError
 
     info = dry.project(project)
     fields = {i.item_id: i.fields for i in dry.items(project)}
     for t in converted.finals:
+        try:
+            check_row(converted.display, 1, t.row, bad_bytes=True)
+        except ImportFailure as exc:
+            raise fail(converted.display, t.record, exc.reason, exc.column) from None
+        if len(str(t.row.get("reviewer"))) > 200:
+            reason = "a reviewer name longer than 200 characters"
+            raise fail(converted.display, t.record, reason, "reviewer")
         item_id = str(t.row.get("item_id"))
         if item_id not in fields:
             raise fail(converted.display, t.record, f"unknown item {item_id!r}")
         try:
             spec = info.task_kind.human_field(str(t.row.get("field")), info.settings)
+        except ValidationError as exc:
+            raise fail(converted.display, t.record, str(exc), "field") from None
+        try:
             spec.validate(t.row.get("value"), fields[item_id])
         except (ValidationError, ValueError, TypeError) as exc:
             raise fail(converted.display, t.record, str(exc), "value") from None
