@@ -16,9 +16,13 @@ import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 #: The folder that holds cli.py, app.py and the packages: this one in a wheel, the
-#: repository root in a clone.
-CODE_DIR = _HERE if os.path.isfile(os.path.join(_HERE, "cli.py")) else os.path.dirname(_HERE)
-if CODE_DIR not in sys.path:
+#: repository root in a clone; None in an editable install (``pip install -e``), whose
+#: .pth file already put the clone on sys.path.
+CODE_DIR = next(
+    (d for d in (_HERE, os.path.dirname(_HERE)) if os.path.isfile(os.path.join(d, "cli.py"))),
+    None,
+)
+if CODE_DIR is not None and CODE_DIR not in sys.path:
     # First, so that another distribution's ``common`` or ``ui`` cannot stand in for ours.
     sys.path.insert(0, CODE_DIR)
 
