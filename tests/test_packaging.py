@@ -163,6 +163,23 @@ def test_an_installed_plugin_runs_from_the_installed_app(venv: Path, tmp_path: P
     assert done.stdout.startswith("char_ngram: 6 evaluated, 0 failed")
 
 
+@pytest.mark.slow
+def test_an_editable_install_runs_the_clone(tmp_path: Path) -> None:
+    """``pip install -e .``: a .pth file names the clone; the launcher adds nothing."""
+    _run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")], tmp_path)
+    (_site(tmp_path / "env") / "_project_deps.pth").write_text(f"{SITE}\n")
+    python = str(tmp_path / "env" / "bin" / "python")
+    _run(
+        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e"]
+        + [str(ROOT)],
+        tmp_path,
+    )
+    probe = "import metric_audit_workbench as wb, cli; print(wb.CODE_DIR, cli.__file__)"
+    assert _run([python, "-c", probe], tmp_path).stdout == f"None {ROOT / 'cli.py'}\n"
+    workbench = str(tmp_path / "env" / "bin" / "workbench")
+    assert _run([workbench, "--version"], tmp_path).stdout == f"workbench {__version__}\n"
+
+
 def _post_status(url: str) -> int:
     """The status of a guarded POST with a made-up ticket (403: the route is there)."""
     request = urllib.request.Request(
