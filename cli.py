@@ -8,13 +8,9 @@ stderr and a non-zero exit code.
 from __future__ import annotations
 
 import gc
-import logging
 import os
 import sys
-import warnings
-
-from commands import main
-from common.redact import install_log_redaction
+from collections.abc import Sequence
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], *_: object) -> str:
@@ -22,13 +18,30 @@ def _one_line_warning(message: Warning | str, category: type[Warning], *_: objec
     return f"warning: {message}\n"
 
 
+def main(argv: Sequence[str], prog: str = "python cli.py") -> int:
+    """``commands.main``, imported on first call (so ``--version`` imports no command)."""
+    from commands import main as run
+
+    return run(argv, prog=prog)
+
+
 def entry() -> None:
     """Run the command line on ``sys.argv`` and exit (the ``workbench`` console script)."""
+    prog = "python cli.py" if sys.argv[0].endswith(".py") else os.path.basename(sys.argv[0])
+    if sys.argv[1:] == ["--version"]:  # before anything else is imported: a quick answer
+        from common.version import __version__
+
+        print(f"{prog} {__version__}")
+        sys.exit(0)
+    import logging
+    import warnings
+
+    from common.redact import install_log_redaction
+
     install_log_redaction()
     warnings.formatwarning = _one_line_warning
     # A broken plugin both logs (for the server log) and warns: on a terminal, once.
     logging.getLogger("common.registry").addHandler(logging.NullHandler())
-    prog = "python cli.py" if sys.argv[0].endswith(".py") else os.path.basename(sys.argv[0])
     code = main(sys.argv[1:], prog=prog)
     # The process ends here. Freezing skips the interpreter's final full collection over
     # every object the libraries made (~0.3 s after a large agreement); objects are still

@@ -14,7 +14,7 @@ reference, so agreement can be computed against adjudicated labels too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -128,6 +128,36 @@ def set_final_label(
         row.reviewer, row.updated_at = reviewer, now
         s.flush()
         return _as_dict(item_id, row)
+
+
+def import_final_labels(
+    store: Store, project: str, rows: Sequence[Mapping[str, Any]], note: str = ""
+) -> int:
+    """Store final labels another tool decided (Label Studio's ground truth), all or none.
+
+    Each row holds ``item_id``, ``field``, ``value`` and ``reviewer``: the other tool's
+    user, recorded by name (no workbench account is needed or made). Every value is
+    checked first; a final label already there is replaced. Returns the number stored."""
+    checked = [
+        (r, _canonical(store, project, str(r["item_id"]), r["field"], WHOLE_FIELD, r["value"]))
+        for r in rows
+    ]
+    with store.write() as s:
+        for row, canon in checked:
+            proj, item, final = _locate(store, s, project, str(row["item_id"]), row["field"], -1)
+            now = utcnow()
+            if final is None:
+                final = Adjudication(
+                    project_id=proj.id,
+                    item_pk=item.id,
+                    field=row["field"],
+                    fact_index=WHOLE_FIELD,
+                    created_at=now,
+                )
+                s.add(final)
+            final.value, final.source, final.cause, final.note = canon, "adjudicated", None, note
+            final.reviewer, final.updated_at = str(row["reviewer"]), now
+    return len(checked)
 
 
 def human_majority(

@@ -1,7 +1,7 @@
 """Finding and loading WordNet for METEOR without nltk's downloader.
 
-Search order: ``WORKBENCH_NLTK_DATA``, then ``data/nltk_data`` in the repository, then
-nltk's own data paths. A directory counts when it holds ``corpora/wordnet/lexnames``
+Search order: ``WORKBENCH_NLTK_DATA``, then ``data/nltk_data`` beside the code (the
+repository, or the installed package's folder), then nltk's own data paths. A directory counts when it holds ``corpora/wordnet/lexnames``
 (``scripts/install_wordnet.sh`` builds such a tree from Debian's packages).
 """
 
@@ -13,10 +13,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-REPO_DATA = Path(__file__).resolve().parents[1] / "data" / "nltk_data"
+CODE_ROOT = Path(__file__).resolve().parents[1]
+REPO_DATA = CODE_ROOT / "data" / "nltk_data"
+#: Shipped in the wheel and the sdist too, so the hint names a file that is there.
+INSTALL_SCRIPT = CODE_ROOT / "scripts" / "install_wordnet.sh"
 INSTALL_HINT = (
-    "METEOR needs WordNet: run scripts/install_wordnet.sh (Debian packages "
-    "wordnet-base + wordnet-sense-index into data/nltk_data) or set "
+    f"METEOR needs WordNet: run bash {INSTALL_SCRIPT} (Debian packages "
+    f"wordnet-base + wordnet-sense-index into {REPO_DATA}) or set "
     "WORKBENCH_NLTK_DATA to an nltk_data directory holding corpora/wordnet"
 )
 _REQUIRED = ("lexnames", "index.noun", "data.noun", "index.sense")

@@ -20,6 +20,7 @@ FORMATS = {
     "langfuse": "interop.langfuse",
     "langsmith": "interop.langsmith",
     "mturk": "interop.mturk",
+    "prolific": "interop.prolific",  # no labels in it: the import says so and stops
 }
 
 

@@ -39,6 +39,9 @@ class Converted:
     notes: list[str] = field(default_factory=list)
     #: Time on task the file records: ``(item_id, annotator, seconds)``.
     seconds: list[tuple[Any, Any, Any]] = field(default_factory=list)
+    #: Final labels a reviewer decided in the other tool (``item_id``, ``field``,
+    #: ``value``, ``reviewer``): stored as the workbench's final labels, not as labels.
+    finals: list[Tagged] = field(default_factory=list)
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
@@ -60,7 +63,9 @@ def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
 
 def names(converted: Converted) -> list[str]:
     """The field names the file's labels and scores use, in order of appearance."""
-    found = (t.row.get("field") for t in (*converted.annotations, *converted.scores))
+    found = (
+        t.row.get("field") for t in (*converted.annotations, *converted.scores, *converted.finals)
+    )
     return list(dict.fromkeys(str(f) for f in found if f is not None))
 
 
@@ -88,6 +93,7 @@ def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted
     converted.items = named(converted.items, None)
     converted.annotations = named(converted.annotations, "field")
     converted.scores = named(converted.scores, "field")
+    converted.finals = named(converted.finals, "field")
     converted.notes.extend(
         f"{n} values of {name!r} left out (mapped to nothing)"
         for name, n in sorted(dropped.items())
@@ -214,22 +220,70 @@ def _validate(dry: DryRunStore, project: str, target: str, converted: Converted)
         raise fail(converted.display, record, exc.reason, exc.column) from None
 
 
+def _validate_finals(dry: DryRunStore, project: str, converted: Converted) -> None:
+    """Final labels name a known item (stored or in the file), a reviewer the database can
+    keep (no NUL, at most 200 characters) and a valid value (nothing NaN or too deep)."""
+    from annotation_store.row_source import check_row
+    from kinds import ValidationError
+
+    info = dry.project(project)
+    fields = {i.item_id: i.fields for i in dry.items(project)}
+    for t in converted.finals:
+        try:
+            check_row(converted.display, 1, t.row, bad_bytes=True)
+        except ImportFailure as exc:
+            raise fail(converted.display, t.record, exc.reason, exc.column) from None
+        if len(str(t.row.get("reviewer"))) > 200:
+            reason = "a reviewer name longer than 200 characters"
+            raise fail(converted.display, t.record, reason, "reviewer")
+        item_id = str(t.row.get("item_id"))
+        if item_id not in fields:
+            raise fail(converted.display, t.record, f"unknown item {item_id!r}")
+        try:
+            spec = info.task_kind.human_field(str(t.row.get("field")), info.settings)
+        except ValidationError as exc:
+            raise fail(converted.display, t.record, str(exc), "field") from None
+        try:
+            spec.validate(t.row.get("value"), fields[item_id])
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise fail(converted.display, t.record, str(exc), "value") from None
+
+
+def _has(converted: Converted, target: str) -> bool:
+    return bool(converted.rows(target) or (target == "annotations" and converted.finals))
+
+
 def import_converted(
     store: Store, project: str, converted: Converted, targets: Sequence[str] = TARGETS
 ) -> dict[str, ImportReport]:
     """Validate every row of ``targets`` with the native importers, then write them all.
 
-    Nothing is written when one row is bad; the error names the foreign record."""
+    Nothing is written when one row is bad; the error names the foreign record. Final
+    labels (``converted.finals``) come in with the annotations."""
     store.project(project)  # an unknown project fails before the file is looked at
-    chosen = [t for t in TARGETS if t in targets and converted.rows(t)]
+    chosen = [t for t in TARGETS if t in targets and _has(converted, t)]
     if not chosen:
         raise ImportFailure(
             converted.display, None, None, f"no {' or '.join(targets)} to import in this file"
         )
     dry = DryRunStore(store, project)
     for target in chosen:
-        _validate(dry, project, target, converted)
+        if converted.rows(target):
+            _validate(dry, project, target, converted)
+    finals = converted.finals if "annotations" in chosen else []
+    if finals:
+        _validate_finals(dry, project, converted)
     reports = dry.commit()
+    if finals:
+        from annotation_store.adjudication import import_final_labels
+
+        stored = import_final_labels(
+            store, project, [t.row for t in finals], note=f"ground truth from {converted.display}"
+        )
+        reports.setdefault("annotations", ImportReport()).notes.append(
+            f"{stored} final labels stored from the file's ground truth (the reviewer's "
+            "decision, not an annotator's label)"
+        )
     if converted.seconds and "annotations" in chosen:
         from annotation_store.time_on_task import set_time_on_task
 
@@ -242,6 +296,11 @@ def import_converted(
                 f"{len(converted.rows(target))} {noun} in the file not imported "
                 f"(import the file as {target} to bring them in)"
             )
+    if converted.finals and "annotations" not in chosen:
+        notes.append(
+            f"{len(converted.finals)} ground-truth final labels in the file not imported "
+            "(import the file as annotations to bring them in)"
+        )
     if notes and reports:
         reports[chosen[-1]].notes.extend(notes)
     return reports

@@ -13,11 +13,14 @@ item id (else the task id). What each part becomes:
 - drafts: draft labels of their user;
 - predictions: evaluator scores (evaluator ``label-studio``, judge model the
   ``model_version``); their confidence ``score`` is counted in the notes;
-- ``ground_truth`` annotations are imported as labels and counted in the notes.
+- ``ground_truth`` annotations: a reviewer's decision, so they become the workbench's
+  final labels (adjudicated, the reviewer named by their user), not that user's labels.
 
 The export writes integer ``completed_by`` (the names in ``<out>.users.json``), drafts,
-skips as cancelled annotations, lead times, evaluator scores as predictions, and the
-labeling config Label Studio needs to open the tasks (``<out>.label_config.xml``).
+skips as cancelled annotations, lead times, evaluator scores as predictions, final labels
+as ``ground_truth`` annotations of their reviewer (whole fields; per-fact final labels and
+a final label's source and cause are counted in the notes), and the labeling config Label
+Studio needs to open the tasks (``<out>.label_config.xml``).
 """
 
 from __future__ import annotations
@@ -93,6 +96,17 @@ def _results(out: Converted, where: str, results: Any, **row: Any) -> None:
         )
 
 
+def _finals(out: Converted, where: str, results: Any, **row: Any) -> None:
+    """A ground-truth annotation's results as its user's final labels (a reviewer's)."""
+    if not isinstance(results, list):
+        raise fail(out.display, where, "'result' must be a list")
+    for result in results:
+        field = result.get("from_name") if isinstance(result, dict) else None
+        at = f"{where} (ground truth), result {field!r}"
+        tagged = label(out.display, at, lambda r=result: _result_value(r), field=field, **row)
+        out.finals.append(tagged)
+
+
 def _entries(task: dict[str, Any], key: str, where: str, display: str) -> list[dict[str, Any]]:
     entries = task.get(key) or []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -125,7 +139,7 @@ def read(path: str | Path) -> Converted:
     p = existing(path)
     out = Converted(p.name)
     users = _users(p)
-    ground_truth = confident = empty_skips = 0
+    confident = empty_skips = 0
     for index, task in enumerate(read_json_records(p, p.name), start=1):
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
             raise fail(p.name, f"task {index}", "a task needs a 'data' object")
@@ -138,11 +152,13 @@ def read(path: str | Path) -> Converted:
             annotator = _annotator(ann.get("completed_by"), users)
             if annotator is None:
                 raise fail(p.name, at, "no completed_by")
+            if ann.get("ground_truth") and not ann.get("was_cancelled"):
+                _finals(out, at, ann.get("result") or [], item_id=item_id, reviewer=annotator)
+                continue
             status = "skipped" if ann.get("was_cancelled") else "submitted"
             row = {"item_id": item_id, "annotator": annotator, "status": status}
             _results(out, at, ann.get("result") or [], **row)
             empty_skips += status == "skipped" and not ann.get("result")
-            ground_truth += bool(ann.get("ground_truth"))
             if ann.get("lead_time") is not None:
                 out.seconds.append((item_id, annotator, ann.get("lead_time")))
         for d_index, draft in enumerate(_entries(task, "drafts", where, p.name), start=1):
@@ -153,11 +169,6 @@ def read(path: str | Path) -> Converted:
             row = {"item_id": item_id, "annotator": annotator, "status": "draft"}
             _results(out, at, draft.get("result") or [], **row)
         confident += _predictions(out, where, item_id, task)
-    if ground_truth:
-        out.notes.append(
-            f"{ground_truth} ground-truth annotations imported as their annotator's labels "
-            "(set final labels on the Review page)"
-        )
     if confident:
         out.notes.append(f"{confident} prediction confidence scores not imported")
     if empty_skips:
@@ -186,10 +197,11 @@ def _user_ids(names: list[str]) -> dict[str, int]:
 
 
 def tasks(
-    store: Store, project: str, with_labels: bool = True
+    store: Store, project: str, with_labels: bool = True, notes: list[str] | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The project as Label Studio tasks (one annotation or draft per annotator and item,
-    evaluator scores of human fields as predictions) and the user ids used."""
+    final labels as ground-truth annotations, evaluator scores of human fields as
+    predictions) and the user ids used; what LS cannot hold is counted in ``notes``."""
     from annotation_store.exporting import annotations_export_frame, items_frame
     from interop.frames import records
 
@@ -208,7 +220,8 @@ def tasks(
     if not with_labels:
         return list(tasks_by_item.values()), {}
     rows = records(annotations_export_frame(store, project))
-    ids = _user_ids([r["annotator"] for r in rows])
+    finals = _final_labels(store, project, fields, notes if notes is not None else [])
+    ids = _user_ids([r["annotator"] for r in rows] + [r["reviewer"] for r in finals])
     seconds = {
         (r.item_id, r.annotator): r.seconds_spent
         for r in store.progress_frame(project).itertuples()
@@ -234,8 +247,62 @@ def tasks(
                 )
                 task["annotations"].append(ann)
         ann["result"].append(_result(fields[row["field"]], row["value"]))
+    _add_ground_truth(finals, fields, tasks_by_item, ids, first_id=len(grouped) + 1)
     _add_predictions(store, project, fields, tasks_by_item)
     return list(tasks_by_item.values()), ids
+
+
+def _final_labels(
+    store: Store, project: str, fields: dict[str, HumanField], notes: list[str]
+) -> list[dict[str, Any]]:
+    """The project's whole-field final labels (reviewer named); the rest counted in notes."""
+    from annotation_store.adjudication import WHOLE_FIELD, adjudications
+    from interop.frames import records
+
+    rows = records(adjudications(store, project))
+    whole = [r for r in rows if r["fact_index"] == WHOLE_FIELD and r["field"] in fields]
+    if len(whole) < len(rows):
+        notes.append(
+            f"{len(rows) - len(whole)} per-fact final labels not written (a Label Studio "
+            "ground-truth annotation holds whole fields)"
+        )
+    if whole:
+        notes.append(
+            f"{len(whole)} final labels written as ground-truth annotations; their source "
+            "(unanimous, majority, adjudicated), cause and note are not carried"
+        )
+    return [{**r, "reviewer": r["reviewer"] or "reviewer"} for r in whole]
+
+
+def _add_ground_truth(
+    finals: list[dict[str, Any]],
+    fields: dict[str, HumanField],
+    tasks: dict[str, dict[str, Any]],
+    ids: dict[str, int],
+    first_id: int,
+) -> None:
+    """One ``ground_truth`` annotation per item and reviewer, holding their final labels."""
+    grouped: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in finals:
+        if row["item_id"] not in tasks:
+            continue
+        key = (row["item_id"], row["reviewer"])
+        ann = grouped.get(key)
+        if ann is None:
+            task = tasks[row["item_id"]]
+            when = str(row["updated_at"]).replace(" ", "T")
+            ann = grouped[key] = {
+                "id": first_id + len(grouped),
+                "result": [],
+                "task": task["id"],
+                "completed_by": ids[row["reviewer"]],
+                "ground_truth": True,
+                "was_cancelled": False,
+                "created_at": when,
+                "updated_at": when,
+            }
+            task["annotations"].append(ann)
+        ann["result"].append(_result(fields[row["field"]], row["value"]))
 
 
 def _add_predictions(
@@ -295,7 +362,7 @@ def write(
 ) -> int:
     """Write a Label Studio JSON export, its labeling config and its user ids; returns the
     number of tasks."""
-    data, ids = tasks(store, project, with_labels=what == "annotations")
+    data, ids = tasks(store, project, with_labels=what == "annotations", notes=notes)
     path = Path(out)
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     config_file(path).write_text(label_config(store, project), encoding="utf-8")

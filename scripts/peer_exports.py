@@ -19,7 +19,7 @@ TEXTS = {"i1": "The refund was sent.", "i2": "No idea.", "i3": "See the manual."
 
 
 def main(root: Path) -> None:
-    """Import the Label Studio and Langfuse fixtures, export every foreign format."""
+    """Import the Langfuse and Label Studio fixtures, export every foreign format."""
     ours = root / "ours"
     ours.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
@@ -41,6 +41,12 @@ def main(root: Path) -> None:
             wb.export_file(store, "peers", what, ours / f"langsmith-{what}.jsonl", "langsmith")
         wb.export_file(store, "peers", "annotations", ours / "label-studio.json", "label-studio")
         wb.export_file(store, "peers", "annotations", ours / "potato", "potato")
+        # Label Studio's own export back out: its ground truth leaves as final labels
+        wb.create_project(store, "peers-ls", "likert", {"min": 1, "max": 5, "k": 2})
+        ls_export = root / "label-studio" / "export.json"
+        wb.import_file(store, "peers-ls", "annotations", ls_export, "label-studio", mapping=rename)
+        out = ours / "label-studio-ground-truth.json"
+        wb.export_file(store, "peers-ls", "annotations", out, "label-studio")
         store.close()
 
 

@@ -265,6 +265,14 @@ def validate(root: Path) -> None:
     results.append(_check("label-studio.json annotations", annotations, Annotation.model_validate))
     predictions = [p for t in tasks for p in t.get("predictions", [])]
     results.append(_check("label-studio.json predictions", predictions, Prediction.model_validate))
+    tasks = json.loads((ours / "label-studio-ground-truth.json").read_text())
+    annotations = [a for t in tasks for a in t.get("annotations", [])]
+    name = "label-studio-ground-truth.json annotations"
+    checked = _check(name, annotations, Annotation.model_validate)
+    checked["ground_truth"] = sum(
+        bool(Annotation.model_validate(a).ground_truth) for a in annotations
+    )
+    results.append(checked)
     config = ours / "label-studio.label_config.xml"
     configs = [config.read_text()] if config.is_file() else []
     results.append(_check(config.name, configs, LabelInterface))

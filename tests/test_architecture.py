@@ -47,6 +47,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "ui": frozenset({"streamlit", "workbench_api", *DOMAIN}),
     # the same operations headless
     "cli": frozenset({"commands", "common"}),
+    # the installed wheel's one top-level name: puts the tree on sys.path, then hands on
+    "metric_audit_workbench": frozenset({"cli", "workbench_api"}),
     "commands": frozenset({"workbench_api", *DOMAIN}),
     "workbench_api": frozenset(DOMAIN),
     # domain

@@ -102,3 +102,45 @@ def test_report_reliability_csv_is_neutralised(hostile_project, tmp_path):
         rows = list(csv.reader(fh))
     assert "'=A" in rows[0] and "=A" not in rows[0]
     assert sorted(r[0] for r in rows[1:]) == sorted(["'=1+2", "'+x", "'-y", "'@z", "ok"])
+
+
+def _raw_csv_writers(source: str) -> list[int]:
+    """Lines that write CSV around common.csv_safe: ``csv.writer`` / ``csv.DictWriter``
+    or a frame's own ``.to_csv(...)``."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr, owner = node.func.attr, node.func.value
+            raw = (
+                isinstance(owner, ast.Name)
+                and owner.id == "csv"
+                and attr in ("writer", "DictWriter")
+            )
+            if raw or attr == "to_csv":
+                found.append(node.lineno)
+    return found
+
+
+def test_the_checker_finds_a_raw_writer() -> None:
+    source = "import csv\nw = csv.DictWriter(f, ['a'])\ndf.to_csv('x.csv')\nto_csv(df, 'y')\n"
+    assert _raw_csv_writers(source) == [2, 3]
+
+
+def test_one_csv_writer_for_every_csv_the_workbench_writes() -> None:
+    """Application code writes CSV through common/csv_safe.py only (tests, benchmarks,
+    scripts and the demo data builders write fixed, trusted content)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    skip = {"tests", "bench", "scripts", "examples", "demo", "docs", "data", "build", "dist"}
+    found = [
+        f"{path.relative_to(root)}:{line}"
+        for path in root.rglob("*.py")
+        if path.relative_to(root).parts[0] not in skip
+        and not path.relative_to(root).parts[0].startswith(".")
+        and path.relative_to(root).as_posix() != "common/csv_safe.py"
+        for line in _raw_csv_writers(path.read_text("utf-8"))
+    ]
+    assert found == []

@@ -66,6 +66,12 @@ CASES = [
         "task 1 (id 1), annotation 1, result 'label', column 'annotator': a NUL character",
     ),
     (
+        "ls_nul_in_reviewer.json",
+        "annotations",
+        "label-studio",
+        "task 1 (id 1), annotation 1 (ground truth), result 'label', column 'reviewer': a NUL",
+    ),
+    (
         "lf_nan.json",
         "scores",
         "langfuse",
@@ -83,9 +89,11 @@ def project(store: Store) -> Store:
 
 
 def nothing_imported(store: Store) -> None:
+    from annotation_store.adjudication import adjudications
+
     assert [i.item_id for i in store.items("p")] == ["a"]
     assert store.annotations_frame("p", ("draft", "submitted", "skipped")).empty
-    assert store.scores_frame("p").empty
+    assert store.scores_frame("p").empty and adjudications(store, "p").empty
 
 
 @pytest.mark.parametrize(("name", "what", "fmt", "reason"), CASES, ids=[c[0] for c in CASES])
@@ -184,6 +192,7 @@ def test_the_committed_hostile_files_are_all_covered() -> None:
         ("nan_in_value.jsonl", "items", None),
         ("nul_in_name.jsonl", "annotations", None),
         ("ls_nul_in_name.json", "annotations", "label-studio"),
+        ("ls_nul_in_reviewer.json", "annotations", "label-studio"),
     ],
 )
 def test_nan_and_nul_are_refused_on_postgresql_too(

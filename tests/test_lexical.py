@@ -181,6 +181,8 @@ def test_meteor_unavailable_without_wordnet(monkeypatch, tmp_path, sqlite_url, c
     ev = create_evaluator("meteor")
     reason = ev.unavailable_reason()
     assert reason and "scripts/install_wordnet.sh" in reason and "\n" not in reason
+    # the hint names the script by a path that exists (a wheel ships it too)
+    assert f"run bash {wordnet.INSTALL_SCRIPT} " in reason and wordnet.INSTALL_SCRIPT.is_file()
     with pytest.raises(NotConfiguredError):
         ev.check_available()
     _intent_project(sqlite_url)

@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import time
 import tomllib
 import urllib.error
@@ -43,13 +44,16 @@ def _run(argv: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complet
     return done
 
 
+def _site(env: Path) -> Path:
+    return next((env / "lib").glob("python3*/site-packages"))
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new venv with the workbench installed by ``pip install .`` (deps reused)."""
     root = tmp_path_factory.mktemp("venv")
     _run([sys.executable, "-m", "venv", "--without-pip", str(root / "env")], root)
-    site = next((root / "env" / "lib").glob("python3*/site-packages"))
-    (site / "_project_deps.pth").write_text(f"{SITE}\n")
+    (_site(root / "env") / "_project_deps.pth").write_text(f"{SITE}\n")
     _run(
         [str(root / "env" / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps"]
         + ["--no-build-isolation", str(ROOT)],
@@ -61,8 +65,10 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_fresh_venv_version_projects_and_run(venv: Path, tmp_path: Path) -> None:
     workbench = str(venv / "bin" / "workbench")
-    where = _run([str(venv / "bin" / "python"), "-c", "import cli; print(cli.__file__)"], tmp_path)
-    assert where.stdout.strip().startswith(str(venv))  # the installed copy, not the checkout
+    probe = "import metric_audit_workbench as wb, cli; print(cli.__file__)"
+    where = _run([str(venv / "bin" / "python"), "-c", probe], tmp_path)
+    # the installed copy, not the checkout, inside the package's own folder
+    assert where.stdout.strip() == str(_site(venv) / "metric_audit_workbench" / "cli.py")
     assert _run([workbench, "--version"], tmp_path).stdout == f"workbench {__version__}\n"
     listing = _run([workbench, "projects", "--db", "sqlite:///x.db"], tmp_path)
     assert listing.stdout == "no projects yet: workbench project create NAME --kind KIND\n"
@@ -103,6 +109,77 @@ def test_fresh_venv_version_projects_and_run(venv: Path, tmp_path: Path) -> None
         server.wait(timeout=20)
 
 
+#: What the wheel may put into site-packages: one distinctive name and its metadata.
+OWN_NAMES = {"metric_audit_workbench", f"metric_audit_workbench-{__version__}.dist-info"}
+#: The repository's top-level names: none of them may be importable after an install.
+GENERIC = ("app", "cli", "serve", "common", "ui", "reports", "jobs", "commands", "audit")
+GENERIC += ("interop", "kinds", "pages", "agreement", "alignment", "estimates", "evaluators")
+GENERIC += ("annotation_store", "workbench_api", "demo")
+
+
+@pytest.mark.slow
+def test_installs_under_one_distinctive_name(venv: Path, tmp_path: Path) -> None:
+    site = _site(venv)
+    assert {p.name for p in site.iterdir()} - {"_project_deps.pth", "__pycache__"} == OWN_NAMES
+    python = str(venv / "bin" / "python")
+    probe = (
+        "import importlib.util, sys\n"
+        f"print(sorted(n for n in {GENERIC!r} if importlib.util.find_spec(n) is not None))\n"
+        "import metric_audit_workbench as wb\n"
+        "import common, evaluators.wordnet as wn\n"  # inside the workbench: its own names
+        "print(wb.__version__, common.__file__, wn.INSTALL_SCRIPT.is_file())\n"
+        "print(wn.INSTALL_SCRIPT)\n"
+    )
+    lines = _run([python, "-c", probe], tmp_path).stdout.splitlines()
+    assert lines[0] == "[]"  # `import app`, `import common` ... fail in a plain interpreter
+    folder = site / "metric_audit_workbench"
+    assert lines[1] == f"{__version__} {folder / 'common' / '__init__.py'} True"
+    assert lines[2] == str(folder / "scripts" / "install_wordnet.sh")  # the METEOR hint's
+    done = subprocess.run(
+        [python, "-c", "import app"], cwd=tmp_path, env=_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "No module named 'app'" in done.stderr
+    assert _run([python, "-m", "metric_audit_workbench", "--version"], tmp_path).stdout == (
+        f"python -m metric_audit_workbench {__version__}\n"
+    )
+
+
+@pytest.mark.slow
+def test_an_installed_plugin_runs_from_the_installed_app(venv: Path, tmp_path: Path) -> None:
+    """Entry points (``metric_audit.evaluators``) still load: the plugin imports the
+    workbench's packages by their own names, which the launcher put on the path."""
+    _run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps"]
+        + ["--no-build-isolation", str(ROOT / "examples" / "plugin")],
+        tmp_path,
+    )
+    workbench = str(venv / "bin" / "workbench")
+    _run([workbench, "--db", "sqlite:///p.db", "demo"], tmp_path)
+    done = _run(
+        [workbench, "--db", "sqlite:///p.db", "evaluate", "demo-intent-match"]
+        + ["--evaluator", "char_ngram"],
+        tmp_path,
+    )
+    assert done.stdout.startswith("char_ngram: 6 evaluated, 0 failed")
+
+
+@pytest.mark.slow
+def test_an_editable_install_runs_the_clone(tmp_path: Path) -> None:
+    """``pip install -e .``: a .pth file names the clone; the launcher adds nothing."""
+    _run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")], tmp_path)
+    (_site(tmp_path / "env") / "_project_deps.pth").write_text(f"{SITE}\n")
+    python = str(tmp_path / "env" / "bin" / "python")
+    _run(
+        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e"]
+        + [str(ROOT)],
+        tmp_path,
+    )
+    probe = "import metric_audit_workbench as wb, cli; print(wb.CODE_DIR, cli.__file__)"
+    assert _run([python, "-c", probe], tmp_path).stdout == f"None {ROOT / 'cli.py'}\n"
+    workbench = str(tmp_path / "env" / "bin" / "workbench")
+    assert _run([workbench, "--version"], tmp_path).stdout == f"workbench {__version__}\n"
+
+
 def _post_status(url: str) -> int:
     """The status of a guarded POST with a made-up ticket (403: the route is there)."""
     request = urllib.request.Request(
@@ -138,7 +215,10 @@ def test_build_sdist_and_wheel_hold_the_app(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob(f"metric_audit_workbench-{__version__}-py3-none-any.whl"))
     assert next(tmp_path.glob(f"metric_audit_workbench-{__version__}.tar.gz"))
     names = set(zipfile.ZipFile(wheel).namelist())
+    assert {n.split("/")[0] for n in names} == OWN_NAMES
     for needed in (
+        "__init__.py",
+        "__main__.py",
         "app.py",
         "serve.py",
         "cli.py",
@@ -151,11 +231,26 @@ def test_build_sdist_and_wheel_hold_the_app(tmp_path: Path) -> None:
         "interop/label_studio.py",
         "workbench_api/__init__.py",
         "estimates/ppi.py",
+        "scripts/install_wordnet.sh",
     ):
-        assert needed in names, needed
+        assert f"metric_audit_workbench/{needed}" in names, needed
     assert not [n for n in names if "__pycache__" in n or "secrets.toml" in n]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "workbench = cli:entry" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "workbench = metric_audit_workbench:entry" in zipfile.ZipFile(wheel).read(entry).decode()
+    with tarfile.open(next(tmp_path.glob("*.tar.gz"))) as sdist:
+        carried = {n.split("/", 1)[1] for n in sdist.getnames() if "/" in n}
+    for needed in (
+        "scripts/install_wordnet.sh",
+        "tests/test_packaging.py",
+        "tests/data/peers/validation.json",
+        "examples/notebook.ipynb",
+        "examples/plugin/pyproject.toml",
+        "docs/architecture.md",
+        "metric_audit_workbench/__init__.py",
+        "pyproject.toml",
+    ):
+        assert needed in carried, needed
+    assert not [n for n in carried if "__pycache__" in n or n.startswith(".venv")]
 
 
 def _names(lines: list[str]) -> set[str]:
@@ -171,7 +266,26 @@ def test_pyproject_dependencies_are_the_requirements() -> None:
     ]
     declared = meta["dependencies"] + meta["optional-dependencies"]["local"]
     assert _names(declared) == _names(required)
-    assert meta["dynamic"] == ["version"] and meta["scripts"] == {"workbench": "cli:entry"}
+    assert meta["dynamic"] == ["version"]
+    assert meta["scripts"] == {"workbench": "metric_audit_workbench:entry"}
+
+
+def test_the_launcher_package_in_a_clone() -> None:
+    """In a clone the launcher finds the tree beside it and hands out the Python API."""
+    import metric_audit_workbench as wb
+    import workbench_api
+
+    assert wb.CODE_DIR == str(ROOT)
+    assert wb.open_store is workbench_api.open_store and wb.__version__ == __version__
+    with pytest.raises(AttributeError, match="no_such_name"):
+        wb.no_such_name  # noqa: B018
+    done = subprocess.run(
+        [sys.executable, "-m", "metric_audit_workbench", "--version"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout == f"python -m metric_audit_workbench {__version__}\n"
 
 
 def test_version_and_db_after_the_command(sqlite_url: str, capsys) -> None:

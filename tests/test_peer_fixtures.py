@@ -106,25 +106,79 @@ def test_the_workbench_exports_passed_the_tools_models() -> None:
         assert result["errors"] == [] and result["valid"] == result["checked"] > 0, result
 
 
+def final_labels(store: Store, project: str) -> list:
+    from annotation_store.adjudication import adjudications
+
+    df = adjudications(store, project)
+    return sorted((r.item_id, r.field, r.value, r.source, r.reviewer) for r in df.itertuples())
+
+
 def test_label_studio_export_with_drafts_predictions_and_lead_times(store: Store) -> None:
     store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
     path = PEERS / "label-studio" / "export.json"
     reports = import_file(store, "p", "annotations", path, "label-studio", mapping=RENAME)
     ids = {f"i{n}": str(n) for n in range(1, 5)}  # task ids: the data has no item_id
     users = {"alice": "ls-user-11", "bob": "ls-user-12"}
-    people = {users[u]: {ids[i]: v for i, v in r.items()} for u, r in PEOPLE.items()}
+    # alice's annotation of i3 is the task's ground truth: a reviewer's final label
+    annotated = {
+        u: {i: v for i, v in r.items() if (u, i) != ("alice", "i3")} for u, r in PEOPLE.items()
+    }
+    people = {users[u]: {ids[i]: v for i, v in r.items()} for u, r in annotated.items()}
     assert labels(store, "p") == submitted(people)
+    assert final_labels(store, "p") == [("3", "label", 3, "adjudicated", "ls-user-11")]
     assert labels(store, "p", ("draft",)) == [("2", "ls-user-13", "label", 3, "draft")]
     assert model_scores(store, "p") == {ids[i]: v for i, v in MODEL.items()}
     assert set(store.scores_frame("p")["model"]) == {"judge-v2"}
     progress = store.progress_frame("p").set_index(["item_id", "annotator"])["seconds_spent"]
-    assert progress[("3", "ls-user-11")] == 15.5 and progress[("1", "ls-user-12")] == 13.5
+    assert progress[("2", "ls-user-11")] == 14.5 and progress[("1", "ls-user-12")] == 13.5
+    assert reports["annotations"].notes == [
+        "1 final labels stored from the file's ground truth (the reviewer's decision, not "
+        "an annotator's label)"
+    ]
     assert reports["scores"].notes == [
-        "1 ground-truth annotations imported as their annotator's labels "
-        "(set final labels on the Review page)",
         "4 prediction confidence scores not imported",
         "1 cancelled (skipped) annotations hold no result and are not imported",
     ]
+
+
+def test_label_studio_ground_truth_round_trip(store: Store, tmp_path: Path) -> None:
+    """Final labels leave as ground-truth annotations of their reviewer and come back as
+    final labels; a reviewer's final label set in the workbench travels the same way."""
+    from annotation_store.adjudication import set_final_label
+    from workbench_api import export_file
+
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    import_file(
+        store,
+        "p",
+        "annotations",
+        PEERS / "label-studio" / "export.json",
+        "label-studio",
+        mapping=RENAME,
+    )
+    store.ensure_annotator("rita", role="reviewer")
+    set_final_label(store, "p", "1", "label", 4, reviewer="rita", cause="ambiguous_item")
+    out, notes = tmp_path / "ls.json", []
+    export_file(store, "p", "annotations", out, "label-studio", notes=notes)
+    names = json.loads((tmp_path / "ls.users.json").read_text())
+    truth = sorted(
+        (t["id"], names[str(a["completed_by"])], a["result"][0]["value"]["rating"])
+        for t in json.loads(out.read_text())
+        for a in t["annotations"]
+        if a.get("ground_truth")
+    )
+    assert truth == [(1, "rita", 4), (3, "ls-user-11", 3)]
+    assert notes == [
+        "2 final labels written as ground-truth annotations; their source (unanimous, "
+        "majority, adjudicated), cause and note are not carried"
+    ]
+    store.create_project("q", "likert", {"min": 1, "max": 5, "k": 2})
+    import_file(store, "q", "annotations", out, "label-studio")
+    assert final_labels(store, "q") == [
+        ("1", "label", 4, "adjudicated", "rita"),
+        ("3", "label", 3, "adjudicated", "ls-user-11"),
+    ]
+    assert labels(store, "q") == labels(store, "p")  # ordinary labels: unchanged
 
 
 def test_label_studio_export_passed_the_sdk() -> None:
@@ -133,9 +187,12 @@ def test_label_studio_export_passed_the_sdk() -> None:
         "label-studio.json annotations",
         "label-studio.json predictions",
         "label-studio.label_config.xml",
+        "label-studio-ground-truth.json annotations",
     ):
         assert results[name]["errors"] == [], results[name]
         assert results[name]["valid"] == results[name]["checked"] > 0
+    # the final label read from LS's own export went back out as LS ground truth
+    assert results["label-studio-ground-truth.json annotations"]["ground_truth"] == 1
 
 
 def test_argilla_dataset_folder_with_settings_users_and_suggestions(store: Store) -> None:
@@ -174,3 +231,20 @@ def test_argilla_folder_export_has_settings_and_uuid_users(store: Store, tmp_pat
     store.create_project("q", "likert", {"min": 1, "max": 5, "k": 2})
     import_file(store, "q", "annotations", out, "argilla")
     assert labels(store, "q") == labels(store, "p")
+
+
+def test_label_studio_bad_ground_truth_imports_nothing(store: Store, tmp_path: Path) -> None:
+    from annotation_store.importing import ImportFailure
+
+    tasks = json.loads((PEERS / "label-studio" / "export.json").read_text())
+    truth = next(a for a in tasks[2]["annotations"] if a["ground_truth"])
+    truth["result"][0]["value"]["rating"] = 9
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(tasks))
+    store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
+    with pytest.raises(ImportFailure) as failed:
+        import_file(store, "p", "annotations", bad, "label-studio", mapping=RENAME)
+    message = str(failed.value)
+    assert "bad.json, task 3 (id 3), annotation 1 (ground truth), result 'quality'" in message
+    assert "\n" not in message and "9" in message
+    assert store.items("p") == [] and labels(store, "p") == [] and final_labels(store, "p") == []

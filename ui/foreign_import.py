@@ -23,7 +23,9 @@ UPLOADABLE = [f for f in FORMATS if f != "potato"]
 
 def foreign_import(store: Store, project: str) -> None:
     """An expander: format, file, one picker per field name the file uses, Import."""
-    with st.expander("Another tool's file (Label Studio, Argilla, Langfuse, LangSmith, MTurk)"):
+    with st.expander(
+        "Another tool's file (Label Studio, Argilla, Langfuse, LangSmith, MTurk, Prolific)"
+    ):
         fmt = st.selectbox("Format", UPLOADABLE, key="foreign_format")
         upload = st.file_uploader(
             "File", type=["json", "jsonl", "csv", "parquet"], key=f"foreign_upload_{fmt}"
