@@ -50,7 +50,7 @@ def own_generators(
     """The generator names that are the judge's own model: (exact, by family only)."""
     if not judge_model:
         return set(), set()
-    names = {str(g) for g in generators if pd.notna(g)}
+    names = {str(g) for g in pd.unique(np.asarray(generators, dtype=object)) if pd.notna(g)}
     exact = {judge_model} & names
     if not families:
         return exact, set()

@@ -56,9 +56,11 @@ def _parts(
         pa_i = np.where(r >= 2, (c * (weighted - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
         share = np.where(r[:, None] >= 1, c / r[:, None], 0.0)
     d = np.ones((1, len(c))) if draws is None else np.asarray(draws, dtype=float)
+    # one product reads the (B, n) draws once for every column (four passes before)
+    sums = d @ np.column_stack([pa_i, pairable, rated, share])
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_a = (d @ pa_i) / (d @ pairable)
-        pi = (d @ share) / (d @ rated)[:, None]
+        p_a = sums[:, 0] / sums[:, 1]
+        pi = sums[:, 3:] / sums[:, 2:3]
     return p_a, pi
 
 

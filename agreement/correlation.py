@@ -50,9 +50,9 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson's r for each weight row of ``w`` (B, n)."""
     x = x - x.mean()
     y = y - y.mean()
-    moments = w @ np.column_stack([x, y, x * x, y * y, x * y])
-    n = w.sum(axis=1)
-    sx, sy, sxx, syy, sxy = moments.T
+    # the weight totals ride along as a column of ones: one pass over ``w``, not two
+    moments = w @ np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+    n, sx, sy, sxx, syy, sxy = moments.T
     cov = n * sxy - sx * sy
     var = (n * sxx - sx**2) * (n * syy - sy**2)
     with np.errstate(divide="ignore", invalid="ignore"):
