@@ -116,7 +116,9 @@ def test_fast_kendall_on_continuous_10k_items_matches_scipy():
         assert rho[b] == pytest.approx(stats.spearmanr(x[take], y[take]).statistic, abs=1e-12)
 
 
-@pytest.mark.parametrize(("n", "b", "seed"), [(1, 3, 0), (7, 5, 1), (333, 40, 20240611)])
+@pytest.mark.parametrize(
+    ("n", "b", "seed"), [(1, 3, 0), (7, 5, 1), (333, 40, 20240611), (50, 150, 9)]
+)
 def test_draw_counts_equal_one_matrix_of_draws(n, b, seed):
     clear_cache()
     idx = np.random.default_rng(seed).integers(0, n, size=(b, n), dtype=np.int64)
