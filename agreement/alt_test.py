@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 MIN_ANNOTATORS = 3
 MIN_ITEMS = 30
@@ -103,6 +102,8 @@ def one_sided_p(d: np.ndarray, epsilon: float) -> float:
     answer is certain: 0 when every d is above -epsilon, else 1."""
     if np.ptp(d) == 0:
         return 0.0 if d[0] > -epsilon else 1.0
+    from scipy import stats  # heavy: imported when the test is run
+
     return float(stats.ttest_1samp(d, -epsilon, alternative="greater").pvalue)
 
 

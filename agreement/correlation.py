@@ -22,7 +22,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
 
 from agreement.bootstrap import (
     DEFAULT_RESAMPLES,
@@ -224,6 +223,8 @@ def correlations(
     if reason:
         none = Correlation(None, None, None, n, reason)
         return {"pearson": none, "spearman": none, "kendall": none}
+    from scipy import stats  # about half a second: imported when a correlation is computed
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         points = {
