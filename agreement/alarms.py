@@ -121,9 +121,8 @@ class CodedField:
         values = rows["value"].to_numpy(dtype=object)
         plain = pd.api.types.infer_dtype(values, skipna=False) in _PLAIN
         # numbers factorise as Python compares them (1 == 1.0), like their keys
-        if not plain:
-            keyed = np.empty(len(values), dtype=object)
-            keyed[:] = [_key(v) for v in values]  # element by element: tuples stay whole
+        if not plain:  # one object per label: tuples stay whole
+            keyed = np.fromiter((_key(v) for v in values), dtype=object, count=len(values))
         code, uniques = pd.factorize(values if plain else keyed)
         keys = [_key(v) for v in uniques] if plain else list(uniques)
         item, _ = pd.factorize(rows["item_id"].astype(str).to_numpy(dtype=object))
@@ -131,7 +130,11 @@ class CodedField:
             rows["annotator"].astype(str).to_numpy(dtype=object), sort=True
         )
         matrix = np.full((int(item.max(initial=-1)) + 1, len(annotators)), -1, dtype=np.intp)
-        matrix[item, who] = code  # repeated (item, annotator): the last row wins
+        # a repeated (item, annotator) keeps its last row, as a dict keyed by item would
+        cell = item * len(annotators) + who
+        _, from_end = np.unique(cell[::-1], return_index=True)
+        last = len(cell) - 1 - from_end
+        matrix[item[last], who[last]] = code[last]
         return cls(list(annotators), keys, item, who, code, matrix, values, plain)
 
     def shown_value(self, j: int) -> Any:
