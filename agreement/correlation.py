@@ -80,9 +80,8 @@ def _pearson_from_moments(moments: np.ndarray, x_max: float, y_max: float) -> np
     var = (n * sxx - sx**2) * (n * syy - sy**2)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = cov / np.sqrt(var)
-    r[var <= 1e-12 * np.maximum(n, 1) ** 2 * max(x_max, 1e-300) ** 2 * max(y_max, 1e-300) ** 2] = (
-        np.nan
-    )
+    scale = max(x_max, 1e-300) ** 2 * max(y_max, 1e-300) ** 2
+    r[var <= 1e-12 * np.maximum(n, 1) ** 2 * scale] = np.nan  # no variation in the resample
     return r
 
 
@@ -234,10 +233,11 @@ def correlations(
         }
     boots: dict[str, np.ndarray] = {}
     if n_resamples > 0:
-        pearson, boots["spearman"], boots["kendall"] = resampled_correlations(
+        r, boots["spearman"], boots["kendall"] = resampled_correlations(
             x, y, draw_counts(n, n_resamples, seed), draw_counts_t(n, n_resamples, seed)
         )
-        boots["pearson"] = pearson if pearson is not None else np.empty(0)
+        if r is not None:
+            boots["pearson"] = r
     out = {}
     for name, res in points.items():
         ci, ci_reason = percentile_ci(boots[name]) if name in boots else (None, "no resamples")
