@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from agreement.annotator_quality import same_label
@@ -67,19 +68,14 @@ def data_quality_alarms(labels: pd.DataFrame, times: pd.DataFrame | None = None)
     out: list[Alarm] = []
     if not labels.empty:
         for name, rows in labels.groupby("field", sort=True):
-            rows = rows.dropna(subset=["value"])
-            out += identical_pairs(rows, str(name))
-            if _categorical(rows):
-                out += straight_liners(rows, str(name))
-                out += independent_annotators(rows, str(name))
+            coded = CodedField.of(rows.dropna(subset=["value"]))
+            out += identical_pairs(coded, str(name))
+            if 1 < len(coded.keys) <= MAX_CATEGORIES:
+                out += straight_liners(coded, str(name))
+                out += independent_annotators(coded, str(name))
     if times is not None and not times.empty:
         out += speeders(times)
     return out
-
-
-def _categorical(rows: pd.DataFrame) -> bool:
-    values = {_key(v) for v in rows["value"]}
-    return 1 < len(values) <= MAX_CATEGORIES
 
 
 def _key(value: Any) -> Any:
@@ -94,33 +90,92 @@ def _key(value: Any) -> Any:
     return value
 
 
-def _by_annotator(rows: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for item, who, value in zip(rows["item_id"], rows["annotator"], rows["value"], strict=True):
-        out.setdefault(str(who), {})[str(item)] = value
-    return out
+#: Value columns whose labels compare by plain equality: there :func:`same_label` is
+#: equality of the keys, and identical pairs are counted on codes.
+_PLAIN = frozenset({"integer", "floating", "mixed-integer-float", "string"})
 
 
-def identical_pairs(rows: pd.DataFrame, field: str) -> list[Alarm]:
+@dataclass(frozen=True)
+class CodedField:
+    """One field's labels as integer codes, so the alarms count with numpy.
+
+    ``item``, ``who`` and ``code`` are per label row; ``who`` indexes ``annotators``
+    (sorted names), ``code`` indexes ``keys`` (distinct :func:`_key` forms). ``matrix``
+    is (items, annotators) with each annotator's last label per item (-1: none), as a
+    dict keyed by item would keep it. ``values`` keeps the raw labels for the pairwise
+    comparison of answers that are not plain numbers or strings.
+    """
+
+    annotators: list[str]
+    keys: list[Any]
+    item: np.ndarray
+    who: np.ndarray
+    code: np.ndarray
+    matrix: np.ndarray
+    values: np.ndarray
+    plain: bool
+
+    @classmethod
+    def of(cls, rows: pd.DataFrame) -> CodedField:
+        """Code the rows of one field (values not missing)."""
+        values = rows["value"].to_numpy(dtype=object)
+        plain = pd.api.types.infer_dtype(values, skipna=False) in _PLAIN
+        # numbers factorise as Python compares them (1 == 1.0), like their keys
+        if not plain:  # one object per label: tuples stay whole
+            keyed = np.fromiter((_key(v) for v in values), dtype=object, count=len(values))
+        code, uniques = pd.factorize(values if plain else keyed)
+        keys = [_key(v) for v in uniques] if plain else list(uniques)
+        item, _ = pd.factorize(rows["item_id"].astype(str).to_numpy(dtype=object))
+        who, annotators = pd.factorize(
+            rows["annotator"].astype(str).to_numpy(dtype=object), sort=True
+        )
+        matrix = np.full((int(item.max(initial=-1)) + 1, len(annotators)), -1, dtype=np.intp)
+        # a repeated (item, annotator) keeps its last row, as a dict keyed by item would
+        cell = item * len(annotators) + who
+        _, from_end = np.unique(cell[::-1], return_index=True)
+        last = len(cell) - 1 - from_end
+        matrix[item[last], who[last]] = code[last]
+        return cls(list(annotators), keys, item, who, code, matrix, values, plain)
+
+    def shown_value(self, j: int) -> Any:
+        """Annotator ``j``'s most common label as the sentences have always shown it: the
+        first of its labels, keyed over the whole column (pandas types the keys, so 1 reads
+        1.0 in a column that also holds 2.5). Only computed for an alarm that is raised."""
+        keys = pd.Series(self.values, dtype=object).map(_key)
+        return Counter(keys[self.who == j]).most_common(1)[0][0]
+
+    def values_of(self, j: int) -> dict[int, Any]:
+        """Item -> the raw label of annotator ``j`` (the last one per item)."""
+        mine = self.who == j
+        return dict(zip(self.item[mine].tolist(), self.values[mine].tolist(), strict=True))
+
+
+def identical_pairs(coded: CodedField, field: str) -> list[Alarm]:
     """Pairs identical on at least ``IDENTICAL_SHARE`` of ``MIN_SHARED`` or more items."""
-    people = _by_annotator(rows)
+    m = coded.matrix
     out = []
-    for a, b in combinations(sorted(people), 2):
-        shared = people[a].keys() & people[b].keys()
-        if len(shared) < MIN_SHARED:
+    for i, j in combinations(range(len(coded.annotators)), 2):
+        both = (m[:, i] >= 0) & (m[:, j] >= 0)
+        n = int(both.sum())
+        if n < MIN_SHARED:
             continue
-        same = sum(same_label(people[a][i], people[b][i]) for i in shared)
-        share = same / len(shared)
+        if coded.plain:
+            same = int((m[both, i] == m[both, j]).sum())
+        else:  # lists and objects: compared as values, as the annotation views do
+            first, second = coded.values_of(i), coded.values_of(j)
+            same = sum(same_label(first[k], second[k]) for k in np.flatnonzero(both).tolist())
+        share = same / n
         if share >= IDENTICAL_SHARE:
+            a, b = coded.annotators[i], coded.annotators[j]
             out.append(
                 Alarm(
                     "identical_pair",
                     (a, b),
                     field,
-                    len(shared),
+                    n,
                     share,
                     "share identical",
-                    f"{a} and {b} gave the same {field!r} label on {same} of {len(shared)} "
+                    f"{a} and {b} gave the same {field!r} label on {same} of {n} "
                     f"shared items ({share:.0%}): check that they are two people working "
                     "independently.",
                 )
@@ -128,18 +183,22 @@ def identical_pairs(rows: pd.DataFrame, field: str) -> list[Alarm]:
     return out
 
 
-def straight_liners(rows: pd.DataFrame, field: str) -> list[Alarm]:
+def straight_liners(coded: CodedField, field: str) -> list[Alarm]:
     """Annotators who give one value nearly always, unlike the others."""
+    k = len(coded.keys)
+    counts = np.bincount(coded.who * k + coded.code, minlength=len(coded.annotators) * k)
+    counts = counts.reshape(len(coded.annotators), k)
+    per_value = counts.sum(axis=0)
     out = []
-    keys = rows["value"].map(_key)
-    for who in sorted(rows["annotator"].astype(str).unique()):
-        mine = keys[rows["annotator"].astype(str) == who]
-        if len(mine) < MIN_LABELS:
+    for j, who in enumerate(coded.annotators):
+        n_mine = int(counts[j].sum())
+        if n_mine < MIN_LABELS:
             continue
-        value, count = Counter(mine).most_common(1)[0]
-        share = count / len(mine)
-        theirs = keys[rows["annotator"].astype(str) != who]
-        others = float((theirs == value).mean()) if len(theirs) else math.nan
+        top = int(counts[j].argmax())  # a tie at the top is far below the share below
+        count = int(counts[j, top])
+        share = count / n_mine
+        n_theirs = len(coded.code) - n_mine
+        others = int(per_value[top] - count) / n_theirs if n_theirs else math.nan
         if share >= ONE_VALUE_SHARE and not others > OTHERS_SHARE:
             also = f", the others on {others:.0%} of theirs" if not math.isnan(others) else ""
             out.append(
@@ -147,56 +206,64 @@ def straight_liners(rows: pd.DataFrame, field: str) -> list[Alarm]:
                     "straight_lining",
                     (who,),
                     field,
-                    len(mine),
+                    n_mine,
                     share,
                     "share of one value",
-                    f"{who} gave {field!r} the value {value!r} on {count} of {len(mine)} "
-                    f"items ({share:.0%}){also}: possible straight-lining.",
+                    f"{who} gave {field!r} the value {coded.shown_value(j)!r} on {count} of "
+                    f"{n_mine} items ({share:.0%}){also}: possible straight-lining.",
                 )
             )
     return out
 
 
-def independent_annotators(rows: pd.DataFrame, field: str) -> list[Alarm]:
+def independent_annotators(coded: CodedField, field: str) -> list[Alarm]:
     """Annotators whose labels agree with the others' majority no better than chance."""
-    people = _by_annotator(rows)
+    m = coded.matrix
+    k = len(coded.keys)
+    n_items = m.shape[0]
+    rated = m >= 0
+    counts = np.zeros((n_items, k), dtype=np.intp)  # labels per item and value
+    np.add.at(counts, (np.nonzero(rated)[0], m[rated]), 1)
     out = []
-    for who in sorted(people):
-        pairs = []
-        for item, value in people[who].items():
-            others = [p[item] for o, p in people.items() if o != who and item in p]
-            top = Counter(_key(v) for v in others).most_common(2)
-            if not top or (len(top) > 1 and top[0][1] == top[1][1]):
-                continue  # no other label, or a tie among them
-            pairs.append((_key(value), top[0][0]))
-        if len(pairs) < MIN_LABELS:
+    for j, who in enumerate(coded.annotators):
+        mine = rated[:, j]
+        own = m[mine, j]
+        others = counts[mine]
+        others[np.arange(len(own)), own] -= 1
+        top = others.max(axis=1)
+        majority = others.argmax(axis=1)
+        # no other label, or a tie among them: no majority to compare with
+        has = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1)
+        if int(has.sum()) < MIN_LABELS:
             continue
-        kappa, se = _cohen(pairs)
+        kappa, se = _cohen(own[has], majority[has], k)
         low, high = kappa - 1.96 * se, kappa + 1.96 * se
         if math.isnan(kappa) or not (kappa < INDEPENDENT_KAPPA and low <= 0):
             continue
+        n = int(has.sum())
         out.append(
             Alarm(
                 "independent",
                 (who,),
                 field,
-                len(pairs),
+                n,
                 kappa,
                 "kappa vs the others' majority",
                 f"{who}'s {field!r} labels agree with the others' majority no better than "
                 f"chance: Cohen's kappa {kappa:.2f} (95 % CI {low:.2f} to {high:.2f}) over "
-                f"{len(pairs)} items.",
+                f"{n} items.",
             )
         )
     return out
 
 
-def _cohen(pairs: list[tuple[Any, Any]]) -> tuple[float, float]:
-    """Cohen's kappa of the pairs and its large-sample standard error."""
-    n = len(pairs)
-    observed = sum(a == b for a, b in pairs) / n
-    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    expected = sum(first[v] * second.get(v, 0) for v in first) / (n * n)
+def _cohen(a: np.ndarray, b: np.ndarray, k: int) -> tuple[float, float]:
+    """Cohen's kappa of the paired codes ``a``, ``b`` (0..k-1) and its large-sample
+    standard error (integer counts, so the same floats however they are summed)."""
+    n = len(a)
+    observed = int((a == b).sum()) / n
+    first, second = np.bincount(a, minlength=k), np.bincount(b, minlength=k)
+    expected = int((first * second).sum()) / (n * n)
     if expected >= 1:
         return math.nan, math.nan
     kappa = (observed - expected) / (1 - expected)

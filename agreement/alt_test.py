@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 MIN_ANNOTATORS = 3
 MIN_ITEMS = 30
@@ -115,6 +114,8 @@ def one_sided_p(d: np.ndarray, epsilon: float, test: str = "ttest") -> float:
         raise ValueError(f"unknown alt-test {test!r} (choose {' or '.join(TESTS)})")
     if np.ptp(d) == 0:
         return 0.0 if d[0] > -epsilon else 1.0
+    from scipy import stats  # heavy: imported when the test is run
+
     if test == "wilcoxon":
         shifted = d + epsilon
         if np.all(shifted == 0):

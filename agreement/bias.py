@@ -21,7 +21,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from agreement.results import Bias
 
@@ -50,7 +49,7 @@ def own_generators(
     """The generator names that are the judge's own model: (exact, by family only)."""
     if not judge_model:
         return set(), set()
-    names = {str(g) for g in generators if pd.notna(g)}
+    names = {str(g) for g in pd.unique(np.asarray(generators, dtype=object)) if pd.notna(g)}
     exact = {judge_model} & names
     if not families:
         return exact, set()
@@ -130,6 +129,8 @@ def bias_from_arrays(
         a = int(item_over[item_own].sum())
         c = int(item_over[~item_own].sum())
         table = ((a, n_own - a), (c, n_other - c))
+        from scipy import stats  # heavy: imported when a Fisher test is run
+
         fisher_p = float(stats.fisher_exact(table, alternative="two-sided").pvalue)
     gen_key = np.where(pd.notna(item_gen), item_gen, "(unknown)").astype(str)
     gen_names, gen_of = np.unique(gen_key, return_inverse=True)

@@ -37,14 +37,15 @@ def draw_counts_t(
         return _CACHE[key]
     rng = np.random.default_rng(seed)
     out = np.empty((n, n_resamples), dtype=np.float64)
-    block = np.empty((min(_BLOCK, n_resamples), n), dtype=np.float64)
     for start in range(0, n_resamples, _BLOCK):
         rows = min(_BLOCK, n_resamples - start)
-        for j in range(rows):
-            # one resample at a time draws the same stream as one (B, n) ``integers``
-            # call (the tests check it) without holding the (B, n) index matrix
-            block[j] = np.bincount(rng.integers(0, n, size=n, dtype=np.int64), minlength=n)
-        out[:, start : start + rows] = block[:rows].T
+        # a block of resamples at a time draws the same stream as one (B, n) ``integers``
+        # call (the tests check it) without holding the (B, n) index matrix; one
+        # bincount counts the whole block (resample j's items shifted by j * n)
+        drawn = rng.integers(0, n, size=(rows, n), dtype=np.int64)
+        drawn += (np.arange(rows, dtype=np.int64) * n)[:, None]
+        block = np.bincount(drawn.ravel(), minlength=rows * n).reshape(rows, n)
+        out[:, start : start + rows] = block.T
     out.flags.writeable = False
     _CACHE[key] = out
     while len(_CACHE) > _CACHE_SIZE:

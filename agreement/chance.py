@@ -17,6 +17,8 @@ is left out for having more or fewer ratings than the others.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from agreement.results import Stat
@@ -41,25 +43,44 @@ def agreement_weights(values: np.ndarray, weights: str) -> np.ndarray:
     raise ValueError(f"unknown weights {weights!r}")
 
 
-def _parts(
-    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """(p_a, pi) for each row of ``draws`` (B, n items); one row of ones without draws."""
+def parts_many(
+    counts: np.ndarray, w_cats: Sequence[np.ndarray], draws: np.ndarray | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(p_a, pi) for each row of ``draws`` (B, n items) and each weight matrix of
+    ``w_cats``; one row of ones without draws. The per-item terms of every weighting are
+    columns of one product, so the draws are read once however many coefficients use them."""
     c = np.asarray(counts, dtype=float)
     r = c.sum(axis=1)
-    weighted = c @ w_cat.T
     pairable = (r >= 2).astype(float)
     rated = (r >= 1).astype(float)
     # per-item terms padded with zeros, so every resample is one product with the full
     # draw matrix (no column selection: that would copy B x n floats per call)
     with np.errstate(divide="ignore", invalid="ignore"):
-        pa_i = np.where(r >= 2, (c * (weighted - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
         share = np.where(r[:, None] >= 1, c / r[:, None], 0.0)
+        pa_i = [
+            np.where(r >= 2, (c * (c @ w.T - 1)).sum(axis=1) / (r * (r - 1)), 0.0) for w in w_cats
+        ]
     d = np.ones((1, len(c))) if draws is None else np.asarray(draws, dtype=float)
+    k = len(pa_i)
+    sums = d @ np.column_stack([*pa_i, pairable, rated, share])
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_a = (d @ pa_i) / (d @ pairable)
-        pi = (d @ share) / (d @ rated)[:, None]
-    return p_a, pi
+        pi = sums[:, k + 2 :] / sums[:, k + 1 : k + 2]
+        return [(sums[:, i] / sums[:, k], pi) for i in range(k)]
+
+
+def gwet_from_parts(p_a: np.ndarray, pi: np.ndarray, w_cat: np.ndarray) -> np.ndarray:
+    """Gwet's AC1 / AC2 from (p_a, pi) of :func:`parts_many` and the weights ``w_cat``."""
+    q = w_cat.shape[0]
+    p_e = w_cat.sum() * (pi * (1 - pi)).sum(axis=1) / (q * (q - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p_a - p_e) / (1 - p_e)
+
+
+def fleiss_missing_from_parts(p_a: np.ndarray, pi: np.ndarray, w_cat: np.ndarray) -> np.ndarray:
+    """Missing-data Fleiss' kappa from (p_a, pi) of :func:`parts_many` and ``w_cat``."""
+    p_e = np.einsum("bk,kl,bl->b", pi, w_cat, pi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p_a - p_e) / (1 - p_e)
 
 
 def gwet_from_counts(
@@ -77,11 +98,7 @@ def gwet_from_counts(
     >>> gwet_from_counts(counts, agreement_weights(np.arange(2), "identity")).round(2).tolist()
     [0.94]
     """
-    q = w_cat.shape[0]
-    p_a, pi = _parts(counts, w_cat, draws)
-    p_e = w_cat.sum() * (pi * (1 - pi)).sum(axis=1) / (q * (q - 1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (p_a - p_e) / (1 - p_e)
+    return gwet_from_parts(*parts_many(counts, [w_cat], draws)[0], w_cat)
 
 
 def fleiss_missing_from_counts(
@@ -89,10 +106,7 @@ def fleiss_missing_from_counts(
 ) -> np.ndarray:
     """Fleiss' kappa in Gwet's missing-data form of an (items, q) count table: shape (B,),
     one value per row of the (B, items) resample counts ``draws``."""
-    p_a, pi = _parts(counts, w_cat, draws)
-    p_e = np.einsum("bk,kl,bl->b", pi, w_cat, pi)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (p_a - p_e) / (1 - p_e)
+    return fleiss_missing_from_parts(*parts_many(counts, [w_cat], draws)[0], w_cat)
 
 
 def undefined_reason(counts: np.ndarray, n_raters: int, q: int) -> str | None:

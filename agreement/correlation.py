@@ -22,7 +22,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
 
 from agreement.bootstrap import (
     DEFAULT_RESAMPLES,
@@ -50,20 +49,39 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson's r for each weight row of ``w`` (B, n)."""
     x = x - x.mean()
     y = y - y.mean()
-    moments = w @ np.column_stack([x, y, x * x, y * y, x * y])
-    n = w.sum(axis=1)
-    sx, sy, sxx, syy, sxy = moments.T
+    # the weight totals ride along as a column of ones: one pass over ``w``, not two
+    moments = w @ np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+    return _pearson_from_moments(moments.T, np.abs(x).max(), np.abs(y).max())
+
+
+def tables_pearson(t: np.ndarray, x_levels: np.ndarray, y_levels: np.ndarray) -> np.ndarray:
+    """Pearson's r of each (y-level, x-level) weight table in ``t`` (B, Ly, Lx), the
+    levels' values centred as :func:`weighted_pearson` centres the items' (on the
+    unweighted item mean): the same moments, summed by level instead of by item."""
+    wx, wy = t.sum(axis=1), t.sum(axis=2)
+    moments = np.stack(
+        [
+            wx.sum(axis=1),
+            wx @ x_levels,
+            wy @ y_levels,
+            wx @ x_levels**2,
+            wy @ y_levels**2,
+            np.einsum("bga,a,g->b", t, x_levels, y_levels),
+        ]
+    )
+    return _pearson_from_moments(moments, np.abs(x_levels).max(), np.abs(y_levels).max())
+
+
+def _pearson_from_moments(moments: np.ndarray, x_max: float, y_max: float) -> np.ndarray:
+    """r from the weighted moments (n, sx, sy, sxx, syy, sxy), each (B,), of values centred
+    on their unweighted mean whose largest absolute values are ``x_max`` and ``y_max``."""
+    n, sx, sy, sxx, syy, sxy = moments
     cov = n * sxy - sx * sy
     var = (n * sxx - sx**2) * (n * syy - sy**2)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = cov / np.sqrt(var)
-    r[
-        var
-        <= 1e-12
-        * np.maximum(n, 1) ** 2
-        * max(np.abs(x).max(), 1e-300) ** 2
-        * max(np.abs(y).max(), 1e-300) ** 2
-    ] = np.nan
+    scale = max(x_max, 1e-300) ** 2 * max(y_max, 1e-300) ** 2
+    r[var <= 1e-12 * np.maximum(n, 1) ** 2 * scale] = np.nan  # no variation in the resample
     return r
 
 
@@ -133,6 +151,25 @@ def rank_bootstrap(
     and a merge-sort concordance count (:mod:`agreement.concordance`), O(B n log n). Both
     are exact for integer weights and give the same values (checked against scipy).
     """
+    _, rho, tau = resampled_correlations(x, y, w, w_t, pearson=False)
+    return rho, tau
+
+
+def resampled_correlations(
+    x: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    w_t: np.ndarray | None = None,
+    *,
+    pearson: bool = True,
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Pearson (None unless ``pearson``), Spearman and Kendall tau-b for every resample.
+
+    With few distinct values all three come from one (resample x level x level) table,
+    so the (B, n) draw counts are read once; otherwise Pearson is one product with them
+    (:func:`weighted_pearson`) and the ranks go through :func:`rank_bootstrap`'s
+    merge-sort path.
+    """
     gx, kx = _levels(x)
     gy, ky = _levels(y)
     if w_t is None:
@@ -141,12 +178,17 @@ def rank_bootstrap(
     rho, tau = np.empty(b), np.empty(b)
     if kx * ky <= max(TABLE_MAX_CELLS, 2 * len(x)):
         t = group_sums(w_t, gy * kx + gx, ky * kx).reshape(b, ky, kx)
+        r = np.empty(b) if pearson else None
+        x_levels, y_levels = np.unique(x) - x.mean(), np.unique(y) - y.mean()
         step = max(1, CHUNK_CELLS // (kx * ky))
         for start in range(0, b, step):
             part = t[start : start + step]
             rho[start : start + step] = tables_spearman(part)
             tau[start : start + step] = tables_kendall_tau_b(part)
-        return rho, tau
+            if r is not None:
+                r[start : start + step] = tables_pearson(part, x_levels, y_levels)
+        return r, rho, tau
+    r = weighted_pearson(x, y, w) if pearson else None
     wx, wy = group_sums(w_t, gx, kx), group_sums(w_t, gy, ky)
     rx, ry = _level_ranks(wx), _level_ranks(wy)
     plan = ConcordancePlan.build(x, y)
@@ -156,7 +198,7 @@ def rank_bootstrap(
         sum_xy = (wp * rx[part].T[gx] * ry[part].T[gy]).sum(axis=0)
         rho[part] = _spearman_from_sums(sum_xy, wx[part], rx[part], wy[part], ry[part])
         tau[part] = _tau_b_from_s(plan.s(wp), wx[part], wy[part])
-    return rho, tau
+    return r, rho, tau
 
 
 def correlations(
@@ -180,6 +222,8 @@ def correlations(
     if reason:
         none = Correlation(None, None, None, n, reason)
         return {"pearson": none, "spearman": none, "kendall": none}
+    from scipy import stats  # about half a second: imported when a correlation is computed
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         points = {
@@ -189,11 +233,11 @@ def correlations(
         }
     boots: dict[str, np.ndarray] = {}
     if n_resamples > 0:
-        w = draw_counts(n, n_resamples, seed)
-        boots["pearson"] = weighted_pearson(x, y, w)
-        boots["spearman"], boots["kendall"] = rank_bootstrap(
-            x, y, w, draw_counts_t(n, n_resamples, seed)
+        r, boots["spearman"], boots["kendall"] = resampled_correlations(
+            x, y, draw_counts(n, n_resamples, seed), draw_counts_t(n, n_resamples, seed)
         )
+        if r is not None:
+            boots["pearson"] = r
     out = {}
     for name, res in points.items():
         ci, ci_reason = percentile_ci(boots[name]) if name in boots else (None, "no resamples")

@@ -1,26 +1,33 @@
-"""Intraclass correlations through pingouin's ``intraclass_corr`` (Shrout & Fleiss 1979;
-McGraw & Wong 1996).
+"""Intraclass correlations from the two-way ANOVA mean squares, in numpy (Shrout & Fleiss
+1979; McGraw & Wong 1996), as pingouin's ``intraclass_corr`` computes them.
 
 The six forms: ICC(1,1) one-way random, ICC(A,1) = ICC(2,1) two-way random absolute
 agreement, ICC(C,1) = ICC(3,1) two-way mixed consistency, and their k-rater (mean of k
-ratings) forms. pingouin fits a two-way ANOVA and needs complete, balanced data: with
-``nan_policy="omit"`` it drops every item that some annotator did not rate (listwise
-deletion), so ``n`` is the number of items rated by every annotator. The 95% intervals
-are pingouin's F-distribution intervals, taken unrounded.
+ratings) forms. The ANOVA needs complete, balanced data: every item that some annotator
+did not rate is dropped (listwise deletion, pingouin's ``nan_policy="omit"``), so ``n``
+is the number of items rated by every annotator. With one rating per item and rater:
+
+- MSR (rows, items) = k * sum_i (mean_i - mean)^2 / (n - 1);
+- MSC (columns, raters) = n * sum_j (mean_j - mean)^2 / (k - 1);
+- MSE = (SS_total - SS_rows - SS_columns) / ((n - 1)(k - 1));
+- MSW (within items) = (SS_columns + SS_error) / (n (k - 1));
+
+ICC(1,1) = (MSR - MSW) / (MSR + (k-1) MSW), ICC(A,1) = (MSR - MSE) / (MSR + (k-1) MSE +
+k (MSC - MSE) / n), ICC(C,1) = (MSR - MSE) / (MSR + (k-1) MSE); the k forms divide by
+MSR, MSR + (MSC - MSE) / n and MSR. The 95% intervals are the F-distribution intervals
+of McGraw & Wong (1996), ICC(A,*) with Satterthwaite's degrees of freedom, as pingouin
+gives them (the tests compare the two on random data with missing ratings). numpy and
+scipy.special only: pingouin pulls in matplotlib, a second of start-up per process.
 """
 
 from __future__ import annotations
 
-import threading
-import warnings
-
 import numpy as np
-import pandas as pd
 
 from agreement.ratings import Ratings
 from agreement.results import Stat
 
-#: (JSON key suffix, pingouin's row name) of the six forms.
+#: (JSON key suffix, name) of the six forms (pingouin's row names).
 FORMS = (
     ("1_1", "ICC(1,1)"),
     ("a_1", "ICC(A,1)"),
@@ -29,11 +36,10 @@ FORMS = (
     ("a_k", "ICC(A,k)"),
     ("c_k", "ICC(C,k)"),
 )
-_OPTIONS_LOCK = threading.Lock()  # pingouin's rounding option is process-global
 
 
 def complete_items(r: Ratings) -> np.ndarray:
-    """Mask of the units every annotator rated (the ones pingouin keeps)."""
+    """Mask of the units every annotator rated (the ones the ANOVA keeps)."""
     return (r.codes >= 0).all(axis=1)
 
 
@@ -77,33 +83,61 @@ def icc_forms(r: Ratings) -> dict[str, Stat]:
             suffix: Stat.undefined("every rating is the same: no variance", n)
             for suffix, _ in FORMS
         }
-    k = values.shape[1]
-    frame = pd.DataFrame(
-        {
-            "item": np.repeat(np.arange(n), k),
-            "rater": np.tile(np.arange(k), n),
-            "score": values.ravel(),
-        }
-    )
-    import pingouin  # heavy (matplotlib, seaborn): imported when an ICC is computed
-
-    with _OPTIONS_LOCK:
-        old = pingouin.options.get("round.column.CI95")
-        pingouin.options["round.column.CI95"] = None
-        try:
-            with warnings.catch_warnings():
-                # pingouin 0.7 calls a pandas API that pandas 3.1 deprecates (dropna inplace)
-                warnings.simplefilter("ignore")
-                table = pingouin.intraclass_corr(
-                    frame, targets="item", raters="rater", ratings="score", nan_policy="omit"
-                ).set_index("Type")
-        finally:
-            pingouin.options["round.column.CI95"] = old
+    forms = _forms(values)
     out = {}
-    for suffix, name in FORMS:
-        value = float(table.at[name, "ICC"])
-        lo, hi = (float(x) for x in table.at[name, "CI95"])
+    for suffix, _ in FORMS:
+        value, (lo, hi) = forms[suffix]
         stat = Stat.of(value, n, "undefined: zero between-item variance")
         ci = (lo, hi) if stat.value is not None and np.isfinite([lo, hi]).all() else None
         out[suffix] = Stat(stat.value, n, stat.reason, ci)
     return out
+
+
+def _f_upper(dfn: float, dfd: float) -> float:
+    """The 97.5th percentile of the F(dfn, dfd) distribution."""
+    from scipy.special import fdtri  # light next to scipy.stats (same function underneath)
+
+    return float(fdtri(dfn, dfd, 0.975))
+
+
+def _forms(values: np.ndarray) -> dict[str, tuple[float, tuple[float, float]]]:
+    """(ICC, 95% CI) of each form of a complete (items, raters) matrix."""
+    n, k = values.shape
+    mean = values.mean()
+    ss_total = ((values - mean) ** 2).sum()
+    ss_rows = ((values.mean(axis=1) - mean) ** 2 * k).sum()
+    ss_cols = ((values.mean(axis=0) - mean) ** 2 * n).sum()
+    ss_error = ss_total - (ss_rows + ss_cols)
+    df_rows, df_cols, df_error = n - 1, k - 1, (n - 1) * (k - 1)
+    msb, msj, mse = ss_rows / df_rows, ss_cols / df_cols, ss_error / df_error
+    msw = (ss_cols + ss_error) / (df_cols + df_error)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        icc1 = (msb - msw) / (msb + (k - 1) * msw)
+        icc2 = (msb - mse) / (msb + (k - 1) * mse + k * (msj - mse) / n)
+        icc3 = (msb - mse) / (msb + (k - 1) * mse)
+        icc1k = (msb - msw) / msb
+        icc2k = (msb - mse) / (msb + (msj - mse) / n)
+        icc3k = (msb - mse) / msb
+        df_within = n * (k - 1)
+        f1 = msb / msw
+        f1l = f1 / _f_upper(df_rows, df_within)
+        f1u = f1 * _f_upper(df_within, df_rows)
+        f3 = msb / mse
+        f3l = f3 / _f_upper(df_rows, df_error)
+        f3u = f3 * _f_upper(df_error, df_rows)
+        # ICC(A,1): Satterthwaite's degrees of freedom (McGraw & Wong 1996, Table 7)
+        fj = msj / mse
+        vn = df_error * (k * icc2 * fj + n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        vd = df_rows * k**2 * icc2**2 * fj**2 + (n * (1 + (k - 1) * icc2) - k * icc2) ** 2
+        v = vn / vd
+        f2u, f2l = _f_upper(n - 1, v), _f_upper(v, n - 1)
+        l2 = n * (msb - f2u * mse) / (f2u * (k * msj + (k * n - k - n) * mse) + n * msb)
+        u2 = n * (f2l * msb - mse) / (k * msj + (k * n - k - n) * mse + n * f2l * msb)
+        return {
+            "1_1": (icc1, ((f1l - 1) / (f1l + (k - 1)), (f1u - 1) / (f1u + (k - 1)))),
+            "a_1": (icc2, (l2, u2)),
+            "c_1": (icc3, ((f3l - 1) / (f3l + (k - 1)), (f3u - 1) / (f3u + (k - 1)))),
+            "1_k": (icc1k, (1 - 1 / f1l, 1 - 1 / f1u)),
+            "a_k": (icc2k, (l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1)))),
+            "c_k": (icc3k, (1 - 1 / f3l, 1 - 1 / f3u)),
+        }

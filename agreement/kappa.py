@@ -91,9 +91,11 @@ def fleiss_from_table(table: np.ndarray, weights: np.ndarray | None = None) -> n
     m = t.sum(axis=1)
     p_i = ((t**2).sum(axis=1) - m) / (m * (m - 1))
     w = np.ones((1, len(t))) if weights is None else weights
-    n = w.sum(axis=1)
-    p_bar = w @ p_i / n
-    p_j = (w @ t) / (n * m[0])[:, None]
+    # one product reads the (B, N) weights once for every sum (three passes before)
+    sums = w @ np.column_stack([np.ones(len(t)), p_i, t])
+    n = sums[:, 0]
+    p_bar = sums[:, 1] / n
+    p_j = sums[:, 2:] / (n * m[0])[:, None]
     p_e = (p_j**2).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (p_bar - p_e) / (1 - p_e)

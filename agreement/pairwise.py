@@ -42,26 +42,29 @@ def pearson_pairs(r: Ratings) -> tuple[dict[str, float | None], dict[str, int]]:
 def _resampled_pairs(values: np.ndarray, draws: np.ndarray) -> np.ndarray:
     """(pairs, B) Pearson r of every pair sharing two or more items, in every resample.
 
-    Each pair's six weighted moments are one product of the full (B, n) draw matrix with
-    an (n, 6) matrix that is zero off the pair's shared items, so no resample is copied.
+    Each pair's six weighted moments are columns that are zero off the pair's shared
+    items; one product of the full (B, n) draw matrix with every pair's columns reads the
+    draws once, and no resample is copied.
     """
-    out = []
+    cols, scales = [], []
     for i, j in combinations(range(values.shape[1]), 2):
         shared = ~np.isnan(values[:, i]) & ~np.isnan(values[:, j])
         if shared.sum() < 2:
             continue
         x = np.where(shared, values[:, i] - values[shared, i].mean(), 0.0)
         y = np.where(shared, values[:, j] - values[shared, j].mean(), 0.0)
-        cols = np.column_stack([shared.astype(float), x, y, x * x, y * y, x * y])
-        n, sx, sy, sxx, syy, sxy = (draws @ cols).T
-        var = (n * sxx - sx**2) * (n * syy - sy**2)
-        scale = max(np.abs(x).max(), 1e-300) ** 2 * max(np.abs(y).max(), 1e-300) ** 2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = (n * sxy - sx * sy) / np.sqrt(var)
-        # a resample whose shared items are all alike has no correlation
-        r[var <= 1e-12 * np.maximum(n, 1) ** 2 * scale] = np.nan
-        out.append(r)
-    return np.vstack(out) if out else np.zeros((0, len(draws)))
+        cols += [shared.astype(float), x, y, x * x, y * y, x * y]
+        scales.append(max(np.abs(x).max(), 1e-300) ** 2 * max(np.abs(y).max(), 1e-300) ** 2)
+    if not scales:
+        return np.zeros((0, len(draws)))
+    moments = (draws @ np.column_stack(cols)).T.reshape(len(scales), 6, len(draws))
+    n, sx, sy, sxx, syy, sxy = moments.transpose(1, 0, 2)
+    var = (n * sxx - sx**2) * (n * syy - sy**2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = (n * sxy - sx * sy) / np.sqrt(var)
+    # a resample whose shared items are all alike has no correlation
+    r[var <= 1e-12 * np.maximum(n, 1) ** 2 * np.array(scales)[:, None]] = np.nan
+    return r
 
 
 def mean_pairwise_pearson(r: Ratings, n_resamples: int, seed: int) -> Stat:

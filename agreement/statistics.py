@@ -132,9 +132,13 @@ def _rated(r: Ratings) -> np.ndarray:
 def _chance(ctx: StatContext, which: str, weights: str) -> Stat:
     """AC1/AC2 (``which="gwet"``) or missing-data Fleiss' kappa with CI and n."""
     from agreement.chance import (
+        WEIGHTS,
         agreement_weights,
         fleiss_missing_from_counts,
+        fleiss_missing_from_parts,
         gwet_from_counts,
+        gwet_from_parts,
+        parts_many,
         undefined_reason,
     )
 
@@ -155,7 +159,25 @@ def _chance(ctx: StatContext, which: str, weights: str) -> Stat:
     stat = Stat.of(float(fn(counts, w_cat)[0]), n, "chance agreement is 1: no variation")
     if stat.value is None or ctx.n_resamples <= 0 or len(counts) < 2:
         return stat
-    ci, _ = percentile_ci(fn(counts, w_cat, draw_counts(len(counts), ctx.n_resamples, ctx.seed)))
+    # every weighting's resampled sums in one pass over the draws, shared by the
+    # coefficients of this variable (Fleiss all items, AC2 linear and quadratic)
+    domain = r.numeric_domain()
+    parts = ctx.once(
+        "chance_parts",
+        lambda: dict(
+            zip(
+                WEIGHTS,
+                parts_many(
+                    counts,
+                    [agreement_weights(domain, w) for w in WEIGHTS],
+                    draw_counts(len(counts), ctx.n_resamples, ctx.seed),
+                ),
+                strict=True,
+            )
+        ),
+    )
+    from_parts = gwet_from_parts if which == "gwet" else fleiss_missing_from_parts
+    ci, _ = percentile_ci(from_parts(*parts[weights], w_cat))
     return Stat(stat.value, n, None, ci)
 
 

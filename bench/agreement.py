@@ -11,7 +11,14 @@ wall time is noisy on a shared machine, CPU time much less so. Finally it times 
 fresh ``python cli.py agreement`` process (as often as the in-process runs), imports
 included.
 
+``--process`` times whole processes only, as a user runs the command: ``--repeats`` fresh
+``python cli.py agreement bench --json`` processes (default 3), each one's wall and CPU
+time (user + system, from ``wait4``), their medians, and the machine's load average
+before and after (on a shared machine wall time follows the load; CPU time much less).
+``--baseline DIR`` alternates them with another checkout's processes (before/after).
+
     .venv/bin/python bench/agreement.py [--items 10000] [--db sqlite:////tmp/x.db]
+        [--process [--baseline ../main]]
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import io
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -138,16 +146,17 @@ def time_agreement(url: str, resamples: int) -> tuple[float, float, dict]:
     return elapsed, cpu, json.loads(buf.getvalue())
 
 
-def time_cli_process(url: str, resamples: int) -> tuple[float, float]:
-    """Wall and CPU time (user + system) of one fresh CLI process, imports included."""
+def time_cli_process(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float]:
+    """Wall and CPU time (user + system) of one fresh CLI process, imports included
+    (``root``: the checkout whose ``cli.py`` runs)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), "--db", url, "agreement", PROJECT, "--json"]
+        [sys.executable, str(root / "cli.py"), "--db", url, "agreement", PROJECT, "--json"]
         + ["--resamples", str(resamples)],
         check=True,
         stdout=subprocess.DEVNULL,
-        cwd=ROOT,
+        cwd=root,
     )
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -177,6 +186,29 @@ def time_panel(url: str, repeats: int = 20) -> tuple[float, float]:
         store.close()
 
 
+def process_bench(url: str, resamples: int, repeats: int, baseline: Path | None) -> None:
+    """Whole ``agreement --json`` processes: each run, the medians and the load. With a
+    ``baseline`` checkout, its process runs alternate with this one's, round by round,
+    so both see the same load."""
+    roots = {"this checkout": ROOT} | ({f"baseline {baseline}": baseline} if baseline else {})
+    before = os.getloadavg()
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in roots}
+    for i in range(1, repeats + 1):
+        for name, root in roots.items():
+            wall, cpu = time_cli_process(url, resamples, root)
+            runs[name].append((wall, cpu))
+            print(f"  round {i}, {name}: {wall:.2f} s wall, {cpu:.2f} s CPU")
+    after = os.getloadavg()
+    for name, timed in runs.items():
+        walls, cpus = [w for w, _ in timed], [c for _, c in timed]
+        print(
+            f"{name}: whole `python cli.py agreement {PROJECT} --json` process "
+            f"({resamples} resamples, {repeats} runs): median {statistics.median(walls):.2f} s "
+            f"wall (target < 3 s), median {statistics.median(cpus):.2f} s CPU"
+        )
+    print(f"load average {before[0]:.2f} before, {after[0]:.2f} after ({os.cpu_count()} CPUs)")
+
+
 def main_bench() -> int:
     """Build, time, print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -184,6 +216,15 @@ def main_bench() -> int:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--db", default="sqlite:////tmp/workbench-bench-agreement.db")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--process", action="store_true", help="time whole CLI processes only (3 runs, median)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="with --process: another checkout (e.g. main) whose cli.py runs alternate",
+    )
     args = parser.parse_args()
     t0 = time.perf_counter()
     build(args.db, args.items)
@@ -192,6 +233,9 @@ def main_bench() -> int:
         f"{len(EVALUATORS)} evaluators ({time.perf_counter() - t0:.1f} s to build/check)"
     )
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    if args.process:
+        process_bench(args.db, args.resamples, args.repeats, args.baseline)
+        return 0
     runs, cpus = [], []
     doc: dict = {}
     for _ in range(args.repeats):

@@ -116,7 +116,9 @@ def test_fast_kendall_on_continuous_10k_items_matches_scipy():
         assert rho[b] == pytest.approx(stats.spearmanr(x[take], y[take]).statistic, abs=1e-12)
 
 
-@pytest.mark.parametrize(("n", "b", "seed"), [(1, 3, 0), (7, 5, 1), (333, 40, 20240611)])
+@pytest.mark.parametrize(
+    ("n", "b", "seed"), [(1, 3, 0), (7, 5, 1), (333, 40, 20240611), (50, 150, 9)]
+)
 def test_draw_counts_equal_one_matrix_of_draws(n, b, seed):
     clear_cache()
     idx = np.random.default_rng(seed).integers(0, n, size=(b, n), dtype=np.int64)
@@ -352,3 +354,21 @@ def test_the_seeded_dev_split_does_not_depend_on_item_order() -> None:
     shuffled[10], shuffled[40] = shuffled[40], shuffled[10]
     dev2, _, _ = dev_test_split(shuffled, [None] * 57)
     assert {i for i, d in zip(shuffled, dev2, strict=True) if d} == chosen
+
+
+@pytest.mark.parametrize("kind", ["ties", "continuous", "mixed"])
+@pytest.mark.parametrize("force_merge", [False, True])
+def test_resampled_pearson_equals_numpy_on_every_resample(kind, force_merge, monkeypatch):
+    """Pearson from the level tables (or the one product with the draws) is numpy's
+    corrcoef of the expanded resample."""
+    if force_merge:
+        monkeypatch.setattr(correlation, "TABLE_MAX_CELLS", 0)
+    rng = np.random.default_rng(11)
+    x, y = _pairs(kind, 40, rng)
+    w = _resamples(40, 30, 5)
+    r, _, _ = correlation.resampled_correlations(x, y, w)
+    for b in range(len(w)):
+        rep = w[b].astype(int)
+        expected = np.corrcoef(np.repeat(x, rep), np.repeat(y, rep))[0, 1]
+        assert r[b] == pytest.approx(expected, abs=1e-12)
+    assert np.allclose(r, correlation.weighted_pearson(x, y, w), rtol=0, atol=1e-13)

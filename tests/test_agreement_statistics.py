@@ -216,3 +216,50 @@ def test_ac2_on_continuous_scores_with_many_values_is_null_with_the_reason():
     assert d["gwet_ac2_linear"] is None
     assert "301 distinct values" in d["reasons"]["gwet_ac2_linear"]
     assert d["icc_a_1"] is not None  # ICC covers such fields
+
+
+def test_icc_matches_pingouin_on_random_data_with_missing_ratings():
+    """The numpy ANOVA gives pingouin's six forms and intervals (pingouin is the tests'
+    reference only) on matrices of 2-6 raters, some ratings missing, some rounded."""
+    import warnings
+
+    import pingouin
+
+    from agreement.icc import FORMS, icc_forms
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for case in range(40):
+        k, n = int(rng.integers(2, 7)), int(rng.integers(3, 40))
+        values = rng.normal(0, 1, (n, 1)) + rng.normal(0, rng.uniform(0.2, 2), (n, k))
+        values = np.round(values * 2) if case % 3 == 0 else values
+        matrix = values.astype(object)
+        matrix[rng.random((n, k)) < 0.1] = None
+        r = Ratings.from_matrix(matrix.T.tolist())
+        got = icc_forms(r)
+        complete = r.value_matrix()[(r.codes >= 0).all(axis=1)]
+        if got["a_1"].value is None:
+            continue
+        frame = pd.DataFrame(
+            {
+                "item": np.repeat(np.arange(len(complete)), k),
+                "rater": np.tile(np.arange(k), len(complete)),
+                "score": complete.ravel(),
+            }
+        )
+        old = pingouin.options.get("round.column.CI95")
+        pingouin.options["round.column.CI95"] = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # pingouin 0.7 on pandas 3.1 deprecations
+                table = pingouin.intraclass_corr(
+                    frame, targets="item", raters="rater", ratings="score"
+                ).set_index("Type")
+        finally:
+            pingouin.options["round.column.CI95"] = old
+        for suffix, name in FORMS:
+            assert got[suffix].n == len(complete)
+            assert got[suffix].value == pytest.approx(table.at[name, "ICC"], abs=1e-10)
+            assert got[suffix].ci == pytest.approx(tuple(table.at[name, "CI95"]), abs=1e-10)
+        checked += 1
+    assert checked >= 35

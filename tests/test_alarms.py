@@ -84,3 +84,23 @@ def test_a_careful_crowd_raises_no_alarm_and_small_samples_are_not_judged() -> N
     assert data_quality_alarms(careful, times[times["annotator"].isin(["ann", "bea"])]) == []
     few = labels[labels["item_id"].isin([f"i{i}" for i in range(19)])]  # < 20 shared
     assert data_quality_alarms(few) == []
+
+
+def test_object_answers_and_repeated_labels_count_as_values() -> None:
+    """Pairwise answers (objects) compare as values whatever their key order; a repeated
+    label of one annotator on one item counts once for pairs (the last one), and every
+    row counts for straight-lining."""
+    rows = []
+    for i in range(60):
+        left = {"choice": "A" if i % 3 else "B", "strength": 1 + i % 2}
+        right = dict(reversed(list(left.items())))  # same answer, keys in another order
+        rows += [(f"i{i}", "ann", "pick", left), (f"i{i}", "twin", "pick", right)]
+        rows.append((f"i{i}", "flat", "pick", {"strength": 1, "choice": "A"}))
+    rows.append(("i0", "twin", "pick", {"choice": "A", "strength": 2}))  # replaces i0's
+    labels = pd.DataFrame(rows, columns=["item_id", "annotator", "field", "value"])
+    by_kind = {(a.kind, a.annotators): a for a in data_quality_alarms(labels)}
+    pair = by_kind[("identical_pair", ("ann", "twin"))]
+    assert (pair.n, pair.figure) == (60, 59 / 60)
+    flat = by_kind[("straight_lining", ("flat",))]
+    assert (flat.n, flat.figure) == (60, 1.0)
+    assert "the value (('choice', 'A'), ('strength', 1)) on 60 of 60 items" in flat.sentence

@@ -1,0 +1,71 @@
+"""What an ``agreement --json`` process imports: never matplotlib or pingouin (the ICCs
+are numpy), and scipy.stats only when a correlation or a test is computed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from annotation_store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import contextlib, io, json, sys
+from commands import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    assert main(sys.argv[1:]) == 0
+doc = json.loads(out.getvalue())
+print(json.dumps(sorted(k for k, f in doc["fields"].items() if f["icc_a_1"] is not None)))
+heavy = ("matplotlib", "pingouin", "seaborn", "statsmodels", "scipy.stats")
+print(json.dumps(sorted(m for m in heavy if m in sys.modules)))
+"""
+
+
+def _imported(url: str, project: str) -> tuple[list[str], list[str]]:
+    """(fields with an ICC, heavy modules imported) of one agreement process."""
+    args = ["--db", url, "agreement", project, "--json", "--resamples", "20"]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    with_icc, heavy = done.stdout.strip().splitlines()[-2:]
+    return json.loads(with_icc), json.loads(heavy)
+
+
+def test_a_project_with_evaluators_needs_scipy_stats_but_no_plotting(demo: str) -> None:
+    assert _imported(demo, "demo-actionability") == (
+        ["errors_corrected", "errors_detected", "sources"],
+        ["scipy.stats"],
+    )
+
+
+def test_people_alone_import_no_statistics_library_beyond_numpy(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    try:
+        store.create_project("people", "likert")
+        store.upsert_items("people", [{"item_id": f"i{i}", "fields": {}} for i in range(12)])
+        store.import_labels(
+            "people",
+            [
+                {
+                    "item_id": f"i{i}",
+                    "annotator": who,
+                    "field": "label",
+                    "value": (i + shift) % 5 + 1,
+                    "status": "submitted",
+                }
+                for i in range(12)
+                for who, shift in (("ann", 0), ("bea", 1), ("cem", 0))
+            ],
+        )
+    finally:
+        store.close()
+    assert _imported(sqlite_url, "people") == (["label"], [])
