@@ -1,0 +1,520 @@
+"""The form editor of a declared kind: fields and questions without writing TOML.
+
+The TOML text (session key ``kd_toml``) is the one source: every form widget is filled
+from it, and every form change rewrites it (``workbench_api.kinds.to_toml``, the writer
+behind ``kind show --toml`` for kinds saved as data), so the TOML editor and the form
+never disagree. Checking is left to :mod:`kinds.declared`; its error is shown under the
+field or question it names.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from kinds.declared import ROLES, TYPES, DeclarationError
+from kinds.declared_form import (
+    FIELD_ORDER,
+    QUESTION_ORDER,
+    TYPE_TITLES,
+    answer_options,
+    change_type,
+    likert_text,
+    lines,
+    new_name,
+    ordered,
+    parse_likert,
+    set_value,
+    starter,
+)
+from workbench_api.kinds import to_toml
+
+TOML_KEY = "kd_toml"
+PREFIX = "kf::"
+ALWAYS = "(always)"
+TOP_ORDER = ("title", "description", "guideline", "judge_hint", "fields", "questions")
+#: (whole definition, the table the widget edits, the widget value) -> None
+Setter = Callable[[dict[str, Any], dict[str, Any], Any], None]
+
+
+def read_data() -> dict[str, Any] | None:
+    """The definition in the TOML editor as plain data (None when it is not TOML)."""
+    try:
+        return tomllib.loads(st.session_state.get(TOML_KEY) or "")
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def write_data(data: dict[str, Any]) -> None:
+    """Write the definition back to the TOML editor, keys in their usual order."""
+    out = ordered(data, TOP_ORDER)
+    if isinstance(out.get("fields"), list):
+        out["fields"] = [ordered(f, FIELD_ORDER) for f in out["fields"]]
+    if isinstance(out.get("questions"), list):
+        out["questions"] = [ordered(q, QUESTION_ORDER) for q in out["questions"]]
+    st.session_state[TOML_KEY] = to_toml(out)
+
+
+def reset_form() -> None:
+    """Forget the form's widget values, so they are filled again from the TOML (after
+    the TOML was edited, a kind loaded, or an entry added, removed or retyped)."""
+    for key in [k for k in st.session_state if str(k).startswith(PREFIX)]:
+        del st.session_state[key]
+
+
+def _table(data: dict[str, Any], path: tuple[Any, ...]) -> dict[str, Any]:
+    table: Any = data
+    for step in path:
+        table = table[step]
+    return table
+
+
+def _apply(path: tuple[Any, ...], key: str, setter: Setter, structural: bool) -> None:
+    """A widget's change (callback): set it in the definition, rewrite the TOML."""
+    data = read_data()
+    if data is None:
+        return
+    setter(data, _table(data, path), st.session_state[key])
+    write_data(data)
+    if structural:
+        reset_form()
+
+
+def _put(name: str, default: Any = None, convert: Callable[[Any], Any] = lambda v: v) -> Setter:
+    def setter(data: dict[str, Any], table: dict[str, Any], value: Any) -> None:
+        set_value(table, name, convert(value), default)
+
+    return setter
+
+
+def _widget(
+    widget: Callable[..., Any],
+    label: str,
+    key: str,
+    shown: Any,
+    path: tuple[Any, ...],
+    setter: Setter,
+    *,
+    structural: bool = False,
+    host: Any = st,
+    **kwargs: Any,
+) -> None:
+    """One form widget: filled from the definition once, written back on change."""
+    key = PREFIX + key
+    if key not in st.session_state:
+        st.session_state[key] = shown
+    getattr(host, widget.__name__)(
+        label, key=key, on_change=_apply, args=(path, key, setter, structural), **kwargs
+    )
+
+
+def _error_here(error: DeclarationError | None, *prefixes: str) -> None:
+    """The checker's error, when its key points into this part of the form."""
+    if error is None:
+        return
+    if any(error.key == p or error.key.startswith(p + ".") for p in prefixes):
+        st.error(str(error), icon=":material/error:")
+
+
+def _number(value: Any) -> int | float:
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+# -- the parts of the form ------------------------------------------------------------
+
+
+def _about(data: dict[str, Any], error: DeclarationError | None) -> None:
+    st.markdown("**About the kind**")
+    _widget(st.text_input, "Title", "title", data.get("title", ""), (), _put("title", ""))
+    _widget(
+        st.text_input,
+        "Description",
+        "description",
+        data.get("description", ""),
+        (),
+        _put("description", ""),
+    )
+    _widget(
+        st.text_area,
+        "Guideline (Markdown, no HTML)",
+        "guideline",
+        data.get("guideline", ""),
+        (),
+        _put("guideline", ""),
+        height=100,
+    )
+    _error_here(error, "title", "description", "guideline", "judge_hint", "file")
+
+
+def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
+    st.markdown("**Item fields**: what the annotator sees of each item")
+    fields = data.get("fields") if isinstance(data.get("fields"), list) else []
+    for i, f in enumerate(fields):
+        path = ("fields", i)
+        with st.container(border=True, key=f"kf_field_{i}"):
+            c = st.columns([3, 2, 1, 1, 1], vertical_alignment="bottom")
+            _widget(
+                st.text_input,
+                "Name",
+                f"f{i}::name",
+                f.get("name", ""),
+                path,
+                _put("name"),
+                host=c[0],
+            )
+            role = f.get("role", "text")
+            _widget(
+                st.selectbox,
+                "Shown as",
+                f"f{i}::role",
+                role if role in ROLES else ROLES[0],
+                path,
+                _put("role"),
+                host=c[1],
+                options=ROLES,
+            )
+            _widget(
+                st.checkbox,
+                "judged output",
+                f"f{i}::output",
+                bool(f.get("output", False)),
+                path,
+                _put("output", False),
+                host=c[2],
+                help="An output being judged (a pairwise question compares these)",
+            )
+            _widget(
+                st.checkbox,
+                "hidden",
+                f"f{i}::hidden",
+                bool(f.get("hidden", False)),
+                path,
+                _put("hidden", False),
+                host=c[3],
+                help="Never shown to annotators (gold, metadata)",
+            )
+            c[4].button(
+                "remove",
+                key=f"{PREFIX}f{i}::remove",
+                type="tertiary",
+                on_click=_remove,
+                args=("fields", i),
+            )
+            _widget(
+                st.text_input,
+                "Description",
+                f"f{i}::description",
+                f.get("description", ""),
+                path,
+                _put("description", ""),
+                label_visibility="collapsed",
+                placeholder="what this field holds (optional)",
+            )
+            _error_here(error, f"fields[{i}]")
+    _error_here(error, "fields")
+    st.button("Add a field", key=f"{PREFIX}add_field", icon=":material/add:", on_click=_add_field)
+
+
+def _question(
+    data: dict[str, Any], i: int, q: dict[str, Any], error: DeclarationError | None
+) -> None:
+    path = ("questions", i)
+    fields = [f for f in data.get("fields") or [] if isinstance(f, dict)]
+    names = [str(f.get("name", "")) for f in fields]
+    qtype = q.get("type")
+    c = st.columns([3, 3, 1, 1], vertical_alignment="bottom")
+    _widget(st.text_input, "Name", f"q{i}::name", q.get("name", ""), path, _rename(i), host=c[0])
+    _widget(
+        st.selectbox,
+        "Type",
+        f"q{i}::type",
+        qtype if qtype in TYPES else None,
+        path,
+        _retype(fields),
+        structural=True,
+        host=c[1],
+        options=list(TYPES),
+        format_func=TYPE_TITLES.get,
+    )
+    _widget(
+        st.checkbox,
+        "required",
+        f"q{i}::required",
+        bool(q.get("required", True)),
+        path,
+        _put("required", True),
+        host=c[2],
+    )
+    c[3].button(
+        "remove",
+        key=f"{PREFIX}q{i}::remove",
+        type="tertiary",
+        on_click=_remove,
+        args=("questions", i),
+    )
+    _widget(st.text_input, "Prompt", f"q{i}::prompt", q.get("prompt", ""), path, _put("prompt", ""))
+    _widget(st.text_input, "Help", f"q{i}::help", q.get("help", ""), path, _put("help", ""))
+    _typed(i, q, names, fields)
+    _condition(data, i, q)
+    _error_here(error, f"questions[{i}]")
+
+
+def _labels_area(i: int, q: dict[str, Any], label: str, default: Any = None) -> None:
+    _widget(
+        st.text_area,
+        label,
+        f"q{i}::labels",
+        "\n".join(str(v) for v in q.get("labels") or default or []),
+        ("questions", i),
+        _put("labels", default, lines),
+        height=100,
+    )
+
+
+def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, Any]]) -> None:
+    """The type's own entries: labels, levels, range, outputs, the marked field."""
+    qtype = q.get("type")
+    path = ("questions", i)
+    if qtype == "binary":
+        _labels_area(i, q, "Labels: no, then yes (one per line)", ["no", "yes"])
+    elif qtype in ("single", "multi"):
+        _labels_area(i, q, "Labels, one per line")
+    elif qtype == "likert":
+        _widget(
+            st.text_area,
+            "Levels, one per line as LEVEL: label (e.g. 1: poor)",
+            f"q{i}::likert",
+            likert_text(q),
+            path,
+            _set_likert,
+            height=130,
+        )
+    elif qtype == "score":
+        c = st.columns(2)
+        for col, bound, default in zip(c, ("min", "max"), (0, 1), strict=True):
+            _widget(
+                st.number_input,
+                bound,
+                f"q{i}::{bound}",
+                float(q.get(bound, default)),
+                path,
+                _put(bound, None, _number),
+                host=col,
+            )
+    elif qtype == "text":
+        st.caption("Answered in a text box.")
+    elif qtype == "pairwise":
+        c = st.columns(2)
+        outputs = list(q.get("outputs") or [])
+        _widget(
+            st.multiselect,
+            "Outputs compared (A, B, ...)",
+            f"q{i}::outputs",
+            outputs,
+            path,
+            _put("outputs", []),
+            host=c[0],
+            options=_with(names, outputs),
+        )
+        systems = list(q.get("systems") or [])
+        _widget(
+            st.multiselect,
+            "System of each output (optional)",
+            f"q{i}::systems",
+            systems,
+            path,
+            _put("systems", []),
+            host=c[1],
+            options=_with(names, systems),
+            help="Hidden fields naming the system behind each output, in the same order",
+        )
+        c = st.columns([1, 3], vertical_alignment="bottom")
+        _widget(
+            st.checkbox,
+            "tie allowed",
+            f"q{i}::tie",
+            bool(q.get("tie", True)),
+            path,
+            _put("tie", True),
+            structural=True,
+            host=c[0],
+        )
+        _widget(
+            st.text_input,
+            "Strength levels (optional, comma-separated)",
+            f"q{i}::strength",
+            ", ".join(q.get("strength") or []),
+            path,
+            _put("strength", [], lambda v: [s.strip() for s in str(v).split(",") if s.strip()]),
+            host=c[1],
+            placeholder="e.g. slightly, clearly",
+        )
+    elif qtype == "spans":
+        texts = [
+            str(f.get("name"))
+            for f in fields
+            if f.get("role", "text") in ("text", "markdown", "code")
+        ]
+        source = q.get("field")
+        _widget(
+            st.selectbox,
+            "Text field to mark",
+            f"q{i}::field",
+            source if source in texts else None,
+            path,
+            _put("field"),
+            options=texts,
+        )
+        _labels_area(i, q, "Span labels, one per line")
+
+
+def _condition(data: dict[str, Any], i: int, q: dict[str, Any]) -> None:
+    """Show only when an earlier question has one of some answers."""
+    path = ("questions", i)
+    before = {
+        str(b.get("name")): b for b in (data.get("questions") or [])[:i] if isinstance(b, dict)
+    }
+    cond = q.get("show_if") if isinstance(q.get("show_if"), dict) else None
+    target = str(cond.get("question")) if cond else ALWAYS
+    c = st.columns(2)
+    _widget(
+        st.selectbox,
+        "Ask",
+        f"q{i}::when",
+        target,
+        path,
+        _set_condition(before),
+        structural=True,
+        host=c[0],
+        options=_with([ALWAYS, *before], [target]),
+        format_func=lambda v: "always" if v == ALWAYS else f"only when {v} is …",
+    )
+    if cond is None:
+        return
+    options = answer_options(before.get(target, {}))
+    given = cond.get("answer")
+    given = given if isinstance(given, list) else [given]
+    _widget(
+        st.multiselect,
+        "one of",
+        f"q{i}::answers",
+        given,
+        path,
+        _set_answers,
+        host=c[1],
+        options=_with(options, given),
+    )
+
+
+def render_form(error: DeclarationError | None) -> None:
+    """The whole form, filled from the TOML editor; ``error`` is shown where it points."""
+    data = read_data()
+    if data is None:
+        st.warning(
+            "The TOML cannot be read: fix it in the TOML tab and the form follows.",
+            icon=":material/warning:",
+        )
+        return
+    _about(data, error)
+    _fields(data, error)
+    st.markdown("**Questions**: what the annotator answers, in this order")
+    questions = data.get("questions") if isinstance(data.get("questions"), list) else []
+    for i, q in enumerate(questions):
+        with st.container(border=True, key=f"kf_question_{i}"):
+            _question(data, i, q, error)
+    _error_here(error, "questions")
+    c = st.columns([2, 1], vertical_alignment="bottom")
+    c[0].selectbox(
+        "New question's type", list(TYPES), key="kf_new_type", format_func=TYPE_TITLES.get
+    )
+    c[1].button(
+        "Add a question", key=f"{PREFIX}add_question", icon=":material/add:", on_click=_add_question
+    )
+
+
+# -- callbacks and setters --------------------------------------------------------------
+
+
+def _with(options: list[Any], current: list[Any]) -> list[Any]:
+    """``options`` plus any current value not among them (shown, so it can be removed)."""
+    return [*options, *(v for v in current if v not in options)]
+
+
+def _edit(change: Callable[[dict[str, Any]], None]) -> None:
+    data = read_data()
+    if data is None:
+        return
+    change(data)
+    write_data(data)
+    reset_form()
+
+
+def _remove(section: str, i: int) -> None:
+    _edit(lambda data: data[section].pop(i))
+
+
+def _add_field() -> None:
+    def change(data: dict[str, Any]) -> None:
+        fields = data.setdefault("fields", [])
+        fields.append({"name": new_name("field", [f.get("name") for f in fields]), "role": "text"})
+
+    _edit(change)
+
+
+def _add_question() -> None:
+    qtype = st.session_state.get("kf_new_type") or "binary"
+
+    def change(data: dict[str, Any]) -> None:
+        questions = data.setdefault("questions", [])
+        name = new_name("question", [q.get("name") for q in questions])
+        questions.append({"name": name, "type": qtype, **starter(qtype, data.get("fields") or [])})
+
+    _edit(change)
+
+
+def _rename(i: int) -> Setter:
+    """A question's new name, also in the conditions that name it."""
+
+    def setter(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
+        old, q["name"] = q.get("name"), str(value).strip()
+        for later in (data.get("questions") or [])[i + 1 :]:
+            cond = later.get("show_if") if isinstance(later, dict) else None
+            if isinstance(cond, dict) and cond.get("question") == old:
+                cond["question"] = q["name"]
+                reset_form()  # the later condition's picker shows the new name
+
+    return setter
+
+
+def _retype(fields: list[dict[str, Any]]) -> Setter:
+    def setter(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
+        new = change_type(q, str(value), fields)
+        q.clear()
+        q.update(new)
+
+    return setter
+
+
+def _set_likert(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
+    labels, levels = parse_likert(str(value))
+    q["labels"] = labels
+    set_value(q, "levels", levels)
+
+
+def _set_condition(before: dict[str, dict[str, Any]]) -> Setter:
+    def setter(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
+        if value == ALWAYS:
+            q.pop("show_if", None)
+            return
+        options = answer_options(before.get(value, {}))
+        q["show_if"] = {"question": value, "answer": options[-1:]}
+
+    return setter
+
+
+def _set_answers(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
+    q["show_if"]["answer"] = list(value)
