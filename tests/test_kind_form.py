@@ -293,3 +293,25 @@ def test_a_condition_naming_no_answer_is_refused() -> None:
     }
     with pytest.raises(DeclarationError, match=r"^questions\[1\]\.show_if\.answer: name at"):
         parse_definition(data)
+
+
+@pytest.mark.parametrize(
+    ("toml", "shown"),
+    [
+        ('fields = ["text"]', "fields[0] is not a table the form can show"),
+        ("[fields]\nname = 1", "fields is not a table the form can show"),
+        (
+            '[[fields]]\nname = "t"\n[[questions]]\nname = "s"\ntype = "score"\nmin = "low"',
+            "questions[0] holds a value the form cannot show",
+        ),
+        ("title = [", "The TOML cannot be read"),
+    ],
+)
+def test_odd_toml_leaves_the_form_with_a_warning(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch, toml: str, shown: str
+) -> None:
+    at = open_app(monkeypatch, sqlite_url, page="pages/kinds.py")
+    at.text_area(key="kd_toml").set_value(toml)
+    assert_ok(at.run())
+    assert any(w.value.startswith(shown) for w in at.warning)
+    assert at.error and at.error[-1].value.startswith("Not valid: ")

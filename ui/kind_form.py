@@ -129,12 +129,12 @@ def _number(value: Any) -> int | float:
 
 def _about(data: dict[str, Any], error: DeclarationError | None) -> None:
     st.markdown("**About the kind**")
-    _widget(st.text_input, "Title", "title", data.get("title", ""), (), _put("title", ""))
+    _widget(st.text_input, "Title", "title", str(data.get("title", "")), (), _put("title", ""))
     _widget(
         st.text_input,
         "Description",
         "description",
-        data.get("description", ""),
+        str(data.get("description", "")),
         (),
         _put("description", ""),
     )
@@ -142,7 +142,7 @@ def _about(data: dict[str, Any], error: DeclarationError | None) -> None:
         st.text_area,
         "Guideline (Markdown, no HTML)",
         "guideline",
-        data.get("guideline", ""),
+        str(data.get("guideline", "")),
         (),
         _put("guideline", ""),
         height=100,
@@ -152,8 +152,7 @@ def _about(data: dict[str, Any], error: DeclarationError | None) -> None:
 
 def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
     st.markdown("**Item fields**: what the annotator sees of each item")
-    fields = data.get("fields") if isinstance(data.get("fields"), list) else []
-    for i, f in enumerate(fields):
+    for i, f in enumerate(data.get("fields") or []):
         path = ("fields", i)
         with st.container(border=True, key=f"kf_field_{i}"):
             c = st.columns([3, 2, 1, 1, 1], vertical_alignment="bottom")
@@ -161,7 +160,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 st.text_input,
                 "Name",
                 f"f{i}::name",
-                f.get("name", ""),
+                str(f.get("name", "")),
                 path,
                 _put("name"),
                 host=c[0],
@@ -208,7 +207,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 st.text_input,
                 "Description",
                 f"f{i}::description",
-                f.get("description", ""),
+                str(f.get("description", "")),
                 path,
                 _put("description", ""),
                 label_visibility="collapsed",
@@ -227,7 +226,9 @@ def _question(
     names = [str(f.get("name", "")) for f in fields]
     qtype = q.get("type")
     c = st.columns([3, 3, 1, 1], vertical_alignment="bottom")
-    _widget(st.text_input, "Name", f"q{i}::name", q.get("name", ""), path, _rename(i), host=c[0])
+    _widget(
+        st.text_input, "Name", f"q{i}::name", str(q.get("name", "")), path, _rename(i), host=c[0]
+    )
     _widget(
         st.selectbox,
         "Type",
@@ -256,8 +257,10 @@ def _question(
         on_click=_remove,
         args=("questions", i),
     )
-    _widget(st.text_input, "Prompt", f"q{i}::prompt", q.get("prompt", ""), path, _put("prompt", ""))
-    _widget(st.text_input, "Help", f"q{i}::help", q.get("help", ""), path, _put("help", ""))
+    _widget(
+        st.text_input, "Prompt", f"q{i}::prompt", str(q.get("prompt", "")), path, _put("prompt", "")
+    )
+    _widget(st.text_input, "Help", f"q{i}::help", str(q.get("help", "")), path, _put("help", ""))
     _typed(i, q, names, fields)
     _condition(data, i, q)
     _error_here(error, f"questions[{i}]")
@@ -419,13 +422,27 @@ def render_form(error: DeclarationError | None) -> None:
             icon=":material/warning:",
         )
         return
+    odd = _not_tables(data)
+    if odd:
+        st.warning(
+            f"{odd} is not a table the form can show: fix it in the TOML tab.",
+            icon=":material/warning:",
+        )
+        return
+    st.caption("A form edit rewrites the TOML in the usual key order (comments are dropped).")
     _about(data, error)
     _fields(data, error)
     st.markdown("**Questions**: what the annotator answers, in this order")
-    questions = data.get("questions") if isinstance(data.get("questions"), list) else []
-    for i, q in enumerate(questions):
+    for i, q in enumerate(data.get("questions") or []):
         with st.container(border=True, key=f"kf_question_{i}"):
-            _question(data, i, q, error)
+            try:
+                _question(data, i, q, error)
+            except (TypeError, ValueError, AttributeError):  # a value of the wrong type
+                st.warning(
+                    f"questions[{i}] holds a value the form cannot show: edit it in the TOML tab.",
+                    icon=":material/warning:",
+                )
+                _error_here(error, f"questions[{i}]")
     _error_here(error, "questions")
     c = st.columns([2, 1], vertical_alignment="bottom")
     c[0].selectbox(
@@ -434,6 +451,18 @@ def render_form(error: DeclarationError | None) -> None:
     c[1].button(
         "Add a question", key=f"{PREFIX}add_question", icon=":material/add:", on_click=_add_question
     )
+
+
+def _not_tables(data: dict[str, Any]) -> str | None:
+    """The first part of the definition that is not a list of tables (or a table)."""
+    for section in ("fields", "questions"):
+        entries = data.get(section, [])
+        if not isinstance(entries, list):
+            return section
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                return f"{section}[{i}]"
+    return None
 
 
 # -- callbacks and setters --------------------------------------------------------------

@@ -45,8 +45,9 @@ class PreviewLabels:
     """Stands in for the store in the preview's item context: the two calls the view's
     save callbacks make, on answers held in session state."""
 
-    def __init__(self, kind: TaskKind, item_key: str) -> None:
+    def __init__(self, kind: TaskKind, item_key: str, fields: Mapping[str, Any]) -> None:
         self.kind = kind
+        self.fields = dict(fields)
         self.answers: dict[str, Any] = st.session_state.setdefault(ANSWERS_KEY, {}).setdefault(
             item_key, {}
         )
@@ -55,13 +56,12 @@ class PreviewLabels:
     def _drop_stale(self) -> None:
         """Forget answers the current definition no longer accepts (a renamed question,
         a removed label)."""
-        fields = {f.name: f for f in self.kind.human_fields()}
-        values = {f.name: "" for f in self.kind.item_fields}
+        questions = {f.name: f for f in self.kind.human_fields()}
         for name, value in list(self.answers.items()):
             try:
-                if name not in fields:
+                if name not in questions:
                     raise ValidationError("gone", name)
-                fields[name].validate(value, values, draft=True)
+                questions[name].validate(value, self.fields, draft=True)
             except (ValidationError, TypeError, ValueError):
                 del self.answers[name]
 
@@ -74,7 +74,7 @@ class PreviewLabels:
     ) -> None:
         """Check ``value`` as the store would, then keep it in the session."""
         spec = self.kind.human_field(field)
-        self.answers[field] = spec.validate(value, None, draft=True)
+        self.answers[field] = spec.validate(value, self.fields, draft=True)
 
 
 def pick_item(store: Store, definition: KindDefinition, default: str | None) -> tuple[str, dict]:
@@ -110,7 +110,7 @@ def live_preview(
 ) -> None:
     """Draw the Annotate view of ``definition`` on one item; answers stay in the session."""
     kind = build_kind(kind_ref(name or "draft", 0), definition)
-    labels = PreviewLabels(kind, item_key)
+    labels = PreviewLabels(kind, item_key, fields)
     project = PreviewProject(0, PROJECT, kind.name, {}, "", 0, utcnow(), preview_kind=kind)
     item = ItemRecord(0, item_key, 0, dict(fields))
     ctx = ItemContext(
