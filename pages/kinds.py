@@ -47,32 +47,44 @@ if text.strip():
         checked = parse_toml(text)
     except DeclarationError as exc:
         error = exc
-form_tab, toml_tab = st.tabs(["Form", "TOML"])
-with form_tab:
-    render_form(error)
-with toml_tab:
-    st.text_area("Definition (TOML)", key=TOML_KEY, height=420, on_change=reset_form)
-
-if error is not None:
-    st.error(f"Not valid: {error}", icon=":material/error:")
-if checked is not None:
-    st.success(
-        f"Valid: {len(checked.item_fields)} fields, {len(checked.questions)} questions.",
-        icon=":material/check:",
-    )
-    with st.expander("Live preview: the Annotate view", expanded=True):
+edit, view = st.columns([11, 10], gap="medium")
+with edit:
+    form_tab, toml_tab = st.tabs(["Form", "TOML"])
+    with form_tab:
+        render_form(error)
+    with toml_tab:
+        st.text_area("Definition (TOML)", key=TOML_KEY, height=520, on_change=reset_form)
+# The preview follows the page as the form scrolls: its column stretches to the form's
+# height and the preview sticks below the top bar.
+st.html(
+    "<style>[data-testid='stColumn']:has(.st-key-kd_view){align-self:stretch}"
+    "[data-testid='stColumn']:has(.st-key-kd_view)>div{height:100%}"
+    "[data-testid='stLayoutWrapper']:has(>.st-key-kd_view){position:sticky;top:3.75rem;"
+    "max-height:calc(100vh - 4.5rem);overflow-y:auto}</style>"
+)
+with view, st.container(key="kd_view"):
+    if error is not None:
+        st.error(f"Not valid: {error}", icon=":material/error:")
+    elif checked is None:
+        st.info("Add a field and a question (or paste TOML) to see the preview here.")
+    if checked is not None:
+        st.success(
+            f"Valid: {len(checked.item_fields)} fields, {len(checked.questions)} questions.",
+            icon=":material/check:",
+        )
+        st.markdown("**Live preview**: the Annotate view")
         project = current_project()
         item_key, fields = pick_item(store, checked, project.name if project else None)
         live_preview(checked, name, item_key, fields, current_user())
-    if st.button("Save as new version", type="primary", key="kd_save"):
-        try:
-            record = save_kind(store, name, text, created_by=current_user().name)
-        except (DeclarationError, StoreError) as exc:
-            st.error(f"Not saved: {exc}", icon=":material/error:")
-        else:
-            st.session_state["kd_flash"] = f"Saved {record.ref}."
-            st.session_state["kd_next_pick"] = record.name
-            st.rerun()
+        if st.button("Save as new version", type="primary", key="kd_save"):
+            try:
+                record = save_kind(store, name, text, created_by=current_user().name)
+            except (DeclarationError, StoreError) as exc:
+                st.error(f"Not saved: {exc}", icon=":material/error:")
+            else:
+                st.session_state["kd_flash"] = f"Saved {record.ref}."
+                st.session_state["kd_next_pick"] = record.name
+                st.rerun()
 flash = st.session_state.pop("kd_flash", None)
 if flash:
     st.success(flash)

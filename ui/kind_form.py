@@ -155,7 +155,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
     for i, f in enumerate(data.get("fields") or []):
         path = ("fields", i)
         with st.container(border=True, key=f"kf_field_{i}"):
-            c = st.columns([3, 2, 1, 1, 1], vertical_alignment="bottom")
+            c = st.columns([4, 3, 2], vertical_alignment="bottom")
             _widget(
                 st.text_input,
                 "Name",
@@ -176,15 +176,23 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 host=c[1],
                 options=ROLES,
             )
+            c[2].button(
+                "remove",
+                key=f"{PREFIX}f{i}::remove",
+                type="tertiary",
+                on_click=_remove,
+                args=("fields", i),
+            )
+            c = st.columns([2, 2, 5], vertical_alignment="center")
             _widget(
                 st.checkbox,
-                "judged output",
+                "output",
                 f"f{i}::output",
                 bool(f.get("output", False)),
                 path,
                 _put("output", False),
-                host=c[2],
-                help="An output being judged (a pairwise question compares these)",
+                host=c[0],
+                help="A judged output (a pairwise question compares these)",
             )
             _widget(
                 st.checkbox,
@@ -193,15 +201,8 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 bool(f.get("hidden", False)),
                 path,
                 _put("hidden", False),
-                host=c[3],
+                host=c[1],
                 help="Never shown to annotators (gold, metadata)",
-            )
-            c[4].button(
-                "remove",
-                key=f"{PREFIX}f{i}::remove",
-                type="tertiary",
-                on_click=_remove,
-                args=("fields", i),
             )
             _widget(
                 st.text_input,
@@ -210,6 +211,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 str(f.get("description", "")),
                 path,
                 _put("description", ""),
+                host=c[2],
                 label_visibility="collapsed",
                 placeholder="what this field holds (optional)",
             )
@@ -225,7 +227,7 @@ def _question(
     fields = [f for f in data.get("fields") or [] if isinstance(f, dict)]
     names = [str(f.get("name", "")) for f in fields]
     qtype = q.get("type")
-    c = st.columns([3, 3, 1, 1], vertical_alignment="bottom")
+    c = st.columns([4, 4, 2], vertical_alignment="bottom")
     _widget(
         st.text_input, "Name", f"q{i}::name", str(q.get("name", "")), path, _rename(i), host=c[0]
     )
@@ -241,6 +243,23 @@ def _question(
         options=list(TYPES),
         format_func=TYPE_TITLES.get,
     )
+    c[2].button(
+        "remove",
+        key=f"{PREFIX}q{i}::remove",
+        type="tertiary",
+        on_click=_remove,
+        args=("questions", i),
+    )
+    c = st.columns([4, 1], vertical_alignment="bottom")
+    _widget(
+        st.text_input,
+        "Prompt",
+        f"q{i}::prompt",
+        str(q.get("prompt", "")),
+        path,
+        _put("prompt", ""),
+        host=c[0],
+    )
     _widget(
         st.checkbox,
         "required",
@@ -248,17 +267,7 @@ def _question(
         bool(q.get("required", True)),
         path,
         _put("required", True),
-        host=c[2],
-    )
-    c[3].button(
-        "remove",
-        key=f"{PREFIX}q{i}::remove",
-        type="tertiary",
-        on_click=_remove,
-        args=("questions", i),
-    )
-    _widget(
-        st.text_input, "Prompt", f"q{i}::prompt", str(q.get("prompt", "")), path, _put("prompt", "")
+        host=c[1],
     )
     _widget(st.text_input, "Help", f"q{i}::help", str(q.get("help", "")), path, _put("help", ""))
     _typed(i, q, names, fields)
