@@ -183,7 +183,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 on_click=_remove,
                 args=("fields", i),
             )
-            c = st.columns([2, 2, 5], vertical_alignment="center")
+            c = st.columns([3, 3, 4], vertical_alignment="center")
             _widget(
                 st.checkbox,
                 "output",
