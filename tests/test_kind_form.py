@@ -16,6 +16,7 @@ from annotation_store import Store
 from kinds.declared import DeclarationError, parse_definition
 from kinds.declared_form import answer_options, change_type, likert_text, parse_likert
 from tests.support.apptest import assert_ok, open_app
+from tests.support.kind_examples import example_project
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "kinds"
 
@@ -315,3 +316,26 @@ def test_odd_toml_leaves_the_form_with_a_warning(
     assert_ok(at.run())
     assert any(w.value.startswith(shown) for w in at.warning)
     assert at.error and at.error[-1].value.startswith("Not valid: ")
+
+
+def test_a_form_edit_of_a_labelled_kind_saves_a_new_version(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(sqlite_url)
+    example_project(store, "error_spans", "errs")
+    store.save_label("errs", "e1", "ann", "has_errors", 0, status="submitted")
+    at = open_app(monkeypatch, sqlite_url, page="pages/kinds.py")
+    at.selectbox(key="kd_pick").set_value("errs")
+    assert_ok(at.run())
+    assert at.text_area(key="kf::q2::labels").value == "minor\nmajor\ncritical"
+    at.text_area(key="kf::q2::labels").set_value("minor\nmajor")
+    assert_ok(at.run())
+    at.button(key="kd_save").click()
+    assert_ok(at.run())
+    assert [r.version for r in store.kind_versions("errs")] == [1, 2]
+    assert store.kind_record("errs").definition["questions"][2]["labels"] == ["minor", "major"]
+    assert store.kind_record("errs", 1).source == (EXAMPLES / "error_spans.toml").read_text()
+    assert store.project("errs").kind == "decl:errs@1"  # the project keeps its version
+    assert store.annotations_frame("errs")["value"].tolist() == [0]
+    assert at.selectbox(key="kd_pick").value == "errs"  # the new version is open
+    assert at.text_area(key="kf::q2::labels").value == "minor\nmajor"
