@@ -216,11 +216,26 @@ def test_toml_edits_fill_the_form_and_renames_follow_conditions(
     assert _toml(at)["questions"][1]["show_if"]["question"] == "pick"
     assert at.selectbox(key="kf::q1::when").value == "pick"
     assert not at.error
+    at.button(key="kf::q2::up").click()  # "note" before "reasons"
+    assert_ok(at.run())
+    assert [q["name"] for q in _toml(at)["questions"]] == ["pick", "note", "reasons"]
+    at.button(key="kf::q1::up").click()  # "note" first: "reasons" still follows "pick"
+    assert_ok(at.run())
+    assert [q["name"] for q in _toml(at)["questions"]] == ["note", "pick", "reasons"]
+    assert at.multiselect(key="kf::q2::answers").value == ["answer_a", "answer_b"]
+    at.button(key="kf::q2::up").click()  # "reasons" before "pick": its condition is refused
+    assert_ok(at.run())
+    assert at.error[0].value.startswith(
+        "questions[1].show_if.question: 'pick' is not a question declared before 'reasons'"
+    )
+    at.button(key="kf::q2::up").click()
+    assert_ok(at.run())
+    assert not at.error
     # the TOML changes, the form follows
     text = at.text_area(key="kd_toml").value.replace('"clearly"', '"much"')
     at.text_area(key="kd_toml").set_value(text)
     assert_ok(at.run())
-    assert at.text_input(key="kf::q0::strength").value == "slightly, much"
+    assert at.text_input(key="kf::q1::strength").value == "slightly, much"
     assert store.kind_records() == []
 
 

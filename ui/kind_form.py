@@ -176,13 +176,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 host=c[1],
                 options=ROLES,
             )
-            c[2].button(
-                "remove",
-                key=f"{PREFIX}f{i}::remove",
-                type="tertiary",
-                on_click=_remove,
-                args=("fields", i),
-            )
+            _entry_buttons(c[2], "fields", i)
             c = st.columns([3, 3, 4], vertical_alignment="center")
             _widget(
                 st.checkbox,
@@ -243,13 +237,7 @@ def _question(
         options=list(TYPES),
         format_func=TYPE_TITLES.get,
     )
-    c[2].button(
-        "remove",
-        key=f"{PREFIX}q{i}::remove",
-        type="tertiary",
-        on_click=_remove,
-        args=("questions", i),
-    )
+    _entry_buttons(c[2], "questions", i)
     c = st.columns([4, 1], vertical_alignment="bottom")
     _widget(
         st.text_input,
@@ -273,6 +261,29 @@ def _question(
     _typed(i, q, names, fields)
     _condition(data, i, q)
     _error_here(error, f"questions[{i}]")
+
+
+def _entry_buttons(host: Any, section: str, i: int) -> None:
+    """Move an entry up (a condition may only name an earlier question), or remove it."""
+    tag = section[0]
+    with host.container(horizontal=True, gap="small"):
+        if i:
+            st.button(
+                "↑",
+                key=f"{PREFIX}{tag}{i}::up",
+                type="tertiary",
+                help="Move up",
+                on_click=_move_up,
+                args=(section, i),
+            )
+        st.button(
+            "✕",
+            key=f"{PREFIX}{tag}{i}::remove",
+            type="tertiary",
+            help="Remove",
+            on_click=_remove,
+            args=(section, i),
+        )
 
 
 def _labels_area(i: int, q: dict[str, Any], label: str, default: Any = None) -> None:
@@ -493,6 +504,14 @@ def _edit(change: Callable[[dict[str, Any]], None]) -> None:
 
 def _remove(section: str, i: int) -> None:
     _edit(lambda data: data[section].pop(i))
+
+
+def _move_up(section: str, i: int) -> None:
+    def change(data: dict[str, Any]) -> None:
+        entries = data[section]
+        entries[i - 1], entries[i] = entries[i], entries[i - 1]
+
+    _edit(change)
 
 
 def _add_field() -> None:

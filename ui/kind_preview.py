@@ -134,4 +134,9 @@ def live_preview(
         f"Answers given here are checked as in Annotate and kept in this session only "
         f"({len(labels.answers)} so far); nothing is saved."
     )
-    c2.button("Clear answers", key="kd_preview_clear", on_click=labels.answers.clear)
+    c2.button(
+        "Clear",
+        key="kd_preview_clear",
+        help="Forget the answers given in the preview",
+        on_click=labels.answers.clear,
+    )
