@@ -264,6 +264,10 @@ def test_the_preview_writes_nothing_on_a_real_item(
     assert wrong.proto.type == "primary"  # shown as chosen
     assert store.annotations_frame("texts", ("draft", "submitted", "skipped")).empty
     assert store.item_state("texts", "t1", "admin")["labels"] == {}
+    at.button(key="kd_preview_clear").click()
+    assert_ok(at.run())
+    assert at.session_state["kd_preview_answers"] == {"texts/t1": {}}
+    assert not any(k.endswith("::why::wrong") for k in _keys(at))  # not asked any more
     # the sample item instead of the project's
     at.selectbox(key="kd_preview_on").set_value("the kind's sample item")
     assert_ok(at.run())
