@@ -216,13 +216,19 @@ def test_toml_edits_fill_the_form_and_renames_follow_conditions(
     assert _toml(at)["questions"][1]["show_if"]["question"] == "pick"
     assert at.selectbox(key="kf::q1::when").value == "pick"
     assert not at.error
+    at.text_input(key="kf::f1::name").set_value("first")  # a compared output renamed
+    assert_ok(at.run())
+    assert _toml(at)["questions"][0]["outputs"] == ["first", "answer_b"]
+    assert at.multiselect(key="kf::q0::outputs").value == ["first", "answer_b"]
+    assert _toml(at)["questions"][1]["show_if"]["answer"] == ["first", "answer_b"]
+    assert not at.error
     at.button(key="kf::q2::up").click()  # "note" before "reasons"
     assert_ok(at.run())
     assert [q["name"] for q in _toml(at)["questions"]] == ["pick", "note", "reasons"]
     at.button(key="kf::q1::up").click()  # "note" first: "reasons" still follows "pick"
     assert_ok(at.run())
     assert [q["name"] for q in _toml(at)["questions"]] == ["note", "pick", "reasons"]
-    assert at.multiselect(key="kf::q2::answers").value == ["answer_a", "answer_b"]
+    assert at.multiselect(key="kf::q2::answers").value == ["first", "answer_b"]
     at.button(key="kf::q2::up").click()  # "reasons" before "pick": its condition is refused
     assert_ok(at.run())
     assert at.error[0].value.startswith(

@@ -162,7 +162,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 f"f{i}::name",
                 str(f.get("name", "")),
                 path,
-                _put("name"),
+                _rename_field,
                 host=c[0],
             )
             role = f.get("role", "text")
@@ -545,6 +545,29 @@ def _rename(i: int) -> Setter:
                 reset_form()  # the later condition's picker shows the new name
 
     return setter
+
+
+def _rename_field(data: dict[str, Any], f: dict[str, Any], value: Any) -> None:
+    """A field's new name, also where questions name it (outputs, systems, marked field)."""
+    old, f["name"] = f.get("name"), str(value).strip()
+    questions = [q for q in data.get("questions") or [] if isinstance(q, dict)]
+    comparing = set()  # pairwise questions whose answers name the field
+    for q in questions:
+        for key in ("outputs", "systems"):
+            if isinstance(q.get(key), list) and old in q[key]:
+                q[key] = [f["name"] if v == old else v for v in q[key]]
+                comparing |= {q.get("name")} if key == "outputs" else set()
+        if q.get("field") == old:
+            q["field"] = f["name"]
+    for q in questions:
+        cond = q.get("show_if")
+        if isinstance(cond, dict) and cond.get("question") in comparing:
+            answers = cond.get("answer")
+            if isinstance(answers, list):
+                cond["answer"] = [f["name"] if a == old else a for a in answers]
+            elif answers == old:
+                cond["answer"] = f["name"]
+    reset_form()  # pickers that list the field show its new name
 
 
 def _retype(fields: list[dict[str, Any]]) -> Setter:
