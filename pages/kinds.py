@@ -8,7 +8,8 @@ import streamlit as st
 from annotation_store import StoreError
 from kinds.declared import DeclarationError, parse_toml
 from ui.context import current_project, current_user, get_store, has_role
-from ui.kind_form import TOML_KEY, render_form, reset_form
+from ui.kind_form import render_form
+from ui.kind_form_edits import TOML_KEY, reset_form
 from ui.kind_preview import live_preview, pick_item
 from workbench_api.kinds import save_kind
 

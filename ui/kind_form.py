@@ -1,93 +1,38 @@
 """The form editor of a declared kind: fields and questions without writing TOML.
 
-The TOML text (session key ``kd_toml``) is the one source: every form widget is filled
-from it, and every form change rewrites it (``workbench_api.kinds.to_toml``, the writer
-behind ``kind show --toml`` for kinds saved as data), so the TOML editor and the form
-never disagree. Checking is left to :mod:`kinds.declared`; its error is shown under the
-field or question it names.
+Every widget is filled from the TOML editor's text and writes its change back through
+:mod:`ui.kind_form_edits` (the writer behind ``kind show --toml`` for kinds saved as
+data), so the TOML editor and the form never disagree. Checking is left to
+:mod:`kinds.declared`; its error is shown under the field or question it names.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from kinds.declared import ROLES, TYPES, DeclarationError
-from kinds.declared_form import (
-    FIELD_ORDER,
-    QUESTION_ORDER,
-    TYPE_TITLES,
-    answer_options,
-    change_type,
-    likert_text,
-    lines,
-    new_name,
-    ordered,
-    parse_likert,
-    set_value,
-    starter,
+from kinds.declared_form import TYPE_TITLES, answer_options, likert_text, lines
+from ui.kind_form_edits import (
+    ALWAYS,
+    PREFIX,
+    Setter,
+    add_field,
+    add_question,
+    apply_change,
+    move_up,
+    put,
+    read_data,
+    remove,
+    rename_field,
+    rename_question,
+    retype,
+    set_answers,
+    set_condition,
+    set_likert,
 )
-from workbench_api.kinds import to_toml
-
-TOML_KEY = "kd_toml"
-PREFIX = "kf::"
-ALWAYS = "(always)"
-TOP_ORDER = ("title", "description", "guideline", "judge_hint", "fields", "questions")
-#: (whole definition, the table the widget edits, the widget value) -> None
-Setter = Callable[[dict[str, Any], dict[str, Any], Any], None]
-
-
-def read_data() -> dict[str, Any] | None:
-    """The definition in the TOML editor as plain data (None when it is not TOML)."""
-    try:
-        return tomllib.loads(st.session_state.get(TOML_KEY) or "")
-    except tomllib.TOMLDecodeError:
-        return None
-
-
-def write_data(data: dict[str, Any]) -> None:
-    """Write the definition back to the TOML editor, keys in their usual order."""
-    out = ordered(data, TOP_ORDER)
-    if isinstance(out.get("fields"), list):
-        out["fields"] = [ordered(f, FIELD_ORDER) for f in out["fields"]]
-    if isinstance(out.get("questions"), list):
-        out["questions"] = [ordered(q, QUESTION_ORDER) for q in out["questions"]]
-    st.session_state[TOML_KEY] = to_toml(out)
-
-
-def reset_form() -> None:
-    """Forget the form's widget values, so they are filled again from the TOML (after
-    the TOML was edited, a kind loaded, or an entry added, removed or retyped)."""
-    for key in [k for k in st.session_state if str(k).startswith(PREFIX)]:
-        del st.session_state[key]
-
-
-def _table(data: dict[str, Any], path: tuple[Any, ...]) -> dict[str, Any]:
-    table: Any = data
-    for step in path:
-        table = table[step]
-    return table
-
-
-def _apply(path: tuple[Any, ...], key: str, setter: Setter, structural: bool) -> None:
-    """A widget's change (callback): set it in the definition, rewrite the TOML."""
-    data = read_data()
-    if data is None:
-        return
-    setter(data, _table(data, path), st.session_state[key])
-    write_data(data)
-    if structural:
-        reset_form()
-
-
-def _put(name: str, default: Any = None, convert: Callable[[Any], Any] = lambda v: v) -> Setter:
-    def setter(data: dict[str, Any], table: dict[str, Any], value: Any) -> None:
-        set_value(table, name, convert(value), default)
-
-    return setter
 
 
 def _widget(
@@ -107,7 +52,7 @@ def _widget(
     if key not in st.session_state:
         st.session_state[key] = shown
     getattr(host, widget.__name__)(
-        label, key=key, on_change=_apply, args=(path, key, setter, structural), **kwargs
+        label, key=key, on_change=apply_change, args=(path, key, setter, structural), **kwargs
     )
 
 
@@ -129,14 +74,14 @@ def _number(value: Any) -> int | float:
 
 def _about(data: dict[str, Any], error: DeclarationError | None) -> None:
     st.markdown("**About the kind**")
-    _widget(st.text_input, "Title", "title", str(data.get("title", "")), (), _put("title", ""))
+    _widget(st.text_input, "Title", "title", str(data.get("title", "")), (), put("title", ""))
     _widget(
         st.text_input,
         "Description",
         "description",
         str(data.get("description", "")),
         (),
-        _put("description", ""),
+        put("description", ""),
     )
     _widget(
         st.text_area,
@@ -144,7 +89,7 @@ def _about(data: dict[str, Any], error: DeclarationError | None) -> None:
         "guideline",
         str(data.get("guideline", "")),
         (),
-        _put("guideline", ""),
+        put("guideline", ""),
         height=100,
     )
     _error_here(error, "title", "description", "guideline", "judge_hint", "file")
@@ -162,7 +107,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 f"f{i}::name",
                 str(f.get("name", "")),
                 path,
-                _rename_field,
+                rename_field,
                 host=c[0],
             )
             role = f.get("role", "text")
@@ -172,7 +117,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 f"f{i}::role",
                 role if role in ROLES else ROLES[0],
                 path,
-                _put("role"),
+                put("role"),
                 host=c[1],
                 options=ROLES,
             )
@@ -184,7 +129,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 f"f{i}::output",
                 bool(f.get("output", False)),
                 path,
-                _put("output", False),
+                put("output", False),
                 host=c[0],
                 help="A judged output (a pairwise question compares these)",
             )
@@ -194,7 +139,7 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 f"f{i}::hidden",
                 bool(f.get("hidden", False)),
                 path,
-                _put("hidden", False),
+                put("hidden", False),
                 host=c[1],
                 help="Never shown to annotators (gold, metadata)",
             )
@@ -204,14 +149,14 @@ def _fields(data: dict[str, Any], error: DeclarationError | None) -> None:
                 f"f{i}::description",
                 str(f.get("description", "")),
                 path,
-                _put("description", ""),
+                put("description", ""),
                 host=c[2],
                 label_visibility="collapsed",
                 placeholder="what this field holds (optional)",
             )
             _error_here(error, f"fields[{i}]")
     _error_here(error, "fields")
-    st.button("Add a field", key=f"{PREFIX}add_field", icon=":material/add:", on_click=_add_field)
+    st.button("Add a field", key=f"{PREFIX}add_field", icon=":material/add:", on_click=add_field)
 
 
 def _question(
@@ -223,7 +168,13 @@ def _question(
     qtype = q.get("type")
     c = st.columns([4, 4, 2], vertical_alignment="bottom")
     _widget(
-        st.text_input, "Name", f"q{i}::name", str(q.get("name", "")), path, _rename(i), host=c[0]
+        st.text_input,
+        "Name",
+        f"q{i}::name",
+        str(q.get("name", "")),
+        path,
+        rename_question(i),
+        host=c[0],
     )
     _widget(
         st.selectbox,
@@ -231,7 +182,7 @@ def _question(
         f"q{i}::type",
         qtype if qtype in TYPES else None,
         path,
-        _retype(fields),
+        retype(fields),
         structural=True,
         host=c[1],
         options=list(TYPES),
@@ -245,7 +196,7 @@ def _question(
         f"q{i}::prompt",
         str(q.get("prompt", "")),
         path,
-        _put("prompt", ""),
+        put("prompt", ""),
         host=c[0],
     )
     _widget(
@@ -254,10 +205,10 @@ def _question(
         f"q{i}::required",
         bool(q.get("required", True)),
         path,
-        _put("required", True),
+        put("required", True),
         host=c[1],
     )
-    _widget(st.text_input, "Help", f"q{i}::help", str(q.get("help", "")), path, _put("help", ""))
+    _widget(st.text_input, "Help", f"q{i}::help", str(q.get("help", "")), path, put("help", ""))
     _typed(i, q, names, fields)
     _condition(data, i, q)
     _error_here(error, f"questions[{i}]")
@@ -273,7 +224,7 @@ def _entry_buttons(host: Any, section: str, i: int) -> None:
                 key=f"{PREFIX}{tag}{i}::up",
                 type="tertiary",
                 help="Move up",
-                on_click=_move_up,
+                on_click=move_up,
                 args=(section, i),
             )
         st.button(
@@ -281,7 +232,7 @@ def _entry_buttons(host: Any, section: str, i: int) -> None:
             key=f"{PREFIX}{tag}{i}::remove",
             type="tertiary",
             help="Remove",
-            on_click=_remove,
+            on_click=remove,
             args=(section, i),
         )
 
@@ -293,7 +244,7 @@ def _labels_area(i: int, q: dict[str, Any], label: str, default: Any = None) -> 
         f"q{i}::labels",
         "\n".join(str(v) for v in q.get("labels") or default or []),
         ("questions", i),
-        _put("labels", default, lines),
+        put("labels", default, lines),
         height=100,
     )
 
@@ -313,7 +264,7 @@ def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, A
             f"q{i}::likert",
             likert_text(q),
             path,
-            _set_likert,
+            set_likert,
             height=130,
         )
     elif qtype == "score":
@@ -325,7 +276,7 @@ def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, A
                 f"q{i}::{bound}",
                 float(q.get(bound, default)),
                 path,
-                _put(bound, None, _number),
+                put(bound, None, _number),
                 host=col,
             )
     elif qtype == "text":
@@ -339,7 +290,7 @@ def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, A
             f"q{i}::outputs",
             outputs,
             path,
-            _put("outputs", []),
+            put("outputs", []),
             host=c[0],
             options=_with(names, outputs),
         )
@@ -350,7 +301,7 @@ def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, A
             f"q{i}::systems",
             systems,
             path,
-            _put("systems", []),
+            put("systems", []),
             host=c[1],
             options=_with(names, systems),
             help="Hidden fields naming the system behind each output, in the same order",
@@ -362,7 +313,7 @@ def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, A
             f"q{i}::tie",
             bool(q.get("tie", True)),
             path,
-            _put("tie", True),
+            put("tie", True),
             structural=True,
             host=c[0],
         )
@@ -372,7 +323,7 @@ def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, A
             f"q{i}::strength",
             ", ".join(q.get("strength") or []),
             path,
-            _put("strength", [], lambda v: [s.strip() for s in str(v).split(",") if s.strip()]),
+            put("strength", [], lambda v: [s.strip() for s in str(v).split(",") if s.strip()]),
             host=c[1],
             placeholder="e.g. slightly, clearly",
         )
@@ -389,7 +340,7 @@ def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, A
             f"q{i}::field",
             source if source in texts else None,
             path,
-            _put("field"),
+            put("field"),
             options=texts,
         )
         _labels_area(i, q, "Span labels, one per line")
@@ -410,7 +361,7 @@ def _condition(data: dict[str, Any], i: int, q: dict[str, Any]) -> None:
         f"q{i}::when",
         target,
         path,
-        _set_condition(before),
+        set_condition(before),
         structural=True,
         host=c[0],
         options=_with([ALWAYS, *before], [target]),
@@ -427,7 +378,7 @@ def _condition(data: dict[str, Any], i: int, q: dict[str, Any]) -> None:
         f"q{i}::answers",
         given,
         path,
-        _set_answers,
+        set_answers,
         host=c[1],
         options=_with(options, given),
     )
@@ -469,7 +420,7 @@ def render_form(error: DeclarationError | None) -> None:
         "New question's type", list(TYPES), key="kf_new_type", format_func=TYPE_TITLES.get
     )
     c[1].button(
-        "Add a question", key=f"{PREFIX}add_question", icon=":material/add:", on_click=_add_question
+        "Add a question", key=f"{PREFIX}add_question", icon=":material/add:", on_click=add_question
     )
 
 
@@ -485,116 +436,6 @@ def _not_tables(data: dict[str, Any]) -> str | None:
     return None
 
 
-# -- callbacks and setters --------------------------------------------------------------
-
-
 def _with(options: list[Any], current: list[Any]) -> list[Any]:
     """``options`` plus any current value not among them (shown, so it can be removed)."""
     return [*options, *(v for v in current if v not in options)]
-
-
-def _edit(change: Callable[[dict[str, Any]], None]) -> None:
-    data = read_data()
-    if data is None:
-        return
-    change(data)
-    write_data(data)
-    reset_form()
-
-
-def _remove(section: str, i: int) -> None:
-    _edit(lambda data: data[section].pop(i))
-
-
-def _move_up(section: str, i: int) -> None:
-    def change(data: dict[str, Any]) -> None:
-        entries = data[section]
-        entries[i - 1], entries[i] = entries[i], entries[i - 1]
-
-    _edit(change)
-
-
-def _add_field() -> None:
-    def change(data: dict[str, Any]) -> None:
-        fields = data.setdefault("fields", [])
-        fields.append({"name": new_name("field", [f.get("name") for f in fields]), "role": "text"})
-
-    _edit(change)
-
-
-def _add_question() -> None:
-    qtype = st.session_state.get("kf_new_type") or "binary"
-
-    def change(data: dict[str, Any]) -> None:
-        questions = data.setdefault("questions", [])
-        name = new_name("question", [q.get("name") for q in questions])
-        questions.append({"name": name, "type": qtype, **starter(qtype, data.get("fields") or [])})
-
-    _edit(change)
-
-
-def _rename(i: int) -> Setter:
-    """A question's new name, also in the conditions that name it."""
-
-    def setter(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
-        old, q["name"] = q.get("name"), str(value).strip()
-        for later in (data.get("questions") or [])[i + 1 :]:
-            cond = later.get("show_if") if isinstance(later, dict) else None
-            if isinstance(cond, dict) and cond.get("question") == old:
-                cond["question"] = q["name"]
-                reset_form()  # the later condition's picker shows the new name
-
-    return setter
-
-
-def _rename_field(data: dict[str, Any], f: dict[str, Any], value: Any) -> None:
-    """A field's new name, also where questions name it (outputs, systems, marked field)."""
-    old, f["name"] = f.get("name"), str(value).strip()
-    questions = [q for q in data.get("questions") or [] if isinstance(q, dict)]
-    comparing = set()  # pairwise questions whose answers name the field
-    for q in questions:
-        for key in ("outputs", "systems"):
-            if isinstance(q.get(key), list) and old in q[key]:
-                q[key] = [f["name"] if v == old else v for v in q[key]]
-                comparing |= {q.get("name")} if key == "outputs" else set()
-        if q.get("field") == old:
-            q["field"] = f["name"]
-    for q in questions:
-        cond = q.get("show_if")
-        if isinstance(cond, dict) and cond.get("question") in comparing:
-            answers = cond.get("answer")
-            if isinstance(answers, list):
-                cond["answer"] = [f["name"] if a == old else a for a in answers]
-            elif answers == old:
-                cond["answer"] = f["name"]
-    reset_form()  # pickers that list the field show its new name
-
-
-def _retype(fields: list[dict[str, Any]]) -> Setter:
-    def setter(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
-        new = change_type(q, str(value), fields)
-        q.clear()
-        q.update(new)
-
-    return setter
-
-
-def _set_likert(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
-    labels, levels = parse_likert(str(value))
-    q["labels"] = labels
-    set_value(q, "levels", levels)
-
-
-def _set_condition(before: dict[str, dict[str, Any]]) -> Setter:
-    def setter(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
-        if value == ALWAYS:
-            q.pop("show_if", None)
-            return
-        options = answer_options(before.get(value, {}))
-        q["show_if"] = {"question": value, "answer": options[-1:]}
-
-    return setter
-
-
-def _set_answers(data: dict[str, Any], q: dict[str, Any], value: Any) -> None:
-    q["show_if"]["answer"] = list(value)
