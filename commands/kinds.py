@@ -1,4 +1,5 @@
-"""``kinds``: the registered task kinds, their fields, derived scores and evaluators."""
+"""``kinds``: the task kinds (registered, then the latest version of each declared
+kind in the database), their fields, derived scores and evaluators."""
 
 from __future__ import annotations
 
@@ -12,13 +13,16 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``kinds`` command."""
-    p = sub.add_parser("kinds", help="list the task kinds with their fields and evaluators")
+    p = sub.add_parser(
+        "kinds", help="list the task kinds (built-in and declared) with fields and evaluators"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_kinds, no_store=True)
 
 
-def describe_kinds() -> list[dict[str, Any]]:
-    """Every registered kind as the registries see it (JSON-ready)."""
+def describe_kinds(store: Store | None = None) -> list[dict[str, Any]]:
+    """Every registered kind as the registries see it, then (with a ``store``) the latest
+    version of each declared kind under its ``decl:NAME@N`` name (JSON-ready)."""
     from evaluators.registry import evaluators_for_kind
     from kinds import kind_names
     from kinds.registry import KINDS
@@ -37,12 +41,32 @@ def describe_kinds() -> list[dict[str, Any]]:
         row = KINDS.read(name, describe)  # a plugin that raises when read: a warning
         if row is not None:
             out.append({**row, "name": name, "evaluators": evaluators_for_kind(name)})
+    for record in store.kind_records() if store is not None else []:
+        row = describe(record.task_kind())
+        out.append({**row, "evaluators": evaluators_for_kind(record.ref)})
     return out
 
 
-def cmd_kinds(args: argparse.Namespace, store: Store) -> int:
+def _existing_store(db: str | None) -> Store | None:
+    """The database named by ``--db`` / ``WORKBENCH_DB_URL`` / secrets, or the default
+    SQLite file when it exists: listing kinds never creates a database."""
+    from common.config import DEFAULT_DB_PATH, database_url
+    from workbench_api.data import open_store
+
+    url = database_url(db)
+    if url == f"sqlite:///{DEFAULT_DB_PATH}" and not DEFAULT_DB_PATH.is_file():
+        return None
+    return open_store(url)
+
+
+def cmd_kinds(args: argparse.Namespace, store: Store | None) -> int:
     """Print the kinds."""
-    kinds = describe_kinds()
+    store = store or _existing_store(getattr(args, "db", None))
+    try:
+        kinds = describe_kinds(store)
+    finally:
+        if store is not None:
+            store.close()
     if args.json:
         print(json.dumps(kinds, indent=2))
         return 0

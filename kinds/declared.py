@@ -340,6 +340,8 @@ def _with_condition(
             f"{cond['question']!r} is not a question declared before {spec.name!r}",
         )
     answers = cond["answer"] if isinstance(cond["answer"], list) else [cond["answer"]]
+    if not answers:
+        raise DeclarationError(f"{where}.answer", "name at least one answer")
     canonical = []
     for a in answers:
         try:
