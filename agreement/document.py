@@ -33,7 +33,7 @@ from agreement.inputs import (
 )
 from agreement.question_units import STRUCTURED, question_units
 from agreement.ratings import Ratings
-from agreement.rows import document_rows
+from agreement.rows import evaluator_rows
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from agreement.unit_context import with_context
@@ -82,7 +82,12 @@ class AgreementDocument:
 
     def rows(self) -> tuple[MeasureRow, ...]:
         """Every declared measure of every variable as one frozen row (the long form)."""
-        return document_rows(self.to_dict())
+        people = [r for v in (*self.fields.values(), *self.derived.values()) for r in v.rows()]
+        evaluators = {
+            e: {f: a.to_dict() for f, a in by_field.items()}
+            for e, by_field in self.evaluators.items()
+        }
+        return (*people, *evaluator_rows(evaluators))
 
 
 def _fact_units(
@@ -152,8 +157,6 @@ def _human_field(
         level=f.level.value,
         categorical=f.type not in (FieldType.INTERVAL, FieldType.TEXT, FieldType.SPANS),
         ordinal=f.type is FieldType.ORDINAL,
-        ac1=f.type
-        in (FieldType.BINARY, FieldType.CATEGORICAL, FieldType.FACT_LABELS, FieldType.PAIRWISE),
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,
