@@ -31,9 +31,9 @@ from agreement.inputs import (
     human_reference,
     known_scale,
 )
+from agreement.measures import EVALUATOR_SECTIONS
 from agreement.question_units import STRUCTURED, question_units
 from agreement.ratings import Ratings
-from agreement.rows import evaluator_rows
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from agreement.unit_context import with_context
@@ -82,12 +82,15 @@ class AgreementDocument:
 
     def rows(self) -> tuple[MeasureRow, ...]:
         """Every declared measure of every variable as one frozen row (the long form)."""
-        people = [r for v in (*self.fields.values(), *self.derived.values()) for r in v.rows()]
-        evaluators = {
-            e: {f: a.to_dict() for f, a in by_field.items()}
-            for e, by_field in self.evaluators.items()
-        }
-        return (*people, *evaluator_rows(evaluators))
+        rows = [r for v in (*self.fields.values(), *self.derived.values()) for r in v.rows()]
+        by_config = [
+            res.rows(subject)
+            for subject, by_field in self.evaluators.items()
+            for res in by_field.values()
+        ]
+        for section in EVALUATOR_SECTIONS:
+            rows += [r for config in by_config for r in config if r.section == section]
+        return tuple(rows)
 
 
 def _fact_units(

@@ -149,3 +149,33 @@ def test_a_document_of_results_pickles_and_keeps_its_json() -> None:
     again = pickle.loads(pickle.dumps(va))
     assert json.dumps(again.to_dict()) == json.dumps(va.to_dict())
     assert replace(va).rows() == va.rows()
+
+
+def test_evaluator_rows_are_what_the_json_shows(demo: str) -> None:
+    from agreement.measures import EVALUATOR_SECTIONS
+    from agreement.rows import evaluator_entries
+    from annotation_store import Store
+    from reports.data import agreement_document
+
+    store = Store(demo)
+    try:
+        doc = agreement_document(store, "demo-intent-resolution", n_resamples=20)
+    finally:
+        store.close()
+    data = doc.to_dict()
+    rows = [r for r in doc.rows() if r.section in EVALUATOR_SECTIONS]
+    read_back = [
+        (sec, ev, name, x.measure.key, x.value, x.n, x.p, x.reason)
+        for sec in EVALUATOR_SECTIONS
+        for ev, by_field in data["evaluators"].items()
+        for name, e in by_field.items()
+        for x in evaluator_entries(e, sec)
+    ]
+    assert (
+        rows
+        and [(r.section, r.subject, r.field, r.measure, r.value, r.n, r.p, r.reason) for r in rows]
+        == read_back
+    )
+    pearson = next(r for r in rows if r.measure == "pearson" and r.value is not None)
+    block = data["evaluators"][pearson.subject][pearson.field]["pearson"]
+    assert block["ci"] == list(pearson.ci) and block["r"] == pearson.value
