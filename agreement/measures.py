@@ -84,6 +84,8 @@ class Measure:
     #: the measures of a lower rank come first in the JSON block (declaration order within
     #: a rank); the classic statistics among people are rank 0, as the document always had
     json_rank: int = 1
+    #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
+    chart: bool = False
 
     def __post_init__(self) -> None:
         # a computed measure keeps its CI and n beside it under derived keys

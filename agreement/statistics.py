@@ -174,6 +174,7 @@ def _declare_builtins() -> None:
             # n_pairable is written with the variable's counts, before every measure
             layout=("value", "ci"),
             json_rank=0,
+            chart=True,
             summary=True,
             panel=True,
             short="α",
@@ -191,6 +192,7 @@ def _declare_builtins() -> None:
             always=True,
             layout=("value", "n", "ci", "fleiss_items_note"),
             json_rank=0,
+            chart=True,
             summary=True,
             panel=True,
             short="Fleiss κ (modal)",
