@@ -15,7 +15,18 @@ from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 def kappa_from_counts(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    """Cohen's kappa from (possibly weighted) confusion counts; NaN when p_e is 1."""
+    """Cohen's kappa from (possibly weighted) confusion counts; NaN when p_e is 1.
+
+    The four counts are arrays of one shape (a scalar, or (B,) for B bootstrap resamples)
+    and the result has that shape. Wikipedia's "Cohen's kappa" example: of 50 proposals
+    both readers accept 20 and reject 15, only the evaluator accepts 10 and only the
+    reference 5: kappa = 0.4.
+
+    >>> round(float(kappa_from_counts(np.array(20.0), 10.0, 5.0, 15.0)), 3)
+    0.4
+    >>> kappa_from_counts(np.array([20.0, 5.0]), 10.0, 5.0, np.array([15.0, 0.0])).round(3).tolist()
+    [0.4, -0.5]
+    """
     n = tp + fp + fn + tn
     with np.errstate(divide="ignore", invalid="ignore"):
         p_o = (tp + tn) / n
@@ -31,7 +42,15 @@ def decision_kappa(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> tuple[float | None, tuple[float, float] | None, str | None]:
-    """(kappa, 95% CI, reason when undefined) of paired 0/1 arrays."""
+    """(kappa, 95% CI, reason when undefined) of paired 0/1 arrays ``pred`` and ``gold``,
+    both (n,) over the same items; the CI resamples the n items.
+
+    >>> pred = [1] * 20 + [1] * 10 + [0] * 5 + [0] * 15
+    >>> gold = [1] * 20 + [0] * 10 + [1] * 5 + [0] * 15
+    >>> value, ci, why = decision_kappa(np.array(pred), np.array(gold), n_resamples=0)
+    >>> round(value, 3), ci, why
+    (0.4, None, None)
+    """
     p, g = np.asarray(pred, dtype=bool), np.asarray(gold, dtype=bool)
     if len(p) == 0:
         return None, None, "no item with both a decision and a reference label"

@@ -31,9 +31,9 @@ from agreement.inputs import (
     human_reference,
     known_scale,
 )
+from agreement.measures import EVALUATOR_SECTIONS
 from agreement.question_units import STRUCTURED, question_units
 from agreement.ratings import Ratings
-from agreement.rows import document_rows
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from agreement.unit_context import with_context
@@ -82,7 +82,15 @@ class AgreementDocument:
 
     def rows(self) -> tuple[MeasureRow, ...]:
         """Every declared measure of every variable as one frozen row (the long form)."""
-        return document_rows(self.to_dict())
+        rows = [r for v in (*self.fields.values(), *self.derived.values()) for r in v.rows()]
+        by_config = [
+            res.rows(subject)
+            for subject, by_field in self.evaluators.items()
+            for res in by_field.values()
+        ]
+        for section in EVALUATOR_SECTIONS:
+            rows += [r for config in by_config for r in config if r.section == section]
+        return tuple(rows)
 
 
 def _fact_units(
@@ -152,8 +160,6 @@ def _human_field(
         level=f.level.value,
         categorical=f.type not in (FieldType.INTERVAL, FieldType.TEXT, FieldType.SPANS),
         ordinal=f.type is FieldType.ORDINAL,
-        ac1=f.type
-        in (FieldType.BINARY, FieldType.CATEGORICAL, FieldType.FACT_LABELS, FieldType.PAIRWISE),
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,

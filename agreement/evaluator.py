@@ -13,8 +13,9 @@ from agreement.bias import bias_from_arrays
 from agreement.binary import calibrated, compare, rescale01
 from agreement.correlation import correlations
 from agreement.inputs import Reference, is_binary_scores
-from agreement.measures import BIAS, BINARY, EVALUATOR, EVALUATOR_SECTIONS, measures
+from agreement.measures import BIAS, BINARY, EVALUATOR, EVALUATOR_SECTIONS, Measure, measures
 from agreement.results import Bias, BinaryComparison, Correlation, Stat
+from common.rows import MeasureRow
 
 
 @dataclass(frozen=True)
@@ -29,18 +30,34 @@ class Computed:
     p_key: str | None
     stat: Stat
 
-    def write(self, out: dict[str, Any]) -> None:
-        """Put the result into JSON block ``out``."""
-        out[self.key] = self.stat.value
+    def row(self, subject: str, field: str) -> MeasureRow:
+        """The result as a row of the long form."""
+        s = self.stat
+        return MeasureRow(
+            self.section,
+            subject,
+            field,
+            self.key,
+            None,
+            s.value,
+            (float(s.ci[0]), float(s.ci[1])) if s.ci else None,
+            s.n,
+            s.p,
+            (s.reason or "undefined") if s.value is None else None,
+        )
+
+    def write(self, out: dict[str, Any], row: MeasureRow) -> None:
+        """Put the result's ``row`` into JSON block ``out``."""
+        out[self.key] = row.value
         for key, value in (
-            (self.ci_key, list(self.stat.ci) if self.stat.ci else None),
-            (self.n_key, self.stat.n),
-            (self.p_key, self.stat.p),
+            (self.ci_key, list(row.ci) if row.ci else None),
+            (self.n_key, row.n),
+            (self.p_key, row.p),
         ):
             if key:
                 out[key] = value
-        if self.stat.value is None:
-            out.setdefault("reasons", {})[self.key] = self.stat.reason or "undefined"
+        if row.value is None:
+            out.setdefault("reasons", {})[self.key] = row.reason or "undefined"
 
 
 @dataclass
@@ -63,29 +80,125 @@ class EvaluatorAgreement:
     #: the declared measures with a ``compute`` of the evaluator sections
     declared: tuple[Computed, ...] = ()
 
-    def _declared(self, section: str, out: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _section_result(self, section: str) -> Any:
+        """The typed result a section's built-in measures are attributes of."""
+        return {EVALUATOR: self, BINARY: self.binary, BIAS: self.bias}[section]
+
+    def _builtin_row(self, m: Measure, subject: str) -> MeasureRow:
+        """The row of a built-in (engine-computed) measure, from the typed results."""
+        if m.nested:
+            c = self.correlations.get(m.key)
+            if c is None:
+                return _undefined_row(m, subject, self.field, "not computed")
+            ci = (float(c.ci[0]), float(c.ci[1])) if c.ci else None
+            return MeasureRow(
+                m.section, subject, self.field, m.key, None, c.r, ci, c.n, c.p, c.reason
+            )
+        res = self._section_result(m.section)
+        if res is None:
+            why = self.notes.get(_WHY_MISSING.get(m.section, ""), "not computed")
+            return _undefined_row(m, subject, self.field, why)
+        value = getattr(res, m.key, None)
+        reason = None
+        if value is None:
+            reason = getattr(res, "notes", {}).get(m.key) or getattr(res, "reason", None)
+        return MeasureRow(
+            m.section,
+            subject,
+            self.field,
+            m.key,
+            None,
+            value,
+            None,
+            getattr(res, m.n_key) if m.n_key else None,
+            getattr(res, m.p_key) if m.p_key else None,
+            reason,
+        )
+
+    def rows(self, subject: str | None = None) -> tuple[MeasureRow, ...]:
+        """Every measure of the evaluator sections as rows (``subject``: the evaluator's
+        label, default its name), section by section in declaration order."""
+        subject = subject or self.name
+        computed = {(c.section, c.key): c for c in self.declared}
+        out = []
+        for m in measures(*EVALUATOR_SECTIONS):
+            c = computed.get((m.section, m.key))
+            if c is not None:
+                out.append(c.row(subject, self.field))
+            elif m.compute is None:
+                out.append(self._builtin_row(m, subject))
+            elif self._section_result(m.section) is None:
+                why = self.notes.get(_WHY_MISSING.get(m.section, ""), "not computed")
+                out.append(_undefined_row(m, subject, self.field, why))
+        return tuple(out)
+
+    def _write(
+        self, section: str, out: dict[str, Any] | None, rows: _Rows
+    ) -> dict[str, Any] | None:
+        """Write ``section``'s measures into its JSON block from their rows: the
+        built-ins over the typed result's keys, then the declared ones."""
+        if out is None:
+            return None
+        for m in measures(section):
+            row = rows.get((section, m.key))
+            if row is None or m.compute is not None or m.nested:
+                continue
+            for slot, key in m.json_slots():
+                if slot != "extra" and key in out:
+                    out[key] = {"value": row.value, "n": row.n, "p": row.p}.get(slot, out[key])
         for c in self.declared:
-            if out is not None and c.section == section:
-                c.write(out)
+            if c.section == section:
+                c.write(out, rows[(section, c.key)])
         return out
+
+    def _by_key(self) -> _Rows:
+        return {(r.section, r.measure): r for r in self.rows()}
 
     def binary_dict(self) -> dict[str, Any] | None:
         """The binary block: the comparison and the declared binary-decision measures."""
-        return self._declared(BINARY, self.binary.to_dict() if self.binary else None)
+        return self._write(BINARY, self.binary.to_dict() if self.binary else None, self._by_key())
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (the issue's shape plus n_runs, model, signatures, reasons)."""
+        """The JSON form (the issue's shape plus n_runs, model, signatures, reasons),
+        its measures written from :meth:`rows`."""
+        rows = self._by_key()
         out: dict[str, Any] = {"n": self.n, "n_runs": self.n_runs, "model": self.model}
-        out.update({k: c.to_dict() for k, c in self.correlations.items()})
-        out["binary"] = self.binary_dict()
-        out["bias"] = self._declared(BIAS, self.bias.to_dict() if self.bias else None)
+        for k, c in self.correlations.items():
+            row = rows.get((EVALUATOR, k))
+            out[k] = _correlation_dict(row, c) if row else c.to_dict()
+        out["binary"] = self._write(BINARY, self.binary.to_dict() if self.binary else None, rows)
+        out["bias"] = self._write(BIAS, self.bias.to_dict() if self.bias else None, rows)
         out["signatures"] = list(self.signatures)
         out["reasons"] = dict(self.notes)
         declared: dict[str, Any] = {}
-        self._declared(EVALUATOR, declared)
+        self._write(EVALUATOR, declared, rows)
         out["reasons"].update(declared.pop("reasons", {}))
         out.update(declared)
         return out
+
+
+_Rows = dict[tuple[str, str], MeasureRow]
+#: The key of the evaluator's ``notes`` that says why a section's result is missing.
+_WHY_MISSING = {BINARY: "binary", BIAS: "bias"}
+
+
+def _undefined_row(m: Measure, subject: str, field: str, why: str) -> MeasureRow:
+    return MeasureRow(m.section, subject, field, m.key, None, None, None, None, None, why)
+
+
+def _correlation_dict(row: MeasureRow, c: Correlation) -> dict[str, Any]:
+    """A correlation's JSON entry from its row (the CI's reason from the result)."""
+    out: dict[str, Any] = {
+        "r": row.value,
+        "p": row.p,
+        "ci": list(row.ci) if row.ci else None,
+        "n": row.n,
+    }
+    if row.reason:
+        out["reason"] = row.reason
+    if c.ci_reason and row.value is not None:
+        out["ci_reason"] = c.ci_reason
+    return out
 
 
 def compute_declared(res: EvaluatorAgreement, field_type: str) -> tuple[Computed, ...]:

@@ -69,6 +69,23 @@ class Measure:
     #: field types on which this is the headline figure of an evaluator (the alignment
     #: table's chart draws it by version)
     headline: frozenset[str] = frozenset()
+    #: computed on every field type (``compute`` itself says when a type does not fit);
+    #: ``applies_to`` then only says where it is shown
+    always: bool = False
+    #: the JSON key layout of the measure's block entries, in order: ``value``, ``ci``,
+    #: ``n`` and ``p`` stand for ``key``, ``ci_key``, ``n_key`` and ``p_key`` (skipped when
+    #: unset); any other name is an entry of the result's ``extra`` (skipped when absent).
+    #: Entries of ``extra`` not named here follow in their own order.
+    layout: tuple[str, ...] = ("value", "ci", "n", "p")
+    #: the order of the measure's entries in the block's ``reasons``: ``value`` is its own
+    #: reason (one per level), a name of ``extra`` the reasons of that entry (the name or
+    #: ``name.<part>``); unplaced reasons follow. None: ``("value",)``.
+    reason_layout: tuple[str, ...] | None = None
+    #: the measures of a lower rank come first in the JSON block (declaration order within
+    #: a rank); the classic statistics among people are rank 0, as the document always had
+    json_rank: int = 1
+    #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
+    chart: bool = False
 
     def __post_init__(self) -> None:
         # a computed measure keeps its CI and n beside it under derived keys
@@ -106,6 +123,18 @@ class Measure:
     def format_p(self, p: float | None) -> str:
         """A p-value with four decimals, or a dash."""
         return DASH if p is None else f"{p:.4f}"
+
+    def json_slots(self) -> tuple[tuple[str, str], ...]:
+        """The layout resolved to (slot, JSON key) pairs; slot is value, ci, n, p or
+        extra."""
+        keys = {"value": self.key, "ci": self.ci_key, "n": self.n_key, "p": self.p_key}
+        out = []
+        for name in self.layout:
+            if name not in keys:
+                out.append(("extra", name))
+            elif keys[name]:
+                out.append((name, str(keys[name])))
+        return tuple(out)
 
     def write(self, out: dict[str, Any], stat: Any) -> None:
         """Put a computed ``Stat`` into JSON block ``out`` under this measure's keys."""

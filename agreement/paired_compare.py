@@ -74,7 +74,8 @@ def paired_difference(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> PairedDifference:
-    """A - B of ``statistic`` against ``reference``; all three arrays over the same items."""
+    """A - B of ``statistic`` against ``reference``: ``a``, ``b`` and ``reference`` are
+    (n,) over the same items; the paired bootstrap draws the n items once for both."""
     fn = STATISTICS[statistic]
     a, b, ref = (np.asarray(v, float) for v in (a, b, reference))
     n = len(ref)

@@ -31,6 +31,8 @@ class Stat:
     extra: dict[str, Any] | None = field(default=None, compare=False)
     #: two-sided p-value, for the measures that test something (correlations, Fisher)
     p: float | None = None
+    #: reasons of undefined entries of ``extra`` (e.g. ``cohen_kappa_pairs.a|b``)
+    notes: dict[str, str] | None = field(default=None, compare=False)
 
     @classmethod
     def undefined(cls, reason: str, n: int = 0) -> Stat:

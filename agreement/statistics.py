@@ -1,26 +1,27 @@
 """Every human-agreement statistic, declared once (the among-people measures).
 
 A :class:`Statistic` (a :class:`~agreement.measures.Measure` of the among-people
-section, in the one measure registry) names its JSON key, its header, the field types it applies to, how
-its value and CI are formatted, and the keys of its CI, its n and its reason. The JSON
-document (:mod:`agreement.human`), the text, HTML and Markdown reports, the side panel
-and the Agreement page all read this list, so a new statistic is one declaration here
-(or one :func:`declare` call in a plugin or a test), with its ``compute`` function.
+section, in the one measure registry) names its JSON key, its header, the field types it
+applies to, how its value and CI are formatted, the keys of its CI and n, and its
+``compute`` function. The engine (:func:`agreement.human.variable_agreement`) computes
+every declared statistic through the registry; the JSON document, the text, HTML and
+Markdown reports, the side panel and the Agreement page all read this list, so a new
+statistic is one declaration here (or one :func:`declare` call in a plugin or a test).
 
-Statistics whose ``compute`` is None are the ones :func:`agreement.human.variable_agreement`
-has always computed (alpha, Fleiss' kappa on the modal items, percent agreement, AC1,
-Cohen's mean); their declarations drive the renderers only.
+The five classic statistics (alpha by level, Fleiss' kappa on the modal items, percent
+agreement, AC1, Cohen's pair mean) are computed in :mod:`agreement.people_measures`;
+their ``layout`` and ``json_rank`` keep the JSON keys where the document always had them.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from agreement import people_measures as classic
 from agreement.bootstrap import draw_counts, percentile_ci
 from agreement.measures import (
     AMONG_PEOPLE,
@@ -34,8 +35,10 @@ from agreement.measures import (
 from agreement.measures import (
     DASH as DASH,  # re-exported: the views import the dash from here
 )
+from agreement.people_measures import FLEISS_NA
 from agreement.ratings import Ratings
 from agreement.results import Stat
+from agreement.stat_context import StatContext
 
 # A pairwise choice is a nominal field (its choice); a multi-label set has exact-set
 # alpha and percent agreement, and MASI alpha of its own (agreement/multilabel.py).
@@ -59,24 +62,6 @@ CONTINUOUS = frozenset({"interval", "derived"})
 #: More distinct values than this make a q x q weight matrix too large to be worth it
 #: (continuous scores); ICC and alpha cover those fields.
 CHANCE_MAX_CATEGORIES = 200
-FLEISS_NA = "Fleiss' kappa is for categorical ratings; see alpha"
-
-
-@dataclass
-class StatContext:
-    """What a statistic is computed from: one variable's ratings and the bootstrap setup."""
-
-    ratings: Ratings
-    type: str
-    n_resamples: int
-    seed: int
-    cache: dict[str, Any] = field(default_factory=dict)
-
-    def once(self, key: str, make: Callable[[], Any]) -> Any:
-        """``make()`` computed once per variable (e.g. one ICC fit for six forms)."""
-        if key not in self.cache:
-            self.cache[key] = make()
-        return self.cache[key]
 
 
 #: A statistic among people is a :class:`~agreement.measures.Measure` of that section
@@ -203,9 +188,15 @@ def _declare_builtins() -> None:
             "alpha",
             "Krippendorff's alpha",
             ALL,
+            compute=classic.alpha_by_level,
             ci_key="krippendorff_alpha_ci",
             n_key="n_pairable",
             per_level=True,
+            always=True,
+            # n_pairable is written with the variable's counts, before every measure
+            layout=("value", "ci"),
+            json_rank=0,
+            chart=True,
             summary=True,
             panel=True,
             short="α",
@@ -217,8 +208,13 @@ def _declare_builtins() -> None:
             "Fleiss kappa (modal-count items)",
             "Fleiss' kappa over the items with the modal number of ratings",
             CATEGORICAL,
+            compute=classic.fleiss_modal,
             ci_key="fleiss_kappa_ci",
             n_key="fleiss_n_items",
+            always=True,
+            layout=("value", "n", "ci", "fleiss_items_note"),
+            json_rank=0,
+            chart=True,
             summary=True,
             panel=True,
             short="Fleiss κ (modal)",
@@ -247,7 +243,11 @@ def _declare_builtins() -> None:
             "% agree",
             "Percent agreement",
             ALL,
+            compute=classic.percent,
             n_key="percent_agreement_n_items",
+            always=True,
+            layout=("value", "n"),
+            json_rank=0,
             summary=True,
         )
     )
@@ -257,8 +257,10 @@ def _declare_builtins() -> None:
             "AC1",
             "Gwet's AC1",
             NOMINAL,
+            compute=classic.ac1,
             ci_key="gwet_ac1_ci",
             n_key="gwet_ac1_n_items",
+            json_rank=0,
             summary=True,
             not_applicable="Gwet's AC1 is reported for binary and categorical fields",
         )
@@ -289,6 +291,24 @@ def _declare_builtins() -> None:
             "Cohen mean",
             "Mean of Cohen's kappa over annotator pairs",
             CATEGORICAL,
+            compute=classic.cohen_mean,
+            always=True,
+            # the pairs behind the mean come before it, the weighted pairs after
+            layout=(
+                "cohen_kappa_pairs",
+                "cohen_kappa_pairs_n",
+                "cohen_kappa_min_overlap",
+                "cohen_kappa_pairs_few",
+                "value",
+                *(f"cohen_kappa_pairs_{w}" for w in classic.COHEN_WEIGHTS),
+            ),
+            reason_layout=(
+                "cohen_kappa_pairs",
+                "value",
+                "cohen_kappa_pairs_few",
+                *(f"cohen_kappa_pairs_{w}" for w in classic.COHEN_WEIGHTS),
+            ),
+            json_rank=0,
         )
     )
     from agreement.icc import FORMS

@@ -28,7 +28,6 @@ import pandas as pd
 from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from annotation_store import gold
 from annotation_store.label_writes import LabelTarget, find_target
 from annotation_store.models import (
     Annotator,
@@ -42,7 +41,8 @@ from annotation_store.models import (
 from annotation_store.selection import selected_pks
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from annotation_store.study import study_of
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import study_of
 
 #: ``active``: only the items of the recorded active-selection sample
 #: (:mod:`annotation_store.selection`), in a seeded random order, so stopping early leaves

@@ -187,7 +187,7 @@ def import_items(
 
     report = store.upsert_item_batches(project, batches)
     if golds:
-        from annotation_store.gold import set_gold_many
+        from annotation_store.studies.gold import set_gold_many
 
         set_gold_many(store, project, golds)
     if on_progress is not None:
@@ -197,7 +197,7 @@ def import_items(
 
 def _gold_cell(store: Store, project: str, display: str, number: int, value: Any) -> Any:
     """A ``gold`` cell (JSON object of field -> answer, or one answer), checked."""
-    from annotation_store.gold import canonical_answers
+    from annotation_store.studies.gold import canonical_answers
 
     try:
         return canonical_answers(store, project, _maybe_json(value))

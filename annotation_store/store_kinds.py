@@ -14,10 +14,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 
 from annotation_store.models import DeclaredKind, DeclaredKindVersion
 from annotation_store.store_base import StoreBase, StoreError
+from annotation_store.store_versions import Versioned
 from kinds.declared import build_kind, kind_ref, parse_definition, split_ref
 
 if TYPE_CHECKING:
@@ -54,6 +54,9 @@ class KindRecord:
             "created_at": self.created_at.isoformat(timespec="seconds"),
             "definition": self.definition,
         }
+
+
+KINDS = Versioned(DeclaredKind, DeclaredKindVersion, "kind_id", "declared kind", "kind", "declared")
 
 
 def _record(kind: DeclaredKind, row: DeclaredKindVersion) -> KindRecord:
@@ -102,97 +105,31 @@ class KindsMixin(StoreBase):
     ) -> KindRecord:
         """Store a checked definition as the kind's next version (1 for a new kind);
         ``new=True`` refuses an existing name, ``new=False`` a missing one."""
-        for _attempt in range(5):  # a lost race on the name or the version number
-            try:
-                return self._save_kind_version(name, definition, source, created_by, new)
-            except IntegrityError:
-                continue
-        raise StoreError(f"kind {name!r} is being saved by someone else; try again")
 
-    def _save_kind_version(
-        self,
-        name: str,
-        definition: dict[str, Any],
-        source: str,
-        created_by: str | None,
-        new: bool | None,
-    ) -> KindRecord:
-        with self.write() as s:
-            kind = s.scalar(select(DeclaredKind).where(DeclaredKind.name == name).with_for_update())
-            if kind is None:
-                if new is False:
-                    raise StoreError(f"no declared kind named {name!r}")
-                kind = DeclaredKind(name=name)
-                s.add(kind)
-                s.flush()
-            elif new is True:
-                raise StoreError(f"a kind named {name!r} exists; edit it to add a version")
-            last = s.scalar(
-                select(func.max(DeclaredKindVersion.version)).where(
-                    DeclaredKindVersion.kind_id == kind.id
+        def save() -> KindRecord:
+            with self.write() as s:
+                kind, _ = KINDS.head_for_save(s, name, new, lambda: DeclaredKind(name=name))
+                row = KINDS.add_next(
+                    s, kind, definition=dict(definition), source=source, created_by=created_by
                 )
-            )
-            row = DeclaredKindVersion(
-                kind_id=kind.id,
-                version=(last or 0) + 1,
-                definition=dict(definition),
-                source=source,
-                created_by=created_by,
-            )
-            s.add(row)
-            s.flush()
-            return _record(kind, row)
+                return _record(kind, row)
+
+        return KINDS.retried(name, save)
 
     def kind_record(self, name: str, version: int | None = None) -> KindRecord:
         """A declared kind's version (the latest when None); StoreError when missing."""
         with self.read() as s:
-            kind = s.scalar(select(DeclaredKind).where(DeclaredKind.name == name))
-            if kind is None:
-                names = s.scalars(select(DeclaredKind.name).order_by(DeclaredKind.name))
-                raise StoreError(
-                    f"no declared kind named {name!r} (declared: {', '.join(names) or 'none'})"
-                )
-            query = select(DeclaredKindVersion).where(DeclaredKindVersion.kind_id == kind.id)
-            if version is None:
-                row = s.scalar(query.order_by(DeclaredKindVersion.version.desc()).limit(1))
-            else:
-                row = s.scalar(query.where(DeclaredKindVersion.version == version))
-            if row is None:
-                raise StoreError(f"declared kind {name!r} has no version {version}")
-            return _record(kind, row)
+            return _record(*KINDS.find(s, name, version))
 
     def kind_versions(self, name: str) -> list[KindRecord]:
         """Every version of one declared kind, oldest first."""
         with self.read() as s:
-            kind = s.scalar(select(DeclaredKind).where(DeclaredKind.name == name))
-            if kind is None:
-                raise StoreError(f"no declared kind named {name!r}")
-            rows = s.scalars(
-                select(DeclaredKindVersion)
-                .where(DeclaredKindVersion.kind_id == kind.id)
-                .order_by(DeclaredKindVersion.version)
-            )
-            return [_record(kind, r) for r in rows]
+            return [_record(k, r) for k, r in KINDS.all_of(s, name)]
 
     def kind_records(self) -> list[KindRecord]:
         """The latest version of every declared kind, by name."""
-        newest = (
-            select(DeclaredKindVersion.kind_id, func.max(DeclaredKindVersion.version).label("v"))
-            .group_by(DeclaredKindVersion.kind_id)
-            .subquery()
-        )
-        query = (
-            select(DeclaredKind, DeclaredKindVersion)
-            .join(newest, newest.c.kind_id == DeclaredKind.id)
-            .join(
-                DeclaredKindVersion,
-                (DeclaredKindVersion.kind_id == DeclaredKind.id)
-                & (DeclaredKindVersion.version == newest.c.v),
-            )
-            .order_by(DeclaredKind.name)
-        )
         with self.read() as s:
-            return [_record(k, v) for k, v in s.execute(query)]
+            return [_record(k, v) for k, v in s.execute(KINDS.latest())]
 
     def resolve_declared_kind(self, ref: str) -> TaskKind | None:
         """The kind of a ``decl:NAME@N`` name stored here (None when it is not)."""

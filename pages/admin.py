@@ -4,8 +4,10 @@ explicit assignments, fact-list edits and the crowd study (settings, links, gold
 import pandas as pd
 import streamlit as st
 
-from annotation_store import StoreError, accounts, lockout
+from annotation_store import StoreError
 from annotation_store import assignments as asg
+from annotation_store.accounts import lockout
+from annotation_store.accounts import users as accounts
 from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
 from ui.auth import auth_mode

@@ -15,7 +15,7 @@ from agreement import AgreementDocument, AgreementInputs, build_document
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import Statistic
 from annotation_store import ItemRecord, RunInfo, Store
-from annotation_store.crowd_quality import for_agreement
+from annotation_store.crowd.study_quality import for_agreement
 
 
 def dataset_hash(items: Sequence[ItemRecord]) -> str:
@@ -111,7 +111,7 @@ def drop_probe_runs(scores: pd.DataFrame, runs: Sequence[RunInfo]) -> pd.DataFra
 def item_counts(store: Store, name: str, items: Sequence[ItemRecord]) -> dict[str, int]:
     """``n_items_total``: the items people annotate (gold items left out, as on Progress
     and in every agreement figure); ``n_gold_items``: the gold (check) items."""
-    from annotation_store.gold import gold_items
+    from annotation_store.studies.gold import gold_items
 
     golds = set(gold_items(store, name))
     n_gold = sum(1 for i in items if i.item_id in golds)
@@ -245,7 +245,7 @@ def _alarms(
     store: Store, name: str, annotations: pd.DataFrame, excluded: Sequence[str]
 ) -> list[dict[str, Any]]:
     from agreement.alarms import data_quality_alarms
-    from annotation_store.crowd_quality import active_times
+    from annotation_store.crowd.study_quality import active_times
 
     times = active_times(store, name)
     times = times[~times["annotator"].isin(list(excluded))]

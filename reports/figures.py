@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 
 from agreement import AgreementDocument
 from agreement.human import MIN_PAIR_OVERLAP
-from agreement.statistics import DASH
+from agreement.measures import read
+from agreement.statistics import DASH, statistics
 from reports.bias_text import own_model_text
 
 #: The template of figures in the HTML report; on the page Streamlit's own theme applies
@@ -39,20 +40,18 @@ def _count(value: float | None) -> str:
 
 
 def reliability_bars(doc: dict[str, Any], template: str | None = None) -> go.Figure:
-    """Alpha (each level) and Fleiss' kappa per field, with 95% bootstrap intervals; every
-    bar is labelled with the n it rests on (pairable units for alpha, items for Fleiss)."""
+    """The measures declared for the chart (alpha by level, Fleiss' kappa) per field, with
+    95% bootstrap intervals; every bar is labelled with the n it rests on (pairable units
+    for alpha, items for Fleiss)."""
     fig = go.Figure()
     rows = []
+    charted = [m for m in statistics() if m.chart]
     for section in ("fields", "derived"):
         for name, f in doc.get(section, {}).items():
             unit = f.get("unit", "item")
             x = f"{name}<br>{f.get('n_items', 0)} {unit}s"
-            for level, value in f["krippendorff_alpha"].items():
-                ci = f.get("krippendorff_alpha_ci", {}).get(level)
-                rows.append((f"alpha {level}", x, value, ci, f.get("n_pairable", 0)))
-            if f.get("fleiss_kappa") is not None:
-                ci = f.get("fleiss_kappa_ci")
-                rows.append(("Fleiss kappa", x, f["fleiss_kappa"], ci, f.get("fleiss_n_items", 0)))
+            for e in (e for m in charted for e in read(m, f)):
+                rows.append((e.label, x, e.value, e.ci, e.n or 0))
     y_min, y_max = min(-0.1, *(r[2] for r in rows if r[2] is not None), 0), 1.05
     for stat in dict.fromkeys(r[0] for r in rows):
         part = [r for r in rows if r[0] == stat and r[2] is not None]

@@ -25,10 +25,10 @@ def aggregable_fields(info: ProjectInfo) -> list[str]:
 
 
 def gold_answers(store: Store, project: str, items: list[ItemRecord], field: str) -> dict[str, Any]:
-    """Gold answer per item for ``field``: the store's gold items (``annotation_store.gold``),
+    """Gold answer per item for ``field``: the store's gold items (``annotation_store.studies.gold``),
     then, for other items, an item field ``gold`` that maps field names to answers (a plain
     ``gold`` value, such as intent-match's reference intent, is no label)."""
-    from annotation_store.gold import gold_items
+    from annotation_store.studies.gold import gold_items
 
     out = {}
     for item in items:
@@ -45,7 +45,7 @@ def apply_crowd_flags(store: Store, project: str) -> list[Any]:
     """Record the crowd study's flags (not qualified, low gold accuracy, speeders) as
     exclusions with their source and reason; returns the records written (none where
     the project runs no crowd study)."""
-    from annotation_store.crowd_quality import crowd_flags
+    from annotation_store.crowd.study_quality import crowd_flags
 
     return [
         store.exclude_annotator(project, f.annotator, f.reason, source=f.source, by="study checks")

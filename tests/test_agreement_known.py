@@ -573,8 +573,8 @@ def test_reference_override_replaces_human_majority(tmp_path):
     assert b.recall == 1.0 and b.precision == 1.0
     # human-human agreement does not change
     assert (
-        adjudicated.fields["label"].alpha["nominal"].value
-        == plain.fields["label"].alpha["nominal"].value
+        adjudicated.fields["label"].stat("krippendorff_alpha", "nominal").value
+        == plain.fields["label"].stat("krippendorff_alpha", "nominal").value
     )
     store.close()
 

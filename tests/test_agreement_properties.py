@@ -65,15 +65,14 @@ def _agreement(r: Ratings) -> VariableAgreement:
         level="ordinal",
         categorical=True,
         ordinal=True,
-        ac1=True,
         n_resamples=100,
     )
 
 
 def _intervals(va: VariableAgreement) -> dict:
     """The bootstrap intervals of a variable (alpha per level, Fleiss)."""
-    out = {f"alpha_ci.{lv}": s.ci for lv, s in va.alpha.items()}
-    out["fleiss_ci"] = va.fleiss.ci if va.fleiss else None
+    out = {f"alpha_ci.{lv}": s.ci for lv, s in va.by_level("krippendorff_alpha").items()}
+    out["fleiss_ci"] = va.stat("fleiss_kappa").ci
     return out
 
 
@@ -89,10 +88,12 @@ def _same_intervals(a: dict, b: dict, what: str = "") -> None:
 def _cohen_by_people(va: VariableAgreement, names: dict[str, str]) -> dict:
     """Cohen's kappa per unordered annotator pair, annotators mapped through ``names``."""
     out = {}
-    for weights, pairs in {"plain": va.cohen, **va.cohen_weighted}.items():
-        for key, s in pairs.items():
+    extra = va.stat("cohen_kappa_mean").extra
+    for weights in ("plain", "linear", "quadratic"):
+        suffix = "" if weights == "plain" else f"_{weights}"
+        for key, value in extra.get(f"cohen_kappa_pairs{suffix}", {}).items():
             a, b = key.split("|")
-            out[(weights, frozenset((names[a], names[b])))] = s.value
+            out[(weights, frozenset((names[a], names[b])))] = value
     return out
 
 
@@ -163,7 +164,7 @@ def test_bootstrap_interval_contains_the_point_estimate(n, seed):
         n_resamples=300,
         seed=seed,
     )
-    for s in [*va.alpha.values(), va.fleiss]:
+    for s in [*va.by_level("krippendorff_alpha").values(), va.stat("fleiss_kappa")]:
         if s.value is not None and s.ci is not None:
             assert s.ci[0] <= s.value <= s.ci[1]
 
@@ -242,11 +243,12 @@ def test_shuffling_label_rows_and_renaming_annotators_keeps_every_interval(matri
     b = _agreement(Ratings.from_long(other, numeric=True))
     _close(_all_stats(a.ratings), _all_stats(b.ratings))
     _same_intervals(_intervals(a), _intervals(b))
-    for lv in a.alpha:
-        assert a.alpha[lv].value == b.alpha[lv].value, lv
-    assert (a.fleiss.value is None and b.fleiss.value is None) or a.fleiss.value == pytest.approx(
-        b.fleiss.value, abs=1e-12
-    )
+    for lv in a.by_level("krippendorff_alpha"):
+        assert (
+            a.by_level("krippendorff_alpha")[lv].value == b.by_level("krippendorff_alpha")[lv].value
+        ), lv
+    fa, fb = a.stat("fleiss_kappa"), b.stat("fleiss_kappa")
+    assert (fa.value is None and fb.value is None) or fa.value == pytest.approx(fb.value, abs=1e-12)
     back = dict(zip(renamed, people, strict=True))
     ca = _cohen_by_people(a, {p: p for p in people})
     cb = _cohen_by_people(b, back)
@@ -335,9 +337,11 @@ def test_shuffled_rows_give_the_same_document_and_intervals(seed):
         assert va.keys() == vb.keys() and va
         for name in va:
             _same_intervals(_intervals(va[name]), _intervals(vb[name]), name)
-            assert va[name].alpha["interval"].ci is not None, name
-            for lv, s in va[name].alpha.items():
-                assert s.value == pytest.approx(vb[name].alpha[lv].value, abs=1e-12)
+            assert va[name].by_level("krippendorff_alpha")["interval"].ci is not None, name
+            for lv, s in va[name].by_level("krippendorff_alpha").items():
+                assert s.value == pytest.approx(
+                    vb[name].by_level("krippendorff_alpha")[lv].value, abs=1e-12
+                )
     assert a.evaluators.keys() == b.evaluators.keys() == {"judge"}
     assert set(a.evaluators["judge"]) == {"actionability", "sources"}
     # "sources" is a human field with whole-number labels: its per-item human mean is exact

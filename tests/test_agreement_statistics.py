@@ -44,7 +44,6 @@ def _agreement(r: Ratings, type_: str, resamples: int = 0) -> dict:
         level="interval" if not categorical else "nominal",
         categorical=categorical,
         ordinal=type_ == "ordinal",
-        ac1=type_ in ("binary", "categorical", "fact_labels"),
         n_resamples=resamples,
         seed=7,
     ).to_dict()

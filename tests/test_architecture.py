@@ -251,3 +251,78 @@ def test_the_checker_reports_a_circle_through_a_function_level_import() -> None:
         "jobs/worker.py": "from jobs.runner import go\n",
     }
     assert circles(import_graph(sources)) == [["jobs/batch_mode.py", "jobs/runner.py"]]
+
+
+# -- the store's one shape ---------------------------------------------------------------
+#
+# "The store owns sessions; feature modules are the API": ``Store`` (its core below) alone
+# opens the database (engine, sessions, connections); every other module of
+# annotation_store is a feature module whose public functions take the store as their
+# first argument and reach the database through ``store.read()``, ``store.write()`` or
+# ``store.read_statement()``.
+
+#: The store core: engine, session factories, the Store and its parts, the migrations and
+#: the staging helper the core hands a connection to.
+STORE_CORE = (
+    "annotation_store/db.py",
+    "annotation_store/store.py",
+    "annotation_store/store_",
+    "annotation_store/item_upsert.py",
+    "annotation_store/migrations/",
+    # the project listing's read-only fast path opens the SQLite file itself, on purpose
+    # (no SQLAlchemy import for `workbench projects`); it writes nothing
+    "annotation_store/summaries.py",
+)
+#: Imports that open the database (a ``Session`` may be imported as a type: feature
+#: functions pass on the one ``store.read()`` / ``store.write()`` hands them).
+_OPENERS = {"sessionmaker", "create_engine", "sqlite3"}
+
+
+def store_shape_violations(source: str, rel: str) -> list[str]:
+    """Where the feature module at ``rel`` opens the database itself, or takes the store
+    other than as its first argument."""
+    if not rel.startswith("annotation_store/") or rel.startswith(STORE_CORE):
+        return []
+    found = []
+    for node in ast.walk(ast.parse(source, rel)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            mod = node.module if isinstance(node, ast.ImportFrom) else None
+            names = [n for n in (mod or "", *(a.name for a in node.names)) if n]
+            hit = [n for n in names if n.split(".")[0] in _OPENERS or n in _OPENERS]
+            if hit:
+                found.append(f"{rel}:{node.lineno}: imports {', '.join(hit)}")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Session":
+            found.append(f"{rel}:{node.lineno}: makes a Session")
+        elif isinstance(node, ast.Attribute) and node.attr in ("engine", "connect"):
+            found.append(f"{rel}:{node.lineno}: uses .{node.attr}")
+        elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            args = [a.arg for a in node.args.args]
+            if "store" in args[1:] and args[0] not in ("self", "cls"):
+                found.append(f"{rel}:{node.lineno}: {node.name} takes the store not first")
+    return found
+
+
+def test_only_the_store_core_opens_the_database() -> None:
+    found = [
+        v for p in _layered_files() for v in store_shape_violations(p.read_text("utf-8"), _rel(p))
+    ]
+    assert found == []
+
+
+def test_the_store_shape_checker_reports_a_feature_module_with_its_own_session() -> None:
+    source = (
+        "from sqlalchemy.orm import Session, sessionmaker\n"
+        "def pick(project, store):\n"
+        "    with store.engine.begin() as conn:\n"
+        "        return Session(bind=conn)\n"
+        "def count(store, project):\n"
+        "    with store.read() as s:\n"
+        "        return s\n"
+    )
+    assert sorted(store_shape_violations(source, "annotation_store/crowd/links.py")) == [
+        "annotation_store/crowd/links.py:1: imports sessionmaker",
+        "annotation_store/crowd/links.py:2: pick takes the store not first",
+        "annotation_store/crowd/links.py:3: uses .engine",
+        "annotation_store/crowd/links.py:4: makes a Session",
+    ]
+    assert store_shape_violations(source, "annotation_store/store_labels.py") == []

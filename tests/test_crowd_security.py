@@ -7,11 +7,15 @@ import hashlib
 
 import pytest
 
-from annotation_store import Store, StoreError, crowd, crowd_codes, crowd_end, gold
+from annotation_store import Store, StoreError
 from annotation_store import assignments as asg
-from annotation_store import crowd_quality as cq
+from annotation_store.crowd import codes as crowd_codes
+from annotation_store.crowd import ending as crowd_end
+from annotation_store.crowd import study_quality as cq
+from annotation_store.crowd import workers as crowd
 from annotation_store.importing import import_annotations
-from annotation_store.study import StudyError, parse_study, set_study
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import StudyError, parse_study, set_study
 
 TOKEN = "s3cret"
 STUDY = {

@@ -8,12 +8,15 @@ from datetime import timedelta
 import pandas as pd
 import pytest
 
-from annotation_store import Store, StoreError, crowd, crowd_end, gold
+from annotation_store import Store, StoreError
 from annotation_store import assignments as asg
-from annotation_store import crowd_quality as cq
+from annotation_store.crowd import ending as crowd_end
+from annotation_store.crowd import study_quality as cq
+from annotation_store.crowd import workers as crowd
 from annotation_store.importing import ImportFailure, import_items
 from annotation_store.models import utcnow
-from annotation_store.study import StudyError, parse_study, set_study, study_of
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import StudyError, parse_study, set_study, study_of
 from reports.data import load_inputs
 
 TRAINING = [

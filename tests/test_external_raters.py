@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation_store import Store, accounts
+from annotation_store import Store
+from annotation_store.accounts import users as accounts
 from annotation_store.importing import import_annotations, import_items
 from commands import main
 

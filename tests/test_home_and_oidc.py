@@ -15,7 +15,8 @@ from collections.abc import Callable
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotation_store import Store, accounts
+from annotation_store import Store
+from annotation_store.accounts import users as accounts
 from tests.support.apptest import app_session, assert_ok
 
 HOME_COLUMNS = [

@@ -90,7 +90,9 @@ def test_batch_results_import_and_their_figures(store: Store, results_csv: Path)
         matrix[workers.index(worker), hit] = codes[answer]
     expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
     doc = agreement(store, "s", resamples=50)
-    assert doc.fields["label"].alpha["nominal"].value == pytest.approx(expected, abs=1e-12)
+    assert doc.fields["label"].stat("krippendorff_alpha", "nominal").value == pytest.approx(
+        expected, abs=1e-12
+    )
 
     # Leave-one-out majority agreement per worker, by hand.
     answers: dict[int, list[tuple[str, str]]] = {}

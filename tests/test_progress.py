@@ -55,7 +55,7 @@ def test_progress_numbers(store: Store) -> None:
 
 
 def test_gold_items_are_checks_not_items_to_complete(store: Store) -> None:
-    from annotation_store import gold
+    from annotation_store.studies import gold
 
     _fill(store)
     gold.set_gold(store, "intent_resolution", "ir1", 0.4)  # the one complete item

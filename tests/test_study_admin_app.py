@@ -9,10 +9,13 @@ import json
 import pandas as pd
 import pytest
 
-from annotation_store import Store, crowd, crowd_end, gold
+from annotation_store import Store
 from annotation_store import assignments as asg
-from annotation_store import crowd_quality as cq
-from annotation_store.study import example_study, get_study, set_study
+from annotation_store.crowd import ending as crowd_end
+from annotation_store.crowd import study_quality as cq
+from annotation_store.crowd import workers as crowd
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import example_study, get_study, set_study
 from tests.support.apptest import assert_ok, open_app
 
 

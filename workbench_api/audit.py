@@ -81,7 +81,7 @@ def audit_labels(store: Store, project: str) -> pd.DataFrame:
     """The submitted labels the audit compares with: the agreement filter (no gold items,
     no worker who failed qualification), then without excluded annotators."""
     from agreement.exclusions import without_excluded
-    from annotation_store.crowd_quality import for_agreement
+    from annotation_store.crowd.study_quality import for_agreement
 
     labels = store.annotations_frame(project, ("submitted",))
     return without_excluded(

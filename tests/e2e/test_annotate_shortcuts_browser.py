@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from annotation_store import Store, accounts
+from annotation_store import Store
 from annotation_store import assignments as asg
+from annotation_store.accounts import users as accounts
 from tests.annotate_fixtures import make_project
 from tests.e2e.harness import (
     LOCAL_AUTH,

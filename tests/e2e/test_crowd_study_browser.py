@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from annotation_store import Store, crowd, gold
-from annotation_store import crowd_quality as cq
-from annotation_store.study import set_study
+from annotation_store import Store
+from annotation_store.crowd import study_quality as cq
+from annotation_store.crowd import workers as crowd
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import set_study
 from tests.e2e.harness import browser_page, open_page, running_app, wait_for_streamlit, wait_until
 from tests.support.crowd import DONE_URL, STUDY, TOKEN
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from annotation_store import ItemRecord
-from annotation_store.study import study_of
+from annotation_store.studies.flow_settings import study_of
 
 REVIEW_ROLES = ("admin", "reviewer")
 #: What an annotator may be shown on top of the kind's own item fields (project setting

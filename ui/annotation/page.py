@@ -19,7 +19,7 @@ import streamlit as st
 
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
-from annotation_store.study import study_of
+from annotation_store.studies.flow_settings import study_of
 from ui import active_time, keyboard
 from ui.annotation import view_for
 from ui.annotation.blind import (

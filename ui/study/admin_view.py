@@ -6,9 +6,11 @@ import json
 
 import streamlit as st
 
-from annotation_store import ProjectInfo, Store, StoreError, crowd, gold
+from annotation_store import ProjectInfo, Store, StoreError
 from annotation_store.assignments import annotation_settings
-from annotation_store.study import example_study, get_study, set_study, study_of
+from annotation_store.crowd import workers as crowd
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import example_study, get_study, set_study, study_of
 from ui.auth import auth_mode
 from ui.study.entry import SINGLE_MODE_REFUSAL
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation_store import ProjectInfo, Store, crowd_quality
-from annotation_store.study import study_of
+from annotation_store import ProjectInfo, Store
+from annotation_store.crowd import study_quality as crowd_quality
+from annotation_store.studies.flow_settings import study_of
 from ui.tables import DASH
 
 

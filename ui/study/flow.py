@@ -1,5 +1,5 @@
 """The study flow around the Annotate page: consent, guideline, training, annotation,
-survey and the completion page. The stage lives in the store (``annotation_store.crowd``),
+survey and the completion page. The stage lives in the store (``annotation_store.crowd.workers``),
 so a worker who comes back resumes where they were."""
 
 from __future__ import annotations
@@ -9,9 +9,12 @@ from html import escape
 
 import streamlit as st
 
-from annotation_store import AnnotatorInfo, ProjectInfo, Store, crowd, crowd_end, crowd_quality
+from annotation_store import AnnotatorInfo, ProjectInfo, Store
 from annotation_store import assignments as asg
-from annotation_store.study import StudySettings, study_of
+from annotation_store.crowd import ending as crowd_end
+from annotation_store.crowd import study_quality as crowd_quality
+from annotation_store.crowd import workers as crowd
+from annotation_store.studies.flow_settings import StudySettings, study_of
 from ui.annotation.page import render as render_annotate
 from ui.study.training import render_training
 

@@ -8,8 +8,9 @@ from typing import Any
 import streamlit as st
 
 from agreement.statistics import DASH
-from annotation_store import AnnotatorInfo, ProjectInfo, Store, crowd
-from annotation_store.study import StudySettings, TrainingItem
+from annotation_store import AnnotatorInfo, ProjectInfo, Store
+from annotation_store.crowd import workers as crowd
+from annotation_store.studies.flow_settings import StudySettings, TrainingItem
 from kinds import FieldType, HumanField
 from ui.annotation.page import label_text
 

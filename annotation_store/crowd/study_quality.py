@@ -13,11 +13,12 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import select
 
-from annotation_store import crowd, gold
+from annotation_store.crowd import workers as crowd
 from annotation_store.models import Annotator, Item, ItemProgress, Project
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from annotation_store.study import study_of
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import study_of
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,136 @@
+"""How the five classic statistics among people are computed, each from one variable.
+
+Krippendorff's alpha by level, Fleiss' kappa on the modal-count items, percent
+agreement, Gwet's AC1 (each with a percentile bootstrap CI over units, sorted by id,
+where it has one) and the mean of Cohen's kappa over annotator pairs (the pairs, their
+n and the weighted pairs travel with it). Their declarations are in
+:mod:`agreement.statistics`; the engine calls these through the measure registry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agreement.alpha import alpha_from_coincidences, krippendorff_alpha, unit_coincidences
+from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.chance import agreement_weights, gwet_from_counts
+from agreement.kappa import cohen_pairs, fleiss, fleiss_coverage, fleiss_from_table, fleiss_items
+from agreement.percent import gwet_ac1, percent_agreement
+from agreement.results import Stat
+from agreement.stat_context import StatContext
+
+#: Largest number of distinct values for which alpha's bootstrap CI is computed.
+CI_MAX_VALUES = 32
+FLEISS_NA = "Fleiss' kappa is for categorical ratings; see alpha"
+COHEN_WEIGHTS = ("linear", "quadratic")
+
+
+def _with_ci(stat: Stat, ci: tuple[float, float] | None) -> Stat:
+    return Stat(stat.value, stat.n, stat.reason, ci, extra=stat.extra, notes=stat.notes)
+
+
+def alpha_by_level(ctx: StatContext) -> dict[str, Stat]:
+    """Krippendorff's alpha at each of ``ctx.levels`` (n = pairable units), with CIs from
+    one bootstrap of the unit coincidence matrices (V x V per unit) when the field has at
+    most ``CI_MAX_VALUES`` distinct values."""
+    r = ctx.ratings
+    stats = {lv: krippendorff_alpha(r, lv) for lv in ctx.levels}
+    order = r.unit_order()
+    counts = r.counts[order][r.pairable[order]]
+    used = counts.sum(axis=0) > 0
+    counts = counts[:, used]
+    if ctx.n_resamples <= 0 or counts.shape[1] > CI_MAX_VALUES or len(counts) < 2:
+        return stats
+    domain = r.numeric_domain()[used]
+    o_units = unit_coincidences(counts)
+    w = draw_counts(len(counts), ctx.n_resamples, ctx.seed)
+    o = (w @ o_units).reshape(len(w), counts.shape[1], counts.shape[1])
+    for lv, s in stats.items():
+        if s.value is not None:
+            stats[lv] = _with_ci(s, percentile_ci(alpha_from_coincidences(o, domain, lv))[0])
+    return stats
+
+
+def fleiss_modal(ctx: StatContext) -> Stat:
+    """Fleiss' kappa over the items with the modal number of ratings, with its CI and
+    (in ``extra``) which items it uses; undefined for continuous ratings."""
+    if not ctx.categorical:
+        return Stat.undefined(FLEISS_NA)
+    r = ctx.ratings
+    stat = fleiss(r)
+    note = {"fleiss_items_note": fleiss_coverage(r)}
+    stat = Stat(stat.value, stat.n, stat.reason, extra=note)
+    if stat.value is None or ctx.n_resamples <= 0 or stat.n < 2:
+        return stat
+    order = r.unit_order()
+    table = r.counts[order][fleiss_items(r)[order]]
+    w = draw_counts(len(table), ctx.n_resamples, ctx.seed)
+    return _with_ci(stat, percentile_ci(fleiss_from_table(table, w))[0])
+
+
+def percent(ctx: StatContext) -> Stat:
+    """Percent agreement (no CI)."""
+    return percent_agreement(ctx.ratings)
+
+
+def ac1(ctx: StatContext) -> Stat:
+    """Gwet's AC1 with a CI from resampling the rated units."""
+    r = ctx.ratings
+    stat = gwet_ac1(r)
+    if stat.value is None or ctx.n_resamples <= 0 or stat.n < 2:
+        return stat
+    order = r.unit_order()
+    counts = r.counts[order][r.m[order] >= 1]
+    w_cat = agreement_weights(np.arange(len(r.domain)), "identity")
+    draws = gwet_from_counts(counts, w_cat, draw_counts(len(counts), ctx.n_resamples, ctx.seed))
+    return _with_ci(stat, percentile_ci(draws)[0])
+
+
+def _pair_values(
+    pairs: dict[str, Stat], key: str, notes: dict[str, str]
+) -> dict[str, float | None]:
+    for k, s in pairs.items():
+        if s.value is None:
+            notes[f"{key}.{k}"] = s.reason or "undefined"
+    return {k: s.value for k, s in pairs.items()}
+
+
+def cohen_mean(ctx: StatContext) -> Stat:
+    """The mean of Cohen's kappa over the annotator pairs sharing at least
+    ``ctx.min_pair_overlap`` items (n = pairs averaged). ``extra`` holds every pair's
+    kappa and n, the pairs left out and, for ordinal fields, the weighted pairs."""
+    r, minimum = ctx.ratings, ctx.min_pair_overlap
+    pairs = cohen_pairs(r) if ctx.categorical else {}
+    notes: dict[str, str] = {}
+    few = sorted(k for k, s in pairs.items() if s.n < minimum)
+    extra = {
+        "cohen_kappa_pairs": _pair_values(pairs, "cohen_kappa_pairs", notes),
+        "cohen_kappa_pairs_n": {k: s.n for k, s in pairs.items()},
+        "cohen_kappa_min_overlap": minimum,
+        "cohen_kappa_pairs_few": few,
+    }
+    if few:
+        notes["cohen_kappa_pairs_few"] = (
+            f"{len(few)} pair(s) share fewer than {minimum} items "
+            f"(min_pair_overlap) and are left out of the pair mean: "
+            + ", ".join(f"{k} (n={pairs[k].n})" for k in few)
+        )
+    if ctx.categorical and ctx.ordinal:
+        for weights in COHEN_WEIGHTS:
+            key = f"cohen_kappa_pairs_{weights}"
+            extra[key] = _pair_values(cohen_pairs(r, weights), key, notes)
+    kept = [s for k, s in pairs.items() if k not in few]
+    defined = [s.value for s in kept if s.value is not None]
+    if defined:
+        return Stat(float(np.mean(defined)), len(defined), extra=extra, notes=notes)
+    if not pairs:
+        why = (
+            "fewer than two annotators"
+            if ctx.categorical
+            else "Cohen's kappa is for categorical ratings; see alpha"
+        )
+    elif not kept:
+        why = f"no annotator pair shares at least {minimum} items"
+    else:
+        why = "no pair has a defined kappa"
+    return Stat(None, 0, why, extra=extra, notes=notes)
