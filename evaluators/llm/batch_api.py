@@ -35,7 +35,6 @@ MAX_WAIT_S = 60.0
 T = TypeVar("T")
 
 
-
 @dataclass(frozen=True)
 class Retry:
     """How often and how patiently endpoint calls are retried."""

@@ -13,7 +13,6 @@ The errors carry the SDK's class names, so a stored failure reads the same eithe
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any, Protocol
@@ -84,7 +83,7 @@ class DirectChat:
             async with self._session.post(self._url, data=data) as resp:
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
-        except (asyncio.TimeoutError, self._aiohttp.ServerTimeoutError):
+        except (TimeoutError, self._aiohttp.ServerTimeoutError):
             raise APITimeoutError("Request timed out.") from None
         except self._aiohttp.ClientError as exc:
             raise APIConnectionError(f"Connection error: {exc}") from None
@@ -117,7 +116,9 @@ class SDKChat:
         except openai.APIConnectionError as exc:
             raise APIConnectionError(str(exc)) from None
         except openai.APIStatusError as exc:
-            raise APIStatusError(str(exc), exc.status_code, exc.body, exc.response.headers) from None
+            raise APIStatusError(
+                str(exc), exc.status_code, exc.body, exc.response.headers
+            ) from None
 
     async def close(self) -> None:
         """Close the SDK client's pool."""
