@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import email.utils
 import functools
 import json
 import random
@@ -773,6 +772,8 @@ def _retry_after(headers: Any) -> float | None:
     try:
         return min(_MAX_WAIT_S, max(0.0, float(value)))
     except ValueError:
+        import email.utils  # an HTTP date: rare, and the email package is slow to import
+
         parsed = email.utils.parsedate_to_datetime(value) if value else None
         if parsed is None:
             return None
