@@ -203,3 +203,45 @@ def test_the_sdk_serves_azure_and_httpx_only(
         return made
 
     assert type(asyncio.run(transport())) is kind
+
+
+def test_batches_answered_from_the_cache_widen_the_window_and_a_call_narrows_it() -> None:
+    from types import SimpleNamespace
+
+    from jobs.runner import window_after
+
+    def result(cached: bool) -> SimpleNamespace:
+        return SimpleNamespace(cached=cached)
+
+    assert window_after([result(True), result(True)], 3, 16) == 64  # 1,024 items
+    assert window_after([result(True), result(False)], 3, 16) == 3
+    assert window_after([], 3, 16) == 3
+
+
+def test_a_cached_re_run_looks_its_keys_up_in_few_queries(
+    llm_env: ScriptedLLM, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jobs.runner import run_evaluator
+
+    monkeypatch.setenv("WORKBENCH_LLM_CONCURRENCY", "4")
+    llm_env.handler = lambda req: Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
+    store.create_project("ir", "intent_resolution")
+    rows = [
+        {"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "r"}} for i in range(400)
+    ]
+    store.upsert_items("ir", rows)
+    first = run_evaluator(store, "ir", "intent_resolution", batch_size=4)
+    assert (first.done, first.cached, llm_env.calls) == (400, 0, 400)
+    queries: list[int] = []
+    real = store.cache_get_many
+
+    def counted(keys: list[str]) -> dict:
+        queries.append(len(keys))
+        return real(keys)
+
+    monkeypatch.setattr(store, "cache_get_many", counted)
+    again = run_evaluator(store, "ir", "intent_resolution", batch_size=4)
+    assert (again.done, again.cached, llm_env.calls) == (400, 400, 400)
+    assert sum(queries) == 400
+    # two batches of 4 in flight would take about 50 lookups; the widened window, a few
+    assert len(queries) <= 10, queries
