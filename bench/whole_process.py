@@ -13,11 +13,9 @@ The call bound is ``items x latency / concurrency``: the wall time of a perfect 
 Every run starts from a fresh copy of a prepared SQLite database. Contenders alternate
 within a round (A B A B ...), so that a drift in the machine's speed hits all of them
 alike: with ``--baseline DIR`` (another checkout, e.g. a worktree of main) its
-``cli.py`` runs as contender B of every scenario. Peers (deepeval, azure-ai-evaluation)
-run as further contenders when their side venv exists (``scripts/peers_venv.sh``
-builds it; see ``bench/peers/``). The median of the rounds is printed with the min and
-max, the CPU per item and the one-minute load average before and after: on a shared
-machine wall time is noisy, CPU time much less so.
+``cli.py`` runs as contender B of every scenario. The median of the rounds is printed
+with the min and max, the CPU per item and the one-minute load average before and after:
+on a shared machine wall time is noisy, CPU time much less so.
 
     .venv/bin/python bench/whole_process.py [--rounds 3] [--quick] [--baseline DIR]
 """
@@ -48,8 +46,6 @@ from tests.support.replies import INTENT_RESOLUTION_REPLY  # noqa: E402
 
 PROJECT = "bench"
 EVALUATOR = "intent_resolution"
-PEERS_VENV = ROOT / ".venv-peers"
-PEER_SCRIPTS = {"deepeval": "deepeval_geval.py", "azure": "azure_intent.py"}
 
 
 @dataclass(frozen=True)
@@ -75,12 +71,11 @@ class Sample:
 
 @dataclass
 class Contender:
-    """A command line that runs a scenario: this checkout, a baseline or a peer."""
+    """A workbench checkout whose ``cli.py`` runs the scenarios."""
 
     name: str
     argv: list[str]
     cwd: Path
-    cli: bool = True  # a workbench cli.py (else a peer script taking the same options)
     samples: dict[str, list[Sample]] = field(default_factory=dict)
 
 
@@ -156,11 +151,9 @@ def scenario_env(base: dict[str, str], url: str, model: str, concurrency: int) -
     }
 
 
-def run_args(c: Contender, s: Scenario, db: Path) -> list[str]:
-    """The command line of contender ``c`` for scenario ``s`` on database ``db``."""
-    if c.cli:
-        return [*c.argv, "--db", f"sqlite:///{db}", "evaluate", PROJECT, "--evaluator", EVALUATOR]
-    return [*c.argv, "--items", str(s.items), "--concurrency", str(s.concurrency)]
+def run_args(c: Contender, db: Path) -> list[str]:
+    """The command line of contender ``c`` on database ``db``."""
+    return [*c.argv, "--db", f"sqlite:///{db}", "evaluate", PROJECT, "--evaluator", EVALUATOR]
 
 
 def median(values: list[float]) -> float:
@@ -194,16 +187,10 @@ def report(s: Scenario, c: Contender, latency: float) -> str:
 
 
 def contenders(baseline: str | None) -> list[Contender]:
-    """This checkout, the baseline checkout and the peers whose side venv exists."""
+    """This checkout and, when given, the baseline checkout."""
     out = [Contender("this", [sys.executable, "cli.py"], ROOT)]
     if baseline:
         out.append(Contender("baseline", [sys.executable, "cli.py"], Path(baseline).resolve()))
-    peer_python = PEERS_VENV / "bin" / "python"
-    if peer_python.exists():
-        for name, script in PEER_SCRIPTS.items():
-            path = ROOT / "bench" / "peers" / script
-            if path.exists():
-                out.append(Contender(name, [str(peer_python), str(path)], ROOT, cli=False))
     return out
 
 
@@ -245,21 +232,19 @@ def main() -> int:
         if any(s.cached for s in scenarios):
             shutil.copy(seeds[n_cached], cached_seed)
             env = scenario_env(base_env, url, model, 64)
-            timed(run_args(who[0], scenarios[-1], cached_seed), ROOT, env, n)
+            timed(run_args(who[0], cached_seed), ROOT, env, n)
         for c in who:  # warm-up: bytecode caches, page cache (not counted)
             db = Path(tmp) / "warm.db"
             shutil.copy(seeds[min(seeds)], db)
             env = scenario_env(base_env, url, model, 64)
-            timed([*run_args(c, scenarios[0], db), "--limit", "16"], c.cwd, env, n)
+            timed([*run_args(c, db), "--limit", "16"], c.cwd, env, n)
         for r in range(args.rounds):
             for s in scenarios:
                 env = scenario_env(base_env, url, model, s.concurrency)
                 for c in who:
-                    if s.cached and not c.cli:
-                        continue
                     db = Path(tmp) / f"run-{c.name}.db"
                     shutil.copy(cached_seed if s.cached else seeds[s.items], db)
-                    sample = timed(run_args(c, s, db), c.cwd, env, n)
+                    sample = timed(run_args(c, db), c.cwd, env, n)
                     c.samples.setdefault(s.title, []).append(sample)
             print(f"  round {r + 1} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr)
     for s in scenarios:
