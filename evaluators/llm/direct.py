@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from common.version import __version__
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Environment variables the ``openai`` SDK turns into request headers.
+SDK_HEADERS = {"OPENAI_ORG_ID": "OpenAI-Organization", "OPENAI_PROJECT_ID": "OpenAI-Project"}
 
 
 class APIError(Exception):
@@ -65,15 +67,21 @@ class DirectChat:
         base = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self._url = f"{base}/chat/completions"
         self._aiohttp = aiohttp
+        headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": f"metric-audit-workbench/{__version__}",
+        }
+        # What the SDK would add from the environment (an organisation, a project).
+        for variable, header in SDK_HEADERS.items():
+            if os.environ.get(variable):
+                headers[header] = os.environ[variable]
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=max(1, pool)),
             timeout=aiohttp.ClientTimeout(total=timeout_s),
-            headers={
-                "Authorization": f"Bearer {api_key}",
-                "Content-Type": "application/json",
-                "Accept": "application/json",
-                "User-Agent": f"metric-audit-workbench/{__version__}",
-            },
+            headers=headers,
+            trust_env=True,  # proxy variables and .netrc, as the SDK's transports honour
         )
 
     async def chat(self, body: dict[str, Any]) -> Any:
