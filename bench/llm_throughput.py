@@ -30,8 +30,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import openai
-
 from annotation_store import Store
 from evaluators.base import EvalContext
 from evaluators.llm.client import LLMClient
@@ -80,10 +78,11 @@ def run(
         concurrency=concurrency,
         max_retries=0,
     )
-    # Warm-up outside the timed region: the first openai client and the evaluator
-    # registry's discovery (it imports every builtin evaluator) pay lazy imports (~0.3 s
-    # together), once per process, which is not throughput.
-    openai.AsyncOpenAI(base_url=server.base_url, api_key="bench")
+    # Warm-up outside the timed region: the HTTP layer (aiohttp) and the evaluator's module
+    # are imported on first use, once per process, which is not throughput
+    # (bench/whole_process.py times whole processes, imports included).
+    import aiohttp  # noqa: F401
+
     get_evaluator_class("intent_resolution")
     ctx = EvalContext(llm=LLMClient(config, cache=store), cache=store, pages=store)
     calls = server.calls

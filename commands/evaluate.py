@@ -73,7 +73,7 @@ def _bar(p: RunProgress) -> None:
 
 def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
     """Run the evaluator and print a one-line summary."""
-    from evaluators.llm.batch_api import BatchError
+    from evaluators.llm.batch import BatchError
     from jobs.runner import run_corpus_summary, run_evaluator
     from workbench_api.data import ApiError, parse_settings
 

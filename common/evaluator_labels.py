@@ -18,8 +18,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import pandas as pd
+from common.lazy import LazyModule
 
+pd: Any = LazyModule("pandas")  # `evaluate` labels its runs without pandas
 Config = tuple[str, str | None, str]  # evaluator, judge model, signature text ("" if none)
 #: Model-name prefix of each NLI backend (see evaluators.nli.select) -> its display name.
 NLI_BACKENDS = {"llm:": "LLM-NLI", "transformers:": "NLI model"}

@@ -5,6 +5,12 @@ every module of its package once (``pkgutil``), so adding a kind or an evaluator
 adding one module, with no list to edit elsewhere. Installed packages add entries through
 an entry point group (``metric_audit.evaluators``, ``metric_audit.kinds``): each entry
 point names a module (which registers on import, as built-ins do) or the object itself.
+
+A registry may also take a cheap *index* (name -> module, read from the modules' source
+without importing them, see :func:`source_index`): :meth:`Registry.get` of an indexed
+name then imports that one module only, as lm-evaluation-harness's lazy placeholders do,
+so ``cli.py evaluate --evaluator bleu`` never imports the NLI models. A name the index
+does not know (a plugin, an entry made at run time) falls back to full discovery.
 A plugin that fails to load (any exception, ``SystemExit`` included) or whose entry
 fails when read (:meth:`Registry.read`) is a warning naming it; the built-ins still
 work. :func:`plugin_warnings` gathers those warnings for the app's admins.
@@ -15,6 +21,7 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -47,11 +54,14 @@ class Registry(Generic[T]):
         *,
         entry_point_group: str | None = None,
         adopt: Callable[[object], None] | None = None,
+        index: Callable[[], dict[str, str]] | None = None,
     ) -> None:
         self.what = what
         self._package = package
         self._group = entry_point_group
         self._adopt = adopt  # registers an object an entry point names directly
+        self._index_fn = index  # name -> module that registers it (read on first use)
+        self._index: dict[str, str] | None = None
         self.plugin_errors: dict[str, str] = {}
         self._entries: dict[str, T] = {}
         self._lock = threading.RLock()
@@ -129,14 +139,33 @@ class Registry(Generic[T]):
             self.note_problem(name, "could not be read", exc)
             return None
 
+    def _load_indexed(self, name: str) -> None:
+        """Import the one module the index names for ``name`` (if any)."""
+        if self._index_fn is None or self._discovered:
+            return
+        with self._lock:
+            if self._index is None:
+                self._index = self._index_fn()
+            module = self._index.get(name)
+        if module is not None:
+            importlib.import_module(module)
+
+    def _lookup(self, name: str) -> T | None:
+        """The entry called ``name``: registered already, from its indexed module, or
+        after full discovery; None when there is none."""
+        if name not in self._entries:
+            self._load_indexed(name)
+        if name not in self._entries:
+            self._discover()
+        return self._entries.get(name)
+
     def get(self, name: str) -> T:
         """Return the entry called ``name`` or raise with the list of known names."""
-        self._discover()
-        try:
-            return self._entries[name]
-        except KeyError:
+        entry = self._lookup(name)
+        if entry is None and name not in self._entries:
             known = ", ".join(sorted(self._entries)) or "none"
-            raise UnknownEntryError(f"unknown {self.what} {name!r}; known: {known}") from None
+            raise UnknownEntryError(f"unknown {self.what} {name!r}; known: {known}")
+        return entry
 
     def discover(self) -> None:
         """Import the package's modules and the plugins now (once), so that entries added
@@ -155,11 +184,33 @@ class Registry(Generic[T]):
         return sorted(self._entries)
 
     def __contains__(self, name: object) -> bool:
-        self._discover()
+        if not isinstance(name, str):
+            return False
+        self._lookup(name)
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+
+def source_index(package: str, pattern: str) -> dict[str, str]:
+    """name -> module for every module of ``package`` whose source matches ``pattern``
+    (its group 1 is a registered name), read as text: nothing is imported but the
+    package itself. A name made at run time is simply not indexed."""
+    pkg = importlib.import_module(package)
+    found = re.compile(pattern, re.MULTILINE)
+    out: dict[str, str] = {}
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name.startswith("_"):
+            continue
+        spec = getattr(info.module_finder, "find_spec", lambda *_: None)(info.name, None)
+        origin = getattr(spec, "origin", None)
+        if not origin or not origin.endswith(".py"):
+            continue
+        with open(origin, encoding="utf-8") as f:
+            for name in found.findall(f.read()):
+                out.setdefault(name, f"{package}.{info.name}")
+    return out
 
 
 def plugin_warnings() -> list[str]:

@@ -229,6 +229,24 @@ def batches_in_flight(evaluator: Evaluator, batch_size: int) -> int:
     return -(-max(1, int(config.concurrency)) // max(1, batch_size)) + 1
 
 
+#: Items in flight at most while batches come back wholly from the cache.
+CACHED_ITEMS_IN_FLIGHT = 1024
+
+
+def window_after(results: Sequence[Any], base: int, batch_size: int) -> int:
+    """How many batches to keep in flight after a batch finished with ``results``.
+
+    A batch answered wholly from the cache made no call, so more of them in flight cost
+    the endpoint nothing; they let the cache lookups of many batches share one query
+    and one thread hand-off (a cached re-run is bound by those, not by calls). A batch
+    that made a call brings the window back to ``base``; misses are limited by the
+    client's concurrency limit either way.
+    """
+    if results and all(getattr(r, "cached", False) for r in results):
+        return max(base, CACHED_ITEMS_IN_FLIGHT // max(1, batch_size))
+    return base
+
+
 def _run_batches(
     store: Store,
     project: str,
@@ -299,6 +317,7 @@ async def _pipeline(
     should_cancel: CancelFn | None,
 ) -> bool:
     pending: set[asyncio.Task[list[Any]]] = set()
+    base_window, size = window, max((len(b) for b in batches), default=1)
     started = 0
     cancelled = False
     saver = _Saver(store, project, run_id, progress, on_progress)
@@ -316,7 +335,9 @@ async def _pipeline(
                     break
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
-                    saver.add(task.result())
+                    results = task.result()
+                    saver.add(results)
+                    window = window_after(results, base_window, size)
             await saver.drain()
         finally:
             for task in pending:  # only after an error: do not leave calls running

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 
 @cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # on first check: most processes never parse
+
     return MarkdownIt("commonmark")
 
 

@@ -14,6 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class BatchError(RuntimeError):
+    """A Batch API call failed for good; the message says which and why.
+
+    Declared here, not beside the Batch API calls, so that catching it (``cli.py
+    evaluate``) does not import the ``openai`` package."""
+
+
 class BatchDeferred(Exception):
     """The request was held back for the next batch (not an evaluation failure)."""
 

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import openai
 
+from evaluators.llm.batch import BatchError as BatchError
 from evaluators.llm.client import _message, _retry_after
 
 #: Batch states after which nothing more will come.
@@ -32,10 +33,6 @@ ENDPOINT = "/v1/chat/completions"
 MAX_WAIT_S = 60.0
 
 T = TypeVar("T")
-
-
-class BatchError(RuntimeError):
-    """A Batch API call failed for good; the message says which and why."""
 
 
 @dataclass(frozen=True)

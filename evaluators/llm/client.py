@@ -1,8 +1,9 @@
 """The LLM client: async chat completions with retries, a persistent cache and JSON replies.
 
-One :class:`LLMClient` wraps ``openai.AsyncOpenAI`` (or ``AsyncAzureOpenAI`` when an API
-version is set) with the openai package's own retries switched off, so the retries
-counted here are the only ones. Calls are limited by a semaphore
+One :class:`LLMClient` sends each request on an aiohttp keep-alive pool of its own
+(:mod:`evaluators.llm.direct`), or through ``openai.AsyncOpenAI`` (``AsyncAzureOpenAI``
+when an API version is set; ``WORKBENCH_LLM_HTTP=httpx``) with the openai package's own
+retries switched off, so the retries counted here are the only ones. Calls are limited by a semaphore
 (``WORKBENCH_LLM_CONCURRENCY``), retried with exponential backoff and jitter on timeouts,
 connection errors, 429 and 5xx (``Retry-After`` is honoured), and cached by a hash of
 the full request, so a re-run makes no HTTP call at all.
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import email.utils
 import functools
 import json
 import random
@@ -26,7 +26,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
 import pydantic
 
 from common.redact import DataRedactor
@@ -40,7 +39,15 @@ from evaluators.llm.cache import (
     request_record,
 )
 from evaluators.llm.config import LLMConfig, load_llm_config
-from evaluators.llm.http import http_client
+from evaluators.llm.direct import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    ChatTransport,
+    DirectChat,
+    SDKChat,
+)
+from evaluators.llm.http import aiohttp_installed, http_client
 from evaluators.llm.jsonparse import JSONExtractError, extract_json
 
 Message = dict[str, Any]
@@ -124,7 +131,8 @@ class LLMClient:
         self.http_calls = 0
         self.cache_hits = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._openai: Any = None
+        self._transport: ChatTransport | None = None
+        self._sdk: Any = None  # the openai client of the loop (batch mode's files, batches)
         self._sem: asyncio.Semaphore | None = None
         # Cache writes go through one dedicated thread so they never queue in front of
         # cache reads in the default pool (SQLite has a single writer anyway).
@@ -254,10 +262,14 @@ class LLMClient:
         """Close the HTTP pool of the running loop (call before the loop ends)."""
         # Detach first: a call starting while the close is awaited builds a new pool
         # instead of using the closing one.
-        client, same_loop = self._openai, self._loop is asyncio.get_running_loop()
-        self._openai, self._loop, self._sem = None, None, None
-        if client is not None and same_loop:
-            await client.close()
+        transport, sdk = self._transport, self._sdk
+        same_loop = self._loop is asyncio.get_running_loop()
+        self._transport, self._sdk, self._loop, self._sem = None, None, None, None
+        if same_loop:
+            if transport is not None:
+                await transport.close()
+            if sdk is not None and not (isinstance(transport, SDKChat) and transport.client is sdk):
+                await sdk.close()
 
     # -- cache --------------------------------------------------------------------------
     async def _cached_call(
@@ -427,7 +439,10 @@ class LLMClient:
 
     def openai_client(self) -> Any:
         """The ``openai`` async client of the running event loop (files, batches)."""
-        return self._runtime()[0]
+        self._runtime()
+        if self._sdk is None:
+            self._sdk = self._make_openai()
+        return self._sdk
 
     def normalise(self, completion: dict[str, Any]) -> dict[str, Any]:
         """A chat completion (e.g. a batch output line's body) as the cache keeps it."""
@@ -438,20 +453,31 @@ class LLMClient:
         return self._redact(text)
 
     # -- HTTP ---------------------------------------------------------------------------
-    def _runtime(self) -> tuple[Any, asyncio.Semaphore]:
-        """The openai client and semaphore of the running event loop.
+    def _runtime(self) -> tuple[ChatTransport, asyncio.Semaphore]:
+        """The transport and semaphore of the running event loop.
 
-        The job runner runs each batch under its own ``asyncio.run``; an httpx pool must
-        not outlive its loop, so both are rebuilt when the loop changes.
+        The job runner runs each batch under its own ``asyncio.run``; a connection pool
+        must not outlive its loop, so both are rebuilt when the loop changes.
         """
         loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._openai is None or self._sem is None:
-            self._loop = loop
-            self._openai = self._make_openai()
+        if self._loop is not loop or self._transport is None or self._sem is None:
+            self._loop, self._sdk = loop, None
+            self._transport = self._make_transport()
             self._sem = asyncio.Semaphore(max(1, self.config.concurrency))
-        return self._openai, self._sem
+        return self._transport, self._sem
+
+    def _make_transport(self) -> ChatTransport:
+        """aiohttp directly for OpenAI-compatible endpoints; the SDK for Azure and httpx."""
+        cfg = self.config
+        if cfg.http == "aiohttp" and not cfg.is_azure and aiohttp_installed():
+            key = cfg.api_key or "not-needed"  # local servers take any key
+            return DirectChat(cfg.base_url, key, cfg.timeout_s, cfg.concurrency)
+        self._sdk = self._make_openai()
+        return SDKChat(self._sdk)
 
     def _make_openai(self) -> Any:
+        import openai  # only for Azure, httpx and the Batch API: a second of imports
+
         cfg = self.config
         key = cfg.api_key or "not-needed"  # local servers take any key
         common: dict[str, Any] = {"api_key": key, "timeout": cfg.timeout_s, "max_retries": 0}
@@ -473,20 +499,13 @@ class LLMClient:
             try:
                 async with sem:
                     self.http_calls += 1
-                    # client.post sends the same JSON that chat.completions.create would,
-                    # without the SDK re-walking every parameter (messages, JSON schema)
-                    # on each call: a few ms of CPU per call in one event loop.
-                    completion = await client.post(
-                        "/chat/completions",
-                        body={"model": self.model, **wire},
-                        cast_to=dict,  # the plain JSON: no response model to build
-                    )
+                    completion = await client.chat({"model": self.model, **wire})
                 return self._scrub(_normalise(completion))
             except MalformedReply as exc:
                 raise MalformedReply(self._redact(str(exc))) from None
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            except (APITimeoutError, APIConnectionError) as exc:
                 last = self._redact(f"{type(exc).__name__}: {exc}")
-            except openai.APIStatusError as exc:
+            except APIStatusError as exc:
                 status = exc.status_code
                 last = self._redact(f"HTTP {status}: {_message(exc)}")
                 if status in (400, 422):
@@ -496,7 +515,7 @@ class LLMClient:
                     raise _Unsupported(param) from None
                 if status not in (408, 409, 429) and status < 500:
                     raise LLMError(last) from None
-                wait = _retry_after(exc.response.headers)
+                wait = _retry_after(exc.headers)
             if attempt + 1 < attempts:
                 await asyncio.sleep(wait if wait is not None else self._backoff(attempt))
         raise LLMError(f"gave up after {attempts} attempts; last error: {last}")
@@ -727,7 +746,8 @@ def _refused_param(wire: dict[str, Any], message: str) -> str | None:
     return (named or present)[0]
 
 
-def _message(exc: openai.APIStatusError) -> str:
+def _message(exc: Any) -> str:
+    """The server's own error message of an HTTP error (ours or the SDK's)."""
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -752,6 +772,8 @@ def _retry_after(headers: Any) -> float | None:
     try:
         return min(_MAX_WAIT_S, max(0.0, float(value)))
     except ValueError:
+        import email.utils  # an HTTP date: rare, and the email package is slow to import
+
         parsed = email.utils.parsedate_to_datetime(value) if value else None
         if parsed is None:
             return None

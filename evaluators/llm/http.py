@@ -1,11 +1,13 @@
 """The HTTP layer under the ``openai`` client: aiohttp by default, httpx on request.
 
-The SDK's default transport (httpx over httpcore and h11) parses and builds every
-request in Python: at 64 concurrent calls that work alone keeps one event loop about a
-third busy on a 2-core machine. The SDK ships an aiohttp transport of its own
-(``openai.DefaultAioHttpClient``), whose HTTP parser is compiled; it is used whenever
-aiohttp is installed. ``WORKBENCH_LLM_HTTP=httpx`` selects the SDK's default instead.
-Either way requests, retries and errors go through the same ``openai`` client.
+Online calls to an OpenAI-compatible endpoint skip the SDK altogether
+(:mod:`evaluators.llm.direct`); this chooses the transport of the SDK where it is still
+used (Azure OpenAI, the Batch API). The SDK's default transport (httpx over httpcore and
+h11) parses and builds every request in Python: at 64 concurrent calls that work alone
+keeps one event loop about a third busy on a 2-core machine. The SDK ships an aiohttp
+transport of its own (``openai.DefaultAioHttpClient``), whose HTTP parser is compiled;
+it is used whenever aiohttp is installed. ``WORKBENCH_LLM_HTTP=httpx`` selects the SDK's
+default instead (and sends online calls through the SDK too).
 """
 
 from __future__ import annotations

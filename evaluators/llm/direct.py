@@ -1,0 +1,141 @@
+"""Chat completions straight over aiohttp: the HTTP layer of online calls.
+
+Going through ``openai.AsyncOpenAI`` costs an online call about 2-3 ms of CPU (the SDK
+builds its request options and drives aiohttp through an httpx-compatible layer) and a
+process about a second of imports (``import openai`` builds hundreds of pydantic types).
+An online chat completion is one JSON POST, so :class:`DirectChat` sends it on an
+aiohttp keep-alive pool itself. The SDK still serves Azure OpenAI, the httpx backend
+(``WORKBENCH_LLM_HTTP=httpx``) and the Batch API; :class:`SDKChat` adapts it to the same
+interface and the same errors, so the client's retries see one kind of failure.
+
+The errors carry the SDK's class names, so a stored failure reads the same either way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Protocol
+
+from common.version import __version__
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Environment variables the ``openai`` SDK turns into request headers.
+SDK_HEADERS = {"OPENAI_ORG_ID": "OpenAI-Organization", "OPENAI_PROJECT_ID": "OpenAI-Project"}
+
+
+class APIError(Exception):
+    """A chat completion call failed (base of the errors below)."""
+
+
+class APITimeoutError(APIError):
+    """No complete answer within the timeout."""
+
+
+class APIConnectionError(APIError):
+    """The endpoint could not be reached or dropped the connection."""
+
+
+class APIStatusError(APIError):
+    """The endpoint answered with an HTTP error status."""
+
+    def __init__(self, message: str, status_code: int, body: Any, headers: Any) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body  # the parsed JSON error body (or its text)
+        self.headers = headers
+
+
+class ChatTransport(Protocol):
+    """Sends one chat completion request body; answers the parsed reply."""
+
+    async def chat(self, body: dict[str, Any]) -> Any:
+        """The reply's JSON (or its text when it is not JSON); raises :class:`APIError`."""
+        ...
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        ...
+
+
+class DirectChat:
+    """``POST {base_url}/chat/completions`` on one aiohttp session of the running loop."""
+
+    def __init__(self, base_url: str | None, api_key: str, timeout_s: float, pool: int) -> None:
+        import aiohttp
+
+        base = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self._url = f"{base}/chat/completions"
+        self._aiohttp = aiohttp
+        headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": f"metric-audit-workbench/{__version__}",
+        }
+        # What the SDK would add from the environment (an organisation, a project).
+        for variable, header in SDK_HEADERS.items():
+            if os.environ.get(variable):
+                headers[header] = os.environ[variable]
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=max(1, pool)),
+            timeout=aiohttp.ClientTimeout(total=timeout_s),
+            headers=headers,
+            trust_env=True,  # proxy variables and .netrc, as the SDK's transports honour
+        )
+
+    async def chat(self, body: dict[str, Any]) -> Any:
+        """The parsed reply; HTTP errors, timeouts and lost connections as :class:`APIError`."""
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        try:
+            async with self._session.post(self._url, data=data) as resp:
+                raw = await resp.read()
+                status, headers = resp.status, resp.headers
+        except (TimeoutError, self._aiohttp.ServerTimeoutError):
+            raise APITimeoutError("Request timed out.") from None
+        except self._aiohttp.ClientError as exc:
+            raise APIConnectionError(f"Connection error: {exc}") from None
+        parsed = _parse(raw)
+        if status >= 400:
+            raise APIStatusError(f"Error code: {status} - {parsed}", status, parsed, headers)
+        return parsed
+
+    async def close(self) -> None:
+        """Close the session and its connections."""
+        await self._session.close()
+
+
+class SDKChat:
+    """The ``openai`` client behind the same interface (Azure, httpx, the Batch API)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def chat(self, body: dict[str, Any]) -> Any:
+        """``client.post`` of the body, the SDK's errors turned into this module's."""
+        import openai
+
+        try:
+            # client.post sends the same JSON that chat.completions.create would, without
+            # the SDK re-walking every parameter (messages, JSON schema) on each call.
+            return await self.client.post("/chat/completions", body=body, cast_to=dict)
+        except openai.APITimeoutError as exc:
+            raise APITimeoutError(str(exc)) from None
+        except openai.APIConnectionError as exc:
+            raise APIConnectionError(str(exc)) from None
+        except openai.APIStatusError as exc:
+            raise APIStatusError(
+                str(exc), exc.status_code, exc.body, exc.response.headers
+            ) from None
+
+    async def close(self) -> None:
+        """Close the SDK client's pool."""
+        await self.client.close()
+
+
+def _parse(raw: bytes) -> Any:
+    """JSON when the body is JSON, else its text (a proxy's error page)."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")

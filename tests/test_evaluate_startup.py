@@ -1,0 +1,247 @@
+"""`evaluate` imports only what it runs: the registry's lazy index and the direct HTTP path."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pydantic
+import pytest
+
+from annotation_store import Store
+from common.registry import Registry, UnknownEntryError
+from evaluators.llm.client import LLMClient
+from evaluators.llm.config import LLMConfig
+from evaluators.llm.direct import DirectChat, SDKChat
+from evaluators.registry import EVALUATORS, builtin_index
+from tests.support.cli import ROOT
+from tests.support.replies import INTENT_RESOLUTION_REPLY
+from tests.support.scripted_llm import Reply, ScriptedLLM
+
+#: Names a built-in module makes at run time (lexical.py's ROUGE variants): not indexed,
+#: found by full discovery.
+MADE_AT_RUN_TIME = {"rouge1", "rouge2", "rougeL"}
+
+
+class Score(pydantic.BaseModel):
+    score: int
+
+
+def test_the_source_index_points_every_name_at_the_module_that_registers_it() -> None:
+    index = builtin_index()
+    registered = {name: EVALUATORS.get(name).__module__ for name in EVALUATORS.names()}
+    builtins = {n: m for n, m in registered.items() if m.startswith("evaluators.builtin.")}
+    assert set(index) == set(builtins) - MADE_AT_RUN_TIME
+    assert all(index[name] == builtins[name] for name in index)
+    assert index["intent_resolution"] == "evaluators.builtin.intent_resolution"
+
+
+def _fresh_python(code: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_looking_up_one_evaluator_imports_only_its_module() -> None:
+    loaded = _fresh_python(
+        """
+        import json, sys
+        from evaluators.registry import get_evaluator_class
+        assert get_evaluator_class("bleu").name == "bleu"
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("evaluators."))))
+        """
+    )
+    builtin = [m for m in loaded if m.startswith("evaluators.builtin.")]
+    assert builtin == ["evaluators.builtin.lexical"]
+    assert "evaluators.nli" not in loaded
+
+
+def test_a_name_the_index_misses_is_found_by_full_discovery(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = tmp_path / "toy_entries"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "reg.py").write_text(
+        "from common.registry import Registry\n"
+        "REG = Registry('toy', package='toy_entries.parts', index=lambda: INDEX)\n"
+        "INDEX = {'alpha': 'toy_entries.parts.a'}\n"
+    )
+    (pkg / "parts").mkdir()
+    (pkg / "parts" / "__init__.py").write_text("")
+    for name, value in (("a", "alpha"), ("b", "beta")):
+        (pkg / "parts" / f"{name}.py").write_text(
+            f"from toy_entries.reg import REG\nREG.add({value!r}, {value.upper()!r})\n"
+        )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from toy_entries.reg import REG
+
+    assert isinstance(REG, Registry)
+    assert REG.get("alpha") == "ALPHA"
+    assert "toy_entries.parts.b" not in sys.modules  # the index named module a only
+    assert REG.get("beta") == "BETA"  # not indexed: every module imported
+    assert "beta" in REG and REG.names() == ["alpha", "beta"]
+    with pytest.raises(UnknownEntryError, match="known: alpha, beta"):
+        REG.get("gamma")
+
+
+def test_an_evaluate_process_imports_neither_openai_nor_pandas_nor_other_evaluators(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    db = f"sqlite:///{tmp_path / 'wb.db'}"
+    store = Store(db)
+    store.create_project("ir", "intent_resolution")
+    rows = [{"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "r"}} for i in range(3)]
+    store.upsert_items("ir", rows)
+    store.close()
+    scripted_llm.handler = lambda req: Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import runpy, sys\nsys.path.insert(0, '.')\n"
+        "sys.argv = ['cli.py', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_path('cli.py', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = ('openai', 'pandas', 'evaluators.nli', 'evaluators.builtin.geval')\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "WORKBENCH_SECRETS": str(tmp_path / "none.toml"),
+        "WORKBENCH_LLM_BASE_URL": scripted_llm.base_url,
+        "WORKBENCH_LLM_MODEL": scripted_llm.model,
+        "WORKBENCH_LLM_API_KEY": "test-key",
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(probe),
+            "--db",
+            db,
+            "evaluate",
+            "ir",
+            "--evaluator",
+            "intent_resolution",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "intent_resolution: 3 evaluated, 0 failed, 0 cached" in proc.stdout, proc.stderr
+    assert "LOADED []" in proc.stdout
+    assert scripted_llm.calls == 3
+    # the direct path sends what the SDK sent: the model and the messages, JSON schema mode
+    request = scripted_llm.requests[0]
+    assert request["model"] == scripted_llm.model
+    assert request["response_format"]["type"] == "json_schema"
+    assert scripted_llm.paths[0] == "/v1/chat/completions"
+
+
+def _client(server: ScriptedLLM, **overrides: object) -> LLMClient:
+    config = LLMConfig(
+        model=server.model,
+        base_url=server.base_url,
+        api_key="k",
+        max_retries=1,
+        backoff_base_s=0.001,
+        **overrides,  # type: ignore[arg-type]
+    )
+    return LLMClient(config)
+
+
+def _ask(client: LLMClient) -> object:
+    async def call() -> object:
+        try:
+            return await client.complete_json([{"role": "user", "content": "x"}], Score)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(call())
+
+
+def test_the_direct_path_reports_the_servers_own_error_message(scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.queue(Reply(content="model 'nope' is not loaded", status=404))
+    client = _client(scripted_llm)
+    reply = _ask(client)
+    assert reply.error == "LLM call failed: HTTP 404: model 'nope' is not loaded"  # type: ignore[attr-defined]
+    assert scripted_llm.calls == 1  # a 404 is not retried
+
+
+def test_the_direct_path_retries_a_refused_connection_then_names_it() -> None:
+    with ScriptedLLM() as server:
+        base_url, model = server.base_url, server.model
+    config = LLMConfig(model=model, base_url=base_url, max_retries=1, backoff_base_s=0.001)
+    reply = _ask(LLMClient(config))
+    assert reply.error.startswith(  # type: ignore[attr-defined]
+        "LLM call failed: gave up after 2 attempts; last error: APIConnectionError: "
+    )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "kind"),
+    [({}, DirectChat), ({"http": "httpx"}, SDKChat), ({"api_version": "2024-06-01"}, SDKChat)],
+)
+def test_the_sdk_serves_azure_and_httpx_only(
+    scripted_llm: ScriptedLLM, overrides: dict[str, object], kind: type
+) -> None:
+    client = _client(scripted_llm, **overrides)
+
+    async def transport() -> object:
+        made = client._runtime()[0]
+        await client.aclose()
+        return made
+
+    assert type(asyncio.run(transport())) is kind
+
+
+def test_batches_answered_from_the_cache_widen_the_window_and_a_call_narrows_it() -> None:
+    from types import SimpleNamespace
+
+    from jobs.runner import window_after
+
+    def result(cached: bool) -> SimpleNamespace:
+        return SimpleNamespace(cached=cached)
+
+    assert window_after([result(True), result(True)], 3, 16) == 64  # 1,024 items
+    assert window_after([result(True), result(False)], 3, 16) == 3
+    assert window_after([], 3, 16) == 3
+
+
+def test_a_cached_re_run_looks_its_keys_up_in_few_queries(
+    llm_env: ScriptedLLM, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jobs.runner import run_evaluator
+
+    monkeypatch.setenv("WORKBENCH_LLM_CONCURRENCY", "4")
+    llm_env.handler = lambda req: Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
+    store.create_project("ir", "intent_resolution")
+    rows = [
+        {"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "r"}} for i in range(400)
+    ]
+    store.upsert_items("ir", rows)
+    first = run_evaluator(store, "ir", "intent_resolution", batch_size=4)
+    assert (first.done, first.cached, llm_env.calls) == (400, 0, 400)
+    queries: list[int] = []
+    real = store.cache_get_many
+
+    def counted(keys: list[str]) -> dict:
+        queries.append(len(keys))
+        return real(keys)
+
+    monkeypatch.setattr(store, "cache_get_many", counted)
+    again = run_evaluator(store, "ir", "intent_resolution", batch_size=4)
+    assert (again.done, again.cached, llm_env.calls) == (400, 400, 400)
+    assert sum(queries) == 400
+    # two batches of 4 in flight would take about 50 lookups; the widened window, a few
+    assert len(queries) <= 10, queries
