@@ -7,6 +7,7 @@ import streamlit as st
 from annotation_store import StoreError, accounts, lockout
 from annotation_store import assignments as asg
 from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
+from annotation_store.people import KIND_WORDS, people_rows
 from annotation_store.records import ROLES
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role
@@ -110,18 +111,23 @@ with users_tab:
         pd.DataFrame(
             [
                 {
-                    "name": u.name,
-                    "role": u.role,
-                    "e-mail": u.email or "",
-                    "password": u.has_password,
-                    "active": accounts.is_active(store, u.name),
-                    "external rater": u.external,
+                    "name": r.name,
+                    "role": r.role,
+                    "kind": KIND_WORDS[r.kind],
+                    "labels given": r.labels,
+                    "last active (UTC)": r.last_active,
+                    "e-mail": r.email,
+                    "password": r.has_password,
+                    "may sign in": r.active,
                 }
-                for u in people
+                for r in people_rows(store)
             ]
         ),
         hide_index=True,
         width="stretch",
+        column_config={
+            "last active (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm"),
+        },
     )
     add, change = st.columns(2, gap="large")
     with add, st.form("add_user", clear_on_submit=True):
