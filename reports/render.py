@@ -39,6 +39,7 @@ from reports.measure_tables import (
     method_notes,
 )
 from reports.methods import METHOD_NOTES
+from reports.plotly_embed import figure_html, plotly_loader
 from reports.run_notes import notes_text, run_notes
 from reports.tables import cell, html_table, md_table
 
@@ -368,7 +369,7 @@ dt{font-weight:600}pre{background:#f7f7f7;padding:.6em;overflow:auto}"""
 
 
 def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
-    """The report as one self-contained HTML page (plotly.js inlined once)."""
+    """The report as one self-contained HTML page (plotly.js embedded once, at the end)."""
     from reports.figures import document_figures
 
     d = report.data
@@ -410,8 +411,8 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append("<h2>Figures</h2>")
     figures = document_figures(report.document, d)
     for i, (_, fig) in enumerate(figures):
-        parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
-    parts.append(alignment_html(report.alignment, include_plotlyjs=not figures))
+        parts.append(figure_html(fig, f"figure-{i + 1}"))
+    parts.append(alignment_html(report.alignment))
     if csv_names:
         parts.append(
             "<h2>Reliability matrices (items x annotators)</h2><ul>"
@@ -459,8 +460,9 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append(
         "<h2>Method notes</h2><dl>"
         + "".join(f"<dt>{html.escape(t)}</dt><dd>{html.escape(x)}</dd>" for t, x in _method_notes())
-        + "</dl></body></html>"
+        + "</dl>"
     )
+    parts.append(plotly_loader() + "</body></html>")
     return "\n".join(parts)
 
 
