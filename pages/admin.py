@@ -107,28 +107,24 @@ with users_tab:
     if flash:
         st.success(flash)
     people = store.annotators()
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "name": r.name,
-                    "role": r.role,
-                    "kind": KIND_WORDS[r.kind],
-                    "labels given": r.labels,
-                    "last active (UTC)": r.last_active,
-                    "e-mail": r.email,
-                    "password": r.has_password,
-                    "may sign in": r.active,
-                }
-                for r in people_rows(store)
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "last active (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm"),
-        },
+    users, users_config = dash_missing(
+        [
+            {
+                "name": r.name,
+                "role": r.role,
+                "kind": KIND_WORDS[r.kind],
+                "labels given": r.labels,
+                "last active (UTC)": r.last_active,
+                "e-mail": r.email,
+                "password": r.has_password,
+                "may sign in": r.active,
+            }
+            for r in people_rows(store)
+        ],
+        {"last active (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+        why={"last active (UTC)": "no label and no sign-in yet"},
     )
+    st.dataframe(users, hide_index=True, width="stretch", column_config=users_config)
     add, change = st.columns(2, gap="large")
     with add, st.form("add_user", clear_on_submit=True):
         st.markdown("**Add a user**")
