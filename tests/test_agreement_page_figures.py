@@ -40,6 +40,8 @@ def test_agreement_page_flags_and_explains_and_shows_n(
         "bifact (demo) · recall, embedding-similarity (demo) · match)"
     )
     assert any("grid's lowest" in w for w in warnings)
+    calibrated = next(d.value for d in at.dataframe if "threshold" in d.value.columns)
+    assert list(calibrated.columns[:2]) == ["evaluator", "score"]  # not score_field
     titles = _chart_titles(at)
     # the field picked at the top (match): its Cohen pairs, its evaluator, each with n
     assert any(t.startswith("Cohen's kappa per annotator pair: match") for t in titles)

@@ -100,7 +100,7 @@ def calibrated_table(rows: list[dict[str, Any]]) -> None:
     decided = measures(BINARY)
     frame = pd.DataFrame(rows)[
         ["evaluator", "score_field", *(m.key for m in decided), "n", "split"]
-    ]
+    ].rename(columns={"score_field": "score"})
     digits = {m.key: f"{{:.{m.digits}f}}" for m in decided}
     _show(st, frame, digits)
     notes = []
