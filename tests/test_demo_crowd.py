@@ -72,3 +72,17 @@ def test_progress_shows_the_demo_study_on_first_start(
         "1",
     )
     assert metrics["Flagged"] == "2"
+
+
+def test_the_study_tab_shows_the_demo_study_in_its_form(
+    monkeypatch: pytest.MonkeyPatch, demo_store: Store
+) -> None:
+    at = open_app(monkeypatch, demo_store.url, page="pages/admin.py", project=JUDGE_STUDY)
+    assert_ok(at)
+    assert next(c for c in at.checkbox if c.label.startswith("Open to study links")).value
+    codes = {t.label: t.value for t in at.text_input}
+    assert codes["Completion code"] == "DEMO-DONE"
+    # the users table names the study's workers as crowd, apart from the demo's people
+    users = at.dataframe[0].value.set_index("name")
+    assert users.loc["prolific:DEMO-W1", "kind"] == "crowd"
+    assert users.loc["demo-annotator-1", "kind"] == "external rater"
