@@ -114,14 +114,14 @@ with users_tab:
                 "role": r.role,
                 "kind": KIND_WORDS[r.kind],
                 "labels given": r.labels,
-                "last active (UTC)": r.last_active,
+                "last active (UTC)": r.last_active and f"{r.last_active:%Y-%m-%d %H:%M}",
                 "e-mail": r.email,
                 "password": r.has_password,
                 "may sign in": r.active,
             }
             for r in people_rows(store)
         ],
-        {"last active (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+        {},
         why={"last active (UTC)": "no label and no sign-in yet"},
     )
     st.dataframe(users, hide_index=True, width="stretch", column_config=users_config)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotation_store import Store, accounts, crowd
@@ -61,3 +63,6 @@ def test_admin_page_shows_the_users_table(
         "rita": "external rater",
     }
     assert dict(zip(table["name"], table["labels given"], strict=True))["rita"] == 2
+    last = dict(zip(table["name"], table["last active (UTC)"], strict=True))
+    assert last["boss"] == "—"  # no label, no sign-in
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", last["ana"])  # to the minute
