@@ -14,6 +14,7 @@ __all__ = [
     "ci_note",
     "confusion_frame",
     "cost_text",
+    "probes_formats",
     "probes_frame",
     "recalibration_text",
     "undrawn_versions",
@@ -130,6 +131,19 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+#: The probe table's figures, shown with three decimals like the versions table.
+PROBE_FIGURES = (
+    "samples unanimous", "samples α", "ECE", "Brier", "length ρ (residual)",
+    "swap: share changed", "options reversed: share changed", "own model over-estimated",
+    "over-estimated", "under-estimated", "alt-test ω", "alt-test ρ",
+)  # fmt: skip
+
+
+def probes_formats() -> dict[str, str]:
+    """printf formats of :func:`probes_frame`'s figures (three decimals each)."""
+    return dict.fromkeys(PROBE_FIGURES, "%.3f")
 
 
 def alt_test_n(alt: dict[str, Any]) -> str | None:

@@ -14,6 +14,7 @@ from alignment.diff import default_pair, diff_refusal, diff_summary, version_dif
 from alignment.diff_rows import diff_headers
 from alignment.frames import (
     confusion_frame,
+    probes_formats,
     probes_frame,
     undrawn_versions,
     versions_formats,
@@ -110,7 +111,10 @@ for row in doc["versions"]:
         st.dataframe(confusion, key=f"alignment_confusion_{row['label']}")
 
 st.header("Reliability and bias probes")
-frame, config = dash_missing(probes_frame(doc))
+frame, config = dash_missing(
+    probes_frame(doc),
+    {c: st.column_config.NumberColumn(format=f) for c, f in probes_formats().items()},
+)
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_probes")
 st.caption(
     f"Alternative annotator test: leave one annotator out, one-sided paired t-test with "
