@@ -26,6 +26,7 @@ import numpy as np
 
 from agreement.kappa import cohen
 from agreement.results import BinaryComparison
+from common.notes import once_each
 
 THRESHOLDS = np.linspace(0.01, 1.0, 30)
 DEV_NAMES = {"dev", "development", "validation", "val"}
@@ -247,12 +248,16 @@ def calibration_flags(threshold: float | None, n_test: int) -> dict[str, str]:
 
 
 def flag_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One line per flag of the ``calibrated`` rows of a document: who, which score, why."""
-    return [
-        f"{r['evaluator']} · {r['score_field']}: {text}"
-        for r in rows
-        for text in (r.get("flags") or {}).values()
-    ]
+    """The flags of the ``calibrated`` rows of a document, each stated once: why, and
+    which evaluator and score it concerns (how many when several share it)."""
+    return once_each(
+        (
+            (f"{r['evaluator']} · {r['score_field']}", text)
+            for r in rows
+            for text in (r.get("flags") or {}).values()
+        ),
+        "scores",
+    )
 
 
 def rescale01(scores: np.ndarray, scale: tuple[float, float] | None) -> tuple[np.ndarray, str]:

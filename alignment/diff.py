@@ -76,6 +76,22 @@ def default_pair(rows: list[dict[str, Any]]) -> tuple[int, int]:
     return 0, 1
 
 
+def diff_refusal(rows: list[dict[str, Any]], label_a: str, label_b: str) -> str | None:
+    """Why two versions are not diffed item by item (None when they may be): the same
+    version twice, or versions of two different evaluators."""
+    by_label = {r["label"]: r for r in rows}
+    if label_a == label_b:
+        return "Pick two different versions: a version compared with itself changes nothing."
+    a, b = by_label.get(label_a), by_label.get(label_b)
+    if a and b and a["evaluator"] != b["evaluator"]:
+        return (
+            f"A version diff compares two versions of one evaluator; {label_a} and {label_b} "
+            f"belong to different evaluators ({a['evaluator']}, {b['evaluator']}). Their "
+            "agreement with the people is compared under Judge vs judge above."
+        )
+    return None
+
+
 def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
     """One row per item scored by both versions: item_id, score_a, score_b, human,
     movement, flipped, reasoning_a, reasoning_b, fact_changes."""

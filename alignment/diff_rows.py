@@ -13,6 +13,22 @@ COLUMNS = [
 ]
 
 
+def diff_headers(label_a: str, label_b: str) -> dict[str, str]:
+    """The diff's columns as a reader names them: each version's score and reasoning under
+    its label."""
+    return {
+        "item_id": "item",
+        "score_a": f"score · {label_a}",
+        "score_b": f"score · {label_b}",
+        "human": "people (mean or majority)",
+        "movement": "moved",
+        "flipped": "decision flipped",
+        "reasoning_a": f"reasoning · {label_a}",
+        "reasoning_b": f"reasoning · {label_b}",
+        "fact_changes": "fact labels changed",
+    }
+
+
 def last_ok(results: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per item, the reasoning and details of its result in the version's latest run."""
     ok = results[results["status"] == "ok"].sort_values("run_id", kind="stable")

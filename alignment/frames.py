@@ -9,7 +9,18 @@ import pandas as pd
 from agreement.measures import BINARY, EVALUATOR, measures
 from reports.judge_alignment import recalibration_text
 
-__all__ = ["alt_test_n", "confusion_frame", "probes_frame", "recalibration_text", "versions_frame"]
+__all__ = [
+    "alt_test_n",
+    "ci_note",
+    "confusion_frame",
+    "cost_text",
+    "probes_formats",
+    "probes_frame",
+    "recalibration_text",
+    "undrawn_versions",
+    "versions_formats",
+    "versions_frame",
+]
 
 #: What the binary calibration probe bins (Potato bins confidence vs correctness).
 ECE_BINARY = "P(yes) vs human majority"
@@ -30,6 +41,62 @@ def _ci(ci: list[float] | None) -> str | None:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else None
 
 
+#: Below this many items a bootstrap that never moves is put down to the small n.
+SMALL_N = 10
+
+
+def ci_note(ci: list[float] | None, n: int | None) -> str | None:
+    """Why an interval has no width (every resample gave the same value), else None."""
+    if not ci or abs(ci[1] - ci[0]) >= 5e-4:
+        return None
+    if n is not None and n < SMALL_N:
+        return f"no spread: n = {n} items is too few for the resamples to differ"
+    return "no spread: every resample gives the same value (the scores or labels do not vary)"
+
+
+def _ci_text(ci: list[float] | None, n: int | None) -> str | None:
+    note = ci_note(ci, n)
+    return f"{_ci(ci)} ({note})" if note else _ci(ci)
+
+
+def cost_text(r: dict[str, Any]) -> str | None:
+    """Mean cost per result in USD; ``price unknown`` when tokens were used but the
+    model's price is not known (stored as 0); None when no model tokens were used."""
+    cost, tokens = (
+        r.get("mean_cost"),
+        (r.get("mean_tokens_in") or 0) + (r.get("mean_tokens_out") or 0),
+    )
+    if cost is None or (not cost and not tokens):
+        return None
+    if not cost:
+        return "price unknown"
+    return f"${cost:.4f}"
+
+
+def undrawn_versions(doc: dict[str, Any]) -> list[str]:
+    """The versions without a headline figure (left out of the chart), each with why."""
+    return [
+        f"{r['label']}: {r['headline'].get('reason') or 'undefined on these items'}"
+        for r in doc["versions"]
+        if r["headline"]["value"] is None
+    ]
+
+
+def versions_formats(doc: dict[str, Any]) -> dict[str, str]:
+    """printf formats of :func:`versions_frame`'s number columns: statistics with three
+    decimals (shares too), tokens as whole numbers."""
+    head = doc["headline"]
+    stats = [head, "accuracy"]
+    stats += [m.header for m in measures(EVALUATOR) if m.nested and m.key != head]
+    stats += [f"binary {m.header}" for m in measures(BINARY)]
+    return {
+        **dict.fromkeys(stats, "%.3f"),
+        "failure rate": "%.3f",
+        "mean tokens in": "%.0f",
+        "mean tokens out": "%.0f",
+    }
+
+
 def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
     """Version, n, headline with CI and the n it used, the other declared correlations,
     accuracy (label answers), the declared binary decision measures, failures, cost,
@@ -43,8 +110,11 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "version": r["label"],
                 "n": r["n"],
                 head: r["headline"]["value"],
-                f"{head} 95% CI": _ci(r["headline"]["ci"]),
+                f"{head} 95% CI": _ci_text(r["headline"]["ci"], r["headline"].get("n")),
                 f"{head} n": r["headline"].get("n"),
+                "why undefined": None
+                if r["headline"]["value"] is not None
+                else r["headline"].get("reason") or "undefined on these items",
                 **{
                     m.header: (r["correlations"].get(m.key) or {}).get("r")
                     for m in measures(EVALUATOR)
@@ -53,7 +123,7 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "accuracy": r.get("accuracy"),
                 **{f"binary {m.header}": b.get(m.key) for m in measures(BINARY)},
                 "failure rate": r["failure_rate"],
-                "mean cost": r["mean_cost"],
+                "mean cost": cost_text(r),
                 "mean tokens in": r["mean_tokens_in"],
                 "mean tokens out": r["mean_tokens_out"],
                 "excluded (few-shot)": r["excluded"]["n"],
@@ -61,6 +131,19 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+#: The probe table's figures, shown with three decimals like the versions table.
+PROBE_FIGURES = (
+    "samples unanimous", "samples α", "ECE", "Brier", "length ρ (residual)",
+    "swap: share changed", "options reversed: share changed", "own model over-estimated",
+    "over-estimated", "under-estimated", "alt-test ω", "alt-test ρ",
+)  # fmt: skip
+
+
+def probes_formats() -> dict[str, str]:
+    """printf formats of :func:`probes_frame`'s figures (three decimals each)."""
+    return dict.fromkeys(PROBE_FIGURES, "%.3f")
 
 
 def alt_test_n(alt: dict[str, Any]) -> str | None:

@@ -9,6 +9,7 @@ from annotation_store import assignments as asg
 from annotation_store.accounts import lockout
 from annotation_store.accounts import users as accounts
 from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
+from annotation_store.people import KIND_WORDS, people_rows
 from annotation_store.records import ROLES
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role
@@ -108,23 +109,24 @@ with users_tab:
     if flash:
         st.success(flash)
     people = store.annotators()
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "name": u.name,
-                    "role": u.role,
-                    "e-mail": u.email or "",
-                    "password": u.has_password,
-                    "active": accounts.is_active(store, u.name),
-                    "external rater": u.external,
-                }
-                for u in people
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
+    users, users_config = dash_missing(
+        [
+            {
+                "name": r.name,
+                "role": r.role,
+                "kind": KIND_WORDS[r.kind],
+                "labels given": r.labels,
+                "last active (UTC)": r.last_active and f"{r.last_active:%Y-%m-%d %H:%M}",
+                "e-mail": r.email,
+                "password": r.has_password,
+                "may sign in": r.active,
+            }
+            for r in people_rows(store)
+        ],
+        {},
+        why={"last active (UTC)": "no label and no sign-in yet"},
     )
+    st.dataframe(users, hide_index=True, width="stretch", column_config=users_config)
     add, change = st.columns(2, gap="large")
     with add, st.form("add_user", clear_on_submit=True):
         st.markdown("**Add a user**")

@@ -10,8 +10,16 @@ import streamlit as st
 
 from alignment import figures
 from alignment.card import card_markdown, evaluation_card
-from alignment.diff import default_pair, diff_summary, version_diff
-from alignment.frames import confusion_frame, probes_frame, versions_frame
+from alignment.diff import default_pair, diff_refusal, diff_summary, version_diff
+from alignment.diff_rows import diff_headers
+from alignment.frames import (
+    confusion_frame,
+    probes_formats,
+    probes_frame,
+    undrawn_versions,
+    versions_formats,
+    versions_frame,
+)
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.judge_vs_judge import judge_vs_judge_frame
 from alignment.label_diff import label_diff
@@ -79,7 +87,14 @@ st.caption(
     f"with several signatures has one row per signature). Headline: {doc['headline']}, "
     "95% percentile bootstrap CIs over items."
 )
-frame, config = dash_missing(versions_frame(doc))
+frame, config = dash_missing(
+    versions_frame(doc),
+    {c: st.column_config.NumberColumn(format=f) for c, f in versions_formats(doc).items()},
+    why={
+        "mean cost": "no model tokens used (imported or local scores)",
+        "why undefined": "the headline is defined",
+    },
+)
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_versions")
 for row in doc["versions"]:
     if row["excluded"]["n"]:
@@ -92,6 +107,8 @@ for row in doc["versions"]:
         st.caption(f":material/warning: **{row['label']}**: {flag}.")
 if doc["versions"]:
     st.plotly_chart(figures.headline_chart(doc), width="stretch")
+    for line in undrawn_versions(doc):
+        st.caption(f"Not in the chart: {line}.")
 for row in doc["versions"]:
     confusion = confusion_frame(row)
     if confusion is not None:
@@ -99,7 +116,10 @@ for row in doc["versions"]:
         st.dataframe(confusion, key=f"alignment_confusion_{row['label']}")
 
 st.header("Reliability and bias probes")
-frame, config = dash_missing(probes_frame(doc))
+frame, config = dash_missing(
+    probes_frame(doc),
+    {c: st.column_config.NumberColumn(format=f) for c, f in probes_formats().items()},
+)
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_probes")
 st.caption(
     f"Alternative annotator test: leave one annotator out, one-sided paired t-test with "
@@ -156,6 +176,9 @@ cols = st.columns(2)
 first, second = default_pair(doc["versions"])
 a = cols[0].selectbox("From", labels, index=first, key="alignment_diff_a")
 b = cols[1].selectbox("To", labels, index=second, key="alignment_diff_b")
+if refusal := diff_refusal(doc["versions"], a, b):
+    st.info(refusal, icon=":material/info:")
+    st.stop()
 try:
     if doc["field_type"] == "categorical":
         diff = label_diff(store, project.name, doc["field"], a, b)
@@ -183,7 +206,7 @@ table = diff.assign(
         lambda xs: "; ".join(f"{x['fact']}: {x['a']}→{x['b']}" for x in xs)
     )
 )
-frame, config = dash_missing(table)
+frame, config = dash_missing(table.rename(columns=diff_headers(a, b)))
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
 autocalibration_control(
     project.name, doc["versions"][labels.index(b)], full, doc["field_type"] == "binary"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agreement.statistics import DASH
+from common.notes import footnoted
 from reports.tables import html_table, md_table
 
 TITLE = "Estimates: what people would say, per system"
@@ -72,7 +73,9 @@ def estimates_lines(tables: Sequence[dict[str, Any]]) -> list[str]:
         lines += md_table(HEADER, _rows(t))
         if t["plans"]:
             lines += ["", "Human labels needed for the target half-width:", ""]
-            lines += md_table(PLAN_HEADER, _plan_rows(t))
+            rows, notes = footnoted(_plan_rows(t), PLAN_HEADER.index("note"))
+            lines += md_table(PLAN_HEADER, rows)
+            lines += ["", *(f"- {n}" for n in notes)] if notes else []
         lines.append("")
     return lines
 
@@ -87,5 +90,7 @@ def estimates_html(tables: Sequence[dict[str, Any]]) -> str:
         parts.append(html_table(HEADER, _rows(t)))
         if t["plans"]:
             parts.append("<p>Human labels needed for the target half-width:</p>")
-            parts.append(html_table(PLAN_HEADER, _plan_rows(t)))
+            rows, notes = footnoted(_plan_rows(t), PLAN_HEADER.index("note"))
+            parts.append(html_table(PLAN_HEADER, rows))
+            parts += [f"<p>{html.escape(n)}</p>" for n in notes]
     return "".join(parts)

@@ -192,7 +192,7 @@ def confusion_title(binary: dict[str, Any], evaluator: str, field: str) -> str:
         sub += f", threshold {binary['threshold']:.2f}"
     flags = binary.get("flags") or {}
     if flags:
-        sub += "<br>⚠ " + "; ".join(FLAG_NAMES.get(k, k) for k in flags)
+        sub += "<br>⚠ " + "; ".join(FLAG_NAMES.get(k, k.replace("_", " ")) for k in flags)
     return f"{evaluator} {field} vs human {binary.get('against')}<br><sup>{sub}</sup>"
 
 
@@ -200,6 +200,8 @@ def confusion_title(binary: dict[str, Any], evaluator: str, field: str) -> str:
 FLAG_NAMES = {
     "small_test": "test split too small",
     "threshold_at_edge": "threshold at the grid's edge",
+    "one_decision": "one decision for every item",
+    "one_reference_label": "one reference label for every item",
 }
 
 

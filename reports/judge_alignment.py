@@ -134,11 +134,12 @@ def alignment_markdown(doc: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def alignment_html(doc: dict[str, Any] | None, include_plotlyjs: bool) -> str:
+def alignment_html(doc: dict[str, Any] | None) -> str:
     """The HTML section with the reliability diagrams (empty without a document)."""
     if not doc or not doc.get("versions"):
         return ""
     from reports.figures import reliability_diagram
+    from reports.plotly_embed import figure_html
 
     head = f"<h2>Judge versions against the people on {html.escape(doc['field'])}</h2>"
     if doc.get("field_type") == "pairwise":
@@ -151,10 +152,8 @@ def alignment_html(doc: dict[str, Any] | None, include_plotlyjs: bool) -> str:
     if rows:
         parts.append(f"<p>Alternative annotator test (ε = {doc['meta']['epsilon']}):</p>")
         parts.append(html_table(ALT_HEADER, rows))
-    first = include_plotlyjs
-    for r in doc["versions"]:
+    for n, r in enumerate(doc["versions"], 1):
         fig = reliability_diagram(r["label"], r["probes"].get("calibration") or {})
         if fig is not None:
-            parts.append(fig.to_html(full_html=False, include_plotlyjs=first))
-            first = False
+            parts.append(figure_html(fig, f"reliability-{n}"))
     return "\n".join(parts)

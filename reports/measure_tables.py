@@ -11,6 +11,7 @@ from typing import Any
 
 from agreement.measures import BIAS, BINARY, DASH, EVALUATOR, Entry, Measure, measures, read
 from agreement.rows import evaluator_entries
+from common.notes import once_each
 from reports.bias_text import own_model_text
 
 
@@ -68,25 +69,25 @@ def decision_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
 
 def evaluator_notes(data: dict[str, Any]) -> list[str]:
     """Why an evaluator figure or a calibrated row shows a dash, and how 1-5 grades were
-    mapped for the bias counts."""
-    out = []
+    mapped for the bias counts; each reason once, with the figures it concerns."""
+    out: list[tuple[str, str]] = []
     for ev, by_field in data.get("evaluators", {}).items():
         for name, e in by_field.items():
             for x in evaluator_entries(e, EVALUATOR):
                 if x.reason:
-                    out.append(f"{ev} / {name} / {x.measure.key}: {x.reason}")
+                    out.append((f"{ev} / {name} / {x.measure.key}", x.reason))
             mapping = (e.get("bias") or {}).get("scale_mapping")
             if mapping:
-                out.append(f"{ev} / {name} / bias: 1-5 grades {mapping}")
+                out.append((f"{ev} / {name} / bias", f"1-5 grades {mapping}"))
             if e.get("bias"):
-                out.append(f"{ev} / {name} / bias: {own_model_text(e['bias'])}")
+                out.append((f"{ev} / {name} / bias", own_model_text(e["bias"])))
     for rows in data.get("calibrated", {}).values():
         for r in rows:
             if r.get("reason"):
-                out.append(f"{r['evaluator']} / {r['score_field']}: {r['reason']}")
+                out.append((f"{r['evaluator']} / {r['score_field']}", r["reason"]))
             for k, why in (r.get("reasons") or {}).items():
-                out.append(f"{r['evaluator']} / {r['score_field']} / {k}: {why}")
-    return out
+                out.append((f"{r['evaluator']} / {r['score_field']} / {k}", why))
+    return once_each(out, "figures")
 
 
 def method_notes() -> list[tuple[str, str]]:

@@ -25,6 +25,7 @@ from agreement.exclusions import exclusion_line
 from agreement.statistics import field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
+from common.notes import footnoted, once_each
 from reports.data import load_inputs, with_alarms, with_everyone
 from reports.estimates_section import estimates_html, estimates_lines
 from reports.formats import FORMATS, format_of, portable_floats
@@ -39,6 +40,7 @@ from reports.measure_tables import (
     method_notes,
 )
 from reports.methods import METHOD_NOTES
+from reports.plotly_embed import figure_html, plotly_loader
 from reports.run_notes import notes_text, run_notes
 from reports.tables import cell, html_table, md_table
 
@@ -204,25 +206,34 @@ def statistic_rows(data: dict[str, Any]) -> list[list[Any]]:
     ]
 
 
+def statistic_table(data: dict[str, Any]) -> tuple[list[list[Any]], list[str]]:
+    """:func:`statistic_rows` with every note shared by several rows moved under the
+    table (``note 1`` in the cells), so a reason is stated once."""
+    return footnoted(statistic_rows(data), STAT_HEADER.index("note"))
+
+
 def field_notes(data: dict[str, Any]) -> list[str]:
     """Notes that belong to no single table cell: which items each Fleiss' kappa uses,
-    label lists left out, per-pair reasons."""
+    label lists left out, per-pair reasons; each once, with the fields it concerns."""
     declared = {s.key for s in statistics()}
-    out = []
+    out: list[tuple[str, str]] = []
     for name, f in field_sections(data):
         if f.get("fleiss_items_note"):
-            out.append(f"{name}: {f['fleiss_items_note']}")
+            out.append((name, f["fleiss_items_note"]))
         pairs = f.get("pearson_pairs") or {}
         if pairs:
             n = f.get("pearson_pairs_n", {})
             out.append(
-                f"{name}: Pearson r per annotator pair (n shared items): "
-                + ", ".join(f"{k} {cell(v)} ({n.get(k, 0)})" for k, v in pairs.items())
+                (
+                    name,
+                    "Pearson r per annotator pair (n shared items): "
+                    + ", ".join(f"{k} {cell(v)} ({n.get(k, 0)})" for k, v in pairs.items()),
+                )
             )
         for key, why in f.get("reasons", {}).items():
             if why and key.split(".")[0] not in declared:
-                out.append(f"{name} / {key}: {why}")
-    return out
+                out.append((f"{name} / {key}", why))
+    return once_each(out, "fields")
 
 
 def _method_notes() -> list[tuple[str, str]]:
@@ -276,8 +287,9 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     lines = [f"# Agreement report: {report.provenance['project']}", ""]
     lines += [f"- **{k}**: {v}" for k, v in _provenance_lines(report.provenance)]
     lines += ["", "## Agreement among annotators", ""] + md_table(FIELD_HEADER, _field_rows(d))
-    lines += ["", f"Statistics with {CI_TITLE}:", ""] + md_table(STAT_HEADER, statistic_rows(d))
-    notes = field_notes(d)
+    stat_rows, stat_notes = statistic_table(d)
+    lines += ["", f"Statistics with {CI_TITLE}:", ""] + md_table(STAT_HEADER, stat_rows)
+    notes = stat_notes + field_notes(d)
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     lines += _md_alarms(d)
@@ -285,7 +297,9 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
         everyone = d["exclusions"]["with_excluded"]
         lines += ["", "## With the excluded annotators", "", _excluded_text(d), ""]
         lines += md_table(FIELD_HEADER, _field_rows(everyone))
-        lines += ["", ""] + md_table(STAT_HEADER, statistic_rows(everyone))
+        stat_rows, stat_notes = statistic_table(everyone)
+        lines += ["", ""] + md_table(STAT_HEADER, stat_rows)
+        lines += ["", *(f"- {n}" for n in stat_notes)] if stat_notes else []
     if d["evaluators"]:
         lines += ["", "## Evaluators vs humans", ""] + md_table(
             evaluator_header(), evaluator_rows(d)
@@ -368,7 +382,7 @@ dt{font-weight:600}pre{background:#f7f7f7;padding:.6em;overflow:auto}"""
 
 
 def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
-    """The report as one self-contained HTML page (plotly.js inlined once)."""
+    """The report as one self-contained HTML page (plotly.js embedded once, at the end)."""
     from reports.figures import document_figures
 
     d = report.data
@@ -384,8 +398,9 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append("</dl><h2>Agreement among annotators</h2>")
     parts.append(html_table(FIELD_HEADER, _field_rows(d)))
     parts.append(f"<p>Statistics with {html.escape(CI_TITLE)}:</p>")
-    parts.append(html_table(STAT_HEADER, statistic_rows(d)))
-    parts.append(_html_list(field_notes(d)))
+    stat_rows, stat_notes = statistic_table(d)
+    parts.append(html_table(STAT_HEADER, stat_rows))
+    parts.append(_html_list(stat_notes + field_notes(d)))
     parts.append(_html_alarms(d))
     if d.get("exclusions"):
         everyone = d["exclusions"]["with_excluded"]
@@ -393,7 +408,8 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             "<h2>With the excluded annotators</h2>",
             f"<p>{html.escape(_excluded_text(d))}</p>",
             html_table(FIELD_HEADER, _field_rows(everyone)),
-            html_table(STAT_HEADER, statistic_rows(everyone)),
+            html_table(STAT_HEADER, statistic_table(everyone)[0]),
+            _html_list(statistic_table(everyone)[1]),
         ]
     if d["evaluators"]:
         parts += [
@@ -410,8 +426,8 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append("<h2>Figures</h2>")
     figures = document_figures(report.document, d)
     for i, (_, fig) in enumerate(figures):
-        parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
-    parts.append(alignment_html(report.alignment, include_plotlyjs=not figures))
+        parts.append(figure_html(fig, f"figure-{i + 1}"))
+    parts.append(alignment_html(report.alignment))
     if csv_names:
         parts.append(
             "<h2>Reliability matrices (items x annotators)</h2><ul>"
@@ -459,8 +475,9 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append(
         "<h2>Method notes</h2><dl>"
         + "".join(f"<dt>{html.escape(t)}</dt><dd>{html.escape(x)}</dd>" for t, x in _method_notes())
-        + "</dl></body></html>"
+        + "</dl>"
     )
+    parts.append(plotly_loader() + "</body></html>")
     return "\n".join(parts)
 
 

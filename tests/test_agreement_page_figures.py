@@ -33,10 +33,15 @@ def test_agreement_page_flags_and_explains_and_shows_n(
     at = open_app(monkeypatch, demo, page="pages/agreement.py", project="demo-intent-match")
     (warning,) = [str(w.value) for w in at.warning]
     warnings = warning.splitlines()
-    assert "embedding-similarity (demo) · match: test split too small: 4 items" in " ".join(
-        warnings
+    # each flag once, naming the four scores it concerns
+    assert len(warnings) == 4 and warnings[2].startswith("- test split too small: 4 items")
+    assert warnings[2].endswith(
+        "(4 scores: bifact (demo) · f1, bifact (demo) · precision, "
+        "bifact (demo) · recall, embedding-similarity (demo) · match)"
     )
     assert any("grid's lowest" in w for w in warnings)
+    calibrated = next(d.value for d in at.dataframe if "threshold" in d.value.columns)
+    assert list(calibrated.columns[:2]) == ["evaluator", "score"]  # not score_field
     titles = _chart_titles(at)
     # the field picked at the top (match): its Cohen pairs, its evaluator, each with n
     assert any(t.startswith("Cohen's kappa per annotator pair: match") for t in titles)

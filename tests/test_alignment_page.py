@@ -26,7 +26,7 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     captions = " ".join(str(c.value) for c in at.caption)
     assert "judge:toy v2**: 2 item(s) excluded" in captions
     probes = at.dataframe[1].value
-    assert probes.loc[1, "samples unanimous"] == f"{37 / 38:.4f}"
+    assert probes.loc[1, "samples unanimous"] == f"{37 / 38:.3f}"  # three decimals, as above
     # the diff: v1 -> v2, moved items by default; item 3 moved toward the humans
     assert at.selectbox(key="alignment_diff_a").value == "judge:toy v1"
     assert at.selectbox(key="alignment_diff_b").value == "judge:toy v2"
@@ -34,18 +34,26 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     pair = at.dataframe[2].value
     assert list(pair[["A", "B"]].iloc[0]) == ["judge:toy v1", "judge:toy v2"]
     assert pair.loc[0, "n"] == 37  # v1 scored 39 items, v2 38 (2 excluded): 37 in both
-    diff = at.dataframe[3].value.set_index("item_id")
-    assert diff.loc["i03", "movement"] == "toward"
-    assert diff.loc["i03", "reasoning_a"] == "v1 thinks 0 for i03"
-    assert diff.loc["i03", "reasoning_b"] == "v2 thinks 1 for i03"
+    diff = at.dataframe[3].value.set_index("item")
+    # the columns say whose score and reasoning they hold, not score_a / reasoning_b
+    assert list(diff.columns[:5]) == [
+        "score · judge:toy v1",
+        "score · judge:toy v2",
+        "people (mean or majority)",
+        "moved",
+        "decision flipped",
+    ]
+    assert diff.loc["i03", "moved"] == "toward"
+    assert diff.loc["i03", "reasoning · judge:toy v1"] == "v1 thinks 0 for i03"
+    assert diff.loc["i03", "reasoning · judge:toy v2"] == "v2 thinks 1 for i03"
     assert "i09" not in diff.index  # unchanged items are not "moved"
     assert {m.label: m.value for m in at.metric}["Away from them"] == "0"
     # swapping the two versions turns "toward" into "away"
     at.selectbox(key="alignment_diff_a").set_value("judge:toy v2").run()
     at.selectbox(key="alignment_diff_b").set_value("judge:toy v1").run()
     assert_ok(at)
-    diff = at.dataframe[3].value.set_index("item_id")
-    assert diff.loc["i03", "movement"] == "away"
+    diff = at.dataframe[3].value.set_index("item")
+    assert diff.loc["i03", "moved"] == "away"
 
 
 def test_page_without_scores_says_what_to_do(

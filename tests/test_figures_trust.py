@@ -125,13 +125,16 @@ def test_demo_calibrated_table_is_flagged(demo: Store) -> None:
         assert "grid's lowest" in r["flags"]["threshold_at_edge"]
         assert r["flags"]["one_decision"].startswith("the evaluator said yes to all 4 items")
     lines = flag_lines(rows)
-    assert len(lines) == 3 * len(rows)
-    assert lines[0].startswith(f"{rows[0]['evaluator']} · {rows[0]['score_field']}: ")
+    # each of the three flags once, naming every score it concerns
+    assert len(lines) == 3
+    who = ", ".join(f"{r['evaluator']} · {r['score_field']}" for r in rows)
+    assert lines[0] == f"{rows[0]['flags']['one_decision']} ({len(rows)} scores: {who})"
     # and the confusion matrix says which split, n and the flags
     b = doc["evaluators"]["embedding-similarity (demo)"]["match"]["binary"]
     title = figures.confusion(b, "embedding-similarity (demo)", "match").layout.title.text
     assert "test split, n = 4, threshold 0.01" in title
     assert "test split too small" in title and "threshold at the grid's edge" in title
+    assert "one decision for every item" in title and "one_decision" not in title
 
 
 def test_one_class_decisions_or_labels_are_flagged() -> None:
@@ -227,8 +230,11 @@ def test_report_shows_the_calibration_flags(demo: Store) -> None:
     report = build_report(demo, "demo-intent-match")
     md = render_report(report, "md")
     html = render_report(report, "html")
-    assert "- ⚠ embedding-similarity (demo) · match: test split too small" in md
-    assert "⚠ embedding-similarity (demo) · match: threshold 0.01 is the grid&#x27;s lowest" in html
+    # each flag once, with the scores it concerns (four calibrated scores share them)
+    assert md.count("- ⚠ test split too small: 4 items") == 1
+    assert "embedding-similarity (demo) · match)" in md
+    assert html.count("⚠ threshold 0.01 is the grid&#x27;s lowest") == 1
+    assert "(4 scores: bifact (demo) · f1, " in html
     doc = json.loads(render_report(report, "json"))
     assert doc["agreement"]["calibrated"]["match"][0]["flags"]
 

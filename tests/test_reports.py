@@ -88,9 +88,9 @@ def test_report_formats_state_provenance_and_write_csv(db, tmp_path, capsys, suf
     assert rows[0] == ["item_id", "A", "B", "C"] and len(rows) == 9
     assert rows[1] == ["u0", "1", "1", "2"]
     if suffix == "html":
-        assert text.count("Plotly.newPlot") >= 2
-        # plotly.js is inlined exactly once
-        assert text.count("plotly.js v") == 1
+        assert text.count('<script type="application/json" data-figure=') >= 2
+        # plotly.js is embedded exactly once (packed), and drawn by one loader
+        assert text.count('id="plotly-bundle"') == 1 and text.count("Plotly.newPlot") == 1
         assert "<script src=" not in text
     if suffix == "json":
         data = json.loads(text)

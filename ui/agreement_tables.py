@@ -15,7 +15,8 @@ import streamlit as st
 from agreement.measures import BINARY, EVALUATOR, measures
 from agreement.rows import evaluator_entries
 from agreement.statistics import DASH, field_entries
-from reports.render import STAT_HEADER, field_notes, field_sections, statistic_rows
+from common.notes import once_each
+from reports.render import STAT_HEADER, field_notes, field_sections, statistic_table
 from ui.tables import dash_missing
 
 NOT_SHOWN = (
@@ -69,8 +70,9 @@ def human_tables(data: dict[str, Any]) -> None:
     _show(st, frame, formats)
     st.caption(NOT_SHOWN)
     st.subheader("Every statistic with its 95% interval and n")
-    _show(st, pd.DataFrame(statistic_rows(data), columns=STAT_HEADER), {})
-    _notes(field_notes(data))
+    rows, notes = statistic_table(data)
+    _show(st, pd.DataFrame(rows, columns=STAT_HEADER), {})
+    _notes(notes + field_notes(data))
 
 
 def correlation_table(col: Any, e: dict[str, Any]) -> None:
@@ -83,11 +85,14 @@ def correlation_table(col: Any, e: dict[str, Any]) -> None:
         ]
     )
     _show(col, table, {"r": "{:.3f}", "p": "{:.4f}"})
+    reasons = []
     for x in entries:
         ci_reason = (e.get(x.measure.key) or {}).get("ci_reason") if x.measure.nested else None
         why = x.reason or (ci_reason if not x.ci else None)
         if why:
-            col.caption(f"{x.measure.key}: {why}")
+            reasons.append((x.measure.key, why))
+    for line in once_each(reasons, "measures"):
+        col.caption(line)
 
 
 def calibrated_table(rows: list[dict[str, Any]]) -> None:
@@ -95,13 +100,13 @@ def calibrated_table(rows: list[dict[str, Any]]) -> None:
     decided = measures(BINARY)
     frame = pd.DataFrame(rows)[
         ["evaluator", "score_field", *(m.key for m in decided), "n", "split"]
-    ]
+    ].rename(columns={"score_field": "score"})
     digits = {m.key: f"{{:.{m.digits}f}}" for m in decided}
     _show(st, frame, digits)
     notes = []
     for r in rows:
         if r.get("reason"):
-            notes.append(f"{r['evaluator']} / {r['score_field']}: {r['reason']}")
+            notes.append((f"{r['evaluator']} / {r['score_field']}", r["reason"]))
         for k, why in (r.get("reasons") or {}).items():
-            notes.append(f"{r['evaluator']} / {r['score_field']} / {k}: {why}")
-    _notes(notes)
+            notes.append((f"{r['evaluator']} / {r['score_field']} / {k}", why))
+    _notes(once_each(notes, "figures"))

@@ -7,6 +7,7 @@ import json
 
 from annotation_store import Store
 from annotation_store.demo import DEMO_DIR, ensure_demo, load_demo
+from annotation_store.demo_crowd import load_crowd_study
 from common.records import EvalResult
 from evaluators.judges.evaluator import from_record
 from workbench_api.judges import save_judge
@@ -17,11 +18,12 @@ STUDY_DIR = DEMO_DIR / "judge_study"
 
 
 def load_all(store: Store, *, if_empty: bool = False) -> list[str]:
-    """Load the demo projects (``if_empty``: only into an empty database) and the judge
-    study's judge versions and runs; returns the projects created."""
+    """Load the demo projects (``if_empty``: only into an empty database), the judge
+    study's judge versions and runs and its crowd study; returns the projects created."""
     created = ensure_demo(store) if if_empty else load_demo(store)
     if JUDGE_STUDY in created:
         load_judge_runs(store)
+        load_crowd_study(store, JUDGE_STUDY)
     return created
 
 

@@ -1,4 +1,5 @@
-"""The Study tab of Users & settings: the study settings as JSON, its links, gold items."""
+"""The Study tab of Users & settings: the study settings (a form, and JSON as the advanced
+view), its links, gold items."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from annotation_store.studies import gold
 from annotation_store.studies.flow_settings import example_study, get_study, set_study, study_of
 from ui.auth import auth_mode
 from ui.study.entry import SINGLE_MODE_REFUSAL
+from ui.study.settings_form import clear_form_state, study_form
 
 
 def _base_url() -> str:
@@ -21,19 +23,22 @@ def _base_url() -> str:
 
 
 def study_tab(store: Store, project: ProjectInfo) -> None:
-    """Edit the study settings (JSON), show the study links, mark gold items."""
+    """Edit the study settings (form or JSON), show the study links, mark gold items."""
     st.caption(
         "The study flow: consent, guideline, training with a qualification threshold, "
         "annotation with gold items, survey, completion code. See docs/annotating.md."
     )
     current = get_study(store, project.name)
     if st.session_state.pop("study_saved", False):
-        # show what was stored (with its token), not the text as typed
+        # show what was stored (with its token), not the text as typed, in both views
         st.session_state["study_json"] = json.dumps(current, indent=2, ensure_ascii=False)
+        clear_form_state()
         st.toast("Study saved.", icon=":material/check_circle:")
-    with st.form("study_settings"):
+    study_form(store, project, current)
+    advanced = st.expander("Advanced: the study settings as JSON")
+    with advanced, st.form("study_settings"):
         text = st.text_area(
-            "Study settings (JSON)",
+            "Study settings (JSON; an empty study starts from an example)",
             json.dumps(current or example_study(store, project.name), indent=2, ensure_ascii=False),
             height=360,
             key="study_json",

@@ -1,0 +1,91 @@
+"""The Alignment page says why: undefined headlines, unknown prices, intervals without
+width, the diff's columns in words, and no diff across two evaluators."""
+
+from __future__ import annotations
+
+import pytest
+
+from alignment.diff import diff_refusal
+from alignment.diff_rows import COLUMNS, diff_headers
+from alignment.frames import ci_note, cost_text, undrawn_versions, versions_formats
+from annotation_store import Store
+from evaluators.base import EvalResult, Signature
+from tests.alignment_fixtures import PROJECT, build_toy, item_ids
+from tests.support.apptest import assert_ok, open_app
+
+
+def test_an_interval_without_width_says_why() -> None:
+    assert ci_note([0.0, 0.0], 4) == (
+        "no spread: n = 4 items is too few for the resamples to differ"
+    )
+    assert ci_note([0.5, 0.5], 40).startswith("no spread: every resample gives the same value")
+    assert ci_note([0.1, 0.3], 4) is None and ci_note(None, 4) is None
+
+
+def test_cost_reads_price_unknown_when_tokens_had_no_price() -> None:
+    assert cost_text({"mean_cost": 0.0, "mean_tokens_in": 120.0, "mean_tokens_out": 8.0}) == (
+        "price unknown"
+    )
+    assert cost_text({"mean_cost": 0.0, "mean_tokens_in": 0.0, "mean_tokens_out": 0.0}) is None
+    assert cost_text({"mean_cost": 0.00125, "mean_tokens_in": 9.0}) == "$0.0013"
+
+
+def test_undrawn_versions_and_formats() -> None:
+    doc = {
+        "headline": "kappa",
+        "versions": [
+            {"label": "j v1", "headline": {"value": 0.4, "reason": None}},
+            {"label": "j v2", "headline": {"value": None, "reason": "one class only"}},
+            {"label": "j v3", "headline": {"value": None}},
+        ],
+    }
+    assert undrawn_versions(doc) == ["j v2: one class only", "j v3: undefined on these items"]
+    formats = versions_formats(doc)
+    assert formats["kappa"] == formats["Pearson r"] == formats["binary F1"] == "%.3f"
+
+
+def test_the_diff_speaks_in_labels_and_refuses_two_evaluators() -> None:
+    headers = diff_headers("j v1", "j v2")
+    assert set(headers) == set(COLUMNS)
+    assert (headers["score_a"], headers["reasoning_b"]) == ("score · j v1", "reasoning · j v2")
+    rows = [
+        {"label": "j v1", "evaluator": "j"},
+        {"label": "j v2", "evaluator": "j"},
+        {"label": "k v1", "evaluator": "k"},
+    ]
+    assert diff_refusal(rows, "j v1", "j v2") is None
+    assert diff_refusal(rows, "j v1", "j v1").startswith("Pick two different versions")
+    refusal = diff_refusal(rows, "j v2", "k v1")
+    assert refusal is not None and "different evaluators (j, k)" in refusal
+
+
+def _other_judge(store: Store) -> None:
+    """``judge:other`` on a model without a known price: tokens counted, cost 0; it says
+    yes to every item, so its kappa has no spread."""
+    sig = Signature("judge:other", "1", "unpriced-model", "prompt-other", {})
+    run = store.create_run(PROJECT, sig, 0)
+    results = [
+        EvalResult(i, sig, scores={"label": 1}, tokens_in=80, tokens_out=5, cost=0.0)
+        for i in item_ids()
+    ]
+    store.save_results(PROJECT, run, results)
+    store.finish_run(run)
+
+
+def test_the_page_names_unknown_prices_and_refuses_a_cross_evaluator_diff(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    build_toy(store, swap=False)
+    _other_judge(store)
+    at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="toy", timeout=120)
+    versions = at.dataframe[0].value.set_index("version")
+    other = next(v for v in versions.index if v.startswith("judge:other"))
+    assert versions.loc[other, "mean cost"] == "price unknown"
+    assert versions.loc["judge:toy v1", "mean cost"] == "$0.0010"
+    # it says yes to all 40 items: kappa 0 in every resample, and the CI says so
+    assert versions.loc[other, "kappa 95% CI"].startswith("[0.000, 0.000] (no spread: ")
+    at.selectbox(key="alignment_diff_a").set_value("judge:toy v2").run()
+    at.selectbox(key="alignment_diff_b").set_value(other).run()
+    assert_ok(at)
+    assert any("belong to different evaluators" in i.value for i in at.info)
+    assert not [d for d in at.dataframe if "item" in getattr(d.value, "columns", [])]
