@@ -18,11 +18,13 @@ import json
 from typing import Any
 
 from annotation_store import assignments as asg
-from annotation_store import crowd, crowd_quality, gold
+from annotation_store.crowd import study_quality as crowd_quality
+from annotation_store.crowd import workers as crowd
 from annotation_store.demo import DEMO_DIR
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from annotation_store.study import set_study
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import set_study
 
 FIELD = "resolution"
 N_GOLD = 6

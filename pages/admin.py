@@ -8,8 +8,8 @@ from annotation_store import StoreError
 from annotation_store import assignments as asg
 from annotation_store.accounts import lockout
 from annotation_store.accounts import users as accounts
+from annotation_store.accounts.people import KIND_WORDS, people_rows
 from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
-from annotation_store.people import KIND_WORDS, people_rows
 from annotation_store.records import ROLES
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role

@@ -8,10 +8,12 @@ import json
 
 import pytest
 
-from annotation_store import Store, crowd, gold
-from annotation_store import crowd_quality as cq
+from annotation_store import Store
+from annotation_store.crowd import study_quality as cq
+from annotation_store.crowd import workers as crowd
 from annotation_store.demo_crowd import N_GOLD, RUNS
-from annotation_store.study import study_of
+from annotation_store.studies import gold
+from annotation_store.studies.flow_settings import study_of
 from tests.support.apptest import assert_ok, open_app
 from workbench_api.demo import JUDGE_STUDY, load_all
 

@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from annotation_store import ProjectInfo, Store, StoreError
-from annotation_store.study import DEFAULTS, PLATFORMS, SURVEY_TYPES, set_study
-from annotation_store.study_form import (
+from annotation_store.studies.flow_settings import DEFAULTS, PLATFORMS, SURVEY_TYPES, set_study
+from annotation_store.studies.settings_form import (
     ANSWER,
     SHOWN,
     survey_from_rows,
