@@ -16,12 +16,16 @@ its load: run it more than once.
 
     .venv/bin/python bench/annotate_latency.py [--items 4] [--project demo-intent-match]
     .venv/bin/python bench/annotate_latency.py --declared 10   # a 10-question declared kind
+    .venv/bin/python bench/annotate_latency.py --load 16 --both  # built-in and declared, loaded
+
+``--load N`` starts busy processes until the load average nears N (bench/cpu_load.py)
+and measures under it; ``--both`` measures the built-in project and then a 10-question
+declared kind (issue #32's check: the same targets).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -31,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
+from bench.cpu_load import cpu_load, load_line
 from tests.e2e.harness import browser_page, running_app, wait_for_streamlit
 
 WAIT_MS = 120_000  # a loaded machine can take this long for a first page load
@@ -40,11 +45,14 @@ def _idle(page) -> None:
     wait_for_streamlit(page, WAIT_MS)
 
 
-# Counts selected choice buttons (primary, in the main area, not the Submit button) and
-# tells whether the app is idle; evaluated with requestAnimationFrame polling.
+# Counts selected choice buttons (in the main area, not the Submit button): primary ones
+# (saved) and those the in-browser key handler marked chosen (ui/annotation/
+# instant_keys.py) before the server confirmed; evaluated with requestAnimationFrame polling.
 SELECTED = """() => [...document.querySelectorAll(
-    '[data-testid=stMain] [class*="st-key-opt"] button[data-testid=stBaseButton-primary]')]
-    .filter(b => b.offsetParent !== null).length"""
+    '[data-testid=stMain] [class*="st-key-opt"]')]
+    .filter(e => e.classList.contains('wb-chosen') || (!e.classList.contains('wb-unchosen')
+        && e.querySelector('button[data-testid=stBaseButton-primary]')))
+    .filter(e => e.offsetParent !== null).length"""
 HEADER = "() => (document.querySelector('[data-testid=stMain] h4') || {}).innerText || ''"
 # The app idle: no script run in flight (the harness's own wait adds fixed pauses, which
 # would count against submit -> next).
@@ -161,11 +169,8 @@ def run(items: int, project: str, declared: int = 0) -> None:
                 )
                 submit_s.append(time.perf_counter() - start)
                 _idle(page)
-        load = os.getloadavg()
         print(f"{project}, {items} items, chromium 1440x1000, single-user mode (admin)")
-        print(
-            f"load average while measuring: {load[0]:.1f} / {load[1]:.1f} ({os.cpu_count()} CPUs)"
-        )
+        print(f"while measuring: {load_line()}")
         print(_summary("key -> selection", keys_s, 300))
         print(_summary("submit -> next item", submit_s, 1000))
 
@@ -177,8 +182,19 @@ def main() -> None:
     parser.add_argument(
         "--declared", type=int, default=0, help="label a declared kind with this many questions"
     )
+    parser.add_argument(
+        "--load", type=float, default=0, help="measure under this load average (busy processes)"
+    )
+    parser.add_argument(
+        "--both", action="store_true", help="the built-in project, then a 10-question declared kind"
+    )
     args = parser.parse_args()
-    run(args.items, args.project, args.declared)
+    with cpu_load(args.load):
+        if args.both:
+            run(args.items, args.project)
+            run(args.items, args.project, 10)
+        else:
+            run(args.items, args.project, args.declared)
 
 
 if __name__ == "__main__":
