@@ -28,6 +28,20 @@ def busy_count(target: float, current: float) -> int:
     return max(0, round(target - current))
 
 
+def running_now() -> float:
+    """Processes running or runnable at this moment, this one left out (the 1-minute
+    average lags a minute behind: right after other work ended it is still high)."""
+    samples = []
+    for _ in range(10):  # one look is noisy: the mean of ten over a second
+        try:
+            with open("/proc/loadavg") as f:
+                samples.append(max(0.0, float(f.read().split()[3].split("/")[0]) - 1))
+        except (OSError, IndexError, ValueError):
+            return os.getloadavg()[0]
+        time.sleep(0.1)
+    return sum(samples) / len(samples)
+
+
 @contextmanager
 def cpu_load(target: float, settle_s: float = 150.0) -> Iterator[int]:
     """Run busy processes so that the 1-minute load average nears ``target``; yields how
@@ -35,7 +49,7 @@ def cpu_load(target: float, settle_s: float = 150.0) -> Iterator[int]:
     if target <= 0:
         yield 0
         return
-    n = busy_count(target, os.getloadavg()[0])
+    n = busy_count(target, running_now())
     ctx = mp.get_context("spawn")
     procs = [ctx.Process(target=_spin, daemon=True) for _ in range(n)]
     for p in procs:

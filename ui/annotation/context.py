@@ -73,9 +73,7 @@ class ItemContext:
         """Record that ``key`` presses the button ``widget_key`` when ``target`` has the
         focus (for the in-browser key handler)."""
         if key:
-            binding = self.keymap.setdefault(
-                target.key, KeyBinding(multi=multi, advance=not multi)
-            )
+            binding = self.keymap.setdefault(target.key, KeyBinding(multi=multi, advance=not multi))
             binding.keys[key] = widget_key
 
     @property

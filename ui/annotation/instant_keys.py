@@ -49,7 +49,8 @@ const A = window.__wbKeys || (window.__wbKeys = {state: null, focus: 0, base: 0,
   lastKey: 0, lastClick: null, retries: 0});
 const clear = () => document.querySelectorAll('.wb-chosen, .wb-unchosen')
   .forEach((e) => e.classList.remove('wb-chosen', 'wb-unchosen'));
-const caughtUp = S.sync >= A.base + A.sent || Date.now() - A.lastKey > 1500;
+// Caught up: the server applied every key sent (or none came back for 10 s: a lost click)
+const caughtUp = S.sync >= A.base + A.sent || Date.now() - A.lastKey > 10000;
 if (!A.state || A.state.item !== S.item || caughtUp) {
   A.focus = S.focus; A.base = S.sync; A.sent = 0;
   clear();
