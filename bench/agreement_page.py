@@ -77,19 +77,16 @@ NUMBERS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-tes
 
 
 def new_label(url: str, project: str) -> None:
-    """Submit one label again (same value, new time): the data version changes, so the
-    next visit is a first visit after new labels."""
+    """Submit one new label (a new rater copies the first stored label): the data version
+    changes, so the next visit is a first visit after new labels."""
     store = Store(url)
     try:
         before = store.data_version(project)
-        row = store.annotations_frame(project, ("submitted",)).iloc[0]
+        frame = store.annotations_frame(project, ("submitted",))
+        row = frame.iloc[0]
+        rater = f"bench-rater-{frame['annotator'].nunique() + 1}"
         store.save_label(
-            project,
-            row["item_id"],
-            row["annotator"],
-            row["field"],
-            row["value"],
-            status="submitted",
+            project, row["item_id"], rater, row["field"], row["value"], status="submitted"
         )
         assert store.data_version(project) != before, "the data version did not change"
     finally:

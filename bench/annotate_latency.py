@@ -161,13 +161,20 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
         page.keyboard.press("Enter")
         # shown: the next item's header and unselected choices are drawn and the
         # in-browser key handler has its state (keys would be answered now) ...
-        page.wait_for_function(
-            f"""h => {{ const now = ({HEADER})(); const k = window.__wbKeys;
-                return now && now !== h && ({SELECTED})() === 0 && k && k.state &&
-                  document.querySelector('[class*="' + k.state.marker + '"]'); }}""",
-            arg=header,
-            polling="raf",
-        )
+        try:
+            page.wait_for_function(
+                f"""h => {{ const now = ({HEADER})(); const k = window.__wbKeys;
+                    return now && now !== h && ({SELECTED})() === 0 && k && k.state &&
+                      document.querySelector('[class*="' + k.state.marker + '"]'); }}""",
+                arg=header,
+                polling="raf",
+            )
+        except Exception:
+            seen = page.evaluate(
+                f"""() => [({HEADER})(), ({SELECTED})(), !!window.__wbKeys,
+                    (document.querySelector('[data-testid=stMain]') || {{}}).innerText]"""
+            )
+            raise RuntimeError(f"the next item never showed after {header!r}: {seen}") from None
         out.shown.append(time.perf_counter() - start)
         # ... idle: and the run that drew it has ended (the side panel included).
         page.wait_for_function(IDLE, polling="raf")
