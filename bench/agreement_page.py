@@ -71,8 +71,8 @@ def apptest_visits(url: str, project: str, visits: int) -> list[float]:
 
 PAGES = {"agreement": ("Agreement", "Agreement"), "audit": ("Audit", "Metric audit")}
 # The first number on the page (a table, a data frame or a metric) is visible.
-NUMBERS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stTable],
-    [data-testid=stMain] [data-testid=stDataFrame], [data-testid=stMain] [data-testid=stMetric]')]
+NUMBERS = """() => [...document.querySelectorAll(['stTable', 'stDataFrame', 'stMetric']
+    .map(t => `[data-testid=stMain] [data-testid=${t}]`).join(', '))]
     .some(e => e.offsetParent !== null)"""
 
 
