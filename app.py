@@ -98,9 +98,18 @@ if not st.get_option("client.showSidebarNavigation"):
 forward_deep_link(p for group in pages.values() for p in group)
 
 # The panel shows evaluator figures, so annotators (blind by default) do not get it.
-if st.session_state.get(PROJECT_KEY) and has_role("admin", "reviewer"):
-    with st.sidebar:
-        agreement_panel(st.session_state[PROJECT_KEY])
-        estimates_panel(st.session_state[PROJECT_KEY])
-
-page.run()
+# It is drawn after the page, into a place kept for it above the page's own sidebar
+# widgets: after a submit its figures are recomputed, and the next item must not wait
+# for them (bench/annotate_latency.py). ``finally``: pages that end with st.stop() too.
+panel_slot = (
+    st.sidebar.container()
+    if st.session_state.get(PROJECT_KEY) and has_role("admin", "reviewer")
+    else None
+)
+try:
+    page.run()
+finally:
+    if panel_slot is not None:
+        with panel_slot:
+            agreement_panel(st.session_state[PROJECT_KEY])
+            estimates_panel(st.session_state[PROJECT_KEY])

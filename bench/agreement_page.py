@@ -8,10 +8,15 @@ Loads the demo projects into a fresh SQLite file, then times
   computes the agreement document) and repeated visits (which reuse it), alternating
   with Home.
 
-It prints each visit and the median and worst of the repeated ones; the target is every
-visit under 3 s. Skips the browser part (saying why) without chromium.
+In the browser it times repeated visits and first visits after a new label (one label
+submitted again between two visits, so the data version changes), each to the first
+number shown and to the drawn page; targets (issue #30): repeat visits under 2 s, first
+visits after new labels under 3 s, numbers before the charts. ``--page audit`` times the
+Audit page the same way; ``--load N`` takes the browser visits under a CPU load of N
+(bench/cpu_load.py). Skips the browser part (saying why) without chromium.
 
     .venv/bin/python bench/agreement_page.py [--visits 5] [--project demo-intent-match]
+    .venv/bin/python bench/agreement_page.py --page audit --load 16 --browser-only
 """
 
 from __future__ import annotations
@@ -29,9 +34,16 @@ sys.path.insert(0, str(ROOT))
 
 from annotation_store import Store  # noqa: E402
 from annotation_store.demo import load_demo  # noqa: E402
+from bench.cpu_load import cpu_load, load_line  # noqa: E402
 
 
-def _summary(label: str, times: list[float]) -> None:
+def _summary(label: str, times: list[float], all_visits: bool = False) -> None:
+    if all_visits:
+        print(
+            f"{label}: median {statistics.median(times):.2f} s, worst {max(times):.2f} s · "
+            f"all: {', '.join(f'{t:.2f}' for t in times)}"
+        )
+        return
     rest = times[1:] or times
     print(
         f"{label}: first {times[0]:.2f} s · repeated median {statistics.median(rest):.2f} s, "
@@ -57,29 +69,73 @@ def apptest_visits(url: str, project: str, visits: int) -> list[float]:
     return times
 
 
-def browser_visits(url: str, project: str, visits: int) -> list[float] | None:
-    """Seconds from a click on the sidebar's Agreement link to the drawn page."""
+PAGES = {"agreement": ("Agreement", "Agreement"), "audit": ("Audit", "Metric audit")}
+# The first number on the page (a table, a data frame or a metric) is visible.
+NUMBERS = """() => [...document.querySelectorAll(['stTable', 'stDataFrame', 'stMetric']
+    .map(t => `[data-testid=stMain] [data-testid=${t}]`).join(', '))]
+    .some(e => e.offsetParent !== null)"""
+
+
+def new_label(url: str, project: str) -> None:
+    """Submit one new label (a new rater copies the first stored label): the data version
+    changes, so the next visit is a first visit after new labels."""
+    store = Store(url)
+    try:
+        before = store.data_version(project)
+        frame = store.annotations_frame(project, ("submitted",))
+        row = frame.iloc[0]
+        rater = f"bench-rater-{frame['annotator'].nunique() + 1}"
+        store.save_label(
+            project, row["item_id"], rater, row["field"], row["value"], status="submitted"
+        )
+        assert store.data_version(project) != before, "the data version did not change"
+    finally:
+        store.close()
+
+
+def browser_visits(
+    url: str, project: str, visits: int, page_name: str = "agreement", load: float = 0
+) -> dict[str, list[float]] | None:
+    """Seconds from a click on the sidebar's link to the first number shown and to the
+    drawn page (app idle): repeated visits, and first visits after a new label, taken
+    in turn (Home in between). Under ``load`` once the app is warm."""
     from tests.e2e.harness import CHROMIUM, browser_page, open_page, running_app
     from tests.e2e.harness import wait_for_streamlit as wait
 
     if not CHROMIUM.exists():
         print(f"browser: skipped, {CHROMIUM} not found (apt-get install chromium)")
         return None
-    times = []
+    link, title = PAGES[page_name]
+    out: dict[str, list[float]] = {
+        k: [] for k in ("repeat", "repeat_numbers", "new", "new_numbers")
+    }
     with running_app(url) as app, browser_page() as page:
         open_page(page, app, f"?project={project}")
         nav = page.locator('[data-testid="stSidebarNav"]')
-        for _ in range(visits):
+
+        def visit(kind: str) -> None:
             start = time.perf_counter()
-            nav.get_by_role("link", name="Agreement").click()
-            page.wait_for_url("**/agreement**")
+            nav.get_by_role("link", name=link).click()
+            page.wait_for_url(f"**/{page_name}**")
+            page.wait_for_function(NUMBERS, polling="raf", timeout=600_000)
+            out[f"{kind}_numbers"].append(time.perf_counter() - start)
             wait(page, 600_000)
-            page.wait_for_selector('h1:has-text("Agreement")')
-            times.append(time.perf_counter() - start)
+            page.wait_for_selector(f'h1:has-text("{title}")')
+            out[kind].append(time.perf_counter() - start)
             nav.get_by_role("link", name="Home").click()
-            page.wait_for_url(lambda u: "/agreement" not in u)
+            page.wait_for_url(lambda u: f"/{page_name}" not in u)
             wait(page, 600_000)
-    return times
+
+        visit("repeat")  # warm: the first visit of all (libraries, caches)
+        out["repeat"].clear()
+        out["repeat_numbers"].clear()
+        with cpu_load(load):
+            for _ in range(visits):
+                visit("repeat")
+                new_label(url, project)
+                visit("new")
+            out["load"] = [os.getloadavg()[0]]
+    return out
 
 
 def main() -> None:
@@ -87,16 +143,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--visits", type=int, default=5)
     ap.add_argument("--project", default="demo-intent-match")
+    ap.add_argument("--page", choices=sorted(PAGES), default="agreement")
+    ap.add_argument("--load", type=float, default=0, help="browser visits under this load")
+    ap.add_argument("--browser-only", action="store_true", help="skip the AppTest runs")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         store = Store(url)
         load_demo(store)
         store.close()
-        _summary("AppTest script run", apptest_visits(url, args.project, args.visits))
-        times = browser_visits(url, args.project, args.visits)
+        if not args.browser_only and args.page == "agreement":
+            _summary("AppTest script run", apptest_visits(url, args.project, args.visits))
+            print(f"  ({load_line()})")
+        times = browser_visits(url, args.project, args.visits, args.page, args.load)
         if times:
-            _summary("browser click to drawn page", times)
+            print(f"browser, {args.page} page of {args.project}, {load_line()}")
+            print(f"  load average at the end of the visits: {times['load'][0]:.1f}")
+            for kind, what in (
+                ("repeat", "repeat visit"),
+                ("new", "first visit after a new label"),
+            ):
+                _summary(f"  {what}: click to first number", times[f"{kind}_numbers"], True)
+                _summary(f"  {what}: click to drawn page", times[kind], True)
 
 
 if __name__ == "__main__":

@@ -16,21 +16,29 @@ its load: run it more than once.
 
     .venv/bin/python bench/annotate_latency.py [--items 4] [--project demo-intent-match]
     .venv/bin/python bench/annotate_latency.py --declared 10   # a 10-question declared kind
+    .venv/bin/python bench/annotate_latency.py --load 16 --both  # built-in and declared, loaded
+
+``--load N`` starts busy processes until the load average nears N (bench/cpu_load.py)
+and measures under it (the app starts and warms up before the load); ``--both`` measures
+the built-in project and then a 10-question declared kind (issue #32's check: the same
+targets). Submit -> next is printed twice: until the next item is drawn with its keys
+live, and until the run that drew it has ended (side panel included).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
+from bench.cpu_load import cpu_load, load_line
 from tests.e2e.harness import browser_page, running_app, wait_for_streamlit
 
 WAIT_MS = 120_000  # a loaded machine can take this long for a first page load
@@ -40,11 +48,14 @@ def _idle(page) -> None:
     wait_for_streamlit(page, WAIT_MS)
 
 
-# Counts selected choice buttons (primary, in the main area, not the Submit button) and
-# tells whether the app is idle; evaluated with requestAnimationFrame polling.
+# Counts selected choice buttons (in the main area, not the Submit button): primary ones
+# (saved) and those the in-browser key handler marked chosen (ui/annotation/
+# instant_keys.py) before the server confirmed; evaluated with requestAnimationFrame polling.
 SELECTED = """() => [...document.querySelectorAll(
-    '[data-testid=stMain] [class*="st-key-opt"] button[data-testid=stBaseButton-primary]')]
-    .filter(b => b.offsetParent !== null).length"""
+    '[data-testid=stMain] [class*="st-key-opt"]')]
+    .filter(e => e.classList.contains('wb-chosen') || (!e.classList.contains('wb-unchosen')
+        && e.querySelector('button[data-testid=stBaseButton-primary]')))
+    .filter(e => e.offsetParent !== null).length"""
 HEADER = "() => (document.querySelector('[data-testid=stMain] h4') || {}).innerText || ''"
 # The app idle: no script run in flight (the harness's own wait adds fixed pauses, which
 # would count against submit -> next).
@@ -128,46 +139,79 @@ def declared_project(store: Store, questions: int) -> str:
     return "declared"
 
 
-def run(items: int, project: str, declared: int = 0) -> None:
-    """Run the benchmark described above and print its figures."""
+@dataclass
+class Samples:
+    """The timings of one project."""
+
+    keys: list[float] = field(default_factory=list)
+    shown: list[float] = field(default_factory=list)
+    idle: list[float] = field(default_factory=list)
+
+
+def _measure(page, base_url: str, project: str, items: int) -> Samples:
+    """Open Annotate on ``project`` and label ``items`` items by keyboard."""
+    out = Samples()
+    page.goto(f"{base_url}/annotate?project={project}")
+    page.wait_for_url("**item=**")
+    _idle(page)
+    for _ in range(items):
+        header = page.evaluate(HEADER)
+        _label_item(page, ["1"] * _targets(page), out.keys)
+        start = time.perf_counter()
+        page.keyboard.press("Enter")
+        # shown: the next item's header and unselected choices are drawn and the
+        # in-browser key handler has its state (keys would be answered now) ...
+        try:
+            page.wait_for_function(
+                f"""h => {{ const now = ({HEADER})(); const k = window.__wbKeys;
+                    return now && now !== h && ({SELECTED})() === 0 && k && k.state &&
+                      document.querySelector('[class*="' + k.state.marker + '"]'); }}""",
+                arg=header,
+                polling="raf",
+            )
+        except Exception:
+            seen = page.evaluate(
+                f"""() => [({HEADER})(), ({SELECTED})(), !!window.__wbKeys,
+                    (document.querySelector('[data-testid=stMain]') || {{}}).innerText]"""
+            )
+            raise RuntimeError(f"the next item never showed after {header!r}: {seen}") from None
+        out.shown.append(time.perf_counter() - start)
+        # ... idle: and the run that drew it has ended (the side panel included).
+        page.wait_for_function(IDLE, polling="raf")
+        out.idle.append(time.perf_counter() - start)
+        _idle(page)
+    return out
+
+
+def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
+    """Run the benchmark described above and print its figures: ``project`` and, with
+    ``declared``, a declared kind of that many questions; under ``load`` when given (the
+    app is started and warmed up first, then the load generator runs while measuring)."""
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         store = Store(url)
         load_demo(store)
+        projects = [(project, items)]
         if declared:
-            project = declared_project(store, declared)
-            items = min(items, 4)
+            # its example data has 4 items: the last submit would have no next item
+            projects.append((declared_project(store, declared), min(items, 3)))
         store.close()
-        keys_s: list[float] = []
-        submit_s: list[float] = []
         with running_app(url, log_dir=Path(tmp)) as app, browser_page(1440, 1000) as page:
             page.set_default_timeout(WAIT_MS)
             page.goto(app.url)  # the entry point first (sign-in, navigation)
             _idle(page)
-            page.goto(f"{app.url}/annotate?project={project}")
-            page.wait_for_url("**item=**")
-            _idle(page)
-            for _ in range(items):
-                header = page.evaluate(HEADER)
-                n = _targets(page)
-                _label_item(page, ["1"] * n, keys_s)
-                start = time.perf_counter()
-                page.keyboard.press("Enter")
-                page.wait_for_function(
-                    f"""h => {{ const now = ({HEADER})();
-                        return now && now !== h && ({SELECTED})() === 0 && ({IDLE})(); }}""",
-                    arg=header,
-                    polling="raf",
-                )
-                submit_s.append(time.perf_counter() - start)
+            for name, _ in projects:  # warm: each page and kind drawn once before timing
+                page.goto(f"{app.url}/annotate?project={name}")
+                page.wait_for_url("**item=**")
                 _idle(page)
-        load = os.getloadavg()
-        print(f"{project}, {items} items, chromium 1440x1000, single-user mode (admin)")
-        print(
-            f"load average while measuring: {load[0]:.1f} / {load[1]:.1f} ({os.cpu_count()} CPUs)"
-        )
-        print(_summary("key -> selection", keys_s, 300))
-        print(_summary("submit -> next item", submit_s, 1000))
+            with cpu_load(load):
+                for name, n in projects:
+                    got = _measure(page, app.url, name, n)
+                    print(f"{name}, {n} items, chromium 1440x1000, single-user mode (admin)")
+                    print(f"while measuring: {load_line()}")
+                    print(_summary("key -> selection", got.keys, 300))
+                    print(_summary("submit -> next item shown, keys live", got.shown, 1000))
+                    print(_summary("submit -> next item, app idle", got.idle, 1000), flush=True)
 
 
 def main() -> None:
@@ -177,8 +221,14 @@ def main() -> None:
     parser.add_argument(
         "--declared", type=int, default=0, help="label a declared kind with this many questions"
     )
+    parser.add_argument(
+        "--load", type=float, default=0, help="measure under this load average (busy processes)"
+    )
+    parser.add_argument(
+        "--both", action="store_true", help="--project, then a 10-question declared kind"
+    )
     args = parser.parse_args()
-    run(args.items, args.project, args.declared)
+    run(args.items, args.project, 10 if args.both else args.declared, args.load)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from ui import agreement_tables
 from ui.agreement_panel import FIELD_KEY, _store_for
 from ui.alarms_view import alarms_section
 from ui.context import get_store, require_project
+from ui.deferred_charts import DeferredCharts
 from ui.reference_view import excluded_section, reference_select
 
 
@@ -102,7 +103,9 @@ if names:
     # chart costs the browser a redraw, and all of them at once made visits slow.
     picked = st.selectbox("Field (also shown in the side panel)", names, key=FIELD_KEY)
 
-st.plotly_chart(figures.reliability_bars(data), width="stretch")
+# Every chart keeps its place but is sent last, so the numbers show first (issue #30).
+charts = DeferredCharts()
+charts.add(figures.reliability_bars(data))
 agreement_tables.human_tables(data)
 
 st.header("Annotator pairs")
@@ -111,7 +114,7 @@ if picked not in data["fields"]:
 for name, f in data["fields"].items():
     fig = figures.kappa_heatmap(f, name) if name == picked else None
     if fig is not None:
-        st.plotly_chart(fig, width="stretch")
+        charts.add(fig)
         if note := figures.pair_note(f):
             st.caption(note)
 
@@ -132,17 +135,14 @@ for ev, by_field in doc.evaluators.items():
         e = data["evaluators"][ev][name]
         cols = st.columns(2)
         if res.pairs is not None and len(res.pairs):
-            cols[0].plotly_chart(
-                figures.scatter(res.pairs, ev, name, res.correlations["pearson"].r),
-                width="stretch",
-            )
+            charts.add(figures.scatter(res.pairs, ev, name, res.correlations["pearson"].r), cols[0])
         agreement_tables.correlation_table(cols[1], e)
         if e.get("binary") and e["binary"]["n"]:
-            cols[1].plotly_chart(figures.confusion(e["binary"], ev, name), width="stretch")
+            charts.add(figures.confusion(e["binary"], ev, name), cols[1])
         if e.get("bias"):
             bias_fig = figures.bias_bars(e["bias"], f"{ev} on {name}: bias by generator")
             if bias_fig is not None:
-                st.plotly_chart(bias_fig, width="stretch")
+                charts.add(bias_fig)
             else:
                 st.caption(
                     f"**{ev} on {name}, bias by generator**: no chart, "
@@ -163,7 +163,7 @@ if data["timeline"].get(picked):
     st.header("Agreement over time")
     points = data["timeline"][picked]
     if figures.has_history(points):
-        st.plotly_chart(figures.timeline(points, picked), width="stretch")
+        charts.add(figures.timeline(points, picked))
     else:
         st.caption(
             f"All {points[-1]['n_ratings']} ratings of `{picked}` carry the same time (loaded "
@@ -220,3 +220,5 @@ if built and built["project"] == project.name:
         for k, m in enumerate(built["matrices"]):
             key = f"agreement_report_csv_{m['field']}"
             _download(cols[k % len(cols)], f"{m['field']} (CSV)", m, key, ":material/table:")
+
+charts.draw()

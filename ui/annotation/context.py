@@ -21,6 +21,9 @@ from ui.annotation.blind import submitted_is_final
 ERROR_KEY = "annotate_save_error"
 #: (item_id, target keys) still unanswered when Submit was refused: marked in place.
 MISSING_KEY = "annotate_missing"
+#: How many saves and focus moves the server has applied in this session: the browser's
+#: key handler (ui/annotation/instant_keys.py) compares it with the keys it sent.
+SYNC_KEY = "annotate_sync"
 
 
 def widget_token(project: str, item_id: str) -> str:
@@ -42,6 +45,15 @@ class Target:
 
 
 @dataclass
+class KeyBinding:
+    """The keys of one target's choices: key -> widget key of the button it presses."""
+
+    keys: dict[str, str] = field(default_factory=dict)
+    multi: bool = False  # a key toggles its label and the focus stays
+    advance: bool = True  # the focus moves on after a choice (as ``save_target`` does)
+
+
+@dataclass
 class ItemContext:
     """The item in view, the annotator's saved state on it and the keyboard focus."""
 
@@ -52,6 +64,17 @@ class ItemContext:
     state: dict[str, Any]
     fields: dict[str, HumanField]
     targets: list[Target] = field(default_factory=list)
+    #: Filled by the views as they draw choice buttons (target key -> its keys).
+    keymap: dict[str, KeyBinding] = field(default_factory=dict)
+
+    def bind_key(
+        self, target: Target, key: str | None, widget_key: str, *, multi: bool = False
+    ) -> None:
+        """Record that ``key`` presses the button ``widget_key`` when ``target`` has the
+        focus (for the in-browser key handler)."""
+        if key:
+            binding = self.keymap.setdefault(target.key, KeyBinding(multi=multi, advance=not multi))
+            binding.keys[key] = widget_key
 
     @property
     def labels(self) -> dict[str, Any]:
@@ -121,6 +144,7 @@ def build_targets(ctx: ItemContext, order: list[str] | None = None) -> list[Targ
 
 def save_target(ctx: ItemContext, target: Target, value: Any) -> None:
     """Save one choice now (callback). On failure, keep the message for the page."""
+    _synced()
     try:
         fresh = ctx.store.item_state(ctx.project.name, ctx.item.item_id, ctx.user.name)
         status = "submitted" if fresh["status"] == "submitted" else "draft"
@@ -150,8 +174,13 @@ def save_target(ctx: ItemContext, target: Target, value: Any) -> None:
         st.session_state[ctx.focus_key] = min(keys.index(target.key) + 1, len(keys) - 1)
 
 
+def _synced() -> None:
+    st.session_state[SYNC_KEY] = int(st.session_state.get(SYNC_KEY, 0)) + 1
+
+
 def set_focus(ctx: ItemContext, step: int) -> None:
     """Move the keyboard focus (callback)."""
+    _synced()
     if ctx.targets:
         st.session_state[ctx.focus_key] = (ctx.focus + step) % len(ctx.targets)
 

@@ -55,9 +55,11 @@ def multi_label(ctx: ItemContext, target: Target) -> None:
         for i, label in enumerate(spec.values):
             on = label in current
             new = [v for v in current if v != label] if on else [*current, label]
+            widget_key = f"opt::{ctx.token}::{target.key}::{label}"
+            ctx.bind_key(target, str(i + 1) if i < 9 else None, widget_key, multi=True)
             st.button(
                 label,
-                key=f"opt::{ctx.token}::{target.key}::{label}",
+                key=widget_key,
                 type="primary" if on else "secondary",
                 shortcut=str(i + 1) if focused and i < 9 else None,
                 on_click=save_and_stay,
@@ -113,9 +115,11 @@ def pairwise(ctx: ItemContext, target: Target) -> None:
         choices.append(("Tie", TIE, "t"))
     with st.container(horizontal=True, gap="small", wrap=True):
         for label, choice, key in choices:
+            widget_key = f"opt::{ctx.token}::{target.key}::{choice}"
+            ctx.bind_key(target, key, widget_key)
             st.button(
                 label,
-                key=f"opt::{ctx.token}::{target.key}::{choice}",
+                key=widget_key,
                 type="primary" if saved.get("choice") == choice else "secondary",
                 shortcut=key if focused and key else None,
                 on_click=save_target,

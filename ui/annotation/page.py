@@ -38,6 +38,7 @@ from ui.annotation.context import (
     missing_targets,
     set_focus,
 )
+from ui.annotation.instant_keys import instant_keys
 from ui.tables import DASH
 
 NOTICE_KEY = "annotate_notice"
@@ -595,6 +596,7 @@ def _item_area(
     _note(ctx)
     _focus_buttons(ctx)
     _follow_focus(ctx)
+    instant_keys(ctx)
 
 
 def _still_to_answer(ctx: ItemContext) -> None:

@@ -73,9 +73,11 @@ def choice_buttons(
                 # on 1, 2, ...) is printed on its button, so "1" never surprises anyone.
                 label = f"[{key}] {label}"
             chosen = current is not None and _same(current, value)
+            widget_key = f"opt::{ctx.token}::{target.key}::{value}"
+            ctx.bind_key(target, key, widget_key)
             box.button(
                 label,
-                key=f"opt::{ctx.token}::{target.key}::{value}",
+                key=widget_key,
                 type="primary" if chosen else "secondary",
                 shortcut=key if focused and key else None,
                 on_click=save_target,
