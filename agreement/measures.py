@@ -37,6 +37,55 @@ SECTIONS = (AMONG_PEOPLE, EVALUATOR, BINARY, BIAS, PROBES)
 EVALUATOR_SECTIONS = (EVALUATOR, BINARY, BIAS)
 ENTRY_POINT_GROUP = "metric_audit.statistics"
 DASH = "—"
+#: Kinds of :class:`Detail`: a sentence on which units the measure uses, or one value per
+#: annotator pair.
+NOTE = "note"
+PAIRS = "pairs"
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A detail a measure carries beside its value in the JSON block, declared so that
+    renderers read it through :func:`read_details` and never by key name.
+
+    ``key`` is the block entry (a sentence for a ``NOTE``, pair -> value for ``PAIRS``),
+    ``n_key`` the pairs' shared-item counts (None: shown without n), ``label`` the heading
+    of narrow places (text report) and ``long`` of wide ones (HTML / Markdown notes;
+    defaults to ``label``); ``in_notes``: listed among the reports' field notes.
+    """
+
+    key: str
+    kind: str = PAIRS
+    label: str = ""
+    long: str = ""
+    n_key: str | None = None
+    in_notes: bool = False
+
+    @property
+    def heading(self) -> str:
+        """The heading of wide places."""
+        return self.long or self.label
+
+
+@dataclass(frozen=True)
+class PairValue:
+    """One annotator pair's value of a ``PAIRS`` detail, with the items the pair shares."""
+
+    pair: str
+    value: float | None
+    n: int | None
+
+
+@dataclass(frozen=True)
+class DetailEntry:
+    """A declared detail read back from one JSON block: the note's text (``NOTE``) or the
+    pairs (``PAIRS``), with the measure's n (``n``) beside a note."""
+
+    measure: Measure
+    detail: Detail
+    text: str | None
+    pairs: tuple[PairValue, ...]
+    n: int | None
 
 
 @dataclass(frozen=True)
@@ -86,6 +135,8 @@ class Measure:
     json_rank: int = 1
     #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
     chart: bool = False
+    #: details carried beside the value (notes, per-pair values), in display order
+    details: tuple[Detail, ...] = ()
 
     def __post_init__(self) -> None:
         # a computed measure keeps its CI and n beside it under derived keys
@@ -229,6 +280,28 @@ def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[
     value = block.get(m.key)
     reason = (reasons.get(m.key) or block.get("reason")) if value is None else None
     return [Entry(m, m.header, None, value, cis, n, n_units, reason, p)]
+
+
+def read_details(m: Measure, block: dict[str, Any], kind: str | None = None) -> list[DetailEntry]:
+    """The declared details of measure ``m`` present in one JSON block (of ``kind`` when
+    given), in declaration order; an absent or empty detail is left out."""
+    out = []
+    for d in m.details:
+        if kind is not None and d.kind != kind:
+            continue
+        raw = block.get(d.key)
+        if not raw:
+            continue
+        n = block.get(m.n_key) if m.n_key else None
+        if d.kind == NOTE:
+            out.append(DetailEntry(m, d, str(raw), (), n))
+            continue
+        counts = (block.get(d.n_key) or {}) if d.n_key else {}
+        pairs = tuple(
+            PairValue(k, v, counts.get(k, 0) if d.n_key else None) for k, v in raw.items()
+        )
+        out.append(DetailEntry(m, d, None, pairs, n))
+    return out
 
 
 def _adopt(obj: object) -> None:
