@@ -223,7 +223,7 @@ def _declare_builtins() -> None:
             n_key="fleiss_n_items",
             always=True,
             layout=("value", "n", "ci", "fleiss_items_note"),
-            details=(Detail("fleiss_items_note", NOTE, in_notes=True),),
+            details=(Detail("fleiss_items_note", NOTE, label="Fleiss", in_notes=True),),
             json_rank=0,
             chart=True,
             summary=True,

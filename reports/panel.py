@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from agreement.exclusions import exclusion_line
-from agreement.measures import EVALUATOR_SECTIONS
+from agreement.measures import EVALUATOR_SECTIONS, NOTE
 from agreement.rows import evaluator_entries
-from agreement.statistics import Entry, Statistic, field_entries
+from agreement.statistics import Entry, Statistic, field_details, field_entries
 from annotation_store import Store
 from reports.bias_text import own_model_text
 from reports.data import agreement_document
@@ -122,10 +122,19 @@ def panel_summary(
         "n_pairable": f["n_pairable"] if f else 0,
         "n_items": f["n_items"] if f else 0,
         "n_ratings": f["n_ratings"] if f else 0,
-        "fleiss_n": f.get("fleiss_n_items") if f else None,
-        "fleiss_note": f.get("fleiss_items_note") if f else None,
+        "items_note": _items_note(f) if f else None,
         "evaluators": evaluators,
     }
+
+
+def _items_note(f: dict[str, Any]) -> dict[str, Any] | None:
+    """The first declared note on which items a measure uses (Fleiss' kappa's modal-count
+    items), with the measure's label and n; None when the field has none."""
+    note = next(iter(field_details(f, NOTE)), None)
+    if note is None:
+        return None
+    label = note.detail.label or note.measure.label
+    return {"key": note.measure.key, "label": label, "n": note.n, "text": note.text}
 
 
 #: Fewer pairable units than this, and a figure swings with every label.
@@ -170,10 +179,11 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
             "figure a lot."
         )
     else:
-        modal, items = f.get("fleiss_n_items"), f.get("n_items") or 0
-        if pick["key"] == "fleiss_kappa" and modal is not None and modal < items / 2:
+        items = f.get("n_items") or 0
+        # a measure with a note on which items it uses leaves the others out
+        note = next((d for d in field_details(f, NOTE) if d.measure.key == pick["key"]), None)
+        if note is not None and note.n is not None and note.n < items / 2:
             unstable = (
-                f"Fleiss' kappa here uses {modal} of {items} items (those with the modal "
-                "number of ratings): a lopsided design."
+                f"{note.measure.name} uses only {note.n} of {items} items: a lopsided design."
             )
     return {"key": pick["key"], "label": pick["label"], "why": why, "unstable": unstable}

@@ -1,0 +1,124 @@
+"""Issue 26, point 3: a measure's details (a note on which items it uses, values per
+annotator pair) are declared on the measure, and the text report, the HTML / Markdown
+field notes and the side panel show them from the declaration, not by key name."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from agreement.human import variable_agreement
+from agreement.measures import NOTE, PAIRS, Detail
+from agreement.ratings import Ratings
+from agreement.results import Stat
+from agreement.statistics import ALL, Statistic, declared, field_details
+from reports.panel import _items_note, choose_headline
+from reports.render import field_notes
+from reports.text import field_lines
+
+# Krippendorff (2011), reliability data with missing values: 4 observers, 12 units.
+K2011 = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+]
+NAMES = ("o1", "o2", "o3", "o4")
+
+
+def _exact_pairs(_ctx) -> Stat:
+    """A toy measure: the share of exact matches of every observer pair on the units both
+    rated, with a note saying which units it uses."""
+    values, counts = {}, {}
+    for (i, a), (j, b) in combinations(enumerate(NAMES), 2):
+        shared = [(x, y) for x, y in zip(K2011[i], K2011[j], strict=True) if None not in (x, y)]
+        values[f"{a}|{b}"] = sum(x == y for x, y in shared) / len(shared)
+        counts[f"{a}|{b}"] = len(shared)
+    extra = {
+        "toy_pairs": values,
+        "toy_pairs_n": counts,
+        "toy_note": "Toy uses the 9 units o1 rated.",
+    }
+    return Stat(min(values.values()), 9, extra=extra)
+
+
+TOY = Statistic(
+    "toy_exact",
+    "Toy exact",
+    "Toy share of exact matches",
+    ALL,
+    compute=_exact_pairs,
+    details=(
+        Detail("toy_note", NOTE, label="Toy", in_notes=True),
+        Detail(
+            "toy_pairs",
+            label="Toy per pair",
+            long="Toy per observer pair",
+            n_key="toy_pairs_n",
+            in_notes=True,
+        ),
+    ),
+)
+
+
+def _block() -> dict:
+    return variable_agreement(
+        "x",
+        Ratings.from_matrix(K2011),
+        type_="interval",
+        levels=("interval",),
+        level="interval",
+        categorical=False,
+        n_resamples=0,
+        keep=lambda s: s.key == TOY.key,
+    ).to_dict()
+
+
+def test_a_declared_measure_with_details_reaches_the_text_report_and_the_notes() -> None:
+    with declared(TOY):
+        f = _block()
+        lines = field_lines("x", f)
+        notes = field_notes({"fields": {"x": f}})
+        panel_note = _items_note(f)
+    # o1 and o2 share units 1-9 and differ only on unit 6: 8/9; o1 and o3 share units
+    # 2-9, equal on units 3, 4, 5, 7 and 9: 5/8
+    assert "  Toy uses the 9 units o1 rated." in lines
+    pairs = next(line for line in lines if line.startswith("  Toy per pair (n shared): "))
+    assert "o1|o2 0.889 (9)" in pairs and "o1|o3 0.625 (8)" in pairs
+    assert any("Toy uses the 9 units o1 rated." in n for n in notes)
+    assert any("Toy per observer pair (n shared items): o1|o2 0.889 (9)" in n for n in notes)
+    assert panel_note == {
+        "key": "toy_exact",
+        "label": "Toy",
+        "n": 9,
+        "text": "Toy uses the 9 units o1 rated.",
+    }
+
+
+def test_details_are_read_in_declaration_order_and_skipped_when_absent() -> None:
+    with declared(TOY):
+        f = _block()
+        assert [d.detail.kind for d in field_details(f) if d.measure.key == TOY.key] == [
+            NOTE,
+            PAIRS,
+        ]
+        del f["toy_note"]
+        assert [d.detail.kind for d in field_details(f, NOTE) if d.measure.key == TOY.key] == []
+
+
+def test_the_headline_is_unstable_when_its_measure_uses_few_of_the_items() -> None:
+    f = {
+        "level": "nominal",
+        "n_pairable": 12,
+        "n_items": 20,
+        "fleiss_kappa": 0.4,
+        "fleiss_n_items": 6,
+        "fleiss_items_note": "Fleiss kappa (modal-count items) uses the 6 items with 3 ratings.",
+    }
+    stats = [{"key": "fleiss_kappa", "label": "Fleiss κ (modal)", "value": 0.4}]
+    got = choose_headline(stats, f)
+    assert got["unstable"] == (
+        "Fleiss' kappa over the items with the modal number of ratings uses only 6 of 20 "
+        "items: a lopsided design."
+    )
+    f["fleiss_n_items"] = 10
+    assert choose_headline(stats, f)["unstable"] is None
