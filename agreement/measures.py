@@ -51,7 +51,9 @@ class Detail:
     ``key`` is the block entry (a sentence for a ``NOTE``, pair -> value for ``PAIRS``),
     ``n_key`` the pairs' shared-item counts (None: shown without n), ``label`` the heading
     of narrow places (text report) and ``long`` of wide ones (HTML / Markdown notes;
-    defaults to ``label``); ``in_notes``: listed among the reports' field notes.
+    defaults to ``label``); ``in_notes``: listed among the reports' field notes;
+    ``chart``: the pairs are drawn as a heatmap, greying the pairs listed under
+    ``few_key`` (those sharing fewer items than the block's ``minimum_key``).
     """
 
     key: str
@@ -60,6 +62,9 @@ class Detail:
     long: str = ""
     n_key: str | None = None
     in_notes: bool = False
+    chart: bool = False
+    few_key: str | None = None
+    minimum_key: str | None = None
 
     @property
     def heading(self) -> str:
@@ -79,13 +84,16 @@ class PairValue:
 @dataclass(frozen=True)
 class DetailEntry:
     """A declared detail read back from one JSON block: the note's text (``NOTE``) or the
-    pairs (``PAIRS``), with the measure's n (``n``) beside a note."""
+    pairs (``PAIRS``), with the measure's n (``n``) beside a note, and for pairs the
+    minimum overlap and the pairs below it when the block has them (else None)."""
 
     measure: Measure
     detail: Detail
     text: str | None
     pairs: tuple[PairValue, ...]
     n: int | None
+    minimum: int | None = None
+    few: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -300,7 +308,9 @@ def read_details(m: Measure, block: dict[str, Any], kind: str | None = None) -> 
         pairs = tuple(
             PairValue(k, v, counts.get(k, 0) if d.n_key else None) for k, v in raw.items()
         )
-        out.append(DetailEntry(m, d, None, pairs, n))
+        minimum = block.get(d.minimum_key) if d.minimum_key else None
+        few = block.get(d.few_key) if d.few_key else None
+        out.append(DetailEntry(m, d, None, pairs, n, minimum, None if few is None else tuple(few)))
     return out
 
 

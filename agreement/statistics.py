@@ -322,7 +322,13 @@ def _declare_builtins() -> None:
             json_rank=0,
             details=(
                 Detail(
-                    "cohen_kappa_pairs", label="Cohen kappa per pair", n_key="cohen_kappa_pairs_n"
+                    "cohen_kappa_pairs",
+                    label="Cohen kappa per pair",
+                    long="Cohen's kappa per annotator pair",
+                    n_key="cohen_kappa_pairs_n",
+                    chart=True,
+                    few_key="cohen_kappa_pairs_few",
+                    minimum_key="cohen_kappa_min_overlap",
                 ),
                 *(
                     Detail(f"cohen_kappa_pairs_{w}", label=f"weighted ({w})")

@@ -122,3 +122,36 @@ def test_the_headline_is_unstable_when_its_measure_uses_few_of_the_items() -> No
     )
     f["fleiss_n_items"] = 10
     assert choose_headline(stats, f)["unstable"] is None
+
+
+def test_declared_chart_pairs_are_drawn_as_a_heatmap_with_the_few_greyed() -> None:
+    from dataclasses import replace
+
+    from reports.figures import kappa_heatmap, pair_note
+
+    charted = replace(
+        TOY,
+        details=(
+            Detail(
+                "toy_pairs",
+                long="Toy per observer pair",
+                n_key="toy_pairs_n",
+                chart=True,
+                few_key="toy_few",
+                minimum_key="toy_minimum",
+            ),
+        ),
+    )
+    with declared(charted):
+        f = _block()
+        f["toy_few"], f["toy_minimum"] = ["o1|o3"], 9
+        fig = kappa_heatmap(f, "x")
+        note = pair_note(f)
+    assert fig.layout.title.text.startswith("Toy per observer pair: x<br>")
+    colour, grey = fig.data
+    assert list(colour.x) == list(NAMES)
+    assert colour.text[0][1] == "0.89<br>n=9" and grey.text[0][2] == "0.62<br>n=8 (few)"
+    assert note == (
+        "Greyed out: pairs sharing fewer than 9 items (project setting `min_pair_overlap`), "
+        "left out of the pair mean: o1 & o3 (n=8)."
+    )
