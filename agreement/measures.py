@@ -143,6 +143,8 @@ class Measure:
     json_rank: int = 1
     #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
     chart: bool = False
+    #: drawn on the evaluator's score scatter plot beside its least-squares line
+    fit: bool = False
     #: details carried beside the value (notes, per-pair values), in display order
     details: tuple[Detail, ...] = ()
 
@@ -350,6 +352,11 @@ def headline(field_type: str) -> str:
     (Pearson's r when none is)."""
     keys = [m.key for m in measures(*EVALUATOR_SECTIONS) if field_type in m.headline]
     return keys[0] if keys else "pearson"
+
+
+def fit_measure() -> Measure | None:
+    """The evaluator measure shown on the score scatter plot (Pearson's r), if declared."""
+    return next((m for m in measures(EVALUATOR) if m.fit), None)
 
 
 def measures(*sections: str) -> tuple[Measure, ...]:

@@ -9,8 +9,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from agreement import AgreementDocument
+from agreement.evaluator import EvaluatorAgreement
 from agreement.human import MIN_PAIR_OVERLAP
-from agreement.measures import PAIRS, DetailEntry, read
+from agreement.measures import PAIRS, DetailEntry, fit_measure, read
 from agreement.statistics import DASH, field_details, statistics
 from reports.bias_text import own_model_text
 
@@ -163,7 +164,8 @@ def scatter(
     r: float | None,
     template: str | None = None,
 ) -> go.Figure:
-    """Evaluator score (mean over runs) vs mean human value per item, with the OLS fit."""
+    """Evaluator score (mean over runs) vs mean human value per item, with the OLS fit;
+    ``r`` is the value of the measure declared as the fit's (:func:`fit_measure`)."""
     fig = go.Figure(
         go.Scatter(
             x=pairs["human"],
@@ -180,12 +182,19 @@ def scatter(
         fig.add_scatter(x=xs, y=slope * xs + intercept, mode="lines", name="fit")
     fig.update_xaxes(title="mean human value")
     fig.update_yaxes(title=f"{evaluator} score")
-    rtxt = f"Pearson r = {_num(r, 3)}, " if r is not None else ""
+    m = fit_measure()
+    rtxt = f"{m.header} = {m.format(r)}, " if m is not None and r is not None else ""
     return _layout(
         fig,
         f"{evaluator} vs humans on {field}<br><sup>{rtxt}n = {len(pairs)} items</sup>",
         template=template,
     )
+
+
+def fit_value(res: EvaluatorAgreement) -> float | None:
+    """The value of the declared fit measure (Pearson's r) of one evaluator, or None."""
+    m = fit_measure()
+    return res.row(m).value if m is not None else None
 
 
 def confusion_title(binary: dict[str, Any], evaluator: str, field: str) -> str:
@@ -318,7 +327,7 @@ def document_figures(
     for ev, by_field in doc.evaluators.items():
         for field, res in by_field.items():
             if res.pairs is not None and len(res.pairs):
-                r = res.correlations["pearson"].r
+                r = fit_value(res)
                 figs.append((f"scatter-{ev}-{field}", scatter(res.pairs, ev, field, r, template)))
             b = data["evaluators"][ev][field].get("binary")
             if b and b["n"]:

@@ -155,3 +155,16 @@ def test_declared_chart_pairs_are_drawn_as_a_heatmap_with_the_few_greyed() -> No
         "Greyed out: pairs sharing fewer than 9 items (project setting `min_pair_overlap`), "
         "left out of the pair mean: o1 & o3 (n=8)."
     )
+
+
+def test_the_scatter_plot_shows_the_measure_declared_as_its_fit() -> None:
+    import pandas as pd
+
+    from agreement.measures import fit_measure
+    from reports.figures import scatter
+
+    assert fit_measure().key == "pearson"
+    pairs = pd.DataFrame({"item_id": ["a", "b", "c"], "human": [1, 2, 3], "score": [1, 2, 4]})
+    # r = 3 / sqrt(2 * 42/9) = 0.9820
+    title = scatter(pairs, "ev", "x", 3 / (2 * 42 / 9) ** 0.5).layout.title.text
+    assert "<sup>Pearson r = 0.982, n = 3 items</sup>" in title
