@@ -168,3 +168,18 @@ def test_the_scatter_plot_shows_the_measure_declared_as_its_fit() -> None:
     # r = 3 / sqrt(2 * 42/9) = 0.9820
     title = scatter(pairs, "ev", "x", 3 / (2 * 42 / 9) ** 0.5).layout.title.text
     assert "<sup>Pearson r = 0.982, n = 3 items</sup>" in title
+
+
+def test_the_length_bias_headline_is_read_through_its_declaration() -> None:
+    import numpy as np
+    import pytest
+
+    from agreement.judge_probes import LENGTH_BIAS, length_bias, length_bias_entry
+
+    residual = np.array([0.1, 0.5, -0.2, 0.9, 0.3])
+    length = np.array([10, 20, 5, 50, 30])
+    # ranks 2 4 1 5 3 against 2 3 1 5 4: sum d^2 = 2, rho = 1 - 6 * 2 / (5 * 24) = 0.9
+    e = length_bias_entry(length_bias(residual, length, n_resamples=0))
+    assert e.value == pytest.approx(0.9) and e.n == 5
+    assert (LENGTH_BIAS.header, e.text) == ("length ρ (residual)", "0.900")
+    assert length_bias_entry({"n": 0, "reason": "no lengths"}).value is None
