@@ -143,6 +143,9 @@ class Measure:
     json_rank: int = 1
     #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
     chart: bool = False
+    #: leads the side panel whenever it is defined (Krippendorff's alpha: any number of
+    #: raters, missing ratings, the field's level)
+    leads: bool = False
     #: drawn on the evaluator's score scatter plot beside its least-squares line
     fit: bool = False
     #: details carried beside the value (notes, per-pair values), in display order

@@ -209,6 +209,7 @@ def _declare_builtins() -> None:
             chart=True,
             summary=True,
             panel=True,
+            leads=True,
             short="α",
         )
     )

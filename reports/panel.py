@@ -12,6 +12,7 @@ from agreement.exclusions import exclusion_line
 from agreement.measures import EVALUATOR_SECTIONS, NOTE
 from agreement.rows import evaluator_entries
 from agreement.statistics import Entry, Statistic, field_details, field_entries
+from agreement.statistics import statistics as statistics_declared
 from annotation_store import Store
 from reports.bias_text import own_model_text
 from reports.data import agreement_document
@@ -144,21 +145,27 @@ FEW_UNITS = 10
 def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict[str, Any]:
     """Which panel statistic leads, why, and whether it is stable enough to lead.
 
-    Krippendorff's alpha at the field's level of measurement leads whenever it is defined:
-    it takes any number of raters, missing ratings and the field's level. Fleiss' kappa
+    The statistic declared with ``leads`` (Krippendorff's alpha, at the field's level of
+    measurement) leads whenever it is defined: it takes any number of raters, missing
+    ratings and the field's level. Fleiss' kappa
     over the modal-count items leaves items out whenever raters labelled different numbers
     of items, so one annotator's progress can swing it. Returns ``{"key", "label", "why",
     "unstable"}`` (``unstable``: a sentence, or None).
     """
     level = f.get("level") or "nominal"
-    alpha = next(
-        (s for s in statistics if s["key"] == "krippendorff_alpha" and s["value"] is not None),
+    leader = next((m for m in statistics_declared() if m.leads), None)
+    lead = next(
+        (
+            s
+            for s in statistics
+            if leader is not None and s["key"] == leader.key and s["value"] is not None
+        ),
         None,
     )
-    if alpha is not None:
-        pick = alpha
+    if lead is not None and leader is not None:
+        pick = lead
         why = (
-            f"Krippendorff's alpha ({level}) leads: it fits the field's level and uses every "
+            f"{leader.name} ({level}) leads: it fits the field's level and uses every "
             "item with two or more ratings, whatever the number of raters."
         )
     else:
@@ -170,7 +177,8 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
                 "why": "No statistic is defined yet.",
                 "unstable": None,
             }
-        why = f"{pick['label']} leads: Krippendorff's alpha is not defined here."
+        lost = leader.name if leader is not None else "no leading statistic"
+        why = f"{pick['label']} leads: {lost} is not defined here."
     n_units = f.get("n_pairable") or 0
     unstable = None
     if n_units < FEW_UNITS:

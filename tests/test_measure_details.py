@@ -183,3 +183,20 @@ def test_the_length_bias_headline_is_read_through_its_declaration() -> None:
     assert e.value == pytest.approx(0.9) and e.n == 5
     assert (LENGTH_BIAS.header, e.text) == ("length ρ (residual)", "0.900")
     assert length_bias_entry({"n": 0, "reason": "no lengths"}).value is None
+
+
+def test_the_declared_leading_statistic_leads_the_panel_while_defined() -> None:
+    f = {"level": "ordinal", "n_pairable": 12, "n_items": 12}
+    stats = [
+        {"key": "krippendorff_alpha", "label": "α ordinal", "value": None},
+        {"key": "fleiss_kappa", "label": "Fleiss κ (modal)", "value": 0.4},
+    ]
+    got = choose_headline(stats, f)
+    assert (got["key"], got["why"]) == (
+        "fleiss_kappa",
+        "Fleiss κ (modal) leads: Krippendorff's alpha is not defined here.",
+    )
+    stats[0]["value"] = 0.7
+    got = choose_headline(stats, f)
+    assert got["key"] == "krippendorff_alpha"
+    assert got["why"].startswith("Krippendorff's alpha (ordinal) leads: it fits")
