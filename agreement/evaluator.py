@@ -115,6 +115,18 @@ class EvaluatorAgreement:
             reason,
         )
 
+    def row(self, m: Measure, subject: str | None = None) -> MeasureRow:
+        """The row of one declared measure of the evaluator sections (undefined with a
+        reason when it was not computed)."""
+        subject = subject or self.name
+        for c in self.declared:
+            if (c.section, c.key) == (m.section, m.key):
+                return c.row(subject, self.field)
+        if m.compute is None:
+            return self._builtin_row(m, subject)
+        why = self.notes.get(_WHY_MISSING.get(m.section, ""), "not computed")
+        return _undefined_row(m, subject, self.field, why)
+
     def rows(self, subject: str | None = None) -> tuple[MeasureRow, ...]:
         """Every measure of the evaluator sections as rows (``subject``: the evaluator's
         label, default its name), section by section in declaration order."""

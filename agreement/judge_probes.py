@@ -22,9 +22,26 @@ import numpy as np
 
 from agreement.correlation import correlations
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agreement.measures import PROBES, Entry, Measure, read
 from agreement.results import clean
 
 N_BINS = 10
+#: The headline of the length-bias probe, read from its block (``block["spearman"]``).
+#: Declared here and not registered: the probes are not rows of the agreement document.
+LENGTH_BIAS = Measure(
+    "spearman",
+    "length ρ (residual)",
+    "Spearman's rho of the judge's residual (judge - human reference) with the length",
+    frozenset({"binary", "ordinal", "interval", "derived"}),
+    section=PROBES,
+    nested=True,
+    short="length ρ",
+)
+
+
+def length_bias_entry(block: dict[str, Any]) -> Entry:
+    """The length-bias probe's headline (value, CI, n, reason) from its JSON block."""
+    return read(LENGTH_BIAS, block)[0]
 
 
 def self_consistency(samples: list[list[float]], discrete: bool) -> dict[str, Any]:

@@ -37,6 +37,63 @@ SECTIONS = (AMONG_PEOPLE, EVALUATOR, BINARY, BIAS, PROBES)
 EVALUATOR_SECTIONS = (EVALUATOR, BINARY, BIAS)
 ENTRY_POINT_GROUP = "metric_audit.statistics"
 DASH = "—"
+#: Kinds of :class:`Detail`: a sentence on which units the measure uses, or one value per
+#: annotator pair.
+NOTE = "note"
+PAIRS = "pairs"
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A detail a measure carries beside its value in the JSON block, declared so that
+    renderers read it through :func:`read_details` and never by key name.
+
+    ``key`` is the block entry (a sentence for a ``NOTE``, pair -> value for ``PAIRS``),
+    ``n_key`` the pairs' shared-item counts (None: shown without n), ``label`` the heading
+    of narrow places (text report) and ``long`` of wide ones (HTML / Markdown notes;
+    defaults to ``label``); ``in_notes``: listed among the reports' field notes;
+    ``chart``: the pairs are drawn as a heatmap, greying the pairs listed under
+    ``few_key`` (those sharing fewer items than the block's ``minimum_key``).
+    """
+
+    key: str
+    kind: str = PAIRS
+    label: str = ""
+    long: str = ""
+    n_key: str | None = None
+    in_notes: bool = False
+    chart: bool = False
+    few_key: str | None = None
+    minimum_key: str | None = None
+
+    @property
+    def heading(self) -> str:
+        """The heading of wide places."""
+        return self.long or self.label
+
+
+@dataclass(frozen=True)
+class PairValue:
+    """One annotator pair's value of a ``PAIRS`` detail, with the items the pair shares."""
+
+    pair: str
+    value: float | None
+    n: int | None
+
+
+@dataclass(frozen=True)
+class DetailEntry:
+    """A declared detail read back from one JSON block: the note's text (``NOTE``) or the
+    pairs (``PAIRS``), with the measure's n (``n``) beside a note, and for pairs the
+    minimum overlap and the pairs below it when the block has them (else None)."""
+
+    measure: Measure
+    detail: Detail
+    text: str | None
+    pairs: tuple[PairValue, ...]
+    n: int | None
+    minimum: int | None = None
+    few: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +143,13 @@ class Measure:
     json_rank: int = 1
     #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
     chart: bool = False
+    #: leads the side panel whenever it is defined (Krippendorff's alpha: any number of
+    #: raters, missing ratings, the field's level)
+    leads: bool = False
+    #: drawn on the evaluator's score scatter plot beside its least-squares line
+    fit: bool = False
+    #: details carried beside the value (notes, per-pair values), in display order
+    details: tuple[Detail, ...] = ()
 
     def __post_init__(self) -> None:
         # a computed measure keeps its CI and n beside it under derived keys
@@ -231,6 +295,30 @@ def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[
     return [Entry(m, m.header, None, value, cis, n, n_units, reason, p)]
 
 
+def read_details(m: Measure, block: dict[str, Any], kind: str | None = None) -> list[DetailEntry]:
+    """The declared details of measure ``m`` present in one JSON block (of ``kind`` when
+    given), in declaration order; an absent or empty detail is left out."""
+    out = []
+    for d in m.details:
+        if kind is not None and d.kind != kind:
+            continue
+        raw = block.get(d.key)
+        if not raw:
+            continue
+        n = block.get(m.n_key) if m.n_key else None
+        if d.kind == NOTE:
+            out.append(DetailEntry(m, d, str(raw), (), n))
+            continue
+        counts = (block.get(d.n_key) or {}) if d.n_key else {}
+        pairs = tuple(
+            PairValue(k, v, counts.get(k, 0) if d.n_key else None) for k, v in raw.items()
+        )
+        minimum = block.get(d.minimum_key) if d.minimum_key else None
+        few = block.get(d.few_key) if d.few_key else None
+        out.append(DetailEntry(m, d, None, pairs, n, minimum, None if few is None else tuple(few)))
+    return out
+
+
 def _adopt(obj: object) -> None:
     """An entry point naming a ``Measure`` directly (not its module)."""
     if not isinstance(obj, Measure):
@@ -267,6 +355,11 @@ def headline(field_type: str) -> str:
     (Pearson's r when none is)."""
     keys = [m.key for m in measures(*EVALUATOR_SECTIONS) if field_type in m.headline]
     return keys[0] if keys else "pearson"
+
+
+def fit_measure() -> Measure | None:
+    """The evaluator measure shown on the score scatter plot (Pearson's r), if declared."""
+    return next((m for m in measures(EVALUATOR) if m.fit), None)
 
 
 def measures(*sections: str) -> tuple[Measure, ...]:

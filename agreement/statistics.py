@@ -25,10 +25,14 @@ from agreement import people_measures as classic
 from agreement.bootstrap import draw_counts, percentile_ci
 from agreement.measures import (
     AMONG_PEOPLE,
+    NOTE,
+    Detail,
+    DetailEntry,
     Entry,
     Measure,
     measures,
     read,
+    read_details,
     register_measure,
     unregister_measure,
 )
@@ -104,6 +108,12 @@ def field_entries(
             continue
         out += read(stat, f, f["n_items"])
     return out
+
+
+def field_details(f: dict[str, Any], kind: str | None = None) -> list[DetailEntry]:
+    """The declared details (notes, per-pair values) present in field block ``f``, in
+    declaration order; of ``kind`` only when given."""
+    return [d for stat in statistics() for d in read_details(stat, f, kind)]
 
 
 # -- compute functions of the declared statistics -------------------------------------
@@ -199,6 +209,7 @@ def _declare_builtins() -> None:
             chart=True,
             summary=True,
             panel=True,
+            leads=True,
             short="α",
         )
     )
@@ -213,6 +224,7 @@ def _declare_builtins() -> None:
             n_key="fleiss_n_items",
             always=True,
             layout=("value", "n", "ci", "fleiss_items_note"),
+            details=(Detail("fleiss_items_note", NOTE, label="Fleiss", in_notes=True),),
             json_rank=0,
             chart=True,
             summary=True,
@@ -309,6 +321,21 @@ def _declare_builtins() -> None:
                 *(f"cohen_kappa_pairs_{w}" for w in classic.COHEN_WEIGHTS),
             ),
             json_rank=0,
+            details=(
+                Detail(
+                    "cohen_kappa_pairs",
+                    label="Cohen kappa per pair",
+                    long="Cohen's kappa per annotator pair",
+                    n_key="cohen_kappa_pairs_n",
+                    chart=True,
+                    few_key="cohen_kappa_pairs_few",
+                    minimum_key="cohen_kappa_min_overlap",
+                ),
+                *(
+                    Detail(f"cohen_kappa_pairs_{w}", label=f"weighted ({w})")
+                    for w in classic.COHEN_WEIGHTS
+                ),
+            ),
         )
     )
     from agreement.icc import FORMS
@@ -341,6 +368,15 @@ def _declare_builtins() -> None:
             CONTINUOUS,
             compute=_pearson_mean,
             summary=True,
+            details=(
+                Detail(
+                    "pearson_pairs",
+                    label="Pearson r per pair",
+                    long="Pearson r per annotator pair",
+                    n_key="pearson_pairs_n",
+                    in_notes=True,
+                ),
+            ),
             not_applicable="mean pairwise Pearson is reported for continuous fields",
             method="Pearson's r of every annotator pair on the items both rated, averaged "
             "over the pairs where it is defined (Potato's figure); pairs and their n are in "

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agreement.judge_probes import length_bias_entry
 from alignment.frames import alt_test_n, recalibration_text
 from alignment.inputs import AlignmentError
 
@@ -90,7 +91,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         _share(p.get("option_order") or {}, "option order"),
         CardLine(
             "length bias (Spearman of residual with length)",
-            _f((lb.get("spearman") or {}).get("r")) if lb.get("n") else lb.get("reason", "—"),
+            _f(length_bias_entry(lb).value) if lb.get("n") else lb.get("reason", "—"),
             lb.get("n") or None,
         ),
         CardLine(

@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from agreement.judge_probes import LENGTH_BIAS, length_bias_entry
 from agreement.measures import BINARY, EVALUATOR, measures
 from reports.judge_alignment import recalibration_text
 
@@ -179,8 +180,8 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "ECE definition": cal.get("definition") or (cal.get("n") and ECE_BINARY),
                 "Brier": cal.get("brier"),
                 "calibration n": _n(cal),
-                "length ρ (residual)": (lb.get("spearman") or {}).get("r"),
-                "length ρ 95% CI": _ci((lb.get("spearman") or {}).get("ci")),
+                LENGTH_BIAS.header: length_bias_entry(lb).value,
+                f"{LENGTH_BIAS.short} 95% CI": _ci(length_bias_entry(lb).ci),
                 "length n": _n(lb),
                 "swap: share changed": swap.get("changed") if swap.get("n") else None,
                 "swap 95% CI": _ci(swap.get("ci")),

@@ -135,7 +135,7 @@ for ev, by_field in doc.evaluators.items():
         e = data["evaluators"][ev][name]
         cols = st.columns(2)
         if res.pairs is not None and len(res.pairs):
-            charts.add(figures.scatter(res.pairs, ev, name, res.correlations["pearson"].r), cols[0])
+            charts.add(figures.scatter(res.pairs, ev, name, figures.fit_value(res)), cols[0])
         agreement_tables.correlation_table(cols[1], e)
         if e.get("binary") and e["binary"]["n"]:
             charts.add(figures.confusion(e["binary"], ev, name), cols[1])

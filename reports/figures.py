@@ -9,9 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from agreement import AgreementDocument
+from agreement.evaluator import EvaluatorAgreement
 from agreement.human import MIN_PAIR_OVERLAP
-from agreement.measures import read
-from agreement.statistics import DASH, statistics
+from agreement.measures import PAIRS, DetailEntry, fit_measure, read
+from agreement.statistics import DASH, field_details, statistics
 from reports.bias_text import own_model_text
 
 #: The template of figures in the HTML report; on the page Streamlit's own theme applies
@@ -85,22 +86,29 @@ def reliability_bars(doc: dict[str, Any], template: str | None = None) -> go.Fig
     )
 
 
+def chart_pairs(field: dict[str, Any]) -> DetailEntry | None:
+    """The per-pair values a measure declares to be drawn as a heatmap (Cohen's kappa)."""
+    return next((d for d in field_details(field, PAIRS) if d.detail.chart), None)
+
+
 def low_overlap_pairs(field: dict[str, Any]) -> tuple[int, list[str]]:
-    """The field's minimum overlap and its Cohen pairs that share fewer items."""
-    minimum = int(field.get("cohen_kappa_min_overlap", MIN_PAIR_OVERLAP))
-    few = field.get("cohen_kappa_pairs_few")
-    if few is None:
-        n = field.get("cohen_kappa_pairs_n") or {}
-        few = sorted(k for k, v in n.items() if v < minimum)
-    return minimum, list(few)
+    """The field's minimum overlap and its charted pairs that share fewer items."""
+    d = chart_pairs(field)
+    minimum = int(d.minimum if d is not None and d.minimum is not None else MIN_PAIR_OVERLAP)
+    if d is None:
+        return minimum, []
+    if d.few is not None:
+        return minimum, list(d.few)
+    return minimum, sorted(p.pair for p in d.pairs if (p.n or 0) < minimum)
 
 
 def pair_note(field: dict[str, Any]) -> str | None:
-    """What the greyed cells of a Cohen heatmap mean, or None when none is greyed."""
+    """What the greyed cells of a pair heatmap mean, or None when none is greyed."""
     minimum, few = low_overlap_pairs(field)
-    if not few:
+    d = chart_pairs(field)
+    if not few or d is None:
         return None
-    n = field.get("cohen_kappa_pairs_n") or {}
+    n = {p.pair: p.n for p in d.pairs}
     pairs = ", ".join(f"{k.replace('|', ' & ')} (n={n.get(k, 0)})" for k in few)
     return (
         f"Greyed out: pairs sharing fewer than {minimum} items (project setting "
@@ -111,12 +119,13 @@ def pair_note(field: dict[str, Any]) -> str | None:
 def kappa_heatmap(
     field: dict[str, Any], name: str, template: str | None = None
 ) -> go.Figure | None:
-    """Cohen's kappa for every annotator pair of one field as a symmetric heatmap, each
-    cell with its n; pairs sharing fewer than the minimum overlap are grey."""
-    pairs = field.get("cohen_kappa_pairs") or {}
-    if not pairs:
+    """The charted per-pair values of one field (Cohen's kappa) as a symmetric heatmap,
+    each cell with its n; pairs sharing fewer than the minimum overlap are grey."""
+    d = chart_pairs(field)
+    if d is None:
         return None
-    counts = field.get("cohen_kappa_pairs_n") or {}
+    pairs = {p.pair: p.value for p in d.pairs}
+    counts = {p.pair: p.n for p in d.pairs}
     minimum, few = low_overlap_pairs(field)
     people = sorted({p for key in pairs for p in key.split("|")})
     at = {p: i for i, p in enumerate(people)}
@@ -126,8 +135,7 @@ def kappa_heatmap(
     text_few = np.full((k, k), "", dtype=object)
     for key, value in pairs.items():
         a, b = (at[p] for p in key.split("|"))
-        n = counts.get(key, 0)
-        label = f"{_num(value)}<br>n={n}"
+        label = f"{_num(value)}<br>n={counts.get(key, 0)}"
         grey = key in few
         for i, j in ((a, b), (b, a)):
             if grey:
@@ -146,9 +154,7 @@ def kappa_heatmap(
     sub = f"n = shared {unit}s" + (
         f"; grey: fewer than {minimum}, left out of the pair mean" if few else ""
     )
-    return _layout(
-        fig, f"Cohen's kappa per annotator pair: {name}<br><sup>{sub}</sup>", 400, template
-    )
+    return _layout(fig, f"{d.detail.heading}: {name}<br><sup>{sub}</sup>", 400, template)
 
 
 def scatter(
@@ -158,7 +164,8 @@ def scatter(
     r: float | None,
     template: str | None = None,
 ) -> go.Figure:
-    """Evaluator score (mean over runs) vs mean human value per item, with the OLS fit."""
+    """Evaluator score (mean over runs) vs mean human value per item, with the OLS fit;
+    ``r`` is the value of the measure declared as the fit's (:func:`fit_measure`)."""
     fig = go.Figure(
         go.Scatter(
             x=pairs["human"],
@@ -175,12 +182,19 @@ def scatter(
         fig.add_scatter(x=xs, y=slope * xs + intercept, mode="lines", name="fit")
     fig.update_xaxes(title="mean human value")
     fig.update_yaxes(title=f"{evaluator} score")
-    rtxt = f"Pearson r = {_num(r, 3)}, " if r is not None else ""
+    m = fit_measure()
+    rtxt = f"{m.header} = {m.format(r)}, " if m is not None and r is not None else ""
     return _layout(
         fig,
         f"{evaluator} vs humans on {field}<br><sup>{rtxt}n = {len(pairs)} items</sup>",
         template=template,
     )
+
+
+def fit_value(res: EvaluatorAgreement) -> float | None:
+    """The value of the declared fit measure (Pearson's r) of one evaluator, or None."""
+    m = fit_measure()
+    return res.row(m).value if m is not None else None
 
 
 def confusion_title(binary: dict[str, Any], evaluator: str, field: str) -> str:
@@ -313,7 +327,7 @@ def document_figures(
     for ev, by_field in doc.evaluators.items():
         for field, res in by_field.items():
             if res.pairs is not None and len(res.pairs):
-                r = res.correlations["pearson"].r
+                r = fit_value(res)
                 figs.append((f"scatter-{ev}-{field}", scatter(res.pairs, ev, field, r, template)))
             b = data["evaluators"][ev][field].get("binary")
             if b and b["n"]:

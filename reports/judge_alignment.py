@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from agreement.judge_probes import length_bias_entry
 from reports.tables import html_table, md_table
 
 PROBE_HEADER = [
@@ -69,7 +70,7 @@ def probe_rows(doc: dict[str, Any]) -> list[list[str]]:
                 _with_n(own.get("ece"), own.get("n")),
                 _with_n(swap.get("changed"), swap.get("n"), swap.get("ci")),
                 _with_n(order.get("changed"), order.get("n"), order.get("ci")),
-                _with_n((lb.get("spearman") or {}).get("r"), lb.get("n")),
+                _with_n(length_bias_entry(lb).value, lb.get("n")),
                 alt.get("reason")
                 or f"{_f(alt['winning_rate'])} / {_f(alt['advantage'])} "
                 f"({'passes' if alt['passed'] else 'does not pass'}; {len(ns)}, "

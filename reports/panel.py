@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from agreement.exclusions import exclusion_line
-from agreement.measures import EVALUATOR_SECTIONS
+from agreement.measures import EVALUATOR_SECTIONS, NOTE
 from agreement.rows import evaluator_entries
-from agreement.statistics import Entry, Statistic, field_entries
+from agreement.statistics import Entry, Statistic, field_details, field_entries
+from agreement.statistics import statistics as statistics_declared
 from annotation_store import Store
 from reports.bias_text import own_model_text
 from reports.data import agreement_document
@@ -122,10 +123,19 @@ def panel_summary(
         "n_pairable": f["n_pairable"] if f else 0,
         "n_items": f["n_items"] if f else 0,
         "n_ratings": f["n_ratings"] if f else 0,
-        "fleiss_n": f.get("fleiss_n_items") if f else None,
-        "fleiss_note": f.get("fleiss_items_note") if f else None,
+        "items_note": _items_note(f) if f else None,
         "evaluators": evaluators,
     }
+
+
+def _items_note(f: dict[str, Any]) -> dict[str, Any] | None:
+    """The first declared note on which items a measure uses (Fleiss' kappa's modal-count
+    items), with the measure's label and n; None when the field has none."""
+    note = next(iter(field_details(f, NOTE)), None)
+    if note is None:
+        return None
+    label = note.detail.label or note.measure.label
+    return {"key": note.measure.key, "label": label, "n": note.n, "text": note.text}
 
 
 #: Fewer pairable units than this, and a figure swings with every label.
@@ -135,21 +145,27 @@ FEW_UNITS = 10
 def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict[str, Any]:
     """Which panel statistic leads, why, and whether it is stable enough to lead.
 
-    Krippendorff's alpha at the field's level of measurement leads whenever it is defined:
-    it takes any number of raters, missing ratings and the field's level. Fleiss' kappa
+    The statistic declared with ``leads`` (Krippendorff's alpha, at the field's level of
+    measurement) leads whenever it is defined: it takes any number of raters, missing
+    ratings and the field's level. Fleiss' kappa
     over the modal-count items leaves items out whenever raters labelled different numbers
     of items, so one annotator's progress can swing it. Returns ``{"key", "label", "why",
     "unstable"}`` (``unstable``: a sentence, or None).
     """
     level = f.get("level") or "nominal"
-    alpha = next(
-        (s for s in statistics if s["key"] == "krippendorff_alpha" and s["value"] is not None),
+    leader = next((m for m in statistics_declared() if m.leads), None)
+    lead = next(
+        (
+            s
+            for s in statistics
+            if leader is not None and s["key"] == leader.key and s["value"] is not None
+        ),
         None,
     )
-    if alpha is not None:
-        pick = alpha
+    if lead is not None and leader is not None:
+        pick = lead
         why = (
-            f"Krippendorff's alpha ({level}) leads: it fits the field's level and uses every "
+            f"{leader.name} ({level}) leads: it fits the field's level and uses every "
             "item with two or more ratings, whatever the number of raters."
         )
     else:
@@ -161,7 +177,8 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
                 "why": "No statistic is defined yet.",
                 "unstable": None,
             }
-        why = f"{pick['label']} leads: Krippendorff's alpha is not defined here."
+        lost = leader.name if leader is not None else "no leading statistic"
+        why = f"{pick['label']} leads: {lost} is not defined here."
     n_units = f.get("n_pairable") or 0
     unstable = None
     if n_units < FEW_UNITS:
@@ -170,10 +187,11 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
             "figure a lot."
         )
     else:
-        modal, items = f.get("fleiss_n_items"), f.get("n_items") or 0
-        if pick["key"] == "fleiss_kappa" and modal is not None and modal < items / 2:
+        items = f.get("n_items") or 0
+        # a measure with a note on which items it uses leaves the others out
+        note = next((d for d in field_details(f, NOTE) if d.measure.key == pick["key"]), None)
+        if note is not None and note.n is not None and note.n < items / 2:
             unstable = (
-                f"Fleiss' kappa here uses {modal} of {items} items (those with the modal "
-                "number of ratings): a lopsided design."
+                f"{note.measure.name} uses only {note.n} of {items} items: a lopsided design."
             )
     return {"key": pick["key"], "label": pick["label"], "why": why, "unstable": unstable}

@@ -22,7 +22,8 @@ from agreement.alarms import alarm_lines
 from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.exclusions import exclusion_line
-from agreement.statistics import field_entries, statistics
+from agreement.measures import NOTE, DetailEntry
+from agreement.statistics import field_details, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
 from common.notes import footnoted, once_each
@@ -218,22 +219,20 @@ def field_notes(data: dict[str, Any]) -> list[str]:
     declared = {s.key for s in statistics()}
     out: list[tuple[str, str]] = []
     for name, f in field_sections(data):
-        if f.get("fleiss_items_note"):
-            out.append((name, f["fleiss_items_note"]))
-        pairs = f.get("pearson_pairs") or {}
-        if pairs:
-            n = f.get("pearson_pairs_n", {})
-            out.append(
-                (
-                    name,
-                    "Pearson r per annotator pair (n shared items): "
-                    + ", ".join(f"{k} {cell(v)} ({n.get(k, 0)})" for k, v in pairs.items()),
-                )
-            )
+        out += [(name, _note_text(d)) for d in field_details(f) if d.detail.in_notes]
         for key, why in f.get("reasons", {}).items():
             if why and key.split(".")[0] not in declared:
                 out.append((f"{name} / {key}", why))
     return once_each(out, "fields")
+
+
+def _note_text(d: DetailEntry) -> str:
+    """A declared detail as a field note: its sentence, or its pairs with n shared."""
+    if d.detail.kind == NOTE:
+        return str(d.text)
+    return f"{d.detail.heading} (n shared items): " + ", ".join(
+        f"{p.pair} {cell(p.value)} ({p.n})" for p in d.pairs
+    )
 
 
 def _method_notes() -> list[tuple[str, str]]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agreement.measures import BIAS, BINARY, EVALUATOR, Entry
+from agreement.measures import BIAS, BINARY, EVALUATOR, NOTE, DetailEntry, Entry
 from agreement.rows import evaluator_entries
-from agreement.statistics import field_entries
+from agreement.statistics import field_details, field_entries
 from reports.bias_text import own_match_text
 
 
@@ -31,30 +31,18 @@ def field_lines(name: str, f: dict[str, Any]) -> list[str]:
         ci = e.ci_text if e.ci else ""
         n = f"n {e.n_text}" if e.n is not None else ""
         lines.append(f"  {e.label:<32} {e.text:>7} {ci:<17} {n:<9} {why}".rstrip())
-    if f.get("fleiss_items_note"):
-        lines.append(f"  {f['fleiss_items_note']}")
-    pairs = f.get("cohen_kappa_pairs", {})
-    if pairs:
-        lines.append(
-            "  Cohen kappa per pair (n shared): "
-            + ", ".join(f"{k} {fmt(v)} ({f['cohen_kappa_pairs_n'][k]})" for k, v in pairs.items())
-        )
-    for w in ("linear", "quadratic"):
-        wp = f.get(f"cohen_kappa_pairs_{w}")
-        if wp:
-            lines.append(f"  weighted ({w}): " + ", ".join(f"{k} {fmt(v)}" for k, v in wp.items()))
-    return lines + _pearson_pairs(f)
+    return lines + [_detail_line(d) for d in field_details(f)]
 
 
-def _pearson_pairs(f: dict[str, Any]) -> list[str]:
-    pairs = f.get("pearson_pairs") or {}
-    if not pairs:
-        return []
-    n = f.get("pearson_pairs_n", {})
-    return [
-        "  Pearson r per pair (n shared): "
-        + ", ".join(f"{k} {fmt(v)} ({n.get(k, 0)})" for k, v in pairs.items())
-    ]
+def _detail_line(d: DetailEntry) -> str:
+    """A declared detail of a field: its note, or its per-pair values (with n shared)."""
+    if d.detail.kind == NOTE:
+        return f"  {d.text}"
+    if d.detail.n_key is None:
+        return f"  {d.detail.label}: " + ", ".join(f"{p.pair} {fmt(p.value)}" for p in d.pairs)
+    return f"  {d.detail.label} (n shared): " + ", ".join(
+        f"{p.pair} {fmt(p.value)} ({p.n})" for p in d.pairs
+    )
 
 
 def _entry_text(x: Entry) -> str:

@@ -42,18 +42,19 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def _fleiss_change(project_name: str, s: dict[str, Any]) -> None:
-    """Say which items each Fleiss' kappa uses, and why its n changed since the last
-    redraw (an item that gains a rater leaves the modal-count group)."""
-    if not s.get("fleiss_note"):
+def _items_note_change(project_name: str, s: dict[str, Any]) -> None:
+    """Say which items a measure uses (Fleiss' kappa's modal-count items), and why its n
+    changed since the last redraw (an item that gains a rater leaves the modal group)."""
+    note = s.get("items_note")
+    if not note:
         return
-    key = f"agreement_fleiss_n::{project_name}::{s['field']}"
+    key = f"agreement_items_n::{project_name}::{s['field']}::{note['key']}"
     before = st.session_state.get(key)
-    st.session_state[key] = s["fleiss_n"]
-    if before is not None and before != s["fleiss_n"]:
-        st.caption(f"Fleiss n changed from {before} to {s['fleiss_n']}: {s['fleiss_note']}")
+    st.session_state[key] = note["n"]
+    if before is not None and before != note["n"]:
+        st.caption(f"{note['label']} n changed from {before} to {note['n']}: {note['text']}")
     else:
-        st.caption(s["fleiss_note"])
+        st.caption(note["text"])
 
 
 def _count(value: float) -> str:
@@ -102,7 +103,7 @@ def _panel(project_name: str) -> None:
         with st.expander("Other statistics", expanded=lead is None):
             for x in others:
                 st.caption(f"**{x['label']}** {x['text']} · n {x['n_text']}")
-            _fleiss_change(project_name, s)
+            _items_note_change(project_name, s)
     if s.get("exclusions"):
         with_them = " · ".join(f"{x['label']} {x['text']}" for x in s["with_excluded"])
         st.caption(f"{s['exclusions']} With them: {with_them}" if with_them else s["exclusions"])

@@ -26,5 +26,7 @@ for key, header, name, short, headline in (
             panel=True,
             short=short,
             headline=frozenset(headline),
+            # the scatter plot draws a least-squares line: Pearson's r measures its fit
+            fit=key == "pearson",
         )
     )
