@@ -4,8 +4,10 @@ evaluation card, and a version diff with autocalibration."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from alignment import figures
@@ -176,14 +178,27 @@ cols = st.columns(2)
 first, second = default_pair(doc["versions"])
 a = cols[0].selectbox("From", labels, index=first, key="alignment_diff_a")
 b = cols[1].selectbox("To", labels, index=second, key="alignment_diff_b")
+
+
+def _diff(label_a: str, label_b: str) -> pd.DataFrame:
+    """The item-by-item diff of two versions (or of one version with itself)."""
+    if doc["field_type"] == "categorical":
+        return label_diff(store, project.name, doc["field"], label_a, label_b)
+    return version_diff(
+        _field(store.url, project.name, data_version, doc["field"]), label_a, label_b
+    )
+
+
+row_b = doc["versions"][labels.index(b)]
+binary_field = doc["field_type"] == "binary"
 if refusal := diff_refusal(doc["versions"], a, b):
     st.info(refusal, icon=":material/info:")
+    # Autocalibration needs only the "to" version and the people, not a second version.
+    with contextlib.suppress(AlignmentError):
+        autocalibration_control(project.name, row_b, _diff(b, b), binary_field)
     st.stop()
 try:
-    if doc["field_type"] == "categorical":
-        diff = label_diff(store, project.name, doc["field"], a, b)
-    else:
-        diff = version_diff(_field(store.url, project.name, data_version, doc["field"]), a, b)
+    diff = _diff(a, b)
 except AlignmentError as exc:
     st.caption(f"No item-by-item diff here: {exc}.")
     st.stop()
@@ -208,6 +223,4 @@ table = diff.assign(
 )
 frame, config = dash_missing(table.rename(columns=diff_headers(a, b)))
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
-autocalibration_control(
-    project.name, doc["versions"][labels.index(b)], full, doc["field_type"] == "binary"
-)
+autocalibration_control(project.name, row_b, full, binary_field)
