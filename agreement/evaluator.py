@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -200,17 +200,8 @@ def _undefined_row(m: Measure, subject: str, field: str, why: str) -> MeasureRow
 
 def _correlation_dict(row: MeasureRow, c: Correlation) -> dict[str, Any]:
     """A correlation's JSON entry from its row (the CI's reason from the result)."""
-    out: dict[str, Any] = {
-        "r": row.value,
-        "p": row.p,
-        "ci": list(row.ci) if row.ci else None,
-        "n": row.n,
-    }
-    if row.reason:
-        out["reason"] = row.reason
-    if c.ci_reason and row.value is not None:
-        out["ci_reason"] = c.ci_reason
-    return out
+    fields = {"r": row.value, "p": row.p, "ci": row.ci, "n": row.n, "reason": row.reason}
+    return replace(c, **fields).to_dict()
 
 
 def compute_declared(res: EvaluatorAgreement, field_type: str) -> tuple[Computed, ...]:
