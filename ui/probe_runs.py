@@ -31,7 +31,9 @@ def probe_control(project: str, rows: list[dict[str, Any]]) -> None:
         cols[1].caption("No probe applies to this version.")
         return
     for col, probe in zip(cols[1:], probes, strict=False):
-        if col.button(f"Run {probe} probe", key=f"{KEY}_{probe}", help=PROBES[probe]):
+        if col.button(
+            f"Run {probe.replace('_', ' ')} probe", key=f"{KEY}_{probe}", help=PROBES[probe]
+        ):
             try:
                 job = queue_probe(
                     store,
