@@ -73,9 +73,17 @@ class RawColumns:
         return out
 
     @staticmethod
-    def timestamps(values: Sequence[Any]) -> pd.Series:
-        """Timestamps from raw SQLite text or driver datetimes."""
-        return pd.Series(pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601"))
+    def timestamps(values: Sequence[Any], order: np.ndarray | None = None) -> pd.Series:
+        """Timestamps from raw SQLite text or driver datetimes (row i: ``values[order[i]]``).
+
+        Each distinct value is parsed once and the rows gathered by code: labels saved
+        together share their timestamp, and even when all differ this is faster than
+        ``to_datetime``'s own cache heuristics on the full column. Parsing is per value,
+        so the result is the same as parsing every row.
+        """
+        codes, distinct = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=False)
+        parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format="ISO8601")
+        return pd.Series(parsed.array.take(codes if order is None else codes[order]))
 
 
 def coded_column(values: Sequence[Any], codes: np.ndarray) -> pd.Series:
