@@ -175,7 +175,11 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
         if args.diff:
             from alignment.diff import diff_versions
 
-            data = diff_versions(store, args.name, *args.diff, field=args.field)
+            hint = (
+                "Their agreement with the people is compared side by side in "
+                f"'alignment {args.name}' (without --diff)."
+            )
+            data = diff_versions(store, args.name, *args.diff, field=args.field, hint=hint)
             if not args.json:
                 print(json.dumps(data["summary"]))
                 for r in data["items"]:

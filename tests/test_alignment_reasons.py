@@ -89,3 +89,31 @@ def test_the_page_names_unknown_prices_and_refuses_a_cross_evaluator_diff(
     assert_ok(at)
     assert any("belong to different evaluators" in i.value for i in at.info)
     assert not [d for d in at.dataframe if "item" in getattr(d.value, "columns", [])]
+
+
+def test_the_cli_refuses_a_cross_evaluator_diff_as_the_page_does(
+    sqlite_url: str, store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from alignment.table import alignment_table
+    from commands import main
+
+    build_toy(store, swap=False)
+    _other_judge(store)
+    db = ["--db", sqlite_url, "alignment", "toy", "--diff"]
+    assert main([*db, "judge:toy v2", "judge:other v1", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # no document, not even a partial one
+    assert err.startswith("error: A version diff compares two versions of one evaluator; ")
+    assert "judge:toy v2 and judge:other v1 belong to different evaluators" in err
+    assert "(judge:toy, judge:other)" in err and "'alignment toy' (without --diff)" in err
+    assert len(err.strip().splitlines()) == 1
+    # one version named by its label and by its signature text is still one version
+    signature = {
+        r["label"]: r["signature"] for r in alignment_table(store, "toy", n_resamples=0)["versions"]
+    }["judge:toy v1"]
+    assert main([*db, "judge:toy v1", signature]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Pick two different versions" in err
+    # two versions of one judge still diff
+    assert main([*db, "judge:toy v1", "judge:toy v2"]) == 0
+    assert capsys.readouterr().out.startswith('{"n": 37')
