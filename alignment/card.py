@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agreement.judge_probes import length_bias_entry
+from alignment.cost import UNKNOWN, cost_text, price_note
 from alignment.frames import alt_test_n, recalibration_text
 from alignment.inputs import AlignmentError
 
@@ -35,6 +36,10 @@ class EvaluationCard:
     label: str
     verdict: str
     sections: dict[str, list[CardLine]] = field(default_factory=dict)
+
+
+#: The cost of a version that called no model (imported or local scores).
+NO_TOKENS = "none (no model tokens used)"
 
 
 def _f(value: Any) -> str:
@@ -120,9 +125,14 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         CardLine("winning rate ω", _f(alt.get("winning_rate")), alt_test_n(alt)),
         CardLine("advantage ρ", _f(alt.get("advantage"))),
     ]
+    unpriced = price_note(r)
     cost = [
-        CardLine("mean cost per result", _f(r.get("mean_cost")), r.get("n_results")),
-        CardLine("total cost", _f(r.get("total_cost"))),
+        CardLine(
+            "mean cost per result",
+            unpriced or cost_text(r) or NO_TOKENS,
+            r.get("n_results"),
+        ),
+        CardLine("total cost", UNKNOWN if unpriced else cost_text(r, "total_cost") or NO_TOKENS),
         CardLine(
             "mean tokens in / out", f"{_f(r.get('mean_tokens_in'))} / {_f(r['mean_tokens_out'])}"
         ),

@@ -8,6 +8,7 @@ import pandas as pd
 
 from agreement.judge_probes import LENGTH_BIAS, length_bias_entry
 from agreement.measures import BINARY, EVALUATOR, measures
+from alignment.cost import cost_text, price_note
 from reports.judge_alignment import recalibration_text
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "ci_note",
     "confusion_frame",
     "cost_text",
+    "price_note",
     "probes_formats",
     "probes_frame",
     "recalibration_text",
@@ -58,20 +60,6 @@ def ci_note(ci: list[float] | None, n: int | None) -> str | None:
 def _ci_text(ci: list[float] | None, n: int | None) -> str | None:
     note = ci_note(ci, n)
     return f"{_ci(ci)} ({note})" if note else _ci(ci)
-
-
-def cost_text(r: dict[str, Any]) -> str | None:
-    """Mean cost per result in USD; ``price unknown`` when tokens were used but the
-    model's price is not known (stored as 0); None when no model tokens were used."""
-    cost, tokens = (
-        r.get("mean_cost"),
-        (r.get("mean_tokens_in") or 0) + (r.get("mean_tokens_out") or 0),
-    )
-    if cost is None or (not cost and not tokens):
-        return None
-    if not cost:
-        return "price unknown"
-    return f"${cost:.4f}"
 
 
 def undrawn_versions(doc: dict[str, Any]) -> list[str]:

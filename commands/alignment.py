@@ -55,6 +55,9 @@ def _fmt(value: Any) -> str:
 def table_text(doc: dict[str, Any]) -> str:
     """The document as a readable table: one line per version, then its probes, each
     figure with the n it was computed on."""
+    from agreement.statistics import DASH
+    from alignment.cost import cost_text, price_note
+
     head = doc["headline"]
     lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {head}"]
     if doc["field_type"] == "pairwise":
@@ -65,10 +68,12 @@ def table_text(doc: dict[str, Any]) -> str:
         lines.append(
             f"  {row['label']}: {row['n']} items compared; {head} {_fmt(h['value'])}{ci} "
             f"(n {h.get('n', 0)}), failures {_fmt(row['failure_rate'])} "
-            f"(n {row['n_results']} results), mean cost {_fmt(row['mean_cost'])}, "
+            f"(n {row['n_results']} results), mean cost {cost_text(row) or DASH}, "
             f"excluded {row['excluded']['n']}"
             + (f", accuracy {_fmt(row['accuracy'])}" if row.get("accuracy") is not None else "")
         )
+        if note := price_note(row):
+            lines.append(f"    {note}")
         lines += [f"    {line}" for line in probe_lines(row["probes"])]
     return "\n".join(lines)
 

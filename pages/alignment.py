@@ -16,6 +16,7 @@ from alignment.diff import default_pair, diff_refusal, diff_summary, version_dif
 from alignment.diff_rows import diff_headers
 from alignment.frames import (
     confusion_frame,
+    price_note,
     probes_formats,
     probes_frame,
     undrawn_versions,
@@ -107,6 +108,8 @@ for row in doc["versions"]:
         )
     for flag in ((row.get("binary") or {}).get("flags") or {}).values():
         st.caption(f":material/warning: **{row['label']}**: {flag}.")
+    if note := price_note(row):
+        st.caption(f"**{row['label']}**: {note}.")
 if doc["versions"]:
     st.plotly_chart(figures.headline_chart(doc), width="stretch")
     for line in undrawn_versions(doc):
