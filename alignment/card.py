@@ -46,6 +46,14 @@ def _f(value: Any) -> str:
     return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def _tokens(r: dict[str, Any]) -> str:
+    """Mean tokens in / out per result as whole numbers (none without a model call)."""
+    t_in, t_out = r.get("mean_tokens_in"), r.get("mean_tokens_out")
+    if not t_in and not t_out:
+        return NO_TOKENS
+    return f"{t_in or 0:,.0f} / {t_out or 0:,.0f}"
+
+
 def _ci(ci: list[float] | None) -> str:
     return f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
 
@@ -101,7 +109,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         ),
         CardLine(
             "ego-centric bias (over / under)",
-            f"{ego['over']} / {ego['under']}" if "over" in ego else ego.get("reason", "—"),
+            f"{ego['over']:g} / {ego['under']:g}" if "over" in ego else ego.get("reason", "—"),
         ),
     ]
     calibration = [
@@ -133,9 +141,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
             r.get("n_results"),
         ),
         CardLine("total cost", UNKNOWN if unpriced else cost_text(r, "total_cost") or NO_TOKENS),
-        CardLine(
-            "mean tokens in / out", f"{_f(r.get('mean_tokens_in'))} / {_f(r['mean_tokens_out'])}"
-        ),
+        CardLine("mean tokens in / out", _tokens(r)),
         CardLine("failure rate", _f(r.get("failure_rate")), r.get("n_results")),
     ]
     return EvaluationCard(

@@ -165,7 +165,7 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "samples α": sc.get("alpha"),
                 "samples n": _n(sc),
                 "ECE": cal.get("ece"),
-                "ECE definition": cal.get("definition") or (cal.get("n") and ECE_BINARY),
+                "ECE definition": cal.get("definition") or (ECE_BINARY if cal.get("n") else None),
                 "Brier": cal.get("brier"),
                 "calibration n": _n(cal),
                 LENGTH_BIAS.header: length_bias_entry(lb).value,
