@@ -66,3 +66,13 @@ def test_the_assignments_tab_shows_the_table_in_words(
         "assigned by an admin",
     )
     assert WHEN.match(row["since (UTC)"])
+
+
+def test_gold_answers_read_as_field_and_value() -> None:
+    from ui.study.admin_view import answers_text
+
+    assert answers_text({"resolution": 0.2}) == "resolution: 0.2"
+    assert answers_text({"match": 1.0, "gold_fact_labels": ["C", "M"]}) == (
+        "match: 1; gold_fact_labels: C, M"
+    )
+    assert answers_text("yes") == "yes"

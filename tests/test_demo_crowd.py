@@ -5,6 +5,7 @@ labels on real items show on the study and quality screens from the first start.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -147,6 +148,10 @@ def test_the_study_tab_shows_the_demo_study_in_its_form(
     assert next(c for c in at.checkbox if c.label.startswith("Open to study links")).value
     codes = {t.label: t.value for t in at.text_input}
     assert codes["Completion code"] == "DEMO-DONE"
+    # the gold items read as answers, not JSON
+    golds = next(d.value for d in at.dataframe if "gold answers" in d.value.columns)
+    assert len(golds) == N_GOLD
+    assert all(re.fullmatch(r"resolution: (0|0\.[2468]|1)", a) for a in golds["gold answers"])
     # the users table names the study's workers as crowd, apart from the demo's people
     users = at.dataframe[0].value.set_index("name")
     assert users.loc["prolific:DEMO-W1", "kind"] == "crowd"
