@@ -58,9 +58,19 @@ def _ci(ci: list[float] | None) -> str:
     return f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
 
 
+#: Probe keys inside the document's reasons, as the card says them (the JSON keeps keys).
+PROBE_WORDS = {"reverse_options": "options-reversed"}
+
+
+def _reason(text: str) -> str:
+    for key, words in PROBE_WORDS.items():
+        text = text.replace(key, words)
+    return text
+
+
 def _share(probe: dict[str, Any], missing: str) -> CardLine:
     if not probe.get("n"):
-        return CardLine(missing, probe.get("reason") or "not measured")
+        return CardLine(missing, _reason(probe.get("reason") or "not measured"))
     return CardLine(
         missing, f"{_f(probe['changed'])}{_ci(probe.get('ci'))} of decisions changed", probe["n"]
     )

@@ -91,3 +91,4 @@ def test_the_demo_alignment_page_shows_no_zeros_that_mean_not_applicable(
     assert "| mean cost per result | none (no model tokens used) | 300 |" in card
     assert "| ego-centric bias (over / under) | 7 / 3 |" in card
     assert "| recalibrated (cross-fitted) | MAE raw " in card
+    assert "| option order | no options-reversed probe run |  |" in card
