@@ -14,7 +14,7 @@ from typing import Any
 
 from agreement.judge_probes import length_bias_entry
 from alignment.cost import UNKNOWN, cost_text, price_note
-from alignment.frames import alt_test_n, recalibration_text
+from alignment.frames import alt_test_n, fixed3, headline_name, recalibration_text
 from alignment.inputs import AlignmentError
 
 
@@ -55,7 +55,7 @@ def _tokens(r: dict[str, Any]) -> str:
 
 
 def _ci(ci: list[float] | None) -> str:
-    return f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    return f" [{fixed3(ci[0])}, {fixed3(ci[1])}]" if ci else ""
 
 
 #: Probe keys inside the document's reasons, as the card says them (the JSON keeps keys).
@@ -103,7 +103,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
     own = cal.get("own_answer") or (cal if cal.get("definition", "").startswith("conf") else {})
     lb, ego = p.get("length_bias") or {}, p.get("ego_bias") or {}
     agreement = [
-        CardLine(h["name"], f"{_f(h['value'])}{_ci(h.get('ci'))}", h.get("n")),
+        CardLine(headline_name(h["name"]), f"{_f(h['value'])}{_ci(h.get('ci'))}", h.get("n")),
         CardLine("items compared", str(r["n"])),
         CardLine("items excluded (few-shot leakage)", str(r["excluded"]["n"])),
     ]

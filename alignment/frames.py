@@ -15,6 +15,8 @@ __all__ = [
     "alt_test_n",
     "ci_note",
     "confusion_frame",
+    "fixed3",
+    "headline_name",
     "cost_text",
     "price_note",
     "probes_formats",
@@ -40,8 +42,14 @@ def confusion_frame(row: dict[str, Any]) -> pd.DataFrame | None:
     return frame
 
 
+def fixed3(x: float) -> str:
+    """Three decimals, with no minus sign on a value that rounds to zero."""
+    text = f"{x:.3f}"
+    return "0.000" if text == "-0.000" else text  # a bound just below 0 is no sign
+
+
 def _ci(ci: list[float] | None) -> str | None:
-    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else None
+    return f"[{fixed3(ci[0])}, {fixed3(ci[1])}]" if ci else None
 
 
 #: Below this many items a bootstrap that never moves is put down to the small n.
@@ -71,11 +79,18 @@ def undrawn_versions(doc: dict[str, Any]) -> list[str]:
     ]
 
 
+def headline_name(key: str) -> str:
+    """The headline statistic in words, as the other columns name it (``spearman`` ->
+    ``Spearman``; ``kappa`` stays)."""
+    names = {m.key: m.header for m in measures(EVALUATOR)}
+    return {**names, "agreement_with_ties": "agreement with ties"}.get(key, key)
+
+
 def versions_formats(doc: dict[str, Any]) -> dict[str, str]:
     """printf formats of :func:`versions_frame`'s number columns: statistics with three
     decimals (shares too), tokens as whole numbers."""
     head = doc["headline"]
-    stats = [head, "accuracy"]
+    stats = [headline_name(head), "accuracy"]
     stats += [m.header for m in measures(EVALUATOR) if m.nested and m.key != head]
     stats += [f"binary {m.header}" for m in measures(BINARY)]
     return {
@@ -91,6 +106,7 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
     accuracy (label answers), the declared binary decision measures, failures, cost,
     tokens, date."""
     head = doc["headline"]
+    name = headline_name(head)
     rows = []
     for r in doc["versions"]:
         b = r.get("binary") or {}
@@ -98,9 +114,9 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
             {
                 "version": r["label"],
                 "n": r["n"],
-                head: r["headline"]["value"],
-                f"{head} 95% CI": _ci_text(r["headline"]["ci"], r["headline"].get("n")),
-                f"{head} n": r["headline"].get("n"),
+                name: r["headline"]["value"],
+                f"{name} 95% CI": _ci_text(r["headline"]["ci"], r["headline"].get("n")),
+                f"{name} n": r["headline"].get("n"),
                 "why undefined": None
                 if r["headline"]["value"] is not None
                 else r["headline"].get("reason") or "undefined on these items",

@@ -57,16 +57,17 @@ def table_text(doc: dict[str, Any]) -> str:
     figure with the n it was computed on."""
     from agreement.statistics import DASH
     from alignment.cost import cost_text, price_note
+    from alignment.frames import headline_name
 
-    head = doc["headline"]
-    lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {head}"]
+    name = headline_name(doc["headline"])
+    lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {name}"]
     if doc["field_type"] == "pairwise":
         return "\n".join(lines + [x for row in doc["versions"] for x in pairwise_lines(row)])
     for row in doc["versions"]:
         h = row["headline"]
         ci = f" [{_fmt(h['ci'][0])}, {_fmt(h['ci'][1])}]" if h.get("ci") else ""
         lines.append(
-            f"  {row['label']}: {row['n']} items compared; {head} {_fmt(h['value'])}{ci} "
+            f"  {row['label']}: {row['n']} items compared; {name} {_fmt(h['value'])}{ci} "
             f"(n {h.get('n', 0)}), failures {_fmt(row['failure_rate'])} "
             f"(n {row['n_results']} results), mean cost {cost_text(row) or DASH}, "
             f"excluded {row['excluded']['n']}"

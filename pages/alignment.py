@@ -16,6 +16,7 @@ from alignment.diff import default_pair, diff_refusal, diff_summary, version_dif
 from alignment.diff_rows import diff_headers
 from alignment.frames import (
     confusion_frame,
+    headline_name,
     price_note,
     probes_formats,
     probes_frame,
@@ -92,7 +93,7 @@ if doc["field_type"] == "pairwise":
     st.stop()
 st.caption(
     f"**{doc['field']}** ({doc['field_type']}): one row per evaluator version (a version run "
-    f"with several signatures has one row per signature). Headline: {doc['headline']}, "
+    f"with several signatures has one row per signature). Headline: {headline_name(doc['headline'])}, "
     "95% percentile bootstrap CIs over items."
 )
 frame, config = dash_missing(

@@ -168,3 +168,21 @@ def test_the_cli_refuses_a_cross_evaluator_diff_as_the_page_does(
     # two versions of one judge still diff
     assert main([*db, "judge:toy v1", "judge:toy v2"]) == 0
     assert capsys.readouterr().out.startswith('{"n": 37')
+
+
+def test_the_headline_is_named_in_words_and_no_bound_reads_minus_zero() -> None:
+    from alignment.frames import fixed3, headline_name, versions_frame
+
+    assert headline_name("spearman") == "Spearman" and headline_name("pearson") == "Pearson r"
+    assert headline_name("kappa") == "kappa"
+    assert headline_name("agreement_with_ties") == "agreement with ties"
+    assert fixed3(-0.0002) == "0.000" and fixed3(-0.0006) == "-0.001" and fixed3(0.5) == "0.500"
+    row = {
+        "label": "j v1", "n": 5, "headline": {"value": 0.97, "ci": [-0.0001, 1.0], "n": 5},
+        "correlations": {}, "failure_rate": 0.0, "mean_cost": None, "mean_tokens_in": 0.0,
+        "mean_tokens_out": 0.0, "excluded": {"n": 0}, "date": None,
+    }  # fmt: skip
+    frame = versions_frame({"headline": "pearson", "versions": [row]})
+    assert list(frame.columns[2:5]) == ["Pearson r", "Pearson r 95% CI", "Pearson r n"]
+    assert frame.loc[0, "Pearson r 95% CI"] == "[0.000, 1.000]"
+    assert versions_formats({"headline": "spearman"})["Spearman"] == "%.3f"

@@ -92,3 +92,8 @@ def test_the_demo_alignment_page_shows_no_zeros_that_mean_not_applicable(
     assert "| ego-centric bias (over / under) | 7 / 3 |" in card
     assert "| recalibrated (cross-fitted) | MAE raw " in card
     assert "| option order | no options-reversed probe run |  |" in card
+    # the headline by its name, as the other correlations are named
+    assert any("Headline: Spearman, 95%" in c.value for c in at.caption)
+    versions = at.dataframe[0].value
+    assert {"Spearman", "Spearman 95% CI", "Pearson r"} <= set(versions.columns)
+    assert "| Spearman | 0.624 [0.506, 0.713] | 140 |" in card
