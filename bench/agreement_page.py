@@ -126,11 +126,7 @@ def _cpu_s(pids: list[int]) -> float:
 def _browser_pids(server: int) -> list[int]:
     """This process's chromium processes (not the app server, not the load generator)."""
     skip = {server, *_children(server)}
-    return [
-        pid
-        for pid in _children(os.getpid())
-        if pid not in skip and "chrom" in _comm(pid)
-    ]
+    return [pid for pid in _children(os.getpid()) if pid not in skip and "chrom" in _comm(pid)]
 
 
 def _comm(pid: int) -> str:
