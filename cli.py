@@ -33,9 +33,6 @@ def entry() -> None:
 
         print(f"{prog} {__version__}")
         sys.exit(0)
-    from common import startup_gc
-
-    startup_gc.pause()  # resumed by commands.main once the store is open
     import logging
     import warnings
 

@@ -90,19 +90,15 @@ def main(argv: Sequence[str], prog: str = "python cli.py") -> int:
     if list(argv) == ["--version"]:  # answered before any command module is imported
         print(f"{prog} {__version__}")
         return 0
-    from common import startup_gc
-
     args = build_parser(prog).parse_args(list(argv))
     handler: Handler = args.handler
     store = None
     try:
         if getattr(args, "no_store", False):  # the command opens what it needs itself
-            startup_gc.resume()
             return handler(args, None)  # type: ignore[arg-type]
         from workbench_api.data import open_store
 
         store = open_store(args.db)
-        startup_gc.resume()
         return handler(args, store)
     except expected_errors() as exc:
         print(f"error: {exc}", file=sys.stderr)
