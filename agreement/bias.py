@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from agreement.fisher import fisher_exact_p
 from agreement.results import Bias
 
 GAP = 2.0
@@ -129,9 +130,7 @@ def bias_from_arrays(
         a = int(item_over[item_own].sum())
         c = int(item_over[~item_own].sum())
         table = ((a, n_own - a), (c, n_other - c))
-        from scipy import stats  # heavy: imported when a Fisher test is run
-
-        fisher_p = float(stats.fisher_exact(table, alternative="two-sided").pvalue)
+        fisher_p = fisher_exact_p(table)
     gen_key = np.where(pd.notna(item_gen), item_gen, "(unknown)").astype(str)
     gen_names, gen_of = np.unique(gen_key, return_inverse=True)
     by_gen = {}

@@ -5,8 +5,8 @@
 - Kendall's tau-b: (n_c - n_d) / sqrt((n_0 - n_x)(n_0 - n_y)), n_c / n_d the concordant /
   discordant pairs, n_0 = n(n-1)/2 and n_x, n_y the pairs tied in x, in y.
 
-Point estimates and two-sided p-values come from scipy.stats (pearsonr, spearmanr,
-kendalltau with its default method). The 95% intervals are percentile intervals of the
+Point estimates and two-sided p-values are scipy.stats' (pearsonr, spearmanr, kendalltau
+with its default method), computed without importing it (:mod:`agreement.correlation_tests`). The 95% intervals are percentile intervals of the
 seeded item bootstrap; Spearman and Kendall are computed for every resample at once.
 With few distinct values (human means, LLM-judge scores) they come from a (resample x
 y-level x x-level) contingency table: ranks are cumulative level weights, and the
@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from agreement import correlation_tests
 from agreement.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -229,14 +230,12 @@ def correlations(
     if reason:
         none = Correlation(None, None, None, n, reason)
         return {"pearson": none, "spearman": none, "kendall": none}
-    from scipy import stats  # about half a second: imported when a correlation is computed
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         points = {
-            "pearson": stats.pearsonr(x, y),
-            "spearman": stats.spearmanr(x, y),
-            "kendall": stats.kendalltau(x, y),
+            "pearson": correlation_tests.pearson(x, y),
+            "spearman": correlation_tests.spearman(x, y),
+            "kendall": correlation_tests.kendall(x, y),
         }
     boots: dict[str, np.ndarray] = {}
     if n_resamples > 0:
@@ -246,10 +245,8 @@ def correlations(
         if r is not None:
             boots["pearson"] = r
     out = {}
-    for name, res in points.items():
+    for name, (r, p) in points.items():
         ci, ci_reason = percentile_ci(boots[name]) if name in boots else (None, "no resamples")
-        r = float(res.statistic)
-        p = float(res.pvalue)
         out[name] = Correlation(
             r if np.isfinite(r) else None,
             p if np.isfinite(p) else None,

@@ -14,6 +14,7 @@ chromium is missing; see :func:`require_chromium`.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -256,6 +257,19 @@ def wait_for_session_cookie(page: Any, timeout_s: float = 20) -> None:
         "the sign-in never set the workbench_session cookie",
         timeout_s,
     )
+
+
+def wait_for_job_queued(page: Any, evaluator: str, timeout: float = 30_000) -> None:
+    """Wait until a job of ``evaluator`` shows as queued.
+
+    The "Job N queued." toast lasts a few seconds, and on a busy machine (or with a fast
+    worker) it can come and go before a wait for it starts: the job's card naming the
+    evaluator shows the same thing and stays.
+    """
+    main = page.locator('[data-testid="stMain"]')
+    toast = page.get_by_text(re.compile(r"^Job \d+ queued\.$"))
+    card = main.get_by_text(re.compile(rf"^Job \d+ .*{re.escape(evaluator)}"))
+    toast.or_(card).first.wait_for(timeout=timeout)
 
 
 def press(page: Any, key: str) -> None:

@@ -8,7 +8,14 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.demo import load_demo
-from tests.e2e.harness import browser_page, open_page, running_app, screenshot, wait_until
+from tests.e2e.harness import (
+    browser_page,
+    open_page,
+    running_app,
+    screenshot,
+    wait_for_job_queued,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +33,7 @@ def test_ser_on_the_dialogue_demo_reaches_the_history_without_a_reload(sqlite_ur
         page.keyboard.press("Escape")
         url = page.url
         page.get_by_role("button", name="Start").click()
-        page.get_by_text(re.compile(r"^Job \d+ queued\.$")).wait_for()
+        wait_for_job_queued(page, "ser")
         # No reload from here on: the job list re-reads the rows by itself.
         page.get_by_role("heading", name="History").wait_for(timeout=60_000)
         main = page.locator('[data-testid="stMain"]')

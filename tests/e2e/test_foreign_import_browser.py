@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from annotation_store import Store
-from tests.e2e.harness import assert_no_tracebacks, browser_page, open_page, running_app
+from tests.e2e.harness import (
+    assert_no_tracebacks,
+    browser_page,
+    open_page,
+    running_app,
+    wait_for_streamlit,
+)
 from workbench_api import export_file
 
 pytestmark = pytest.mark.e2e
@@ -25,9 +31,12 @@ def test_a_label_studio_export_imports_from_the_data_page(demo: str, tmp_path: P
         uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]').last
         uploader.set_input_files(str(tasks))
         page.get_by_text("Their 'match' is").wait_for()
+        wait_for_streamlit(page, timeout=60_000)  # the run that drew the pickers has ended
         page.get_by_role("button", name="Import the file").click()
         alerts = page.locator('[data-testid="stAlert"]')
-        alerts.filter(has_text="annotations:").wait_for()
+        # Any message at all (a refusal is an alert too, and the assertion below names it).
+        alerts.first.wait_for(timeout=60_000)
+        wait_for_streamlit(page, timeout=60_000)
         shown = alerts.all_inner_texts()
         # Only the tasks file is uploaded, not <out>.users.json: the people come back as
         # Label Studio's user ids (ls-user-N), so their labels are new.

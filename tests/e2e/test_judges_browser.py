@@ -4,7 +4,6 @@ then see both versions side by side on the Alignment page."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
@@ -16,6 +15,7 @@ from tests.e2e.harness import (
     open_page,
     running_app,
     screenshot,
+    wait_for_job_queued,
     wait_for_streamlit,
 )
 from tests.support.scripted_llm import Reply, ScriptedLLM
@@ -38,12 +38,8 @@ def _run_judge(page: Any, app: Any) -> None:
     page.get_by_role("option", name="judge:same-task", exact=True).click()
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Start").click()
+    wait_for_job_queued(page, "judge:same-task")
     main = page.locator('[data-testid="stMain"]')
-    # The "Job N queued." toast lasts a few seconds and a fast worker may finish first:
-    # either it or the job's card naming the judge shows that the job was queued.
-    toast = page.get_by_text(re.compile(r"^Job \d+ queued\.$"))
-    card = main.get_by_text(re.compile(r"^Job \d+ .*judge:same-task"))
-    toast.or_(card).first.wait_for()
     main.get_by_text("No job running.").wait_for(timeout=60_000)
 
 

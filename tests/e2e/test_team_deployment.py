@@ -17,7 +17,7 @@ import pytest
 
 from annotation_store import Store
 from jobs.worker import evaluate_params, submit_evaluate_job
-from tests.e2e.harness import ROOT, browser_page, open_page, running_app
+from tests.e2e.harness import ROOT, browser_page, open_page, running_app, wait_for_job_queued
 from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
 
@@ -53,8 +53,6 @@ def _worker(env: dict[str, str], log_name: str) -> Iterator[subprocess.Popen[byt
 
 def _queue_in_browser(page, app, project: str) -> None:  # type: ignore[no-untyped-def]
     """Queue an intent-resolution job on the Evaluate page, as a user does."""
-    import re
-
     open_page(page, app, f"evaluate?project={project}")
     page.get_by_role("heading", name="Evaluate").wait_for()
     box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Evaluators")
@@ -62,7 +60,7 @@ def _queue_in_browser(page, app, project: str) -> None:  # type: ignore[no-untyp
     page.get_by_role("option", name="intent_resolution", exact=True).click()
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Start").click()
-    page.get_by_text(re.compile(r"^Job \d+ queued\.$")).wait_for()
+    wait_for_job_queued(page, "intent_resolution")
 
 
 def _wait(check, what: str, timeout_s: float = 120.0):  # type: ignore[no-untyped-def]
