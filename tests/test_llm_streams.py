@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import shutil
+import ssl
+import subprocess
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,9 +30,12 @@ def _reply(body: bytes, *extra: str, status: str = "200 OK") -> bytes:
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
-async def _with_server(script: Script, work: Callable[[str], Awaitable[Any]]) -> Any:
+async def _with_server(
+    script: Script, work: Callable[[str], Awaitable[Any]], tls: ssl.SSLContext | None = None
+) -> Any:
     """Run ``work(base_url)`` against a raw server answering each request by ``script``
-    (called with the request's number and bytes); returns what ``work`` returns."""
+    (called with the request's number and bytes); returns what ``work`` returns. With
+    ``tls`` the server speaks HTTPS."""
     count = {"requests": 0, "connections": 0}
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -48,10 +55,11 @@ async def _with_server(script: Script, work: Callable[[str], Awaitable[Any]]) ->
             pass
         writer.close()
 
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=tls)
     port = server.sockets[0].getsockname()[1]
+    scheme = "https" if tls else "http"
     try:
-        return await work(f"http://127.0.0.1:{port}/v1"), count
+        return await work(f"{scheme}://127.0.0.1:{port}/v1"), count
     finally:
         server.close()
 
@@ -220,3 +228,54 @@ def test_proxy_variables_send_calls_through_aiohttp_unless_no_proxy_exempts_the_
     assert proxy_configured(url)
     monkeypatch.setenv("NO_PROXY", "judge.example")
     assert not proxy_configured(url)
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, made by the openssl command."""
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is not installed")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def _tls_server_context(cert: Path, key: Path) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+def _ok(n: int, request: bytes) -> bytes:
+    return _reply(json.dumps({"choices": [], "n": n}).encode())
+
+
+async def _two_calls(url: str) -> list[Any]:
+    chat = StreamChat(url, "k", 10)
+    try:
+        return [await chat.chat(BODY), await chat.chat(BODY)]
+    finally:
+        await chat.close()
+
+
+def test_an_https_endpoint_is_verified_and_its_connection_kept(tmp_path, monkeypatch) -> None:
+    """A hosted endpoint speaks TLS: a certificate the system trusts (here: ours, named by
+    SSL_CERT_FILE as a company CA would be) is accepted and the connection reused."""
+    cert, key = _self_signed(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    replies, count = asyncio.run(_with_server(_ok, _two_calls, _tls_server_context(cert, key)))
+    assert [r["n"] for r in replies] == [1, 2]
+    assert count == {"requests": 2, "connections": 1}
+
+
+def test_an_untrusted_certificate_is_refused_not_ignored(tmp_path, monkeypatch) -> None:
+    cert, key = _self_signed(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "no-such-ca.pem"))
+    with pytest.raises(APIConnectionError) as caught:
+        asyncio.run(_with_server(_ok, _two_calls, _tls_server_context(cert, key)))
+    assert "certificate" in str(caught.value).lower()
