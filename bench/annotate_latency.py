@@ -10,6 +10,10 @@ would. It measures, in the browser's own clock:
 - **submit -> next**: from pressing Enter on a fully labelled item to the next item's
   header and choice buttons drawn and the app idle.
 
+From the first submit on, the next items are drawn by the page's fast lane (ui/annotation/
+fast_lane_view.py) in its own panel, and their labels posted in the background: the
+figures then follow that panel, and "app idle" also waits for every post to be saved.
+
 and prints p50 / p95 / max of each with the machine's load average. Targets (issue #14):
 key -> selection < 300 ms, submit -> next < 1 s. The figures depend on the machine and
 its load: run it more than once.
@@ -51,19 +55,28 @@ def _idle(page) -> None:
 # Counts selected choice buttons (in the main area, not the Submit button): primary ones
 # (saved) and those the in-browser key handler marked chosen (ui/annotation/
 # instant_keys.py) before the server confirmed; evaluated with requestAnimationFrame polling.
-SELECTED = """() => [...document.querySelectorAll(
-    '[data-testid=stMain] [class*="st-key-opt"]')]
+# In the fast lane's panel: its chosen buttons.
+SELECTED = """() => document.getElementById('wb-lane')
+    ? document.querySelectorAll('#wb-lane button.wb-on').length
+    : [...document.querySelectorAll('[data-testid=stMain] [class*="st-key-opt"]')]
     .filter(e => e.classList.contains('wb-chosen') || (!e.classList.contains('wb-unchosen')
         && e.querySelector('button[data-testid=stBaseButton-primary]')))
     .filter(e => e.offsetParent !== null).length"""
-HEADER = "() => (document.querySelector('[data-testid=stMain] h4') || {}).innerText || ''"
+HEADER = """() => (document.querySelector('#wb-lane h4')
+    || document.querySelector('[data-testid=stMain] h4') || {}).innerText || ''"""
+# The next item's keys are live: the fast lane shows it, or the page's key handler has it.
+KEYS_LIVE = """() => { const l = window.__wbLane, k = window.__wbKeys;
+    if (l && l.open) return !l.waiting && !l.leaving;
+    return k && k.state && document.querySelector('[class*="' + k.state.marker + '"]'); }"""
 # The app idle: no script run in flight (the harness's own wait adds fixed pauses, which
 # would count against submit -> next).
 IDLE = """() => {
     const app = document.querySelector('[data-testid=stApp]');
     const state = app && app.getAttribute('data-test-script-state');
     const w = document.querySelector('[data-testid=stStatusWidget]');
-    return state === 'notRunning' && !(w && /Running|Stop|Connecting/i.test(w.innerText));
+    const lane = window.__wbLane;
+    return state === 'notRunning' && !(w && /Running|Stop|Connecting/i.test(w.innerText))
+        && !(lane && lane.queue.length);
 }"""
 
 
@@ -96,6 +109,10 @@ def _label_item(page, keys: list[str], samples: list[float]) -> None:
 
 def _targets(page) -> int:
     """How many questions / facts the item in view has (buttons per target: 2 for C/M)."""
+    if page.evaluate("() => !!document.getElementById('wb-lane')"):
+        return int(
+            page.evaluate("() => document.querySelectorAll('#wb-lane [data-target]').length")
+        )
     return int(
         page.evaluate(
             """() => new Set([...document.querySelectorAll(
@@ -163,9 +180,8 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
         # in-browser key handler has its state (keys would be answered now) ...
         try:
             page.wait_for_function(
-                f"""h => {{ const now = ({HEADER})(); const k = window.__wbKeys;
-                    return now && now !== h && ({SELECTED})() === 0 && k && k.state &&
-                      document.querySelector('[class*="' + k.state.marker + '"]'); }}""",
+                f"""h => {{ const now = ({HEADER})();
+                    return now && now !== h && ({SELECTED})() === 0 && ({KEYS_LIVE})(); }}""",
                 arg=header,
                 polling="raf",
             )
@@ -180,6 +196,8 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
         page.wait_for_function(IDLE, polling="raf")
         out.idle.append(time.perf_counter() - start)
         _idle(page)
+    # back to the ordinary page (once every label is saved) for the next project
+    page.wait_for_function(IDLE, polling="raf")
     return out
 
 
