@@ -9,6 +9,7 @@ from starlette.testclient import TestClient
 from annotation_store import Store
 from annotation_store import assignments as asg
 from annotation_store.accounts import users as accounts
+from annotation_store.crowd import study_quality as cq
 from tests.annotate_fixtures import make_project
 from ui.annotation import fast_lane
 from ui.annotation.fast_lane import LANES
@@ -102,12 +103,15 @@ def test_routes_label_items_in_queue_order(store: Store, client: TestClient) -> 
     assert ahead.json()["item"]["ref"] == "3"
     saved = client.post(
         LABEL_ROUTE,
-        json={"item": "1", "chosen": {"label": 0}, "seconds": 2.5},
+        json={"item": "1", "chosen": {"label": 0}, "seconds": 2.5, "active_seconds": 1.5},
         headers=_headers(token),
     )
     assert saved.status_code == 200
     state = store.item_state("p", first, "ann")
     assert state["status"] == "submitted" and state["labels"] == {"label": 1}
+    progress = store.progress_frame("p").set_index("item_id").loc[first]
+    assert progress["seconds_spent"] == 2.5
+    assert cq.active_times(store, "p")["active_seconds"].tolist() == [1.5]
     client.post(LABEL_ROUTE, json={"item": "2", "chosen": {"label": 1}}, headers=_headers(token))
     assert store.item_state("p", "p:1:tampered", "ann")["labels"] == {"label": 0}
     frame = store.annotations_frame("p")

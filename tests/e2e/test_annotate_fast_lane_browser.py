@@ -12,6 +12,7 @@ import pytest
 from annotation_store import Store
 from annotation_store import assignments as asg
 from annotation_store.accounts import users as accounts
+from annotation_store.crowd import study_quality as cq
 from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,
@@ -93,6 +94,8 @@ def test_items_labelled_in_the_fast_lane_are_all_saved_in_order(sqlite_url: str)
         wait_for_streamlit(page)
         page.wait_for_selector("text=Nothing left for you")
         assert _submitted(store) == expected
+        # time on task is stored for every item, the fast lane's ones too
+        assert sorted(cq.active_times(store, "p")["item_id"]) == [i for i, _ in expected]
 
 
 def test_a_failed_save_is_shown_and_retried(sqlite_url: str) -> None:

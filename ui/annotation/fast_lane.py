@@ -24,6 +24,7 @@ from typing import Any
 
 from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
+from annotation_store.crowd import study_quality as crowd_quality
 from annotation_store.studies.flow_settings import study_of
 from kinds import FieldType, HumanField
 from kinds.base import FACT_UNSET
@@ -243,9 +244,11 @@ def save_and_submit(
     item_id: str,
     chosen: dict[str, int],
     seconds: float | None,
+    active_seconds: float | None = None,
 ) -> None:
     """Save the posted choices (target key -> choice index) and submit the item, with
-    the checks of the page's callbacks; LaneError says what was refused."""
+    the checks of the page's callbacks, then store its active time (measured in the
+    browser) as ``ui.active_time.record`` does; LaneError says what was refused."""
     ctx = _context(store, project, user, item_id)
     final = submitted_is_final(user.role, project.settings)
     if ctx.state["status"] == "submitted" and final:
@@ -276,3 +279,5 @@ def save_and_submit(
     asg.submit(
         store, project.name, item_id, user.name, seconds=seconds, bypass=user.role in REVIEW_ROLES
     )
+    if active_seconds is not None:
+        crowd_quality.record_active_seconds(store, project.name, item_id, user.name, active_seconds)

@@ -96,7 +96,8 @@ function pump() {
     if (ok) { pump(); if (L.leaving) leave(); }
   };
   fetch(C.labelRoute, {method: 'POST', credentials: 'same-origin', headers: headers(true),
-    body: JSON.stringify({item: job.ref, chosen: job.chosen, seconds: job.seconds})})
+    body: JSON.stringify({item: job.ref, chosen: job.chosen, seconds: job.seconds,
+      active_seconds: job.active})})
     .then(async (r) => {
       if (r.ok) return done(true);
       let msg = r.status + ' ' + r.statusText;
@@ -106,16 +107,19 @@ function pump() {
     .catch((e) => done(false, String(e), false));
   render();
 }
-function send(item, chosen, seconds) {
-  L.queue.push({ref: item.ref, name: item.name, chosen: chosen, seconds: seconds});
+function send(item, chosen, seconds, away) {  // away: ms the tab was hidden or blurred
+  const active = Math.max(0, Math.round((seconds * 1000 - away) / 100) / 10);
+  L.queue.push({ref: item.ref, name: item.name, chosen: chosen, seconds: seconds,
+    active: active});
   pump();
 }
+function awayNow(cur) { return cur.away + (L.since !== null ? Date.now() - L.since : 0); }
 function show(item) {
   const chosen = {};
   item.targets.forEach((t) => { if (t.chosen !== null) chosen[t.key] = t.chosen; });
   const todo = item.targets.findIndex((t) => chosen[t.key] === undefined);
   L.cur = {item: item, chosen: chosen, focus: Math.max(todo, 0), missing: false,
-    shown: Date.now()};
+    shown: Date.now(), away: 0};
   L.prev = L.open ? L.cur_ref : L.pageRef; L.cur_ref = item.ref;
   L.after = undefined; L.open = true;
   const url = new URL(window.location.href);
@@ -151,7 +155,8 @@ function submit() {
     cur.focus = cur.item.targets.findIndex((t) => cur.chosen[t.key] === undefined);
     render(); return;
   }
-  send(cur.item, Object.assign({}, cur.chosen), Math.round((Date.now() - cur.shown) / 100) / 10);
+  send(cur.item, Object.assign({}, cur.chosen), Math.round((Date.now() - cur.shown) / 100) / 10,
+    awayNow(cur));
   advance();
 }
 function choose(i, c) {
@@ -220,7 +225,10 @@ function onKey(ev) {
     const K = window.__wbKeys;
     if (!cfg.complete || cfg.error || (K && K.sent) || !L.next || L.queue.length) return;
     ev.preventDefault(); ev.stopImmediatePropagation();
-    send({ref: cfg.ref, name: cfg.name}, {}, Math.round((Date.now() - L.pageShown) / 100) / 10);
+    // the page's own away-time counter (ui/active_time.py) has this item's time away
+    const W = window.__workbenchAway, away = W && W.away ? W.away[cfg.token] || 0 : 0;
+    send({ref: cfg.ref, name: cfg.name}, {}, Math.round((Date.now() - L.pageShown) / 100) / 10,
+      away);
     show(L.next);
     return;
   }
@@ -245,6 +253,13 @@ L.onKey = onKey;
 if (!L.installed) {
   L.installed = true;
   window.addEventListener('keydown', (ev) => L.onKey(ev), true);
+  L.since = null;  // time away from the lane's item: hidden tab or window out of focus
+  const leaveTab = () => { if (L.since === null) L.since = Date.now(); };
+  const back = () => { if (L.since !== null && L.cur) L.cur.away += Date.now() - L.since;
+    L.since = null; };
+  document.addEventListener('visibilitychange', () => (document.hidden ? leaveTab() : back()));
+  window.addEventListener('blur', leaveTab);
+  window.addEventListener('focus', back);
   window.addEventListener('beforeunload', (ev) => {
     if (L.queue.length) { ev.preventDefault(); ev.returnValue = ''; }
   });
@@ -280,6 +295,7 @@ def fast_lane(ctx: ItemContext) -> None:
         "nextRoute": NEXT_ROUTE,
         "labelRoute": LABEL_ROUTE,
         "ref": ref,
+        "token": ctx.token,
         "name": ctx.item.item_id
         if may_see_item_ids(ctx.user.role, ctx.project.settings)
         else f"item {ref}",

@@ -50,10 +50,13 @@ def _label(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
     project = lane.store.project(lane.project)
     item_id = fast_lane.resolve(lane.store, project, lane.user, str(body.get("item", "")))
     chosen = body.get("chosen") or {}
-    seconds = body.get("seconds")
-    if not isinstance(chosen, dict) or not isinstance(seconds, int | float | None):
+    seconds, active = body.get("seconds"), body.get("active_seconds")
+    numbers = all(
+        isinstance(x, int | float | None) and (x is None or x >= 0) for x in (seconds, active)
+    )
+    if not isinstance(chosen, dict) or not numbers:
         raise LaneError("malformed request", 400)
-    fast_lane.save_and_submit(lane.store, project, lane.user, item_id, chosen, seconds)
+    fast_lane.save_and_submit(lane.store, project, lane.user, item_id, chosen, seconds, active)
     return {"saved": True}
 
 
