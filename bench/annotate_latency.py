@@ -96,14 +96,18 @@ def _summary(name: str, values: list[float], target_ms: float) -> str:
     )
 
 
-def _label_item(page, keys: list[str], samples: list[float]) -> None:
-    """Press each key once the previous choice shows; time each key to its selection."""
+def _label_item(page, keys: list[str], samples: list[float], lane: list[float]) -> None:
+    """Press each key once the previous choice shows; time each key to its selection
+    (also into ``lane`` when the fast lane's panel has the item)."""
+    in_lane = page.evaluate("() => !!document.getElementById('wb-lane')")
     for key in keys:
         before = page.evaluate(SELECTED)
         start = time.perf_counter()
         page.keyboard.press(key)
         page.wait_for_function(f"n => ({SELECTED})() > n", arg=before, polling="raf")
         samples.append(time.perf_counter() - start)
+        if in_lane:
+            lane.append(samples[-1])
         _idle(page)
 
 
@@ -161,6 +165,7 @@ class Samples:
     """The timings of one project."""
 
     keys: list[float] = field(default_factory=list)
+    lane_keys: list[float] = field(default_factory=list)
     shown: list[float] = field(default_factory=list)
     idle: list[float] = field(default_factory=list)
 
@@ -173,7 +178,7 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
     _idle(page)
     for _ in range(items):
         header = page.evaluate(HEADER)
-        _label_item(page, ["1"] * _targets(page), out.keys)
+        _label_item(page, ["1"] * _targets(page), out.keys, out.lane_keys)
         start = time.perf_counter()
         page.keyboard.press("Enter")
         # shown: the next item's header and unselected choices are drawn and the
@@ -228,6 +233,7 @@ def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
                     print(f"{name}, {n} items, chromium 1440x1000, single-user mode (admin)")
                     print(f"while measuring: {load_line()}")
                     print(_summary("key -> selection", got.keys, 300))
+                    print(_summary("  of which in the fast lane's panel", got.lane_keys, 300))
                     print(_summary("submit -> next item shown, keys live", got.shown, 1000))
                     print(_summary("submit -> next item, app idle", got.idle, 1000), flush=True)
 

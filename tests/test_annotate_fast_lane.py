@@ -143,6 +143,11 @@ def test_routes_refuse_missing_answers_bad_choices_and_strangers(
     )
     no_guard = client.get(NEXT_ROUTE, params={"after": "1"}, headers={LANE_HEADER: token})
     assert no_guard.status_code == 403
+    closed = LANES.open(store, "p", user)
+    LANES.close([closed])  # signed out
+    assert (
+        client.get(NEXT_ROUTE, params={"after": "1"}, headers=_headers(closed)).status_code == 403
+    )
     accounts.set_active(store, "ann", False)
     gone = client.get(NEXT_ROUTE, params={"after": "1"}, headers=_headers(token))
     assert gone.status_code == 403

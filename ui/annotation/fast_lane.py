@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,9 @@ from ui.keyboard import option_keys
 
 CHOICE_TYPES = (FieldType.FACT_LABELS, FieldType.BINARY, FieldType.ORDINAL, FieldType.CATEGORICAL)
 REVIEW_ROLES = ("admin", "reviewer")
-LANE_IDLE_S = 8 * 3600  # a lane unused this long is forgotten (the page makes a new one)
+LANE_IDLE_S = 3600  # a lane unused this long is refused (the page's next run makes a new one)
+#: Session key of the session's lane tokens (project and user -> token); sign-out closes them.
+SESSION_KEY = "annotate_fast_lane"
 
 
 class LaneError(Exception):
@@ -70,6 +72,12 @@ class Lanes:
             self._lanes = {t: ln for t, ln in self._lanes.items() if now - ln.used < LANE_IDLE_S}
             self._lanes[token] = Lane(store, project, user, now)
         return token
+
+    def close(self, tokens: Iterable[str]) -> None:
+        """Forget these lanes (sign-out): their requests are refused from now on."""
+        with self._lock:
+            for token in tokens:
+                self._lanes.pop(token, None)
 
     def get(self, token: str | None) -> Lane:
         """The lane of ``token``; LaneError 403 when unknown or idle too long."""

@@ -24,12 +24,10 @@ import streamlit as st
 from ui import keyboard
 from ui.annotation.blind import may_see_item_ids
 from ui.annotation.context import ERROR_KEY, ItemContext, missing_answers
-from ui.annotation.fast_lane import LANES, covers, reference
+from ui.annotation.fast_lane import LANES, SESSION_KEY, LaneError, covers, reference
 from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE
 from ui.annotation.instant_keys import button_class
 from ui.session_cookie import GUARD_HEADER
-
-_LANE_KEY = "annotate_fast_lane"
 
 CSS = """<style>
 #wb-lane {position: fixed; top: 3.75rem; right: 0; bottom: 0; z-index: 999990;
@@ -273,10 +271,12 @@ if (!L.open && L.pageRef !== C.ref) {  // a new item on the ordinary page: fetch
 
 
 def _lane_token(ctx: ItemContext) -> str:
-    """This session's lane for the project and user (made once per session)."""
-    lanes = st.session_state.setdefault(_LANE_KEY, {})
+    """This session's lane for the project and user (a new one once it expired)."""
+    lanes = st.session_state.setdefault(SESSION_KEY, {})
     key = f"{ctx.project.name}\0{ctx.user.name}"
-    if key not in lanes:
+    try:
+        LANES.get(lanes.get(key))  # in use again: its idle time starts over
+    except LaneError:
         lanes[key] = LANES.open(ctx.store, ctx.project.name, ctx.user)
     return lanes[key]
 
