@@ -54,7 +54,14 @@ def entry() -> None:
     warnings.formatwarning = _one_line_warning
     # A broken plugin both logs (for the server log) and warns: on a terminal, once.
     logging.getLogger("common.registry").addHandler(logging.NullHandler())
-    code = main(sys.argv[1:], prog=prog)
+    try:
+        code = main(sys.argv[1:], prog=prog)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``workbench agreement ... | head``): not an error of ours,
+        # and no traceback. stdout points at devnull so the exit's flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141  # what a shell reports for a pipeline writer ended by SIGPIPE
     # The process ends here. Freezing skips the interpreter's final full collection over
     # every object the libraries made (~0.3 s after a large agreement); objects are still
     # freed as usual and atexit handlers still run.

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agreement.judge_probes import length_bias_entry
-from alignment.frames import alt_test_n, recalibration_text
+from alignment.cost import UNKNOWN, cost_text, price_note
+from alignment.frames import alt_test_n, fixed3, headline_name, recalibration_text
 from alignment.inputs import AlignmentError
 
 
@@ -37,17 +38,39 @@ class EvaluationCard:
     sections: dict[str, list[CardLine]] = field(default_factory=dict)
 
 
+#: The cost of a version that called no model (imported or local scores).
+NO_TOKENS = "none (no model tokens used)"
+
+
 def _f(value: Any) -> str:
     return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def _tokens(r: dict[str, Any]) -> str:
+    """Mean tokens in / out per result as whole numbers (none without a model call)."""
+    t_in, t_out = r.get("mean_tokens_in"), r.get("mean_tokens_out")
+    if not t_in and not t_out:
+        return NO_TOKENS
+    return f"{t_in or 0:,.0f} / {t_out or 0:,.0f}"
+
+
 def _ci(ci: list[float] | None) -> str:
-    return f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    return f" [{fixed3(ci[0])}, {fixed3(ci[1])}]" if ci else ""
+
+
+#: Probe keys inside the document's reasons, as the card says them (the JSON keeps keys).
+PROBE_WORDS = {"reverse_options": "options-reversed"}
+
+
+def _reason(text: str) -> str:
+    for key, words in PROBE_WORDS.items():
+        text = text.replace(key, words)
+    return text
 
 
 def _share(probe: dict[str, Any], missing: str) -> CardLine:
     if not probe.get("n"):
-        return CardLine(missing, probe.get("reason") or "not measured")
+        return CardLine(missing, _reason(probe.get("reason") or "not measured"))
     return CardLine(
         missing, f"{_f(probe['changed'])}{_ci(probe.get('ci'))} of decisions changed", probe["n"]
     )
@@ -80,7 +103,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
     own = cal.get("own_answer") or (cal if cal.get("definition", "").startswith("conf") else {})
     lb, ego = p.get("length_bias") or {}, p.get("ego_bias") or {}
     agreement = [
-        CardLine(h["name"], f"{_f(h['value'])}{_ci(h.get('ci'))}", h.get("n")),
+        CardLine(headline_name(h["name"]), f"{_f(h['value'])}{_ci(h.get('ci'))}", h.get("n")),
         CardLine("items compared", str(r["n"])),
         CardLine("items excluded (few-shot leakage)", str(r["excluded"]["n"])),
     ]
@@ -96,7 +119,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         ),
         CardLine(
             "ego-centric bias (over / under)",
-            f"{ego['over']} / {ego['under']}" if "over" in ego else ego.get("reason", "—"),
+            f"{ego['over']:g} / {ego['under']:g}" if "over" in ego else ego.get("reason", "—"),
         ),
     ]
     calibration = [
@@ -120,12 +143,15 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         CardLine("winning rate ω", _f(alt.get("winning_rate")), alt_test_n(alt)),
         CardLine("advantage ρ", _f(alt.get("advantage"))),
     ]
+    unpriced = price_note(r)
     cost = [
-        CardLine("mean cost per result", _f(r.get("mean_cost")), r.get("n_results")),
-        CardLine("total cost", _f(r.get("total_cost"))),
         CardLine(
-            "mean tokens in / out", f"{_f(r.get('mean_tokens_in'))} / {_f(r['mean_tokens_out'])}"
+            "mean cost per result",
+            unpriced or cost_text(r) or NO_TOKENS,
+            r.get("n_results"),
         ),
+        CardLine("total cost", UNKNOWN if unpriced else cost_text(r, "total_cost") or NO_TOKENS),
+        CardLine("mean tokens in / out", _tokens(r)),
         CardLine("failure rate", _f(r.get("failure_rate")), r.get("n_results")),
     ]
     return EvaluationCard(

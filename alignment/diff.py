@@ -76,20 +76,41 @@ def default_pair(rows: list[dict[str, Any]]) -> tuple[int, int]:
     return 0, 1
 
 
-def diff_refusal(rows: list[dict[str, Any]], label_a: str, label_b: str) -> str | None:
+#: Where the page compares two evaluators instead (the default hint of a refusal).
+PAGE_HINT = "Their agreement with the people is compared under Judge vs judge above."
+
+
+class DiffRefused(AlignmentError):
+    """Two versions that are not diffed item by item (see :func:`diff_refusal`)."""
+
+
+def diff_refusal(
+    rows: list[dict[str, Any]], label_a: str, label_b: str, hint: str = PAGE_HINT
+) -> str | None:
     """Why two versions are not diffed item by item (None when they may be): the same
-    version twice, or versions of two different evaluators."""
+    version twice, or versions of two different evaluators (then ``hint`` says where
+    the two are compared instead)."""
     by_label = {r["label"]: r for r in rows}
+    a, b = by_label.get(label_a), by_label.get(label_b)
     if label_a == label_b:
         return "Pick two different versions: a version compared with itself changes nothing."
-    a, b = by_label.get(label_a), by_label.get(label_b)
     if a and b and a["evaluator"] != b["evaluator"]:
         return (
             f"A version diff compares two versions of one evaluator; {label_a} and {label_b} "
-            f"belong to different evaluators ({a['evaluator']}, {b['evaluator']}). Their "
-            "agreement with the people is compared under Judge vs judge above."
+            f"belong to different evaluators ({a['evaluator']}, {b['evaluator']}). {hint}"
         )
     return None
+
+
+def refuse_diff(versions: list[Version], label_a: str, label_b: str, hint: str) -> None:
+    """Raise :class:`DiffRefused` when :func:`diff_refusal` refuses these two versions
+    (each named by its label or its signature text)."""
+    by_name = {v.signature: v for v in versions} | {v.label: v for v in versions}
+    va, vb = by_name.get(label_a), by_name.get(label_b)
+    rows = [{"label": x, "evaluator": v.evaluator} for x, v in ((label_a, va), (label_b, vb)) if v]
+    same = va is not None and va is vb  # one version by its label and by its signature
+    if reason := diff_refusal(rows, label_a, label_a if same else label_b, hint):
+        raise DiffRefused(reason)
 
 
 def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
@@ -135,16 +156,30 @@ def diff_summary(diff: pd.DataFrame) -> dict[str, int]:
     }
 
 
+#: Where a refused diff's two evaluators are compared, for callers off the page.
+TABLE_HINT = "Their agreement with the people is compared side by side in the alignment table."
+
+
 def diff_versions(
-    store: Store, project: str, a: str, b: str, field: str | None = None
+    store: Store,
+    project: str,
+    a: str,
+    b: str,
+    field: str | None = None,
+    hint: str = TABLE_HINT,
 ) -> dict[str, Any]:
     """The diff of versions ``a`` and ``b`` (labels or signature texts) as JSON-ready data:
-    the field, a summary and one record per item (what ``alignment --diff --json`` prints)."""
+    the field, a summary and one record per item (what ``alignment --diff --json`` prints).
+    :class:`DiffRefused` for the same version twice or versions of two evaluators, as on
+    the page (``hint`` says where two evaluators are compared instead)."""
     try:
         fi = load_field(store, project, field)
+        refuse_diff(fi.versions, a, b, hint)
         field, frame = fi.field, version_diff(fi, a, b)
+    except DiffRefused:
+        raise
     except AlignmentError:
-        found = _label_diff(store, project, field, a, b)
+        found = _label_diff(store, project, field, a, b, hint)
         if found is None:
             raise
         field, frame = found
@@ -159,14 +194,16 @@ def diff_versions(
 
 
 def _label_diff(
-    store: Store, project: str, field: str | None, a: str, b: str
+    store: Store, project: str, field: str | None, a: str, b: str, hint: str
 ) -> tuple[str, pd.DataFrame] | None:
     """The diff on a categorical field (None when the project has no such field)."""
     from alignment.categorical import categorical_fields, load_categorical
     from alignment.label_diff import label_diff
 
-    names = categorical_fields(load_categorical(store, project)[0])
+    inputs, versions, _ = load_categorical(store, project)
+    names = categorical_fields(inputs)
     if not names or (field is not None and field not in names):
         return None
+    refuse_diff(versions, a, b, hint)
     field = field or names[0]
     return field, label_diff(store, project, field, a, b)

@@ -38,9 +38,12 @@ def headline_chart(doc: dict[str, Any]) -> go.Figure:
                 hovertemplate="%{x}: %{y:.3f}<extra></extra>",
             )
         )
+    from alignment.frames import headline_name
+
+    name = headline_name(doc["headline"])
     fig.update_layout(
-        title=f"{doc['headline']} with the humans on {doc['field']}, by version",
-        yaxis_title=doc["headline"],
+        title=f"{name} with the humans on {doc['field']}, by version",
+        yaxis_title=name,
         xaxis_title="version",
         height=360,
         margin={"t": 50, "b": 40},

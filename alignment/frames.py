@@ -8,13 +8,17 @@ import pandas as pd
 
 from agreement.judge_probes import LENGTH_BIAS, length_bias_entry
 from agreement.measures import BINARY, EVALUATOR, measures
+from alignment.cost import cost_text, price_note
 from reports.judge_alignment import recalibration_text
 
 __all__ = [
     "alt_test_n",
     "ci_note",
     "confusion_frame",
+    "fixed3",
+    "headline_name",
     "cost_text",
+    "price_note",
     "probes_formats",
     "probes_frame",
     "recalibration_text",
@@ -38,8 +42,14 @@ def confusion_frame(row: dict[str, Any]) -> pd.DataFrame | None:
     return frame
 
 
+def fixed3(x: float) -> str:
+    """Three decimals, with no minus sign on a value that rounds to zero."""
+    text = f"{x:.3f}"
+    return "0.000" if text == "-0.000" else text  # a bound just below 0 is no sign
+
+
 def _ci(ci: list[float] | None) -> str | None:
-    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else None
+    return f"[{fixed3(ci[0])}, {fixed3(ci[1])}]" if ci else None
 
 
 #: Below this many items a bootstrap that never moves is put down to the small n.
@@ -60,20 +70,6 @@ def _ci_text(ci: list[float] | None, n: int | None) -> str | None:
     return f"{_ci(ci)} ({note})" if note else _ci(ci)
 
 
-def cost_text(r: dict[str, Any]) -> str | None:
-    """Mean cost per result in USD; ``price unknown`` when tokens were used but the
-    model's price is not known (stored as 0); None when no model tokens were used."""
-    cost, tokens = (
-        r.get("mean_cost"),
-        (r.get("mean_tokens_in") or 0) + (r.get("mean_tokens_out") or 0),
-    )
-    if cost is None or (not cost and not tokens):
-        return None
-    if not cost:
-        return "price unknown"
-    return f"${cost:.4f}"
-
-
 def undrawn_versions(doc: dict[str, Any]) -> list[str]:
     """The versions without a headline figure (left out of the chart), each with why."""
     return [
@@ -83,11 +79,18 @@ def undrawn_versions(doc: dict[str, Any]) -> list[str]:
     ]
 
 
+def headline_name(key: str) -> str:
+    """The headline statistic in words, as the other columns name it (``spearman`` ->
+    ``Spearman``; ``kappa`` stays)."""
+    names = {m.key: m.header for m in measures(EVALUATOR)}
+    return {**names, "agreement_with_ties": "agreement with ties"}.get(key, key)
+
+
 def versions_formats(doc: dict[str, Any]) -> dict[str, str]:
     """printf formats of :func:`versions_frame`'s number columns: statistics with three
     decimals (shares too), tokens as whole numbers."""
     head = doc["headline"]
-    stats = [head, "accuracy"]
+    stats = [headline_name(head), "accuracy"]
     stats += [m.header for m in measures(EVALUATOR) if m.nested and m.key != head]
     stats += [f"binary {m.header}" for m in measures(BINARY)]
     return {
@@ -103,6 +106,7 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
     accuracy (label answers), the declared binary decision measures, failures, cost,
     tokens, date."""
     head = doc["headline"]
+    name = headline_name(head)
     rows = []
     for r in doc["versions"]:
         b = r.get("binary") or {}
@@ -110,9 +114,9 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
             {
                 "version": r["label"],
                 "n": r["n"],
-                head: r["headline"]["value"],
-                f"{head} 95% CI": _ci_text(r["headline"]["ci"], r["headline"].get("n")),
-                f"{head} n": r["headline"].get("n"),
+                name: r["headline"]["value"],
+                f"{name} 95% CI": _ci_text(r["headline"]["ci"], r["headline"].get("n")),
+                f"{name} n": r["headline"].get("n"),
                 "why undefined": None
                 if r["headline"]["value"] is not None
                 else r["headline"].get("reason") or "undefined on these items",
@@ -177,7 +181,7 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "samples α": sc.get("alpha"),
                 "samples n": _n(sc),
                 "ECE": cal.get("ece"),
-                "ECE definition": cal.get("definition") or (cal.get("n") and ECE_BINARY),
+                "ECE definition": cal.get("definition") or (ECE_BINARY if cal.get("n") else None),
                 "Brier": cal.get("brier"),
                 "calibration n": _n(cal),
                 LENGTH_BIAS.header: length_bias_entry(lb).value,

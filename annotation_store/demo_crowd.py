@@ -2,19 +2,24 @@
 something on first start: settings with consent, training, gold checks and a survey,
 six gold items, and three synthetic Prolific workers who took the study by link.
 
-The workers are made up (labelled ``DEMO-W…``) and deterministic: ``DEMO-W1`` works
-carefully; ``DEMO-W2`` rushes (2 s an item) and misses gold, so the speed and gold checks
-flag them; ``DEMO-W3`` fails the training and is screened out.
+The workers are made up (labelled ``DEMO-W…``) and deterministic (seeded with the judge
+study's seed): ``DEMO-W1`` works carefully through 12 items and 3 gold items; ``DEMO-W2``
+rushes (2 s an item) through 6 items, clicking at random, and misses every gold item, so
+the speed and gold checks flag them; ``DEMO-W3`` fails the training and is screened out.
 
-The gold items are items the demo's people did not label, and the workers answer gold
-items only: agreement and alignment leave gold items out, so the judge study's findings
-are the same with the crowd study as without it. Their gold answers are the recorded
-grades of the demo's judge version 2 (the study author's answers, in this made-up study).
+The workers' items are items the demo's people labelled (three people each, so a
+worker's label is the fourth that ``k`` = 4 asks for: Progress counts them complete), and
+their labels go through the store's labelling API like anyone's. ``DEMO-W1`` answers near
+judge version 2's recorded grade (within a level); ``DEMO-W2``'s six random labels stay in
+the figures until someone excludes the flagged worker. The gold items are items the
+people did not label, answered with version 2's grades (the study author's answers, in
+this made-up study); agreement and alignment leave gold items out.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from annotation_store import assignments as asg
@@ -28,6 +33,11 @@ from annotation_store.studies.flow_settings import set_study
 
 FIELD = "resolution"
 N_GOLD = 6
+#: The judge study's seed (``demo/judge_study/build.py``), for the workers' choices.
+SEED = 20261126
+LEVELS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+#: Items (not gold) each qualified worker labels: the careful one, then the rusher.
+N_WORK = {"DEMO-W1": 12, "DEMO-W2": 6}
 RUNS = DEMO_DIR / "judge_study" / "judge_runs.jsonl"
 STUDY: dict[str, Any] = {
     "crowd": True,
@@ -64,16 +74,53 @@ STUDY: dict[str, Any] = {
 }
 
 
-def _gold_answers(store: Store, project: str) -> dict[str, float]:
-    """Gold answers for ``N_GOLD`` items nobody labelled, spread over the project."""
-    labelled = set(store.annotations_frame(project)["item_id"])
-    grades = {
+def _grades() -> dict[str, float]:
+    """Judge version 2's recorded grade per item."""
+    return {
         row["item_id"]: float(row[FIELD])
         for row in map(json.loads, RUNS.read_text(encoding="utf-8").splitlines())
-        if row["version"] == 2 and row["item_id"] not in labelled
+        if row["version"] == 2
     }
-    free = sorted(grades)
+
+
+def _gold_answers(grades: dict[str, float], labelled: set[str]) -> dict[str, float]:
+    """Gold answers for ``N_GOLD`` items nobody labelled, spread over the project."""
+    free = sorted(set(grades) - labelled)
     return {i: grades[i] for i in free[:: max(1, len(free) // N_GOLD)][:N_GOLD]}
+
+
+def _near(value: float) -> float:
+    return min(LEVELS, key=lambda lv: abs(lv - max(0.0, min(1.0, value))))
+
+
+def _work_items(
+    grades: dict[str, float], labelled: set[str], rng: random.Random
+) -> dict[str, dict[str, float]]:
+    """Each qualified worker's real items (disjoint, among those the people labelled)
+    and answers: the careful worker within a level of version 2's grade, the rusher at
+    random."""
+    picked = rng.sample(sorted(labelled), sum(N_WORK.values()))
+    out, start = {}, 0
+    for pid, n in N_WORK.items():
+        mine = picked[start : start + n]
+        start += n
+        if pid == "DEMO-W1":
+            out[pid] = {i: _near(grades[i] + rng.gauss(0, 0.1)) for i in mine}
+        else:
+            out[pid] = {i: rng.choice(LEVELS) for i in mine}
+    return out
+
+
+def _interleaved(work: dict[str, float], golds: dict[str, float]) -> dict[str, float]:
+    """The worker's items in the order the study would serve them: gold spread evenly
+    among the real items (at the study's gold rate of about one in five)."""
+    real, gold_items = list(work.items()), list(golds.items())
+    step = max(1, len(real) // max(1, len(gold_items)))
+    order: list[tuple[str, float]] = []
+    for n, g in enumerate(gold_items):
+        order += real[n * step : (n + 1) * step] + [g]
+    order += real[len(gold_items) * step :]
+    return dict(order)
 
 
 def _wrong(value: float) -> float:
@@ -83,7 +130,7 @@ def _wrong(value: float) -> float:
 def _work(store: Store, project: str, who: str, items: dict[str, float], seconds: float) -> None:
     for item, value in items.items():
         store.save_label(project, item, who, FIELD, value)
-        # bypass: the demo's four people already fill every item's k slots
+        # bypass: the worker takes the item without a claim from the study queue
         asg.submit(store, project, item, who, seconds=seconds, bypass=True)
         crowd_quality.record_active_seconds(store, project, item, who, seconds)
 
@@ -93,7 +140,10 @@ def load_crowd_study(store: Store, project: str) -> list[str]:
     it; returns the workers' names."""
     set_study(store, project, STUDY)
     token = store.project(project).settings["study"]["token"]
-    truth = _gold_answers(store, project)
+    grades = _grades()
+    labelled = set(store.annotations_frame(project)["item_id"])
+    truth = _gold_answers(grades, labelled)
+    work_items = _work_items(grades, labelled, random.Random(SEED))
     gold.set_gold_many(store, project, {i: {FIELD: v} for i, v in truth.items()})
     names = []
     for pid, right_training, accurate, seconds in (
@@ -116,8 +166,8 @@ def load_crowd_study(store: Store, project: str) -> list[str]:
             crowd.record_training_answer(store, project, who, t["id"], {FIELD: given})
         if not crowd.finish_training(store, project, who).qualified:
             continue
-        work = {i: v if accurate else _wrong(v) for i, v in list(truth.items())[:3]}
-        _work(store, project, who, work, seconds)
+        golds = {i: v if accurate else _wrong(v) for i, v in list(truth.items())[:3]}
+        _work(store, project, who, _interleaved(work_items[pid], golds), seconds)
         # the ends the study flow gives these two (set directly: the flow's own checks
         # read every label of the project, which would slow down the demo's first start)
         if accurate:

@@ -530,12 +530,16 @@ class ResultsMixin(StoreBase):
         existing keys are kept (first writer wins, also under concurrent writers)."""
         if not entries:
             return
+        now = utcnow()
         with self.write() as s:
-            stmt = dialect_insert(s, LLMCacheEntry).on_conflict_do_nothing(index_elements=["key"])
+            # A Core insert on the table: the ORM's bulk path costs more per row.
+            stmt = dialect_insert(s, LLMCacheEntry.__table__).on_conflict_do_nothing(
+                index_elements=["key"]
+            )
             s.execute(
                 stmt,
                 [
-                    {"key": k, "model": m, "request": req, "response": resp, "created_at": utcnow()}
+                    {"key": k, "model": m, "request": req, "response": resp, "created_at": now}
                     for k, m, req, resp in entries
                 ],
             )

@@ -11,7 +11,9 @@ Loads the demo projects into a fresh SQLite file, then times
 In the browser it times repeated visits and first visits after a new label (one label
 submitted again between two visits, so the data version changes), each to the first
 number shown and to the drawn page; targets (issue #30): repeat visits under 2 s, first
-visits after new labels under 3 s, numbers before the charts. ``--page audit`` times the
+visits after new labels under 3 s, numbers before the charts. Beside each wall time it
+prints the CPU seconds the app server and chromium spent on the visit (less
+load-sensitive than wall time; the server's includes the Home rerun's tail, if any). ``--page audit`` times the
 Audit page the same way; ``--load N`` takes the browser visits under a CPU load of N
 (bench/cpu_load.py). Skips the browser part (saying why) without chromium.
 
@@ -93,6 +95,47 @@ def new_label(url: str, project: str) -> None:
         store.close()
 
 
+def _children(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (from /proc; empty where /proc is missing)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            try:
+                kids = [int(k) for k in task.read_text().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def _cpu_s(pids: list[int]) -> float:
+    """CPU seconds (user + system) used so far by ``pids`` (those still running)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+def _browser_pids(server: int) -> list[int]:
+    """This process's chromium processes (not the app server, not the load generator)."""
+    skip = {server, *_children(server)}
+    return [pid for pid in _children(os.getpid()) if pid not in skip and "chrom" in _comm(pid)]
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip().lower()
+    except OSError:
+        return ""
+
+
 def browser_visits(
     url: str, project: str, visits: int, page_name: str = "agreement", load: float = 0
 ) -> dict[str, list[float]] | None:
@@ -107,13 +150,20 @@ def browser_visits(
         return None
     link, title = PAGES[page_name]
     out: dict[str, list[float]] = {
-        k: [] for k in ("repeat", "repeat_numbers", "new", "new_numbers")
+        f"{kind}{what}": []
+        for kind in ("repeat", "new")
+        for what in ("", "_numbers", "_server_cpu", "_browser_cpu")
     }
     with running_app(url) as app, browser_page() as page:
         open_page(page, app, f"?project={project}")
         nav = page.locator('[data-testid="stSidebarNav"]')
 
+        server = app.process.pid
+
         def visit(kind: str) -> None:
+            server_pids = [server, *_children(server)]
+            browser_pids = _browser_pids(server)
+            server_cpu, browser_cpu = _cpu_s(server_pids), _cpu_s(browser_pids)
             start = time.perf_counter()
             nav.get_by_role("link", name=link).click()
             page.wait_for_url(f"**/{page_name}**")
@@ -122,13 +172,15 @@ def browser_visits(
             wait(page, 600_000)
             page.wait_for_selector(f'h1:has-text("{title}")')
             out[kind].append(time.perf_counter() - start)
+            out[f"{kind}_server_cpu"].append(_cpu_s(server_pids) - server_cpu)
+            out[f"{kind}_browser_cpu"].append(_cpu_s(browser_pids) - browser_cpu)
             nav.get_by_role("link", name="Home").click()
             page.wait_for_url(lambda u: f"/{page_name}" not in u)
             wait(page, 600_000)
 
         visit("repeat")  # warm: the first visit of all (libraries, caches)
-        out["repeat"].clear()
-        out["repeat_numbers"].clear()
+        for key in [k for k in out if k.startswith("repeat")]:
+            out[key].clear()
         with cpu_load(load):
             for _ in range(visits):
                 visit("repeat")
@@ -165,6 +217,8 @@ def main() -> None:
             ):
                 _summary(f"  {what}: click to first number", times[f"{kind}_numbers"], True)
                 _summary(f"  {what}: click to drawn page", times[kind], True)
+                _summary(f"  {what}: CPU of the app server", times[f"{kind}_server_cpu"], True)
+                _summary(f"  {what}: CPU of chromium", times[f"{kind}_browser_cpu"], True)
 
 
 if __name__ == "__main__":

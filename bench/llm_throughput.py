@@ -78,10 +78,10 @@ def run(
         concurrency=concurrency,
         max_retries=0,
     )
-    # Warm-up outside the timed region: the HTTP layer (aiohttp) and the evaluator's module
-    # are imported on first use, once per process, which is not throughput
+    # Warm-up outside the timed region: the HTTP layer and the evaluator's module are
+    # imported on first use, once per process, which is not throughput
     # (bench/whole_process.py times whole processes, imports included).
-    import aiohttp  # noqa: F401
+    import evaluators.llm.streams  # noqa: F401
 
     get_evaluator_class("intent_resolution")
     ctx = EvalContext(llm=LLMClient(config, cache=store), cache=store, pages=store)

@@ -17,14 +17,23 @@ alike: with ``--baseline DIR`` (another checkout, e.g. a worktree of main) its
 with the min and max, the CPU per item and the one-minute load average before and after:
 on a shared machine wall time is noisy, CPU time much less so.
 
+With ``--peers`` the peers run too, alternating with the workbench in the same rounds of
+the cold scenarios: deepeval's GEval and azure-ai-evaluation's IntentResolutionEvaluator,
+each a whole process of its runner script under ``bench/peers/`` (the same items, the
+same concurrency, the same server, which answers each in the shape it parses:
+``tests/support/peer_replies.py``). They run with the python of a side venv
+(``--peer-venv``, default ``$PEER_VENV`` or /work/venvs/peer-bench, built by
+``scripts/build_peer_bench_venv.sh``); without it the bench says how to build it and
+runs the workbench alone.
+
     .venv/bin/python bench/whole_process.py [--rounds 3] [--quick] [--baseline DIR]
+        [--peers [--peer-venv DIR]]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import multiprocessing
 import os
 import resource
@@ -42,10 +51,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.replies import INTENT_RESOLUTION_REPLY  # noqa: E402
+from tests.support.peer_replies import bench_reply  # noqa: E402
 
 PROJECT = "bench"
 EVALUATOR = "intent_resolution"
+DEFAULT_PEER_VENV = "/work/venvs/peer-bench"
+#: Runner scripts under bench/peers/, by the name the report gives them.
+PEER_SCRIPTS = {"deepeval": "deepeval_geval.py", "azure": "azure_intent_resolution.py"}
+#: A model name the peers know (deepeval reads its capabilities, logprobs included, from
+#: it); the scripted server answers whatever the name.
+PEER_MODEL = "gpt-4o-mini"
 
 
 @dataclass(frozen=True)
@@ -83,12 +98,11 @@ def _serve(latency: float, calls: Any, stop: Any, ready: Any) -> None:
     from tests.support import scripted_llm
 
     scripted_llm._Server.request_queue_size = 1024  # as a production server's backlog
-    content = json.dumps(INTENT_RESOLUTION_REPLY)
 
     def handler(req: dict) -> scripted_llm.Reply:
         with calls.get_lock():
             calls.value += 1
-        return scripted_llm.Reply(content=content, delay_s=latency)
+        return bench_reply(req, latency)  # the workbench's record, or a peer's shape
 
     with scripted_llm.ScriptedLLM() as server:
         server.handler = handler
@@ -156,6 +170,50 @@ def run_args(c: Contender, db: Path) -> list[str]:
     return [*c.argv, "--db", f"sqlite:///{db}", "evaluate", PROJECT, "--evaluator", EVALUATOR]
 
 
+@dataclass
+class Peer(Contender):
+    """A peer's runner script (``bench/peers/``), run with the peer venv's python."""
+
+    script: str = ""
+
+
+def peer_contenders(venv: str | os.PathLike[str]) -> tuple[list[Contender], str]:
+    """The peers when ``venv`` has a python, else none and how to build the venv."""
+    python = Path(venv) / "bin" / "python"
+    if not python.exists():
+        return [], (
+            f"peers skipped: no peer venv at {venv}; build it with "
+            f"PEER_VENV={venv} scripts/build_peer_bench_venv.sh (deepeval, "
+            "azure-ai-evaluation), then re-run with --peers"
+        )
+    peers: list[Contender] = [
+        Peer(name, [str(python), str(ROOT / "bench" / "peers" / script)], ROOT, script=script)
+        for name, script in PEER_SCRIPTS.items()
+    ]
+    return peers, f"peers: {', '.join(PEER_SCRIPTS)} with {python}"
+
+
+def peer_args(c: Contender, url: str, items: int, concurrency: int) -> list[str]:
+    """The command line of peer ``c`` on ``items`` items at ``concurrency``."""
+    return [
+        *c.argv,
+        "--base-url",
+        url,
+        "--model",
+        PEER_MODEL,
+        "--items",
+        str(items),
+        "--concurrency",
+        str(concurrency),
+    ]
+
+
+def peer_env(base: dict[str, str]) -> dict[str, str]:
+    """The environment of a peer run: none of the user's OpenAI, Azure or deepeval settings."""
+    prefixes = ("OPENAI_", "AZURE_", "DEEPEVAL_", "CONFIDENT_")
+    return {k: v for k, v in base.items() if not k.startswith(prefixes)}
+
+
 def median(values: list[float]) -> float:
     """The median (0 for none)."""
     return statistics.median(values) if values else 0.0
@@ -186,6 +244,27 @@ def report(s: Scenario, c: Contender, latency: float) -> str:
     )
 
 
+def peer_report(s: Scenario, c: Contender, latency: float, ours: Contender) -> str:
+    """A peer's line: as :func:`report` but no target (the targets are the workbench's),
+    and its CPU per item and wall time as multiples of the workbench's (``ours``)."""
+    runs, mine = c.samples.get(s.title, []), ours.samples.get(s.title, [])
+    if not runs:
+        return f"  {c.name:>10}: no runs"
+    wall, cpu = median([r.wall_s for r in runs]), median([r.cpu_s for r in runs])
+    shares = [100 * s.items * latency / s.concurrency / r.wall_s for r in runs]
+    failed = sum(r.exit_code != 0 for r in runs)
+    line = (
+        f"  {c.name:>10}: wall {wall:.2f} s ({min(r.wall_s for r in runs):.2f}-"
+        f"{max(r.wall_s for r in runs):.2f}), CPU {cpu:.2f} s = "
+        f"{1000 * cpu / s.items:.2f} ms/item, calls {median([r.calls for r in runs]):.0f}; "
+        f"{median(shares):.1f} % of the call bound ({min(shares):.1f}-{max(shares):.1f})"
+    )
+    if mine:
+        my_wall, my_cpu = median([r.wall_s for r in mine]), median([r.cpu_s for r in mine])
+        line += f"; {cpu / my_cpu:.1f}x the CPU and {wall / my_wall:.1f}x the wall of {ours.name}"
+    return line + (f"; {failed} run(s) FAILED" if failed else "")
+
+
 def contenders(baseline: str | None) -> list[Contender]:
     """This checkout and, when given, the baseline checkout."""
     out = [Contender("this", [sys.executable, "cli.py"], ROOT)]
@@ -203,6 +282,14 @@ def main() -> int:
     parser.add_argument(
         "--only", choices=("16", "64", "cached"), action="append", help="run these scenarios"
     )
+    parser.add_argument(
+        "--peers", action="store_true", help="also run deepeval and azure-ai-evaluation"
+    )
+    parser.add_argument(
+        "--peer-venv",
+        default=os.environ.get("PEER_VENV", DEFAULT_PEER_VENV),
+        help="the peers' venv (scripts/build_peer_bench_venv.sh)",
+    )
     args = parser.parse_args()
     n_cold, n_cached = (200, 2_000) if args.quick else (1_000, 10_000)
     scenarios = [
@@ -216,6 +303,10 @@ def main() -> int:
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("WORKBENCH_")}
     base_env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caches, as installed packages
     who = contenders(args.baseline)
+    if args.peers:
+        peers, note = peer_contenders(args.peer_venv)
+        print(note)
+        who += peers
     load_before = os.getloadavg()[0]
     print(
         f"whole processes; scripted server in a child process, {args.latency:g} s per call, "
@@ -223,6 +314,9 @@ def main() -> int:
         f"load {load_before:.2f} at start"
     )
     with tempfile.TemporaryDirectory() as tmp, scripted_server(args.latency) as (url, model, n):
+        for c in who:  # peers write their own files (deepeval's .deepeval/) where they run
+            if isinstance(c, Peer):
+                c.cwd = Path(tmp)
         seeds: dict[int, Path] = {}
         for s in scenarios:  # one seed database per size; the cached one with its cache
             if s.items not in seeds:
@@ -237,11 +331,21 @@ def main() -> int:
             db = Path(tmp) / "warm.db"
             shutil.copy(seeds[min(seeds)], db)
             env = scenario_env(base_env, url, model, 64)
+            if isinstance(c, Peer):
+                timed(peer_args(c, url, 16, 16), c.cwd, peer_env(base_env), n)
+                continue
             timed([*run_args(c, db), "--limit", "16"], c.cwd, env, n)
         for r in range(args.rounds):
             for s in scenarios:
                 env = scenario_env(base_env, url, model, s.concurrency)
                 for c in who:
+                    if isinstance(c, Peer):
+                        if s.cached:  # the peers have no persistent result cache to re-use
+                            continue
+                        argv = peer_args(c, url, s.items, s.concurrency)
+                        sample = timed(argv, c.cwd, peer_env(base_env), n)
+                        c.samples.setdefault(s.title, []).append(sample)
+                        continue
                     db = Path(tmp) / f"run-{c.name}.db"
                     shutil.copy(cached_seed if s.cached else seeds[s.items], db)
                     sample = timed(run_args(c, db), c.cwd, env, n)
@@ -250,7 +354,10 @@ def main() -> int:
     for s in scenarios:
         print(f"{s.title}:")
         for c in who:
-            if c.samples.get(s.title):
+            if isinstance(c, Peer):
+                if c.samples.get(s.title):
+                    print(peer_report(s, c, args.latency, who[0]))
+            elif c.samples.get(s.title):
                 print(report(s, c, args.latency))
     print(f"load average (1 min): {load_before:.2f} at start, {os.getloadavg()[0]:.2f} at end")
     return 0

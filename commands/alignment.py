@@ -55,20 +55,26 @@ def _fmt(value: Any) -> str:
 def table_text(doc: dict[str, Any]) -> str:
     """The document as a readable table: one line per version, then its probes, each
     figure with the n it was computed on."""
-    head = doc["headline"]
-    lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {head}"]
+    from agreement.statistics import DASH
+    from alignment.cost import cost_text, price_note
+    from alignment.frames import headline_name
+
+    name = headline_name(doc["headline"])
+    lines = [f"{doc['project']} · {doc['field']} ({doc['field_type']}); headline: {name}"]
     if doc["field_type"] == "pairwise":
         return "\n".join(lines + [x for row in doc["versions"] for x in pairwise_lines(row)])
     for row in doc["versions"]:
         h = row["headline"]
         ci = f" [{_fmt(h['ci'][0])}, {_fmt(h['ci'][1])}]" if h.get("ci") else ""
         lines.append(
-            f"  {row['label']}: {row['n']} items compared; {head} {_fmt(h['value'])}{ci} "
+            f"  {row['label']}: {row['n']} items compared; {name} {_fmt(h['value'])}{ci} "
             f"(n {h.get('n', 0)}), failures {_fmt(row['failure_rate'])} "
-            f"(n {row['n_results']} results), mean cost {_fmt(row['mean_cost'])}, "
+            f"(n {row['n_results']} results), mean cost {cost_text(row) or DASH}, "
             f"excluded {row['excluded']['n']}"
             + (f", accuracy {_fmt(row['accuracy'])}" if row.get("accuracy") is not None else "")
         )
+        if note := price_note(row):
+            lines.append(f"    {note}")
         lines += [f"    {line}" for line in probe_lines(row["probes"])]
     return "\n".join(lines)
 
@@ -175,7 +181,11 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
         if args.diff:
             from alignment.diff import diff_versions
 
-            data = diff_versions(store, args.name, *args.diff, field=args.field)
+            hint = (
+                "Their agreement with the people is compared side by side in "
+                f"'alignment {args.name}' (without --diff)."
+            )
+            data = diff_versions(store, args.name, *args.diff, field=args.field, hint=hint)
             if not args.json:
                 print(json.dumps(data["summary"]))
                 for r in data["items"]:

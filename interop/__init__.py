@@ -23,6 +23,17 @@ FORMATS = {
     "prolific": "interop.prolific",  # no labels in it: the import says so and stops
 }
 
+#: ``--format`` name -> the tool's own name (what screens show).
+TOOL_NAMES = {
+    "label-studio": "Label Studio",
+    "potato": "Potato",
+    "argilla": "Argilla",
+    "langfuse": "Langfuse",
+    "langsmith": "LangSmith",
+    "mturk": "MTurk",
+    "prolific": "Prolific",
+}
+
 
 def format_module(name: str) -> ModuleType:
     """The module of a ``--format`` name (a clear error for an unknown one)."""

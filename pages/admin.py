@@ -11,6 +11,7 @@ from annotation_store.accounts import users as accounts
 from annotation_store.accounts.people import KIND_WORDS, people_rows
 from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
+from ui.admin_tables import assignments_table, fact_versions_table
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role
 from ui.plugin_warnings import show_plugin_warnings
@@ -230,7 +231,7 @@ with assign_tab:
                 f"Assigned {len(chosen)} item(s) to {who}.",
             )
     rows = asg.assignments_frame(store, project.name)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(assignments_table(rows), hide_index=True, width="stretch")
     open_rows = [r for r in rows if r["status"] == "open"]
     if open_rows:
         pick = st.selectbox(
@@ -269,7 +270,7 @@ with facts_tab:
                     )
         versions = store.fact_versions(project.name, item_id)
         if versions:
-            table, config = dash_missing(versions, why="not recorded")
+            table, config = dash_missing(fact_versions_table(versions), why="not recorded")
             st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 with study_tab:

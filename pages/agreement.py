@@ -16,6 +16,7 @@ from reports.data import agreement_document
 from reports.formats import FORMATS
 from reports.render import build_report, csv_path, render_report
 from ui import agreement_tables
+from ui.agreement_evaluators import evaluators_section
 from ui.agreement_panel import FIELD_KEY, _store_for
 from ui.alarms_view import alarms_section
 from ui.context import get_store, require_project
@@ -36,6 +37,10 @@ def _document(
 
 
 REPORT_KEY = "agreement_report"
+#: Session key of the open tab, and the tabs' titles.
+TAB_KEY = "agreement_tab"
+PEOPLE, EVALUATORS, CALIBRATED = "People", "Evaluators vs humans", "Calibrated binary"
+OVER_TIME, REPORT = "Over time", "Report"
 MIME = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 FORMAT_NAMES = {"html": "HTML", "md": "Markdown", "json": "JSON"}
 
@@ -103,91 +108,60 @@ if names:
     # chart costs the browser a redraw, and all of them at once made visits slow.
     picked = st.selectbox("Field (also shown in the side panel)", names, key=FIELD_KEY)
 
-# Every chart keeps its place but is sent last, so the numbers show first (issue #30).
+# Only the open tab is computed and drawn (issue #30): every plotly chart costs the
+# browser about 0.2 s of CPU, and four at once made the first paint slow. Within a tab,
+# charts keep their place but are sent last, so the numbers show first.
+titles = [PEOPLE, EVALUATORS, *([CALIBRATED] if data["calibrated"] else []), OVER_TIME, REPORT]
+tabs = dict(zip(titles, st.tabs(titles, key=TAB_KEY, on_change="rerun"), strict=True))
 charts = DeferredCharts()
-charts.add(figures.reliability_bars(data))
-agreement_tables.human_tables(data)
 
-st.header("Annotator pairs")
-if picked not in data["fields"]:
-    st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")
-for name, f in data["fields"].items():
-    fig = figures.kappa_heatmap(f, name) if name == picked else None
-    if fig is not None:
-        charts.add(fig)
-        if note := figures.pair_note(f):
-            st.caption(note)
 
-st.header("Evaluators vs humans")
-if not doc.evaluators:
-    st.info("No evaluator scores yet: run an evaluator or import scores.")
-else:
-    scored = sorted({f for by_field in doc.evaluators.values() for f in by_field})
-    others = ", ".join(f for f in scored if f != picked)
-    if picked not in scored:
-        st.caption(f"No evaluator scores {picked}; pick one of {others} above.")
-    elif others:
-        st.caption(f"Figures for {picked}; evaluators also score {others} (pick above).")
-for ev, by_field in doc.evaluators.items():
-    for name, res in by_field.items():
-        if name != picked:
-            continue
-        e = data["evaluators"][ev][name]
-        cols = st.columns(2)
-        if res.pairs is not None and len(res.pairs):
-            charts.add(figures.scatter(res.pairs, ev, name, figures.fit_value(res)), cols[0])
-        agreement_tables.correlation_table(cols[1], e)
-        if e.get("binary") and e["binary"]["n"]:
-            charts.add(figures.confusion(e["binary"], ev, name), cols[1])
-        if e.get("bias"):
-            bias_fig = figures.bias_bars(e["bias"], f"{ev} on {name}: bias by generator")
-            if bias_fig is not None:
-                charts.add(bias_fig)
-            else:
-                st.caption(
-                    f"**{ev} on {name}, bias by generator**: no chart, "
-                    f"{figures.bias_explanation(e['bias'])}."
+def _open(title: str) -> bool:
+    """Whether the tab is open (untracked tabs, as in some tests, count as open)."""
+    return tabs[title].open is not False
+
+
+if _open(PEOPLE):
+    with tabs[PEOPLE]:
+        charts.add(figures.reliability_bars(data))
+        agreement_tables.human_tables(data)
+        st.header("Annotator pairs")
+        if picked not in data["fields"]:
+            st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")
+        for name, f in data["fields"].items():
+            fig = figures.kappa_heatmap(f, name) if name == picked else None
+            if fig is not None:
+                charts.add(fig)
+                if note := figures.pair_note(f):
+                    st.caption(note)
+
+if _open(EVALUATORS):
+    with tabs[EVALUATORS]:
+        evaluators_section(doc, data, picked, charts)
+
+if CALIBRATED in tabs and _open(CALIBRATED):
+    with tabs[CALIBRATED]:
+        for against, rows in data["calibrated"].items():
+            st.header(f"Calibrated binary comparison vs {against} (Bi-Fact Table 1)")
+            agreement_tables.calibrated_table(rows)
+            if lines := flag_lines(rows):
+                st.warning(
+                    "Not findings yet:\n" + "\n".join(f"- {line}" for line in lines),
+                    icon=":material/warning:",
                 )
-            st.caption(figures.bias_caption(e["bias"]))
 
-for against, rows in data["calibrated"].items():
-    st.header(f"Calibrated binary comparison vs {against} (Bi-Fact Table 1)")
-    agreement_tables.calibrated_table(rows)
-    if lines := flag_lines(rows):
-        st.warning(
-            "Not findings yet:\n" + "\n".join(f"- {line}" for line in lines),
-            icon=":material/warning:",
-        )
-
-if data["timeline"].get(picked):
-    st.header("Agreement over time")
-    points = data["timeline"][picked]
-    if figures.has_history(points):
-        charts.add(figures.timeline(points, picked))
-    else:
-        st.caption(
-            f"All {points[-1]['n_ratings']} ratings of `{picked}` carry the same time (loaded "
-            "or imported together): there is no history to draw yet."
-        )
-
-st.header("Report")
-st.caption(
-    "The agreement report as self-contained HTML, Markdown or JSON (the same document as "
-    "`cli.py report`), with each human field's reliability matrix (items × annotators) "
-    "as CSV beside it."
-)
-picked = st.multiselect(
-    "Items to drill down in the report",
-    [i.item_id for i in store.items(project.name)][:5000],
-    key="agreement_report_items",
-)
-if st.button("Build report", icon=":material/description:", key="agreement_report_build"):
-    st.session_state[REPORT_KEY] = {
-        "project": project.name,
-        "version": version,
-        "items": tuple(picked),
-        **_report_files(store.url, project.name, version, tuple(picked), reference),
-    }
+if _open(OVER_TIME):
+    with tabs[OVER_TIME]:
+        points = data["timeline"].get(picked)
+        if not points:
+            st.caption(f"No agreement over time for `{picked}`.")
+        elif figures.has_history(points):
+            charts.add(figures.timeline(points, picked))
+        else:
+            st.caption(
+                f"All {points[-1]['n_ratings']} ratings of `{picked}` carry the same time "
+                "(loaded or imported together): there is no history to draw yet."
+            )
 
 
 def _download(
@@ -205,8 +179,29 @@ def _download(
     )
 
 
-built = st.session_state.get(REPORT_KEY)
-if built and built["project"] == project.name:
+def _report_section() -> None:
+    """Pick items, build the report in every format, offer the downloads."""
+    st.header("Report")
+    st.caption(
+        "The agreement report as self-contained HTML, Markdown or JSON (the same document "
+        "as `cli.py report`), with each human field's reliability matrix (items × "
+        "annotators) as CSV beside it."
+    )
+    items = st.multiselect(
+        "Items to drill down in the report",
+        [i.item_id for i in store.items(project.name)][:5000],
+        key="agreement_report_items",
+    )
+    if st.button("Build report", icon=":material/description:", key="agreement_report_build"):
+        st.session_state[REPORT_KEY] = {
+            "project": project.name,
+            "version": version,
+            "items": tuple(items),
+            **_report_files(store.url, project.name, version, tuple(items), reference),
+        }
+    built = st.session_state.get(REPORT_KEY)
+    if not built or built["project"] != project.name:
+        return
     if built["version"] != version:
         st.caption("Labels or results changed since this report was built: build it again.")
     cols = st.columns(len(built["reports"]))
@@ -220,5 +215,10 @@ if built and built["project"] == project.name:
         for k, m in enumerate(built["matrices"]):
             key = f"agreement_report_csv_{m['field']}"
             _download(cols[k % len(cols)], f"{m['field']} (CSV)", m, key, ":material/table:")
+
+
+if _open(REPORT):
+    with tabs[REPORT]:
+        _report_section()
 
 charts.draw()

@@ -16,6 +16,8 @@ from alignment.diff import default_pair, diff_refusal, diff_summary, version_dif
 from alignment.diff_rows import diff_headers
 from alignment.frames import (
     confusion_frame,
+    headline_name,
+    price_note,
     probes_formats,
     probes_frame,
     undrawn_versions,
@@ -29,7 +31,12 @@ from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
 from ui.probe_runs import probe_control
-from ui.tables import dash_missing
+from ui.tables import DASH, dash_missing
+
+NO_DECISIONS = (
+    "Decisions flip on a binary field (score ≥ 0.5 or not) or a categorical one (the "
+    "label); this field is graded, so the diff shows how scores moved instead."
+)
 
 FIELD_KEY = "alignment_field"
 
@@ -86,7 +93,7 @@ if doc["field_type"] == "pairwise":
     st.stop()
 st.caption(
     f"**{doc['field']}** ({doc['field_type']}): one row per evaluator version (a version run "
-    f"with several signatures has one row per signature). Headline: {doc['headline']}, "
+    f"with several signatures has one row per signature). Headline: {headline_name(doc['headline'])}, "
     "95% percentile bootstrap CIs over items."
 )
 frame, config = dash_missing(
@@ -107,6 +114,8 @@ for row in doc["versions"]:
         )
     for flag in ((row.get("binary") or {}).get("flags") or {}).values():
         st.caption(f":material/warning: **{row['label']}**: {flag}.")
+    if note := price_note(row):
+        st.caption(f"**{row['label']}**: {note}.")
 if doc["versions"]:
     st.plotly_chart(figures.headline_chart(doc), width="stretch")
     for line in undrawn_versions(doc):
@@ -208,10 +217,17 @@ m = st.columns(4)
 m[0].metric("Items in both", s["n"])
 m[1].metric("Toward the humans", s["toward"])
 m[2].metric("Away from them", s["away"])
-m[3].metric("Decisions flipped", s["flipped"])
-show = st.segmented_control(
-    "Show", ["moved", "flipped", "all"], default="moved", key="alignment_diff_show"
+# A graded score has no decision to flip: a 0 there would read as "none flipped".
+decisions = doc["field_type"] in ("binary", "categorical")
+m[3].metric(
+    "Decisions flipped",
+    s["flipped"] if decisions else DASH,
+    help=None if decisions else NO_DECISIONS,
 )
+shows = ["moved", "flipped", "all"] if decisions else ["moved", "all"]
+if st.session_state.get("alignment_diff_show") not in (*shows, None):
+    st.session_state.pop("alignment_diff_show")  # "flipped", kept from a binary field
+show = st.segmented_control("Show", shows, default="moved", key="alignment_diff_show")
 if show == "moved":
     diff = diff[diff["movement"].isin(["toward", "away"]) | diff["fact_changes"].map(bool)]
 elif show == "flipped":

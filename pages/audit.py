@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import streamlit as st
 
-from annotation_store import Store
+from annotation_store import ProjectInfo
 from audit.analysis import (
     AGREE,
     CATEGORIES,
@@ -13,6 +15,7 @@ from audit.analysis import (
     EVAL_FAILED,
     HUMANS_DISAGREE,
     METRIC_DIFFERS,
+    AuditTable,
     build_audit_table,
     comparable_fields,
     filter_audit,
@@ -21,6 +24,7 @@ from audit.analysis import (
 from common.csv_safe import csv_bytes
 from evaluators.registry import registry_scales
 from reports.quality import combined_reference
+from ui.agreement_panel import _store_for
 from ui.audit.drilldown import render_drilldown
 from ui.audit.paging import page_slice
 from ui.audit.report_view import report_section
@@ -33,18 +37,52 @@ SELECTED = "audit_item"
 LAST_CLICK = "_audit_last_click"
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _frames(_store: Store, name: str, version: str, use_reference: bool, method: str) -> dict:
-    """The store frames the table is built from, cached per data version."""
+@st.cache_resource(max_entries=16, show_spinner=False, ttl=3600)
+def _frames(url: str, name: str, version: str, use_reference: bool, method: str) -> dict:
+    """The store frames the table is built from, read once per data version and shared
+    by every rerun and session (a resource: not copied per rerun; nothing mutates it)."""
+    store = _store_for(url)
     return {
-        "items": _store.items(name),
-        "annotations": audit_labels(_store, name),
-        "scores": _store.scores_frame(name),
-        "results": _store.results_frame(name, include_failed=True),
+        "items": store.items(name),
+        "annotations": audit_labels(store, name),
+        "scores": store.scores_frame(name),
+        "results": store.results_frame(name, include_failed=True),
         # the aggregated labels (Dawid-Skene / MACE) on nominal fields, then the adjudicated
         # ones where asked: the same reference as the Agreement page's
-        "reference": combined_reference(_store, name, method, use_reference),
+        "reference": combined_reference(store, name, method, use_reference),
     }
+
+
+@st.cache_data(max_entries=64, show_spinner=False, ttl=3600)
+def _audit_table(
+    url: str,
+    _project: ProjectInfo,
+    project_key: str,
+    version: str,
+    use_reference: bool,
+    method: str,
+    field: str,
+    chosen: tuple[str, ...],
+    thresholds: tuple[float, float],
+) -> AuditTable:
+    """The audit table of ``field``, built once per data version and set of choices (a
+    rerun for a row click or a filter reuses it); ``project_key`` stands for the project
+    (name, kind, settings) in the cache key."""
+    data = _frames(url, _project.name, version, use_reference, method)
+    return build_audit_table(
+        _project.task_kind,
+        _project.settings,
+        data["items"],
+        data["annotations"],
+        data["scores"],
+        data["results"],
+        field,
+        evaluators=list(chosen),
+        evaluator_scales=registry_scales(chosen, field),
+        reference=data["reference"],
+        agree_threshold=thresholds[0],
+        differ_threshold=thresholds[1],
+    )
 
 
 store = get_store()
@@ -67,7 +105,8 @@ use_reference = st.toggle(
 )
 method = reference_select()
 own_reference = use_reference or method != "majority"
-data = _frames(store, project.name, store.data_version(project.name), use_reference, method)
+version = store.data_version(project.name)
+data = _frames(store.url, project.name, version, use_reference, method)
 if data["scores"].empty and data["results"].empty:
     st.info(
         "No evaluator results yet. Run evaluators on the **Evaluate** page, or import "
@@ -100,19 +139,16 @@ with c3.popover("Thresholds", icon=":material/tune:", width="stretch"):
     )
     differ_t = st.slider("A metric differs from |Δ| of", 0.0, 1.0, 0.25, 0.05, key="audit_differ_t")
 
-table = build_audit_table(
-    kind,
-    project.settings,
-    data["items"],
-    data["annotations"],
-    data["scores"],
-    data["results"],
+table = _audit_table(
+    store.url,
+    project,
+    json.dumps([project.name, kind.name, project.settings], sort_keys=True, default=str),
+    version,
+    use_reference,
+    method,
     field,
-    evaluators=chosen,
-    evaluator_scales=registry_scales(chosen, field),
-    reference=data["reference"],
-    agree_threshold=agree_t,
-    differ_threshold=differ_t,
+    tuple(chosen),
+    (agree_t, differ_t),
 )
 frame = table.frame
 
@@ -242,6 +278,6 @@ report_section(
     project.name,
     list(shown["item_id"]),
     selected,
-    data["reference"] if own_reference else None,
+    data["reference"].copy() if own_reference else None,
     pd.DataFrame(shown),
 )

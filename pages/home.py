@@ -33,6 +33,13 @@ def _table(records: list, columns: dict[str, str]) -> pd.DataFrame:
     return frame.rename(columns=columns)
 
 
+def _complete(progress: dict, n_items: int) -> str:
+    """``18 / 294``, and ``(+6 gold)`` when gold items make the items column larger."""
+    gold = n_items - progress["items"]
+    text = f"{progress['complete']} / {progress['items']}"
+    return f"{text} (+{gold} gold)" if gold > 0 else text
+
+
 if has_role("admin", "reviewer"):
     records: list = store.project_summaries()
     columns = {
@@ -71,7 +78,9 @@ if "annotators" in columns:
     # The same words and figures as Progress: an item is complete once k people
     # submitted it; a submission is one person submitting one item.
     progress = [asg.project_progress(store, r.name) for r in records]
-    table.insert(3, "complete items", [f"{p['complete']} / {p['items']}" for p in progress])
+    table.insert(
+        3, "complete items", [_complete(p, r.items) for p, r in zip(progress, records, strict=True)]
+    )
     table.insert(5, "submissions", [p["submitted"] for p in progress])
 st.subheader("Projects")
 st.dataframe(
@@ -80,7 +89,8 @@ st.dataframe(
     width="stretch",
     column_config={
         "complete items": st.column_config.TextColumn(
-            help="Items with k submissions (the project's k), of all items (as on Progress)"
+            help="Items with k submissions (the project's k), of the items to label (as "
+            "on Progress); a study's gold items are checks, counted apart"
         ),
         "submissions": st.column_config.NumberColumn(
             help="One per annotator per submitted item (as on Progress)"

@@ -29,14 +29,21 @@ PROBE_HEADER = [
 ALT_HEADER = ["version", "annotator", "n", "judge ρ_f", "annotator ρ_h", "p", "BY p", "rejected"]
 
 
+#: The recalibration document's keys in words (the figure, then the maps).
+RECALIBRATION_NAMES = {"brier": "Brier", "mae": "MAE", "platt": "Platt", "isotonic": "isotonic"}
+
+
 def recalibration_text(rec: dict[str, Any]) -> str | None:
-    """``brier raw 0.333 · platt 0.242 · isotonic 0.243`` (cross-fitted), or None."""
+    """``Brier raw 0.333 · Platt 0.242 · isotonic 0.243`` (cross-fitted; MAE for graded
+    scores), or None."""
     raw = rec.get("raw")
     if not raw:
         return None
     figure = "brier" if "brier" in raw else "mae"
-    parts = [f"{figure} raw {raw[figure]:.3f}"]
-    parts += [f"{m} {rec[m][figure]:.3f}" for m in ("platt", "isotonic") if m in rec]
+    parts = [f"{RECALIBRATION_NAMES[figure]} raw {raw[figure]:.3f}"]
+    parts += [
+        f"{RECALIBRATION_NAMES[m]} {rec[m][figure]:.3f}" for m in ("platt", "isotonic") if m in rec
+    ]
     return " · ".join(parts)
 
 

@@ -346,9 +346,13 @@ def test_one_measure_of_each_evaluator_section_reaches_every_view(
         assert f"Toy misses {e['bias']['toy_misses']:.1f}/6" in text
 
         at = open_app(monkeypatch, demo, project=EV_PROJECT, page="pages/agreement.py")
+        at.session_state["agreement_tab"] = "Evaluators vs humans"
+        at.run()
         (versus,) = [d.value for d in at.dataframe if {"statistic", "r"} <= set(d.value.columns)]
         toy = versus[versus["statistic"] == "toy_tally"].iloc[0]
         assert (toy["r"], toy["95% CI"], toy["n"]) == (pytest.approx(0.6), "[0.250, 0.750]", 6)
+        at.session_state["agreement_tab"] = "Calibrated binary"
+        at.run()
         (calibrated,) = [d.value for d in at.dataframe if "toy_accuracy" in d.value.columns]
         assert len(calibrated) == len(doc["calibrated"]["match"])
 

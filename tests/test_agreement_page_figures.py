@@ -31,6 +31,10 @@ def test_agreement_page_flags_and_explains_and_shows_n(
     demo: str,
 ) -> None:
     at = open_app(monkeypatch, demo, page="pages/agreement.py", project="demo-intent-match")
+    # the field picked at the top (match): its Cohen pairs, with n
+    assert any(t.startswith("Cohen's kappa per annotator pair: match") for t in _chart_titles(at))
+    at.session_state["agreement_tab"] = "Calibrated binary"
+    assert_ok(at.run())
     (warning,) = [str(w.value) for w in at.warning]
     warnings = warning.splitlines()
     # each flag once, naming the four scores it concerns
@@ -42,9 +46,11 @@ def test_agreement_page_flags_and_explains_and_shows_n(
     assert any("grid's lowest" in w for w in warnings)
     calibrated = next(d.value for d in at.dataframe if "threshold" in d.value.columns)
     assert list(calibrated.columns[:2]) == ["evaluator", "score"]  # not score_field
+    assert not _chart_titles(at)  # the calibrated tab has tables only
+    at.session_state["agreement_tab"] = "Evaluators vs humans"
+    assert_ok(at.run())
     titles = _chart_titles(at)
-    # the field picked at the top (match): its Cohen pairs, its evaluator, each with n
-    assert any(t.startswith("Cohen's kappa per annotator pair: match") for t in titles)
+    # the field picked at the top (match): its evaluator, with n
     assert any(
         "embedding-similarity (demo) vs humans on match" in t and "n = 6 items" in t for t in titles
     )

@@ -46,7 +46,8 @@ def test_card_file_has_verdict_headline_biases_calibration_and_cost(
     assert (
         f"| ECE, confidence in its own answer vs correctness (Potato) | {potato_ece():.3f}" in text
     )
-    assert "| mean cost per result | 0.002 | 38 |" in text
+    assert "| mean cost per result | $0.0020 | 38 |" in text
+    assert "| total cost | $0.0760 |" in text  # 38 results at $0.002
 
     doc = alignment_table(store, "toy", n_resamples=0)
     card = evaluation_card(doc, "judge:toy v1")

@@ -184,3 +184,19 @@ def test_label_version_diff_moves_toward_and_away(moods: Store) -> None:
     assert corrected_items(frame, binary=False) == [
         i for k, i in enumerate(ids) if v2[i] != majority(k)
     ]
+    # the categorical path refuses as the numeric one does: one version twice, or two
+    # evaluators (a second label judge here)
+    from alignment.diff import DiffRefused
+
+    with pytest.raises(DiffRefused, match="Pick two different versions"):
+        diff_versions(moods, "moods", "judge:mood v2", "judge:mood v2")
+    other = Signature("judge:tone", "1", "m", "p-tone", {})
+    run = moods.create_run("moods", other, 0)
+    moods.save_results(
+        "moods",
+        run,
+        [EvalResult(i, other, scores={"label": 0.0}, details={"answer": CATS[0]}) for i in ids],
+    )
+    moods.finish_run(run)
+    with pytest.raises(DiffRefused, match=r"different evaluators \(judge:mood, judge:tone\)"):
+        diff_versions(moods, "moods", "judge:mood v2", "judge:tone v1")

@@ -246,3 +246,38 @@ def test_a_long_audit_table_is_drawn_a_page_at_a_time(
     at.number_input(key="audit_page").set_value(2).run()
     assert list(at.dataframe[0].value["item_id"]) == ["near"]
     assert any("Item `far`" in s.value for s in at.subheader)  # the open item stays open
+
+
+def test_the_audit_table_is_built_once_per_data_version_and_choice(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """A rerun with the same data and choices (a row click, a page of the table) reuses
+    the built table; other thresholds or a new label build it again, with the new figures."""
+    import audit.analysis
+
+    calls: list[str] = []
+    real = audit.analysis.build_audit_table
+
+    def counting(*args, **kwargs):
+        calls.append(args[6])  # the field
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(audit.analysis, "build_audit_table", counting)
+    _audit_project(store)
+    at = _audit_page(monkeypatch, sqlite_url)
+    assert calls == ["f1"]
+    first = at.dataframe[0].value
+    at.run()
+    assert_ok(at)
+    assert calls == ["f1"], "same data version and choices: the cached table"
+    assert at.dataframe[0].value.equals(first)
+    at.slider(key="audit_differ_t").set_value(0.1).run()
+    assert_ok(at)
+    assert calls == ["f1", "f1"]
+    store.save_label("im", "near", "dan", "gold_fact_labels", ["C", "C", "C"], status="submitted")
+    store.save_label("im", "near", "dan", "predicted_fact_labels", ["C", "C"], status="submitted")
+    at.run()
+    assert_ok(at)
+    assert len(calls) == 3, "a new data version: built again"
+    near = at.dataframe[0].value.set_index("item_id").loc["near"]
+    assert near["annotators"] == 4

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from commands import main
@@ -91,6 +93,37 @@ def test_cli_runs_as_a_script_with_the_db_env(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     assert "no projects yet" in done.stdout
     assert (tmp_path / "w.db").exists()
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path) -> None:
+    """``workbench projects | head``: the pipe closes before the output is written; the
+    command ends with the shell's SIGPIPE code and no traceback."""
+    import subprocess
+    import sys
+
+    from tests.support.cli import ROOT
+
+    env = {
+        "WORKBENCH_DB_URL": f"sqlite:///{tmp_path / 'w.db'}",
+        "PATH": "/usr/bin:/bin",
+        "WORKBENCH_SECRETS": str(tmp_path / "none.toml"),
+    }
+    read, write = os.pipe()
+    os.close(read)  # nobody will ever read what the command prints
+    try:
+        done = subprocess.run(
+            [sys.executable, "cli.py", "projects"],
+            cwd=ROOT,
+            env=env,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 141
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,10 @@ def test_a_langfuse_file_imports_with_its_names_mapped(
     texts = ["i1", "i2", "i3", "i4"]
     add_items(store, "p", pd.DataFrame({"item_id": texts, "text": texts}))
     at = open_app(monkeypatch, store.url, page="pages/data.py", project="p")
+    # the formats by the tools' own names, not the --format keys
+    assert at.selectbox(key="foreign_format").options == [
+        "Label Studio", "Argilla", "Langfuse", "LangSmith", "MTurk", "Prolific"
+    ]  # fmt: skip
     at.selectbox(key="foreign_format").set_value("langfuse").run()
     scores = (PEERS / "langfuse" / "scores.json").read_bytes()
     at.file_uploader(key="foreign_upload_langfuse").set_value(

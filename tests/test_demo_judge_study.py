@@ -62,3 +62,38 @@ def test_the_demo_files_say_they_are_synthetic(name: str) -> None:
     readme = (DEMO_DIR / "README.md").read_text(encoding="utf-8")
     assert "demo-judge-study" in readme and "synthetic" in readme
     assert (STUDY_DIR / name).stat().st_size > 0
+
+
+def test_the_demo_alignment_page_shows_no_zeros_that_mean_not_applicable(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str
+) -> None:
+    from tests.support.apptest import assert_ok, open_app
+
+    store = Store(sqlite_url)
+    try:
+        load_all(store)
+    finally:
+        store.close()
+    at = open_app(
+        monkeypatch, sqlite_url, page="pages/alignment.py", project=JUDGE_STUDY, timeout=180
+    )
+    assert_ok(at)
+    # a graded field has no decision to flip: no "0 flipped", no "flipped" filter
+    flipped = next(m for m in at.metric if m.label == "Decisions flipped")
+    assert flipped.value == "—" and "graded" in flipped.help
+    assert at.segmented_control(key="alignment_diff_show").options == ["moved", "all"]
+    # no calibration run: the ECE definition is empty, not 0
+    probes = next(d.value for d in at.dataframe if "ECE definition" in d.value.columns)
+    assert set(probes["ECE definition"]) == {"—"}
+    # the card of the imported metric: no model tokens, counts as counts, names in words
+    card = next(m.value for m in at.markdown if "mean cost per result" in m.value)
+    assert "| mean tokens in / out | none (no model tokens used) |  |" in card
+    assert "| mean cost per result | none (no model tokens used) | 300 |" in card
+    assert "| ego-centric bias (over / under) | 7 / 3 |" in card
+    assert "| recalibrated (cross-fitted) | MAE raw " in card
+    assert "| option order | no options-reversed probe run |  |" in card
+    # the headline by its name, as the other correlations are named
+    assert any("Headline: Spearman, 95%" in c.value for c in at.caption)
+    versions = at.dataframe[0].value
+    assert {"Spearman", "Spearman 95% CI", "Pearson r"} <= set(versions.columns)
+    assert "| Spearman | 0.624 [0.506, 0.713] | 140 |" in card

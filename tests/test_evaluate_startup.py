@@ -17,6 +17,7 @@ from common.registry import Registry, UnknownEntryError
 from evaluators.llm.client import LLMClient
 from evaluators.llm.config import LLMConfig
 from evaluators.llm.direct import DirectChat, SDKChat
+from evaluators.llm.streams import StreamChat
 from evaluators.registry import EVALUATORS, builtin_index
 from tests.support.cli import ROOT
 from tests.support.replies import INTENT_RESOLUTION_REPLY
@@ -95,7 +96,7 @@ def test_a_name_the_index_misses_is_found_by_full_discovery(
         REG.get("gamma")
 
 
-def test_an_evaluate_process_imports_neither_openai_nor_pandas_nor_other_evaluators(
+def test_an_evaluate_process_imports_neither_openai_aiohttp_pandas_nor_other_evaluators(
     tmp_path: Path, scripted_llm: ScriptedLLM
 ) -> None:
     db = f"sqlite:///{tmp_path / 'wb.db'}"
@@ -111,7 +112,7 @@ def test_an_evaluate_process_imports_neither_openai_nor_pandas_nor_other_evaluat
         "sys.argv = ['cli.py', *sys.argv[1:]]\n"
         "try:\n    runpy.run_path('cli.py', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = ('openai', 'pandas', 'evaluators.nli', 'evaluators.builtin.geval')\n"
+        "heavy = ('openai', 'aiohttp', 'pandas', 'evaluators.nli', 'evaluators.builtin.geval')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules])\n"
     )
     env = {
@@ -189,12 +190,25 @@ def test_the_direct_path_retries_a_refused_connection_then_names_it() -> None:
 
 
 @pytest.mark.parametrize(
-    ("overrides", "kind"),
-    [({}, DirectChat), ({"http": "httpx"}, SDKChat), ({"api_version": "2024-06-01"}, SDKChat)],
+    ("overrides", "proxy", "kind"),
+    [
+        ({}, None, StreamChat),
+        ({}, "http://127.0.0.1:9", DirectChat),
+        ({"http": "httpx"}, None, SDKChat),
+        ({"api_version": "2024-06-01"}, None, SDKChat),
+    ],
 )
-def test_the_sdk_serves_azure_and_httpx_only(
-    scripted_llm: ScriptedLLM, overrides: dict[str, object], kind: type
+def test_the_sdk_serves_azure_and_httpx_only_and_aiohttp_a_proxy(
+    scripted_llm: ScriptedLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    overrides: dict[str, object],
+    proxy: str | None,
+    kind: type,
 ) -> None:
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    if proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
     client = _client(scripted_llm, **overrides)
 
     async def transport() -> object:

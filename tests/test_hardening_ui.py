@@ -134,7 +134,10 @@ def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypa
     for name in table.index:
         row = asg.project_progress(store, name)
         assert table.loc[name, "submissions"] == row["submitted"]
-        assert table.loc[name, "complete items"] == f"{row['complete']} / {row['items']}"
+        gold = table.loc[name, "items"] - row["items"]  # a study's gold items, counted apart
+        assert table.loc[name, "complete items"] == f"{row['complete']} / {row['items']}" + (
+            f" (+{gold} gold)" if gold else ""
+        )
     im = table.loc["demo-intent-match"]
     assert im["submissions"] == 18 and im["submitted answers"] == 54
     # k = 4 and three demo annotators: no item is complete until you label it too

@@ -88,7 +88,9 @@ def test_the_job_card_counts_tokens_and_cost_only_when_a_model_was_used() -> Non
     lexical = {"done": 6, "total": 6, "failed": 0, "cached": 0}
     assert progress_text(lexical) == "6 / 6 done · 0 failed · 0 cached"
     unpriced = {**lexical, "cached": 1, "tokens_in": 60, "tokens_out": 1200, "cost": 0.0}
-    assert progress_text(unpriced) == "6 / 6 done · 0 failed · 1 cached · 1,260 tokens"
+    assert progress_text(unpriced) == (
+        "6 / 6 done · 0 failed · 1 cached · 1,260 tokens · price unknown"
+    )
     priced = {**unpriced, "cost": 0.00213}
     assert progress_text(priced).endswith("1,260 tokens · $0.0021")
 

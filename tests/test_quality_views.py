@@ -48,6 +48,8 @@ def test_agreement_page_states_exclusions_and_offers_the_reference(demo, monkeyp
     assert "Excluded: 1 annotator and 18 labels - demo-annotator-2 (speed: left early)" in infos
     box = at.sidebar.selectbox(key="agreement_reference")
     assert box.value == "majority"
+    at.session_state["agreement_tab"] = "Evaluators vs humans"
+    at.run()
     (versus,) = [d.value for d in at.dataframe if {"statistic", "r"} <= set(d.value.columns)]
     box.set_value("dawid_skene").run()
     assert not at.exception

@@ -145,6 +145,11 @@ def test_progress_shows_the_study_dashboard_time_on_task_and_flags(monkeypatch, 
             "flags": "median active time 6% of the workers' median",
         },
     ]
+    # without an hourly rate the cost is unknown, not 0.00
+    set_study(project, "p", {"crowd": True, "token": "t", "speeder_share": 0.5})
+    at = open_app(monkeypatch, project.url, page="pages/progress.py", project="p")
+    cost = next(m for m in at.metric if m.label == "Estimated cost")
+    assert cost.value == "—" and cost.help.startswith("No hourly rate set")
     csv = pd.read_csv(io.BytesIO(cq.completion_csv(project, "p")), keep_default_na=False)
     assert csv[["annotator", "completion_code", "bonus_eligible"]].values.tolist() == [
         ["prolific:A", "OK1", True]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from annotation_store.importing import ImportFailure, scoreable_fields
-from interop import FORMATS, format_module
+from interop import FORMATS, TOOL_NAMES, format_module
 from interop.base import apply_mapping, import_converted, names, read_guarded
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def foreign_import(store: Store, project: str) -> None:
     with st.expander(
         "Another tool's file (Label Studio, Argilla, Langfuse, LangSmith, MTurk, Prolific)"
     ):
-        fmt = st.selectbox("Format", UPLOADABLE, key="foreign_format")
+        fmt = st.selectbox("Format", UPLOADABLE, format_func=TOOL_NAMES.get, key="foreign_format")
         upload = st.file_uploader(
             "File", type=["json", "jsonl", "csv", "parquet"], key=f"foreign_upload_{fmt}"
         )

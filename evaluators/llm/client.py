@@ -46,6 +46,7 @@ from evaluators.llm.direct import (
     ChatTransport,
     DirectChat,
     SDKChat,
+    endpoint_url,
 )
 from evaluators.llm.http import aiohttp_installed, http_client
 from evaluators.llm.jsonparse import JSONExtractError, extract_json
@@ -467,11 +468,17 @@ class LLMClient:
         return self._transport, self._sem
 
     def _make_transport(self) -> ChatTransport:
-        """aiohttp directly for OpenAI-compatible endpoints; the SDK for Azure and httpx."""
+        """Our own HTTP/1.1 connections for OpenAI-compatible endpoints (aiohttp behind a
+        proxy); the SDK for Azure and httpx."""
         cfg = self.config
-        if cfg.http == "aiohttp" and not cfg.is_azure and aiohttp_installed():
+        if cfg.http == "aiohttp" and not cfg.is_azure:
+            from evaluators.llm.streams import StreamChat, proxy_configured
+
             key = cfg.api_key or "not-needed"  # local servers take any key
-            return DirectChat(cfg.base_url, key, cfg.timeout_s, cfg.concurrency)
+            if not proxy_configured(endpoint_url(cfg.base_url)):
+                return StreamChat(cfg.base_url, key, cfg.timeout_s)
+            if aiohttp_installed():
+                return DirectChat(cfg.base_url, key, cfg.timeout_s, cfg.concurrency)
         self._sdk = self._make_openai()
         return SDKChat(self._sdk)
 

@@ -1,10 +1,11 @@
-"""Chat completions straight over aiohttp: the HTTP layer of online calls.
+"""Chat completions without the ``openai`` SDK: the HTTP layer of online calls.
 
 Going through ``openai.AsyncOpenAI`` costs an online call about 2-3 ms of CPU (the SDK
 builds its request options and drives aiohttp through an httpx-compatible layer) and a
 process about a second of imports (``import openai`` builds hundreds of pydantic types).
-An online chat completion is one JSON POST, so :class:`DirectChat` sends it on an
-aiohttp keep-alive pool itself. The SDK still serves Azure OpenAI, the httpx backend
+An online chat completion is one JSON POST: :class:`evaluators.llm.streams.StreamChat`
+sends it on keep-alive connections of its own, and :class:`DirectChat` on an aiohttp
+pool when a proxy variable applies. The SDK still serves Azure OpenAI, the httpx backend
 (``WORKBENCH_LLM_HTTP=httpx``) and the Batch API; :class:`SDKChat` adapts it to the same
 interface and the same errors, so the client's retries see one kind of failure.
 
@@ -58,29 +59,40 @@ class ChatTransport(Protocol):
         ...
 
 
+def endpoint_url(base_url: str | None) -> str:
+    """The chat completions URL of an endpoint (``OPENAI_BASE_URL`` or OpenAI's by default)."""
+    base = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    return f"{base}/chat/completions"
+
+
+def default_headers(api_key: str) -> dict[str, str]:
+    """The headers of every direct request, with what the SDK would add from the
+    environment (an organisation, a project)."""
+    headers = {
+        "Authorization": f"Bearer {api_key}",
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": f"metric-audit-workbench/{__version__}",
+    }
+    for variable, header in SDK_HEADERS.items():
+        if os.environ.get(variable):
+            headers[header] = os.environ[variable]
+    return headers
+
+
 class DirectChat:
-    """``POST {base_url}/chat/completions`` on one aiohttp session of the running loop."""
+    """``POST {base_url}/chat/completions`` on one aiohttp session of the running loop
+    (the path behind a proxy; :class:`evaluators.llm.streams.StreamChat` otherwise)."""
 
     def __init__(self, base_url: str | None, api_key: str, timeout_s: float, pool: int) -> None:
         import aiohttp
 
-        base = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        self._url = f"{base}/chat/completions"
+        self._url = endpoint_url(base_url)
         self._aiohttp = aiohttp
-        headers = {
-            "Authorization": f"Bearer {api_key}",
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": f"metric-audit-workbench/{__version__}",
-        }
-        # What the SDK would add from the environment (an organisation, a project).
-        for variable, header in SDK_HEADERS.items():
-            if os.environ.get(variable):
-                headers[header] = os.environ[variable]
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=max(1, pool)),
             timeout=aiohttp.ClientTimeout(total=timeout_s),
-            headers=headers,
+            headers=default_headers(api_key),
             trust_env=True,  # proxy variables and .netrc, as the SDK's transports honour
         )
 

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from alignment.cost import UNKNOWN
 from annotation_store import JobInfo, Store
 from common.config import get_setting
 from jobs.worker import Worker, job_state, request_cancel, resume_job
@@ -60,7 +61,8 @@ def get_worker() -> Worker | None:
 
 def progress_text(p: dict[str, Any]) -> str:
     """ "12 / 20 done · 1 failed · 3 cached · 1,234 tokens · $0.0021"; tokens and cost only
-    when the run used a model (and cost only when the model has a known price)."""
+    when the run used a model; "price unknown" when it did and its model has no price
+    (its results are stored at cost 0, which is not "free")."""
     tokens = int(p.get("tokens_in", 0)) + int(p.get("tokens_out", 0))
     cost = float(p.get("cost", 0.0))
     parts = [
@@ -72,6 +74,8 @@ def progress_text(p: dict[str, Any]) -> str:
         parts.append(f"{tokens:,} tokens")
     if cost:
         parts.append(f"${cost:.4f}")
+    elif tokens:
+        parts.append(UNKNOWN)
     return " · ".join(parts)
 
 

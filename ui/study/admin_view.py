@@ -4,6 +4,7 @@ view), its links, gold items."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import streamlit as st
 
@@ -72,6 +73,19 @@ def study_tab(store: Store, project: ProjectInfo) -> None:
     _gold_editor(store, project)
 
 
+def answers_text(answers: Any) -> str:
+    """Gold answers as ``field: value`` pairs (lists joined with commas), not JSON."""
+    if not isinstance(answers, dict):
+        return _value_text(answers)
+    return "; ".join(f"{k}: {_value_text(v)}" for k, v in answers.items())
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(map(_value_text, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def _gold_editor(store: Store, project: ProjectInfo) -> None:
     golds = gold.gold_items(store, project.name)
     st.markdown(f"**Gold items** ({len(golds)})")
@@ -91,7 +105,7 @@ def _gold_editor(store: Store, project: ProjectInfo) -> None:
                 st.rerun()
     if golds:
         st.dataframe(
-            [{"item_id": i, "answers": json.dumps(g["answers"]), "explanation": g["explanation"]}
+            [{"item": i, "gold answers": answers_text(g["answers"]), "explanation": g["explanation"]}
              for i, g in golds.items()],
             hide_index=True,
             width="stretch",

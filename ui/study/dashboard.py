@@ -10,6 +10,11 @@ from annotation_store.crowd import study_quality as crowd_quality
 from annotation_store.studies.flow_settings import study_of
 from ui.tables import DASH
 
+NO_RATE = (
+    "No hourly rate set: give one under Users & settings → Study (Other checks and "
+    "limits) to estimate the pay from the active hours."
+)
+
 
 def time_on_task(store: Store, project: ProjectInfo) -> None:
     """Median active time per annotator, with the flags the study's checks raise."""
@@ -55,11 +60,14 @@ def study_dashboard(store: Store, project: ProjectInfo) -> None:
     median = figures["median_active_seconds"]
     f.metric("Median active s / item", DASH if median is None else f"{median:.0f}")
     g.metric("Active hours", f"{figures['active_hours']:.2f}")
-    h.metric(
-        "Estimated cost",
-        f"{figures['estimated_cost']:.2f}",
-        help=f"active hours x the study's hourly rate ({study.hourly_rate:g})",
-    )
+    if study.hourly_rate > 0:
+        h.metric(
+            "Estimated cost",
+            f"{figures['estimated_cost']:.2f}",
+            help=f"active hours x the study's hourly rate ({study.hourly_rate:g})",
+        )
+    else:  # 0 is the unset default, not free work
+        h.metric("Estimated cost", DASH, help=NO_RATE)
     st.download_button(
         "Completion codes and bonus eligibility (CSV)",
         crowd_quality.completion_csv(store, project.name),
