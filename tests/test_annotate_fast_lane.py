@@ -152,3 +152,39 @@ def test_routes_refuse_missing_answers_bad_choices_and_strangers(
     gone = client.get(NEXT_ROUTE, params={"after": "1"}, headers=_headers(token))
     assert gone.status_code == 403
     assert store.item_state("p", "p:0:tampered", "ann")["status"] is None
+
+
+def test_a_choice_is_saved_the_moment_it_is_given_without_submitting(
+    store: Store, client: TestClient
+) -> None:
+    """Each key in the panel posts its choice at once (a reload loses nothing); the item
+    stays a draft until its submit is posted."""
+    _binary(store, n=2)
+    user = accounts.add_user(store, "ann", "annotator")
+    first = asg.claim_next(store, "p", user.name)
+    token = LANES.open(store, "p", user)
+    key = client.post(
+        LABEL_ROUTE,
+        json={"item": "1", "chosen": {"label": 1}, "submit": False},
+        headers=_headers(token),
+    )
+    assert key.status_code == 200 and key.json() == {"saved": True, "submitted": False}
+    state = store.item_state("p", first, "ann")
+    assert state["labels"] == {"label": 0} and state["status"] == "draft"
+    changed = client.post(
+        LABEL_ROUTE,
+        json={"item": "1", "chosen": {"label": 0}, "submit": False},
+        headers=_headers(token),
+    )
+    assert changed.status_code == 200
+    assert store.item_state("p", first, "ann")["labels"] == {"label": 1}
+    bad = client.post(
+        LABEL_ROUTE,
+        json={"item": "1", "chosen": {"label": 9}, "submit": False},
+        headers=_headers(token),
+    )
+    assert bad.status_code == 400
+    done = client.post(LABEL_ROUTE, json={"item": "1", "chosen": {}}, headers=_headers(token))
+    assert done.status_code == 200
+    state = store.item_state("p", first, "ann")
+    assert state["status"] == "submitted" and state["labels"] == {"label": 1}

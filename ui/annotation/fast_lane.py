@@ -245,18 +245,12 @@ def next_item(
     return None if nxt == after or nxt in pending else nxt
 
 
-def save_and_submit(
-    store: Store,
-    project: ProjectInfo,
-    user: AnnotatorInfo,
-    item_id: str,
-    chosen: dict[str, int],
-    seconds: float | None,
-    active_seconds: float | None = None,
-) -> None:
-    """Save the posted choices (target key -> choice index) and submit the item, with
-    the checks of the page's callbacks, then store its active time (measured in the
-    browser) as ``ui.active_time.record`` does; LaneError says what was refused."""
+def save_choices(
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str, chosen: dict[str, int]
+) -> ItemContext:
+    """Save the posted choices (target key -> choice index) the moment they are given, as
+    the page's choice buttons do (a draft, or still submitted when the item already was),
+    and return the item's context afterwards; LaneError says what was refused."""
     ctx = _context(store, project, user, item_id)
     final = submitted_is_final(user.role, project.settings)
     if ctx.state["status"] == "submitted" and final:
@@ -280,7 +274,22 @@ def save_and_submit(
     status = "submitted" if ctx.state["status"] == "submitted" else "draft"
     for name, value in updates.items():
         store.save_label(project.name, item_id, user.name, name, value, status=status)
-    ctx = _context(store, project, user, item_id)
+    return _context(store, project, user, item_id) if updates else ctx
+
+
+def save_and_submit(
+    store: Store,
+    project: ProjectInfo,
+    user: AnnotatorInfo,
+    item_id: str,
+    chosen: dict[str, int],
+    seconds: float | None,
+    active_seconds: float | None = None,
+) -> None:
+    """Save the posted choices (see :func:`save_choices`) and submit the item, with the
+    checks of the page's callbacks, then store its active time (measured in the browser)
+    as ``ui.active_time.record`` does; LaneError says what was refused."""
+    ctx = save_choices(store, project, user, item_id, chosen)
     missing = missing_answers(ctx)
     if missing:
         raise LaneError("still to answer: " + ", ".join(missing), 422)

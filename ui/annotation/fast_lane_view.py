@@ -4,9 +4,10 @@ When the item in view is fully answered and every key the browser sent has been
 applied, Enter no longer waits for a Streamlit rerun: the script submits the item over
 HTTP (``ui.annotation.fast_routes``) and at once draws the next item, which it fetched
 while this one was being labelled, in a panel over the page. There, choices, ``j`` /
-``k`` and Enter are answered in the browser; each submitted item's choices are posted in
-order in the background (the next one is posted only once the previous one is saved,
-so nothing is counted out of order). A failed post is shown in the panel and retried
+``k`` and Enter are answered in the browser; each choice is posted the moment it is
+given (so a reload loses nothing) and each submit after the item's choices, in order in
+the background (a post goes only once the one before it is saved, so nothing is counted
+out of order). A failed post is shown in the panel and retried
 (1, 2, 4, 5 s ...); a refusal (a missing answer, a lapsed claim) is shown and stops the
 posting. Esc, or the end of the queue, waits for the posts and reloads the ordinary
 page on the item in view, which then shows exactly what was saved.
@@ -62,7 +63,8 @@ const headers = (json) => Object.assign({[C.guard]: '1', [C.laneHeader]: C.lane}
 async function fetchNext(ref) {
   try {
     const q = new URLSearchParams({after: ref});
-    L.queue.forEach((job) => { if (job.ref !== ref) q.append('pending', job.ref); });
+    L.queue.forEach((job) => {  // items whose submit is on its way count as submitted
+      if (job.ref !== ref && job.submit) q.append('pending', job.ref); });
     const r = await fetch(C.nextRoute + '?' + q.toString(),
       {headers: headers(false), credentials: 'same-origin'});
     if (!r.ok) return undefined;
@@ -94,8 +96,8 @@ function pump() {
     if (ok) { pump(); if (L.leaving) leave(); }
   };
   fetch(C.labelRoute, {method: 'POST', credentials: 'same-origin', headers: headers(true),
-    body: JSON.stringify({item: job.ref, chosen: job.chosen, seconds: job.seconds,
-      active_seconds: job.active})})
+    body: JSON.stringify({item: job.ref, chosen: job.chosen, submit: job.submit,
+      seconds: job.seconds, active_seconds: job.active})})
     .then(async (r) => {
       if (r.ok) return done(true);
       let msg = r.status + ' ' + r.statusText;
@@ -107,8 +109,8 @@ function pump() {
 }
 function send(item, chosen, seconds, away) {  // away: ms the tab was hidden or blurred
   const active = Math.max(0, Math.round((seconds * 1000 - away) / 100) / 10);
-  L.queue.push({ref: item.ref, name: item.name, chosen: chosen, seconds: seconds,
-    active: active});
+  L.queue.push({ref: item.ref, name: item.name, chosen: chosen, submit: true,
+    seconds: seconds, active: active});
   pump();
 }
 function awayNow(cur) { return cur.away + (L.since !== null ? Date.now() - L.since : 0); }
@@ -162,6 +164,9 @@ function choose(i, c) {
   cur.chosen[t.key] = c;
   cur.focus = Math.min(i + 1, cur.item.targets.length - 1);
   marks();
+  // saved the moment it is given, as the page's buttons save it: a reload loses nothing
+  L.queue.push({ref: cur.item.ref, name: cur.item.name, chosen: {[t.key]: c}, submit: false});
+  pump();
 }
 // A choice or a focus move restyles the rows in place (no new panel: less work for a
 // browser that gets a ninth of a core).
@@ -194,7 +199,7 @@ function render() {
   box.style.color = style.color;
   box.style.left = (main ? main.getBoundingClientRect().left : 0) + 'px';
   const cur = L.cur, item = cur.item;
-  const pending = L.queue.length;
+  const pending = new Set(L.queue.map((job) => job.ref)).size;
   const saving = L.failed ? null : h('span', {class: 'wb-saving', 'data-testid': 'wbSaving'},
     pending ? 'saving ' + pending + ' item' + (pending > 1 ? 's' : '') + '…'
             : (L.saved ? 'all saved' : ''));

@@ -4,7 +4,8 @@
 would show once ``REF`` is submitted (``{"item": null}`` at the end of the queue), the
 ``pending`` items counting as submitted (their posts are on the way); ``POST
 /api/annotate/label`` with ``{"item": REF, "chosen": {target: choice index}, "seconds":
-s}`` saves the choices and submits the item. Both need the lane token the page handed
+s}`` saves the choices and submits the item; with ``"submit": false`` it only saves them
+(each key's choice is posted the moment it is given, as the page's buttons save it). Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
 origin, like ``ui.session_routes``. The store is blocking: the work runs in a thread.
 """
@@ -50,6 +51,11 @@ def _label(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
     project = lane.store.project(lane.project)
     item_id = fast_lane.resolve(lane.store, project, lane.user, str(body.get("item", "")))
     chosen = body.get("chosen") or {}
+    if body.get("submit", True) is False:
+        if not isinstance(chosen, dict):
+            raise LaneError("malformed request", 400)
+        fast_lane.save_choices(lane.store, project, lane.user, item_id, chosen)
+        return {"saved": True, "submitted": False}
     seconds, active = body.get("seconds"), body.get("active_seconds")
     numbers = all(
         isinstance(x, int | float | None) and (x is None or x >= 0) for x in (seconds, active)
@@ -80,7 +86,7 @@ async def next_item(request: Request) -> Response:
 
 
 async def label_item(request: Request) -> Response:
-    """Save the posted choices and submit the item."""
+    """Save the posted choices and (unless ``"submit": false``) submit the item."""
     try:
         body = await request.json()
     except ValueError:
