@@ -1,25 +1,90 @@
-"""SQLAlchemy 2 ORM classes of the workbench, mapped onto the Core tables of ``tables``.
+"""The workbench's ORM classes, mapped onto the Core tables of :mod:`annotation_store.tables`.
 
-The columns are defined once, in :mod:`annotation_store.tables`; the annotations here
-type the mapped attributes. Schema changes go through Alembic migrations.
+The columns are defined once, in ``tables``; the annotations here only type the mapped
+attributes. The classes are mapped on first use, not at import: a process that only runs
+Core statements (``evaluate`` up to its first call) neither imports ``sqlalchemy.orm``
+nor builds the mappers. The first ORM use maps every class at once: a store session
+(``StoreBase.read`` / ``write``), an attribute the class does not have yet
+(``Item.item_id``, or SQLAlchemy asking for ``__clause_element__`` in ``select(Item)``), or
+``sqlalchemy.inspect`` of a class (``session.get(Item, 1)``). Schema changes go through
+Alembic migrations.
 """
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.orm import DeclarativeBase, Mapped
+from sqlalchemy import inspection
 
 from annotation_store import tables
 from annotation_store.records import utcnow as utcnow
 from annotation_store.tables import NAMING as NAMING
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Mapped, registry
 
-class Base(DeclarativeBase):
-    """Declarative base over the tables' metadata (with its constraint naming)."""
+_lock = threading.RLock()
+_registry: registry | None = None
+_mapping = False  # True while the classes are being mapped (their own lookups miss)
 
+
+class _Mappable(type):
+    """Metaclass of the model classes: maps them all the first time one is used."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if _registry is None:
+            map_models()  # another thread mapping: waits for it; this one mapping: returns
+            if _registry is not None:
+                return getattr(cls, name)
+        raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+
+
+@inspection._inspects(_Mappable)
+def _inspect_model(cls: type) -> Any:
+    map_models()
+    return inspection._registrars[type](cls)  # what SQLAlchemy answers for any class
+
+
+class Base(metaclass=_Mappable):
+    """Base of the model classes: keyword construction, as declarative classes have."""
+
+    __table__: Any
     metadata = tables.metadata
+
+    def __init__(self, **kwargs: Any) -> None:
+        cls = type(self)
+        for key, value in kwargs.items():
+            if not hasattr(cls, key):
+                raise TypeError(f"{key!r} is an invalid keyword argument for {cls.__name__}")
+            setattr(self, key, value)
+
+
+def map_models() -> None:
+    """Map every model class onto its table (once per process; later calls return at once)."""
+    global _registry, _mapping
+    if _registry is not None:
+        return
+    with _lock:
+        if _registry is not None or _mapping:
+            return
+        from sqlalchemy.orm import configure_mappers
+        from sqlalchemy.orm import registry as make_registry
+
+        _mapping = True
+        try:
+            reg = make_registry(metadata=tables.metadata)
+            for cls in _model_classes():
+                reg.map_imperatively(cls, cls.__table__)
+            configure_mappers()
+        finally:
+            _mapping = False
+        _registry = reg
+
+
+def _model_classes() -> list[type[Base]]:
+    return [c for c in globals().values() if isinstance(c, type) and c.__bases__ == (Base,)]
 
 
 class Project(Base):
