@@ -23,10 +23,9 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
 
-def dialect_insert(s: Session | Connection, table: Any) -> Any:
+def dialect_insert(s: Session, table: Any) -> Any:
     """An INSERT that supports ``on_conflict_do_nothing`` on SQLite and PostgreSQL."""
-    bind = s.engine if isinstance(s, Connection) else s.get_bind()
-    if bind.dialect.name == "postgresql":
+    if s.get_bind().dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
         return pg_insert(table)
