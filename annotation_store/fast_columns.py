@@ -13,8 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Select, Text, type_coerce
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Select, Text, type_coerce
 from sqlalchemy.sql.elements import ColumnElement
 
 from common.lazy import LazyModule
@@ -22,6 +21,7 @@ from common.lazy import LazyModule
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from sqlalchemy.orm import Session
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
@@ -37,13 +37,14 @@ class RawColumns:
         """Select a JSON / DATETIME column as raw text on SQLite."""
         return type_coerce(column, Text) if self.is_sqlite else column
 
-    def fetch(self, session: Session, query: Select[Any]) -> list[tuple[Any, ...]]:
-        """All rows of ``query`` as plain tuples, on the session's connection.
+    def fetch(self, session: Session | Connection, query: Select[Any]) -> list[tuple[Any, ...]]:
+        """All rows of ``query`` as plain tuples, on the session's connection (or on the
+        connection given).
 
         SQLite: compiled once and run on the driver's cursor, skipping SQLAlchemy's result
         machinery (the columns are raw text anyway). Elsewhere: a Core execute.
         """
-        conn = session.connection()
+        conn = session if isinstance(session, Connection) else session.connection()
         if not self.is_sqlite:
             return [tuple(r) for r in conn.execute(query).all()]
         compiled = query.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})

@@ -6,7 +6,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, delete, func, select
-from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.label_import import (
@@ -43,6 +42,7 @@ from kinds import get_kind
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from sqlalchemy.orm import Session
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")

@@ -8,7 +8,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, update
-from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.models import (
@@ -28,6 +27,7 @@ from common.redact import DataRedactor
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from sqlalchemy.orm import Session
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
@@ -105,23 +105,23 @@ class ResultsMixin(StoreBase):
         source: str = "run",
     ) -> int:
         """Open a new evaluator run and return its id."""
-        with self.write() as s:
-            pid = self._project_row(s, project).id
-            run = EvaluatorRun(
-                project_id=pid,
-                evaluator=signature.evaluator,
-                version=signature.version,
-                model=signature.model,
-                signature=signature.to_dict(),
-                signature_text=str(signature),
-                run_index=run_index,
-                source=source,
-                job_id=job_id,
-                status="running",
+        with self.write_statement() as conn:  # Core: no ORM before a run's first call
+            return int(
+                conn.execute(
+                    insert(EvaluatorRun.__table__).values(
+                        project_id=self._project_id(conn, project),
+                        evaluator=signature.evaluator,
+                        version=signature.version,
+                        model=signature.model,
+                        signature=signature.to_dict(),
+                        signature_text=str(signature),
+                        run_index=run_index,
+                        source=source,
+                        job_id=job_id,
+                        status="running",
+                    )
+                ).inserted_primary_key[0]
             )
-            s.add(run)
-            s.flush()
-            return run.id
 
     def save_results(self, project: str, run_id: int, results: Sequence[EvalResult]) -> None:
         """Store results of a run (upsert per item) and apply their one-time item updates.
@@ -236,23 +236,24 @@ class ResultsMixin(StoreBase):
         resume evaluates only what they did not store. Returns the closed runs' ids.
         """
         cutoff = utcnow() - timedelta(seconds=stale_after_s)
-        with self.write() as s:
-            pid = self._project_row(s, project).id
-            beat = func.coalesce(EvaluatorRun.heartbeat_at, EvaluatorRun.created_at)
+        runs = EvaluatorRun.__table__  # Core: evaluate calls this before its first call
+        with self.write_statement() as conn:
+            pid = self._project_id(conn, project)
+            beat = func.coalesce(runs.c.heartbeat_at, runs.c.created_at)
             ids = list(
-                s.scalars(
-                    select(EvaluatorRun.id).where(
-                        EvaluatorRun.project_id == pid,
-                        EvaluatorRun.status == "running",
-                        EvaluatorRun.source == "run",
+                conn.scalars(
+                    select(runs.c.id).where(
+                        runs.c.project_id == pid,
+                        runs.c.status == "running",
+                        runs.c.source == "run",
                         beat < cutoff,
                     )
                 )
             )
             if ids:
-                s.execute(
-                    update(EvaluatorRun)
-                    .where(EvaluatorRun.id.in_(ids))
+                conn.execute(
+                    update(runs)
+                    .where(runs.c.id.in_(ids))
                     .values(status="stopped", finished_at=utcnow())
                 )
             return ids
@@ -509,8 +510,7 @@ class ResultsMixin(StoreBase):
         found: dict[str, dict[str, Any]] = {}
         table = LLMCacheEntry.__table__
         query = select(table.c.key, table.c.response)  # Core: no ORM work per query
-        with self.read() as s:
-            conn = s.connection()
+        with self.read_connection() as conn:
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start : start + 500])
                 rows = conn.execute(query.where(table.c.key.in_(chunk)))
