@@ -48,6 +48,21 @@ RESULT_COLUMNS = [
 #: Tidy scores: the run-describing result columns, then one field and its score.
 SCORE_COLUMNS = [*RESULT_COLUMNS[:7], "field", "score"]
 #: EvalResult attributes stored in an evaluator_results row under the same names.
+#: The cache lookup of :meth:`ResultsMixin.cache_get_many` on SQLite ({} takes the
+#: placeholders).
+_CACHE_SELECT = "SELECT key, response FROM llm_cache WHERE key IN ({})"
+
+
+def _sqlite_rows(s: Session, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Rows of ``sql`` run on the session's SQLite connection's own cursor."""
+    cursor = s.connection().connection.driver_connection.cursor()
+    try:
+        cursor.execute(sql, tuple(params))
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
 STORED_RESULT_ATTRS = (
     "status",
     "scores",
@@ -508,13 +523,20 @@ class ResultsMixin(StoreBase):
         """The cached responses of those ``keys`` that have one, in one query per 500 keys."""
         found: dict[str, dict[str, Any]] = {}
         table = LLMCacheEntry.__table__
-        query = select(table.c.key, table.c.response)  # Core: no ORM work per query
+        # On SQLite the replies are read as raw text on the driver's cursor (no statement
+        # compiled per chunk) and each chunk's are decoded by one json.loads; SQLAlchemy's
+        # JSON type would decode them row by row.
+        raw = RawColumns(self.is_sqlite)
+        query = select(table.c.key, table.c.response)
         with self.read() as s:
-            conn = s.connection()
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start : start + 500])
-                rows = conn.execute(query.where(table.c.key.in_(chunk)))
-                found.update((k, dict(v)) for k, v in rows)
+                if self.is_sqlite:
+                    rows = _sqlite_rows(s, _CACHE_SELECT.format(",".join("?" * len(chunk))), chunk)
+                else:
+                    rows = [tuple(r) for r in s.execute(query.where(table.c.key.in_(chunk)))]
+                replies = raw.decode_json([reply for _, reply in rows])
+                found.update(zip([key for key, _ in rows], map(dict, replies), strict=True))
         return found
 
     def cache_put(
