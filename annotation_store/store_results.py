@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import JSON, Column, MetaData, Table, Text, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
@@ -61,6 +62,42 @@ def _sqlite_rows(s: Session, sql: str, params: Sequence[Any]) -> list[tuple[Any,
         return cursor.fetchall()
     finally:
         cursor.close()
+
+
+#: The results table with its JSON columns as text, for rows whose JSON is already
+#: serialised (SQLite only: it stores JSON as text; PostgreSQL's json columns need JSON).
+_RESULT_TEXT_TABLE = Table(
+    EvaluatorResult.__tablename__,
+    MetaData(),
+    *(
+        Column(c.name, Text if isinstance(c.type, JSON) else c.type, primary_key=c.primary_key)
+        for c in EvaluatorResult.__table__.columns
+    ),
+)
+_JSON_RESULT_ATTRS = ("scores", "details")
+
+
+def _serialised_rows(
+    results: Sequence[EvalResult],
+    item_pk: Mapping[str, int],
+    run_id: int,
+    now: Any,
+    redactor: DataRedactor,
+) -> list[dict[str, Any]] | None:
+    """New result rows with their JSON columns serialised as SQLAlchemy's JSON type
+    would (``json.dumps``), each once: the redaction screen reads the same text. None
+    when the screen finds something that may need masking (the caller masks the values
+    and lets the JSON type serialise them)."""
+    rows: dict[int, dict[str, Any]] = {}
+    texts: list[str] = []
+    for res in results:
+        values = {name: getattr(res, name) for name in STORED_RESULT_ATTRS}
+        for name in _JSON_RESULT_ATTRS:
+            values[name] = json.dumps(values[name])
+        texts.extend(v for v in values.values() if type(v) is str)
+        pk = item_pk[res.item_id]
+        rows[pk] = {"run_id": run_id, "item_pk": pk, "created_at": now, **values}
+    return list(rows.values()) if redactor.texts_clean(texts) else None
 
 
 STORED_RESULT_ATTRS = (
@@ -172,10 +209,16 @@ class ResultsMixin(StoreBase):
                         )
                     ).all()
                 )
-            inserts: dict[int, dict[str, Any]] = {}
-            updates: dict[int, dict[str, Any]] = {}
             redactor = DataRedactor()
             now = utcnow()
+            if self.is_sqlite and not existing:
+                rows = _serialised_rows(results, item_pk, run_id, now, redactor)
+                if rows is not None:
+                    s.execute(insert(_RESULT_TEXT_TABLE), rows)
+                    self._finish_saved_results(s, proj, run_id, results)
+                    return
+            inserts: dict[int, dict[str, Any]] = {}
+            updates: dict[int, dict[str, Any]] = {}
             for res in results:
                 pk = item_pk[res.item_id]
                 stored = redactor.many([getattr(res, name) for name in STORED_RESULT_ATTRS])
@@ -189,18 +232,24 @@ class ResultsMixin(StoreBase):
                 s.execute(insert(EvaluatorResult.__table__), list(inserts.values()))
             if updates:
                 s.execute(update(EvaluatorResult), list(updates.values()))
-            s.execute(
-                update(EvaluatorRun)
-                .where(EvaluatorRun.id == run_id)
-                .values(
-                    tokens_in=EvaluatorRun.tokens_in + sum(r.tokens_in for r in results),
-                    tokens_out=EvaluatorRun.tokens_out + sum(r.tokens_out for r in results),
-                    cost=EvaluatorRun.cost + sum(r.cost for r in results),
-                )
+            self._finish_saved_results(s, proj, run_id, results)
+
+    def _finish_saved_results(
+        self, s: Any, proj: Any, run_id: int, results: Sequence[EvalResult]
+    ) -> None:
+        """The run's totals and the results' item updates, after their rows are written."""
+        s.execute(
+            update(EvaluatorRun)
+            .where(EvaluatorRun.id == run_id)
+            .values(
+                tokens_in=EvaluatorRun.tokens_in + sum(r.tokens_in for r in results),
+                tokens_out=EvaluatorRun.tokens_out + sum(r.tokens_out for r in results),
+                cost=EvaluatorRun.cost + sum(r.cost for r in results),
             )
-            with_updates = [r for r in results if r.item_updates]
-            if with_updates:
-                self._apply_item_updates(s, proj, with_updates)
+        )
+        with_updates = [r for r in results if r.item_updates]
+        if with_updates:
+            self._apply_item_updates(s, proj, with_updates)
 
     def _apply_item_updates(self, s: Any, proj: Any, results: Sequence[EvalResult]) -> None:
         """Fill item fields that results bring (Bi-Fact's facts) where they are empty."""
