@@ -8,7 +8,8 @@ from dataclasses import asdict
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, Column, MetaData, Table, Text, func, insert, select, update
+from sqlalchemy import DateTime, func, insert, select, update
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
@@ -64,40 +65,39 @@ def _sqlite_rows(s: Session, sql: str, params: Sequence[Any]) -> list[tuple[Any,
         cursor.close()
 
 
-#: The results table with its JSON columns as text, for rows whose JSON is already
-#: serialised (SQLite only: it stores JSON as text; PostgreSQL's json columns need JSON).
-_RESULT_TEXT_TABLE = Table(
-    EvaluatorResult.__tablename__,
-    MetaData(),
-    *(
-        Column(c.name, Text if isinstance(c.type, JSON) else c.type, primary_key=c.primary_key)
-        for c in EvaluatorResult.__table__.columns
-    ),
-)
-_JSON_RESULT_ATTRS = ("scores", "details")
-
-
 def _serialised_rows(
     results: Sequence[EvalResult],
     item_pk: Mapping[str, int],
     run_id: int,
     now: Any,
     redactor: DataRedactor,
-) -> list[dict[str, Any]] | None:
-    """New result rows with their JSON columns serialised as SQLAlchemy's JSON type
-    would (``json.dumps``), each once: the redaction screen reads the same text. None
-    when the screen finds something that may need masking (the caller masks the values
-    and lets the JSON type serialise them)."""
-    rows: dict[int, dict[str, Any]] = {}
+) -> list[tuple[Any, ...]] | None:
+    """New result rows (SQLite) as the driver's parameter tuples: the JSON columns
+    serialised as SQLAlchemy's JSON type does (``json.dumps``), each once, so that the
+    redaction screen reads the same text; the timestamp as its DateTime type writes it.
+    None when the screen finds something that may need masking (the caller then masks
+    the values and lets the column types serialise them)."""
+    created = DateTime().dialect_impl(_SQLITE).bind_processor(_SQLITE)(now)  # type: ignore[misc]
+    rows: dict[int, tuple[Any, ...]] = {}
     texts: list[str] = []
+    dumps = json.dumps
     for res in results:
-        values = {name: getattr(res, name) for name in STORED_RESULT_ATTRS}
-        for name in _JSON_RESULT_ATTRS:
-            values[name] = json.dumps(values[name])
-        texts.extend(v for v in values.values() if type(v) is str)
+        values = [getattr(res, name) for name in STORED_RESULT_ATTRS]
+        values[_SCORES], values[_DETAILS] = dumps(values[_SCORES]), dumps(values[_DETAILS])
+        values[_CACHED] = None if values[_CACHED] is None else int(values[_CACHED])
+        texts.extend(v for v in values if type(v) is str)
         pk = item_pk[res.item_id]
-        rows[pk] = {"run_id": run_id, "item_pk": pk, "created_at": now, **values}
+        rows[pk] = (run_id, pk, created, *values)
     return list(rows.values()) if redactor.texts_clean(texts) else None
+
+
+def _insert_result_rows(s: Session, rows: list[tuple[Any, ...]]) -> None:
+    """Insert new result rows on the session's SQLite connection's own cursor."""
+    cursor = s.connection().connection.driver_connection.cursor()
+    try:
+        cursor.executemany(_RESULT_INSERT, rows)
+    finally:
+        cursor.close()
 
 
 STORED_RESULT_ATTRS = (
@@ -113,6 +113,17 @@ STORED_RESULT_ATTRS = (
     "latency_s",
     "cached",
 )
+
+#: The columns of a new result row, in the order of :func:`_serialised_rows`' tuples.
+_RESULT_COLUMNS = ("run_id", "item_pk", "created_at", *STORED_RESULT_ATTRS)
+_RESULT_INSERT = (
+    f"INSERT INTO evaluator_results ({', '.join(_RESULT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_RESULT_COLUMNS))})"
+)
+_SCORES, _DETAILS, _CACHED = (
+    STORED_RESULT_ATTRS.index(name) for name in ("scores", "details", "cached")
+)
+_SQLITE = sqlite_dialect.dialect()
 
 
 def run_info(run: EvaluatorRun) -> RunInfo:
@@ -214,7 +225,7 @@ class ResultsMixin(StoreBase):
             if self.is_sqlite and not existing:
                 rows = _serialised_rows(results, item_pk, run_id, now, redactor)
                 if rows is not None:
-                    s.execute(insert(_RESULT_TEXT_TABLE), rows)
+                    _insert_result_rows(s, rows)
                     self._finish_saved_results(s, proj, run_id, results)
                     return
             inserts: dict[int, dict[str, Any]] = {}

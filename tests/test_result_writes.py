@@ -51,9 +51,7 @@ def _rows(tmp_path: Path, name: str, fast: bool, monkeypatch: pytest.MonkeyPatch
     store.close()
     with sqlite3.connect(path) as conn:
         cols = "item_pk, status, scores, details, reasoning, raw_reply, error, tokens_in, "
-        cols += (
-            "tokens_out, cost, latency_s, cached, created_at, typeof(scores), typeof(created_at)"
-        )
+        cols += "tokens_out, cost, latency_s, cached, typeof(cached), typeof(cost), created_at, typeof(scores), typeof(created_at)"
         return conn.execute(f"select {cols} from evaluator_results order by item_pk").fetchall()
 
 
