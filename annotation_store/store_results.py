@@ -53,6 +53,10 @@ SCORE_COLUMNS = [*RESULT_COLUMNS[:7], "field", "score"]
 #: The cache lookup of :meth:`ResultsMixin.cache_get_many` on SQLite ({} takes the
 #: placeholders).
 _CACHE_SELECT = "SELECT key, response FROM llm_cache WHERE key IN ({})"
+#: The item keys and the run's stored results that :meth:`ResultsMixin.save_results`
+#: looks up on SQLite.
+_ITEM_PKS = "SELECT item_id, id FROM items WHERE project_id = ? AND item_id IN ({})"
+_STORED_RESULTS = "SELECT item_pk, id FROM evaluator_results WHERE run_id = ? AND item_pk IN ({})"
 
 
 def _sqlite_rows(s: Session, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -201,22 +205,31 @@ class ResultsMixin(StoreBase):
             wanted = list({r.item_id for r in results})
             item_pk: dict[str, int] = {}
             for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                if self.is_sqlite:  # the driver's cursor: no statement compiled per chunk
+                    sql = _ITEM_PKS.format(",".join("?" * len(chunk)))
+                    item_pk.update(_sqlite_rows(s, sql, [proj.id, *chunk]))
+                    continue
                 item_pk.update(
                     s.execute(
                         select(Item.item_id, Item.id).where(
-                            Item.project_id == proj.id,
-                            Item.item_id.in_(wanted[start : start + 500]),
+                            Item.project_id == proj.id, Item.item_id.in_(chunk)
                         )
                     ).all()
                 )
             existing: dict[int, int] = {}
             pks = list(item_pk.values())
             for start in range(0, len(pks), 500):
+                pk_chunk = pks[start : start + 500]
+                if self.is_sqlite:
+                    sql = _STORED_RESULTS.format(",".join("?" * len(pk_chunk)))
+                    existing.update(_sqlite_rows(s, sql, [run_id, *pk_chunk]))
+                    continue
                 existing.update(
                     s.execute(
                         select(EvaluatorResult.item_pk, EvaluatorResult.id).where(
                             EvaluatorResult.run_id == run_id,
-                            EvaluatorResult.item_pk.in_(pks[start : start + 500]),
+                            EvaluatorResult.item_pk.in_(pk_chunk),
                         )
                     ).all()
                 )

@@ -91,3 +91,19 @@ def test_the_fast_path_is_taken_and_a_secret_is_still_masked(
     with sqlite3.connect(tmp_path / "x.db") as conn:
         details = conn.execute("select details from evaluator_results order by id").fetchall()
     assert "sk-abcdefghijkl" not in details[1][0] and MASK in details[1][0]
+
+
+def test_a_batch_saved_again_updates_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "again.db"
+    store = Store(f"sqlite:///{path}")
+    store.create_project("p", "intent_resolution")
+    store.upsert_items(
+        "p", [{"item_id": f"i{n}", "fields": {"query": "q", "response": "r"}} for n in range(600)]
+    )
+    run = store.create_run("p", SIG, 0)
+    store.save_results("p", run, [EvalResult(f"i{n}", SIG, scores={"s": 0.0}) for n in range(600)])
+    store.save_results("p", run, [EvalResult("i599", SIG, scores={"s": 1.0})])  # a resumed batch
+    store.close()
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("select count(*), sum(scores = '{\"s\": 1.0}') from evaluator_results")
+        assert rows.fetchone() == (600, 1)
