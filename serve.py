@@ -2,13 +2,16 @@
 
 Serves app.py as Streamlit does, plus the routes that set the sign-in cookie as
 ``HttpOnly`` (``ui.session_routes``) and anti-framing headers on every response
-(``ui.frame_guard``). ``streamlit run app.py`` still works, without them: in ``local``
-mode a reload then asks to sign in again, and nothing stops another site framing it.
+(``ui.frame_guard``), and the Annotate page's fast lane (``ui.annotation.fast_routes``:
+labelling without a rerun per item). ``streamlit run app.py`` still works, without
+them: in ``local`` mode a reload then asks to sign in again, nothing stops another site
+framing it, and every submitted item waits for a rerun of the page.
 """
 
 from streamlit.starlette import App
 
+from ui.annotation.fast_routes import ROUTES as ANNOTATE_ROUTES
 from ui.frame_guard import MIDDLEWARE
 from ui.session_routes import ROUTES
 
-app = App("app.py", routes=ROUTES, middleware=MIDDLEWARE)
+app = App("app.py", routes=[*ROUTES, *ANNOTATE_ROUTES], middleware=MIDDLEWARE)

@@ -18,6 +18,8 @@ import numpy as np
 
 from agreement.concordance import ConcordancePlan
 
+_TABLE_MAX_CELLS = 4096  # contingency tables up to this size (or 2n cells) count S directly
+
 
 def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(r, p) as ``scipy.stats.pearsonr(x, y)`` for 1-D float arrays of 3+ items."""
@@ -81,13 +83,41 @@ def _tie_sums(v: np.ndarray) -> tuple[int, int, int]:
     )
 
 
+def _contingency(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """The (x level, y level) counts, or None when the table would be large (many
+    distinct values) or a value is NaN: then the merge-sort count is cheaper."""
+    if np.isnan(x).any() or np.isnan(y).any():
+        return None
+    gx = np.unique(x, return_inverse=True)[1].ravel()
+    gy = np.unique(y, return_inverse=True)[1].ravel()
+    kx, ky = int(gx.max()) + 1, int(gy.max()) + 1
+    if kx * ky > max(_TABLE_MAX_CELLS, 2 * len(x)):
+        return None
+    return np.bincount(gx * ky + gy, minlength=kx * ky).reshape(kx, ky)
+
+
+def _table_s(table: np.ndarray) -> int:
+    """S = n_c - n_d from a contingency table: each cell's count times the items with
+    both values lower (concordant) minus those lower in x and higher in y (discordant).
+    Integer sums, so S is exact and equals the merge-sort count."""
+    above = np.cumsum(table, axis=0) - table  # per cell: items in earlier x rows, same y
+    lower_y = np.cumsum(above, axis=1) - above  # ... and a lower y
+    higher_y = above.sum(axis=1, keepdims=True) - np.cumsum(above, axis=1)
+    return int((table * (lower_y - higher_y)).sum())
+
+
 def kendall(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(tau-b, p) as ``scipy.stats.kendalltau(x, y)`` for 1-D float arrays of 3+ items."""
     from scipy.special import ndtr
 
     size = len(x)
-    s = int(ConcordancePlan.build(x, y).s(np.ones((size, 1)))[0])  # n_c - n_d, exact
-    pairs = np.unique(np.column_stack((x, y)), axis=0, return_counts=True)[1]
+    table = _contingency(x, y)
+    if table is not None:
+        s = _table_s(table)
+        pairs = table[table > 0]
+    else:
+        s = int(ConcordancePlan.build(x, y).s(np.ones((size, 1)))[0])  # n_c - n_d, exact
+        pairs = np.unique(np.column_stack((x, y)), axis=0, return_counts=True)[1]
     pairs = pairs.astype("int64", copy=False)
     ntie = int((pairs * (pairs - 1) // 2).sum())
     xtie, x0, x1 = _tie_sums(x)

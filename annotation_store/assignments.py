@@ -19,7 +19,7 @@ item is handed to someone else, the stale claim is marked ``released``; its draf
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -237,12 +237,18 @@ def _queue_claim(s: Session, project_id: int, item_pk: int, who: int, now: datet
 
 # -- public API -------------------------------------------------------------------------
 def claim_next(
-    store: Store, project: str, annotator: str, now: datetime | None = None
+    store: Store,
+    project: str,
+    annotator: str,
+    now: datetime | None = None,
+    ahead_of: Iterable[str] = (),
 ) -> str | None:
     """Hand ``annotator`` their next item (resuming an open one first), or None.
 
     None means: the quota is reached, or every item they have not done already has k
-    active annotators.
+    active annotators. ``ahead_of``: claim as if those items were already submitted (the
+    Annotate page's browser fetches the next item while the current one is labelled and
+    the ones before it are still being saved).
     """
     now = now or utcnow()
     with store.write() as s:
@@ -251,12 +257,24 @@ def claim_next(
         rows = _Claims.read(s, pid)
         mine = {a.item_pk: a for a in rows.assignments if a.annotator_id == who}
         done_here = {pk: st for (pk, w), (st, _) in rows.progress.items() if w == who}
+        pretend: set[int] = set()  # ``ahead_of`` items counted as submitted though not yet
+        if ahead_of:
+            ahead_of = [ahead_of] if isinstance(ahead_of, str) else list(ahead_of)
+            ahead_pks = s.scalars(
+                select(Item.id).where(Item.project_id == pid, Item.item_id.in_(ahead_of))
+            ).all()
+            for pk in ahead_pks:
+                if done_here.get(pk) not in ("submitted", "skipped"):
+                    done_here[pk] = "submitted"
+                    pretend.add(pk)
         # 1. resume: an open claim (explicit ones first) not yet submitted or skipped
         closed = False
         for a in sorted(mine.values(), key=lambda a: (not a.explicit, a.created_at, a.id)):
             if a.status != "open":
                 continue
             if done_here.get(a.item_pk) in ("submitted", "skipped"):
+                if a.item_pk in pretend:
+                    continue  # not submitted yet: its claim stays open
                 status = "done" if done_here[a.item_pk] == "submitted" else "released"
                 _set_claim_status(s, [a.id], status)
                 closed = True

@@ -13,8 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Select, Text, type_coerce
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Select, Text, type_coerce
 from sqlalchemy.sql.elements import ColumnElement
 
 from common.lazy import LazyModule
@@ -22,6 +21,7 @@ from common.lazy import LazyModule
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from sqlalchemy.orm import Session
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
@@ -37,13 +37,14 @@ class RawColumns:
         """Select a JSON / DATETIME column as raw text on SQLite."""
         return type_coerce(column, Text) if self.is_sqlite else column
 
-    def fetch(self, session: Session, query: Select[Any]) -> list[tuple[Any, ...]]:
-        """All rows of ``query`` as plain tuples, on the session's connection.
+    def fetch(self, session: Session | Connection, query: Select[Any]) -> list[tuple[Any, ...]]:
+        """All rows of ``query`` as plain tuples, on the session's connection (or on the
+        connection given).
 
         SQLite: compiled once and run on the driver's cursor, skipping SQLAlchemy's result
         machinery (the columns are raw text anyway). Elsewhere: a Core execute.
         """
-        conn = session.connection()
+        conn = session if isinstance(session, Connection) else session.connection()
         if not self.is_sqlite:
             return [tuple(r) for r in conn.execute(query).all()]
         compiled = query.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
@@ -73,9 +74,17 @@ class RawColumns:
         return out
 
     @staticmethod
-    def timestamps(values: Sequence[Any]) -> pd.Series:
-        """Timestamps from raw SQLite text or driver datetimes."""
-        return pd.Series(pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601"))
+    def timestamps(values: Sequence[Any], order: np.ndarray | None = None) -> pd.Series:
+        """Timestamps from raw SQLite text or driver datetimes (row i: ``values[order[i]]``).
+
+        Each distinct value is parsed once and the rows gathered by code: labels saved
+        together share their timestamp, and even when all differ this is faster than
+        ``to_datetime``'s own cache heuristics on the full column. Parsing is per value,
+        so the result is the same as parsing every row.
+        """
+        codes, distinct = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=False)
+        parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format="ISO8601")
+        return pd.Series(parsed.array.take(codes if order is None else codes[order]))
 
 
 def coded_column(values: Sequence[Any], codes: np.ndarray) -> pd.Series:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
@@ -40,10 +40,12 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import Session
 
 from annotation_store.models import FactListVersion, Item, utcnow
 from annotation_store.records import ImportReport, ItemRecord
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 FACT_FIELDS = ("gold_facts", "predicted_facts")
 BATCH = 5_000
@@ -52,7 +54,7 @@ STAGE_ATTEMPTS = 3
 
 Token = tuple[int, int | None, int | None]
 #: ``lookup(session, item_ids)``: the stored items of the project among ``item_ids``.
-Lookup = Callable[[Session, Sequence[str]], list[ItemRecord]]
+Lookup = Callable[["Session", Sequence[str]], list[ItemRecord]]
 
 _STAGE = MetaData()
 _ITEM_COLUMNS = ("project_id", "item_id", "position", "fields", "split", "generator", "created_at")

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Select,
@@ -42,13 +42,15 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns
 from annotation_store.label_writes import STATUSES, append_history
 from annotation_store.models import Annotation, AnnotationHistory, Annotator, ItemProgress
 from annotation_store.records import ImportReport
 from annotation_store.store_base import StoreError, dialect_insert
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 #: Rows per write transaction (and per INSERT / executemany): on SQLite one chunk holds
 #: the write lock for about 0.2 s on a busy 2-core machine, so a label save waits that

@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Row, and_, insert, select, update
-from sqlalchemy.orm import Session
 
 from annotation_store.models import (
     Annotation,
@@ -36,6 +35,9 @@ from annotation_store.models import (
 )
 from annotation_store.records import SaveOutcome
 from annotation_store.store_base import StoreError, dialect_insert
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 STATUSES = ("draft", "submitted", "skipped")
 

@@ -1,445 +1,426 @@
-"""SQLAlchemy 2 models of the workbench. Schema changes go through Alembic migrations."""
+"""The workbench's ORM classes, mapped onto the Core tables of :mod:`annotation_store.tables`.
+
+The columns are defined once, in ``tables``; the annotations here only type the mapped
+attributes. The classes are mapped on first use, not at import: a process that only runs
+Core statements (``evaluate`` up to its first call) neither imports ``sqlalchemy.orm``
+nor builds the mappers. The first ORM use maps every class at once: a store session
+(``StoreBase.read`` / ``write``), an attribute the class does not have yet
+(``Item.item_id``, or SQLAlchemy asking for ``__clause_element__`` in ``select(Item)``), or
+``sqlalchemy.inspect`` of a class (``session.get(Item, 1)``). Schema changes go through
+Alembic migrations.
+"""
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (
-    JSON,
-    Boolean,
-    DateTime,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Text,
-    UniqueConstraint,
-    false,
-    text,
-)
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import inspection
 
-from annotation_store.records import utcnow
+from annotation_store import tables
+from annotation_store.records import utcnow as utcnow
+from annotation_store.tables import NAMING as NAMING
 
-NAMING = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Mapped, registry
+
+_lock = threading.RLock()
+_registry: registry | None = None
+_mapping = False  # True while the classes are being mapped (their own lookups miss)
 
 
-class Base(DeclarativeBase):
-    """Declarative base with constraint naming, so migrations are stable on every backend."""
+class _Mappable(type):
+    """Metaclass of the model classes: maps them all the first time one is used."""
 
-    metadata = MetaData(naming_convention=NAMING)
+    def __getattr__(cls, name: str) -> Any:
+        if _registry is None:
+            map_models()  # another thread mapping: waits for it; this one mapping: returns
+            if _registry is not None:
+                return getattr(cls, name)
+        raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+
+
+@inspection._inspects(_Mappable)
+def _inspect_model(cls: type) -> Any:
+    map_models()
+    return inspection._registrars[type](cls)  # what SQLAlchemy answers for any class
+
+
+class Base(metaclass=_Mappable):
+    """Base of the model classes: keyword construction, as declarative classes have."""
+
+    __table__: Any
+    metadata = tables.metadata
+
+    def __init__(self, **kwargs: Any) -> None:
+        cls = type(self)
+        for key, value in kwargs.items():
+            if not hasattr(cls, key):
+                raise TypeError(f"{key!r} is an invalid keyword argument for {cls.__name__}")
+            setattr(self, key, value)
+
+
+def map_models() -> None:
+    """Map every model class onto its table (once per process; later calls return at once)."""
+    global _registry, _mapping
+    if _registry is not None:
+        return
+    with _lock:
+        if _registry is not None or _mapping:
+            return
+        from sqlalchemy.orm import configure_mappers
+        from sqlalchemy.orm import registry as make_registry
+
+        _mapping = True
+        try:
+            reg = make_registry(metadata=tables.metadata)
+            for cls in _model_classes():
+                reg.map_imperatively(cls, cls.__table__)
+            configure_mappers()
+        finally:
+            _mapping = False
+        _registry = reg
+
+
+def _model_classes() -> list[type[Base]]:
+    return [c for c in globals().values() if isinstance(c, type) and c.__bases__ == (Base,)]
 
 
 class Project(Base):
     """A set of items of one task kind, with settings and a versioned guideline."""
 
-    __tablename__ = "projects"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    kind: Mapped[str] = mapped_column(String(64))
-    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    guideline: Mapped[str] = mapped_column(Text, default="")
-    guideline_version: Mapped[int] = mapped_column(Integer, default=1)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.projects
+    id: Mapped[int]
+    name: Mapped[str]
+    kind: Mapped[str]
+    settings: Mapped[dict[str, Any]]
+    guideline: Mapped[str]
+    guideline_version: Mapped[int]
+    created_at: Mapped[datetime]
 
 
 class GuidelineVersion(Base):
     """Every version a project's guideline has had."""
 
-    __tablename__ = "guideline_versions"
-    __table_args__ = (UniqueConstraint("project_id", "version"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    version: Mapped[int] = mapped_column(Integer)
-    text: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.guideline_versions
+    id: Mapped[int]
+    project_id: Mapped[int]
+    version: Mapped[int]
+    text: Mapped[str]
+    created_at: Mapped[datetime]
 
 
 class Item(Base):
     """One thing to judge. ``item_id`` is the stable external id, unique per project."""
 
-    __tablename__ = "items"
-    __table_args__ = (UniqueConstraint("project_id", "item_id"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    item_id: Mapped[str] = mapped_column(String(200))
-    position: Mapped[int] = mapped_column(Integer, default=0)
-    fields: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    split: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    generator: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.items
+    id: Mapped[int]
+    project_id: Mapped[int]
+    item_id: Mapped[str]
+    position: Mapped[int]
+    fields: Mapped[dict[str, Any]]
+    split: Mapped[str | None]
+    generator: Mapped[str | None]
+    created_at: Mapped[datetime]
 
 
 class FactListVersion(Base):
     """A version of an item's fact list (imported, decomposed by Bi-Fact, or edited)."""
 
-    __tablename__ = "fact_list_versions"
-    __table_args__ = (UniqueConstraint("item_pk", "field", "version"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    field: Mapped[str] = mapped_column(String(64))
-    version: Mapped[int] = mapped_column(Integer)
-    facts: Mapped[list[str]] = mapped_column(JSON)
-    source: Mapped[str] = mapped_column(String(32))  # import / bifact / edit
-    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.fact_list_versions
+    id: Mapped[int]
+    item_pk: Mapped[int]
+    field: Mapped[str]
+    version: Mapped[int]
+    facts: Mapped[list[str]]
+    source: Mapped[str]
+    created_by: Mapped[str | None]
+    created_at: Mapped[datetime]
 
 
 class Annotator(Base):
     """A person who labels; the role decides what they may do."""
 
-    __tablename__ = "annotators"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    role: Mapped[str] = mapped_column(String(16), default="annotator")
-    email: Mapped[str | None] = mapped_column(String(320), unique=True, nullable=True)
-    password_hash: Mapped[str | None] = mapped_column(String(512), nullable=True)
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    # An external rater came in with imported labels: no login until an admin adds the user.
-    external: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    __table__ = tables.annotators
+    id: Mapped[int]
+    name: Mapped[str]
+    role: Mapped[str]
+    email: Mapped[str | None]
+    password_hash: Mapped[str | None]
+    active: Mapped[bool]
+    created_at: Mapped[datetime]
+    external: Mapped[bool]
 
 
 class SignInAttempt(Base):
     """One local sign-in attempt (or an admin's unlock), for backoff, lockout and audit."""
 
-    __tablename__ = "sign_in_attempts"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
-    name: Mapped[str] = mapped_column(String(200), index=True)
-    client: Mapped[str] = mapped_column(String(100), index=True)
-    outcome: Mapped[str] = mapped_column(String(16))  # ok / wrong / refused / unlocked
+    __table__ = tables.sign_in_attempts
+    id: Mapped[int]
+    at: Mapped[datetime]
+    name: Mapped[str]
+    client: Mapped[str]
+    outcome: Mapped[str]
 
 
 class AuthSession(Base):
     """A server-side sign-in session; the browser holds only a random token (hashed here)."""
 
-    __tablename__ = "auth_sessions"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    # Every token rotated from one sign-in shares the family; sign-out revokes them all.
-    family: Mapped[str] = mapped_column(String(64), index=True)
-    annotator_id: Mapped[int] = mapped_column(
-        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
-    )
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    last_seen_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(DateTime)
-    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    rotated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    __table__ = tables.auth_sessions
+    id: Mapped[int]
+    token_hash: Mapped[str]
+    family: Mapped[str]
+    annotator_id: Mapped[int]
+    created_at: Mapped[datetime]
+    last_seen_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]
+    rotated_at: Mapped[datetime | None]
 
 
 class Assignment(Base):
     """An item handed to an annotator (claimed by the queue or assigned by an admin)."""
 
-    __tablename__ = "assignments"
-    __table_args__ = (UniqueConstraint("item_pk", "annotator_id"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    annotator_id: Mapped[int] = mapped_column(
-        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
-    )
-    explicit: Mapped[bool] = mapped_column(Boolean, default=False)
-    status: Mapped[str] = mapped_column(String(16), default="open")  # open / done / released
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.assignments
+    id: Mapped[int]
+    project_id: Mapped[int]
+    item_pk: Mapped[int]
+    annotator_id: Mapped[int]
+    explicit: Mapped[bool]
+    status: Mapped[str]
+    created_at: Mapped[datetime]
 
 
 class Annotation(Base):
     """One label: item x annotator x field, upserted in place; history keeps old values."""
 
-    __tablename__ = "annotations"
-    __table_args__ = (UniqueConstraint("item_pk", "annotator_id", "field"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    annotator_id: Mapped[int] = mapped_column(
-        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
-    )
-    field: Mapped[str] = mapped_column(String(64))
-    value: Mapped[Any] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(16), default="draft")  # draft/submitted/skipped
-    guideline_version: Mapped[int] = mapped_column(Integer, default=1)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    __table__ = tables.annotations
+    id: Mapped[int]
+    project_id: Mapped[int]
+    item_pk: Mapped[int]
+    annotator_id: Mapped[int]
+    field: Mapped[str]
+    value: Mapped[Any]
+    status: Mapped[str]
+    guideline_version: Mapped[int]
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
 
 
 class AnnotationHistory(Base):
     """Append-only record of every change to an annotation."""
 
-    __tablename__ = "annotation_history"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    annotation_id: Mapped[int] = mapped_column(
-        ForeignKey("annotations.id", ondelete="CASCADE"), index=True
-    )
-    old_value: Mapped[Any] = mapped_column(JSON, nullable=True)
-    new_value: Mapped[Any] = mapped_column(JSON, nullable=True)
-    old_status: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    new_status: Mapped[str] = mapped_column(String(16))
-    source: Mapped[str] = mapped_column(String(32), default="app")  # app / import / cli
-    changed_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.annotation_history
+    id: Mapped[int]
+    project_id: Mapped[int]
+    annotation_id: Mapped[int]
+    old_value: Mapped[Any]
+    new_value: Mapped[Any]
+    old_status: Mapped[str | None]
+    new_status: Mapped[str]
+    source: Mapped[str]
+    changed_at: Mapped[datetime]
 
 
 class ItemProgress(Base):
     """An annotator's state on a whole item: started, submitted or skipped, note, flag."""
 
-    __tablename__ = "item_progress"
-    __table_args__ = (UniqueConstraint("item_pk", "annotator_id"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    annotator_id: Mapped[int] = mapped_column(
-        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
-    )
-    status: Mapped[str] = mapped_column(String(16), default="draft")  # draft/submitted/skipped
-    note: Mapped[str] = mapped_column(Text, default="")
-    flagged: Mapped[bool] = mapped_column(Boolean, default=False)
-    started_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    submitted_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
-    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    # Time the page was in view and in use (measured in the browser); None: not measured.
-    active_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    __table__ = tables.item_progress
+    id: Mapped[int]
+    project_id: Mapped[int]
+    item_pk: Mapped[int]
+    annotator_id: Mapped[int]
+    status: Mapped[str]
+    note: Mapped[str]
+    flagged: Mapped[bool]
+    started_at: Mapped[datetime]
+    submitted_at: Mapped[datetime | None]
+    seconds_spent: Mapped[float]
+    updated_at: Mapped[datetime]
+    active_seconds: Mapped[float | None]
 
 
 class EvaluatorRun(Base):
     """One run of one evaluator over a project's items (or an import of external scores)."""
 
-    __tablename__ = "evaluator_runs"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    evaluator: Mapped[str] = mapped_column(String(100))
-    version: Mapped[str] = mapped_column(String(32))
-    model: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    signature: Mapped[dict[str, Any]] = mapped_column(JSON)
-    signature_text: Mapped[str] = mapped_column(String(500), index=True)
-    run_index: Mapped[int] = mapped_column(Integer, default=0)
-    source: Mapped[str] = mapped_column(String(16), default="run")  # run / import
-    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="running")
-    tokens_in: Mapped[int] = mapped_column(Integer, default=0)
-    tokens_out: Mapped[int] = mapped_column(Integer, default=0)
-    cost: Mapped[float] = mapped_column(Float, default=0.0)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    # Stamped every few seconds while the run's process works (jobs/run_heartbeat.py).
-    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    __table__ = tables.evaluator_runs
+    id: Mapped[int]
+    project_id: Mapped[int]
+    evaluator: Mapped[str]
+    version: Mapped[str]
+    model: Mapped[str | None]
+    signature: Mapped[dict[str, Any]]
+    signature_text: Mapped[str]
+    run_index: Mapped[int]
+    source: Mapped[str]
+    job_id: Mapped[int | None]
+    status: Mapped[str]
+    tokens_in: Mapped[int]
+    tokens_out: Mapped[int]
+    cost: Mapped[float]
+    created_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+    heartbeat_at: Mapped[datetime | None]
 
 
 class EvaluatorResult(Base):
     """An evaluator's output on one item within one run."""
 
-    __tablename__ = "evaluator_results"
-    __table_args__ = (UniqueConstraint("run_id", "item_pk"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    run_id: Mapped[int] = mapped_column(
-        ForeignKey("evaluator_runs.id", ondelete="CASCADE"), index=True
-    )
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    status: Mapped[str] = mapped_column(String(16))  # ok / failed
-    scores: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    reasoning: Mapped[str | None] = mapped_column(Text, nullable=True)
-    raw_reply: Mapped[str | None] = mapped_column(Text, nullable=True)
-    error: Mapped[str | None] = mapped_column(Text, nullable=True)
-    tokens_in: Mapped[int] = mapped_column(Integer, default=0)
-    tokens_out: Mapped[int] = mapped_column(Integer, default=0)
-    cost: Mapped[float] = mapped_column(Float, default=0.0)
-    latency_s: Mapped[float] = mapped_column(Float, default=0.0)
-    cached: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.evaluator_results
+    id: Mapped[int]
+    run_id: Mapped[int]
+    item_pk: Mapped[int]
+    status: Mapped[str]
+    scores: Mapped[dict[str, Any]]
+    details: Mapped[dict[str, Any]]
+    reasoning: Mapped[str | None]
+    raw_reply: Mapped[str | None]
+    error: Mapped[str | None]
+    tokens_in: Mapped[int]
+    tokens_out: Mapped[int]
+    cost: Mapped[float]
+    latency_s: Mapped[float]
+    cached: Mapped[bool]
+    created_at: Mapped[datetime]
 
 
 class LLMCacheEntry(Base):
     """Persistent LLM response cache keyed by a hash of (model, full request)."""
 
-    __tablename__ = "llm_cache"
-    key: Mapped[str] = mapped_column(String(128), primary_key=True)
-    model: Mapped[str] = mapped_column(String(200))
-    request: Mapped[dict[str, Any]] = mapped_column(JSON)
-    response: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.llm_cache
+    key: Mapped[str]
+    model: Mapped[str]
+    request: Mapped[dict[str, Any]]
+    response: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]
 
 
 class FetchedPage(Base):
     """What the URL Content Retriever fetched for a URL, when, and with what status."""
 
-    __tablename__ = "fetched_pages"
-    url: Mapped[str] = mapped_column(String(2048), primary_key=True)
-    record: Mapped[dict[str, Any]] = mapped_column(JSON)
-    fetched_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.fetched_pages
+    url: Mapped[str]
+    record: Mapped[dict[str, Any]]
+    fetched_at: Mapped[datetime]
 
 
 class Job(Base):
     """A background job (evaluator batch run): parameters, status and progress counters."""
 
-    __tablename__ = "jobs"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    kind: Mapped[str] = mapped_column(String(32), default="evaluate")
-    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    # queued / running / cancelling / cancelled / done / failed
-    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
-    progress: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    error: Mapped[str | None] = mapped_column(Text, nullable=True)
-    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    # The worker holding the job's lease, and how many times the job was claimed.
-    claimed_by: Mapped[str | None] = mapped_column(String(120), nullable=True)
-    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    __table__ = tables.jobs
+    id: Mapped[int]
+    project_id: Mapped[int]
+    kind: Mapped[str]
+    params: Mapped[dict[str, Any]]
+    status: Mapped[str]
+    progress: Mapped[dict[str, Any]]
+    error: Mapped[str | None]
+    created_by: Mapped[str | None]
+    created_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    heartbeat_at: Mapped[datetime | None]
+    claimed_by: Mapped[str | None]
+    attempts: Mapped[int]
 
 
 class Adjudication(Base):
     """A reviewer's final label for an item field, or for one fact (``fact_index`` >= 0)."""
 
-    __tablename__ = "adjudications"
-    __table_args__ = (UniqueConstraint("item_pk", "field", "fact_index"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    field: Mapped[str] = mapped_column(String(64))
-    fact_index: Mapped[int] = mapped_column(Integer, default=-1)  # -1: the whole field
-    value: Mapped[Any] = mapped_column(JSON)
-    source: Mapped[str] = mapped_column(String(16))  # unanimous / majority / adjudicated
-    cause: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    note: Mapped[str] = mapped_column(Text, default="")
-    reviewer: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.adjudications
+    id: Mapped[int]
+    project_id: Mapped[int]
+    item_pk: Mapped[int]
+    field: Mapped[str]
+    fact_index: Mapped[int]
+    value: Mapped[Any]
+    source: Mapped[str]
+    cause: Mapped[str | None]
+    note: Mapped[str]
+    reviewer: Mapped[str | None]
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
 
 
 class StudyParticipant(Base):
     """One worker's way through a project's study flow (consent ... completion)."""
 
-    __tablename__ = "study_participants"
-    __table_args__ = (UniqueConstraint("project_id", "annotator_id"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    annotator_id: Mapped[int] = mapped_column(
-        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
-    )
-    platform: Mapped[str] = mapped_column(String(16), default="account")  # prolific/mturk/account
-    platform_ids: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # the latest
-    # every distinct set of platform ids the worker came with (assignments, sessions)
-    platform_sessions: Mapped[list[Any]] = mapped_column(
-        JSON, default=list, server_default=text("'[]'")
-    )
-    # consent / guideline / training / annotate / survey / done, or declined /
-    # not_qualified / stopped
-    stage: Mapped[str] = mapped_column(String(16), default="consent")
-    consent: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
-    guideline_opened_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    training: Mapped[list[Any]] = mapped_column(JSON, default=list)  # one dict per answer
-    qualified: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
-    survey: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    completion_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    started_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    __table__ = tables.study_participants
+    id: Mapped[int]
+    project_id: Mapped[int]
+    annotator_id: Mapped[int]
+    platform: Mapped[str]
+    platform_ids: Mapped[dict[str, Any]]
+    platform_sessions: Mapped[list[Any]]
+    stage: Mapped[str]
+    consent: Mapped[bool | None]
+    guideline_opened_at: Mapped[datetime | None]
+    training: Mapped[list[Any]]
+    qualified: Mapped[bool | None]
+    survey: Mapped[dict[str, Any] | None]
+    completion_code: Mapped[str | None]
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
 
 
 class DeploymentSecret(Base):
     """A secret of this deployment (e.g. the key of crowd completion codes); never shown."""
 
-    __tablename__ = "deployment_secrets"
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    value: Mapped[str] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.deployment_secrets
+    name: Mapped[str]
+    value: Mapped[str]
+    created_at: Mapped[datetime]
 
 
 class GoldItem(Base):
     """An item with known answers, mixed into the queue as an attention check."""
 
-    __tablename__ = "gold_items"
-    __table_args__ = (UniqueConstraint("item_pk"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
-    answers: Mapped[dict[str, Any]] = mapped_column(JSON)  # field -> gold value
-    explanation: Mapped[str] = mapped_column(Text, default="")
-
-
-Index("ix_annotations_project_status", Annotation.project_id, Annotation.status)
-# Paged item views read one page in import order (LIMIT / OFFSET over this index).
-Index("ix_items_project_position", Item.project_id, Item.position)
+    __table__ = tables.gold_items
+    id: Mapped[int]
+    project_id: Mapped[int]
+    item_pk: Mapped[int]
+    answers: Mapped[dict[str, Any]]
+    explanation: Mapped[str]
 
 
 class AnnotatorExclusion(Base):
     """An annotator left out of a project's agreement figures: why, by what and by whom.
 
     ``source`` says what excluded them (``admin`` by hand; a crowd-study check such as
-    ``gold``, ``qualification`` or ``speed``); one row per project, annotator and source.
-    """
+    ``gold``, ``qualification`` or ``speed``); one row per project, annotator and source."""
 
-    __tablename__ = "annotator_exclusions"
-    __table_args__ = (UniqueConstraint("project_id", "annotator_id", "source"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    annotator_id: Mapped[int] = mapped_column(
-        ForeignKey("annotators.id", ondelete="CASCADE"), index=True
-    )
-    source: Mapped[str] = mapped_column(String(32), default="admin")
-    reason: Mapped[str] = mapped_column(Text)
-    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.annotator_exclusions
+    id: Mapped[int]
+    project_id: Mapped[int]
+    annotator_id: Mapped[int]
+    source: Mapped[str]
+    reason: Mapped[str]
+    created_by: Mapped[str | None]
+    created_at: Mapped[datetime]
 
 
 class Judge(Base):
     """A custom LLM judge: a name and the task kind it applies to (versions below)."""
 
-    __tablename__ = "judges"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(100), unique=True)
-    kind: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.judges
+    id: Mapped[int]
+    name: Mapped[str]
+    kind: Mapped[str]
+    created_at: Mapped[datetime]
 
 
 class JudgeVersion(Base):
     """One immutable version of a judge: its definition (template, output, sampling)."""
 
-    __tablename__ = "judge_versions"
-    __table_args__ = (UniqueConstraint("judge_id", "version"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    judge_id: Mapped[int] = mapped_column(ForeignKey("judges.id", ondelete="CASCADE"), index=True)
-    version: Mapped[int] = mapped_column(Integer)
-    definition: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    prompt_hash: Mapped[str] = mapped_column(String(64))
-    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.judge_versions
+    id: Mapped[int]
+    judge_id: Mapped[int]
+    version: Mapped[int]
+    definition: Mapped[dict[str, Any]]
+    prompt_hash: Mapped[str]
+    created_by: Mapped[str | None]
+    created_at: Mapped[datetime]
 
 
 class SelectionDraw(Base):
@@ -447,43 +428,36 @@ class SelectionDraw(Base):
 
     Every judged item of the project gets a row: the probability it was drawn with and
     whether it was drawn. The ``active`` assignment strategy hands out drawn items only;
-    the estimates weight their labels by the inverse probability, so they stay unbiased.
-    """
+    the estimates weight their labels by the inverse probability, so they stay unbiased."""
 
-    __tablename__ = "selection_draws"
-    __table_args__ = (UniqueConstraint("item_pk"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    item_pk: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
-    probability: Mapped[float] = mapped_column(Float)
-    selected: Mapped[bool] = mapped_column(Boolean)
-    basis: Mapped[str] = mapped_column(String(500))  # judge signature(s) and the rule used
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.selection_draws
+    id: Mapped[int]
+    project_id: Mapped[int]
+    item_pk: Mapped[int]
+    probability: Mapped[float]
+    selected: Mapped[bool]
+    basis: Mapped[str]
+    created_at: Mapped[datetime]
 
 
 class DeclaredKind(Base):
     """A task kind declared in a file or in the app (versions below)."""
 
-    __tablename__ = "declared_kinds"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(48), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.declared_kinds
+    id: Mapped[int]
+    name: Mapped[str]
+    created_at: Mapped[datetime]
 
 
 class DeclaredKindVersion(Base):
     """One immutable version of a declared kind: its checked definition and the TOML
     text it came from (exported back unchanged)."""
 
-    __tablename__ = "declared_kind_versions"
-    __table_args__ = (UniqueConstraint("kind_id", "version"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind_id: Mapped[int] = mapped_column(
-        ForeignKey("declared_kinds.id", ondelete="CASCADE"), index=True
-    )
-    version: Mapped[int] = mapped_column(Integer)
-    definition: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    source: Mapped[str] = mapped_column(Text)
-    created_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    __table__ = tables.declared_kind_versions
+    id: Mapped[int]
+    kind_id: Mapped[int]
+    version: Mapped[int]
+    definition: Mapped[dict[str, Any]]
+    source: Mapped[str]
+    created_by: Mapped[str | None]
+    created_at: Mapped[datetime]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 
 from sqlalchemy import Engine
-from sqlalchemy.orm import sessionmaker
 
 from annotation_store import db
 from annotation_store.exclusions import ExclusionsMixin
@@ -40,13 +39,12 @@ class Store(
         self.is_sqlite = db.is_sqlite(self.url)
         if migrate:
             db.upgrade(self.engine)
-        self._read_factory = sessionmaker(self.engine, expire_on_commit=False)
-        write_bind = (
+        # Sessions (and with them the ORM) are made on first use: see StoreBase.read.
+        self._write_bind = (
             self.engine.execution_options(sqlite_begin="IMMEDIATE")
             if self.is_sqlite
             else self.engine
         )
-        self._write_factory = sessionmaker(write_bind, expire_on_commit=False)
         self._statement_bind = (
             self.engine
             if self.is_sqlite

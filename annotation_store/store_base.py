@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any
+from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, func, select
-from sqlalchemy.orm import Session, sessionmaker
 
 from annotation_store.item_upsert import FACT_FIELDS
-from annotation_store.models import Annotator, FactListVersion, Item, Project, utcnow
+from annotation_store.models import Annotator, FactListVersion, Item, Project, map_models, utcnow
 from annotation_store.records import ROLES
 from kinds import ValidationError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
 
 
 def dialect_insert(s: Session, table: Any) -> Any:
@@ -42,8 +44,8 @@ class StoreBase:
     url: str
     engine: Engine
     is_sqlite: bool
-    _read_factory: sessionmaker[Session]
-    _write_factory: sessionmaker[Session]
+    _write_bind: Engine  # SQLite: BEGIN IMMEDIATE, the write lock taken up front
+    _factories: tuple[sessionmaker[Session], sessionmaker[Session]] | None = None
     _write_turn: threading.RLock | None  # SQLite: this process's writers queue here
     _statement_bind: Engine  # autocommit on PostgreSQL: see read_statement
 
@@ -58,20 +60,57 @@ class StoreBase:
             yield conn
 
     @contextmanager
+    def read_connection(self) -> Iterator[Connection]:
+        """A connection for Core reads in one transaction, rolled back on exit: what
+        :meth:`read` gives, without an ORM session (so without importing the ORM)."""
+        with self.engine.connect() as conn:
+            yield conn
+
+    @contextmanager
+    def write_statement(self) -> Iterator[Connection]:
+        """A connection in one transaction for Core writes: committed on success, rolled
+        back on error, and queued for SQLite's writer like :meth:`write`."""
+        with self._write_turn or nullcontext(), self._write_bind.begin() as conn:
+            yield conn
+
+    def _sessions(self) -> tuple[sessionmaker[Session], sessionmaker[Session]]:
+        """The read and write session factories, made (with the ORM mapping) on first use,
+        so a process that runs only Core statements never imports the ORM."""
+        if self._factories is None:
+            from sqlalchemy.orm import sessionmaker
+
+            map_models()
+            self._factories = (
+                sessionmaker(self.engine, expire_on_commit=False),
+                sessionmaker(self._write_bind, expire_on_commit=False),
+            )
+        return self._factories
+
+    @contextmanager
     def read(self) -> Iterator[Session]:
         """A session for queries; rolled back on exit."""
-        with self._read_factory() as session:
+        with self._sessions()[0]() as session:
             yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A session for one atomic change: committed on success, rolled back on error."""
+        factory = self._sessions()[1]
         if self._write_turn is None:
-            with self._write_factory() as session, session.begin():
+            with factory() as session, session.begin():
                 yield session
             return
-        with self._write_turn, self._write_factory() as session, session.begin():
+        with self._write_turn, factory() as session, session.begin():
             yield session
+
+    @staticmethod
+    def _project_id(conn: Connection, name: str) -> int:
+        """The primary key of the project called ``name`` (a Core query)."""
+        projects = Project.__table__
+        pid = conn.scalar(select(projects.c.id).where(projects.c.name == name))
+        if pid is None:
+            raise StoreError(f"no project called {name!r}")
+        return int(pid)
 
     @staticmethod
     def _project_row(s: Session, name: str) -> Project:

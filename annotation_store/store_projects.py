@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, func, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Row, func, select, text
 
 from annotation_store.fast_columns import RawColumns
 from annotation_store.item_upsert import STAGE_ATTEMPTS, ItemStage, change_token
@@ -17,6 +16,7 @@ from annotation_store.models import (
     GuidelineVersion,
     Item,
     Project,
+    map_models,
 )
 from annotation_store.records import (
     ROLES,
@@ -30,9 +30,12 @@ from annotation_store.store_base import StoreBase, StoreError
 from annotation_store.store_kinds import pin_kind
 from kinds import ValidationError, get_kind
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
-def project_info(row: Project) -> ProjectInfo:
-    """Convert a Project row to a record."""
+
+def project_info(row: Project | Row[Any]) -> ProjectInfo:
+    """Convert a Project row (ORM or Core) to a record."""
     return ProjectInfo(
         row.id,
         row.name,
@@ -90,11 +93,12 @@ class ProjectsMixin(StoreBase):
 
     def project(self, name: str) -> ProjectInfo:
         """The project called ``name``."""
-        with self.read() as s:
-            row = s.scalar(select(Project).where(Project.name == name))
-            if row is None:
-                raise StoreError(f"no project called {name!r}")
-            return project_info(row)
+        projects = Project.__table__  # Core: evaluate reads it before any ORM use
+        with self.read_connection() as conn:
+            row = conn.execute(select(projects).where(projects.c.name == name)).first()
+        if row is None:
+            raise StoreError(f"no project called {name!r}")
+        return project_info(row)
 
     def projects(self) -> list[ProjectInfo]:
         """Every project, by name."""
@@ -180,6 +184,9 @@ class ProjectsMixin(StoreBase):
     ) -> ImportReport | None:
         """Stage, then write; None if the items changed in between (unless ``locked``:
         then the staging itself holds the write lock, so nothing can change)."""
+        from sqlalchemy.orm import Session
+
+        map_models()
 
         def lookup(s: Session, ids: Sequence[str]) -> list[ItemRecord]:
             return self._item_records(s, pid, item_ids=ids)
@@ -195,8 +202,8 @@ class ProjectsMixin(StoreBase):
 
     def items(self, project: str) -> list[ItemRecord]:
         """Every item of a project, in import order."""
-        with self.read() as s:
-            return self._item_records(s, self._project_row(s, project).id)
+        with self.read_connection() as conn:
+            return self._item_records(conn, self._project_id(conn, project))
 
     def items_page(self, project: str, offset: int, limit: int) -> list[ItemRecord]:
         """One page of a project's items in import order (``LIMIT`` / ``OFFSET`` in SQL),
@@ -210,7 +217,7 @@ class ProjectsMixin(StoreBase):
 
     def _item_records(
         self,
-        s: Session,
+        s: Session | Connection,
         pid: int,
         offset: int = 0,
         limit: int | None = None,
@@ -227,25 +234,21 @@ class ProjectsMixin(StoreBase):
 
     def _item_rows(
         self,
-        s: Session,
+        s: Session | Connection,
         pid: int,
         offset: int = 0,
         limit: int | None = None,
         item_ids: Sequence[str] | None = None,
     ) -> list[ItemRecord]:
         raw = RawColumns(self.is_sqlite)
-        q = select(
-            Item.id,
-            Item.item_id,
-            Item.position,
-            raw.text(Item.fields),
-            Item.split,
-            Item.generator,
-        ).where(Item.project_id == pid)
+        c = Item.__table__.c  # Core columns: no ORM needed to list items
+        q = select(c.id, c.item_id, c.position, raw.text(c.fields), c.split, c.generator).where(
+            c.project_id == pid
+        )
         if item_ids is not None:  # unordered, so SQLite looks each id up in the unique index
-            q = q.where(Item.item_id.in_(item_ids))
+            q = q.where(c.item_id.in_(item_ids))
         else:
-            q = q.order_by(Item.position, Item.id)
+            q = q.order_by(c.position, c.id)
         if limit is not None:
             q = q.offset(offset).limit(limit)
         rows = raw.fetch(s, q)

@@ -8,9 +8,8 @@ from dataclasses import asdict
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import DateTime, func, insert, select, update
+from sqlalchemy import Connection, DateTime, func, insert, select, update
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.orm import Session
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.models import (
@@ -30,6 +29,7 @@ from common.redact import DataRedactor
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from sqlalchemy.orm import Session
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
@@ -59,9 +59,10 @@ _ITEM_PKS = "SELECT item_id, id FROM items WHERE project_id = ? AND item_id IN (
 _STORED_RESULTS = "SELECT item_pk, id FROM evaluator_results WHERE run_id = ? AND item_pk IN ({})"
 
 
-def _sqlite_rows(s: Session, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """Rows of ``sql`` run on the session's SQLite connection's own cursor."""
-    cursor = s.connection().connection.driver_connection.cursor()
+def _sqlite_rows(s: Session | Connection, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Rows of ``sql`` run on the own cursor of a session's (or a) SQLite connection."""
+    conn = s if isinstance(s, Connection) else s.connection()
+    cursor = conn.connection.driver_connection.cursor()
     try:
         cursor.execute(sql, tuple(params))
         return cursor.fetchall()
@@ -172,23 +173,23 @@ class ResultsMixin(StoreBase):
         source: str = "run",
     ) -> int:
         """Open a new evaluator run and return its id."""
-        with self.write() as s:
-            pid = self._project_row(s, project).id
-            run = EvaluatorRun(
-                project_id=pid,
-                evaluator=signature.evaluator,
-                version=signature.version,
-                model=signature.model,
-                signature=signature.to_dict(),
-                signature_text=str(signature),
-                run_index=run_index,
-                source=source,
-                job_id=job_id,
-                status="running",
+        with self.write_statement() as conn:  # Core: no ORM before a run's first call
+            return int(
+                conn.execute(
+                    insert(EvaluatorRun.__table__).values(
+                        project_id=self._project_id(conn, project),
+                        evaluator=signature.evaluator,
+                        version=signature.version,
+                        model=signature.model,
+                        signature=signature.to_dict(),
+                        signature_text=str(signature),
+                        run_index=run_index,
+                        source=source,
+                        job_id=job_id,
+                        status="running",
+                    )
+                ).inserted_primary_key[0]
             )
-            s.add(run)
-            s.flush()
-            return run.id
 
     def save_results(self, project: str, run_id: int, results: Sequence[EvalResult]) -> None:
         """Store results of a run (upsert per item) and apply their one-time item updates.
@@ -324,23 +325,24 @@ class ResultsMixin(StoreBase):
         resume evaluates only what they did not store. Returns the closed runs' ids.
         """
         cutoff = utcnow() - timedelta(seconds=stale_after_s)
-        with self.write() as s:
-            pid = self._project_row(s, project).id
-            beat = func.coalesce(EvaluatorRun.heartbeat_at, EvaluatorRun.created_at)
+        runs = EvaluatorRun.__table__  # Core: evaluate calls this before its first call
+        with self.write_statement() as conn:
+            pid = self._project_id(conn, project)
+            beat = func.coalesce(runs.c.heartbeat_at, runs.c.created_at)
             ids = list(
-                s.scalars(
-                    select(EvaluatorRun.id).where(
-                        EvaluatorRun.project_id == pid,
-                        EvaluatorRun.status == "running",
-                        EvaluatorRun.source == "run",
+                conn.scalars(
+                    select(runs.c.id).where(
+                        runs.c.project_id == pid,
+                        runs.c.status == "running",
+                        runs.c.source == "run",
                         beat < cutoff,
                     )
                 )
             )
             if ids:
-                s.execute(
-                    update(EvaluatorRun)
-                    .where(EvaluatorRun.id.in_(ids))
+                conn.execute(
+                    update(runs)
+                    .where(runs.c.id.in_(ids))
                     .values(status="stopped", finished_at=utcnow())
                 )
             return ids
@@ -600,14 +602,15 @@ class ResultsMixin(StoreBase):
         # compiled per chunk) and each chunk's are decoded by one json.loads; SQLAlchemy's
         # JSON type would decode them row by row.
         raw = RawColumns(self.is_sqlite)
-        query = select(table.c.key, table.c.response)
-        with self.read() as s:
+        query = select(table.c.key, table.c.response)  # Core: no ORM work per query
+        with self.read_connection() as conn:
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start : start + 500])
                 if self.is_sqlite:
-                    rows = _sqlite_rows(s, _CACHE_SELECT.format(",".join("?" * len(chunk))), chunk)
+                    sql = _CACHE_SELECT.format(",".join("?" * len(chunk)))
+                    rows = _sqlite_rows(conn, sql, chunk)
                 else:
-                    rows = [tuple(r) for r in s.execute(query.where(table.c.key.in_(chunk)))]
+                    rows = [tuple(r) for r in conn.execute(query.where(table.c.key.in_(chunk)))]
                 replies = raw.decode_json([reply for _, reply in rows])
                 found.update(zip([key for key, _ in rows], map(dict, replies), strict=True))
         return found

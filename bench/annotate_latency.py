@@ -10,6 +10,10 @@ would. It measures, in the browser's own clock:
 - **submit -> next**: from pressing Enter on a fully labelled item to the next item's
   header and choice buttons drawn and the app idle.
 
+From the first submit on, the next items are drawn by the page's fast lane (ui/annotation/
+fast_lane_view.py) in its own panel, and their labels posted in the background: the
+figures then follow that panel, and "app idle" also waits for every post to be saved.
+
 and prints p50 / p95 / max of each with the machine's load average. Targets (issue #14):
 key -> selection < 300 ms, submit -> next < 1 s. The figures depend on the machine and
 its load: run it more than once.
@@ -51,19 +55,28 @@ def _idle(page) -> None:
 # Counts selected choice buttons (in the main area, not the Submit button): primary ones
 # (saved) and those the in-browser key handler marked chosen (ui/annotation/
 # instant_keys.py) before the server confirmed; evaluated with requestAnimationFrame polling.
-SELECTED = """() => [...document.querySelectorAll(
-    '[data-testid=stMain] [class*="st-key-opt"]')]
+# In the fast lane's panel: its chosen buttons.
+SELECTED = """() => document.getElementById('wb-lane')
+    ? document.querySelectorAll('#wb-lane button.wb-on').length
+    : [...document.querySelectorAll('[data-testid=stMain] [class*="st-key-opt"]')]
     .filter(e => e.classList.contains('wb-chosen') || (!e.classList.contains('wb-unchosen')
         && e.querySelector('button[data-testid=stBaseButton-primary]')))
     .filter(e => e.offsetParent !== null).length"""
-HEADER = "() => (document.querySelector('[data-testid=stMain] h4') || {}).innerText || ''"
+HEADER = """() => (document.querySelector('#wb-lane h4')
+    || document.querySelector('[data-testid=stMain] h4') || {}).innerText || ''"""
+# The next item's keys are live: the fast lane shows it, or the page's key handler has it.
+KEYS_LIVE = """() => { const l = window.__wbLane, k = window.__wbKeys;
+    if (l && l.open) return !l.waiting && !l.leaving;
+    return k && k.state && document.querySelector('[class*="' + k.state.marker + '"]'); }"""
 # The app idle: no script run in flight (the harness's own wait adds fixed pauses, which
 # would count against submit -> next).
 IDLE = """() => {
     const app = document.querySelector('[data-testid=stApp]');
     const state = app && app.getAttribute('data-test-script-state');
     const w = document.querySelector('[data-testid=stStatusWidget]');
-    return state === 'notRunning' && !(w && /Running|Stop|Connecting/i.test(w.innerText));
+    const lane = window.__wbLane;
+    return state === 'notRunning' && !(w && /Running|Stop|Connecting/i.test(w.innerText))
+        && !(lane && lane.queue.length);
 }"""
 
 
@@ -83,19 +96,27 @@ def _summary(name: str, values: list[float], target_ms: float) -> str:
     )
 
 
-def _label_item(page, keys: list[str], samples: list[float]) -> None:
-    """Press each key once the previous choice shows; time each key to its selection."""
+def _label_item(page, keys: list[str], samples: list[float], lane: list[float]) -> None:
+    """Press each key once the previous choice shows; time each key to its selection
+    (also into ``lane`` when the fast lane's panel has the item)."""
+    in_lane = page.evaluate("() => !!document.getElementById('wb-lane')")
     for key in keys:
         before = page.evaluate(SELECTED)
         start = time.perf_counter()
         page.keyboard.press(key)
         page.wait_for_function(f"n => ({SELECTED})() > n", arg=before, polling="raf")
         samples.append(time.perf_counter() - start)
+        if in_lane:
+            lane.append(samples[-1])
         _idle(page)
 
 
 def _targets(page) -> int:
     """How many questions / facts the item in view has (buttons per target: 2 for C/M)."""
+    if page.evaluate("() => !!document.getElementById('wb-lane')"):
+        return int(
+            page.evaluate("() => document.querySelectorAll('#wb-lane [data-target]').length")
+        )
     return int(
         page.evaluate(
             """() => new Set([...document.querySelectorAll(
@@ -144,6 +165,7 @@ class Samples:
     """The timings of one project."""
 
     keys: list[float] = field(default_factory=list)
+    lane_keys: list[float] = field(default_factory=list)
     shown: list[float] = field(default_factory=list)
     idle: list[float] = field(default_factory=list)
 
@@ -156,16 +178,15 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
     _idle(page)
     for _ in range(items):
         header = page.evaluate(HEADER)
-        _label_item(page, ["1"] * _targets(page), out.keys)
+        _label_item(page, ["1"] * _targets(page), out.keys, out.lane_keys)
         start = time.perf_counter()
         page.keyboard.press("Enter")
         # shown: the next item's header and unselected choices are drawn and the
         # in-browser key handler has its state (keys would be answered now) ...
         try:
             page.wait_for_function(
-                f"""h => {{ const now = ({HEADER})(); const k = window.__wbKeys;
-                    return now && now !== h && ({SELECTED})() === 0 && k && k.state &&
-                      document.querySelector('[class*="' + k.state.marker + '"]'); }}""",
+                f"""h => {{ const now = ({HEADER})();
+                    return now && now !== h && ({SELECTED})() === 0 && ({KEYS_LIVE})(); }}""",
                 arg=header,
                 polling="raf",
             )
@@ -180,6 +201,8 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
         page.wait_for_function(IDLE, polling="raf")
         out.idle.append(time.perf_counter() - start)
         _idle(page)
+    # back to the ordinary page (once every label is saved) for the next project
+    page.wait_for_function(IDLE, polling="raf")
     return out
 
 
@@ -210,6 +233,7 @@ def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
                     print(f"{name}, {n} items, chromium 1440x1000, single-user mode (admin)")
                     print(f"while measuring: {load_line()}")
                     print(_summary("key -> selection", got.keys, 300))
+                    print(_summary("  of which in the fast lane's panel", got.lane_keys, 300))
                     print(_summary("submit -> next item shown, keys live", got.shown, 1000))
                     print(_summary("submit -> next item, app idle", got.idle, 1000), flush=True)
 

@@ -83,9 +83,10 @@ def gc_paused() -> Iterator[None]:
 
     Loading a large project creates a few hundred thousand objects that live until the
     document is printed; the collections their allocation triggers walk all of them
-    again and again (about a quarter of the command's CPU time on 10,000 items). What
-    little cyclic garbage the computation leaves is collected once the collector is
-    back on. Values are not affected.
+    again and again (about a quarter of the command's CPU time on 10,000 items). The
+    objects still alive at the end are frozen (``gc.freeze``) before the collector is
+    back on, so its next collection does not walk them all once more (about 0.05 s);
+    refcounting still frees them. Values are not affected.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -93,6 +94,7 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            gc.freeze()
             gc.enable()
 
 

@@ -14,7 +14,7 @@ from ui.annotation.instant_keys import button_class
 
 
 def _state(at) -> dict:
-    (body,) = [h.proto.body for h in at.get("html") if "__wbKeys" in h.proto.body]
+    (body,) = [h.proto.body for h in at.get("html") if "const S = " in h.proto.body]
     return json.loads(re.search(r"const S = (\{.*?\});\n", body).group(1))
 
 

@@ -85,3 +85,24 @@ def test_fisher_same_floats_as_scipy_stats() -> None:
     for table in tables:
         assert fisher_exact_p(table) == float(stats.fisher_exact(table).pvalue), table
     assert fisher_exact_p(((8, 2), (1, 5))) == pytest.approx(0.034965, abs=1e-6)
+
+
+def test_table_concordance_matches_the_merge_count() -> None:
+    from agreement.concordance import ConcordancePlan
+    from agreement.correlation_tests import _contingency, _table_s
+
+    rng = np.random.default_rng(5)
+    for n, kx, ky in ((5, 2, 2), (40, 3, 4), (300, 5, 3), (1000, 11, 7)):
+        x = rng.integers(0, kx, n).astype(float)
+        y = np.minimum(x + rng.integers(-1, 2, n), ky).astype(float)
+        table = _contingency(x, y)
+        assert table is not None and table.sum() == n
+        expected = int(ConcordancePlan.build(x, y).s(np.ones((n, 1)))[0])
+        assert _table_s(table) == expected
+    # perfectly concordant and discordant levels: S = +- the pairs untied in both
+    x = np.array([0.0, 0.0, 1.0, 2.0])
+    assert _table_s(_contingency(x, x)) == 5
+    assert _table_s(_contingency(x, -x)) == -5
+    # NaN or many distinct values: no table (the merge-sort count is used)
+    assert _contingency(np.array([0.0, np.nan, 1.0]), np.array([1.0, 2.0, 3.0])) is None
+    assert _contingency(rng.random(100), rng.random(100)) is None

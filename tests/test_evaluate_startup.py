@@ -149,6 +149,68 @@ def test_an_evaluate_process_imports_neither_openai_aiohttp_pandas_nor_other_eva
     assert scripted_llm.paths[0] == "/v1/chat/completions"
 
 
+def test_an_evaluate_process_sends_its_first_call_before_importing_the_orm(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    db = f"sqlite:///{tmp_path / 'wb.db'}"
+    store = Store(db)
+    store.create_project("ir", "intent_resolution")
+    rows = [{"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "r"}} for i in range(2)]
+    store.upsert_items("ir", rows)
+    store.close()
+    scripted_llm.handler = lambda req: Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
+    probe = tmp_path / "probe.py"
+    # what the process has loaded when it opens its first connection to the model server
+    probe.write_text(
+        textwrap.dedent(
+            """
+            import asyncio, runpy, sys
+            sys.path.insert(0, '.')
+            sys.argv = ['cli.py', *sys.argv[1:]]
+            seen = []
+            opener = asyncio.open_connection
+
+            async def spy(*args, **kwargs):
+                if not seen:
+                    import annotation_store.models as models
+                    orm = [m for m in sys.modules if m.startswith('sqlalchemy.orm')]
+                    seen.append((len(orm), models._registry is not None))
+                return await opener(*args, **kwargs)
+
+            asyncio.open_connection = spy
+            try:
+                runpy.run_path('cli.py', run_name='__main__')
+            except SystemExit:
+                pass
+            print('AT FIRST CALL', seen)
+            """
+        )
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "WORKBENCH_SECRETS": str(tmp_path / "none.toml"),
+        "WORKBENCH_LLM_BASE_URL": scripted_llm.base_url,
+        "WORKBENCH_LLM_MODEL": scripted_llm.model,
+        "WORKBENCH_LLM_API_KEY": "test-key",
+    }
+    argv = [sys.executable, str(probe), "--db", db, "evaluate", "ir"]
+    argv += ["--evaluator", "intent_resolution"]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert "intent_resolution: 2 evaluated, 0 failed, 0 cached" in proc.stdout, proc.stderr
+    # no sqlalchemy.orm module and no mapped class before the first call ...
+    assert "AT FIRST CALL [(0, False)]" in proc.stdout
+    # ... and the run, its results and its cache entries were stored as before
+    store = Store(db)
+    try:
+        (run,) = store.runs("ir")
+        assert (run.evaluator, run.status) == ("intent_resolution", "done")
+        results = store.run_results(run.id)
+        assert sorted(r.item_id for r in results) == ["q0", "q1"]
+        assert {r.status for r in results} == {"ok"}
+    finally:
+        store.close()
+
+
 def _client(server: ScriptedLLM, **overrides: object) -> LLMClient:
     config = LLMConfig(
         model=server.model,

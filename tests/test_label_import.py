@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pandas as pd
 import pytest
 from sqlalchemy import select
 
@@ -245,3 +246,22 @@ def test_a_chunk_that_fails_undoes_the_chunks_before_it(
     monkeypatch.setattr(label_import, "_insert_new", real)
     report = any_store.import_labels("p", rows)  # the same file again goes through
     assert (report.created, report.updated) == (10, 2)
+
+
+def test_one_status_frame_equals_the_filtered_frame_of_several(any_store: Store) -> None:
+    _project(any_store, n_items=6)
+    statuses = ("submitted", "draft", "skipped")
+    rows = [
+        _row(f"i{i}", f"a{a}", i % 2, statuses[(i + a) % 3]) for a in range(2) for i in range(6)
+    ]
+    any_store.import_labels("p", rows)
+    every = any_store.annotations_frame("p", statuses)
+    for status in statuses:
+        one = any_store.annotations_frame("p", (status,))
+        expected = every[every["status"] == status].reset_index(drop=True)
+        assert len(one) == 4
+        assert one.dtypes.equals(expected.dtypes)
+        pd.testing.assert_frame_equal(one, expected)
+    assert any_store.annotations_frame("p", ("submitted", "submitted")).equals(
+        any_store.annotations_frame("p", ("submitted",))
+    )

@@ -24,6 +24,8 @@ from annotation_store.accounts import users as accounts
 from common.config import get_setting, secrets
 from common.tickets import TICKETS
 from ui import session_cookie
+from ui.annotation.fast_lane import LANES
+from ui.annotation.fast_lane import SESSION_KEY as LANE_SESSION_KEY
 from ui.context import USER_KEY, get_store
 from ui.study.entry import link_user
 
@@ -193,6 +195,7 @@ def _oidc_sign_in(store: Store) -> AnnotatorInfo:
 
 def _sign_out() -> None:
     st.session_state.pop(USER_KEY, None)
+    LANES.close(st.session_state.pop(LANE_SESSION_KEY, {}).values())  # the fast lane's too
     # Revoked on the server: a copy of the cookie no longer signs in anywhere.
     auth_sessions.revoke(
         get_store(),

@@ -26,7 +26,7 @@ from ui.session_cookie import (
 )
 
 
-def _refused(request: Request) -> Response | None:
+def refused_request(request: Request) -> Response | None:
     """A 403 for requests the workbench page did not send itself."""
     if request.headers.get(GUARD_HEADER) != "1":
         return PlainTextResponse("missing the workbench header", status_code=403)
@@ -43,7 +43,7 @@ def _secure(request: Request) -> bool:
 
 async def open_session(request: Request) -> Response:
     """Trade a ticket for the HttpOnly session cookie."""
-    refused = _refused(request)
+    refused = refused_request(request)
     if refused is not None:
         return refused
     try:
@@ -68,7 +68,7 @@ async def open_session(request: Request) -> Response:
 
 async def close_session(request: Request) -> Response:
     """Clear the session cookie (the session was revoked by the sign-out)."""
-    refused = _refused(request)
+    refused = refused_request(request)
     if refused is not None:
         return refused
     response = Response(status_code=204)

@@ -130,6 +130,17 @@ class ScriptedLLM:
         with self._lock:
             return len(self.requests)
 
+    def wait_for_calls(self, n: int, timeout_s: float = 10.0) -> int:
+        """The number of requests once ``n`` have arrived, or after ``timeout_s``.
+
+        A client that timed out has sent its request; on a busy machine the server's
+        thread may read it a moment after the client has given up and moved on.
+        """
+        deadline = time.monotonic() + timeout_s
+        while self.calls < n and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.calls
+
     # -- scripting ----------------------------------------------------------------------
     def queue(self, *replies: Reply | str) -> None:
         """Append replies used in order, before the handler is asked."""

@@ -83,6 +83,7 @@ function mark(t, cls, box) {
 function onKey(ev) {
   const st = A.state;
   if (!st || ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
+  if (window.__wbLane && window.__wbLane.open) return;  // the fast lane has the keys
   const el = ev.target;
   if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName))) return;
   if (!document.querySelector('[class*="' + st.marker + '"]')) return;  // another page

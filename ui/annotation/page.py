@@ -38,6 +38,7 @@ from ui.annotation.context import (
     missing_targets,
     set_focus,
 )
+from ui.annotation.fast_lane_view import fast_lane
 from ui.annotation.instant_keys import instant_keys
 from ui.tables import DASH
 
@@ -597,6 +598,7 @@ def _item_area(
     _focus_buttons(ctx)
     _follow_focus(ctx)
     instant_keys(ctx)
+    fast_lane(ctx)
 
 
 def _still_to_answer(ctx: ItemContext) -> None:

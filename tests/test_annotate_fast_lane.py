@@ -1,0 +1,190 @@
+"""The Annotate page's fast lane: claim-ahead, blind item payloads, the HTTP routes (#30)."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from annotation_store import Store
+from annotation_store import assignments as asg
+from annotation_store.accounts import users as accounts
+from annotation_store.crowd import study_quality as cq
+from tests.annotate_fixtures import make_project
+from ui.annotation import fast_lane
+from ui.annotation.fast_lane import LANES
+from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, ROUTES
+from ui.session_cookie import GUARD_HEADER
+
+
+def _binary(store: Store, n: int = 4, **settings) -> str:
+    store.create_project("p", "binary", {"k": 1, **settings})
+    store.upsert_items(
+        "p",
+        [
+            {"item_id": f"p:{i}:tampered", "fields": {"text": f"t{i}"}, "generator": "gpt-x"}
+            for i in range(n)
+        ],
+    )
+    return "p"
+
+
+def test_claim_ahead_counts_the_current_item_as_submitted(store: Store) -> None:
+    _binary(store, n=3)
+    a = store.ensure_annotator("ann").name
+    first = asg.claim_next(store, "p", a)
+    assert asg.claim_next(store, "p", a, ahead_of=first) == "p:1:tampered"
+    # the first claim stays open: the page still resumes it
+    assert asg.claim_next(store, "p", a) == first
+    assert asg.queue(store, "p", a) == [first, "p:1:tampered"]
+    # with the second one submitted in the browser too (its post on the way): the third
+    assert asg.claim_next(store, "p", a, ahead_of=[first, "p:1:tampered"]) == "p:2:tampered"
+
+
+def test_claim_ahead_respects_the_quota(store: Store) -> None:
+    _binary(store, n=4, quota=1)
+    a = store.ensure_annotator("ann").name
+    first = asg.claim_next(store, "p", a)
+    assert asg.claim_next(store, "p", a, ahead_of=first) is None
+
+
+def test_the_payload_is_blind_for_annotators(store: Store) -> None:
+    _binary(store)
+    user = store.ensure_annotator("ann")
+    project = store.project("p")
+    item = asg.claim_next(store, "p", user.name)
+    payload = fast_lane.item_payload(store, project, user, item)
+    text = repr(payload)
+    assert "tampered" not in text and "gpt-x" not in text
+    assert payload["ref"] == "1" and payload["name"] == "item 1"
+    assert payload["panels"] == [{"title": "Text", "text": "t0"}]
+    assert [c["key"] for c in payload["targets"][0]["choices"]] == ["1", "0"]
+    assert payload["targets"][0]["chosen"] is None
+
+
+def test_intent_match_payload_lists_every_fact_then_the_question(store: Store) -> None:
+    make_project(store, "intent_match", k=1)
+    user = store.ensure_annotator("admin", role="admin")
+    project = store.project("intent_match")
+    payload = fast_lane.item_payload(store, project, user, "im2")
+    keys = [t["key"] for t in payload["targets"]]
+    assert keys[:3] == ["gold_fact_labels.0", "gold_fact_labels.1", "predicted_fact_labels.0"]
+    assert keys[-1] == "match"
+    assert payload["targets"][1]["title"] == "2. The time is 7am tomorrow."
+    assert payload["name"] == "im2"  # admins see ids, as on the page
+
+
+def test_covers_only_choice_kinds_outside_studies(store: Store) -> None:
+    make_project(store, "intent_match", k=1)
+    make_project(store, "actionability", k=1)
+    assert fast_lane.covers(store.project("intent_match"))
+    _binary(store, study={"consent": "You agree."})
+    assert not fast_lane.covers(store.project("p"))
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(Starlette(routes=ROUTES), base_url="http://127.0.0.1:8501")
+
+
+def _headers(token: str) -> dict[str, str]:
+    return {GUARD_HEADER: "1", LANE_HEADER: token}
+
+
+def test_routes_label_items_in_queue_order(store: Store, client: TestClient) -> None:
+    _binary(store, n=3)
+    user = accounts.add_user(store, "ann", "annotator")
+    first = asg.claim_next(store, "p", user.name)
+    token = LANES.open(store, "p", user)
+    got = client.get(NEXT_ROUTE, params={"after": "1"}, headers=_headers(token))
+    assert got.status_code == 200 and got.json()["item"]["ref"] == "2"
+    # item 2 submitted in the browser, item 1's post not through yet: item 3 comes next
+    ahead = client.get(NEXT_ROUTE, params={"after": "2", "pending": ["1"]}, headers=_headers(token))
+    assert ahead.json()["item"]["ref"] == "3"
+    saved = client.post(
+        LABEL_ROUTE,
+        json={"item": "1", "chosen": {"label": 0}, "seconds": 2.5, "active_seconds": 1.5},
+        headers=_headers(token),
+    )
+    assert saved.status_code == 200
+    state = store.item_state("p", first, "ann")
+    assert state["status"] == "submitted" and state["labels"] == {"label": 1}
+    progress = store.progress_frame("p").set_index("item_id").loc[first]
+    assert progress["seconds_spent"] == 2.5
+    assert cq.active_times(store, "p")["active_seconds"].tolist() == [1.5]
+    client.post(LABEL_ROUTE, json={"item": "2", "chosen": {"label": 1}}, headers=_headers(token))
+    assert store.item_state("p", "p:1:tampered", "ann")["labels"] == {"label": 0}
+    frame = store.annotations_frame("p")
+    assert list(frame.sort_values("item_id")["value"]) == [1, 0]
+    # the end of the queue
+    end = client.get(NEXT_ROUTE, params={"after": "3"}, headers=_headers(token))
+    assert end.json() == {"item": None}
+
+
+def test_routes_refuse_missing_answers_bad_choices_and_strangers(
+    store: Store, client: TestClient
+) -> None:
+    _binary(store, n=3)
+    user = accounts.add_user(store, "ann", "annotator")
+    asg.claim_next(store, "p", user.name)
+    token = LANES.open(store, "p", user)
+    missing = client.post(LABEL_ROUTE, json={"item": "1", "chosen": {}}, headers=_headers(token))
+    assert missing.status_code == 422 and "still to answer" in missing.json()["error"]
+    bad = client.post(
+        LABEL_ROUTE, json={"item": "1", "chosen": {"label": 7}}, headers=_headers(token)
+    )
+    assert bad.status_code == 400
+    other = client.post(
+        LABEL_ROUTE, json={"item": "3", "chosen": {"label": 0}}, headers=_headers(token)
+    )
+    assert other.status_code == 404  # never handed out: no display number 3
+    assert (
+        client.get(NEXT_ROUTE, params={"after": "1"}, headers=_headers("nope")).status_code == 403
+    )
+    no_guard = client.get(NEXT_ROUTE, params={"after": "1"}, headers={LANE_HEADER: token})
+    assert no_guard.status_code == 403
+    closed = LANES.open(store, "p", user)
+    LANES.close([closed])  # signed out
+    assert (
+        client.get(NEXT_ROUTE, params={"after": "1"}, headers=_headers(closed)).status_code == 403
+    )
+    accounts.set_active(store, "ann", False)
+    gone = client.get(NEXT_ROUTE, params={"after": "1"}, headers=_headers(token))
+    assert gone.status_code == 403
+    assert store.item_state("p", "p:0:tampered", "ann")["status"] is None
+
+
+def test_a_choice_is_saved_the_moment_it_is_given_without_submitting(
+    store: Store, client: TestClient
+) -> None:
+    """Each key in the panel posts its choice at once (a reload loses nothing); the item
+    stays a draft until its submit is posted."""
+    _binary(store, n=2)
+    user = accounts.add_user(store, "ann", "annotator")
+    first = asg.claim_next(store, "p", user.name)
+    token = LANES.open(store, "p", user)
+    key = client.post(
+        LABEL_ROUTE,
+        json={"item": "1", "chosen": {"label": 1}, "submit": False},
+        headers=_headers(token),
+    )
+    assert key.status_code == 200 and key.json() == {"saved": True, "submitted": False}
+    state = store.item_state("p", first, "ann")
+    assert state["labels"] == {"label": 0} and state["status"] == "draft"
+    changed = client.post(
+        LABEL_ROUTE,
+        json={"item": "1", "chosen": {"label": 0}, "submit": False},
+        headers=_headers(token),
+    )
+    assert changed.status_code == 200
+    assert store.item_state("p", first, "ann")["labels"] == {"label": 1}
+    bad = client.post(
+        LABEL_ROUTE,
+        json={"item": "1", "chosen": {"label": 9}, "submit": False},
+        headers=_headers(token),
+    )
+    assert bad.status_code == 400
+    done = client.post(LABEL_ROUTE, json={"item": "1", "chosen": {}}, headers=_headers(token))
+    assert done.status_code == 200
+    state = store.item_state("p", first, "ann")
+    assert state["status"] == "submitted" and state["labels"] == {"label": 1}

@@ -1,0 +1,102 @@
+"""HTTP routes of the Annotate page's fast lane (``ui.annotation.fast_lane``).
+
+``GET /api/annotate/next?after=REF&pending=REF...`` answers with the item the page
+would show once ``REF`` is submitted (``{"item": null}`` at the end of the queue), the
+``pending`` items counting as submitted (their posts are on the way); ``POST
+/api/annotate/label`` with ``{"item": REF, "chosen": {target: choice index}, "seconds":
+s}`` saves the choices and submits the item; with ``"submit": false`` it only saves them
+(each key's choice is posted the moment it is given, as the page's buttons save it). Both need the lane token the page handed
+its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
+origin, like ``ui.session_routes``. The store is blocking: the work runs in a thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from annotation_store import StoreError
+from annotation_store.accounts import users as accounts
+from ui.annotation import fast_lane
+from ui.annotation.fast_lane import LANES, Lane, LaneError
+from ui.session_routes import refused_request
+
+NEXT_ROUTE = "/api/annotate/next"
+LABEL_ROUTE = "/api/annotate/label"
+LANE_HEADER = "X-Workbench-Lane"
+
+
+def _lane(request: Request) -> Lane:
+    lane = LANES.get(request.headers.get(LANE_HEADER))
+    if not accounts.is_active(lane.store, lane.user.name):
+        raise LaneError("this account is no longer active", 403)
+    return lane
+
+
+def _next(lane: Lane, after: str, pending: list[str]) -> dict[str, Any]:
+    project = lane.store.project(lane.project)
+    here = fast_lane.resolve(lane.store, project, lane.user, after)
+    waiting = [fast_lane.resolve(lane.store, project, lane.user, ref) for ref in pending]
+    nxt = fast_lane.next_item(lane.store, project, lane.user, here, waiting)
+    if nxt is None:
+        return {"item": None}
+    return {"item": fast_lane.item_payload(lane.store, project, lane.user, nxt)}
+
+
+def _label(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
+    project = lane.store.project(lane.project)
+    item_id = fast_lane.resolve(lane.store, project, lane.user, str(body.get("item", "")))
+    chosen = body.get("chosen") or {}
+    if body.get("submit", True) is False:
+        if not isinstance(chosen, dict):
+            raise LaneError("malformed request", 400)
+        fast_lane.save_choices(lane.store, project, lane.user, item_id, chosen)
+        return {"saved": True, "submitted": False}
+    seconds, active = body.get("seconds"), body.get("active_seconds")
+    numbers = all(
+        isinstance(x, int | float | None) and (x is None or x >= 0) for x in (seconds, active)
+    )
+    if not isinstance(chosen, dict) or not numbers:
+        raise LaneError("malformed request", 400)
+    fast_lane.save_and_submit(lane.store, project, lane.user, item_id, chosen, seconds, active)
+    return {"saved": True}
+
+
+async def _answer(request: Request, work: Any, *args: Any) -> Response:
+    refused = refused_request(request)
+    if refused is not None:
+        return refused
+    try:
+        lane = await run_in_threadpool(_lane, request)
+        return JSONResponse(await run_in_threadpool(work, lane, *args))
+    except LaneError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+    except (StoreError, ValueError) as exc:  # refused by the store: say why, no retry helps
+        return JSONResponse({"error": str(exc)}, status_code=409)
+
+
+async def next_item(request: Request) -> Response:
+    """The item after ``?after=`` as the browser draws it."""
+    params = request.query_params
+    return await _answer(request, _next, params.get("after", ""), params.getlist("pending"))
+
+
+async def label_item(request: Request) -> Response:
+    """Save the posted choices and (unless ``"submit": false``) submit the item."""
+    try:
+        body = await request.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return JSONResponse({"error": "malformed request"}, status_code=400)
+    return await _answer(request, _label, body)
+
+
+ROUTES = [
+    Route(NEXT_ROUTE, next_item, methods=["GET"]),
+    Route(LABEL_ROUTE, label_item, methods=["POST"]),
+]
