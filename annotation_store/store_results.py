@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Connection, DateTime, func, insert, select, update
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.models import (
@@ -48,6 +50,61 @@ RESULT_COLUMNS = [
 #: Tidy scores: the run-describing result columns, then one field and its score.
 SCORE_COLUMNS = [*RESULT_COLUMNS[:7], "field", "score"]
 #: EvalResult attributes stored in an evaluator_results row under the same names.
+#: The cache lookup of :meth:`ResultsMixin.cache_get_many` on SQLite ({} takes the
+#: placeholders).
+_CACHE_SELECT = "SELECT key, response FROM llm_cache WHERE key IN ({})"
+#: The item keys and the run's stored results that :meth:`ResultsMixin.save_results`
+#: looks up on SQLite.
+_ITEM_PKS = "SELECT item_id, id FROM items WHERE project_id = ? AND item_id IN ({})"
+_STORED_RESULTS = "SELECT item_pk, id FROM evaluator_results WHERE run_id = ? AND item_pk IN ({})"
+
+
+def _sqlite_rows(s: Session | Connection, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Rows of ``sql`` run on the own cursor of a session's (or a) SQLite connection."""
+    conn = s if isinstance(s, Connection) else s.connection()
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        cursor.execute(sql, tuple(params))
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def _serialised_rows(
+    results: Sequence[EvalResult],
+    item_pk: Mapping[str, int],
+    run_id: int,
+    now: Any,
+    redactor: DataRedactor,
+) -> list[tuple[Any, ...]] | None:
+    """New result rows (SQLite) as the driver's parameter tuples: the JSON columns
+    serialised as SQLAlchemy's JSON type does (``json.dumps``), each once, so that the
+    redaction screen reads the same text; the timestamp as its DateTime type writes it.
+    None when the screen finds something that may need masking (the caller then masks
+    the values and lets the column types serialise them)."""
+    created = DateTime().dialect_impl(_SQLITE).bind_processor(_SQLITE)(now)  # type: ignore[misc]
+    rows: dict[int, tuple[Any, ...]] = {}
+    texts: list[str] = []
+    dumps = json.dumps
+    for res in results:
+        values = [getattr(res, name) for name in STORED_RESULT_ATTRS]
+        values[_SCORES], values[_DETAILS] = dumps(values[_SCORES]), dumps(values[_DETAILS])
+        values[_CACHED] = None if values[_CACHED] is None else int(values[_CACHED])
+        texts.extend(v for v in values if type(v) is str)
+        pk = item_pk[res.item_id]
+        rows[pk] = (run_id, pk, created, *values)
+    return list(rows.values()) if redactor.texts_clean(texts) else None
+
+
+def _insert_result_rows(s: Session, rows: list[tuple[Any, ...]]) -> None:
+    """Insert new result rows on the session's SQLite connection's own cursor."""
+    cursor = s.connection().connection.driver_connection.cursor()
+    try:
+        cursor.executemany(_RESULT_INSERT, rows)
+    finally:
+        cursor.close()
+
+
 STORED_RESULT_ATTRS = (
     "status",
     "scores",
@@ -61,6 +118,17 @@ STORED_RESULT_ATTRS = (
     "latency_s",
     "cached",
 )
+
+#: The columns of a new result row, in the order of :func:`_serialised_rows`' tuples.
+_RESULT_COLUMNS = ("run_id", "item_pk", "created_at", *STORED_RESULT_ATTRS)
+_RESULT_INSERT = (
+    f"INSERT INTO evaluator_results ({', '.join(_RESULT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_RESULT_COLUMNS))})"
+)
+_SCORES, _DETAILS, _CACHED = (
+    STORED_RESULT_ATTRS.index(name) for name in ("scores", "details", "cached")
+)
+_SQLITE = sqlite_dialect.dialect()
 
 
 def run_info(run: EvaluatorRun) -> RunInfo:
@@ -138,29 +206,44 @@ class ResultsMixin(StoreBase):
             wanted = list({r.item_id for r in results})
             item_pk: dict[str, int] = {}
             for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                if self.is_sqlite:  # the driver's cursor: no statement compiled per chunk
+                    sql = _ITEM_PKS.format(",".join("?" * len(chunk)))
+                    item_pk.update(_sqlite_rows(s, sql, [proj.id, *chunk]))
+                    continue
                 item_pk.update(
                     s.execute(
                         select(Item.item_id, Item.id).where(
-                            Item.project_id == proj.id,
-                            Item.item_id.in_(wanted[start : start + 500]),
+                            Item.project_id == proj.id, Item.item_id.in_(chunk)
                         )
                     ).all()
                 )
             existing: dict[int, int] = {}
             pks = list(item_pk.values())
             for start in range(0, len(pks), 500):
+                pk_chunk = pks[start : start + 500]
+                if self.is_sqlite:
+                    sql = _STORED_RESULTS.format(",".join("?" * len(pk_chunk)))
+                    existing.update(_sqlite_rows(s, sql, [run_id, *pk_chunk]))
+                    continue
                 existing.update(
                     s.execute(
                         select(EvaluatorResult.item_pk, EvaluatorResult.id).where(
                             EvaluatorResult.run_id == run_id,
-                            EvaluatorResult.item_pk.in_(pks[start : start + 500]),
+                            EvaluatorResult.item_pk.in_(pk_chunk),
                         )
                     ).all()
                 )
-            inserts: dict[int, dict[str, Any]] = {}
-            updates: dict[int, dict[str, Any]] = {}
             redactor = DataRedactor()
             now = utcnow()
+            if self.is_sqlite and not existing:
+                rows = _serialised_rows(results, item_pk, run_id, now, redactor)
+                if rows is not None:
+                    _insert_result_rows(s, rows)
+                    self._finish_saved_results(s, proj, run_id, results)
+                    return
+            inserts: dict[int, dict[str, Any]] = {}
+            updates: dict[int, dict[str, Any]] = {}
             for res in results:
                 pk = item_pk[res.item_id]
                 stored = redactor.many([getattr(res, name) for name in STORED_RESULT_ATTRS])
@@ -174,18 +257,24 @@ class ResultsMixin(StoreBase):
                 s.execute(insert(EvaluatorResult.__table__), list(inserts.values()))
             if updates:
                 s.execute(update(EvaluatorResult), list(updates.values()))
-            s.execute(
-                update(EvaluatorRun)
-                .where(EvaluatorRun.id == run_id)
-                .values(
-                    tokens_in=EvaluatorRun.tokens_in + sum(r.tokens_in for r in results),
-                    tokens_out=EvaluatorRun.tokens_out + sum(r.tokens_out for r in results),
-                    cost=EvaluatorRun.cost + sum(r.cost for r in results),
-                )
+            self._finish_saved_results(s, proj, run_id, results)
+
+    def _finish_saved_results(
+        self, s: Any, proj: Any, run_id: int, results: Sequence[EvalResult]
+    ) -> None:
+        """The run's totals and the results' item updates, after their rows are written."""
+        s.execute(
+            update(EvaluatorRun)
+            .where(EvaluatorRun.id == run_id)
+            .values(
+                tokens_in=EvaluatorRun.tokens_in + sum(r.tokens_in for r in results),
+                tokens_out=EvaluatorRun.tokens_out + sum(r.tokens_out for r in results),
+                cost=EvaluatorRun.cost + sum(r.cost for r in results),
             )
-            with_updates = [r for r in results if r.item_updates]
-            if with_updates:
-                self._apply_item_updates(s, proj, with_updates)
+        )
+        with_updates = [r for r in results if r.item_updates]
+        if with_updates:
+            self._apply_item_updates(s, proj, with_updates)
 
     def _apply_item_updates(self, s: Any, proj: Any, results: Sequence[EvalResult]) -> None:
         """Fill item fields that results bring (Bi-Fact's facts) where they are empty."""
@@ -509,12 +598,21 @@ class ResultsMixin(StoreBase):
         """The cached responses of those ``keys`` that have one, in one query per 500 keys."""
         found: dict[str, dict[str, Any]] = {}
         table = LLMCacheEntry.__table__
+        # On SQLite the replies are read as raw text on the driver's cursor (no statement
+        # compiled per chunk) and each chunk's are decoded by one json.loads; SQLAlchemy's
+        # JSON type would decode them row by row.
+        raw = RawColumns(self.is_sqlite)
         query = select(table.c.key, table.c.response)  # Core: no ORM work per query
         with self.read_connection() as conn:
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start : start + 500])
-                rows = conn.execute(query.where(table.c.key.in_(chunk)))
-                found.update((k, dict(v)) for k, v in rows)
+                if self.is_sqlite:
+                    sql = _CACHE_SELECT.format(",".join("?" * len(chunk)))
+                    rows = _sqlite_rows(conn, sql, chunk)
+                else:
+                    rows = [tuple(r) for r in conn.execute(query.where(table.c.key.in_(chunk)))]
+                replies = raw.decode_json([reply for _, reply in rows])
+                found.update(zip([key for key, _ in rows], map(dict, replies), strict=True))
         return found
 
     def cache_put(

@@ -59,6 +59,7 @@ class DataRedactor:
         # The screen reads the values' JSON text, where a secret with a character that
         # JSON escapes would not show: then every value is masked the long way.
         self._screen = not any(_JSON_ESCAPED.search(s) for s in self.secrets)
+        self._ascii_screen = self._screen and all(s.isascii() for s in self.secrets)
 
     def __call__(self, value: Any) -> Any:
         """``value`` redacted (:func:`redact_data`)."""
@@ -78,6 +79,14 @@ class DataRedactor:
             if text is not None and not _may_hold(text, self.secrets):
                 return values
         return [self(v) for v in values]
+
+    def texts_clean(self, texts: Iterable[str]) -> bool:
+        """True when none of ``texts`` (plain text, or values' JSON text as ``json.dumps``
+        writes it, non-ASCII escaped) can hold anything to mask; False also when a
+        secret has a character that such JSON text escapes, so it might not show."""
+        if not self._ascii_screen:
+            return False
+        return not _may_hold("\n".join(texts), self.secrets)
 
 
 def _may_hold(text: str, secrets: list[str]) -> bool:

@@ -26,9 +26,16 @@ def request_record(model: str, params: dict[str, Any], salt: str | None) -> dict
     return record
 
 
+#: ``json.dumps(..., sort_keys=True, ensure_ascii=False, default=str)`` made once: dumps
+#: builds a new encoder per call when given options, which costs more than a small record.
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+#: Pre-serialised values' markers and their JSON text, by position in a key's ``known``.
+_MARKERS = [(f"{_STAND_IN}{n}", _ENCODER.encode(f"{_STAND_IN}{n}")) for n in range(4)]
+
+
 def canonical_json(record: Any) -> str:
     """The canonical JSON text that is hashed into a key (sorted keys, no ASCII escaping)."""
-    return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+    return _ENCODER.encode(record)
 
 
 def digest(text: str) -> str:
@@ -52,9 +59,24 @@ def cache_key_with(record: dict[str, Any], path: tuple[str, str], value_json: st
     """:func:`cache_key` of ``record`` whose ``record[path[0]][path[1]]`` is a value
     whose canonical JSON (``value_json``) the caller already has (a JSON schema, the same
     for every item): the same key, without serialising the value again per request."""
-    outer, inner = path
-    stand_in = {**record, outer: {**record[outer], inner: _STAND_IN}}
-    text = canonical_json(stand_in).replace(canonical_json(_STAND_IN), value_json, 1)
+    return cache_key_parts(record, {path: value_json})
+
+
+def cache_key_parts(record: dict[str, Any], known: dict[tuple[str, ...], str]) -> str:
+    """:func:`cache_key` of ``record`` where the values at the given paths (one or two
+    keys deep) already have their canonical JSON text (a schema, rendered messages)."""
+    if len(known) > len(_MARKERS):
+        return cache_key(record)
+    stand_in = dict(record)
+    for (path, _), (marker, _) in zip(known.items(), _MARKERS, strict=False):
+        if len(path) == 1:
+            stand_in[path[0]] = marker
+        else:
+            outer, inner = path
+            stand_in[outer] = {**stand_in[outer], inner: marker}
+    text = canonical_json(stand_in)
+    for value_json, (_, marker_json) in zip(known.values(), _MARKERS, strict=False):
+        text = text.replace(marker_json, value_json, 1)
     return digest(text)
 
 

@@ -34,7 +34,7 @@ from evaluators.llm.cache import (
     LLMCache,
     MemoryCache,
     cache_key,
-    cache_key_with,
+    cache_key_parts,
     canonical_json,
     request_record,
 )
@@ -211,6 +211,10 @@ class LLMClient:
     ) -> JSONReply:
         """A reply validated against ``schema``; never raises for a bad or failed reply."""
         msgs = list(messages)
+        # Rendered messages bring their canonical JSON (checked unchanged): the key then
+        # need not escape the prompt's text again. A re-ask's messages are serialised.
+        canonical = getattr(messages, "canonical_json", None)
+        msgs_json: str | None = canonical() if callable(canonical) else None
         salt = None if cache_salt is None else str(cache_salt)
         reasks = self.config.json_retries if max_reasks is None else max_reasks
         calls: list[_Call] = []
@@ -221,7 +225,7 @@ class LLMClient:
             if max_tokens is not None:
                 base["max_tokens"] = max_tokens
             try:
-                call = await self._cached_call(base, salt, schema)
+                call = await self._cached_call(base, salt, schema, msgs_json)
             except LLMError as exc:
                 reply = JSONReply(None, raw, f"LLM call failed: {exc}", attempts=len(calls) + 1)
                 return _account(reply, calls)
@@ -238,6 +242,7 @@ class LLMClient:
                 {"role": "assistant", "content": raw or ""},
                 {"role": "user", "content": _REASK.format(error=error)},
             ]
+            msgs_json = None
         reply = JSONReply(
             None, raw, f"no valid JSON after {len(calls)} attempts: {error}", attempts=len(calls)
         )
@@ -278,8 +283,10 @@ class LLMClient:
         params: dict[str, Any],
         salt: str | None,
         schema: type[pydantic.BaseModel] | None = None,
+        messages_json: str | None = None,
     ) -> _Call:
-        """One request through the cache. The key holds the request as asked for.
+        """One request through the cache. The key holds the request as asked for;
+        ``messages_json`` is the canonical JSON of ``params["messages"]`` when known.
 
         What the server turns out to support (json_schema, logprobs, n) only changes the
         wire request, never the key, so a cached re-run makes no call even with a fresh
@@ -289,10 +296,12 @@ class LLMClient:
         if schema is not None:
             key_params["response_format"] = {"json_schema": _json_schema(schema)}
         record = request_record(self.model, key_params, salt)
+        known: dict[tuple[str, ...], str] = {}
         if schema is not None:  # the schema's JSON is made once, not per request
-            key = cache_key_with(record, ("response_format", "json_schema"), _schema_json(schema))
-        else:
-            key = cache_key(record)
+            known["response_format", "json_schema"] = _schema_json(schema)
+        if messages_json is not None:
+            known["messages",] = messages_json
+        key = cache_key_parts(record, known) if known else cache_key(record)
         hit = await self._get(key)
         session = self.batch
         if hit is not None:

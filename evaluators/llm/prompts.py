@@ -9,6 +9,7 @@ an evaluator's signature is the sha256 of the template files it uses.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -19,6 +20,35 @@ from typing import Any
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 _SECTION = re.compile(r"^\[(system|user)\]\s*$", re.M)
+_escape = json.encoder.encode_basestring  # a JSON string literal, as json.dumps writes it
+
+
+class RenderedMessages(list):  # type: ignore[type-arg]
+    """The chat messages of one rendering, with their canonical JSON text (as inside a
+    cache key) built from the template's pre-escaped pieces: the long literal text is
+    escaped once per template instead of once per item."""
+
+    __slots__ = ("_json", "_parts")
+
+    def __init__(self, messages: list[dict[str, str]], text: str) -> None:
+        super().__init__(messages)
+        self._json = text
+        self._parts = [(m["role"], m["content"]) for m in messages]
+
+    def canonical_json(self) -> str | None:
+        """The canonical JSON text of the messages, or None when the list or a message
+        changed after rendering (then the caller serialises them itself)."""
+        if len(self) != len(self._parts):
+            return None
+        for message, (role, content) in zip(self, self._parts, strict=True):
+            if (
+                type(message) is not dict
+                or len(message) != 2
+                or message.get("role") is not role
+                or message.get("content") is not content
+            ):
+                return None
+        return self._json
 
 
 @dataclass(frozen=True)
@@ -43,12 +73,16 @@ class PromptTemplate:
         sections = self._sections
         if sections is not None and not any("[" in v for v in text.values()):
             messages = []
-            for role, pieces in sections:
-                body = "".join([text[p] if i % 2 else p for i, p in enumerate(pieces)]).strip()
+            encoded = []
+            plans = self._json_plans
+            for index, (role, pieces) in enumerate(sections):
+                filled = [text[p] if i % 2 else p for i, p in enumerate(pieces)]
+                body = "".join(filled).strip()
                 if body:
                     messages.append({"role": role, "content": body})
+                    encoded.append(_message_json(plans[index], filled, role, body))
             if messages:
-                return messages
+                return RenderedMessages(messages, "[" + ", ".join(encoded) + "]")
         return self._render_text(text)
 
     def _render_text(self, text: Mapping[str, str]) -> list[dict[str, str]]:
@@ -63,6 +97,32 @@ class PromptTemplate:
         if not messages:
             messages = [{"role": "user", "content": filled.strip()}]
         return messages
+
+    @cached_property
+    def _json_plans(self) -> list[list[str] | None]:
+        """Per section, its message's canonical JSON with the values left out: the
+        escaped literal pieces (even places; the first and last carry the text around the
+        content and are stripped as the body is), to be joined with the escaped values.
+        None when the first or last piece is blank, so that a strip could reach a value.
+
+        Escaping works character by character, so the JSON string of a text is the JSON
+        strings of its parts put together: the long literal text is escaped once here.
+        """
+        plans: list[list[str] | None] = []
+        for role, pieces in self._sections or []:
+            first, last = pieces[0].lstrip(), pieces[-1].rstrip()
+            if not first or not last:
+                plans.append(None)
+                continue
+            if len(pieces) == 1:  # no value: one piece, stripped at both ends
+                first = last = pieces[0].strip()
+            plan = [_escape(p)[1:-1] if i % 2 == 0 else "" for i, p in enumerate(pieces)]
+            plan[0] = _escape(first)[1:-1]
+            plan[-1] = _escape(last)[1:-1]
+            plan[0] = '{"content": "' + plan[0]
+            plan[-1] += f'", "role": {_escape(role)}}}'
+            plans.append(plan)
+        return plans
 
     @cached_property
     def _sections(self) -> list[tuple[str, list[str]]] | None:
@@ -81,6 +141,16 @@ class PromptTemplate:
             (role, _PLACEHOLDER.split(body))
             for role, body in zip(parts[1::2], parts[2::2], strict=True)
         ]
+
+
+def _message_json(plan: list[str] | None, filled: list[str], role: str, body: str) -> str:
+    """The canonical JSON of one message ``{"role": role, "content": body}``."""
+    if plan is None:
+        return f'{{"content": {_escape(body)}, "role": {_escape(role)}}}'
+    out = list(plan)
+    for i in range(1, len(filled), 2):
+        out[i] = _escape(filled[i])[1:-1]
+    return "".join(out)
 
 
 @lru_cache(maxsize=64)
