@@ -90,6 +90,7 @@ def _choose(page, label: str, option: str) -> None:
     box.locator("input").click()
     page.get_by_role("option", name=option).click()
     page.keyboard.press("Escape")
+    wait_for_streamlit(page)  # the run with the choice has ended: a click now counts it
 
 
 def test_batch_run_survives_a_reload_and_lands_in_the_audit(sqlite_url: str) -> None:

@@ -37,6 +37,7 @@ def _run_judge(page: Any, app: Any) -> None:
     box.locator("input").click()
     page.get_by_role("option", name="judge:same-task", exact=True).click()
     page.keyboard.press("Escape")
+    wait_for_streamlit(page)  # the run with the choice has ended: a click now counts it
     page.get_by_role("button", name="Start").click()
     wait_for_job_queued(page, "judge:same-task")
     main = page.locator('[data-testid="stMain"]')

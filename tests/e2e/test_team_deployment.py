@@ -17,7 +17,14 @@ import pytest
 
 from annotation_store import Store
 from jobs.worker import evaluate_params, submit_evaluate_job
-from tests.e2e.harness import ROOT, browser_page, open_page, running_app, wait_for_job_queued
+from tests.e2e.harness import (
+    ROOT,
+    browser_page,
+    open_page,
+    running_app,
+    wait_for_job_queued,
+    wait_for_streamlit,
+)
 from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
 
@@ -59,6 +66,7 @@ def _queue_in_browser(page, app, project: str) -> None:  # type: ignore[no-untyp
     box.locator("input").click()
     page.get_by_role("option", name="intent_resolution", exact=True).click()
     page.keyboard.press("Escape")
+    wait_for_streamlit(page)  # the run with the choice has ended: a click now counts it
     page.get_by_role("button", name="Start").click()
     wait_for_job_queued(page, "intent_resolution")
 
