@@ -20,6 +20,7 @@ from evaluators.llm.direct import DirectChat, SDKChat
 from evaluators.llm.streams import StreamChat
 from evaluators.registry import EVALUATORS, builtin_index
 from tests.support.cli import ROOT
+from tests.support.fresh_python import fresh_python
 from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
 
@@ -41,20 +42,8 @@ def test_the_source_index_points_every_name_at_the_module_that_registers_it() ->
     assert index["intent_resolution"] == "evaluators.builtin.intent_resolution"
 
 
-def _fresh_python(code: str) -> list[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_looking_up_one_evaluator_imports_only_its_module() -> None:
-    loaded = _fresh_python(
+    loaded = fresh_python(
         """
         import json, sys
         from evaluators.registry import get_evaluator_class
@@ -96,16 +85,23 @@ def test_a_name_the_index_misses_is_found_by_full_discovery(
         REG.get("gamma")
 
 
-def test_an_evaluate_process_imports_neither_openai_aiohttp_pandas_nor_other_evaluators(
-    tmp_path: Path, scripted_llm: ScriptedLLM
-) -> None:
+def _intent_resolution_project(tmp_path: Path, n: int, scripted_llm: ScriptedLLM) -> str:
+    """A database with an intent-resolution project of ``n`` items, the scripted server
+    answering every call with a valid reply; returns the database URL."""
     db = f"sqlite:///{tmp_path / 'wb.db'}"
     store = Store(db)
     store.create_project("ir", "intent_resolution")
-    rows = [{"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "r"}} for i in range(3)]
+    rows = [{"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "r"}} for i in range(n)]
     store.upsert_items("ir", rows)
     store.close()
     scripted_llm.handler = lambda req: Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
+    return db
+
+
+def test_an_evaluate_process_imports_neither_openai_aiohttp_pandas_nor_other_evaluators(
+    tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    db = _intent_resolution_project(tmp_path, 3, scripted_llm)
     probe = tmp_path / "probe.py"
     probe.write_text(
         "import runpy, sys\nsys.path.insert(0, '.')\n"
@@ -152,13 +148,7 @@ def test_an_evaluate_process_imports_neither_openai_aiohttp_pandas_nor_other_eva
 def test_an_evaluate_process_sends_its_first_call_before_importing_the_orm(
     tmp_path: Path, scripted_llm: ScriptedLLM
 ) -> None:
-    db = f"sqlite:///{tmp_path / 'wb.db'}"
-    store = Store(db)
-    store.create_project("ir", "intent_resolution")
-    rows = [{"item_id": f"q{i}", "fields": {"query": f"q {i}", "response": "r"}} for i in range(2)]
-    store.upsert_items("ir", rows)
-    store.close()
-    scripted_llm.handler = lambda req: Reply(content=json.dumps(INTENT_RESOLUTION_REPLY))
+    db = _intent_resolution_project(tmp_path, 2, scripted_llm)
     probe = tmp_path / "probe.py"
     # what the process has loaded when it opens its first connection to the model server
     probe.write_text(

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import textwrap
-
 from sqlalchemy import inspect
 
 from annotation_store import models, tables
-from tests.support.cli import ROOT
+from tests.support.fresh_python import fresh_python
 
 MODEL_CLASSES = models._model_classes()
-
-
-def _fresh_python(code: str) -> object:
-    out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_every_table_has_one_class_whose_annotations_name_exactly_its_columns() -> None:
@@ -42,7 +25,7 @@ def test_each_class_maps_every_column_of_its_table() -> None:
 
 
 def test_importing_the_models_and_the_store_neither_imports_the_orm_nor_maps() -> None:
-    state = _fresh_python(
+    state = fresh_python(
         """
         import json, sys
         import annotation_store.models as models
@@ -57,7 +40,7 @@ def test_importing_the_models_and_the_store_neither_imports_the_orm_nor_maps() -
 
 
 def test_the_first_orm_use_of_any_kind_maps_every_class() -> None:
-    state = _fresh_python(
+    state = fresh_python(
         """
         import json
         from sqlalchemy import inspect, select
@@ -86,7 +69,7 @@ def test_the_first_orm_use_of_any_kind_maps_every_class() -> None:
 
 
 def test_an_attribute_is_the_first_use_too() -> None:
-    state = _fresh_python(
+    state = fresh_python(
         """
         import json
         import annotation_store.models as models
@@ -99,7 +82,7 @@ def test_an_attribute_is_the_first_use_too() -> None:
 
 
 def test_threads_meeting_the_first_use_all_get_the_mapped_attribute() -> None:
-    state = _fresh_python(
+    state = fresh_python(
         """
         import json, threading
         from annotation_store.models import Item
