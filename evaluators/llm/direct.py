@@ -107,10 +107,7 @@ class DirectChat:
             raise APITimeoutError("Request timed out.") from None
         except self._aiohttp.ClientError as exc:
             raise APIConnectionError(f"Connection error: {exc}") from None
-        parsed = _parse(raw)
-        if status >= 400:
-            raise APIStatusError(f"Error code: {status} - {parsed}", status, parsed, headers)
-        return parsed
+        return answer(status, headers, raw)
 
     async def close(self) -> None:
         """Close the session and its connections."""
@@ -143,6 +140,15 @@ class SDKChat:
     async def close(self) -> None:
         """Close the SDK client's pool."""
         await self.client.close()
+
+
+def answer(status: int, headers: Any, raw: bytes) -> Any:
+    """The parsed reply body; :class:`APIStatusError` for an HTTP error status (both
+    transports answer alike)."""
+    parsed = _parse(raw)
+    if status >= 400:
+        raise APIStatusError(f"Error code: {status} - {parsed}", status, parsed, headers)
+    return parsed
 
 
 def _parse(raw: bytes) -> Any:

@@ -26,9 +26,8 @@ from urllib.parse import urlsplit
 
 from evaluators.llm.direct import (
     APIConnectionError,
-    APIStatusError,
     APITimeoutError,
-    _parse,
+    answer,
     default_headers,
     endpoint_url,
 )
@@ -104,10 +103,7 @@ class StreamChat:
             _Closed,
         ) as exc:
             raise APIConnectionError(f"Connection error: {exc or type(exc).__name__}") from None
-        parsed = _parse(raw)
-        if status >= 400:
-            raise APIStatusError(f"Error code: {status} - {parsed}", status, parsed, headers)
-        return parsed
+        return answer(status, headers, raw)
 
     async def close(self) -> None:
         """Close the idle connections."""
