@@ -146,6 +146,11 @@ def time_agreement(url: str, resamples: int) -> tuple[float, float, dict]:
     return elapsed, cpu, json.loads(buf.getvalue())
 
 
+#: A user's process: bytecode cached as for an installed package (this environment may
+#: set PYTHONDONTWRITEBYTECODE, which would make every run compile the project anew).
+PROCESS_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def time_cli_process(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float]:
     """Wall and CPU time (user + system) of one fresh CLI process, imports included
     (``root``: the checkout whose ``cli.py`` runs)."""
@@ -157,6 +162,7 @@ def time_cli_process(url: str, resamples: int, root: Path = ROOT) -> tuple[float
         check=True,
         stdout=subprocess.DEVNULL,
         cwd=root,
+        env=PROCESS_ENV,
     )
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -193,6 +199,8 @@ def process_bench(url: str, resamples: int, repeats: int, baseline: Path | None)
     roots = {"this checkout": ROOT} | ({f"baseline {baseline}": baseline} if baseline else {})
     before = os.getloadavg()
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in roots}
+    for root in roots.values():  # warm-up, not counted: bytecode and page caches
+        time_cli_process(url, resamples, root)
     for i in range(1, repeats + 1):
         for name, root in roots.items():
             wall, cpu = time_cli_process(url, resamples, root)
