@@ -80,3 +80,28 @@ def test_side_panel_moves_when_a_label_arrives(
     assert_ok(at)
     after = next(str(c.value) for c in at.caption if "**overall**" in str(c.value))
     assert "n 41 people / 200 judged" in after and after != before
+
+
+def test_the_default_judge_is_the_newest_run_not_the_last_name(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """An old metric named late in the alphabet does not stay the default once a judge
+    is run after it (the demo showed its word-overlap metric, not the judge's v2)."""
+    import pandas as pd
+
+    import workbench_api as wb
+
+    truth = build(store, "p", n_items=60, n_labelled=20, evaluator="zz-metric")
+    wb.add_scores(
+        store,
+        "p",
+        pd.DataFrame(
+            {"item_id": truth["item_id"], "evaluator": "a-judge", "field": "label", "value": 1}
+        ),
+    )
+    at = _page(monkeypatch, store, sqlite_url)
+    assert at.selectbox(key="estimates_judge").options == ["zz-metric imported", "a-judge imported"]
+    assert at.selectbox(key="estimates_judge").value == "a-judge imported"
+    panel = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
+    assert_ok(panel)
+    assert panel.markdown[0].value.endswith("· a-judge imported")
