@@ -12,7 +12,13 @@ import streamlit as st
 
 from alignment import figures
 from alignment.card import card_markdown, evaluation_card
-from alignment.diff import default_pair, diff_refusal, diff_summary, version_diff
+from alignment.diff import (
+    default_card,
+    default_pair,
+    diff_refusal,
+    diff_summary,
+    version_diff,
+)
 from alignment.diff_rows import diff_headers
 from alignment.frames import (
     confusion_frame,
@@ -164,7 +170,9 @@ else:
 labels = [r["label"] for r in doc["versions"]]
 if labels:
     st.header("Evaluation card")
-    card_label = st.selectbox("Version", labels, index=len(labels) - 1, key="alignment_card")
+    card_label = st.selectbox(
+        "Version", labels, index=default_card(doc["versions"]), key="alignment_card"
+    )
     card = card_markdown(evaluation_card(doc, card_label))
     with st.container(border=True):
         st.markdown(card.split("\n", 1)[1])
