@@ -124,7 +124,7 @@ def _open(title: str) -> bool:
 if _open(PEOPLE):
     with tabs[PEOPLE]:
         charts.add(figures.reliability_bars(data))
-        agreement_tables.human_tables(data)
+        agreement_tables.human_tables(data, charted=[picked] if picked else [])
         st.header("Annotator pairs")
         if picked not in data["fields"]:
             st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")

@@ -7,6 +7,7 @@ under each table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -64,15 +65,16 @@ def _notes(lines: list[str]) -> None:
         st.caption(line)
 
 
-def human_tables(data: dict[str, Any]) -> None:
-    """The per-field summary, then every statistic with its CI and n, with notes."""
+def human_tables(data: dict[str, Any], charted: Sequence[str] = ()) -> None:
+    """The per-field summary, then every statistic with its CI and n, with notes
+    (``charted``: fields whose pair chart, with its caption, follows on the page)."""
     frame, formats = summary_frame(data)
     _show(st, frame, formats)
     st.caption(NOT_SHOWN)
     st.subheader("Every statistic with its 95% interval and n")
     rows, notes = statistic_table(data)
     _show(st, pd.DataFrame(rows, columns=STAT_HEADER), {})
-    _notes(notes + field_notes(data))
+    _notes(notes + field_notes(data, charted))
 
 
 def correlation_table(col: Any, e: dict[str, Any]) -> None:
