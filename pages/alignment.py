@@ -31,7 +31,7 @@ from alignment.frames import (
     versions_frame,
 )
 from alignment.inputs import AlignmentError, FieldInputs, load_field
-from alignment.judge_vs_judge import judge_vs_judge_frame
+from alignment.judge_vs_judge import JUDGE_VS_JUDGE_FORMATS, judge_vs_judge_frame
 from alignment.label_diff import label_diff
 from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
@@ -157,7 +157,10 @@ for row in doc["versions"]:
 
 st.header("Judge vs judge")
 if doc.get("judge_vs_judge"):
-    frame, config = dash_missing(judge_vs_judge_frame(doc))
+    frame, config = dash_missing(
+        judge_vs_judge_frame(doc),
+        {c: st.column_config.NumberColumn(format=f) for c, f in JUDGE_VS_JUDGE_FORMATS.items()},
+    )
     st.dataframe(frame, column_config=config, hide_index=True, key="alignment_judge_vs_judge")
     st.caption(
         "Does A agree with the people better than B on the items both scored? A - B of the "
