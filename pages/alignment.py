@@ -38,6 +38,7 @@ from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
 from ui.probe_runs import probe_control
 from ui.tables import DASH, dash_missing
+from workbench_api.autocalibration import field_step
 
 NO_DECISIONS = (
     "Decisions flip on a binary field (score ≥ 0.5 or not) or a categorical one (the "
@@ -211,11 +212,12 @@ def _diff(label_a: str, label_b: str) -> pd.DataFrame:
 
 row_b = doc["versions"][labels.index(b)]
 binary_field = doc["field_type"] == "binary"
+step = field_step(project, doc["field"])  # how far off a score counts as corrected
 if refusal := diff_refusal(doc["versions"], a, b):
     st.info(refusal, icon=":material/info:")
     # Autocalibration needs only the "to" version and the people, not a second version.
     with contextlib.suppress(AlignmentError):
-        autocalibration_control(project.name, row_b, _diff(b, b), binary_field)
+        autocalibration_control(project.name, row_b, _diff(b, b), binary_field, step)
     st.stop()
 try:
     diff = _diff(a, b)
@@ -250,4 +252,4 @@ table = diff.assign(
 )
 frame, config = dash_missing(table.rename(columns=diff_headers(a, b)))
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
-autocalibration_control(project.name, row_b, full, binary_field)
+autocalibration_control(project.name, row_b, full, binary_field, step)
