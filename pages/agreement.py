@@ -159,8 +159,8 @@ if _open(OVER_TIME):
             charts.add(figures.timeline(points, picked))
         else:
             st.caption(
-                f"All {points[-1]['n_ratings']} ratings of `{picked}` carry the same time "
-                "(loaded or imported together): there is no history to draw yet."
+                f"All {points[-1]['n_ratings']} ratings of `{picked}` were given within a "
+                "minute (loaded or imported together): there is no history to draw yet."
             )
 
 

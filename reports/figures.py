@@ -293,10 +293,16 @@ def bias_bars(bias: dict[str, Any], title: str, template: str | None = None) -> 
     return _layout(fig, title, template=template)
 
 
+#: Labels whose times span less than this were loaded or imported together.
+MIN_HISTORY = pd.Timedelta(minutes=1)
+
+
 def has_history(points: list[dict[str, Any]]) -> bool:
-    """True when the labels were given at two or more moments: a timeline of labels that
-    were all loaded at once is a single point on a millisecond axis, not a history."""
-    return len({p["at"] for p in points}) > 1
+    """True when the labels were given over a minute or more: a timeline of labels that
+    were all loaded at once (one moment, or a script's fraction of a second) is a point
+    or two on a millisecond axis, not a history."""
+    times = [pd.Timestamp(p["at"]) for p in points]
+    return bool(times) and max(times) - min(times) >= MIN_HISTORY
 
 
 def timeline(points: list[dict[str, Any]], name: str, template: str | None = None) -> go.Figure:
