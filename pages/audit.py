@@ -19,6 +19,7 @@ from audit.analysis import (
     build_audit_table,
     comparable_fields,
     filter_audit,
+    uncompared_text,
     with_labels,
 )
 from common.csv_safe import csv_bytes
@@ -178,6 +179,8 @@ m[0].metric(
 m[1].metric("People disagree", int(counts.get(HUMANS_DISAGREE, 0)))
 m[2].metric("Evaluator failed", int(counts.get(EVAL_FAILED, 0)))
 m[3].metric("Agree", int(counts.get(AGREE, 0)))
+if uncounted := uncompared_text(counts):
+    st.caption(uncounted)
 
 lo, hi = table.scale
 config = {
