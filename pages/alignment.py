@@ -19,7 +19,7 @@ from alignment.diff import (
     diff_summary,
     version_diff,
 )
-from alignment.diff_rows import diff_headers
+from alignment.diff_rows import diff_formats, diff_headers
 from alignment.frames import (
     confusion_frame,
     headline_name,
@@ -250,6 +250,9 @@ table = diff.assign(
         lambda xs: "; ".join(f"{x['fact']}: {x['a']}→{x['b']}" for x in xs)
     )
 )
-frame, config = dash_missing(table.rename(columns=diff_headers(a, b)))
+frame, config = dash_missing(
+    table.rename(columns=diff_headers(a, b)),
+    {c: st.column_config.NumberColumn(format=f) for c, f in diff_formats(table, a, b).items()},
+)
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
 autocalibration_control(project.name, row_b, full, binary_field, step)
