@@ -153,14 +153,16 @@ table = _audit_table(
 )
 frame = table.frame
 
-f1, f2, f3 = st.columns([2, 1, 1])
-cats = f1.pills(
+# The kinds get a row of their own: beside the two filters, at 1024 px, the last two
+# were cut off in a scrolling strip.
+cats = st.pills(
     "Kind of disagreement",
     [c for c in CATEGORIES if c in set(frame[CATEGORY])],
     selection_mode="multi",
     key="audit_categories",
     help="Empty: every row",
 )
+f2, f3 = st.columns(2)
 gens = sorted(frame["generator"].fillna("(none)").unique())
 splits = sorted(frame["split"].fillna("(none)").unique())
 gen_pick = f2.multiselect("Generator", gens, key="audit_generators", placeholder="all")
