@@ -105,3 +105,30 @@ def test_the_default_judge_is_the_newest_run_not_the_last_name(
     panel = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
     assert_ok(panel)
     assert panel.markdown[0].value.endswith("· a-judge imported")
+
+
+def test_figures_have_three_decimals_and_methods_their_table_names(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """Not 0.5408 beside 0.698, and not "ppi: ..." above a table that says "PPI++"."""
+    import json
+    import re
+
+    build(store, "p", n_items=300, n_labelled=60)
+    at = _page(monkeypatch, store, sqlite_url)
+    checked = 0
+    for table in at.dataframe:
+        columns = json.loads(table.proto.columns)
+        for name in ("estimate", "lambda", "difference", "half-width now", "interval saved"):
+            if name not in table.value.columns:
+                continue
+            checked += 1
+            kind = columns.get(name, {}).get("type_config", {})
+            if kind.get("type") == "text":  # a column with "—": its numbers drawn as text
+                shown = [v for v in table.value[name] if v != "—"]
+                assert shown and all(re.fullmatch(r"[+-]?\d+\.\d{3}", v) for v in shown), shown
+            else:
+                assert kind.get("format") in ("%.3f", "%+.3f"), (name, kind)
+    assert checked == 5
+    caption = next(str(c.value) for c in at.caption if "human reference" in str(c.value))
+    assert "PPI++: prediction-powered mean" in caption and "ppi:" not in caption
