@@ -249,17 +249,19 @@ def bias_explanation(bias: dict[str, Any]) -> str | None:
     return None
 
 
-def bias_caption(bias: dict[str, Any]) -> str:
+def bias_caption(bias: dict[str, Any], said: str | None = None) -> str:
     """Own-model counts first (FinGrAct's headline), then all items' over- and
-    under-estimation counts (items; means over runs), apart from the test."""
+    under-estimation counts (items; means over runs), apart from the test. ``said``: a
+    reason the reader was just given (why there is no chart): not repeated here."""
     n, runs = bias.get("n", 0), bias.get("n_runs", 0)
     per = f" (mean of {runs} runs)" if runs and runs > 1 else ""
+    own = own_model_text(bias)
     parts = [
-        own_model_text(bias),
+        *([] if said and said in own else [own]),
         f"all items: over-estimated on {_count(bias.get('over'))} of {n}, under-estimated "
         f"on {_count(bias.get('under'))} of {n}{per}",
     ]
-    if bias.get("n_other"):
+    if bias.get("n_other") and bias.get("n_own"):  # with no own item, other items are all
         parts.append(
             f"other models' items: over on {_count(bias.get('over_other'))} of {bias['n_other']}"
         )
@@ -267,6 +269,8 @@ def bias_caption(bias: dict[str, Any]) -> str:
     parts.append(
         f"Fisher exact p = {p:.3g}"
         if p is not None
+        else f"Fisher test: {DASH}"
+        if said and bias.get("fisher_reason") == said
         else f"Fisher test: {DASH} ({bias.get('fisher_reason') or 'undefined'})"
     )
     return " · ".join(parts)
