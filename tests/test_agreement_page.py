@@ -131,9 +131,10 @@ def test_agreement_page_shows_the_figures_krippendorff_and_scipy_give(demo_app: 
     assert not [d for d in at.dataframe if "alpha nominal" in d.value.columns]
     (versus,) = [d.value for d in at.dataframe if {"statistic", "r"} <= set(d.value.columns)]
     r = dict(zip(versus["statistic"], versus["r"], strict=True))
-    assert r["pearson"] == pytest.approx(0.9939917658034135)
-    assert r["spearman"] == pytest.approx(0.9176629354822471)
-    assert r["kendall"] == pytest.approx(0.8819171036881969)
+    # named as the Alignment page names them, not by their keys (pearson, kendall)
+    assert r["Pearson r"] == pytest.approx(0.9939917658034135)
+    assert r["Spearman"] == pytest.approx(0.9176629354822471)
+    assert r["Kendall tau-b"] == pytest.approx(0.8819171036881969)
     assert set(versus["n"]) == {5}
 
 

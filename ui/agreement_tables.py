@@ -82,7 +82,7 @@ def correlation_table(col: Any, e: dict[str, Any]) -> None:
     entries = evaluator_entries(e, EVALUATOR)
     table = pd.DataFrame(
         [
-            {"statistic": x.measure.key, "r": x.value, "p": x.p, "95% CI": x.ci_text, "n": x.n}
+            {"statistic": x.measure.header, "r": x.value, "p": x.p, "95% CI": x.ci_text, "n": x.n}
             for x in entries
         ]
     )
@@ -92,7 +92,7 @@ def correlation_table(col: Any, e: dict[str, Any]) -> None:
         ci_reason = (e.get(x.measure.key) or {}).get("ci_reason") if x.measure.nested else None
         why = x.reason or (ci_reason if not x.ci else None)
         if why:
-            reasons.append((x.measure.key, why))
+            reasons.append((x.measure.header, why))
     for line in once_each(reasons, "measures"):
         col.caption(line)
 
