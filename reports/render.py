@@ -22,7 +22,7 @@ from agreement.alarms import alarm_lines
 from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.exclusions import exclusion_line
-from agreement.measures import NOTE, DetailEntry
+from agreement.measures import NOTE, PAIRS, DetailEntry, Entry
 from agreement.statistics import field_details, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
@@ -201,10 +201,25 @@ def _field_rows(data: dict[str, Any]) -> list[list[Any]]:
 def statistic_rows(data: dict[str, Any]) -> list[list[Any]]:
     """One row per field and declared statistic that applies to it, CI and n beside."""
     return [
-        [name, e.label, e.text, e.ci_text, e.n_text, e.reason or ""]
+        [name, e.label, e.text, e.ci_text, _n_text(e, f), e.reason or ""]
         for name, f in field_sections(data)
         for e in field_entries(f)
     ]
+
+
+def _n_text(e: Entry, f: dict[str, Any]) -> str:
+    """The entry's n; for a mean over annotator pairs that stores none (Cohen mean), the
+    pairs it averages: those with a value that share enough items."""
+    if e.n is not None or e.value is None:
+        return e.n_text
+    key = e.statistic.key
+    d = next(
+        (d for d in field_details(f, PAIRS) if d.measure.key == key and d.few is not None), None
+    )
+    if d is None:
+        return e.n_text
+    kept = [p for p in d.pairs if p.value is not None and p.pair not in d.few]
+    return f"{len(kept)} pair" + ("" if len(kept) == 1 else "s")
 
 
 def statistic_table(data: dict[str, Any]) -> tuple[list[list[Any]], list[str]]:

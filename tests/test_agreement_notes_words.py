@@ -59,3 +59,19 @@ def test_agreement_page_says_which_pairs_are_left_out_once_and_in_words(
     assert not [c for c in captions if "cohen_kappa" in c or "no shared items" in c], captions
     left_out = [c for c in captions if "ann & cat (n=3)" in c]
     assert len(left_out) == 1 and left_out[0].startswith("Greyed out"), left_out
+
+
+def test_the_cohen_mean_says_how_many_pairs_it_averages(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """It had no n at all ("—"): it averages the pairs sharing enough items."""
+    from reports.render import statistic_rows
+
+    _project(store)
+    rows = statistic_rows(agreement_document(store, "p", n_resamples=0).to_dict())
+    (cohen,) = [r for r in rows if r[1] == "Cohen mean"]
+    assert cohen[4] == "1 pair"  # ann & bob; ann & cat (3 items) and bob & cat (0) left out
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/agreement.py", project="p", timeout=120)
+    table = next(d.value for d in at.dataframe if "n / units" in d.value.columns)
+    assert table.set_index("statistic").loc["Cohen mean", "n / units"] == "1 pair"
