@@ -77,16 +77,29 @@ def human_tables(data: dict[str, Any], charted: Sequence[str] = ()) -> None:
     _notes(notes + field_notes(data, charted))
 
 
+def p_text(p: float | None) -> str | None:
+    """A p-value with four decimals; below that ``< 0.0001``, not ``0.0000``."""
+    if p is None:
+        return None
+    return "< 0.0001" if p < 0.00005 else f"{p:.4f}"
+
+
 def correlation_table(col: Any, e: dict[str, Any]) -> None:
     """The evaluator-vs-people measures of one evaluator and field, CI formatted like r."""
     entries = evaluator_entries(e, EVALUATOR)
     table = pd.DataFrame(
         [
-            {"statistic": x.measure.header, "r": x.value, "p": x.p, "95% CI": x.ci_text, "n": x.n}
+            {
+                "statistic": x.measure.header,
+                "r": x.value,
+                "p": p_text(x.p),
+                "95% CI": x.ci_text,
+                "n": x.n,
+            }
             for x in entries
         ]
     )
-    _show(col, table, {"r": "{:.3f}", "p": "{:.4f}"})
+    _show(col, table, {"r": "{:.3f}"})
     reasons = []
     for x in entries:
         ci_reason = (e.get(x.measure.key) or {}).get("ci_reason") if x.measure.nested else None
