@@ -76,6 +76,17 @@ def default_pair(rows: list[dict[str, Any]]) -> tuple[int, int]:
     return 0, 1
 
 
+def default_card(rows: list[dict[str, Any]]) -> int:
+    """Row index of the version whose card shows first: the newer of the default diff's
+    pair (the judge being edited), else the last row. Rows are sorted by evaluator name,
+    so "the last row" alone would pick whichever evaluator sorts last (an old metric)."""
+    if len(rows) > 1:
+        a, b = default_pair(rows)
+        if rows[a]["evaluator"] == rows[b]["evaluator"]:
+            return b
+    return max(len(rows) - 1, 0)
+
+
 #: Where the page compares two evaluators instead (the default hint of a refusal).
 PAGE_HINT = "Their agreement with the people is compared under Judge vs judge above."
 

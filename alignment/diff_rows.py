@@ -29,6 +29,17 @@ def diff_headers(label_a: str, label_b: str) -> dict[str, str]:
     }
 
 
+def diff_formats(table: pd.DataFrame, label_a: str, label_b: str) -> dict[str, str]:
+    """printf formats of the diff's number columns (under :func:`diff_headers`' names):
+    both scores and the people's mean with three decimals, not 1 beside 0.7333."""
+    headers = diff_headers(label_a, label_b)
+    return {
+        headers[c]: "%.3f"
+        for c in ("score_a", "score_b", "human")
+        if c in table.columns and pd.api.types.is_numeric_dtype(table[c])
+    }
+
+
 def last_ok(results: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per item, the reasoning and details of its result in the version's latest run."""
     ok = results[results["status"] == "ok"].sort_values("run_id", kind="stable")

@@ -62,13 +62,20 @@ def judge_vs_judge(
     return out
 
 
+#: printf formats of :func:`judge_vs_judge_frame`'s figures: three decimals, as the CI.
+JUDGE_VS_JUDGE_FORMATS = {"A's": "%.3f", "B's": "%.3f", "A - B": "%+.3f", "p": "%.3f"}
+
+
 def judge_vs_judge_frame(doc: dict[str, Any]) -> pd.DataFrame:
-    """The pairs as a display table: A, B, statistic, both figures, A - B, CI, p, n."""
+    """The pairs as a display table: A, B, statistic (in words), both figures, A - B, CI,
+    p, n."""
+    from alignment.frames import headline_name
+
     rows = [
         {
             "A": r["a"],
             "B": r["b"],
-            "statistic": r["statistic"],
+            "statistic": headline_name(r["statistic"]),
             "A's": r["value_a"],
             "B's": r["value_b"],
             "A - B": r["difference"],

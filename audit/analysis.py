@@ -474,3 +474,16 @@ def rubric_grid(
             row[ev] = None if value is None else float(value)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def uncompared_text(counts: Mapping[str, int]) -> str | None:
+    """The rows the four counts (failed, people disagree, metric differs, agree) leave out,
+    in words: items with no human label or no evaluator score yet; None when none."""
+    parts = [
+        f"{n} without {what}"
+        for key, what in ((NO_LABELS, "human labels"), (NO_SCORES, "an evaluator score"))
+        if (n := int(counts.get(key, 0)))
+    ]
+    if not parts:
+        return None
+    return f"Not compared yet, so in none of these counts: {' and '.join(parts)}."

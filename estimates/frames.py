@@ -4,7 +4,29 @@ from __future__ import annotations
 
 import pandas as pd
 
-from estimates.table import METHOD_LABELS, EstimateTable
+from estimates.table import METHOD_LABELS, METHOD_NOTES, EstimateTable
+
+#: printf formats of the frames' number columns: three decimals, as the intervals have
+#: (not 0.5408 beside 0.698), whole numbers for an effective n.
+FORMATS = {
+    "estimate": "%.3f",
+    "lambda": "%.3f",
+    "effective n": "%.0f",
+    "interval saved": "%.3f",
+    "difference": "%+.3f",
+    "half-width now": "%.3f",
+    "target": "%.3f",
+}
+
+
+def formats_of(frame: pd.DataFrame) -> dict[str, str]:
+    """:data:`FORMATS` of the columns ``frame`` has."""
+    return {c: f for c, f in FORMATS.items() if c in frame.columns}
+
+
+def method_notes() -> str:
+    """What each method is, named as the tables name it (``PPI++: ...``, not ``ppi: ...``)."""
+    return " ".join(f"{METHOD_LABELS[k]}: {v}." for k, v in METHOD_NOTES.items())
 
 
 def _ci(ci: tuple[float, float] | None) -> str | None:

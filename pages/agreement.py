@@ -124,7 +124,7 @@ def _open(title: str) -> bool:
 if _open(PEOPLE):
     with tabs[PEOPLE]:
         charts.add(figures.reliability_bars(data))
-        agreement_tables.human_tables(data)
+        agreement_tables.human_tables(data, charted=[picked] if picked else [])
         st.header("Annotator pairs")
         if picked not in data["fields"]:
             st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")
@@ -159,8 +159,8 @@ if _open(OVER_TIME):
             charts.add(figures.timeline(points, picked))
         else:
             st.caption(
-                f"All {points[-1]['n_ratings']} ratings of `{picked}` carry the same time "
-                "(loaded or imported together): there is no history to draw yet."
+                f"All {points[-1]['n_ratings']} ratings of `{picked}` were given within a "
+                "minute (loaded or imported together): there is no history to draw yet."
             )
 
 

@@ -12,8 +12,14 @@ import streamlit as st
 
 from alignment import figures
 from alignment.card import card_markdown, evaluation_card
-from alignment.diff import default_pair, diff_refusal, diff_summary, version_diff
-from alignment.diff_rows import diff_headers
+from alignment.diff import (
+    default_card,
+    default_pair,
+    diff_refusal,
+    diff_summary,
+    version_diff,
+)
+from alignment.diff_rows import diff_formats, diff_headers
 from alignment.frames import (
     confusion_frame,
     headline_name,
@@ -25,13 +31,14 @@ from alignment.frames import (
     versions_frame,
 )
 from alignment.inputs import AlignmentError, FieldInputs, load_field
-from alignment.judge_vs_judge import judge_vs_judge_frame
+from alignment.judge_vs_judge import JUDGE_VS_JUDGE_FORMATS, judge_vs_judge_frame
 from alignment.label_diff import label_diff
 from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
 from ui.probe_runs import probe_control
 from ui.tables import DASH, dash_missing
+from workbench_api.autocalibration import field_step
 
 NO_DECISIONS = (
     "Decisions flip on a binary field (score ≥ 0.5 or not) or a categorical one (the "
@@ -151,7 +158,10 @@ for row in doc["versions"]:
 
 st.header("Judge vs judge")
 if doc.get("judge_vs_judge"):
-    frame, config = dash_missing(judge_vs_judge_frame(doc))
+    frame, config = dash_missing(
+        judge_vs_judge_frame(doc),
+        {c: st.column_config.NumberColumn(format=f) for c, f in JUDGE_VS_JUDGE_FORMATS.items()},
+    )
     st.dataframe(frame, column_config=config, hide_index=True, key="alignment_judge_vs_judge")
     st.caption(
         "Does A agree with the people better than B on the items both scored? A - B of the "
@@ -164,7 +174,9 @@ else:
 labels = [r["label"] for r in doc["versions"]]
 if labels:
     st.header("Evaluation card")
-    card_label = st.selectbox("Version", labels, index=len(labels) - 1, key="alignment_card")
+    card_label = st.selectbox(
+        "Version", labels, index=default_card(doc["versions"]), key="alignment_card"
+    )
     card = card_markdown(evaluation_card(doc, card_label))
     with st.container(border=True):
         st.markdown(card.split("\n", 1)[1])
@@ -200,11 +212,12 @@ def _diff(label_a: str, label_b: str) -> pd.DataFrame:
 
 row_b = doc["versions"][labels.index(b)]
 binary_field = doc["field_type"] == "binary"
+step = field_step(project, doc["field"])  # how far off a score counts as corrected
 if refusal := diff_refusal(doc["versions"], a, b):
     st.info(refusal, icon=":material/info:")
     # Autocalibration needs only the "to" version and the people, not a second version.
     with contextlib.suppress(AlignmentError):
-        autocalibration_control(project.name, row_b, _diff(b, b), binary_field)
+        autocalibration_control(project.name, row_b, _diff(b, b), binary_field, step)
     st.stop()
 try:
     diff = _diff(a, b)
@@ -237,6 +250,9 @@ table = diff.assign(
         lambda xs: "; ".join(f"{x['fact']}: {x['a']}→{x['b']}" for x in xs)
     )
 )
-frame, config = dash_missing(table.rename(columns=diff_headers(a, b)))
+frame, config = dash_missing(
+    table.rename(columns=diff_headers(a, b)),
+    {c: st.column_config.NumberColumn(format=f) for c, f in diff_formats(table, a, b).items()},
+)
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
-autocalibration_control(project.name, row_b, full, binary_field)
+autocalibration_control(project.name, row_b, full, binary_field, step)

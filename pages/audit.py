@@ -19,6 +19,7 @@ from audit.analysis import (
     build_audit_table,
     comparable_fields,
     filter_audit,
+    uncompared_text,
     with_labels,
 )
 from common.csv_safe import csv_bytes
@@ -152,14 +153,16 @@ table = _audit_table(
 )
 frame = table.frame
 
-f1, f2, f3 = st.columns([2, 1, 1])
-cats = f1.pills(
+# The kinds get a row of their own: beside the two filters, at 1024 px, the last two
+# were cut off in a scrolling strip.
+cats = st.pills(
     "Kind of disagreement",
     [c for c in CATEGORIES if c in set(frame[CATEGORY])],
     selection_mode="multi",
     key="audit_categories",
     help="Empty: every row",
 )
+f2, f3 = st.columns(2)
 gens = sorted(frame["generator"].fillna("(none)").unique())
 splits = sorted(frame["split"].fillna("(none)").unique())
 gen_pick = f2.multiselect("Generator", gens, key="audit_generators", placeholder="all")
@@ -178,6 +181,8 @@ m[0].metric(
 m[1].metric("People disagree", int(counts.get(HUMANS_DISAGREE, 0)))
 m[2].metric("Evaluator failed", int(counts.get(EVAL_FAILED, 0)))
 m[3].metric("Agree", int(counts.get(AGREE, 0)))
+if uncounted := uncompared_text(counts):
+    st.caption(uncounted)
 
 lo, hi = table.scale
 config = {

@@ -7,11 +7,16 @@ from __future__ import annotations
 import streamlit as st
 
 from estimates.figures import estimates_chart
-from estimates.frames import differences_frame, estimates_frame, plans_frame
-from estimates.table import METHOD_NOTES
+from estimates.frames import (
+    differences_frame,
+    estimates_frame,
+    formats_of,
+    method_notes,
+    plans_frame,
+)
 from ui.context import get_store, require_project
 from ui.estimates_panel import FIELD_KEY, JUDGE_KEY, cached_choices, cached_table, picked
-from ui.tables import dash_missing
+from ui.tables import dash_missing, number_columns
 from workbench_api.data import ApiError
 
 project = require_project()
@@ -25,6 +30,7 @@ if not choices:
         "the **Evaluate** page, or import scores on the **Data** page."
     )
     st.stop()
+
 field, judge = picked(choices)
 cols = st.columns(3)
 field = cols[0].selectbox("Field", list(choices), index=list(choices).index(field), key=FIELD_KEY)
@@ -47,14 +53,15 @@ except ApiError as exc:
     st.stop()
 st.caption(
     f"**{field}** ({table.field_type}), judge **{table.evaluator}**; human reference: "
-    f"{table.meta['reference']}. " + " ".join(f"{k}: {v}." for k, v in METHOD_NOTES.items())
+    f"{table.meta['reference']}. " + method_notes()
 )
 chart = estimates_chart(table)
 if chart.data:
     st.plotly_chart(chart, width="stretch", key="estimates_chart")
 else:
     st.caption("No estimate has an interval yet: the table says what each one needs.")
-frame, config = dash_missing(estimates_frame(table))
+frame = estimates_frame(table)
+frame, config = dash_missing(frame, number_columns(formats_of(frame)))
 st.dataframe(frame, column_config=config, hide_index=True, key="estimates_table")
 if table.meta.get("weighted"):
     st.caption(
@@ -63,11 +70,13 @@ if table.meta.get("weighted"):
     )
 if table.differences:
     st.subheader("Differences between systems")
-    frame, config = dash_missing(differences_frame(table))
+    frame = differences_frame(table)
+    frame, config = dash_missing(frame, number_columns(formats_of(frame)))
     st.dataframe(frame, column_config=config, hide_index=True, key="estimates_differences")
 if table.plans:
     st.subheader("How many more human labels?")
-    frame, config = dash_missing(plans_frame(table))
+    frame = plans_frame(table)
+    frame, config = dash_missing(frame, number_columns(formats_of(frame)))
     st.dataframe(frame, column_config=config, hide_index=True, key="estimates_plans")
     st.caption(
         "PPI++: from its two variance terms (the judge's part does not shrink with labels). "

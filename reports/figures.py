@@ -249,17 +249,19 @@ def bias_explanation(bias: dict[str, Any]) -> str | None:
     return None
 
 
-def bias_caption(bias: dict[str, Any]) -> str:
+def bias_caption(bias: dict[str, Any], said: str | None = None) -> str:
     """Own-model counts first (FinGrAct's headline), then all items' over- and
-    under-estimation counts (items; means over runs), apart from the test."""
+    under-estimation counts (items; means over runs), apart from the test. ``said``: a
+    reason the reader was just given (why there is no chart): not repeated here."""
     n, runs = bias.get("n", 0), bias.get("n_runs", 0)
     per = f" (mean of {runs} runs)" if runs and runs > 1 else ""
+    own = own_model_text(bias)
     parts = [
-        own_model_text(bias),
+        *([] if said and said in own else [own]),
         f"all items: over-estimated on {_count(bias.get('over'))} of {n}, under-estimated "
         f"on {_count(bias.get('under'))} of {n}{per}",
     ]
-    if bias.get("n_other"):
+    if bias.get("n_other") and bias.get("n_own"):  # with no own item, other items are all
         parts.append(
             f"other models' items: over on {_count(bias.get('over_other'))} of {bias['n_other']}"
         )
@@ -267,6 +269,8 @@ def bias_caption(bias: dict[str, Any]) -> str:
     parts.append(
         f"Fisher exact p = {p:.3g}"
         if p is not None
+        else f"Fisher test: {DASH}"
+        if said and bias.get("fisher_reason") == said
         else f"Fisher test: {DASH} ({bias.get('fisher_reason') or 'undefined'})"
     )
     return " · ".join(parts)
@@ -293,10 +297,16 @@ def bias_bars(bias: dict[str, Any], title: str, template: str | None = None) -> 
     return _layout(fig, title, template=template)
 
 
+#: Labels whose times span less than this were loaded or imported together.
+MIN_HISTORY = pd.Timedelta(minutes=1)
+
+
 def has_history(points: list[dict[str, Any]]) -> bool:
-    """True when the labels were given at two or more moments: a timeline of labels that
-    were all loaded at once is a single point on a millisecond axis, not a history."""
-    return len({p["at"] for p in points}) > 1
+    """True when the labels were given over a minute or more: a timeline of labels that
+    were all loaded at once (one moment, or a script's fraction of a second) is a point
+    or two on a millisecond axis, not a history."""
+    times = [pd.Timestamp(p["at"]) for p in points]
+    return bool(times) and max(times) - min(times) >= MIN_HISTORY
 
 
 def timeline(points: list[dict[str, Any]], name: str, template: str | None = None) -> go.Figure:

@@ -120,15 +120,33 @@ def _facts(j: dict[str, Any]) -> list[tuple[str, str]]:
     facts = [
         ("Kind and fields", f"{j['kind']}: {', '.join(d['fields'])}"),
         ("Prompt hash", j["prompt_hash"]),
-        ("Output", json.dumps(d["output"], sort_keys=True)),
-        ("Sampling", json.dumps(d["sampling"], sort_keys=True)),
-        ("Swap texts", str(d.get("swap_texts", False))),
+        ("Output", settings_text(d["output"])),
+        ("Sampling", settings_text(d["sampling"])),
+        ("Swap texts", _word(d.get("swap_texts", False))),
         ("Worked examples", ", ".join(examples) or "none"),
         ("Saved", f"{j['created_at']}" + (f" by {j['created_by']}" if j.get("created_by") else "")),
     ]
     if d.get("system"):
         facts.append(("System message", d["system"].strip()))
     return facts
+
+
+def settings_text(settings: Mapping[str, Any]) -> str:
+    """A judge's output or sampling settings in words, every key with its value, in key
+    order: ``aggregate: majority · max tokens: 600`` (not a JSON dict)."""
+    return " · ".join(f"{k.replace('_', ' ')}: {_word(v)}" for k, v in sorted(settings.items()))
+
+
+def _word(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == [] or value == {}:
+        return "none"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
 
 
 def exclusion_lines(meta: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from agreement.alarms import alarm_lines
 from agreement.binary import flag_lines
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.exclusions import exclusion_line
-from agreement.measures import NOTE, DetailEntry
+from agreement.measures import NOTE, PAIRS, DetailEntry, Entry
 from agreement.statistics import field_details, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
@@ -201,10 +201,25 @@ def _field_rows(data: dict[str, Any]) -> list[list[Any]]:
 def statistic_rows(data: dict[str, Any]) -> list[list[Any]]:
     """One row per field and declared statistic that applies to it, CI and n beside."""
     return [
-        [name, e.label, e.text, e.ci_text, e.n_text, e.reason or ""]
+        [name, e.label, e.text, e.ci_text, _n_text(e, f), e.reason or ""]
         for name, f in field_sections(data)
         for e in field_entries(f)
     ]
+
+
+def _n_text(e: Entry, f: dict[str, Any]) -> str:
+    """The entry's n; for a mean over annotator pairs that stores none (Cohen mean), the
+    pairs it averages: those with a value that share enough items."""
+    if e.n is not None or e.value is None:
+        return e.n_text
+    key = e.statistic.key
+    d = next(
+        (d for d in field_details(f, PAIRS) if d.measure.key == key and d.few is not None), None
+    )
+    if d is None:
+        return e.n_text
+    kept = [p for p in d.pairs if p.value is not None and p.pair not in d.few]
+    return f"{len(kept)} pair" + ("" if len(kept) == 1 else "s")
 
 
 def statistic_table(data: dict[str, Any]) -> tuple[list[list[Any]], list[str]]:
@@ -213,17 +228,50 @@ def statistic_table(data: dict[str, Any]) -> tuple[list[list[Any]], list[str]]:
     return footnoted(statistic_rows(data), STAT_HEADER.index("note"))
 
 
-def field_notes(data: dict[str, Any]) -> list[str]:
+def field_notes(data: dict[str, Any], charted: Sequence[str] = ()) -> list[str]:
     """Notes that belong to no single table cell: which items each Fleiss' kappa uses,
-    label lists left out, per-pair reasons; each once, with the fields it concerns."""
+    label lists left out, per-pair reasons; each once, with the fields it concerns.
+
+    Per-pair reasons name the detail and the pair in words; a pair left out for sharing
+    too few items is not explained twice. ``charted``: fields whose pair chart is drawn
+    with its own caption on the pairs left out (the Agreement page), so the note is not."""
     declared = {s.key for s in statistics()}
     out: list[tuple[str, str]] = []
     for name, f in field_sections(data):
         out += [(name, _note_text(d)) for d in field_details(f) if d.detail.in_notes]
+        few = {p for d in field_details(f) for p in d.few or ()}
         for key, why in f.get("reasons", {}).items():
-            if why and key.split(".")[0] not in declared:
+            if not why or key.split(".")[0] in declared:
+                continue
+            named = _reason_subject(key)
+            if named is None:
                 out.append((f"{name} / {key}", why))
+                continue
+            subject, pair, is_few = named
+            if pair in few or (is_few and name in charted):
+                continue  # said once: in the few-pairs note, or under the chart
+            where = f"{subject}, {_pair_words(pair)}" if pair else subject
+            out.append((f"{name} / {where}", _pair_words(why)))
     return once_each(out, "fields")
+
+
+def _pair_words(text: str) -> str:
+    """Annotator pairs as people read them: ``a & b``, not the key ``a|b``."""
+    return text.replace("|", " & ")
+
+
+def _reason_subject(key: str) -> tuple[str, str | None, bool] | None:
+    """A declared detail's reason key (``detail.pair`` or the detail's few-pairs key) as
+    (its heading, the pair or None, whether it is the few-pairs note); None for others."""
+    base, _, pair = key.partition(".")
+    for stat in statistics():
+        for d in stat.details:
+            heading = d.long or f"{stat.details[0].heading}, {d.label}"
+            if d.key == base:
+                return heading, pair or None, False
+            if d.few_key == key:
+                return heading, None, True
+    return None
 
 
 def _note_text(d: DetailEntry) -> str:
@@ -231,7 +279,7 @@ def _note_text(d: DetailEntry) -> str:
     if d.detail.kind == NOTE:
         return str(d.text)
     return f"{d.detail.heading} (n shared items): " + ", ".join(
-        f"{p.pair} {cell(p.value)} ({p.n})" for p in d.pairs
+        f"{_pair_words(p.pair)} {cell(p.value)} ({p.n})" for p in d.pairs
     )
 
 

@@ -349,7 +349,7 @@ def test_one_measure_of_each_evaluator_section_reaches_every_view(
         at.session_state["agreement_tab"] = "Evaluators vs humans"
         at.run()
         (versus,) = [d.value for d in at.dataframe if {"statistic", "r"} <= set(d.value.columns)]
-        toy = versus[versus["statistic"] == "toy_tally"].iloc[0]
+        toy = versus[versus["statistic"] == "Toy tally"].iloc[0]
         assert (toy["r"], toy["95% CI"], toy["n"]) == (pytest.approx(0.6), "[0.250, 0.750]", 6)
         at.session_state["agreement_tab"] = "Calibrated binary"
         at.run()

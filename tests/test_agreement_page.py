@@ -131,10 +131,16 @@ def test_agreement_page_shows_the_figures_krippendorff_and_scipy_give(demo_app: 
     assert not [d for d in at.dataframe if "alpha nominal" in d.value.columns]
     (versus,) = [d.value for d in at.dataframe if {"statistic", "r"} <= set(d.value.columns)]
     r = dict(zip(versus["statistic"], versus["r"], strict=True))
-    assert r["pearson"] == pytest.approx(0.9939917658034135)
-    assert r["spearman"] == pytest.approx(0.9176629354822471)
-    assert r["kendall"] == pytest.approx(0.8819171036881969)
+    # named as the Alignment page names them, not by their keys (pearson, kendall)
+    assert r["Pearson r"] == pytest.approx(0.9939917658034135)
+    assert r["Spearman"] == pytest.approx(0.9176629354822471)
+    assert r["Kendall tau-b"] == pytest.approx(0.8819171036881969)
     assert set(versus["n"]) == {5}
+    # p as four decimals, and never 0.0000 for a tiny one
+    assert all(p == "< 0.0001" or len(p.split(".")[1]) == 4 for p in versus["p"]), versus
+    from ui.agreement_tables import p_text
+
+    assert (p_text(3e-9), p_text(0.01234), p_text(None)) == ("< 0.0001", "0.0123", None)
 
 
 def test_agreement_page_offers_the_report_as_html_markdown_json_and_reliability_csvs(

@@ -128,3 +128,11 @@ def test_labels_loaded_at_one_moment_have_no_history_to_draw():
     assert not has_history([])
     later = [*at_once, {"at": "2026-11-26T09:00:00", "alpha": 0.6, "n_ratings": 60}]
     assert has_history(later)
+    # a loading script's labels differ by milliseconds: still no history (the judge
+    # study demo drew a chart over 0.3 s)
+    script = [
+        {"at": "2026-11-28T00:40:16.924867+00:00", "alpha": 0.81, "n_ratings": 420},
+        {"at": "2026-11-28T00:40:17.228504+00:00", "alpha": 0.80, "n_ratings": 438},
+    ]
+    assert not has_history(script)
+    assert has_history([script[0], {**script[1], "at": "2026-11-28T00:41:17+00:00"}])

@@ -77,3 +77,23 @@ def test_alignment_page_shows_the_card_of_the_chosen_version(
     at.selectbox(key="alignment_card").set_value("judge:toy v1").run()
     shown = " ".join(str(m.value) for m in at.markdown)
     assert "Cannot stand in for an annotator yet" in shown
+
+
+def test_the_card_opens_on_the_edited_judge_not_on_the_metric_named_last(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """Rows sort by evaluator name: an imported metric named after the judge came last
+    and its card showed first (the demo opened on its word-overlap metric)."""
+    import pandas as pd
+
+    import workbench_api as wb
+    from tests.alignment_fixtures import item_ids
+    from tests.support.apptest import open_app
+
+    build_toy(store, swap=False)
+    scores = {"item_id": item_ids(), "evaluator": "zz-metric", "field": "label", "value": 1}
+    wb.add_scores(store, "toy", pd.DataFrame(scores))
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="toy", timeout=120)
+    assert at.selectbox(key="alignment_card").options[-1] == "zz-metric imported"
+    assert at.selectbox(key="alignment_card").value == "judge:toy v2"

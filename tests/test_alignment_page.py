@@ -74,3 +74,17 @@ def test_the_agreement_page_says_which_items_a_judge_version_saw_as_examples(
     assert_ok(at)
     [line] = [str(c.value) for c in at.caption if "Left out of their judge version" in c.value]
     assert "judge:toy" in line and "2 excluded: few-shot examples" in line
+
+
+def test_the_diff_gives_scores_and_the_people_with_three_decimals(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """Not 1 and 0.6 beside 0.7333 (the demo's diff)."""
+    import json
+
+    at = _page(monkeypatch, store, sqlite_url)
+    table = next(d for d in at.dataframe if "moved" in d.value.columns)
+    columns = json.loads(table.proto.columns)
+    formats = {c: v.get("type_config", {}).get("format") for c, v in columns.items()}
+    for header in ("score · judge:toy v1", "score · judge:toy v2", "people (mean or majority)"):
+        assert formats[header] == "%.3f", (header, formats)

@@ -281,3 +281,19 @@ def test_the_audit_table_is_built_once_per_data_version_and_choice(
     assert len(calls) == 3, "a new data version: built again"
     near = at.dataframe[0].value.set_index("item_id").loc["near"]
     assert near["annotators"] == 4
+
+
+def test_the_counts_say_which_items_they_leave_out(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """The four counts summed to 140 of the demo's 300 rows: the rest had no labels."""
+    from tests.support.estimates_project import build
+
+    build(store, "p", n_items=30, n_labelled=10)
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/audit.py", project="p", timeout=90)
+    counted = sum(int(m.value) for m in at.metric[:4])
+    assert counted == 10
+    assert "Not compared yet, so in none of these counts: 20 without human labels." in [
+        c.value for c in at.caption
+    ]

@@ -85,3 +85,42 @@ def test_the_alignment_page_saves_corrections_as_a_new_version(
     [example] = store.judge("same-task", 2).definition["few_shot"]["examples"]
     assert example["item_id"] == "lights"
     store.close()
+
+
+def test_on_a_zero_to_one_scale_a_level_off_counts_as_corrected(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """Intent resolution grades 0-1 in steps of 0.2: "a whole point off" could never
+    happen there, and the page said the people agreed with the judge on every item."""
+    import pandas as pd
+
+    from tests.alignment_fixtures import add_run
+    from tests.support.apptest import open_app
+    from workbench_api.autocalibration import corrected_items, scale_step
+
+    store.create_project("toy", "intent_resolution")
+    ids = [f"i{k:02d}" for k in range(12)]
+    store.upsert_items(
+        "toy", [{"item_id": i, "fields": {"query": "q", "response": "r"}} for i in ids]
+    )
+    people = [
+        {"item_id": i, "annotator": who, "field": "resolution", "value": 0.6, "status": "submitted"}
+        for i in ids
+        for who in ("ann", "bob", "cat")
+    ]
+    store.import_labels("toy", people)
+    add_run(store, "1", dict.fromkeys(ids, 1.0), field="resolution")
+    # version 2 is right on every item but three: one level off, two levels, and 0.1
+    v2 = dict.fromkeys(ids, 0.6) | {"i01": 0.8, "i02": 0.2, "i03": 0.7}
+    add_run(store, "2", v2, field="resolution")
+    spec = store.project("toy").task_kind.human_fields({})[0]
+    assert scale_step(spec) == pytest.approx(0.2)
+    frame = pd.DataFrame(
+        {"item_id": ids, "score_b": [v2[i] for i in ids], "human": [0.6] * len(ids)}
+    )
+    assert corrected_items(frame, False, 0.2) == ["i01", "i02"]
+    assert corrected_items(frame, False) == []  # the old rule: a whole point
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="toy", timeout=120)
+    picker = at.multiselect(key="alignment_autocal_items")
+    assert picker.options == ["i01", "i02"]

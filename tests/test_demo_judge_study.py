@@ -85,7 +85,12 @@ def test_the_demo_alignment_page_shows_no_zeros_that_mean_not_applicable(
     # no calibration run: the ECE definition is empty, not 0
     probes = next(d.value for d in at.dataframe if "ECE definition" in d.value.columns)
     assert set(probes["ECE definition"]) == {"—"}
+    # the card opens on the judge being edited (version 2), not the metric named last
+    assert at.selectbox(key="alignment_card").value == "judge:demo-resolves v2"
     # the card of the imported metric: no model tokens, counts as counts, names in words
+    at = assert_ok(
+        at.selectbox(key="alignment_card").set_value("word-overlap (demo) imported").run()
+    )
     card = next(m.value for m in at.markdown if "mean cost per result" in m.value)
     assert "| mean tokens in / out | none (no model tokens used) |  |" in card
     assert "| mean cost per result | none (no model tokens used) | 300 |" in card

@@ -80,3 +80,55 @@ def test_side_panel_moves_when_a_label_arrives(
     assert_ok(at)
     after = next(str(c.value) for c in at.caption if "**overall**" in str(c.value))
     assert "n 41 people / 200 judged" in after and after != before
+
+
+def test_the_default_judge_is_the_newest_run_not_the_last_name(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """An old metric named late in the alphabet does not stay the default once a judge
+    is run after it (the demo showed its word-overlap metric, not the judge's v2)."""
+    import pandas as pd
+
+    import workbench_api as wb
+
+    truth = build(store, "p", n_items=60, n_labelled=20, evaluator="zz-metric")
+    wb.add_scores(
+        store,
+        "p",
+        pd.DataFrame(
+            {"item_id": truth["item_id"], "evaluator": "a-judge", "field": "label", "value": 1}
+        ),
+    )
+    at = _page(monkeypatch, store, sqlite_url)
+    assert at.selectbox(key="estimates_judge").options == ["zz-metric imported", "a-judge imported"]
+    assert at.selectbox(key="estimates_judge").value == "a-judge imported"
+    panel = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
+    assert_ok(panel)
+    assert panel.markdown[0].value.endswith("· a-judge imported")
+
+
+def test_figures_have_three_decimals_and_methods_their_table_names(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """Not 0.5408 beside 0.698, and not "ppi: ..." above a table that says "PPI++"."""
+    import json
+    import re
+
+    build(store, "p", n_items=300, n_labelled=60)
+    at = _page(monkeypatch, store, sqlite_url)
+    checked = 0
+    for table in at.dataframe:
+        columns = json.loads(table.proto.columns)
+        for name in ("estimate", "lambda", "difference", "half-width now", "interval saved"):
+            if name not in table.value.columns:
+                continue
+            checked += 1
+            kind = columns.get(name, {}).get("type_config", {})
+            if kind.get("type") == "text":  # a column with "—": its numbers drawn as text
+                shown = [v for v in table.value[name] if v != "—"]
+                assert shown and all(re.fullmatch(r"[+-]?\d+\.\d{3}", v) for v in shown), shown
+            else:
+                assert kind.get("format") in ("%.3f", "%+.3f"), (name, kind)
+    assert checked == 5
+    caption = next(str(c.value) for c in at.caption if "human reference" in str(c.value))
+    assert "PPI++: prediction-powered mean" in caption and "ppi:" not in caption

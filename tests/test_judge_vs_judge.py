@@ -60,3 +60,27 @@ def test_alignment_json_compares_two_judges(store, sqlite_url, capsys) -> None:
     kb = cohen_kappa_score(truth["judge"], truth["truth"])
     assert pair["difference"] == pytest.approx(ka - kb)
     assert pair["ci"][1] < 0 and pair["p"] < 0.01  # the poor judge is worse, clearly
+
+
+def test_the_page_table_names_the_statistic_and_gives_three_decimals(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store
+) -> None:
+    """Not ``spearman`` beside 0.6651, 0.934 and 0.31 (the demo's table)."""
+    from alignment.judge_vs_judge import judge_vs_judge_frame
+    from tests.alignment_fixtures import build_toy
+    from tests.support.apptest import open_app
+
+    row = {"a": "x v1", "b": "x v2", "statistic": "spearman", "value_a": 0.6651}
+    row |= {"value_b": 0.934, "difference": -0.2689, "ci": [-0.38, -0.17], "p": 0.001}
+    frame = judge_vs_judge_frame({"judge_vs_judge": [row | {"n": 140, "reason": None}]})
+    assert frame.loc[0, "statistic"] == "Spearman"
+    build_toy(store, swap=False)
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="toy", timeout=120)
+    table = next(d for d in at.dataframe if "A - B" in d.value.columns)
+    formats = {
+        c: v.get("type_config", {}).get("format")
+        for c, v in json.loads(table.proto.columns).items()
+    }
+    assert formats["A's"] == formats["B's"] == formats["p"] == "%.3f"
+    assert formats["A - B"] == "%+.3f"

@@ -357,3 +357,23 @@ def test_fact_labels_integer_and_label_outputs(demo: str, fast_llm: ScriptedLLM)
     assert sorted(res.details["samples"]) == [2, 3] and res.scores == {"match": 2.5}
     assert "probability" not in res.details
     store.close()
+
+
+def test_the_report_gives_a_judges_settings_in_words_not_json() -> None:
+    from reports.judges import judge_html, judge_lines
+
+    definition = {
+        "fields": ["match"],
+        "output": {"type": "binary", "explanation": True, "labels": [], "facts_field": None},
+        "sampling": {"model": "m", "max_tokens": 600, "temperature": 0.0},
+        "swap_texts": False,
+        "template": "Q: {{ gold }}",
+    }
+    judge = {"name": "x", "version": 1, "kind": "intent_match", "prompt_hash": "abc"}
+    judge |= {"created_at": "2026-11-28", "definition": definition}
+    md = "\n".join(judge_lines([judge]))
+    assert "- **Output**: explanation: yes · facts field: none · labels: none · type: binary" in md
+    assert "- **Sampling**: max tokens: 600 · model: m · temperature: 0.0" in md
+    assert "- **Swap texts**: no" in md
+    assert "{" not in md.split("```jinja")[0], md
+    assert "<dd>explanation: yes · facts field: none" in judge_html([judge])

@@ -85,7 +85,7 @@ def test_a_declared_measure_with_details_reaches_the_text_report_and_the_notes()
     pairs = next(line for line in lines if line.startswith("  Toy per pair (n shared): "))
     assert "o1|o2 0.889 (9)" in pairs and "o1|o3 0.625 (8)" in pairs
     assert any("Toy uses the 9 units o1 rated." in n for n in notes)
-    assert any("Toy per observer pair (n shared items): o1|o2 0.889 (9)" in n for n in notes)
+    assert any("Toy per observer pair (n shared items): o1 & o2 0.889 (9)" in n for n in notes)
     assert panel_note == {
         "key": "toy_exact",
         "label": "Toy",

@@ -128,3 +128,17 @@ def test_a_refused_value_is_explained_and_nothing_changes(monkeypatch, two_proje
     assert get_study(store, "p") == {"gold_rate": 0.1}
     # the inputs keep what was typed, to be corrected
     assert _text(at, "Completion URL").value == "ftp://example.org/done"
+
+
+def test_platforms_are_named_as_people_know_them_and_each_link_says_whose(
+    monkeypatch, two_projects
+) -> None:
+    store = two_projects
+    set_study(store, "p", {"crowd": True})
+    at = open_app(monkeypatch, store.url, page="pages/admin.py", project="p")
+    labels = [c.label for c in at.checkbox if c.label.startswith("Open to study links")]
+    assert labels == ["Open to study links (crowd workers from Prolific or MTurk)"]
+    captions = [str(c.value) for c in at.caption]
+    assert captions.index("For Prolific:") < captions.index("For MTurk:")
+    links = [c.value for c in at.code if "token=" in c.value]
+    assert "PROLIFIC_PID" in links[0] and "workerId" in links[1]

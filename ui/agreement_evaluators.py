@@ -40,11 +40,10 @@ def evaluators_section(
             charts.add(figures.confusion(e["binary"], ev, picked), cols[1])
         if e.get("bias"):
             bias_fig = figures.bias_bars(e["bias"], f"{ev} on {picked}: bias by generator")
+            why = None
             if bias_fig is not None:
                 charts.add(bias_fig)
             else:
-                st.caption(
-                    f"**{ev} on {picked}, bias by generator**: no chart, "
-                    f"{figures.bias_explanation(e['bias'])}."
-                )
-            st.caption(figures.bias_caption(e["bias"]))
+                why = figures.bias_explanation(e["bias"])
+                st.caption(f"**{ev} on {picked}, bias by generator**: no chart, {why}.")
+            st.caption(figures.bias_caption(e["bias"], said=why))  # the reason once

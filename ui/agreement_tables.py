@@ -7,6 +7,7 @@ under each table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -64,15 +65,23 @@ def _notes(lines: list[str]) -> None:
         st.caption(line)
 
 
-def human_tables(data: dict[str, Any]) -> None:
-    """The per-field summary, then every statistic with its CI and n, with notes."""
+def human_tables(data: dict[str, Any], charted: Sequence[str] = ()) -> None:
+    """The per-field summary, then every statistic with its CI and n, with notes
+    (``charted``: fields whose pair chart, with its caption, follows on the page)."""
     frame, formats = summary_frame(data)
     _show(st, frame, formats)
     st.caption(NOT_SHOWN)
     st.subheader("Every statistic with its 95% interval and n")
     rows, notes = statistic_table(data)
     _show(st, pd.DataFrame(rows, columns=STAT_HEADER), {})
-    _notes(notes + field_notes(data))
+    _notes(notes + field_notes(data, charted))
+
+
+def p_text(p: float | None) -> str | None:
+    """A p-value with four decimals; below that ``< 0.0001``, not ``0.0000``."""
+    if p is None:
+        return None
+    return "< 0.0001" if p < 0.00005 else f"{p:.4f}"
 
 
 def correlation_table(col: Any, e: dict[str, Any]) -> None:
@@ -80,17 +89,23 @@ def correlation_table(col: Any, e: dict[str, Any]) -> None:
     entries = evaluator_entries(e, EVALUATOR)
     table = pd.DataFrame(
         [
-            {"statistic": x.measure.key, "r": x.value, "p": x.p, "95% CI": x.ci_text, "n": x.n}
+            {
+                "statistic": x.measure.header,
+                "r": x.value,
+                "p": p_text(x.p),
+                "95% CI": x.ci_text,
+                "n": x.n,
+            }
             for x in entries
         ]
     )
-    _show(col, table, {"r": "{:.3f}", "p": "{:.4f}"})
+    _show(col, table, {"r": "{:.3f}"})
     reasons = []
     for x in entries:
         ci_reason = (e.get(x.measure.key) or {}).get("ci_reason") if x.measure.nested else None
         why = x.reason or (ci_reason if not x.ci else None)
         if why:
-            reasons.append((x.measure.key, why))
+            reasons.append((x.measure.header, why))
     for line in once_each(reasons, "measures"):
         col.caption(line)
 

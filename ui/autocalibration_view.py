@@ -14,16 +14,22 @@ from workbench_api.autocalibration import autocalibrate, corrected_items
 
 
 def autocalibration_control(
-    project: str, row: dict[str, Any], diff: pd.DataFrame, binary: bool
+    project: str, row: dict[str, Any], diff: pd.DataFrame, binary: bool, step: float = 1.0
 ) -> None:
-    """For the diff's "to" version of a stored judge: pick corrected items, save them as
-    worked examples of a new version."""
+    """For the diff's "to" version of a stored judge: pick corrected items (``step``: how
+    far a score must be from the people's, one step of the scale), save them as worked
+    examples of a new version."""
     if not row["evaluator"].startswith("judge:") or not row["version"].isdigit():
         return
     st.subheader("Autocalibrate")
-    found = corrected_items(diff, binary)
+    found = corrected_items(diff, binary, step)
     if not found:
-        st.caption(f"People agree with {row['label']} on every item of the diff.")
+        st.caption(
+            f"The people decide as {row['label']} does on every item of the diff."
+            if binary
+            else f"No item of the diff where {row['label']} is a step of the scale "
+            f"({step:g}) or more from the people."
+        )
         return
     picked = st.multiselect(
         f"Items where people corrected {row['label']}: worked examples of a new version",

@@ -68,3 +68,8 @@ def dash_missing(
             label or str(col), help=f"{help_} ({note})" if help_ else note
         )
     return out, config
+
+
+def number_columns(formats: Mapping[str, str]) -> dict[str, Any]:
+    """Column config of number columns from printf formats (``{"estimate": "%.3f"}``)."""
+    return {c: st.column_config.NumberColumn(format=f) for c, f in formats.items()}

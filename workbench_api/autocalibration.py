@@ -18,14 +18,29 @@ import pandas as pd
 from evaluators.judges.spec import FewShotSpec, JudgeError, JudgeSpec
 
 if TYPE_CHECKING:
-    from annotation_store import Store
+    from annotation_store import ProjectInfo, Store
     from annotation_store.store_judges import JudgeRecord
+    from kinds.base import HumanField
 
 
-def corrected_items(diff: pd.DataFrame, binary: bool) -> list[str]:
+def scale_step(spec: HumanField | None) -> float:
+    """One step of a field's scale: the smallest gap between its numeric levels (0.2 on
+    the six levels of 0-1, 1 on a 1-5 scale); 1.0 when it declares no numeric levels."""
+    levels = sorted({float(v) for v in (spec.values if spec else ()) if isinstance(v, int | float)})
+    gaps = [b - a for a, b in zip(levels, levels[1:], strict=False)]
+    return min(gaps) if gaps else 1.0
+
+
+def field_step(project: ProjectInfo, field: str) -> float:
+    """:func:`scale_step` of the project's human field ``field`` (1.0 for another)."""
+    specs = project.task_kind.human_fields(project.settings)
+    return scale_step(next((f for f in specs if f.name == field), None))
+
+
+def corrected_items(diff: pd.DataFrame, binary: bool, step: float = 1.0) -> list[str]:
     """Items of a version diff where the people disagree with the "to" version: another
-    decision on a binary field, another label on a categorical one, a score at least one
-    point off the human mean otherwise."""
+    decision on a binary field, another label on a categorical one, a score at least
+    ``step`` (one step of the scale, :func:`scale_step`) off the human mean otherwise."""
     out = []
     for item, score, human in zip(diff["item_id"], diff["score_b"], diff["human"], strict=True):
         if human is None or (isinstance(human, float) and np.isnan(human)):
@@ -33,7 +48,8 @@ def corrected_items(diff: pd.DataFrame, binary: bool) -> list[str]:
         if isinstance(score, str):  # a label judge: another label than the people's
             off = score != human
         else:
-            off = (score >= 0.5) != (human >= 0.5) if binary else abs(score - human) >= 1.0
+            # the tolerance: 0.8 - 0.6 is a step of 0.2 even in floating point
+            off = (score >= 0.5) != (human >= 0.5) if binary else abs(score - human) >= step - 1e-9
         if off:
             out.append(str(item))
     return out
@@ -86,4 +102,7 @@ def suggest_corrections(
     spec = JudgeSpec.model_validate(record.definition)
     fi = load_field(store, project, spec.fields[0])
     label = f"judge:{judge} v{record.version}"
-    return corrected_items(version_diff(fi, label, label), fi.binary)
+    spec = next(
+        (f for f in fi.inputs.kind.human_fields(fi.inputs.settings) if f.name == fi.field), None
+    )
+    return corrected_items(version_diff(fi, label, label), fi.binary, scale_step(spec))

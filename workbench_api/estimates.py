@@ -278,14 +278,19 @@ def select_items(
 
 def estimate_choices(store: Store, project: str) -> dict[str, list[str]]:
     """Numeric or binary fields some evaluator scored -> the version labels that did
-    (newest last), for the page's and the side panel's pickers."""
+    (newest run last), for the page's and the side panel's pickers."""
     from alignment.inputs import numeric_fields
     from alignment.versions import load_versions
     from reports.data import load_inputs
 
     inputs = load_inputs(store, project)
     scores = inputs.scores
-    versions = [v for v in load_versions(store, project) if not v.swapped]
+    # load_versions sorts by evaluator name: order by the newest run instead, so that the
+    # default (the last) is the judge run most recently, not the last name in the alphabet
+    versions = sorted(
+        (v for v in load_versions(store, project) if not v.swapped),
+        key=lambda v: max(v.run_ids, default=0),
+    )
     out: dict[str, list[str]] = {}
     for name in numeric_fields(inputs):
         signatures = set(scores.loc[scores["field"] == name, "signature"])

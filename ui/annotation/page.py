@@ -46,7 +46,9 @@ NOTICE_KEY = "annotate_notice"
 #: Session keys of the side column's expanders (open or closed), kept from item to item.
 EVALUATORS_OPEN_KEY = "annotate_side_evaluators"
 OTHERS_OPEN_KEY = "annotate_side_others"
-# Less top padding; chosen C green and M red, so a fact list reads at a glance.
+# Less top padding; chosen C green and M red, so a fact list reads at a glance. Below
+# 1280 px (sidebar open) a side column a quarter wide holds a word or two a line: the
+# guideline and the other side panels go under the item instead.
 PAGE_CSS = """<style>
 [data-testid='stMainBlockContainer'] {padding-top: 3.75rem}
 [class*='st-key-opt'][class*='--C '] button[data-testid='stBaseButton-primary']
@@ -54,6 +56,12 @@ PAGE_CSS = """<style>
 [class*='st-key-opt'][class*='--M '] button[data-testid='stBaseButton-primary']
   {background: #b3261e; border-color: #b3261e}
 .st-key-action_bar {padding-bottom: 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.2)}
+@media (max-width: 1279px) {
+  [data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-annotate_side)
+    {flex-wrap: wrap}
+  [data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-annotate_side)
+    > [data-testid='stColumn'] {flex: 1 1 100% !important; min-width: 100%}
+}
 </style>"""
 REVIEW_ROLES = ("admin", "reviewer")
 
@@ -540,7 +548,7 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     with main:
         _action_bar(_context(store, project, item, user))
         _item_area(store, project, item, user, figures)
-    with side:
+    with side, st.container(key="annotate_side"):
         _side_area(store, project, item, user, first_time=figures.done == 0)
 
 

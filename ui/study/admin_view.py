@@ -13,6 +13,7 @@ from annotation_store.assignments import annotation_settings
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies import gold
 from annotation_store.studies.flow_settings import example_study, get_study, set_study, study_of
+from interop import TOOL_NAMES
 from ui.auth import auth_mode
 from ui.study.entry import SINGLE_MODE_REFUSAL
 from ui.study.settings_form import clear_form_state, study_form
@@ -69,6 +70,7 @@ def study_tab(store: Store, project: ProjectInfo) -> None:
     if study.token:
         st.markdown("**Study links** (keep them private: the token lets people in)")
         for platform in crowd.LINK_PARAMS:
+            st.caption(f"For {TOOL_NAMES.get(platform, platform)}:")
             st.code(crowd.study_link(_base_url(), project.name, study.token, platform), None)
     _gold_editor(store, project)
 

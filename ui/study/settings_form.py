@@ -20,6 +20,7 @@ from annotation_store.studies.settings_form import (
     training_rows,
     without_defaults,
 )
+from interop import TOOL_NAMES
 
 PREFIX = "studyf_"
 #: Where a refusal is shown: the first setting the message names (training and survey
@@ -63,7 +64,9 @@ def study_form(store: Store, project: ProjectInfo, current: dict[str, Any]) -> N
     with st.form("study_form"):
         st.markdown("**Who takes part**")
         crowd = st.checkbox(
-            "Open to study links (crowd workers from " + " or ".join(PLATFORMS) + ")",
+            "Open to study links (crowd workers from "
+            + " or ".join(TOOL_NAMES.get(p, p) for p in PLATFORMS)
+            + ")",
             bool(v["crowd"]),
             key=PREFIX + "crowd",
         )
