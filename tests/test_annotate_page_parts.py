@@ -119,6 +119,19 @@ def test_position_and_progress_follow_submits_and_navigation(
     assert _progress(other) == (33, "1 of 3 submitted")
 
 
+def test_progress_target_leaves_out_items_others_filled(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _likert3(store, k=1)
+    bob = store.ensure_annotator("bob", "annotator")
+    store.save_label(name, "lk3", bob.name, "label", 4)
+    asg.submit(store, name, "lk3", bob.name)
+    at = open_annotate(monkeypatch, store.url, name)
+    # lk3 has its one person: two items are left, and the bar counts against those two
+    assert _position(at).startswith("2 items left for you (this one included) · ")
+    assert _progress(at) == (0, "0 of 2 submitted")
+
+
 def test_progress_counts_against_the_quota(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     name = _likert3(store, quota=2)
     ana = store.ensure_annotator("ana", "annotator")
@@ -176,7 +189,7 @@ def test_skip_marks_the_item_skipped_and_moves_on(
     click(at, "skip")
     assert at.query_params["item"] == "lk3"
     assert store.item_state(name, "lk2", "admin")["status"] == "skipped"
-    assert _progress(at) == (0, "0 of 3 submitted")  # skips are not progress
+    assert _progress(at) == (0, "0 of 1 submitted")  # skips are neither progress nor yours
 
 
 def test_flag_is_stored_shown_and_cleared(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:

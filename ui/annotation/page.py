@@ -267,7 +267,8 @@ class QueueFigures:
 
 
 def queue_figures(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> QueueFigures:
-    """Submitted so far, the target (quota or all items) and how many items are left.
+    """Submitted so far, the target (the quota, or what is submitted plus what is left)
+    and how many items are left.
 
     Left: items this annotator has neither submitted nor skipped and that still have a
     free slot (fewer than k other people submitted), capped by what the quota allows.
@@ -283,7 +284,9 @@ def queue_figures(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> Qu
     left = sum(1 for i in ids if i not in closed and taken.get(i, 0) < cfg.k)
     if cfg.quota:
         left = min(left, max(cfg.quota - done, 0))
-    return QueueFigures(done, cfg.quota or len(ids), bool(cfg.quota), left, False)
+    # without a quota the target is what this annotator can still reach: items others
+    # have filled (k people) or that they skipped are not theirs to submit
+    return QueueFigures(done, cfg.quota or done + left, bool(cfg.quota), left, False)
 
 
 def _header(ctx: ItemContext, fig: QueueFigures) -> None:
