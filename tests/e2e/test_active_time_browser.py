@@ -6,7 +6,14 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.crowd import study_quality as cq
-from tests.e2e.harness import browser_page, open_page, running_app, wait_for_streamlit, wait_until
+from tests.e2e.harness import (
+    browser_page,
+    open_page,
+    ordinary_annotate_page,
+    running_app,
+    wait_for_streamlit,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 AWAY_MS = 3000
@@ -27,6 +34,7 @@ def test_time_in_the_background_is_left_out_of_active_time(sqlite_url: str) -> N
     store.create_project("p", "binary", {"k": 1})
     store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Statement"}}])
     with running_app(sqlite_url) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         open_page(page, app, "annotate?project=p")
         wait_until(page, lambda: page.get_by_role("button", name="Submit").count(), "no item")
         page.evaluate("() => window.dispatchEvent(new Event('blur'))")
@@ -48,6 +56,7 @@ def test_a_pause_without_input_beyond_the_studys_idle_threshold_is_left_out(
     store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Statement"}}])
     set_study(store, "p", {"idle_seconds": 5})
     with running_app(sqlite_url) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         open_page(page, app, "annotate?project=p")
         wait_until(page, lambda: page.get_by_role("button", name="Submit").count(), "no item")
         page.mouse.move(10, 10)
