@@ -226,3 +226,12 @@ def test_only_a_server_that_takes_the_routes_opens_the_panel_at_once() -> None:
         assert fast_routes.served()
     finally:
         fast_routes._SERVED.clear()
+
+
+def test_an_items_text_cannot_close_the_pages_script() -> None:
+    from ui.annotation.fast_lane_view import script
+
+    text = "</script><img src=x onerror=alert(1)> RUN_ID"
+    body = script({"item": {"panels": [{"title": "Text", "text": text}]}}, "run-7")
+    assert body.count("</script>") == 1 and body.endswith("</script><!-- run-7 -->")
+    assert "\\u003c/script>\\u003cimg src=x onerror=alert(1)> RUN_ID" in body

@@ -226,3 +226,14 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         expected = [("q0:clean", 1), ("q1:tampered", 1), ("q2:clean", 0)]
         wait_until(page, lambda: _submitted(store) == expected, lambda: str(_submitted(store)))
         assert page.query_selector(LANE) is None
+
+        # ← in the panel: the ordinary page on the item before, where the panel stays closed
+        page.reload()
+        page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
+        assert "submitted before" in page.inner_text(f"{LANE} .wb-bar")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_url("**item=2")
+        wait_for_streamlit(page)
+        page.wait_for_selector("[data-testid=stMain] h4:has-text('item 2')")
+        page.wait_for_timeout(1000)
+        assert page.query_selector(LANE) is None

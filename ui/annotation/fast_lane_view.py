@@ -441,7 +441,11 @@ def fast_lane(ctx: ItemContext) -> None:
         "prevRef": previous_ref(store, project, user, ctx.item.item_id) if first else "",
     }
     run_id = f"{ctx.token}:{config['complete']}:{config['error']}:{len(ctx.labels)}"
-    # "<" escaped: an item's text must not close the script element
+    st.html(CSS + script(config, run_id), unsafe_allow_javascript=True)
+
+
+def script(config: dict[str, Any], run_id: str) -> str:
+    """The page's script with its ``config``; ``run_id`` makes each new state a new element
+    (so the script runs again). No text of an item can close the script element."""
     as_json = json.dumps(config).replace("<", "\\u003c")
-    body = SCRIPT.replace("RUN_ID", run_id).replace("CONFIG_JSON", as_json)
-    st.html(CSS + body, unsafe_allow_javascript=True)
+    return SCRIPT.replace("RUN_ID", run_id).replace("CONFIG_JSON", as_json)
