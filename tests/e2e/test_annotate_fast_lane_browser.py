@@ -168,11 +168,17 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         page.wait_for_url("**item=1")
         page.wait_for_selector(f"{LANE} h4:has-text('item 1')")  # the page's own item
         assert "Text 0." in page.inner_text(LANE)
-        assert "clean" not in page.inner_text(LANE) + page.url  # blind: display numbers
+        # blind: display numbers, in the panel, the URL and the page's script alike
+        assert "clean" not in page.inner_text(LANE) + page.url + page.content()
+        assert '"targets"' in page.content()  # the script and its item are in the HTML
         page.evaluate(COUNT_RUNS)
         page.keyboard.press("1")
         assert page.wait_for_selector(f"{LANE} button.wb-on").inner_text() == "yes"
-        wait_until(page, lambda: _labels(store, "q0:clean") == {"label": 1}, "never saved")
+        wait_until(
+            page,
+            lambda: _labels(store, "q0:clean") == {"label": 1},
+            lambda: f"the panel's key on item 1 saved {_labels(store, 'q0:clean')}",
+        )
         page.wait_for_timeout(500)
         # the panel drew the choice: no run of the page, whose button is not chosen
         assert page.evaluate("() => window.__runs") == 0
@@ -181,7 +187,11 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
         page.keyboard.press("0")
         page.wait_for_selector(f"{LANE} button.wb-on")
-        wait_until(page, lambda: _labels(store, "q1:tampered") == {"label": 0}, "never saved")
+        wait_until(
+            page,
+            lambda: _labels(store, "q1:tampered") == {"label": 0},
+            lambda: f"the panel's key on item 2 saved {_labels(store, 'q1:tampered')}",
+        )
         page.wait_for_function(ALL_SAVED)
         assert _submitted(store) == [("q0:clean", 1)]
         assert page.evaluate("() => window.__runs") == 0
@@ -196,7 +206,11 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         assert "item 2" in page.inner_text("[data-testid=stMain] h4")
         assert page.query_selector(LANE) is None
         press(page, "1")  # the page's own key: a run of the page, and still no panel
-        wait_until(page, lambda: _labels(store, "q1:tampered") == {"label": 1}, "never saved")
+        wait_until(
+            page,
+            lambda: _labels(store, "q1:tampered") == {"label": 1},
+            lambda: f"the page's key after Esc saved {_labels(store, 'q1:tampered')}",
+        )
         wait_for_streamlit(page)
         page.wait_for_timeout(1000)
         assert page.query_selector(LANE) is None
@@ -220,7 +234,11 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         assert page.evaluate("() => window.__sameLoad") is True
         assert page.url.endswith("item=3")
         press(page, "0")
-        wait_until(page, lambda: _labels(store, "q2:clean") == {"label": 0}, "never saved")
+        wait_until(
+            page,
+            lambda: _labels(store, "q2:clean") == {"label": 0},
+            lambda: f"the page's key after the panel closed saved {_labels(store, 'q2:clean')}",
+        )
         wait_for_streamlit(page)
         page.keyboard.press("Enter")  # the last item: the page's own submit
         expected = [("q0:clean", 1), ("q1:tampered", 1), ("q2:clean", 0)]
