@@ -228,6 +228,7 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         # Esc on the page's own item with nothing sent from the panel: it just closes
         page.reload()
         page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
+        wait_for_streamlit(page)  # the page under the panel drawn (a key in between is lost)
         page.evaluate("() => { window.__sameLoad = true; }")
         page.keyboard.press("Escape")
         page.wait_for_selector(LANE, state="detached")
