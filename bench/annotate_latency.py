@@ -215,7 +215,8 @@ def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         store = Store(url)
         load_demo(store)
-        projects = [(project, items)]
+        # the last submit needs a next item to time: one item fewer than the project has
+        projects = [(project, min(items, store.item_count(project) - 1))]
         if declared:
             # its example data has 4 items: the last submit would have no next item
             projects.append((declared_project(store, declared), min(items, 3)))
