@@ -10,8 +10,8 @@ framing it, and every submitted item waits for a rerun of the page.
 
 from streamlit.starlette import App
 
-from ui.annotation.fast_routes import ROUTES as ANNOTATE_ROUTES
+from ui.annotation import fast_routes
 from ui.frame_guard import MIDDLEWARE
 from ui.session_routes import ROUTES
 
-app = App("app.py", routes=[*ROUTES, *ANNOTATE_ROUTES], middleware=MIDDLEWARE)
+app = App("app.py", routes=[*ROUTES, *fast_routes.routes()], middleware=MIDDLEWARE)

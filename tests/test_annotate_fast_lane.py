@@ -188,3 +188,50 @@ def test_a_choice_is_saved_the_moment_it_is_given_without_submitting(
     assert done.status_code == 200
     state = store.item_state("p", first, "ann")
     assert state["status"] == "submitted" and state["labels"] == {"label": 1}
+
+
+def test_previous_ref_names_the_item_the_pages_previous_opens(store: Store) -> None:
+    _binary(store, n=3)
+    user = accounts.add_user(store, "ann", "annotator")
+    project = store.project("p")
+    first = asg.claim_next(store, "p", user.name)
+    second = asg.claim_next(store, "p", user.name, ahead_of=first)
+    assert fast_lane.previous_ref(store, project, user, first) == ""  # the first item
+    assert fast_lane.previous_ref(store, project, user, second) == "1"
+    # an item outside the queue (a reviewer's jump): the queue's last one
+    assert fast_lane.previous_ref(store, project, user, "p:2:tampered") == "2"
+
+
+def test_the_pages_own_item_gets_the_routes_payload(store: Store) -> None:
+    """The panel's first item comes with the page, from the page's item context: the
+    same blind payload the route hands out, saved choices included."""
+    _binary(store, n=2)
+    user = accounts.add_user(store, "ann", "annotator")
+    project = store.project("p")
+    item = asg.claim_next(store, "p", user.name)
+    store.save_label("p", item, user.name, "label", 0, status="draft")
+    ctx = fast_lane._context(store, project, user, item)
+    payload = fast_lane.payload_of(ctx, "1")
+    assert payload == fast_lane.item_payload(store, project, user, item)
+    assert payload["targets"][0]["chosen"] == 1  # the "no" button, as saved
+    assert "tampered" not in repr(payload)
+
+
+def test_only_a_server_that_takes_the_routes_opens_the_panel_at_once() -> None:
+    from ui.annotation import fast_routes
+
+    assert not fast_routes.served()  # streamlit run app.py: the page stays as it is
+    try:
+        assert fast_routes.routes() is ROUTES
+        assert fast_routes.served()
+    finally:
+        fast_routes._SERVED.clear()
+
+
+def test_an_items_text_cannot_close_the_pages_script() -> None:
+    from ui.annotation.fast_lane_view import script
+
+    text = "</script><img src=x onerror=alert(1)> RUN_ID"
+    body = script({"item": {"panels": [{"title": "Text", "text": text}]}}, "run-7")
+    assert body.count("</script>") == 1 and body.endswith("</script><!-- run-7 -->")
+    assert "\\u003c/script>\\u003cimg src=x onerror=alert(1)> RUN_ID" in body

@@ -10,7 +10,14 @@ from urllib.parse import parse_qs, urlparse
 from annotation_store import Store
 from annotation_store.accounts import users as accounts
 from annotation_store.assignments import display_order
-from tests.e2e.harness import AppServer, open_page, sign_in, wait_for_streamlit, wait_until
+from tests.e2e.harness import (
+    AppServer,
+    open_page,
+    ordinary_annotate_page,
+    sign_in,
+    wait_for_streamlit,
+    wait_until,
+)
 
 PROJECT = "crowd"
 
@@ -38,6 +45,7 @@ def open_sessions(browser: Any, app: AppServer, names: list[str]) -> list[Any]:
     for name in names:
         page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
         page.set_default_timeout(120_000)
+        ordinary_annotate_page(page)  # the first item on the page, the next ones in the lane
         open_page(page, app)
         sign_in(page, name, f"{name}-password")
         open_page(page, app, f"annotate?project={PROJECT}")

@@ -272,6 +272,16 @@ def wait_for_job_queued(page: Any, evaluator: str, timeout: float = 30_000) -> N
     toast.or_(card).first.wait_for(timeout=timeout)
 
 
+def ordinary_annotate_page(page: Any) -> Any:
+    """Keep the Annotate page's fast-lane panel closed on the item a page load shows, for
+    tests of the ordinary page's own keys and views (call before the first ``goto``).
+
+    The panel still takes over from a submit by Enter, as the page's script does then
+    (ui/annotation/fast_lane_view.py)."""
+    page.add_init_script("window.__wbNoLaneFirst = true;")
+    return page
+
+
 def press(page: Any, key: str) -> None:
     """Press a key and wait for the rerun it starts to finish drawing."""
     page.keyboard.press(key)

@@ -16,6 +16,7 @@ from tests.e2e.harness import (
     browser_page,
     no_horizontal_scroll,
     open_page,
+    ordinary_annotate_page,
     press,
     running_app,
     screenshot,
@@ -82,6 +83,7 @@ def test_keyboard_labelling_survives_reload(sqlite_url: str) -> None:
     make_project(store, "intent_match", k=1)
     accounts.add_user(store, "ana", "annotator", password="ana-password")
     with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         open_page(page, app)
         assert page.get_by_role("textbox", name="Password").is_visible()
         sign_in(page, "ana", "ana-password")
@@ -136,6 +138,7 @@ def test_screenshot_of_each_kind(sqlite_url: str) -> None:
     store.save_label("intent_match", "im1", "admin", "gold_fact_labels", list("CM???"))
     store.save_label("intent_match", "im1", "admin", "predicted_fact_labels", list("CCCM"))
     with running_app(sqlite_url) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         for kind, items in ITEMS.items():
             first = items[0]["item_id"]
             open_page(page, app, f"annotate?project={kind}&item={first}")
@@ -162,6 +165,7 @@ def test_the_evaluator_panel_is_drawn_when_its_expander_opens(demo: str) -> None
     """The side column's Evaluators expander builds its content only while open: a click
     on its header reruns the side column, which then draws the panel (fact grids)."""
     with running_app(demo) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         open_page(page, app, "annotate?project=demo-intent-match&item=alarm")
         box = page.locator('[data-testid="stExpander"]').filter(has_text="Evaluators")
         box.wait_for()

@@ -1,8 +1,10 @@
 """Real browser: the Annotate page's fast lane (ui/annotation/fast_lane_view.py, #30).
 
-After the first Enter the next items are drawn by the page's script and their labels
-posted in the background; every label reaches the database, in order, and a failed post
-is shown and retried.
+The panel opens on the page's first item: its keys are answered in the browser (no
+rerun), Enter submits, Esc goes to the ordinary page on the item in view and the panel
+stays closed there; a reload reopens it with the saved choices. From the ordinary page
+(the panel kept closed), Enter hands over to the panel; every label reaches the
+database, in order, and a failed post is shown and retried.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,
     open_page,
+    ordinary_annotate_page,
+    press,
     running_app,
     sign_in,
     wait_for_streamlit,
@@ -48,11 +52,28 @@ def _project(store: Store, n: int) -> None:
 
 
 def _open(page, app) -> None:
+    """Annotate on the ordinary page (the panel kept closed on the first item)."""
+    ordinary_annotate_page(page)
     open_page(page, app)
     sign_in(page, "ana", "ana-password")
     open_page(page, app, "annotate?project=p")
     page.wait_for_url("**item=1")
     page.wait_for_function(LANE_READY)
+
+
+# Counts the runs of the page's script from now on (the app root's state attribute).
+COUNT_RUNS = """() => { window.__runs = 0;
+    const app = document.querySelector('[data-testid=stApp]');
+    new MutationObserver(() => { if (app.getAttribute('data-test-script-state') === 'running')
+        window.__runs += 1; }).observe(app, {attributes: true}); }"""
+#: Every post of the panel is through.
+ALL_SAVED = "() => window.__wbLane && !window.__wbLane.queue.length"
+#: A choice button of the ordinary page drawn as chosen (saved).
+PAGE_CHOSEN = '[data-testid=stMain] [class*="st-key-opt"] button[data-testid=stBaseButton-primary]'
+
+
+def _labels(store: Store, item_id: str) -> dict:
+    return store.item_state("p", item_id, "ana")["labels"]
 
 
 def _submitted(store: Store) -> list[tuple[str, int]]:
@@ -135,3 +156,103 @@ def test_a_failed_save_is_shown_and_retried(sqlite_url: str) -> None:
         wait_for_streamlit(page)
         assert page.query_selector(LANE) is None
         assert "item 3" in page.inner_text("[data-testid=stMain] h4")
+
+
+def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    _project(store, 3)
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=p")
+        page.wait_for_url("**item=1")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")  # the page's own item
+        assert "Text 0." in page.inner_text(LANE)
+        # blind: display numbers, in the panel, the URL and the page's script alike
+        assert "clean" not in page.inner_text(LANE) + page.url + page.content()
+        assert '"targets"' in page.content()  # the script and its item are in the HTML
+        page.evaluate(COUNT_RUNS)
+        page.keyboard.press("1")
+        assert page.wait_for_selector(f"{LANE} button.wb-on").inner_text() == "yes"
+        wait_until(
+            page,
+            lambda: _labels(store, "q0:clean") == {"label": 1},
+            lambda: f"the panel's key on item 1 saved {_labels(store, 'q0:clean')}",
+        )
+        page.wait_for_timeout(500)
+        # the panel drew the choice: no run of the page, whose button is not chosen
+        assert page.evaluate("() => window.__runs") == 0
+        assert page.locator(PAGE_CHOSEN).count() == 0
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        page.keyboard.press("0")
+        page.wait_for_selector(f"{LANE} button.wb-on")
+        wait_until(
+            page,
+            lambda: _labels(store, "q1:tampered") == {"label": 0},
+            lambda: f"the panel's key on item 2 saved {_labels(store, 'q1:tampered')}",
+        )
+        page.wait_for_function(ALL_SAVED)
+        assert _submitted(store) == [("q0:clean", 1)]
+        assert page.evaluate("() => window.__runs") == 0
+
+        # Esc: the ordinary page (a new load) on item 2, with its saved choice
+        page.evaluate("() => { window.__sameLoad = true; }")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !window.__sameLoad")
+        wait_for_streamlit(page)
+        page.wait_for_selector(PAGE_CHOSEN)
+        assert page.url.endswith("item=2")
+        assert "item 2" in page.inner_text("[data-testid=stMain] h4")
+        assert page.query_selector(LANE) is None
+        press(page, "1")  # the page's own key: a run of the page, and still no panel
+        wait_until(
+            page,
+            lambda: _labels(store, "q1:tampered") == {"label": 1},
+            lambda: f"the page's key after Esc saved {_labels(store, 'q1:tampered')}",
+        )
+        wait_for_streamlit(page)
+        page.wait_for_timeout(1000)
+        assert page.query_selector(LANE) is None
+
+        # a reload on the item: the panel again, with the saved choice marked
+        page.reload()
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        chosen = page.locator(f"{LANE} button.wb-on")
+        assert chosen.count() == 1 and chosen.inner_text() == "yes"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
+        page.wait_for_function(ALL_SAVED)
+        assert _submitted(store) == [("q0:clean", 1), ("q1:tampered", 1)]
+
+        # Esc on the page's own item with nothing sent from the panel: it just closes
+        page.reload()
+        page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
+        wait_for_streamlit(page)  # the page under the panel drawn (a key in between is lost)
+        page.evaluate("() => { window.__sameLoad = true; }")
+        page.keyboard.press("Escape")
+        page.wait_for_selector(LANE, state="detached")
+        assert page.evaluate("() => window.__sameLoad") is True
+        assert page.url.endswith("item=3")
+        press(page, "0")
+        wait_until(
+            page,
+            lambda: _labels(store, "q2:clean") == {"label": 0},
+            lambda: f"the page's key after the panel closed saved {_labels(store, 'q2:clean')}",
+        )
+        wait_for_streamlit(page)
+        page.keyboard.press("Enter")  # the last item: the page's own submit
+        expected = [("q0:clean", 1), ("q1:tampered", 1), ("q2:clean", 0)]
+        wait_until(page, lambda: _submitted(store) == expected, lambda: str(_submitted(store)))
+        assert page.query_selector(LANE) is None
+
+        # ← in the panel: the ordinary page on the item before, where the panel stays closed
+        page.reload()
+        page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
+        assert "submitted before" in page.inner_text(f"{LANE} .wb-bar")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_url("**item=2")
+        wait_for_streamlit(page)
+        page.wait_for_selector("[data-testid=stMain] h4:has-text('item 2')")
+        page.wait_for_timeout(1000)
+        assert page.query_selector(LANE) is None

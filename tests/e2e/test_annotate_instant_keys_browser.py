@@ -16,6 +16,7 @@ from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,
     open_page,
+    ordinary_annotate_page,
     running_app,
     sign_in,
     wait_for_streamlit,
@@ -42,6 +43,7 @@ def test_keys_select_in_the_page_and_fast_typing_loses_nothing(sqlite_url: str) 
     accounts.add_user(store, "ana", "annotator", password="ana-password")
     first_c = button_class(f"opt::{widget_token(PROJECT, 'im1')}::gold_fact_labels.0::C")
     with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         open_page(page, app)
         sign_in(page, "ana", "ana-password")
         open_page(page, app, f"annotate?project={PROJECT}")

@@ -21,6 +21,7 @@ from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,
     open_page,
+    ordinary_annotate_page,
     press,
     running_app,
     sign_in,
@@ -95,6 +96,7 @@ def test_target_keys_flag_and_help(sqlite_url: str) -> None:
     """j / k move the highlighted fact; Shift+F flags and unflags; the help table shows."""
     store = _setup(sqlite_url)
     with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         _open_annotate(page, app)
 
         press(page, "j")  # highlight the second gold fact; 0 labels it, not the first
@@ -148,6 +150,7 @@ def test_right_arrow_and_skip(sqlite_url: str) -> None:
     store = _setup(sqlite_url)
     asg.assign(store, PROJECT, ["im1", "im2"], "ana")  # both queued, so Right has a next item
     with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         _open_annotate(page, app)
         press(page, "1")  # a draft answer on im1
         _wait_state(page, store, "im1", lambda s: _gold(s)[:1] == ["C"], "1 on im1")

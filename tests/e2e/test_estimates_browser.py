@@ -11,6 +11,7 @@ from annotation_store import Store
 from tests.e2e.harness import (
     browser_page,
     open_page,
+    ordinary_annotate_page,
     press,
     running_app,
     screenshot,
@@ -31,6 +32,7 @@ def test_labelling_an_item_moves_the_live_estimate(sqlite_url: str) -> None:
     store = Store(sqlite_url)
     build(store, "p", n_items=60, n_labelled=20)
     with running_app(sqlite_url) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         open_page(page, app, "annotate?project=p")
         sidebar = page.locator('[data-testid="stSidebar"]')
         sidebar.get_by_text("Estimates (PPI++)").wait_for()

@@ -8,6 +8,7 @@ import pytest
 from tests.e2e.harness import (
     browser_page,
     no_horizontal_scroll,
+    ordinary_annotate_page,
     running_app,
     screenshot,
     wait_for_streamlit,
@@ -33,6 +34,7 @@ IN_VIEW = """sel => { const r = document.querySelector(sel).getBoundingClientRec
 
 def test_action_bar_in_sight_and_refused_submit_marks_in_place(demo: str) -> None:
     with running_app(demo) as app, browser_page(1440, 1000) as page:
+        ordinary_annotate_page(page)  # the page's own refused submit
         _open(page, app, "annotate?project=demo-intent-match")
         page.wait_for_url("**item=**")
         wait_for_streamlit(page, SLOW_MS)

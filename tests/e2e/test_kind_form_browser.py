@@ -14,6 +14,7 @@ from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,
     open_page,
+    ordinary_annotate_page,
     press,
     running_app,
     sign_in,
@@ -52,6 +53,7 @@ def test_build_a_kind_by_form_then_annotate_an_item(sqlite_url: str) -> None:
     store.create_project("seed", "binary")
     store.upsert_items("seed", [{"item_id": "s1", "fields": {"text": "Water boils at 90 C."}}])
     with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        ordinary_annotate_page(page)  # the page's own keys and views
         open_page(page, app)
         sign_in(page, "boss", "boss-password")
         open_page(page, app, "kinds")

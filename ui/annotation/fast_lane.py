@@ -1,9 +1,10 @@
 """The Annotate page's fast lane: items drawn and labelled in the browser, saved over HTTP.
 
 At load 16 on a 2-core machine a full Streamlit rerun per submitted item took 3.6-5.6 s
-(issue #30). With the fast lane the page's script holds the next item (fetched while the
-current one is labelled), swaps it in at once on submit and sends the labels in the
-background (``ui.annotation.fast_routes``). This module is the server side of that, with
+(issue #30). With the fast lane the page's script draws the page's own item in a panel
+(its payload handed in with the page, :func:`payload_of`), holds the next item (fetched
+while the current one is labelled), swaps it in at once on submit and sends the labels
+in the background (``ui.annotation.fast_routes``). This module is the server side of that, with
 no Streamlit: who may use a lane, what an item looks like to the browser (blind: the
 display number, never the item id for annotators, no generator), and how posted choices
 are saved and submitted through the same store API as the page's own callbacks.
@@ -200,7 +201,13 @@ def item_payload(
     """What the browser draws for one item: its reference and name, text panels, and
     each keyboard target (question or fact) with its choices and saved choice."""
     ctx = _context(store, project, user, item_id)
-    ref = reference(store, project, user, item_id)
+    return payload_of(ctx, reference(store, project, user, item_id))
+
+
+def payload_of(ctx: ItemContext, ref: str) -> dict[str, Any]:
+    """:func:`item_payload` of an item context already built (its item blinded, its
+    targets and saved state read), named ``ref`` (see :func:`reference`)."""
+    project, user, item_id = ctx.project, ctx.user, ctx.item.item_id
     targets = []
     for target in ctx.targets:
         spec = target.field
@@ -226,6 +233,16 @@ def item_payload(
         "panels": _panels(ctx),
         "targets": targets,
     }
+
+
+def previous_ref(store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str) -> str:
+    """The reference of the item the page's Previous opens from ``item_id`` ("" for none):
+    the one before it in the annotator's queue, or the queue's last when it is not in it."""
+    queue = asg.queue(store, project.name, user.name)
+    if item_id in queue:
+        index = queue.index(item_id)
+        return reference(store, project, user, queue[index - 1]) if index > 0 else ""
+    return reference(store, project, user, queue[-1]) if queue else ""
 
 
 def next_item(

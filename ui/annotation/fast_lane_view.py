@@ -1,32 +1,50 @@
-"""The fast lane in the page: a script that takes over from the first submit on.
+"""The fast lane in the page: a panel over the Annotate page, from the first item on.
 
-When the item in view is fully answered and every key the browser sent has been
-applied, Enter no longer waits for a Streamlit rerun: the script submits the item over
-HTTP (``ui.annotation.fast_routes``) and at once draws the next item, which it fetched
-while this one was being labelled, in a panel over the page. There, choices, ``j`` /
-``k`` and Enter are answered in the browser; each choice is posted the moment it is
-given (so a reload loses nothing) and each submit after the item's choices, in order in
-the background (a post goes only once the one before it is saved, so nothing is counted
-out of order). A failed post is shown in the panel and retried
-(1, 2, 4, 5 s ...); a refusal (a missing answer, a lapsed claim) is shown and stops the
-posting. Esc, or the end of the queue, waits for the posts and reloads the ordinary
-page on the item in view, which then shows exactly what was saved.
+When the page shows an item the lane covers, its script opens a panel over the page on
+that same item at once (its blind payload comes with the page: display number, never
+the item id or generator, for annotators), with the choices already saved marked.
+There, choices, ``j`` / ``k`` and Enter are answered in the browser; each choice is
+posted the moment it is given (so a reload loses nothing) and each submit after the
+item's choices, in order in the background (a post goes only once the one before it is
+saved, so nothing is counted out of order), while the next item, fetched while this one
+was labelled (``ui.annotation.fast_routes``), is drawn at once. A failed post is shown
+in the panel and retried (1, 2, 4, 5 s ...); a refusal (a missing answer, a lapsed
+claim) is shown and stops the posting.
 
-Without the routes (``streamlit run app.py``) the first fetch fails and the script
-stays out of the way; without JavaScript nothing of this runs.
+Esc ("Full page"), the page's other keys (previous, next, skip, flag) and the end of
+the queue go back to the ordinary page: at once when the panel is still on the page's
+own item and sent nothing, else once the posts are saved, by a reload on the item. The
+panel then stays closed on that item for that load (a mark in ``sessionStorage``); on
+the ordinary page a fully answered item's Enter hands over to the panel again, and so
+does the next item the page opens.
+
+Only a server that serves the routes (``serve.py``) opens the panel; under ``streamlit
+run app.py`` the script stays out of the way (its fetches fail); without JavaScript
+nothing of this runs. Browser tests of the ordinary page set ``window.__wbNoLaneFirst``
+(``tests.e2e.harness.ordinary_annotate_page``): the page's own keys until a submit.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import streamlit as st
 
+from annotation_store.studies.flow_settings import study_of
 from ui import keyboard
-from ui.annotation.blind import may_see_item_ids
+from ui.annotation.blind import may_see_item_ids, submitted_is_final
 from ui.annotation.context import ERROR_KEY, ItemContext, missing_answers
-from ui.annotation.fast_lane import LANES, SESSION_KEY, LaneError, covers, reference
-from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE
+from ui.annotation.fast_lane import (
+    LANES,
+    SESSION_KEY,
+    LaneError,
+    covers,
+    payload_of,
+    previous_ref,
+    reference,
+)
+from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, served
 from ui.annotation.instant_keys import button_class
 from ui.session_cookie import GUARD_HEADER
 
@@ -55,17 +73,21 @@ CSS = """<style>
 SCRIPT = """<script>
 (() => {
 const C = CONFIG_JSON;
+const FULL_KEY = 'wbLaneFullPage';  // sessionStorage: the item Esc opened on the full page
 const L = window.__wbLane || (window.__wbLane = {queue: [], sending: false, open: false,
-  failed: null, saved: 0, cur: null, after: undefined, next: undefined, pageRef: null});
+  failed: null, saved: 0, cur: null, after: undefined, next: undefined, pageRef: null,
+  fullRef: null, posted: false, lastInput: Date.now()});
 L.cfg = C;
-const headers = (json) => Object.assign({[C.guard]: '1', [C.laneHeader]: C.lane},
-  json ? {'Content-Type': 'application/json'} : {});
+// each post carries the lane it was given in: a project switch does not redirect it
+const headers = (json, lane) => Object.assign({[L.cfg.guard]: '1',
+  [L.cfg.laneHeader]: lane || L.cfg.lane}, json ? {'Content-Type': 'application/json'} : {});
 async function fetchNext(ref) {
   try {
     const q = new URLSearchParams({after: ref});
     L.queue.forEach((job) => {  // items whose submit is on its way count as submitted
-      if (job.ref !== ref && job.submit) q.append('pending', job.ref); });
-    const r = await fetch(C.nextRoute + '?' + q.toString(),
+      if (job.ref !== ref && job.submit && job.lane === L.cfg.lane) q.append('pending', job.ref);
+    });
+    const r = await fetch(L.cfg.nextRoute + '?' + q.toString(),
       {headers: headers(false), credentials: 'same-origin'});
     if (!r.ok) return undefined;
     return (await r.json()).item;
@@ -95,7 +117,8 @@ function pump() {
     render();
     if (ok) { pump(); if (L.leaving) leave(); }
   };
-  fetch(C.labelRoute, {method: 'POST', credentials: 'same-origin', headers: headers(true),
+  fetch(L.cfg.labelRoute, {method: 'POST', credentials: 'same-origin',
+    headers: headers(true, job.lane),
     body: JSON.stringify({item: job.ref, chosen: job.chosen, submit: job.submit,
       seconds: job.seconds, active_seconds: job.active})})
     .then(async (r) => {
@@ -107,21 +130,32 @@ function pump() {
     .catch((e) => done(false, String(e), false));
   render();
 }
-function send(item, chosen, seconds, away) {  // away: ms the tab was hidden or blurred
+function post(job) { job.lane = L.cfg.lane; L.posted = true; L.queue.push(job); pump(); }
+function send(item, chosen, seconds, away) {  // away: ms the tab was hidden, blurred or idle
   const active = Math.max(0, Math.round((seconds * 1000 - away) / 100) / 10);
-  L.queue.push({ref: item.ref, name: item.name, chosen: chosen, submit: true,
+  post({ref: item.ref, name: item.name, chosen: chosen, submit: true,
     seconds: seconds, active: active});
-  pump();
 }
 function awayNow(cur) { return cur.away + (L.since !== null ? Date.now() - L.since : 0); }
-function show(item) {
+// Any input: a pause without input beyond the study's idle threshold counts as away
+// (beyond the threshold), as on the ordinary page (ui/active_time.py).
+function touch() {
+  const now = Date.now(), idle = now - L.lastInput - L.cfg.idleMs;
+  if (idle > 0 && L.open && L.cur) L.cur.away += idle;
+  L.lastInput = now;
+}
+// the page the panel is over: another page or project of the app closes it
+const where = () => location.pathname + '?' + new URL(location.href).searchParams.get('project');
+function show(item, prev) {  // prev: the item the ArrowLeft key opens ('' for none)
   const chosen = {};
   item.targets.forEach((t) => { if (t.chosen !== null) chosen[t.key] = t.chosen; });
   const todo = item.targets.findIndex((t) => chosen[t.key] === undefined);
+  L.prev = prev !== undefined ? prev : (L.open ? L.cur_ref : L.pageRef);
   L.cur = {item: item, chosen: chosen, focus: Math.max(todo, 0), missing: false,
-    shown: Date.now(), away: 0};
-  L.prev = L.open ? L.cur_ref : L.pageRef; L.cur_ref = item.ref;
+    shown: Date.now(), away: 0, keyed: false};
+  L.cur_ref = item.ref;
   L.after = undefined; L.open = true;
+  L.where = where();
   const url = new URL(window.location.href);
   url.searchParams.set('item', item.ref);
   window.history.replaceState(window.history.state, '', url);
@@ -131,8 +165,34 @@ function show(item) {
   render();
   const box = document.getElementById('wb-lane'); if (box) box.scrollTop = 0;
 }
+// A rerun drew the page's item again under the panel (a key that reached the page just
+// before the panel opened): take the saved choices the panel does not have yet.
+function adopt(item) {
+  const cur = L.cur;
+  let changed = false;
+  item.targets.forEach((t) => {
+    if (t.chosen !== null && cur.chosen[t.key] === undefined) {
+      cur.chosen[t.key] = t.chosen; changed = true;
+    }
+  });
+  if (!changed) return;
+  const todo = cur.item.targets.findIndex((t) => cur.chosen[t.key] === undefined);
+  if (!cur.keyed && todo >= 0) cur.focus = todo;
+  marks();
+}
+function closeHere() {  // back to the page under the panel, which is on the item in view
+  L.open = false; L.cur = null; L.fullRef = L.pageRef; L.leaveTo = undefined;
+  const ref = L.pageRef;
+  if (L.after !== undefined) L.next = L.after || undefined;
+  else fetchNext(ref).then((p) => { if (!L.open && L.pageRef === ref) L.next = p; });
+  render();
+}
 function leave(ref) {  // the ordinary page, on ``ref`` (default: the item in view)
   if (typeof ref === 'string') L.leaveTo = ref;
+  const here = L.cur && (!L.leaveTo || L.leaveTo === L.cur.item.ref);
+  // nothing sent from the panel and still on the page's own item: the page under the
+  // panel shows what is saved, so the panel just closes (no reload)
+  if (!L.leaving && !L.posted && here && L.cur.item.ref === L.pageRef) return closeHere();
   L.leaving = true;
   const refused = L.failed && L.failed.final;  // the page shows the refused item
   if (L.queue.length && !refused) { render(); return; }
@@ -140,6 +200,9 @@ function leave(ref) {  // the ordinary page, on ``ref`` (default: the item in vi
   if (refused) { url.searchParams.set('item', L.failed.ref); L.queue = []; }
   else if (L.leaveTo) url.searchParams.set('item', L.leaveTo);
   else if (L.done) url.searchParams.delete('item');
+  const to = url.searchParams.get('item');  // the panel stays closed on it for that load
+  try { if (to) sessionStorage.setItem(FULL_KEY, JSON.stringify({scope: L.cfg.scope, ref: to})); }
+  catch (e) {}
   window.location.assign(url.toString());
 }
 function advance() {  // the current item is submitted: the next one, or the end
@@ -161,12 +224,11 @@ function submit() {
 }
 function choose(i, c) {
   const cur = L.cur, t = cur.item.targets[i];
-  cur.chosen[t.key] = c;
+  cur.chosen[t.key] = c; cur.keyed = true;
   cur.focus = Math.min(i + 1, cur.item.targets.length - 1);
   marks();
   // saved the moment it is given, as the page's buttons save it: a reload loses nothing
-  L.queue.push({ref: cur.item.ref, name: cur.item.name, chosen: {[t.key]: c}, submit: false});
-  pump();
+  post({ref: cur.item.ref, name: cur.item.name, chosen: {[t.key]: c}, submit: false});
 }
 // A choice or a focus move restyles the rows in place (no new panel: less work for a
 // browser that gets a ninth of a core).
@@ -198,13 +260,14 @@ function render() {
   box.style.background = style.backgroundColor || '#fff';
   box.style.color = style.color;
   box.style.left = (main ? main.getBoundingClientRect().left : 0) + 'px';
-  const cur = L.cur, item = cur.item;
+  const cur = L.cur, item = cur.item, cfg = L.cfg;
   const pending = new Set(L.queue.map((job) => job.ref)).size;
   const saving = L.failed ? null : h('span', {class: 'wb-saving', 'data-testid': 'wbSaving'},
     pending ? 'saving ' + pending + ' item' + (pending > 1 ? 's' : '') + '…'
             : (L.saved ? 'all saved' : ''));
   const kids = [h('div', {class: 'wb-bar'},
     h('h4', {}, item.kind + ' · ' + item.name),
+    item.status === 'submitted' ? h('span', {class: 'wb-saving'}, 'submitted before') : null,
     h('button', {class: 'wb-primary', onclick: submit}, 'Submit (Enter)'),
     h('button', {onclick: () => leave()}, 'Full page (Esc)'), saving)];
   if (L.failed) kids.push(h('div', {class: 'wb-error', 'data-testid': 'wbSaveError'},
@@ -230,11 +293,15 @@ function render() {
       onclick: () => choose(i, j)}, c.label)));
     kids.push(row);
   });
+  kids.push(h('p', {class: 'wb-saving'}, cfg.nextKey + ' / ' + cfg.prevKey +
+    ': next / previous question · ←: previous item · the note, guideline, skip (Shift+S)' +
+    ' and flag (Shift+F) are on the full page (Esc)'));
   box.replaceChildren(...kids);
   const focused = box.querySelector('.wb-focus');
   if (focused) focused.scrollIntoView({block: 'nearest'});
 }
 function onKey(ev) {
+  touch();
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const el = ev.target;
   if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName))) return;
@@ -263,7 +330,8 @@ function onKey(ev) {
   if (key === 'ArrowLeft') return leave(L.prev);
   if (/^(ArrowRight|S|F)$/.test(ev.key)) return leave(cur.item.ref);
   if (key === cfg.nextKey || key === cfg.prevKey) {
-    cur.focus = (cur.focus + (key === cfg.nextKey ? 1 : -1) + n) % n; marks(); return;
+    cur.focus = (cur.focus + (key === cfg.nextKey ? 1 : -1) + n) % n; cur.keyed = true;
+    marks(); return;
   }
   const t = cur.item.targets[cur.focus];
   const c = t ? t.choices.findIndex((x) => x.key === key) : -1;
@@ -273,9 +341,12 @@ L.onKey = onKey;
 if (!L.installed) {
   L.installed = true;
   window.addEventListener('keydown', (ev) => L.onKey(ev), true);
+  for (const name of ['pointerdown', 'mousemove', 'wheel'])
+    window.addEventListener(name, () => touch(), {passive: true, capture: true});
   L.since = null;  // time away from the lane's item: hidden tab or window out of focus
   const leaveTab = () => { if (L.since === null) L.since = Date.now(); };
   const back = () => { if (L.since !== null && L.cur) L.cur.away += Date.now() - L.since;
+    if (L.since !== null) L.lastInput = Date.now();  // counted once, not also as idle
     L.since = null; };
   document.addEventListener('visibilitychange', () => (document.hidden ? leaveTab() : back()));
   window.addEventListener('blur', leaveTab);
@@ -283,10 +354,32 @@ if (!L.installed) {
   window.addEventListener('beforeunload', (ev) => {
     if (L.queue.length) { ev.preventDefault(); ev.returnValue = ''; }
   });
+  // another page of the app (no reload): the panel goes; its posts go on
+  setInterval(() => {
+    if (L.open && !L.leaving && where() !== L.where) {
+      L.open = false; L.cur = null; L.pageRef = null; render();
+    }
+  }, 500);
+  try {  // Esc opened the full page on an item: the panel stays closed on it
+    const mark = JSON.parse(sessionStorage.getItem(FULL_KEY) || 'null');
+    sessionStorage.removeItem(FULL_KEY);
+    if (mark && mark.scope === C.scope) L.fullRef = mark.ref;
+  } catch (e) {}
+  L.scope = C.scope;
 }
-if (!L.open && L.pageRef !== C.ref) {  // a new item on the ordinary page: fetch its next
+if (L.scope !== C.scope) {  // another project or user in this tab: start over
+  L.scope = C.scope; L.open = false; L.cur = null; L.pageRef = null; L.fullRef = null;
+  render();
+}
+if (L.open) {
+  if (C.item && L.cur && L.cur.item.ref === C.item.ref) adopt(C.item);
+} else if (L.pageRef !== C.ref) {  // a new item on the ordinary page
   L.pageRef = C.ref; L.pageShown = Date.now(); L.next = undefined;
-  fetchNext(C.ref).then((p) => { if (L.pageRef === C.ref) L.next = p; });
+  if (C.item && L.fullRef !== C.ref && !window.__wbNoLaneFirst) {
+    show(C.item, C.prevRef);  // the panel from the first item on
+  } else {  // the page's keys; its next item is fetched for the Enter takeover
+    fetchNext(C.ref).then((p) => { if (!L.open && L.pageRef === C.ref) L.next = p; });
+  }
 }
 })();
 </script><!-- RUN_ID -->"""
@@ -303,13 +396,27 @@ def _lane_token(ctx: ItemContext) -> str:
     return lanes[key]
 
 
+def _first_item(ctx: ItemContext, ref: str) -> dict[str, Any] | None:
+    """The page's item as the panel draws it, when the panel may open on it at once:
+    this process serves the routes, no failed save is on screen, and the item is not
+    submitted for good (then the page's lock says so)."""
+    final = ctx.state["status"] == "submitted" and submitted_is_final(
+        ctx.user.role, ctx.project.settings
+    )
+    if not served() or final or st.session_state.get(ERROR_KEY):
+        return None
+    return payload_of(ctx, ref)
+
+
 def fast_lane(ctx: ItemContext) -> None:
     """Hand the page's script the lane and this run's state of the item (after the view)."""
     if not ctx.targets or not covers(ctx.project):
         return
-    ref = reference(ctx.store, ctx.project, ctx.user, ctx.item.item_id)
+    store, project, user = ctx.store, ctx.project, ctx.user
+    ref = reference(store, project, user, ctx.item.item_id)
     if not ref:
         return
+    first = _first_item(ctx, ref)
     config = {
         "lane": _lane_token(ctx),
         "laneHeader": LANE_HEADER,
@@ -319,16 +426,26 @@ def fast_lane(ctx: ItemContext) -> None:
         "ref": ref,
         "token": ctx.token,
         "name": ctx.item.item_id
-        if may_see_item_ids(ctx.user.role, ctx.project.settings)
+        if may_see_item_ids(user.role, project.settings)
         else f"item {ref}",
+        # which project and user this tab labels (a switch of either starts over)
+        "scope": f"{project.name}/{user.name}",
         # present only on this item's choice buttons: the Annotate page is on screen
         "marker": button_class(f"opt::{ctx.token}::"),
         "complete": not missing_answers(ctx),
         "error": bool(st.session_state.get(ERROR_KEY)),
         "nextKey": keyboard.NEXT_TARGET,
         "prevKey": keyboard.PREVIOUS_TARGET,
+        "idleMs": study_of(project.settings).idle_seconds * 1000,
+        "item": first,
+        "prevRef": previous_ref(store, project, user, ctx.item.item_id) if first else "",
     }
-    body = SCRIPT.replace("CONFIG_JSON", json.dumps(config)).replace(
-        "RUN_ID", f"{ctx.token}:{config['complete']}:{config['error']}:{len(ctx.labels)}"
-    )
-    st.html(CSS + body, unsafe_allow_javascript=True)
+    run_id = f"{ctx.token}:{config['complete']}:{config['error']}:{len(ctx.labels)}"
+    st.html(CSS + script(config, run_id), unsafe_allow_javascript=True)
+
+
+def script(config: dict[str, Any], run_id: str) -> str:
+    """The page's script with its ``config``; ``run_id`` makes each new state a new element
+    (so the script runs again). No text of an item can close the script element."""
+    as_json = json.dumps(config).replace("<", "\\u003c")
+    return SCRIPT.replace("RUN_ID", run_id).replace("CONFIG_JSON", as_json)

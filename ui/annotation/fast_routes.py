@@ -8,10 +8,15 @@ s}`` saves the choices and submits the item; with ``"submit": false`` it only sa
 (each key's choice is posted the moment it is given, as the page's buttons save it). Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
 origin, like ``ui.session_routes``. The store is blocking: the work runs in a thread.
+
+The page's script opens its panel on the first item only when :func:`served` says this
+process serves the routes (``serve.py`` takes them through :func:`routes`); under
+``streamlit run app.py`` it does not, and the page stays as it is.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -28,6 +33,7 @@ from ui.session_routes import refused_request
 NEXT_ROUTE = "/api/annotate/next"
 LABEL_ROUTE = "/api/annotate/label"
 LANE_HEADER = "X-Workbench-Lane"
+_SERVED = threading.Event()
 
 
 def _lane(request: Request) -> Lane:
@@ -100,3 +106,14 @@ ROUTES = [
     Route(NEXT_ROUTE, next_item, methods=["GET"]),
     Route(LABEL_ROUTE, label_item, methods=["POST"]),
 ]
+
+
+def routes() -> list[Route]:
+    """The fast lane's routes, for the server that serves them (see :func:`served`)."""
+    _SERVED.set()
+    return ROUTES
+
+
+def served() -> bool:
+    """True when this process serves the routes (the server took them via :func:`routes`)."""
+    return _SERVED.is_set()
