@@ -168,7 +168,8 @@ def test_a_choice_is_saved_the_moment_it_is_given_without_submitting(
         json={"item": "1", "chosen": {"label": 1}, "submit": False},
         headers=_headers(token),
     )
-    assert key.status_code == 200 and key.json() == {"saved": True, "submitted": False}
+    assert key.status_code == 200
+    assert key.json() == {"saved": True, "submitted": False, "scores": []}
     state = store.item_state("p", first, "ann")
     assert state["labels"] == {"label": 0} and state["status"] == "draft"
     changed = client.post(
@@ -235,3 +236,43 @@ def test_an_items_text_cannot_close_the_pages_script() -> None:
     body = script({"item": {"panels": [{"title": "Text", "text": text}]}}, "run-7")
     assert body.count("</script>") == 1 and body.endswith("</script><!-- run-7 -->")
     assert "\\u003c/script>\\u003cimg src=x onerror=alert(1)> RUN_ID" in body
+
+
+def test_intent_match_live_scores_follow_each_saved_choice(
+    store: Store, client: TestClient
+) -> None:
+    make_project(store, "intent_match", k=1)
+    user = accounts.add_user(store, "admin", "admin")
+    project = store.project("intent_match")
+    before = fast_lane.item_payload(store, project, user, "im2")["scores"]
+    assert [(s["name"], s["value"]) for s in before] == [
+        ("Recall", None),
+        ("Precision", None),
+        ("F1", None),
+    ]
+    token = LANES.open(store, "intent_match", user)
+
+    def choose(key: str, index: int) -> list[tuple[str, float | None]]:
+        reply = client.post(
+            LABEL_ROUTE,
+            json={"item": "im2", "chosen": {key: index}, "submit": False},
+            headers=_headers(token),
+        )
+        assert reply.status_code == 200
+        return [(s["name"], s["value"]) for s in reply.json()["scores"]]
+
+    # choice 0 is C (implied), 1 is M: one gold fact of two implied, the predicted one too
+    assert choose("gold_fact_labels.0", 0)[0] == ("Recall", 1.0)
+    assert choose("gold_fact_labels.1", 1)[0] == ("Recall", 0.5)
+    scores = dict(choose("predicted_fact_labels.0", 0))
+    assert scores["Precision"] == 1.0 and scores["F1"] == pytest.approx(2 / 3)
+    # a reload draws the same figures from what was saved
+    again = fast_lane.item_payload(store, project, user, "im2")["scores"]
+    assert [s["value"] for s in again] == [0.5, 1.0, pytest.approx(2 / 3)]
+
+
+def test_kinds_without_derived_scores_send_none(store: Store) -> None:
+    _binary(store)
+    user = store.ensure_annotator("ann")
+    item = asg.claim_next(store, "p", user.name)
+    assert fast_lane.item_payload(store, store.project("p"), user, item)["scores"] == []

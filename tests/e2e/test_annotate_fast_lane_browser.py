@@ -15,6 +15,7 @@ from annotation_store import Store
 from annotation_store import assignments as asg
 from annotation_store.accounts import users as accounts
 from annotation_store.crowd import study_quality as cq
+from tests.annotate_fixtures import ITEMS
 from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,
@@ -256,3 +257,31 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         page.wait_for_selector("[data-testid=stMain] h4:has-text('item 2')")
         page.wait_for_timeout(1000)
         assert page.query_selector(LANE) is None
+
+
+def test_intent_match_panel_shows_live_recall_precision_f1(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("im", "intent_match", {"k": 1})
+    store.upsert_items("im", [ITEMS["intent_match"][1]])  # two gold facts, one predicted
+    accounts.add_user(store, "ana", "annotator", password="ana-password")
+    scores = f"{LANE} [data-testid=wbScores]"
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=im")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        assert page.inner_text(scores) == "Recall — · Precision — · F1 —"
+        # each key's save comes back with the figures of what is saved so far
+        for key, shown in (
+            ("1", "Recall 1.00 · Precision — · F1 —"),  # gold fact 1 implied
+            ("0", "Recall 0.50 · Precision — · F1 —"),  # gold fact 2 missing
+            ("1", "Recall 0.50 · Precision 1.00 · F1 0.67"),  # the predicted fact implied
+        ):
+            page.keyboard.press(key)
+            page.wait_for_function(
+                "([sel, text]) => { const el = document.querySelector(sel);"
+                " return el && el.innerText === text; }",
+                arg=[scores, shown],
+            )
+        labels = store.item_state("im", "im2", "ana")["labels"]
+        assert labels["gold_fact_labels"] == ["C", "M"] and labels["predicted_fact_labels"] == ["C"]

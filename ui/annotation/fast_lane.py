@@ -232,7 +232,26 @@ def payload_of(ctx: ItemContext, ref: str) -> dict[str, Any]:
         "status": ctx.state["status"] or "new",
         "panels": _panels(ctx),
         "targets": targets,
+        "scores": live_scores(ctx),
     }
+
+
+def live_scores(ctx: ItemContext) -> list[dict[str, Any]]:
+    """The kind's derived scores of this annotator's saved labels (intent match: recall,
+    precision, F1), as the page's live figures show them; unset facts count as not yet
+    labelled, and a score not yet defined is ``None``."""
+    kind = ctx.project.task_kind
+    if not kind.derived_scores:
+        return []
+    labels = {
+        k: [x for x in v if x != FACT_UNSET] if isinstance(v, list) else v
+        for k, v in ctx.labels.items()
+    }
+    values = kind.derive(labels, ctx.item.fields)
+    return [
+        {"name": d.name.capitalize(), "value": values.get(d.name), "help": d.description}
+        for d in kind.derived_scores
+    ]
 
 
 def previous_ref(store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str) -> str:

@@ -67,6 +67,7 @@ CSS = """<style>
 #wb-lane .wb-missing {color: #d33; font-weight: 600}
 #wb-lane .wb-error {border: 1px solid #d33; color: #d33; border-radius: .5rem;
   padding: .5rem .75rem; margin-bottom: .75rem}
+#wb-lane .wb-scores {font-weight: 600; margin: .5rem 0}
 #wb-lane .wb-saving {opacity: .75; font-size: .9em}
 </style>"""
 
@@ -122,7 +123,12 @@ function pump() {
     body: JSON.stringify({item: job.ref, chosen: job.chosen, submit: job.submit,
       seconds: job.seconds, active_seconds: job.active})})
     .then(async (r) => {
-      if (r.ok) return done(true);
+      if (r.ok) {  // a saved choice comes back with the item's live scores (if the kind has any)
+        let body = null;
+        try { body = await r.json(); } catch (e) {}
+        if (body && body.scores && L.cur && L.cur.item.ref === job.ref) L.cur.item.scores = body.scores;
+        return done(true);
+      }
       let msg = r.status + ' ' + r.statusText;
       try { msg = (await r.json()).error || msg; } catch (e) {}
       done(false, msg, r.status >= 400 && r.status < 500);
@@ -293,6 +299,9 @@ function render() {
       onclick: () => choose(i, j)}, c.label)));
     kids.push(row);
   });
+  if (item.scores && item.scores.length) kids.push(h('p', {class: 'wb-scores',
+    'data-testid': 'wbScores'}, ...item.scores.map((sc, i) => h('span', {title: sc.help},
+      (i ? ' · ' : '') + sc.name + ' ' + (sc.value === null ? '—' : sc.value.toFixed(2))))));
   kids.push(h('p', {class: 'wb-saving'}, cfg.nextKey + ' / ' + cfg.prevKey +
     ': next / previous question · ←: previous item · the note, guideline, skip (Shift+S)' +
     ' and flag (Shift+F) are on the full page (Esc)'));

@@ -60,8 +60,8 @@ def _label(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
     if body.get("submit", True) is False:
         if not isinstance(chosen, dict):
             raise LaneError("malformed request", 400)
-        fast_lane.save_choices(lane.store, project, lane.user, item_id, chosen)
-        return {"saved": True, "submitted": False}
+        ctx = fast_lane.save_choices(lane.store, project, lane.user, item_id, chosen)
+        return {"saved": True, "submitted": False, "scores": fast_lane.live_scores(ctx)}
     seconds, active = body.get("seconds"), body.get("active_seconds")
     numbers = all(
         isinstance(x, int | float | None) and (x is None or x >= 0) for x in (seconds, active)
