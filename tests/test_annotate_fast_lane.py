@@ -74,12 +74,12 @@ def test_intent_match_payload_lists_every_fact_then_the_question(store: Store) -
     assert payload["name"] == "im2"  # admins see ids, as on the page
 
 
-def test_covers_only_choice_kinds_outside_studies(store: Store) -> None:
+def test_covers_choice_kinds_in_and_outside_studies(store: Store) -> None:
     make_project(store, "intent_match", k=1)
     make_project(store, "actionability", k=1)
     assert fast_lane.covers(store.project("intent_match"))
     _binary(store, study={"consent": "You agree."})
-    assert not fast_lane.covers(store.project("p"))
+    assert fast_lane.covers(store.project("p"))  # at its annotation stage only: study_gate
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Real browser: two Prolific workers through a crowd study (issue #18).
 
 One fails the training and is stopped; the other passes, annotates three items (one of
-them gold), answers the survey, sees the completion code and is sent back to Prolific.
+them gold) in the Annotate page's fast lane, answers the survey, sees the completion code and is sent back to Prolific.
 The store must hold exactly what each of them did.
 """
 
@@ -83,6 +83,9 @@ def test_prolific_workers_fail_and_pass_qualification_and_complete(sqlite_url: s
             _start(page, app, "PASSER")
             assert "Right." in _answer_training(page, "yes")
             assert "Right." in _answer_training(page, "no")
+            # the items are labelled in the fast lane's panel, blind (display numbers)
+            lane = page.wait_for_selector("#wb-lane h4:has-text('item 1')")
+            assert "i0" not in lane.inner_text()
             for n in range(3):
                 wait_until(page, lambda: "Submit" in _main(page), "no item to label")
                 page.keyboard.press("1")

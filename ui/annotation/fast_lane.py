@@ -10,7 +10,8 @@ display number, never the item id for annotators, no generator), and how posted 
 are saved and submitted through the same store API as the page's own callbacks.
 
 Covered: items whose questions are all choices (fact lists, binary, ordinal, label
-sets) with no conditional questions, in projects without an active study. Anything else
+sets) with no conditional questions; in a study, while the worker is at its annotation
+stage (consent, training, survey and the endings stay on the page). Anything else
 keeps the ordinary page.
 """
 
@@ -26,6 +27,7 @@ from typing import Any
 from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
 from annotation_store.crowd import study_quality as crowd_quality
+from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import study_of
 from kinds import FieldType, HumanField
 from kinds.base import FACT_UNSET
@@ -94,11 +96,23 @@ LANES = Lanes()
 
 
 def covers(project: ProjectInfo) -> bool:
-    """True when the fast lane can draw and save this project's items."""
-    if study_of(project.settings).active:
-        return False
+    """True when the fast lane can draw and save this project's items (in a study, only
+    while the worker is at its annotation stage: see :func:`study_gate`)."""
     fields = project.task_kind.human_fields(project.settings)
     return bool(fields) and all(f.type in CHOICE_TYPES and f.show_if is None for f in fields)
+
+
+def study_gate(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
+    """Refuse (LaneError 409) a study worker who is not at the annotation stage, stopping
+    one whose gold accuracy fell below the study's threshold first, as the study's page
+    does before each item; staff and projects without a study pass."""
+    if not study_of(project.settings).active or user.role != "annotator":
+        return
+    if crowd_quality.should_stop(store, project.name, user.name):
+        crowd.stop(store, project.name, user.name)
+    part = crowd.participant(store, project.name, user.name)
+    if part is None or part.stage != "annotate":
+        raise LaneError("the study has moved on for you: press Esc to continue", 409)
 
 
 def _context(store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str) -> ItemContext:

@@ -45,6 +45,10 @@ def _lane(request: Request) -> Lane:
 
 def _next(lane: Lane, after: str, pending: list[str]) -> dict[str, Any]:
     project = lane.store.project(lane.project)
+    try:
+        fast_lane.study_gate(lane.store, project, lane.user)
+    except LaneError:
+        return {"item": None}  # the end of the lane: the page shows the study's next stage
     here = fast_lane.resolve(lane.store, project, lane.user, after)
     waiting = [fast_lane.resolve(lane.store, project, lane.user, ref) for ref in pending]
     nxt = fast_lane.next_item(lane.store, project, lane.user, here, waiting)
@@ -55,6 +59,7 @@ def _next(lane: Lane, after: str, pending: list[str]) -> dict[str, Any]:
 
 def _label(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
     project = lane.store.project(lane.project)
+    fast_lane.study_gate(lane.store, project, lane.user)
     item_id = fast_lane.resolve(lane.store, project, lane.user, str(body.get("item", "")))
     chosen = body.get("chosen") or {}
     if body.get("submit", True) is False:
