@@ -37,7 +37,7 @@ from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
 from ui.probe_runs import probe_control
-from ui.tables import DASH, dash_missing
+from ui.tables import DASH, dash_missing, number_columns
 from workbench_api.autocalibration import field_step
 
 NO_DECISIONS = (
@@ -105,7 +105,7 @@ st.caption(
 )
 frame, config = dash_missing(
     versions_frame(doc),
-    {c: st.column_config.NumberColumn(format=f) for c, f in versions_formats(doc).items()},
+    number_columns(versions_formats(doc)),
     why={
         "mean cost": "no model tokens used (imported or local scores)",
         "why undefined": "the headline is defined",
@@ -136,7 +136,7 @@ for row in doc["versions"]:
 st.header("Reliability and bias probes")
 frame, config = dash_missing(
     probes_frame(doc),
-    {c: st.column_config.NumberColumn(format=f) for c, f in probes_formats().items()},
+    number_columns(probes_formats()),
 )
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_probes")
 st.caption(
@@ -160,7 +160,7 @@ st.header("Judge vs judge")
 if doc.get("judge_vs_judge"):
     frame, config = dash_missing(
         judge_vs_judge_frame(doc),
-        {c: st.column_config.NumberColumn(format=f) for c, f in JUDGE_VS_JUDGE_FORMATS.items()},
+        number_columns(JUDGE_VS_JUDGE_FORMATS),
     )
     st.dataframe(frame, column_config=config, hide_index=True, key="alignment_judge_vs_judge")
     st.caption(
@@ -252,7 +252,7 @@ table = diff.assign(
 )
 frame, config = dash_missing(
     table.rename(columns=diff_headers(a, b)),
-    {c: st.column_config.NumberColumn(format=f) for c, f in diff_formats(table, a, b).items()},
+    number_columns(diff_formats(table, a, b)),
 )
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_diff")
 autocalibration_control(project.name, row_b, full, binary_field, step)

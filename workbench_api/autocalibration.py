@@ -102,7 +102,5 @@ def suggest_corrections(
     spec = JudgeSpec.model_validate(record.definition)
     fi = load_field(store, project, spec.fields[0])
     label = f"judge:{judge} v{record.version}"
-    spec = next(
-        (f for f in fi.inputs.kind.human_fields(fi.inputs.settings) if f.name == fi.field), None
-    )
-    return corrected_items(version_diff(fi, label, label), fi.binary, scale_step(spec))
+    step = field_step(store.project(project), fi.field)
+    return corrected_items(version_diff(fi, label, label), fi.binary, step)
