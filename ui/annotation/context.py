@@ -190,6 +190,16 @@ def missing_targets(ctx: ItemContext) -> list[Target]:
     return [t for t in ctx.targets if ctx.value(t) is None and t.field.required]
 
 
+def derived_values(ctx: ItemContext) -> dict[str, float | None]:
+    """The kind's derived scores (intent match: recall, precision, F1) of this annotator's
+    saved labels, unset facts counting as not yet labelled."""
+    labels = {
+        k: [x for x in v if x != FACT_UNSET] if isinstance(v, list) else v
+        for k, v in ctx.labels.items()
+    }
+    return ctx.project.task_kind.derive(labels, ctx.item.fields)
+
+
 def missing_answers(ctx: ItemContext) -> list[str]:
     """Names of the questions not answered yet (submit refuses while any remain)."""
     missing = []

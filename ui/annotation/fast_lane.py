@@ -32,7 +32,13 @@ from annotation_store.studies.flow_settings import study_of
 from kinds import FieldType, HumanField
 from kinds.base import FACT_UNSET
 from ui.annotation.blind import blinded_item, may_see_item_ids, submitted_is_final
-from ui.annotation.context import ItemContext, build_targets, facts_of, missing_answers
+from ui.annotation.context import (
+    ItemContext,
+    build_targets,
+    derived_values,
+    facts_of,
+    missing_answers,
+)
 from ui.keyboard import option_keys
 
 CHOICE_TYPES = (FieldType.FACT_LABELS, FieldType.BINARY, FieldType.ORDINAL, FieldType.CATEGORICAL)
@@ -257,11 +263,7 @@ def live_scores(ctx: ItemContext) -> list[dict[str, Any]]:
     kind = ctx.project.task_kind
     if not kind.derived_scores:
         return []
-    labels = {
-        k: [x for x in v if x != FACT_UNSET] if isinstance(v, list) else v
-        for k, v in ctx.labels.items()
-    }
-    values = kind.derive(labels, ctx.item.fields)
+    values = derived_values(ctx)
     return [
         {"name": d.name.capitalize(), "value": values.get(d.name), "help": d.description}
         for d in kind.derived_scores

@@ -11,7 +11,7 @@ import streamlit as st
 
 from kinds import FieldType
 from ui import keyboard
-from ui.annotation.context import ItemContext, Target, facts_of, save_target
+from ui.annotation.context import ItemContext, Target, derived_values, facts_of, save_target
 
 #: Shown beside a question or fact still unanswered after a refused Submit.
 MISSING_MARK = " :red-badge[:material/priority_high: answer this]"
@@ -132,10 +132,7 @@ def live_scores(
 ) -> dict[str, float | None]:
     """The kind's derived scores of this annotator's labels, as metrics."""
     kind = ctx.project.task_kind
-    labels = {
-        k: ([x for x in v if x != "?"] if isinstance(v, list) else v) for k, v in ctx.labels.items()
-    }
-    scores = kind.derive(labels, ctx.item.fields)
+    scores = derived_values(ctx)
     specs = [d for d in kind.derived_scores if names is None or d.name in names]
     cols = st.columns(len(specs)) if specs else []
     for col, spec in zip(cols, specs, strict=True):
