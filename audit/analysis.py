@@ -99,13 +99,19 @@ def with_labels(frame: pd.DataFrame) -> pd.DataFrame:
     """A scores or results frame with a ``label`` column naming each row's evaluator
     configuration (evaluator, judge model, signature), as the agreement tables do (see
     :mod:`common.evaluator_labels`): runs are pooled only within one label."""
-    sigs = frame["signature"] if "signature" in frame else [None] * len(frame)
+    keys = ["evaluator", "model"] + (["signature"] if "signature" in frame else [])
+    # Label each distinct configuration once, then join: a 10k-item project has ~100k score
+    # rows but a handful of configurations.
+    distinct = frame[keys].drop_duplicates()
+    sigs = distinct["signature"] if "signature" in distinct else [None] * len(distinct)
     configs = [
         config_of(e, m, sig)
-        for e, m, sig in zip(frame["evaluator"], frame["model"], sigs, strict=True)
+        for e, m, sig in zip(distinct["evaluator"], distinct["model"], sigs, strict=True)
     ]
     names = config_labels(configs)
-    return frame.assign(label=[names[c] for c in configs])
+    label_of = distinct.assign(label=[names[c] for c in configs])
+    labels = frame[keys].merge(label_of, on=keys, how="left")["label"].to_numpy()
+    return frame.assign(label=labels)
 
 
 def comparable_fields(
@@ -179,9 +185,12 @@ def build_audit_table(
     ref = _reference_values(reference, field_name)
     scales = {lab: (evaluator_scales or {}).get(lab, scale) for lab in labels}
 
+    values_of: dict[str, list[float]] = {}
+    for item_id, value in zip(humans["item_id"], humans["value"], strict=True):
+        values_of.setdefault(item_id, []).append(value)
     rows = []
     for it in items:
-        vals = humans.loc[humans["item_id"] == it.item_id, "value"].tolist()
+        vals = values_of.get(it.item_id, [])
         row: dict[str, Any] = {
             "item_id": it.item_id,
             "generator": it.generator,

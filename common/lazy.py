@@ -16,11 +16,15 @@ class LazyModule:
 
     def __init__(self, name: str) -> None:
         self._name = name
+        self._loaded: ModuleType | None = None
 
     def _module(self) -> ModuleType:
-        return importlib.import_module(self._name)
+        if self._loaded is None:
+            self._loaded = importlib.import_module(self._name)
+        return self._loaded
 
     def __getattr__(self, attr: str) -> Any:
+        # Only names not set on the instance land here; the module is resolved once.
         return getattr(self._module(), attr)
 
     def __repr__(self) -> str:

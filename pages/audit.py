@@ -54,6 +54,20 @@ def _frames(url: str, name: str, version: str, use_reference: bool, method: str)
     }
 
 
+@st.cache_data(max_entries=16, show_spinner=False, ttl=3600)
+def _labels_by_field(url: str, name: str, version: str) -> dict[str, list[str]]:
+    """Evaluator configuration labels per scored field, labelled once per data version
+    (a rerun for a row click does not label every score row again)."""
+    scores = _store_for(url).scores_frame(name)
+    if scores.empty:
+        return {}
+    labelled = with_labels(scores)[["field", "label"]].drop_duplicates()
+    out: dict[str, list[str]] = {}
+    for fname, group in labelled.groupby("field", sort=True):
+        out[str(fname)] = sorted(group["label"].unique())
+    return out
+
+
 @st.cache_data(max_entries=64, show_spinner=False, ttl=3600)
 def _audit_table(
     url: str,
@@ -118,9 +132,7 @@ if data["scores"].empty and data["results"].empty:
     st.stop()
 
 fields = comparable_fields(kind, project.settings, data["scores"])
-labels_all = (
-    sorted(with_labels(data["scores"])["label"].unique()) if not data["scores"].empty else []
-)
+labels_of = _labels_by_field(store.url, project.name, version)
 c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="bottom")
 field = c1.selectbox(
     "Compare on",
@@ -128,11 +140,7 @@ field = c1.selectbox(
     key="audit_field",
     help="A human field or a score derived from the labels (F1 ...)",
 )
-scored = (
-    sorted(with_labels(data["scores"]).query("field == @field")["label"].unique())
-    if not data["scores"].empty
-    else []
-)
+scored = labels_of.get(field, [])
 chosen = c2.multiselect("Evaluators", scored, default=scored, key=f"audit_evaluators_{field}")
 with c3.popover("Thresholds", icon=":material/tune:", width="stretch"):
     agree_t = st.slider(
