@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 PORT   ?= 8501
 
-.PHONY: run test install install-dev lint format e2e wordnet clean
+.PHONY: run test install local install-dev lint format e2e wordnet clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,12 @@ $(VENV)/.installed: requirements.txt constraints.txt | $(PY)
 	$(PIP) install -r requirements.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+# The local models (torch, transformers, ...): optional for users, installed for the tests.
+$(VENV)/.installed-local: $(VENV)/.installed requirements-local.txt
+	$(PIP) install -r requirements-local.txt -c constraints.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed-local requirements-dev.txt
 	$(PIP) install -r requirements-dev.txt -c constraints.txt
 	# irrCAC is the tests' reference for Gwet's AC2 and Fleiss with missing ratings; its own
 	# pins (scipy==1.12, pandas<3) clash with ours, and it runs fine on them: no deps.
@@ -24,6 +29,9 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	touch $@
 
 install: $(VENV)/.installed
+
+## The optional local models (embedding evaluator, transformers NLI, sentence condensing).
+local: $(VENV)/.installed-local
 
 install-dev: $(VENV)/.installed-dev
 

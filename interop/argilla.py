@@ -42,8 +42,12 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         tables = sorted(path.glob("*.parquet")) + sorted(path.glob("data/*.parquet"))
         if tables:
             return [row for table in tables for row in _rows(table)]
-        from datasets import load_from_disk
-
+        try:
+            from datasets import load_from_disk
+        except ImportError:
+            raise fail(
+                path.name, "the folder", "holds no .parquet file (Arrow folders need `datasets`)"
+            ) from None
         return load_from_disk(str(path)).to_list()
     if path.suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
@@ -220,22 +224,22 @@ def settings(store: Store, project: str) -> dict[str, Any]:
 def write(
     store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
 ) -> int:
-    """Write the records with ``datasets``: .parquet, .jsonl, or a dataset folder
-    (``.argilla/settings.json`` + ``records.parquet``); user names in a users file."""
-    from datasets import Dataset
-
+    """Write the records as ``datasets`` reads them: .parquet, .jsonl, or a dataset folder
+    (``.argilla/settings.json`` + ``records.parquet``); user names in a users file.
+    Written with pyarrow, so the default install needs no ``datasets``."""
     rows = records(store, project, with_labels=what == "annotations")
-    dataset = Dataset.from_list(rows)
     path = Path(out)
     if path.suffix.lower() == ".parquet":
-        dataset.to_parquet(str(path))
+        _write_parquet(rows, path)
     elif path.suffix.lower() in (".jsonl", ".json"):
-        dataset.to_json(str(path), lines=True, force_ascii=False)
+        with path.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     elif path.suffix == "":
         (path / ".argilla").mkdir(parents=True, exist_ok=True)
         text = json.dumps(settings(store, project), ensure_ascii=False)
         (path / ".argilla" / "settings.json").write_text(text, encoding="utf-8")
-        dataset.to_parquet(str(path / "records.parquet"))
+        _write_parquet(rows, path / "records.parquet")
     else:
         raise ValueError("argilla export: use .parquet, .jsonl or a folder name")
     if what == "annotations":
@@ -245,3 +249,13 @@ def write(
         mapping = {user_uuid(project, name): name for name in people}
         users_file(path).write_text(json.dumps(mapping, ensure_ascii=False, indent=1), "utf-8")
     return len(rows)
+
+
+def _write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
+    """One Parquet table, a column per key seen in any row (missing values null)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    table = pa.table({k: pa.array([row.get(k) for row in rows]) for k in keys})
+    pq.write_table(table, path)

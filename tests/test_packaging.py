@@ -259,13 +259,14 @@ def _names(lines: list[str]) -> set[str]:
 
 def test_pyproject_dependencies_are_the_requirements() -> None:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    required = [
-        line
-        for line in (ROOT / "requirements.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
-    declared = meta["dependencies"] + meta["optional-dependencies"]["local"]
-    assert _names(declared) == _names(required)
+    def pinned(name: str) -> list[str]:
+        text = (ROOT / name).read_text()
+        return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+    assert _names(meta["dependencies"]) == _names(pinned("requirements.txt"))
+    assert _names(meta["optional-dependencies"]["local"]) == _names(
+        pinned("requirements-local.txt")
+    )
     assert meta["dynamic"] == ["version"]
     assert meta["scripts"] == {"workbench": "metric_audit_workbench:entry"}
 

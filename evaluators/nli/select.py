@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from common.evaluator_labels import nli_backend_label
 from evaluators.base import EvalContext, EvaluatorSettings, NotConfiguredError
+from evaluators.local_models import missing_local
 from evaluators.nli.base import NLIBackend
 
 NO_MODEL = (
@@ -54,7 +55,10 @@ def chosen_backend(settings: NLISettings, ctx: EvalContext) -> str | None:
 
 def nli_unavailable_reason(settings: NLISettings, ctx: EvalContext) -> str | None:
     """None when the chosen backend can run, else one line saying what to configure."""
-    if chosen_backend(settings, ctx) is not None:
+    chosen = chosen_backend(settings, ctx)
+    if chosen == "transformers":
+        return missing_local("torch", "transformers")
+    if chosen is not None:
         return None
     if settings.backend == "transformers":
         return NO_MODEL
