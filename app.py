@@ -11,6 +11,7 @@ from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
 from ui.estimates_panel import estimates_panel
+from ui.page_index import PAGES, default_project
 from ui.study.entry import crowd_project, run_study_session
 
 install_log_redaction()
@@ -31,9 +32,9 @@ get_worker()
 
 def _project_picker() -> None:
     names = [p.name for p in store.projects()]
-    wanted = st.session_state.get(PROJECT_KEY) or st.query_params.get("project")
-    if wanted not in names:
-        wanted = names[0] if names else None
+    wanted = default_project(
+        names, st.session_state.get(PROJECT_KEY) or st.query_params.get("project")
+    )
     if not names:
         st.sidebar.caption("No projects yet.")
         st.session_state[PROJECT_KEY] = None
@@ -48,22 +49,6 @@ def _project_picker() -> None:
 
 _project_picker()
 st.sidebar.caption(f"Signed in as **{user.name}** ({user.role})")
-
-# (group, script, title, icon, roles that may open it; None: everyone)
-PAGES = [
-    ("Work", "pages/home.py", "Home", ":material/home:", None),
-    ("Work", "pages/annotate.py", "Annotate", ":material/edit_note:", None),
-    ("Analyse", "pages/agreement.py", "Agreement", ":material/query_stats:", ("admin", "reviewer")),
-    ("Analyse", "pages/alignment.py", "Alignment", ":material/rule:", ("admin", "reviewer")),
-    ("Analyse", "pages/audit.py", "Audit", ":material/troubleshoot:", ("admin", "reviewer")),
-    ("Analyse", "pages/estimates.py", "Estimates", ":material/insights:", ("admin", "reviewer")),
-    ("Analyse", "pages/evaluate.py", "Evaluate", ":material/smart_toy:", ("admin", "reviewer")),
-    ("Analyse", "pages/judges.py", "Judges", ":material/gavel:", ("admin", "reviewer")),
-    ("Manage", "pages/data.py", "Data", ":material/database:", ("admin",)),
-    ("Manage", "pages/kinds.py", "Task kinds", ":material/category:", ("admin",)),
-    ("Manage", "pages/progress.py", "Progress", ":material/monitoring:", ("admin",)),
-    ("Manage", "pages/admin.py", "Users & settings", ":material/settings:", ("admin",)),
-]
 
 
 def _no_access_page(script: str, title: str) -> st.Page:
@@ -81,12 +66,14 @@ def _no_access_page(script: str, title: str) -> st.Page:
 # Blind by default: annotators never see other people's labels or evaluator outputs
 # (the Annotate page shows those per item, after submit, when the project allows it).
 pages: dict[str, list[st.Page]] = {}
-for group, script, title, icon, roles in PAGES:
-    if roles is None or has_role(*roles):
-        page_obj = st.Page(script, title=title, icon=icon, default=script == "pages/home.py")
-        pages.setdefault(group, []).append(page_obj)
+for entry in PAGES:
+    if entry.roles is None or has_role(*entry.roles):
+        page_obj = st.Page(
+            entry.script, title=entry.title, icon=entry.icon, default=entry.url_path == "home"
+        )
+        pages.setdefault(entry.group, []).append(page_obj)
     else:
-        pages["Work"].append(_no_access_page(script, title))
+        pages["Work"].append(_no_access_page(entry.script, entry.title))
 
 page = st.navigation(pages)
 # .streamlit/config.toml hides the sidebar page list so that a fresh server's first run

@@ -12,6 +12,7 @@ from annotation_store import assignments as asg
 from annotation_store.own_projects import own_projects
 from kinds.registry import kind_title
 from ui.context import PROJECT_KEY, current_user, get_store, has_role
+from ui.page_index import PAGES
 from ui.plugin_warnings import show_plugin_warnings
 
 # Until a session has run st.navigation, Streamlit routes the pages/ folder, so /home can
@@ -100,6 +101,21 @@ st.dataframe(
         ),
     },
 )
+
+if "annotators" in columns:
+    st.caption(
+        "An item is **complete** once k people (the project's k) submitted it; when you "
+        "are one of the k, your own submission counts too."
+    )
+
+with st.expander("Where to start: what each page is for", expanded=not has_role("annotator")):
+    st.markdown(
+        "\n".join(
+            f"- **{p.title}**: {p.purpose}"
+            for p in PAGES
+            if p.url_path != "home" and (p.roles is None or has_role(*p.roles))
+        )
+    )
 
 current = st.session_state.get(PROJECT_KEY)
 if current:

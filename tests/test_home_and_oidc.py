@@ -279,3 +279,19 @@ def test_oidc_logout_elsewhere_ends_the_app_session(
     assert "user" not in at.session_state
     assert [b.label for b in at.button] == ["Sign in"]
     assert "user ana" not in [m.value for m in at.markdown]
+
+
+def test_home_opens_on_the_readme_project_and_says_what_each_page_is_for(
+    monkeypatch: pytest.MonkeyPatch, demo: str
+) -> None:
+    store = Store(demo)
+    at = assert_ok(_app(monkeypatch, store).run())
+    # alphabetically demo-actionability comes first; the README's tour starts here
+    assert at.sidebar.selectbox(key="_project_picker").value == "demo-intent-match"
+    guide = next(e for e in at.main.expander if e.label.startswith("Where to start"))
+    text = guide.markdown[0].value
+    assert "- **Agreement**: how far people agree" in text
+    assert "- **Audit**: the items where an evaluator and people part ways" in text
+    assert "**Home**" not in text
+    assert any("is **complete** once k people" in c for c in _captions(at.main))
+    store.close()
