@@ -47,7 +47,11 @@ def cmd_jobs(args: argparse.Namespace, store: Store) -> int:
             return 0
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    for job in store.jobs(args.name):
+    listed = store.jobs(args.name)
+    if not listed:
+        where = f" for {args.name}" if args.name else ""
+        print(f"no jobs{where} (the Evaluate page queues them)")
+    for job in listed:
         p = job.progress
         print(
             f"{job.id:>5}  {job_state(job):<10} {', '.join(job.params.get('evaluators') or [])}"
@@ -61,15 +65,18 @@ def cmd_worker(args: argparse.Namespace, store: Store) -> int:
     """Claim and execute queued jobs one by one (until none is left, or forever)."""
     from jobs.worker import claim_next, execute_job
 
+    ran = 0
     while True:
         job_id = claim_next(store)
         if job_id is None:
             if not args.watch:
+                print(f"{ran} job(s) run; none queued" if ran else "no queued jobs: nothing to run")
                 return 0
             time.sleep(args.poll)
             continue
         print(f"job {job_id}: running", flush=True)
         job = execute_job(store, job_id)
+        ran += 1
         p = job.progress
         print(
             f"job {job_id}: {job.status} ({p.get('done', 0)}/{p.get('total', 0)} done, "
