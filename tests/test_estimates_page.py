@@ -132,3 +132,16 @@ def test_figures_have_three_decimals_and_methods_their_table_names(
     assert checked == 5
     caption = next(str(c.value) for c in at.caption if "human reference" in str(c.value))
     assert "PPI++: prediction-powered mean" in caption and "ppi:" not in caption
+
+
+def test_side_panel_says_a_missing_estimates_reason_once(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """Three systems without enough labels: one line with the reason, not three."""
+    build(store, "p", n_items=30, n_labelled=6)
+    at = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
+    assert_ok(at)
+    text = [str(c.value) for c in at.caption]
+    reasons = [line for line in text if "needs at least" in line]
+    assert len(reasons) == 1, text
+    assert reasons[0].startswith("No estimate yet for ")

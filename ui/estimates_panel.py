@@ -48,8 +48,7 @@ def picked(choices: dict[str, list[str]]) -> tuple[str, str]:
 def _line(name: str, t: EstimateTable) -> str:
     g = next(x for x in t.groups if x.group == name)
     e = g.ppi
-    if e.estimate is None or e.ci is None:
-        return f"**{name}** — ({e.reason}) · n {g.n_human}/{g.n_judge}"
+    assert e.estimate is not None and e.ci is not None
     return (
         f"**{name}** {e.estimate:.3f} [{e.ci[0]:.3f}, {e.ci[1]:.3f}] · "
         f"n {g.n_human} people / {g.n_judge} judged"
@@ -71,5 +70,21 @@ def estimates_panel(project_name: str) -> None:
         st.caption(f"Estimates: {exc}")
         return
     st.markdown(f"**Estimates (PPI++)** · `{field}` · {judge}")
+    for line in panel_lines(t):
+        st.caption(line)
+
+
+def panel_lines(t: EstimateTable) -> list[str]:
+    """A line per system with an estimate; systems without one share a line per reason,
+    so a reason is said once, not once per system."""
+    lines: list[str] = []
+    missing: dict[str, list[str]] = {}
     for g in t.groups:
-        st.caption(_line(g.group, t))
+        e = g.ppi
+        if e.estimate is None or e.ci is None:
+            missing.setdefault(str(e.reason), []).append(f"{g.group} (n {g.n_human}/{g.n_judge})")
+        else:
+            lines.append(_line(g.group, t))
+    for reason, names in missing.items():
+        lines.append(f"No estimate yet for {', '.join(names)}: {reason}")
+    return lines
