@@ -26,7 +26,7 @@ from common.tickets import TICKETS
 from ui import session_cookie
 from ui.annotation.fast_lane import LANES
 from ui.annotation.fast_lane import SESSION_KEY as LANE_SESSION_KEY
-from ui.context import USER_KEY, get_store
+from ui.context import USER_KEY, get_store, remember_deep_link
 from ui.study.entry import link_user
 
 MODES = ("single", "local", "oidc", "crowd")
@@ -62,6 +62,8 @@ def authenticate(store: Store) -> AnnotatorInfo:
             _sign_out_button()
             return user
     mode = auth_mode()
+    if mode != "single":
+        remember_deep_link()  # the sign-in form stops the run before navigation
     if mode in PASSWORD_MODES:
         user = _local_sign_in(store)
     elif mode == "oidc":

@@ -25,10 +25,16 @@ def ensure_entrypoint() -> None:
     """
     if st.session_state.get(ENTRY_KEY):
         return
-    path = urlparse(st.context.url or "").path.strip("/").split("/")[-1]
-    if path:
-        st.session_state[DEEP_LINK_KEY] = path
+    remember_deep_link()
     st.switch_page("app.py", query_params=st.query_params.to_dict())
+
+
+def remember_deep_link() -> None:
+    """Keep the page the browser's address names, for :func:`forward_deep_link`: a
+    bookmarked page opened while signed out is where sign-in lands."""
+    path = urlparse(st.context.url or "").path.strip("/").split("/")[-1]
+    if path and path not in ("app", "home"):
+        st.session_state.setdefault(DEEP_LINK_KEY, path)
 
 
 def forward_deep_link(pages: Iterable[Any]) -> None:
@@ -81,5 +87,6 @@ def current_user() -> AnnotatorInfo:
 
 def has_role(*roles: str) -> bool:
     """True when the signed-in user has one of ``roles``."""
+    ensure_entrypoint()  # a page opened straight from a bookmark goes through sign-in
     user = st.session_state.get(USER_KEY)
     return user is not None and user.role in roles

@@ -27,3 +27,16 @@ def test_an_annotators_deep_link_to_audit_says_no_access(sqlite_url: str) -> Non
             assert "Page not found" not in page.content()
         nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
         assert "Audit" not in nav and "Users & settings" not in nav
+
+
+def test_a_deep_link_survives_sign_in(sqlite_url: str) -> None:
+    """A bookmarked /kinds opened while signed out lands on Task kinds after sign-in."""
+    store = Store(sqlite_url)
+    load_demo(store)
+    accounts.add_user(store, "ada", "admin", password="ada-password")
+    store.close()
+    with running_app(sqlite_url, env=LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app, "kinds")
+        sign_in(page, "ada", "ada-password")
+        page.wait_for_selector('h1:has-text("Task kinds")', timeout=60_000)
+        assert "/kinds" in page.url

@@ -1,0 +1,118 @@
+"""Benchmark: the analysis pages of a 10,000-item project in a real browser.
+
+Builds (once, cached under /tmp) the agreement bench's project (``bench/agreement.py``:
+10,000 items x 5 annotators x 3 rubric fields x 4 evaluators), starts the app server as
+``make run`` does (``streamlit run serve.py``) and, in headless Debian chromium:
+
+- ``start_s``: seconds from starting the server process to Home drawn in the browser;
+- per page (Agreement, Audit, Alignment, Estimates): click on the sidebar link to the
+  page drawn (Streamlit idle and the page's title shown; no fixed sleeps), the first visit
+  (which computes and caches) and the median of ``--repeats`` later visits (Home between);
+- ``server_rss_mb``: the app server's resident memory after every page was visited;
+- ``load``: the one-minute load average at the end.
+
+    .venv/bin/python bench/pages.py [--items 10000] [--repeats 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.agreement import PROJECT, build  # noqa: E402
+
+#: url path -> (sidebar link, words the page's title starts with)
+PAGES = {
+    "agreement": ("Agreement", "Agreement"),
+    "audit": ("Audit", "Metric audit"),
+    "alignment": ("Alignment", "Alignment"),
+    "estimates": ("Estimates", "Estimates"),
+}
+
+
+def _rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` in MB (VmRSS), 0 where /proc is missing."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def measure(url: str, repeats: int) -> dict:
+    """Start the server, visit each page; the figures described in the module docstring."""
+    from tests.e2e.harness import CHROMIUM, browser_page, running_app, wait_for_streamlit
+
+    if not CHROMIUM.exists():
+        raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
+    started = time.perf_counter()
+    with running_app(url, timeout=300) as app, browser_page() as page:
+        page.goto(f"{app.url}/?project={PROJECT}")
+        wait_for_streamlit(page, 300_000)
+        page.wait_for_selector('h1:has-text("Metric-audit workbench")', timeout=300_000)
+        start_s = time.perf_counter() - started
+        nav = page.locator('[data-testid="stSidebarNav"]')
+
+        def visit(path: str) -> float:
+            link, title = PAGES[path]
+            t0 = time.perf_counter()
+            nav.get_by_role("link", name=link, exact=True).click()
+            page.wait_for_url(f"**/{path}**")
+            page.wait_for_selector(f'h1:has-text("{title}")', timeout=600_000)
+            wait_for_streamlit(page, 600_000)
+            took = time.perf_counter() - t0
+            nav.get_by_role("link", name="Home", exact=True).click()
+            page.wait_for_url(lambda u: f"/{path}" not in u)
+            wait_for_streamlit(page, 600_000)
+            return took
+
+        pages = {}
+        for path in PAGES:
+            first = visit(path)
+            again = [visit(path) for _ in range(repeats)]
+            pages[path] = {
+                "first_s": round(first, 2),
+                "repeat_s": round(statistics.median(again), 2),
+                "repeat_all_s": [round(t, 2) for t in again],
+            }
+        rss = _rss_mb(app.process.pid)
+    return {
+        "pages": pages,
+        "start_s": round(start_s, 2),
+        "server_rss_mb": round(rss),
+        "load": round(os.getloadavg()[0], 1),
+    }
+
+
+def main() -> None:
+    """Print the figures (one JSON object with --json)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--items", type=int, default=10_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--db", default=None, help="default: a cached SQLite file under /tmp")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    url = args.db or f"sqlite:////tmp/workbench-bench-pages-{args.items}.db"
+    build(url, args.items)
+    out = {"items": args.items, **measure(url, args.repeats)}
+    if args.json:
+        print(json.dumps(out))
+        return
+    print(f"{args.items} items · load {out['load']} · server start to Home {out['start_s']} s")
+    for name, fig in out["pages"].items():
+        print(f"  {name:<10} first {fig['first_s']:>6.2f} s   repeat {fig['repeat_s']:>6.2f} s")
+    print(f"  app server memory after the pages: {out['server_rss_mb']} MB")
+
+
+if __name__ == "__main__":
+    main()
