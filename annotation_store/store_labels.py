@@ -200,11 +200,12 @@ class LabelsMixin(StoreBase):
         }
 
     def annotations_frame(
-        self, project: str, statuses: Sequence[str] = ("submitted",)
+        self, project: str, statuses: Sequence[str] = ("submitted",), item_id: str | None = None
     ) -> pd.DataFrame:
         """Labels as a tidy frame: item_id, annotator, field, value, status, ... .
 
-        Rows are ordered by item position, annotator name and field.
+        Rows are ordered by item position, annotator name and field. ``item_id``: only that
+        item's labels (one item's drill-down need not read the whole project's).
         """
         raw = RawColumns(self.is_sqlite)
         with self.read() as s:
@@ -225,6 +226,9 @@ class LabelsMixin(StoreBase):
                 raw.text(Annotation.updated_at),
                 *status_column,
             ).where(Annotation.project_id == pid, Annotation.status.in_(wanted))
+            if item_id is not None:
+                pk = next((k for k, code in items if code == item_id), None)
+                q = q.where(Annotation.item_pk == (-1 if pk is None else pk))
             rows = raw.fetch(s, q)
         if not rows:
             return _frame([], FRAME_COLUMNS)

@@ -68,7 +68,9 @@ def _labels_by_field(url: str, name: str, version: str) -> dict[str, list[str]]:
     return out
 
 
-@st.cache_data(max_entries=64, show_spinner=False, ttl=3600)
+# A resource, not data: a rerun gets the same table object back instead of unpickling a
+# 10,000-row copy (the page only reads it; filters make new frames).
+@st.cache_resource(max_entries=16, show_spinner=False, ttl=3600)
 def _audit_table(
     url: str,
     _project: ProjectInfo,
@@ -266,7 +268,7 @@ st.session_state[LAST_CLICK] = rows
 d1, d2 = st.columns([1, 3])
 d1.download_button(
     "Download table (CSV)",
-    csv_bytes(shown),
+    lambda: csv_bytes(shown),  # written on click, not on every rerun
     file_name=f"{project.name}-audit-{field}.csv",
     mime="text/csv",
     icon=":material/download:",

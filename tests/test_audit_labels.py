@@ -57,3 +57,19 @@ def test_lazy_module_imports_once(monkeypatch) -> None:
     assert lazy.dumps([1]) == "[1]"
     assert lazy.loads("2") == 2
     assert calls == ["json"]
+
+
+def test_annotations_frame_of_one_item_is_that_items_rows(demo: str) -> None:
+    from annotation_store import Store
+
+    store = Store(demo)
+    try:
+        whole = store.annotations_frame("demo-intent-match", ("submitted",))
+        item = str(whole["item_id"].iloc[-1])
+        one = store.annotations_frame("demo-intent-match", ("submitted",), item_id=item)
+        expected = whole[whole["item_id"] == item].reset_index(drop=True)
+        pd.testing.assert_frame_equal(one.reset_index(drop=True), expected, check_categorical=False)
+        assert len(one) > 0
+        assert store.annotations_frame("demo-intent-match", item_id="no-such-item").empty
+    finally:
+        store.close()

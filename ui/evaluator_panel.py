@@ -32,8 +32,8 @@ def visible_labels(
 ) -> dict[str, dict[str, Any]]:
     """Annotator -> labels on this item that ``user`` may see (annotators: only their own)."""
     if user.role in REVIEW_ROLES:
-        frame = store.annotations_frame(project.name, ("submitted",))
-        return labels_by_annotator(frame[frame["item_id"] == item.item_id]).get(item.item_id, {})
+        frame = store.annotations_frame(project.name, ("submitted",), item_id=item.item_id)
+        return labels_by_annotator(frame).get(item.item_id, {})
     own = store.item_state(project.name, item.item_id, user.name)["labels"]
     return {user.name: own} if own else {}
 

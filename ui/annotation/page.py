@@ -483,8 +483,10 @@ def _evaluators(ctx: ItemContext) -> None:
 
 
 def _others(ctx: ItemContext) -> None:
-    frame = ctx.store.annotations_frame(ctx.project.name, ("draft", "submitted", "skipped"))
-    rows = frame[(frame["item_id"] == ctx.item.item_id) & (frame["annotator"] != ctx.user.name)]
+    frame = ctx.store.annotations_frame(
+        ctx.project.name, ("draft", "submitted", "skipped"), item_id=ctx.item.item_id
+    )
+    rows = frame[frame["annotator"] != ctx.user.name]
     if rows.empty:
         st.caption("Nobody else has labelled this item yet.")
     else:

@@ -39,8 +39,8 @@ def render_drilldown(
     store = get_store()
     item = store.item(project.name, item_id)
     kind = project.task_kind
-    frame = store.annotations_frame(project.name, ("submitted",))
-    people = labels_by_annotator(frame[frame["item_id"] == item_id]).get(item_id, {})
+    frame = store.annotations_frame(project.name, ("submitted",), item_id=item_id)
+    people = labels_by_annotator(frame).get(item_id, {})
     latest = latest_results(store.item_results(project.name, item_id), store.runs(project.name))
     ok = {lab: r for lab, r in latest.items() if r.get("result_status") == "ok"}
 
