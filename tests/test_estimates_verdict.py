@@ -45,11 +45,11 @@ def test_a_wider_rogan_gladen_interval_does_not_lead_and_the_table_says_by_how_m
     assert group["order"] == [*valid, "judge"]
     rg = widths["corrected"] / widths["human"] - 1
     assert f"judge corrected (Rogan-Gladen) {rg:.0%} wider" in group["why"]
-    assert group["why"].startswith(f"{ {'ppi': 'PPI++', 'human': 'human only'}[valid[0]]} leads")
+    names = {"human": "human only", "ppi": "PPI++", "corrected": "judge corrected"}
+    assert group["why"].startswith(f"{names[valid[0]]} leads")
     assert group["note"] is None  # 100 labelled items
     lines = table_text(t).splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("  "))
-    names = {"human": "human only", "ppi": "PPI++", "corrected": "judge corrected"}
     assert lines[first].strip().startswith(names[valid[0]])
     assert any(line.strip() == group["why"] for line in lines)
 
