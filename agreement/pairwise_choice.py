@@ -254,51 +254,52 @@ BRADLEY_TERRY = declare(
     )
 )
 
-#: The per-system measures write their JSON entries themselves, only when they have
-#: figures (other blocks stay as they were); where they have none they are one undefined
-#: row with its reason, in the rows and the bundle only.
-_OWN_ENTRIES = {"layout": (), "reason_layout": ("-",), "always": True, "ranking": True}
-STRENGTH = declare(
-    Statistic(
-        "bradley_terry_strength",
-        "BT strength",
-        "Bradley-Terry log-strength of each system",
-        PAIRWISE,
-        compute=_strengths(False, lambda: STRENGTH),
-        per_level=True,
-        n_key="bradley_terry_strength_n",
-        method="per system, ordered: the maximum-likelihood log-strength (centred on 0; "
-        "P(i beats j) = 1 / (1 + exp(theta_j - theta_i))) with its 95% percentile bootstrap "
-        "interval over items; n = the system's comparisons.",
-        **_OWN_ENTRIES,
+
+def _ranked(key: str, header: str, name: str, compute: Callable, method: str) -> Statistic:
+    """Declare a per-system measure. It writes its JSON entries itself, only when it has
+    figures (other blocks stay as they were); where it has none it is one undefined row
+    with its reason, in the rows and the bundle only."""
+    return declare(
+        Statistic(
+            key,
+            header,
+            name,
+            PAIRWISE,
+            compute=compute,
+            per_level=True,
+            n_key=f"{key}_n",
+            method=method,
+            layout=(),
+            reason_layout=("-",),
+            always=True,
+            ranking=True,
+        )
     )
+
+
+STRENGTH = _ranked(
+    "bradley_terry_strength",
+    "BT strength",
+    "Bradley-Terry log-strength of each system",
+    _strengths(False, lambda: STRENGTH),
+    "per system, ordered: the maximum-likelihood log-strength (centred on 0; P(i beats j) = "
+    "1 / (1 + exp(theta_j - theta_i))) with its 95% percentile bootstrap interval over "
+    "items; n = the system's comparisons.",
 )
-STRENGTH_PRIOR = declare(
-    Statistic(
-        "bradley_terry_strength_prior",
-        "BT strength (prior)",
-        "Bradley-Terry log-strength of each system under a prior (no finite fit)",
-        PAIRWISE,
-        compute=_strengths(True, lambda: STRENGTH_PRIOR),
-        per_level=True,
-        n_key="bradley_terry_strength_prior_n",
-        method=f"only when no finite maximum-likelihood strengths exist (the reason names "
-        f"the groups that never lost): the log-strengths under a {PRIOR_NAME}, with "
-        "bootstrap intervals of the same fit; a regularised figure, not the usual ranking.",
-        **_OWN_ENTRIES,
-    )
+STRENGTH_PRIOR = _ranked(
+    "bradley_terry_strength_prior",
+    "BT strength (prior)",
+    "Bradley-Terry log-strength of each system under a prior (no finite fit)",
+    _strengths(True, lambda: STRENGTH_PRIOR),
+    "only when no finite maximum-likelihood strengths exist (the reason names the groups "
+    f"that never lost): the log-strengths under a {PRIOR_NAME}, with bootstrap intervals "
+    "of the same fit; a regularised figure, not the usual ranking.",
 )
-WIN_RATE = declare(
-    Statistic(
-        "bradley_terry_win_rate",
-        "BT win rate",
-        "Share of its comparisons each system won (a tie half)",
-        PAIRWISE,
-        compute=_win_rates,
-        per_level=True,
-        n_key="bradley_terry_win_rate_n",
-        method="per system, in the order of the strengths: wins (a tie half a win) over "
-        "its comparisons, with a 95% percentile bootstrap interval over items.",
-        **_OWN_ENTRIES,
-    )
+WIN_RATE = _ranked(
+    "bradley_terry_win_rate",
+    "BT win rate",
+    "Share of its comparisons each system won (a tie half)",
+    _win_rates,
+    "per system, in the order of the strengths: wins (a tie half a win) over its "
+    "comparisons, with a 95% percentile bootstrap interval over items.",
 )
