@@ -91,7 +91,11 @@ def _ranking(ctx: StatContext) -> dict:
         theta = fit(beats.sum(axis=1), games)
     elif prior:
         theta = fit_prior(beats)
-    theta_ci, rate_ci = _bootstrap(per_unit, k, ctx.n_resamples, ctx.seed, prior)
+    theta_ci, rate_ci = (
+        _bootstrap(per_unit, k, ctx.n_resamples, ctx.seed, prior)
+        if theta is not None
+        else ([None] * k, [None] * k)
+    )
     played = games.sum(axis=1)
     # strongest first; equal strengths (to 12 digits) in name order
     order = (
