@@ -148,6 +148,9 @@ class Measure:
     leads: bool = False
     #: drawn on the evaluator's score scatter plot beside its least-squares line
     fit: bool = False
+    #: a per-level measure whose levels are ranked (the Bradley-Terry systems): drawn as
+    #: a ranking chart, one bar per level in the stored order, with its CI
+    ranking: bool = False
     #: details carried beside the value (notes, per-pair values), in display order
     details: tuple[Detail, ...] = ()
 
@@ -276,6 +279,7 @@ def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[
     cis = block.get(m.ci_key) if m.ci_key else None
     p = block.get(m.p_key) if m.p_key else None
     if m.per_level:
+        # n is one for all levels, or one per level (a dict)
         return [
             Entry(
                 m,
@@ -283,8 +287,8 @@ def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[
                 level,
                 value,
                 (cis or {}).get(level),
-                n,
-                n_units,
+                n.get(level) if isinstance(n, dict) else n,
+                None if isinstance(n, dict) else n_units,
                 reasons.get(f"{m.key}.{level}"),
                 p,
             )

@@ -1,10 +1,15 @@
 """Recalibration of a judge's scores onto the human scale, fitted with cross-fitting.
 
 - Platt scaling (Platt 1999): P(human yes | s) = 1 / (1 + exp(-(a + b s))), a and b by
-  maximum likelihood (Newton's method); for a binary human field.
-- Isotonic regression: the non-decreasing step function of s closest in squared error
-  to the human values (pool adjacent violators, ``scipy.optimize.isotonic_regression``),
-  interpolated linearly between fitted scores and held flat outside them; for any scale.
+  maximum likelihood (Newton's method) against Platt's smoothed targets: (N+ + 1) /
+  (N+ + 2) for a yes and 1 / (N- + 2) for a no, N+ and N- the counts of each among the
+  fitted items (scikit-learn's ``method="sigmoid"`` fits the same); binary fields only.
+- Isotonic regression: the non-decreasing function of s closest in squared error to the
+  human values. Items with one score are pooled first (their mean, weighted by their
+  count), then pool adjacent violators runs on the distinct scores
+  (``scipy.optimize.isotonic_regression``), as scikit-learn's ``IsotonicRegression``;
+  so the map does not depend on the rows' order. Interpolated linearly between fitted
+  scores and held flat outside them; for any scale.
 
 Cross-fitting (K folds): every item's calibrated value comes from a map fitted on the
 other folds, so the calibrated figures are not measured on the data that fitted them.
@@ -25,7 +30,15 @@ DEFAULT_FOLDS = 5
 Map = Callable[[np.ndarray], np.ndarray]
 
 
+def platt_targets(y: np.ndarray) -> np.ndarray:
+    """Platt's smoothed targets of 0/1 labels: (N+ + 1) / (N+ + 2) and 1 / (N- + 2)."""
+    pos = y > 0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    return np.where(pos, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+
+
 def _platt(s: np.ndarray, y: np.ndarray, steps: int = 50) -> Map:
+    y = platt_targets(y)
     x = np.column_stack([np.ones_like(s), s])
     w = np.zeros(2)
     for _ in range(steps):
@@ -41,12 +54,9 @@ def _platt(s: np.ndarray, y: np.ndarray, steps: int = 50) -> Map:
 
 
 def _isotonic(s: np.ndarray, y: np.ndarray) -> Map:
-    order = np.argsort(s, kind="stable")
-    xs, ys = s[order], y[order]
-    fitted = isotonic_regression(ys).x
-    ux = np.unique(xs)
-    # items with one score share one value: the mean of their fitted values
-    uy = np.array([fitted[xs == v].mean() for v in ux])
+    ux, which, counts = np.unique(s, return_inverse=True, return_counts=True)
+    means = np.bincount(which, weights=y, minlength=len(ux)) / counts
+    uy = isotonic_regression(means, weights=counts.astype(float)).x
     if len(ux) == 1:
         return lambda t: np.full(np.shape(t), uy[0], dtype=float)
     return lambda t: np.interp(np.asarray(t, float), ux, uy)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -34,6 +36,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_report)
 
 
+def check_out(path: str) -> None:
+    """Refuse, before any work, an ``--out`` that cannot be written: a folder, or a file
+    under something that is not a folder or not writable. Missing folders are made when
+    the report is written."""
+    out = Path(path)
+    if out.is_dir():
+        raise CommandError(f"--out {path!r} is a folder: name the report file in it")
+    base = out.parent
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise CommandError(f"cannot write {path!r}: {str(base)!r} is not a folder")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise CommandError(f"cannot write {path!r}: no permission to write in {str(base)!r}")
+
+
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
     """Build and write the report."""
     from reports.render import build_report, write_report  # heavy: imported when used
@@ -44,6 +62,7 @@ def cmd_report(args: argparse.Namespace, store: Store) -> int:
         )
     if not args.plan_target > 0:
         raise CommandError("--plan-target must be a number > 0")
+    check_out(args.out)
     items = [i.strip() for i in args.items.split(",") if i.strip()] if args.items else None
     from alignment.report_section import alignment_for_report
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from estimates.table import METHOD_LABELS, METHOD_NOTES, EstimateTable
+from estimates.table import METHOD_LABELS, METHOD_NOTES, EstimateTable, verdict
 
 #: printf formats of the frames' number columns: three decimals, as the intervals have
 #: (not 0.5408 beside 0.698), whole numbers for an effective n.
@@ -33,11 +33,23 @@ def _ci(ci: tuple[float, float] | None) -> str | None:
     return None if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
+def verdict_lines(t: EstimateTable) -> list[str]:
+    """Per group: which interval leads the table and why, and the small-sample note."""
+    out = []
+    for g in t.groups:
+        v = verdict(g)
+        out += [f"{g.group}: {v[k]}" for k in ("why", "note") if v[k]]
+    return out
+
+
 def estimates_frame(t: EstimateTable) -> pd.DataFrame:
-    """system, method, estimate, 95% CI, n human, n judge, lambda, effective n, note."""
+    """system, method, estimate, 95% CI, n human, n judge, lambda, effective n, note;
+    per system the narrowest valid interval first."""
     rows = []
     for g in t.groups:
-        for key, e in g.methods().items():
+        methods = g.methods()
+        for key in verdict(g)["order"]:
+            e = methods[key]
             ppi = key == "ppi"
             rows.append(
                 {

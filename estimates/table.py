@@ -9,6 +9,7 @@ from typing import Any
 from estimates.differences import Difference
 from estimates.groups import GroupEstimates
 from estimates.planning import Plan
+from estimates.verdict import ranked, small_sample_note, why
 
 #: Method key -> the label the table, page and report use.
 METHOD_LABELS = {
@@ -23,6 +24,17 @@ METHOD_NOTES = {
     "ppi": "prediction-powered mean with power-tuned lambda (Angelopoulos, Duchi, Zrnic 2023)",
     "corrected": "judge rate corrected by measured sensitivity and specificity, delta-method CI",
 }
+
+
+def verdict(g: GroupEstimates) -> dict[str, Any]:
+    """A group's methods in table order (the narrowest valid interval first), why that
+    one leads, and the small-sample note (None when it has none)."""
+    methods = g.methods()
+    return {
+        "order": ranked(methods),
+        "why": why(methods, METHOD_LABELS),
+        "note": small_sample_note(methods, g.n_human, g.n_both, METHOD_LABELS),
+    }
 
 
 @dataclass
@@ -45,7 +57,7 @@ class EstimateTable:
             "field": self.field,
             "field_type": self.field_type,
             "evaluator": self.evaluator,
-            "groups": [g.to_dict() for g in self.groups],
+            "groups": [{**g.to_dict(), **verdict(g)} for g in self.groups],
             "differences": [d.to_dict() for d in self.differences],
             "plans": {k: [p.to_dict() for p in v] for k, v in self.plans.items()},
             "methods": {k: METHOD_NOTES[k] for k in METHOD_LABELS},
@@ -69,7 +81,10 @@ def table_text(t: EstimateTable) -> str:
             f"{g.group}: n_human {g.n_human}, n_judge {g.n_judge}"
             + (" (inverse-probability weighted)" if g.weighted else "")
         )
-        for key, est in g.methods().items():
+        v = verdict(g)
+        methods = g.methods()
+        for key in v["order"]:
+            est = methods[key]
             text = f"{_fmt(est.estimate)}{_ci(est.ci)}" if est.estimate is not None else est.reason
             extra = ""
             if key == "ppi" and est.estimate is not None:
@@ -77,6 +92,7 @@ def table_text(t: EstimateTable) -> str:
                 if g.effective_n is not None and g.saved is not None:
                     extra += f", effective n {g.effective_n:.0f}, interval {g.saved:.0%} narrower"
             lines.append(f"  {METHOD_LABELS[key]:<32} {text}{extra}")
+        lines += [f"  {v[k]}" for k in ("why", "note") if v[k]]
     for d in t.differences:
         p = d.estimates["ppi"]
         paired = f"paired over {d.n_pairs} inputs" if d.paired else "unpaired"

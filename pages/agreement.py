@@ -125,6 +125,11 @@ if _open(PEOPLE):
     with tabs[PEOPLE]:
         charts.add(figures.reliability_bars(data))
         agreement_tables.human_tables(data, charted=[picked] if picked else [])
+        ranked = figures.ranking_charts(data["fields"].get(picked, {}), str(picked))
+        if ranked:
+            st.header("Ranking of the compared systems")
+            for fig in ranked:
+                charts.add(fig)
         st.header("Annotator pairs")
         if picked not in data["fields"]:
             st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")

@@ -13,6 +13,7 @@ from estimates.frames import (
     formats_of,
     method_notes,
     plans_frame,
+    verdict_lines,
 )
 from ui.context import get_store, require_project
 from ui.estimates_panel import FIELD_KEY, JUDGE_KEY, cached_choices, cached_table, picked
@@ -63,6 +64,8 @@ else:
 frame = estimates_frame(table)
 frame, config = dash_missing(frame, number_columns(formats_of(frame)))
 st.dataframe(frame, column_config=config, hide_index=True, key="estimates_table")
+for line in verdict_lines(table):
+    st.caption(line)
 if table.meta.get("weighted"):
     st.caption(
         "Labels come from an active-selection sample: estimates are inverse-probability "

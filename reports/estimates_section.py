@@ -27,11 +27,10 @@ def _num(x: float | None) -> str:
 
 def _rows(t: dict[str, Any]) -> list[list[str]]:
     rows = []
+    names = {**METHODS, "corrected": "corrected (Rogan-Gladen)"}
     for g in t["groups"]:
-        for key, name in (*METHODS.items(), ("corrected", "corrected (Rogan-Gladen)")):
-            e = g.get(key)
-            if e is None:
-                continue
+        for key in g.get("order") or [k for k in names if k in g]:
+            e, name = g[key], names[key]
             ci = f"[{_num(e['ci'][0])}, {_num(e['ci'][1])}]" if e["ci"] else DASH
             text = name + (f" (λ {e['lambda']:.2f})" if key == "ppi" and "lambda" in e else "")
             rows.append(
@@ -55,6 +54,11 @@ def _plan_rows(t: dict[str, Any]) -> list[list[str]]:
     ]
 
 
+def _verdicts(t: dict[str, Any]) -> list[str]:
+    """Per group: which interval leads and why, and the small-sample note."""
+    return [f"{g['group']}: {g[k]}" for g in t["groups"] for k in ("why", "note") if g.get(k)]
+
+
 def _intro(t: dict[str, Any]) -> str:
     return (
         f"{t['field']} ({t['field_type']}), judge {t['evaluator']}; human reference: "
@@ -71,6 +75,7 @@ def estimates_lines(tables: Sequence[dict[str, Any]]) -> list[str]:
     for t in tables:
         lines += [f"### {t['field']}", "", _intro(t), ""]
         lines += md_table(HEADER, _rows(t))
+        lines += ["", *(f"- {v}" for v in _verdicts(t))] if _verdicts(t) else []
         if t["plans"]:
             lines += ["", "Human labels needed for the target half-width:", ""]
             rows, notes = footnoted(_plan_rows(t), PLAN_HEADER.index("note"))
@@ -88,6 +93,7 @@ def estimates_html(tables: Sequence[dict[str, Any]]) -> str:
     for t in tables:
         parts += [f"<h3>{html.escape(t['field'])}</h3>", f"<p>{html.escape(_intro(t))}</p>"]
         parts.append(html_table(HEADER, _rows(t)))
+        parts += [f"<p>{html.escape(v)}</p>" for v in _verdicts(t)]
         if t["plans"]:
             parts.append("<p>Human labels needed for the target half-width:</p>")
             rows, notes = footnoted(_plan_rows(t), PLAN_HEADER.index("note"))

@@ -324,6 +324,38 @@ def timeline(points: list[dict[str, Any]], name: str, template: str | None = Non
     return _layout(fig, f"Agreement over time: {name} (n = {n} ratings by now)", 300, template)
 
 
+def ranking_charts(f: dict[str, Any], name: str, template: str | None = None) -> list[go.Figure]:
+    """One chart per declared ranking measure present in field block ``f`` (the
+    Bradley-Terry strengths, or those under the prior, and the win rates): a bar per
+    system in the stored order, strongest on top, with its 95% interval and n."""
+    figs = []
+    for m in (m for m in statistics() if m.ranking):
+        entries = [e for e in read(m, f) if e.value is not None]
+        if not entries:
+            continue
+        ci = [e.ci or (e.value, e.value) for e in entries]
+        fig = go.Figure(
+            go.Bar(
+                x=[e.value for e in entries],
+                y=[e.level for e in entries],
+                orientation="h",
+                error_x=dict(
+                    type="data",
+                    array=[c[1] - e.value for c, e in zip(ci, entries, strict=True)],
+                    arrayminus=[e.value - c[0] for c, e in zip(ci, entries, strict=True)],
+                ),
+                text=[f"n={e.n}" for e in entries],
+                textposition="inside",
+                insidetextanchor="start",
+                hovertemplate="%{y}: %{x:.3f}<br>%{text}<extra></extra>",
+            )
+        )
+        fig.update_yaxes(autorange="reversed")
+        fig.update_xaxes(title=m.header)
+        figs.append(_layout(fig, f"{name}: {m.name}", 120 + 36 * len(entries), template))
+    return figs
+
+
 def document_figures(
     doc: AgreementDocument, data: dict[str, Any] | None = None, template: str = REPORT_TEMPLATE
 ) -> list[tuple[str, go.Figure]]:
@@ -334,6 +366,8 @@ def document_figures(
         hm = kappa_heatmap(f, name, template)
         if hm is not None:
             figs.append((f"kappa-{name}", hm))
+        for i, fig in enumerate(ranking_charts(f, name, template)):
+            figs.append((f"ranking-{name}-{i}", fig))
     for ev, by_field in doc.evaluators.items():
         for field, res in by_field.items():
             if res.pairs is not None and len(res.pairs):

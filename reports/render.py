@@ -545,13 +545,15 @@ def csv_path(out: Path, field_name: str) -> Path:
 
 
 def write_report(report: Report, out: str | Path, fmt_: str | None = None) -> list[Path]:
-    """Write the report and one reliability CSV per field beside it; returns the paths."""
+    """Write the report and one reliability CSV per field beside it (making missing
+    folders); returns the paths."""
     out = Path(out)
     kind = format_of(out, fmt_)
     if kind not in FORMATS:
         raise ValueError(
             f"cannot tell the report format from {out.name!r}: use --format {'/'.join(FORMATS)}"
         )
+    out.parent.mkdir(parents=True, exist_ok=True)
     written = []
     names = {}
     for name, frame in report.matrices.items():

@@ -145,6 +145,34 @@ def test_cached_rerun_makes_zero_calls_through_the_store(
     assert again.tokens_in == 0 and again.cost == 0.0
 
 
+def test_a_failed_reply_is_not_cached_and_is_asked_again_on_a_rerun(
+    fast_llm: ScriptedLLM, store: Store
+) -> None:
+    fast_llm.handler = lambda req: Reply(content="still not JSON")
+    failed = asyncio.run(make_client(store).complete_json(MSG, Score))
+    assert not failed.ok and fast_llm.calls == 3
+    fast_llm.handler = lambda req: Reply(content='{"score": 2}')
+    again = asyncio.run(make_client(store).complete_json(MSG, Score))  # a fresh client
+    # the first request is asked again (nothing of the failed run was cached)
+    assert again.value == Score(score=2) and fast_llm.calls == 4 and not again.cached
+    third = asyncio.run(make_client(store).complete_json(MSG, Score))
+    assert third.value == Score(score=2) and third.cached and fast_llm.calls == 4
+
+
+def test_an_unusable_reply_cached_earlier_is_not_served(fast_llm: ScriptedLLM) -> None:
+    cache = MemoryCache()
+    fast_llm.queue('{"score": 5}', "")
+    assert asyncio.run(make_client(cache).complete_json(MSG, Score)).value == Score(score=5)
+    assert asyncio.run(make_client(cache).complete(MSG)).texts == [""]
+    assert len(cache.entries) == 1  # the empty completion was not kept
+    # as an older version stored it: a reply that does not validate under the key
+    [entry] = cache.entries.values()
+    entry["texts"] = ["no JSON here"]
+    fast_llm.queue('{"score": 3}')
+    reply = asyncio.run(make_client(cache).complete_json(MSG, Score))
+    assert reply.value == Score(score=3) and reply.attempts == 1 and fast_llm.calls == 3
+
+
 def test_api_key_never_reaches_the_cache(fast_llm: ScriptedLLM, store: Store) -> None:
     import sqlalchemy as sa
 

@@ -1,8 +1,8 @@
-"""Platt and isotonic recalibration with cross-fitting, against hand computations."""
+"""Platt and isotonic recalibration with cross-fitting, against hand computations and
+scikit-learn (a test-only reference: ``IsotonicRegression`` and
+``CalibratedClassifierCV(method="sigmoid")``)."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -17,18 +17,79 @@ def test_isotonic_pools_adjacent_violators_and_holds_flat_outside() -> None:
     assert f(np.array([0, 1.5, 9])) == pytest.approx([1, 1.75, 4])
 
 
-def test_platt_is_the_logistic_maximum_likelihood() -> None:
+def test_isotonic_pools_tied_scores_before_fitting() -> None:
+    # the two items scored 0 pool to 0.5 (weight 2), above the 0.4 of score 1: all three
+    # pool to (0 + 1 + 0.4) / 3, for the tied rows and in any row order
+    s, y = np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.4])
+    for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0]):
+        f = fit_map(s[order], y[order], "isotonic")
+        assert f(np.array([0.0, 1.0])) == pytest.approx([1.4 / 3, 1.4 / 3], abs=1e-15)
+
+
+def _likert_study(seed: int, n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    s = rng.integers(1, 6, n).astype(float)
+    return s, np.clip(np.round(0.6 * s + rng.normal(0, 1.2, n)), 1, 5)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_isotonic_equals_scikit_learn_on_tied_scores_in_any_order(seed: int) -> None:
+    from sklearn.isotonic import IsotonicRegression
+
+    s, y = _likert_study(seed)
+    grid = np.linspace(0, 6, 25)
+    ref = IsotonicRegression(out_of_bounds="clip").fit(s, y).predict(grid)
+    got = fit_map(s, y, "isotonic")(grid)
+    assert np.abs(got - ref).max() < 1e-12
+    shuffled = np.random.default_rng(seed + 10).permutation(len(s))
+    again = fit_map(s[shuffled], y[shuffled], "isotonic")(grid)
+    assert np.abs(again - got).max() < 1e-12
+
+
+def test_platt_fits_platts_smoothed_targets() -> None:
     s = np.array([0, 0, 0, 0, 1, 1, 1, 1])
     y = np.array([0, 0, 0, 1, 0, 1, 1, 1])
     f = fit_map(s, y, "platt")
-    # one binary predictor: the fitted probabilities are the observed shares 1/4 and 3/4,
-    # so a = logit(1/4) = -ln 3 and b = 2 ln 3
-    assert f(np.array([0, 1])) == pytest.approx([0.25, 0.75], abs=1e-6)
-    assert f(np.array([0.5])) == pytest.approx([1 / (1 + math.exp(-(-math.log(3) + math.log(3))))])
+    # N+ = N- = 4: a yes aims at 5/6, a no at 1/6. One binary predictor: the fitted
+    # probabilities are the mean targets, (3/6 + 5/6) / 4 = 1/3 and (1/6 + 15/6) / 4 = 2/3
+    # (plain logistic regression gives the shares 1/4 and 3/4)
+    assert f(np.array([0, 1])) == pytest.approx([1 / 3, 2 / 3], abs=1e-9)
+    assert f(np.array([0.5])) == pytest.approx([0.5], abs=1e-9)
     with pytest.raises(ValueError, match="0/1 human values"):
         fit_map(s, s * 2.0, "platt")
     with pytest.raises(ValueError, match="unknown recalibration"):
         fit_map(s, y, "beta")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_platt_equals_scikit_learns_sigmoid_calibration(seed: int) -> None:
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.frozen import FrozenEstimator
+
+    class JudgeScore(ClassifierMixin, BaseEstimator):
+        """The judge's score as the decision function of a fitted classifier."""
+
+        def fit(self, x: np.ndarray, y: np.ndarray) -> JudgeScore:
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def decision_function(self, x: np.ndarray) -> np.ndarray:
+            return np.asarray(x, float)[:, 0]
+
+        def predict(self, x: np.ndarray) -> np.ndarray:
+            return (self.decision_function(x) > 3).astype(int)
+
+    rng = np.random.default_rng(seed)
+    s = rng.integers(1, 6, 200).astype(float)
+    y = (rng.random(200) < (s - 0.5) / 5).astype(float)
+    frozen = FrozenEstimator(JudgeScore().fit(s[:, None], y))
+    ref = CalibratedClassifierCV(frozen, method="sigmoid").fit(s[:, None], y)
+    grid = np.linspace(0, 6, 13)
+    # scikit-learn stops L-BFGS at a gradient of 1e-6; Newton here goes to 1e-10
+    assert fit_map(s, y, "platt")(grid) == pytest.approx(
+        ref.predict_proba(grid[:, None])[:, 1], abs=1e-6
+    )
 
 
 def test_cross_fitting_never_uses_an_items_own_label() -> None:

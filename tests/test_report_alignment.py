@@ -24,7 +24,8 @@ def test_report_has_probes_with_n_alt_test_and_reliability_diagram(
     assert "0.076 (n 38)" in row  # ECE, P(yes) vs majority
     assert "0.079 [0.027, 0.208] (n 38)" in row  # swap share changed
     assert "passes; 3, 38-38" in row
-    assert row.endswith("Brier raw 0.120 · Platt 0.125 · isotonic 0.125 (n 38) |")
+    # Platt with Platt's smoothed targets (issue 42; plain logistic regression gave 0.125)
+    assert row.endswith("Brier raw 0.120 · Platt 0.127 · isotonic 0.125 (n 38) |")
     assert "Alternative annotator test (ε = 0.2):" in md
     assert md.count("| judge:toy v2 | ann | 38 |") == 1
     assert "Reliability diagram of judge:toy v2 (bins):" in md

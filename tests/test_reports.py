@@ -109,6 +109,37 @@ def test_report_rejects_unknown_format(db, tmp_path, capsys):
     assert "format" in capsys.readouterr().err
 
 
+def test_report_into_a_missing_folder_makes_the_folder(db, tmp_path) -> None:
+    url, _ = db
+    out = tmp_path / "missing" / "deeper" / "report.md"
+    assert main(["--db", url, "report", "p", "--out", str(out), "--resamples", "0"]) == 0
+    assert out.read_text().startswith("# ")
+    assert (out.parent / "report.reliability_label.csv").exists()
+
+
+def test_report_that_cannot_be_written_is_refused_before_any_work(
+    db, tmp_path, capsys, monkeypatch
+) -> None:
+    import reports.render
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the report was built")
+
+    monkeypatch.setattr(reports.render, "build_report", no_work)
+    url, _ = db
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    (tmp_path / "folder.md").mkdir()
+    for out, why in (
+        (blocker / "sub" / "report.md", "is not a folder"),
+        (tmp_path / "folder.md", "is a folder"),
+    ):
+        assert main(["--db", url, "report", "p", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert why in err and "\n" not in err and "Traceback" not in err
+    assert not (blocker.parent / "sub").exists()
+
+
 def test_runs_with_other_settings_are_not_pooled(db) -> None:
     from evaluators.base import EvalResult, Signature
     from reports.data import agreement_document

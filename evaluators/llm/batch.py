@@ -32,7 +32,9 @@ class BatchSession:
     ``requests`` and ``records`` are keyed by cache key (the batch line's ``custom_id``).
     ``errors`` holds keys a batch answered with an error (they fail, never resend);
     ``fresh`` keys whose replies came from a batch of this run (paid now, so counted as
-    calls with their usage, not as cache hits). With ``final`` set, a miss fails.
+    calls with their usage, not as cache hits), ``brought`` those of them already read
+    (a reply of this run is read again as it is, usable or not, so its re-ask follows).
+    With ``final`` set, a miss fails.
     ``price_factor`` scales the online price for batch replies (1.0: no discount known).
     """
 
@@ -40,6 +42,7 @@ class BatchSession:
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)
+    brought: set[str] = field(default_factory=set)
     final: bool = False
     price_factor: float = 1.0
 

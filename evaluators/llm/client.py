@@ -6,7 +6,9 @@ when an API version is set; ``WORKBENCH_LLM_HTTP=httpx``) with the openai packag
 retries switched off, so the retries counted here are the only ones. Calls are limited by a semaphore
 (``WORKBENCH_LLM_CONCURRENCY``), retried with exponential backoff and jitter on timeouts,
 connection errors, 429 and 5xx (``Retry-After`` is honoured), and cached by a hash of
-the full request, so a re-run makes no HTTP call at all.
+the full request, so a re-run makes no HTTP call at all. Only usable replies are cached
+(a JSON reply that validates, a completion with some text): a failed reply is neither
+stored nor, when an older version stored one, served again; the request is asked anew.
 
 ``complete_json`` asks for JSON (``response_format`` json_schema, then json_object, then
 plain text, stepping down once per client when the server refuses), parses tolerantly,
@@ -180,7 +182,7 @@ class LLMClient:
         calls: list[_Call] = []
         if n > 1 and self.supports_n:
             try:
-                calls.append(await self._cached_call({**base, "n": n}, salt))
+                calls.append(await self._cached_call({**base, "n": n}, salt, usable=_has_text))
             except _Unsupported:
                 self.supports_n = False
         if calls:
@@ -188,7 +190,7 @@ class LLMClient:
         sample = len(reply.texts)
         while len(reply.texts) < n:  # top up one by one (also the n == 1 path)
             sample_salt = salt if n == 1 else f"{salt}|sample:{sample}"
-            call = await self._cached_call(dict(base), sample_salt)
+            call = await self._cached_call(dict(base), sample_salt, usable=_has_text)
             calls.append(call)
             _add_choices(reply, call.response, limit=1)
             sample += 1
@@ -220,19 +222,27 @@ class LLMClient:
         calls: list[_Call] = []
         raw: str | None = None
         error = "no reply"
+        # each reply is validated once: by the cache's usability check, then read here
+        checked: dict[int, tuple[Any | None, str]] = {}
+
+        def usable(response: dict[str, Any]) -> bool:
+            texts = response.get("texts") or [""]
+            checked[id(response)] = _validate(texts[0], schema, check)
+            return checked[id(response)][0] is not None
+
         for _attempt in range(reasks + 1):
             base: dict[str, Any] = {"messages": msgs, "temperature": temperature, **params}
             if max_tokens is not None:
                 base["max_tokens"] = max_tokens
             try:
-                call = await self._cached_call(base, salt, schema, msgs_json)
+                call = await self._cached_call(base, salt, schema, msgs_json, usable=usable)
             except LLMError as exc:
                 reply = JSONReply(None, raw, f"LLM call failed: {exc}", attempts=len(calls) + 1)
                 return _account(reply, calls)
             calls.append(call)
             texts = call.response.get("texts") or [""]
             raw = texts[0]
-            value, error = _validate(raw, schema, check)
+            value, error = checked.pop(id(call.response), None) or _validate(raw, schema, check)
             if value is not None:
                 return _account(JSONReply(value, raw, None, attempts=len(calls)), calls)
             if (call.response.get("finish_reasons") or [None])[0] == "length":
@@ -284,9 +294,12 @@ class LLMClient:
         salt: str | None,
         schema: type[pydantic.BaseModel] | None = None,
         messages_json: str | None = None,
+        usable: Callable[[dict[str, Any]], bool] | None = None,
     ) -> _Call:
         """One request through the cache. The key holds the request as asked for;
         ``messages_json`` is the canonical JSON of ``params["messages"]`` when known.
+        ``usable`` says whether a reply may be cached: a reply it rejects is not stored,
+        and a stored one it rejects is asked again (unless this run's batch brought it).
 
         What the server turns out to support (json_schema, logprobs, n) only changes the
         wire request, never the key, so a cached re-run makes no call even with a fresh
@@ -308,12 +321,15 @@ class LLMClient:
             if session is not None and key in session.fresh:
                 # A reply this run's batch brought: paid now, so it counts as a call.
                 session.fresh.discard(key)
+                session.brought.add(key)
                 cost = self.config.cost(hit.get("tokens_in", 0), hit.get("tokens_out", 0))
                 return _Call(hit, False, 0.0, cost * session.price_factor)
-            self.cache_hits += 1
             if hit.get("refused"):
+                self.cache_hits += 1
                 raise _Unsupported(str(hit["refused"]))
-            return _Call(hit, True, 0.0, 0.0)
+            if usable is None or (session is not None and key in session.brought) or usable(hit):
+                self.cache_hits += 1
+                return _Call(hit, True, 0.0, 0.0)
         if session is not None:
             if key in session.errors:
                 raise LLMError(session.errors[key])
@@ -324,7 +340,8 @@ class LLMClient:
         response = await self._request_adapting(dict(params), schema, key, record)
         latency = time.perf_counter() - start
         response["latency_s"] = latency
-        await self._put(key, record, response)
+        if usable is None or usable(response):
+            await self._put(key, record, response)
         return _Call(
             response,
             False,
@@ -689,6 +706,11 @@ def _add_choices(reply: TextReply, response: dict[str, Any], limit: int | None =
     reply.finish_reasons.extend(
         list(response.get("finish_reasons") or [None] * len(texts))[: len(texts)]
     )
+
+
+def _has_text(response: dict[str, Any]) -> bool:
+    """A completion is usable when some choice has text."""
+    return any(response.get("texts") or [])
 
 
 def _account(reply: Any, calls: list[_Call]) -> Any:
