@@ -106,6 +106,54 @@ def alignment_score(value: float, others: np.ndarray, discrete: bool) -> float:
 TESTS = ("ttest", "wilcoxon")
 
 
+class _LabelGrid:
+    """Each item's labels as one padded row (in the order they were given), so every
+    annotator's scores come from whole-array operations instead of a loop over items."""
+
+    def __init__(self, names: np.ndarray, values: np.ndarray, judge: np.ndarray) -> None:
+        self.names, self.values, self.judge = names, values, judge
+
+    @classmethod
+    def of(cls, labels: pd.DataFrame, judge: pd.Series) -> _LabelGrid:
+        ordered = labels.sort_values("item_id", kind="stable")
+        items = ordered["item_id"].to_numpy(object)
+        codes, uniques = pd.factorize(items)
+        n_items = len(uniques)
+        counts = np.bincount(codes, minlength=n_items) if n_items else np.zeros(0, int)
+        width = int(counts.max()) if n_items else 0
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n_items else counts
+        slot = np.arange(len(codes)) - starts[codes]
+        names = np.full((n_items, width), None, dtype=object)
+        values = np.full((n_items, width), np.nan)
+        names[codes, slot] = ordered["annotator"].to_numpy(object)
+        values[codes, slot] = ordered["value"].to_numpy(float)
+        judged = judge.groupby(level=0).first()
+        return cls(names, values, judged.reindex(uniques).to_numpy(float))
+
+    def scores(self, who: Any, discrete: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(judge's, annotator's) alignment scores on the items ``who`` labelled that
+        others labelled too (as :func:`alignment_score`)."""
+        mine_mask = self.names == who
+        others = ~mine_mask & (self.names != None)  # noqa: E711 - elementwise on objects
+        has_mine, n_others = mine_mask.any(axis=1), others.sum(axis=1)
+        rows = has_mine & (n_others > 0)
+        first_mine = mine_mask[rows].argmax(axis=1)[:, None]
+        mine = np.take_along_axis(self.values[rows], first_mine, axis=1)[:, 0]
+        vals, mask, count = self.values[rows], others[rows], n_others[rows]
+        judge = self.judge[rows]
+        return _score(judge, vals, mask, count, discrete), _score(mine, vals, mask, count, discrete)
+
+
+def _score(
+    value: np.ndarray, others: np.ndarray, mask: np.ndarray, count: np.ndarray, discrete: bool
+) -> np.ndarray:
+    """:func:`alignment_score` of each row's ``value`` against its masked ``others``."""
+    if discrete:
+        return np.where(mask, others == value[:, None], False).sum(axis=1) / count
+    diff = np.where(mask, others - value[:, None], 0.0)
+    return -np.sqrt((diff * diff).sum(axis=1) / count)
+
+
 def one_sided_p(d: np.ndarray, epsilon: float, test: str = "ttest") -> float:
     """p of H0: mean(d) <= -epsilon (one-sample t-test, one-sided; or the Wilcoxon
     signed-rank test of d + epsilon). Without variance the answer is certain: 0 when
@@ -147,26 +195,16 @@ def alt_test(
     ``labels`` (item_id, annotator, value numeric)."""
     labels = labels.dropna(subset=["value"])
     labels = labels[labels["item_id"].isin(judge.index)]
-    by_item = {
-        item: (g["annotator"].to_numpy(object), g["value"].to_numpy(float))
-        for item, g in labels.groupby("item_id", sort=True)
-    }
+    grid = _LabelGrid.of(labels, judge)
     tests: list[tuple[str, int, float, float, float]] = []
     left_out: dict[str, int] = {}
     for who in sorted(labels["annotator"].unique()):
-        wf, wh = [], []
-        for item, (names, values) in by_item.items():
-            mine, others = values[names == who], values[names != who]
-            if len(mine) == 0 or len(others) == 0:
-                continue
-            s_f = alignment_score(float(judge[item]), others, discrete)
-            s_h = alignment_score(float(mine[0]), others, discrete)
-            wf.append(float(s_f >= s_h))
-            wh.append(float(s_h >= s_f))
+        s_f, s_h = grid.scores(who, discrete)
+        wf, wh = (s_f >= s_h).astype(float), (s_h >= s_f).astype(float)
         if len(wf) < min_items:
             left_out[str(who)] = len(wf)
             continue
-        d = np.asarray(wf) - np.asarray(wh)
+        d = wf - wh
         tests.append(
             (
                 str(who),

@@ -149,3 +149,49 @@ def test_alt_test_numeric_matches_a_paired_t_test_and_hand_made_by_correction() 
     assert [got[w].p_adjusted for w in people] == pytest.approx(list(adjusted), rel=1e-9)
     assert res.winning_rate == pytest.approx(np.mean(adjusted <= 0.05))
     assert res.advantage == pytest.approx(np.mean([got[w].rho_f for w in people]))
+
+
+def _alt_test_item_by_item(judge, labels, discrete):
+    """The alt-test's per-annotator winning rates as first written: a loop over items."""
+    labels = labels.dropna(subset=["value"])
+    labels = labels[labels["item_id"].isin(judge.index)]
+    by_item = {
+        item: (g["annotator"].to_numpy(object), g["value"].to_numpy(float))
+        for item, g in labels.groupby("item_id", sort=True)
+    }
+    out = {}
+    for who in sorted(labels["annotator"].unique()):
+        wf, wh = [], []
+        for item, (names, values) in by_item.items():
+            mine, others = values[names == who], values[names != who]
+            if len(mine) == 0 or len(others) == 0:
+                continue
+            s_f = alignment_score(float(judge[item]), others, discrete)
+            s_h = alignment_score(float(mine[0]), others, discrete)
+            wf.append(float(s_f >= s_h))
+            wh.append(float(s_h >= s_f))
+        out[who] = (len(wf), float(np.mean(wf)) if wf else None, float(np.mean(wh)) if wh else None)
+    return out
+
+
+@pytest.mark.parametrize("discrete", [True, False])
+def test_alt_test_equals_the_item_by_item_computation(discrete: bool) -> None:
+    rng = np.random.default_rng(7)
+    rows = []
+    for i in range(400):
+        who = rng.choice([f"a{k}" for k in range(9)], size=rng.integers(1, 7), replace=False)
+        for name in who:
+            value = rng.integers(0, 3) if discrete else round(float(rng.normal(3, 1)), 1)
+            rows.append((f"i{i:03d}", str(name), float(value)))
+    labels = pd.DataFrame(rows, columns=["item_id", "annotator", "value"]).sample(
+        frac=1.0, random_state=3
+    )  # labels in no particular order: each item's order is kept as given
+    items = sorted(labels["item_id"].unique())
+    judge = pd.Series(
+        rng.integers(0, 3, len(items)).astype(float) if discrete else rng.normal(3, 1, len(items)),
+        index=items,
+    )
+    expected = _alt_test_item_by_item(judge, labels, discrete)
+    result = alt_test(judge, labels, discrete=discrete, min_items=1, min_annotators=1)
+    got = {a.annotator: (a.n, a.rho_f, a.rho_h) for a in result.annotators}
+    assert got == {k: v for k, v in expected.items() if v[0] >= 1}
