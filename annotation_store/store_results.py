@@ -395,16 +395,19 @@ class ResultsMixin(StoreBase):
             sig = Signature.from_dict(
                 {"evaluator": run.evaluator, "version": run.version, **(run.signature or {})}
             )
+            # Columns, not ORM entities: a 10k-item run builds no 10k mapped instances.
+            columns = [getattr(EvaluatorResult, name) for name in STORED_RESULT_ATTRS]
             rows = s.execute(
-                select(Item.item_id, EvaluatorResult)
+                select(Item.item_id, *columns)
                 .join(Item, Item.id == EvaluatorResult.item_pk)
                 .where(EvaluatorResult.run_id == run_id)
                 .order_by(Item.position)
             ).all()
             out = []
-            for item_id, row in rows:
-                values = {name: getattr(row, name) for name in STORED_RESULT_ATTRS}
-                values["scores"], values["details"] = row.scores or {}, row.details or {}
+            for item_id, *stored in rows:
+                values = dict(zip(STORED_RESULT_ATTRS, stored, strict=True))
+                values["scores"] = values["scores"] or {}
+                values["details"] = values["details"] or {}
                 out.append(EvalResult(item_id, sig, **values))
             return out
 
