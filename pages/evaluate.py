@@ -13,7 +13,7 @@ from jobs.runner import has_corpus_summary, run_corpus_summary
 from jobs.worker import evaluate_params, submit_evaluate_job
 from ui.audit.jobs_view import active_jobs, flash, get_worker, jobs_section, watch_jobs
 from ui.context import current_user, get_store, has_role, require_project
-from ui.evaluator_panel import _cached_reasons, _llm_key, unavailable_note
+from ui.evaluator_panel import _cached_reasons, _llm_key, status_rows
 
 store = get_store()
 project = require_project()
@@ -36,6 +36,18 @@ st.caption(
 names = evaluators_for_kind(project.kind) + [j.evaluator for j in store.judges(project.name)]
 reasons = _cached_reasons(tuple(names), _llm_key())
 available = [n for n in names if reasons.get(n) is None]
+
+with st.expander(
+    f"Evaluators of this kind: {len(available)} of {len(names)} ready",
+    expanded=len(available) < len(names) and not store.jobs(project.name),
+    icon=":material/checklist:",
+):
+    st.dataframe(
+        pd.DataFrame(status_rows(reasons), columns=["evaluator", "status", "how to enable"]),
+        hide_index=True,
+        width="stretch",
+        column_config={"how to enable": st.column_config.TextColumn(width="large")},
+    )
 
 if not has_role("admin", "reviewer"):
     st.info("Batch runs are started by reviewers and admins.", icon=":material/lock:")
@@ -63,9 +75,11 @@ else:
             chosen = st.multiselect(
                 "Evaluators", available, key="ev_names", placeholder="Choose one or more"
             )
-            note = unavailable_note(reasons)
-            if note:
-                st.caption(note, unsafe_allow_html=True)
+            missing = sum(1 for r in reasons.values() if r)
+            if missing:
+                st.caption(
+                    f"{missing} of {len(reasons)} evaluator(s) not available here: see below."
+                )
             c1, c3 = st.columns(2)
             runs = c1.number_input(
                 "Runs per item",

@@ -50,9 +50,16 @@ def test_evaluate_page_lists_unavailable_once_and_hides_subset_inputs(
         project="actionability",
         env={"WORKBENCH_JOBS_IN_APP": "0"},
     )
-    said = [c.value for c in at.caption if "LLM endpoint not configured" in c.value]
-    assert len(said) == 1 and said[0].count("not configured") == 1
-    assert all(f"**{n}**" in said[0] for n in LLM_JUDGES)
+    # one table: each evaluator with its status and how to enable it, no paragraph
+    assert not [c.value for c in at.caption if "LLM endpoint not configured" in c.value]
+    table = next(d.value for d in at.dataframe if "how to enable" in d.value.columns)
+    missing = table[table["status"] == "not available"]
+    assert sorted(missing["evaluator"]) == sorted(LLM_JUDGES)
+    assert all(h.startswith("LLM endpoint not configured") for h in missing["how to enable"])
+    assert set(table[table["status"] == "ready"]["how to enable"]) <= {""}
+    assert f"{len(LLM_JUDGES)} of {len(table)} evaluator(s) not available here: see below." in [
+        c.value for c in at.caption
+    ]
     labels = {w.label for w in (*at.number_input, *at.selectbox, *at.text_input)}
     assert not labels & {"N (first N)", "Split", "Item ids (comma-separated)"}
     at.segmented_control(key="ev_mode").set_value("first").run()
@@ -144,3 +151,18 @@ def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypa
     assert im["complete items"] == "0 / 6"
     progress = open_app(monkeypatch, store.url, page="pages/progress.py")
     assert '"label": "submissions"' in progress.dataframe[0].proto.columns
+
+
+def test_status_rows_cut_server_paths() -> None:
+    from ui.evaluator_panel import status_rows, without_paths
+
+    assert without_paths("WordNet not found in /srv/app/data/nltk_data; run make wordnet") == (
+        "WordNet not found in …/nltk_data; run make wordnet"
+    )
+    assert without_paths("set WORKBENCH_NLI_MODEL to a directory (e.g. ./models/x)") == (
+        "set WORKBENCH_NLI_MODEL to a directory (e.g. ./models/x)"
+    )
+    assert status_rows({"bleu": None, "meteor": "no /opt/w/wn here"}) == [
+        {"evaluator": "bleu", "status": "ready", "how to enable": ""},
+        {"evaluator": "meteor", "status": "not available", "how to enable": "no …/wn here"},
+    ]

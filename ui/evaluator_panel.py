@@ -96,6 +96,27 @@ def unavailable_note(reasons: Mapping[str, str | None]) -> str | None:
     return "Unavailable here: " + "; ".join(parts) if parts else None
 
 
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:[\w.+-]+/)+([\w.+-]+)")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with the server's absolute paths cut to their last part: what a browser
+    user needs is the file's name, not the server's folders."""
+    return _ABSOLUTE_PATH.sub(lambda m: f"…/{m.group(1)}", text)
+
+
+def status_rows(reasons: Mapping[str, str | None]) -> list[dict[str, str]]:
+    """One row per evaluator: its name, ready or not, and how to enable it."""
+    return [
+        {
+            "evaluator": name,
+            "status": "ready" if not reason else "not available",
+            "how to enable": "" if not reason else without_paths(reason),
+        }
+        for name, reason in reasons.items()
+    ]
+
+
 def _llm_key() -> str:
     from evaluators.llm.config import load_llm_config
 
