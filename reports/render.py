@@ -44,6 +44,7 @@ from reports.methods import METHOD_NOTES
 from reports.plotly_embed import figure_html, plotly_loader
 from reports.run_notes import notes_text, run_notes
 from reports.tables import cell, html_table, md_table
+from reports.verdict import VERDICT_CSS, verdict_html, verdict_markdown, verdicts
 
 CI_TITLE = (
     "95% intervals (percentile bootstrap over units; ICC: pingouin's F-based intervals), "
@@ -332,6 +333,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     """The report as Markdown."""
     d = report.data
     lines = [f"# Agreement report: {report.provenance['project']}", ""]
+    lines += verdict_markdown(verdicts(report.alignment, d))
     lines += [f"- **{k}**: {v}" for k, v in _provenance_lines(report.provenance)]
     lines += ["", "## Agreement among annotators", ""] + md_table(FIELD_HEADER, _field_rows(d))
     stat_rows, stat_notes = statistic_table(d)
@@ -436,8 +438,10 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     p = report.provenance
     parts = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Agreement report: "
-        f"{html.escape(p['project'])}</title><style>{CSS}</style></head><body>",
-        f"<h1>Agreement report: {html.escape(p['project'])}</h1><dl>",
+        f"{html.escape(p['project'])}</title><style>{CSS}{VERDICT_CSS}</style></head><body>",
+        f"<h1>Agreement report: {html.escape(p['project'])}</h1>",
+        verdict_html(verdicts(report.alignment, d)),
+        "<dl>",
     ]
     parts += [
         f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in _provenance_lines(p)
