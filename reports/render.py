@@ -40,6 +40,7 @@ from reports.measure_tables import (
     evaluator_rows,
     method_notes,
 )
+from reports.metaeval_section import metaeval_html, metaeval_markdown
 from reports.methods import METHOD_NOTES
 from reports.plotly_embed import figure_html, plotly_loader
 from reports.run_notes import notes_text, run_notes
@@ -365,6 +366,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     lines += judge_lines(report.judges)
     lines += alignment_markdown(report.alignment)
     lines += estimates_lines(report.estimates)
+    lines += metaeval_markdown(d.get("metaeval"))
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
@@ -486,6 +488,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
         )
     parts.append(judge_html(report.judges))
     parts.append(estimates_html(report.estimates))
+    parts.append(metaeval_html(d.get("metaeval")))
     if report.drilldown:
         parts.append("<h2>Selected items</h2>")
         for it in report.drilldown:

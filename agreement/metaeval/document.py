@@ -33,9 +33,9 @@ from agreement.metaeval.levels import (
     segment_figures,
     system_figures,
 )
+from agreement.metaeval.rows import SECTION
 from common.rows import MeasureRow
 
-SECTION = "meta_evaluation"
 EVALUATOR, ANNOTATOR = "evaluator", "annotator"
 NO_GROUP = "no group column given (--group): the group level needs to know which items answer the same input"
 
