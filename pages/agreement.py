@@ -111,7 +111,14 @@ if names:
 # Only the open tab is computed and drawn (issue #30): every plotly chart costs the
 # browser about 0.2 s of CPU, and four at once made the first paint slow. Within a tab,
 # charts keep their place but are sent last, so the numbers show first.
-titles = [PEOPLE, EVALUATORS, *([CALIBRATED] if data["calibrated"] else []), OVER_TIME, REPORT, META]
+titles = [
+    PEOPLE,
+    EVALUATORS,
+    *([CALIBRATED] if data["calibrated"] else []),
+    OVER_TIME,
+    REPORT,
+    META,
+]
 tabs = dict(zip(titles, st.tabs(titles, key=TAB_KEY, on_change="rerun"), strict=True))
 charts = DeferredCharts()
 
