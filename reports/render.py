@@ -27,7 +27,7 @@ from agreement.statistics import field_details, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
 from common.notes import footnoted, once_each
-from reports.data import load_inputs, with_alarms, with_everyone
+from reports.data import load_inputs, with_alarms, with_everyone, with_metaeval
 from reports.estimates_section import estimates_html, estimates_lines
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judge_alignment import alignment_html, alignment_markdown
@@ -127,7 +127,7 @@ def build_report(
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {"n_resamples": n_resamples, "seed": seed}
     doc = with_everyone(build_document(inputs, **options), store, inputs, **options)
-    doc = with_alarms(doc, store, inputs)
+    doc = with_alarms(with_metaeval(doc, inputs, None, n_resamples, seed), store, inputs)
     data = doc.to_dict()
     provenance = {
         "project": name,

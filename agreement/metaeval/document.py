@@ -24,7 +24,6 @@ from agreement.metaeval.levels import (
     GROUP,
     LEVELS,
     SEGMENT,
-    STATISTICS,
     SYSTEM,
     UNITS,
     Figure,
@@ -100,14 +99,13 @@ def _level_figures(
         if eps is not None:
             thresholds[SEGMENT] = eps
     if GROUP in levels:
+        # without groups the level is left out entirely; the notes say why
         if grouped:
             grp = group_figures(who, p, resamples, seed)
             out += grp
             for f in grp:
                 if f.statistic == "acc_eq" and "threshold" in f.extra:
                     thresholds[GROUP] = f.extra["threshold"]
-        else:
-            out += [Figure(who, GROUP, s, None, None, reason=NO_GROUP) for s in STATISTICS[GROUP]]
     if SYSTEM in levels:
         out += system_figures(who, p, resamples, seed)
     return out, thresholds
