@@ -105,6 +105,27 @@ def system_permutation(
     return {n: batched.FUNCTIONS[n](hx, ha) - batched.FUNCTIONS[n](hx, hb) for n in names}
 
 
+def sorted_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks along the last axis (NaN for NaN values) and how many distinct values
+    each row holds, by one sort (NaNs sort last)."""
+    order = np.argsort(v, axis=-1)
+    srt = np.take_along_axis(v, order, -1)
+    k = v.shape[-1]
+    same = srt[..., 1:] == srt[..., :-1]
+    start = np.zeros(srt.shape, dtype=np.int64)
+    end = np.zeros(srt.shape, dtype=np.int64)
+    end[..., k - 1] = k - 1
+    for i in range(1, k):
+        start[..., i] = np.where(same[..., i - 1], start[..., i - 1], i)
+    for i in range(k - 2, -1, -1):
+        end[..., i] = np.where(same[..., i], end[..., i + 1], i)
+    ranks = np.empty(v.shape)
+    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, -1)
+    ok = np.isfinite(v)
+    distinct = (np.isfinite(srt[..., :1])).sum(-1) + (~same & np.isfinite(srt[..., 1:])).sum(-1)
+    return np.where(ok, ranks, np.nan), distinct
+
+
 def group_permutation(
     pa: Paired, pb: Paired, names: tuple[str, ...], k: int, seed: int
 ) -> dict[str, np.ndarray]:
@@ -116,18 +137,53 @@ def group_permutation(
     ok = np.isfinite(h)
     za, zb = np.full(h.shape, np.nan), np.full(h.shape, np.nan)
     za[ok], zb[ok] = _z(ma[ok]), _z(mb[ok])
+    # the people's side is the same in every permutation: its ranks and pair signs once
+    rh, distinct_h = sorted_ranks(h)
+    i, j = np.triu_indices(h.shape[1], 1)
+    pair_ok = ok[:, i] & ok[:, j]
+    sx = np.where(pair_ok, np.sign(h[:, i] - h[:, j]), 0.0)
+    tot = pair_ok.sum(-1)
+    x_ties = (pair_ok & (sx == 0)).sum(-1)
+    n_ok = ok.sum(-1).astype(float)
     rng = np.random.default_rng(seed)
     out: dict[str, list[np.ndarray]] = {n: [] for n in names}
+
+    def stats_of(hyb: np.ndarray) -> dict[str, np.ndarray]:
+        res = {}
+        if "pearson" in names:
+            res["pearson"] = batched.pearson(np.broadcast_to(h, hyb.shape), hyb)
+        ry, distinct_y = sorted_ranks(hyb)
+        if "spearman" in names:
+            res["spearman"] = batched.pearson(np.broadcast_to(rh, hyb.shape), ry)
+        if {"kendall_b", "kendall_c"} & set(names):
+            sy = np.sign(hyb[..., i] - hyb[..., j])
+            s = (sx * np.nan_to_num(sy)).sum(-1)
+            y_ties = (pair_ok & (sy == 0)).sum(-1)
+            bad = (tot == 0) | (x_ties == tot) | (y_ties == tot)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                if "kendall_b" in names:
+                    tau = s / np.sqrt((tot - x_ties) * (tot - y_ties))
+                    res["kendall_b"] = np.where(bad, np.nan, tau)
+                if "kendall_c" in names:
+                    m = np.minimum(distinct_h, distinct_y).astype(float)
+                    tau = 2 * s / (n_ok**2 * (m - 1) / m)
+                    res["kendall_c"] = np.where(bad, np.nan, tau)
+        return res
+
     for start in range(0, k, _CHUNK):
         c = min(_CHUNK, k - start)
         u = rng.random((c, *h.shape)) < 0.5
-        ha, hb = np.where(u, zb, za), np.where(u, za, zb)
-        hx = np.broadcast_to(h, ha.shape)
+        sa, sb = stats_of(np.where(u, zb, za)), stats_of(np.where(u, za, zb))
         for n in names:
-            f = batched.FUNCTIONS[n]
             with np.errstate(invalid="ignore"):
-                out[n].append(np.nanmean(f(hx, ha), 1) - np.nanmean(f(hx, hb), 1))
+                out[n].append(_nanmean(sa[n]) - _nanmean(sb[n]))
     return {n: np.concatenate(v) for n, v in out.items()}
+
+
+def _nanmean(v: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, v, 0.0).sum(-1) / ok.sum(-1)
 
 
 def segment_pearson_spearman(
