@@ -53,15 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_metaeval(args: argparse.Namespace, store: Store) -> int:
     """Print the meta-evaluation."""
     from agreement.metaeval import MetaEvalError
-    from reports.metaeval_data import metaeval_document
+    from workbench_api.metaeval import metaeval
 
     with gc_paused():
         try:
-            doc = metaeval_document(
+            doc = metaeval(
                 store,
                 args.name,
                 args.field,
-                reference_method=args.reference,
+                reference=args.reference,
                 group=args.group,
                 system=args.system,
                 evaluators=args.evaluator,

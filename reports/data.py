@@ -16,6 +16,7 @@ from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import Statistic
 from annotation_store import ItemRecord, RunInfo, Store
 from annotation_store.crowd.study_quality import for_agreement
+from reports.metaeval_data import with_metaeval
 
 
 def dataset_hash(items: Sequence[ItemRecord]) -> str:
@@ -223,36 +224,6 @@ def agreement_document(
     doc = build_document(inputs, timeline=timeline, **options)
     with_metaeval(doc, inputs, fields, n_resamples, seed)
     return with_alarms(with_everyone(doc, store, inputs, **options), store, inputs)
-
-
-def with_metaeval(
-    doc: AgreementDocument,
-    inputs: AgreementInputs,
-    fields: Sequence[str] | None,
-    n_resamples: int,
-    seed: int,
-) -> AgreementDocument:
-    """Attach the meta-evaluation when the project names its columns (setting
-    ``metaeval``); a setting that does not fit the data is a note, not a failure."""
-    from reports.metaeval_data import configured, metaeval_from_inputs
-
-    spec = configured(inputs.settings)
-    if spec is None or (fields is not None and spec["field"] not in fields):
-        return doc
-    from agreement.metaeval import MetaEvalError
-
-    try:
-        doc.metaeval = metaeval_from_inputs(
-            inputs,
-            spec["field"],
-            group=spec["group"],
-            system=spec["system"],
-            n_resamples=n_resamples,
-            seed=seed,
-        )
-    except MetaEvalError as e:
-        doc.notes.append(f"meta-evaluation left out: {e}")
-    return doc
 
 
 def with_alarms(doc: AgreementDocument, store: Store, inputs: AgreementInputs) -> AgreementDocument:

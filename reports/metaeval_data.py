@@ -1,6 +1,6 @@
-"""From a Store to the meta-evaluation of one field (``cli.py metaeval``, the Agreement
-page's Meta-evaluation section, and the agreement document when the project names its
-columns)."""
+"""The meta-evaluation of one field over loaded inputs, and the agreement document's
+meta-evaluation when the project names its columns (``workbench_api.metaeval`` loads a
+project for ``cli.py metaeval`` and the Agreement page)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 if TYPE_CHECKING:
-    from agreement import AgreementInputs
+    from agreement import AgreementDocument, AgreementInputs
     from agreement.metaeval import MetaEvaluation
-    from annotation_store import Store
 
 #: The project setting naming the meta-evaluation's columns, e.g.
 #: ``{"field": "resolution", "group": "input", "system": "generator"}``.
@@ -37,21 +36,6 @@ def metaeval_from_inputs(
     return meta_evaluate(grid, n_resamples=n_resamples, seed=seed, statistics=statistics)
 
 
-def metaeval_document(
-    store: Store,
-    project: str,
-    field: str,
-    *,
-    reference_method: str = "majority",
-    **options: Any,
-) -> MetaEvaluation:
-    """Load the project (as ``agreement`` does) and meta-evaluate ``field``."""
-    from reports.data import load_inputs
-
-    inputs = load_inputs(store, project, reference_method=reference_method)
-    return metaeval_from_inputs(inputs, field, **options)
-
-
 def configured(settings: Mapping[str, Any]) -> dict[str, Any] | None:
     """The project's meta-evaluation setting (field, group, system), if it has one."""
     spec = settings.get(SETTING)
@@ -62,3 +46,31 @@ def configured(settings: Mapping[str, Any]) -> dict[str, Any] | None:
         "group": spec.get("group") or None,
         "system": spec.get("system") or "generator",
     }
+
+
+def with_metaeval(
+    doc: AgreementDocument,
+    inputs: AgreementInputs,
+    fields: Sequence[str] | None,
+    n_resamples: int,
+    seed: int,
+) -> AgreementDocument:
+    """Attach the meta-evaluation when the project names its columns (setting
+    ``metaeval``); a setting that does not fit the data is a note, not a failure."""
+    spec = configured(inputs.settings)
+    if spec is None or (fields is not None and spec["field"] not in fields):
+        return doc
+    from agreement.metaeval import MetaEvalError
+
+    try:
+        doc.metaeval = metaeval_from_inputs(
+            inputs,
+            spec["field"],
+            group=spec["group"],
+            system=spec["system"],
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+    except MetaEvalError as e:
+        doc.notes.append(f"meta-evaluation left out: {e}")
+    return doc

@@ -28,15 +28,15 @@ def _compute(
     reference: str,
 ) -> dict[str, Any]:
     from agreement.metaeval import MetaEvalError
-    from reports.metaeval_data import metaeval_document
     from ui.agreement_panel import _store_for
+    from workbench_api.metaeval import metaeval
 
     try:
-        doc = metaeval_document(
+        doc = metaeval(
             _store_for(url),
             project,
             field,
-            reference_method=reference,
+            reference=reference,
             group=group,
             system=system,
             n_resamples=resamples,
