@@ -208,6 +208,7 @@ def _comparisons(
     by = _value(figures)
     names = [n for n in paired if roles.get(n) == EVALUATOR]
     out: list[Comparison] = []
+    states: dict[str, np.ndarray] = {}
     for idx, (e1, e2) in enumerate(itertools.combinations(names, 2)):
         pa, pb = paired[e1], paired[e2]
         cells = [(lv, st) for (ev, lv, st), f in by.items() if ev == e1 and f.value is not None]
@@ -222,7 +223,7 @@ def _comparisons(
             for lv, st in cells:
                 out.append(Comparison(e1, e2, lv, st, PERMUTATION, None, None, None, why))
             continue
-        out += _pair(e1, e2, pa, pb, cells, by, thresholds, k, seed + 1000 * (idx + 1))
+        out += _pair(e1, e2, pa, pb, cells, by, thresholds, k, seed + 1000 * (idx + 1), states)
     return out
 
 
@@ -236,11 +237,12 @@ def _pair(
     thresholds: dict[str, dict[str, float]],
     k: int,
     seed: int,
+    states: dict[str, np.ndarray],
 ) -> list[Comparison]:
     out: list[Comparison] = []
     nulls: dict[tuple[str, str], np.ndarray] = {}
     if k:
-        nulls = _nulls(e1, e2, pa, pb, cells, thresholds, k, seed)
+        nulls = _nulls(e1, e2, pa, pb, cells, thresholds, k, seed, states)
     for lv, st in cells:
         va, vb = by[(e1, lv, st)].value, by[(e2, lv, st)].value
         a, b, sign = (e1, e2, 1.0) if va >= vb else (e2, e1, -1.0)
@@ -289,6 +291,7 @@ def _nulls(
     thresholds: dict[str, dict[str, float]],
     k: int,
     seed: int,
+    states: dict[str, np.ndarray],
 ) -> dict[tuple[str, str], np.ndarray]:
     """Permuted differences (e1 minus e2) for every (level, statistic) asked."""
     want: dict[str, set[str]] = {}
@@ -305,8 +308,12 @@ def _nulls(
         x, ya, _ = pa.flat()
         _, yb, _ = pb.flat()
         if len(x) <= compare.MAX_PAIR_ITEMS:
-            sa = compare.pair_states(x, ya, thresholds[e1].get(SEGMENT, 0.0))
-            sb = compare.pair_states(x, yb, thresholds[e2].get(SEGMENT, 0.0))
+            # an evaluator's verdicts on every pair: once per evaluator, not per comparison
+            if e1 not in states:
+                states[e1] = compare.pair_states(x, ya, thresholds[e1].get(SEGMENT, 0.0))
+            if e2 not in states:
+                states[e2] = compare.pair_states(x, yb, thresholds[e2].get(SEGMENT, 0.0))
+            sa, sb = states[e1], states[e2]
             for st, v in compare.segment_pair_permutation(x, sa, sb, k, seed + 1).items():
                 if st in seg:
                     out[(SEGMENT, st)] = v
