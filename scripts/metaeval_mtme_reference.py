@@ -28,7 +28,7 @@ MIRROR = Path("/work/.mirror/google-research+mt-metrics-eval/repo")
 MODULES = ("stats.py", "pce.py", "tau_optimization.py", "data.py")
 SEED = 20261128
 
-CHILD = r'''
+CHILD = r"""
 import ast, json, sys, warnings
 import numpy as np
 import scipy.stats
@@ -135,7 +135,7 @@ sig = np.array([[np.nan, 0.2, 0.01, 0.001, 0.0],
 ranks = {"sig": [[None if np.isnan(v) else v for v in row] for row in sig.tolist()],
          "ranks": AssignRanks(sig, 0.05)}
 json.dump({"seed": SEED, "cases": cases, "assign_ranks": ranks}, open(OUT, "w"), indent=1)
-'''
+"""
 
 
 def main() -> int:
@@ -189,7 +189,7 @@ def main() -> int:
         "scipy": versions[1],
     }
     args.out.write_text(json.dumps(data, indent=1) + "\n")
-    print(f"wrote {args.out} (mt-metrics-eval {commit[:10]})")
+    print(f"wrote {args.out} (mt-metrics-eval {commit[:10]})")  # noqa: T201
     return 0
 
 
