@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_metaeval(args: argparse.Namespace, store: Store) -> int:
     """Print the meta-evaluation."""
-    from agreement.metaeval import MetaEvalError
+    from agreement.metaeval.grid import MetaEvalError
     from workbench_api.metaeval import metaeval
 
     with gc_paused():

@@ -11,7 +11,7 @@ from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 if TYPE_CHECKING:
     from agreement import AgreementDocument, AgreementInputs
-    from agreement.metaeval import MetaEvaluation
+    from agreement.metaeval.document import MetaEvaluation
 
 #: The project setting naming the meta-evaluation's columns, e.g.
 #: ``{"field": "resolution", "group": "input", "system": "generator"}``.
@@ -30,7 +30,8 @@ def metaeval_from_inputs(
     seed: int = DEFAULT_SEED,
 ) -> MetaEvaluation:
     """The meta-evaluation of ``field`` over loaded inputs."""
-    from agreement.metaeval import build_grid, meta_evaluate
+    from agreement.metaeval.document import meta_evaluate
+    from agreement.metaeval.grid import build_grid
 
     grid = build_grid(inputs, field, system=system, group=group, evaluators=evaluators)
     return meta_evaluate(grid, n_resamples=n_resamples, seed=seed, statistics=statistics)
@@ -60,7 +61,7 @@ def with_metaeval(
     spec = configured(inputs.settings)
     if spec is None or (fields is not None and spec["field"] not in fields):
         return doc
-    from agreement.metaeval import MetaEvalError
+    from agreement.metaeval.grid import MetaEvalError
 
     try:
         doc.metaeval = metaeval_from_inputs(

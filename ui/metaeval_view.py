@@ -27,7 +27,7 @@ def _compute(
     resamples: int,
     reference: str,
 ) -> dict[str, Any]:
-    from agreement.metaeval import MetaEvalError
+    from agreement.metaeval.grid import MetaEvalError
     from ui.agreement_panel import _store_for
     from workbench_api.metaeval import metaeval
 

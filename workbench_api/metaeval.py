@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agreement.metaeval import MetaEvaluation
+    from agreement.metaeval.document import MetaEvaluation
     from annotation_store import Store
 
 
