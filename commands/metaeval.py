@@ -39,10 +39,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--system", default="generator", help="item field naming the system (default generator)"
     )
     p.add_argument(
-        "--evaluator", action="append", default=None, help="only this evaluator (repeatable)"
+        "--evaluator",
+        action="extend",
+        nargs="+",
+        default=None,
+        help="only these evaluators (as labelled in the agreement tables)",
     )
     p.add_argument(
-        "--statistic", action="append", choices=STATISTICS, default=None, help="repeatable"
+        "--statistic",
+        action="extend",
+        nargs="+",
+        choices=STATISTICS,
+        default=None,
+        help="only these statistics (default: all)",
     )
     add_bootstrap_options(p)
     add_reference_option(p)

@@ -239,14 +239,14 @@ def _metaeval_scores(items: list[dict], truth: dict[str, float]) -> list[tuple]:
     """Two metrics that disagree about what matters, from a random stream of their own:
     ``system-prior`` knows each system's average quality and little about single answers
     (good at the system level, poor item by item); ``style-match`` follows each answer's
-    quality closely but adds every system's own style bias (good within a question's
-    answers, poor at ranking systems)."""
+    quality closely but adds every system's own style bias (far better than system-prior
+    item by item, worse at ranking the systems)."""
     rng = random.Random(SEED + 41)
     by_model: dict[str, list[float]] = {}
     for it in items:
         by_model.setdefault(it["model"], []).append(truth[it["item_id"]])
     mean = {m: sum(v) / len(v) for m, v in by_model.items()}
-    style = {m: rng.gauss(0, 0.25) for m in sorted(by_model)}
+    style = {m: rng.gauss(0, 0.4) for m in sorted(by_model)}
     out = []
     for it in items:
         item_id, model = it["item_id"], it["model"]
