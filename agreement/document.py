@@ -32,6 +32,7 @@ from agreement.inputs import (
     known_scale,
 )
 from agreement.measures import EVALUATOR_SECTIONS
+from agreement.metaeval.rows import meta_rows
 from agreement.question_units import STRUCTURED, question_units
 from agreement.ratings import Ratings
 from agreement.statistics import Statistic
@@ -60,6 +61,9 @@ class AgreementDocument:
     exclusions: dict[str, Any] | None = None
     #: data-quality alarms (agreement/alarms.py) as dicts; see reports.data.with_alarms
     alarms: list[dict[str, Any]] | None = None
+    #: the meta-evaluation (agreement.metaeval.MetaEvaluation) when the project names its
+    #: columns (setting ``metaeval``; see reports.metaeval_data)
+    metaeval: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (see docs/agreement.md for every key)."""
@@ -78,6 +82,7 @@ class AgreementDocument:
             "notes": self.notes,
             **({"exclusions": self.exclusions} if self.exclusions is not None else {}),
             **({"alarms": self.alarms} if self.alarms is not None else {}),
+            **({"metaeval": self.metaeval.to_dict()} if self.metaeval is not None else {}),
         }
 
     def rows(self) -> tuple[MeasureRow, ...]:
@@ -90,7 +95,7 @@ class AgreementDocument:
         ]
         for section in EVALUATOR_SECTIONS:
             rows += [r for config in by_config for r in config if r.section == section]
-        return tuple(rows)
+        return tuple(rows) + meta_rows(self.metaeval)
 
 
 def _fact_units(

@@ -40,7 +40,7 @@ REPORT_KEY = "agreement_report"
 #: Session key of the open tab, and the tabs' titles.
 TAB_KEY = "agreement_tab"
 PEOPLE, EVALUATORS, CALIBRATED = "People", "Evaluators vs humans", "Calibrated binary"
-OVER_TIME, REPORT = "Over time", "Report"
+OVER_TIME, REPORT, META = "Over time", "Report", "Meta-evaluation"
 MIME = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 FORMAT_NAMES = {"html": "HTML", "md": "Markdown", "json": "JSON"}
 
@@ -111,7 +111,14 @@ if names:
 # Only the open tab is computed and drawn (issue #30): every plotly chart costs the
 # browser about 0.2 s of CPU, and four at once made the first paint slow. Within a tab,
 # charts keep their place but are sent last, so the numbers show first.
-titles = [PEOPLE, EVALUATORS, *([CALIBRATED] if data["calibrated"] else []), OVER_TIME, REPORT]
+titles = [
+    PEOPLE,
+    EVALUATORS,
+    *([CALIBRATED] if data["calibrated"] else []),
+    OVER_TIME,
+    REPORT,
+    META,
+]
 tabs = dict(zip(titles, st.tabs(titles, key=TAB_KEY, on_change="rerun"), strict=True))
 charts = DeferredCharts()
 
@@ -154,6 +161,12 @@ if CALIBRATED in tabs and _open(CALIBRATED):
                     "Not findings yet:\n" + "\n".join(f"- {line}" for line in lines),
                     icon=":material/warning:",
                 )
+
+if _open(META):
+    with tabs[META]:
+        from ui.metaeval_view import metaeval_section
+
+        metaeval_section(store, project.name, version, data, resamples, reference, charts)
 
 if _open(OVER_TIME):
     with tabs[OVER_TIME]:

@@ -16,6 +16,7 @@ from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.statistics import Statistic
 from annotation_store import ItemRecord, RunInfo, Store
 from annotation_store.crowd.study_quality import for_agreement
+from reports.metaeval_data import with_metaeval
 
 
 def dataset_hash(items: Sequence[ItemRecord]) -> str:
@@ -221,6 +222,7 @@ def agreement_document(
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {"fields": fields, "n_resamples": n_resamples, "seed": seed, "keep": keep}
     doc = build_document(inputs, timeline=timeline, **options)
+    with_metaeval(doc, inputs, fields, n_resamples, seed)
     return with_alarms(with_everyone(doc, store, inputs, **options), store, inputs)
 
 

@@ -27,7 +27,7 @@ from agreement.statistics import field_details, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
 from common.notes import footnoted, once_each
-from reports.data import load_inputs, with_alarms, with_everyone
+from reports.data import load_inputs, with_alarms, with_everyone, with_metaeval
 from reports.estimates_section import estimates_html, estimates_lines
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judge_alignment import alignment_html, alignment_markdown
@@ -40,6 +40,7 @@ from reports.measure_tables import (
     evaluator_rows,
     method_notes,
 )
+from reports.metaeval_section import metaeval_html, metaeval_markdown
 from reports.methods import METHOD_NOTES
 from reports.plotly_embed import figure_html, plotly_loader
 from reports.run_notes import notes_text, run_notes
@@ -127,7 +128,7 @@ def build_report(
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {"n_resamples": n_resamples, "seed": seed}
     doc = with_everyone(build_document(inputs, **options), store, inputs, **options)
-    doc = with_alarms(doc, store, inputs)
+    doc = with_alarms(with_metaeval(doc, inputs, None, n_resamples, seed), store, inputs)
     data = doc.to_dict()
     provenance = {
         "project": name,
@@ -367,6 +368,7 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
     lines += judge_lines(report.judges)
     lines += alignment_markdown(report.alignment)
     lines += estimates_lines(report.estimates)
+    lines += metaeval_markdown(d.get("metaeval"))
     lines += _md_drilldown(report.drilldown)
     lines += ["", "## Method notes", ""] + [f"- **{t}**: {x}" for t, x in _method_notes()]
     return "\n".join(lines) + "\n"
@@ -490,6 +492,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
         )
     parts.append(judge_html(report.judges))
     parts.append(estimates_html(report.estimates))
+    parts.append(metaeval_html(d.get("metaeval")))
     if report.drilldown:
         parts.append("<h2>Selected items</h2>")
         for it in report.drilldown:

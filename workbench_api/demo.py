@@ -24,7 +24,23 @@ def load_all(store: Store, *, if_empty: bool = False) -> list[str]:
     if JUDGE_STUDY in created:
         load_judge_runs(store)
         load_crowd_study(store, JUDGE_STUDY)
+        load_metaeval(store)
     return created
+
+
+#: The judge study's meta-evaluation columns (docs/metaeval.md): its questions are the
+#: inputs, its assistants' checkpoints the systems.
+METAEVAL = {"field": "resolution", "group": "input", "system": "model"}
+
+
+def load_metaeval(store: Store, project: str = JUDGE_STUDY) -> None:
+    """Import the two metrics that teach the levels apart and name the columns in the
+    project's settings (so the report and the Agreement page show the meta-evaluation)."""
+    from annotation_store.importing import import_scores
+
+    import_scores(store, project, STUDY_DIR / "metaeval_scores.csv")
+    settings = dict(store.project(project).settings)
+    store.update_settings(project, {**settings, "metaeval": METAEVAL})
 
 
 def load_judge_runs(store: Store, project: str = JUDGE_STUDY) -> None:

@@ -2,7 +2,8 @@
 
     python demo/judge_study/build.py
 
-Writes items.jsonl, annotations.csv, scores.csv and judge_runs.jsonl next to this file.
+Writes items.jsonl, annotations.csv, scores.csv, judge_runs.jsonl and metaeval_scores.csv
+next to this file.
 Everything here is synthetic: made-up support questions, answers assembled from templates
 at six levels of how well they resolve the question, human labels and judge grades drawn
 around that level. The recipe is in demo/README.md.
@@ -158,7 +159,7 @@ def near_level(rng: random.Random, value: float) -> float:
 
 
 def build(out: Path = HERE) -> None:
-    """Write the four demo files into ``out``."""
+    """Write the five demo files into ``out``."""
     rng = random.Random(SEED)
     items, truth, lengths = [], {}, {}
     for n in range(N_ITEMS):
@@ -198,6 +199,9 @@ def build(out: Path = HERE) -> None:
         overlap = max(0.0, min(1.0, 0.3 + 0.4 * level + rng.gauss(0, 0.15)))
         scores.append((item_id, "word-overlap (demo)", "resolution", round(overlap, 3)))
 
+    _metaeval_columns(items, truth)
+    metaeval_scores = _metaeval_scores(items, truth)
+
     with (out / "items.jsonl").open("w", encoding="utf-8") as f:
         for it in items:
             f.write(json.dumps(it, ensure_ascii=False) + "\n")
@@ -212,6 +216,45 @@ def build(out: Path = HERE) -> None:
     with (out / "judge_runs.jsonl").open("w", encoding="utf-8") as f:
         for row in runs:
             f.write(json.dumps(row) + "\n")
+    with (out / "metaeval_scores.csv").open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["item_id", "evaluator", "field", "value"])
+        w.writerows(metaeval_scores)
+
+
+#: Each assistant answered in four checkpoints: twelve systems, one answer per question.
+CHECKPOINTS = 4
+
+
+def _metaeval_columns(items: list[dict], truth: dict[str, float]) -> None:
+    """Name the input (the question) and the system (assistant and checkpoint) of every
+    item, for the meta-evaluation (docs/metaeval.md). Every (input, system) pair has
+    exactly one item. Added after everything else is drawn, so no other figure moves."""
+    for n, it in enumerate(items):
+        it["input"] = f"task-{n % len(TASKS):02d}"
+        it["model"] = f"{it['generator']}-ckpt{(n // len(TASKS)) // 3 % CHECKPOINTS + 1}"
+
+
+def _metaeval_scores(items: list[dict], truth: dict[str, float]) -> list[tuple]:
+    """Two metrics that disagree about what matters, from a random stream of their own:
+    ``system-prior`` knows each system's average quality and little about single answers
+    (good at the system level, poor item by item); ``style-match`` follows each answer's
+    quality closely but adds every system's own style bias (far better than system-prior
+    item by item, worse at ranking the systems)."""
+    rng = random.Random(SEED + 41)
+    by_model: dict[str, list[float]] = {}
+    for it in items:
+        by_model.setdefault(it["model"], []).append(truth[it["item_id"]])
+    mean = {m: sum(v) / len(v) for m, v in by_model.items()}
+    style = {m: rng.gauss(0, 0.4) for m in sorted(by_model)}
+    out = []
+    for it in items:
+        item_id, model = it["item_id"], it["model"]
+        prior = mean[model] + rng.gauss(0, 0.3)
+        match = truth[item_id] + style[model] + rng.gauss(0, 0.05)
+        out.append((item_id, "system-prior (demo)", "resolution", round(prior, 3)))
+        out.append((item_id, "style-match (demo)", "resolution", round(match, 3)))
+    return out
 
 
 if __name__ == "__main__":

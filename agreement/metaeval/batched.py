@@ -1,0 +1,142 @@
+"""The statistics over many short vectors at once: the last axis holds the units (systems),
+every leading axis is a batch (resamples, groups); NaN marks a missing value.
+
+These give the system level's figures, the group level's per-group figures, and every
+resample and permutation of both, without a Python loop per vector. Pairs of units that
+are copies of one original (a system drawn twice by the bootstrap) can be left out of the
+pairwise statistics through ``origin``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _moments(x: np.ndarray, y: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, ...]:
+    n = ok.sum(-1)
+    xs, ys = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = xs.sum(-1) / n
+        my = ys.sum(-1) / n
+    xc = np.where(ok, x - mx[..., None], 0.0)
+    yc = np.where(ok, y - my[..., None], 0.0)
+    return n, xc, yc
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r along the last axis (NaN: fewer than 2 values or a constant side)."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    n, xc, yc = _moments(x, y, ok)
+    sxx, syy = (xc * xc).sum(-1), (yc * yc).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(-1) / np.sqrt(sxx * syy)
+    const = _constant(x, ok) | _constant(y, ok)
+    r = np.where((n < 2) | const, np.nan, r)
+    return np.clip(r, -1.0, 1.0)
+
+
+def _constant(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    lo = np.where(ok, x, np.inf).min(-1)
+    hi = np.where(ok, x, -np.inf).max(-1)
+    return ~(hi > lo)
+
+
+def ranks(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based, ties share the mean rank) of the valid values; NaN elsewhere."""
+    xi, xj = x[..., :, None], x[..., None, :]
+    okj = ok[..., None, :]
+    less = ((xj < xi) & okj).sum(-1)
+    equal = ((xj == xi) & okj).sum(-1)
+    return np.where(ok, less + (equal + 1) / 2.0, np.nan)
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's rho along the last axis."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    return pearson(ranks(x, ok), ranks(y, ok))
+
+
+def pair_counts(
+    x: np.ndarray, y: np.ndarray, origin: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Concordant, discordant and tied pairs along the last axis (each unordered pair of
+    valid units once; pairs of copies of one origin left out)."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    k = x.shape[-1]
+    upper = np.triu(np.ones((k, k), dtype=bool), 1)
+    pair = ok[..., :, None] & ok[..., None, :] & upper
+    if origin is not None:
+        pair &= origin[..., :, None] != origin[..., None, :]
+    dx = x[..., :, None] - x[..., None, :]
+    dy = y[..., :, None] - y[..., None, :]
+    with np.errstate(invalid="ignore"):
+        xt, yt = dx == 0, dy == 0
+        same = ((dx > 0) & (dy > 0)) | ((dx < 0) & (dy < 0))
+    return {
+        "con": (same & pair).sum((-1, -2)),
+        "dis": (~same & ~xt & ~yt & pair).sum((-1, -2)),
+        "tie_x": (xt & ~yt & pair).sum((-1, -2)),
+        "tie_y": (~xt & yt & pair).sum((-1, -2)),
+        "tie_both": (xt & yt & pair).sum((-1, -2)),
+    }
+
+
+def _distinct(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """How many distinct valid values along the last axis."""
+    k = x.shape[-1]
+    lower = np.tril(np.ones((k, k), dtype=bool), -1)
+    seen = ((x[..., :, None] == x[..., None, :]) & ok[..., None, :] & lower).any(-1)
+    return (ok & ~seen).sum(-1)
+
+
+def kendall(
+    x: np.ndarray, y: np.ndarray, variant: str = "b", origin: np.ndarray | None = None
+) -> np.ndarray:
+    """Kendall's tau-b or tau-c along the last axis (NaN when one side is all ties)."""
+    c = pair_counts(x, y, origin)
+    tot = c["con"] + c["dis"] + c["tie_x"] + c["tie_y"] + c["tie_both"]
+    xtie, ytie = c["tie_x"] + c["tie_both"], c["tie_y"] + c["tie_both"]
+    s = (c["con"] - c["dis"]).astype(float)
+    bad = (tot == 0) | (xtie == tot) | (ytie == tot)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "b":
+            tau = s / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
+        else:
+            ok = np.isfinite(x) & np.isfinite(y)
+            n = ok.sum(-1)
+            m = np.minimum(_distinct(x, ok), _distinct(y, ok))
+            tau = 2 * s / (n.astype(float) ** 2 * (m - 1) / m)
+    return np.where(bad, np.nan, tau)
+
+
+def pairwise_accuracy(x: np.ndarray, y: np.ndarray, origin: np.ndarray | None = None) -> np.ndarray:
+    """Share of pairs whose two differences have the same sign (a tie in both agrees)."""
+    c = pair_counts(x, y, origin)
+    tot = c["con"] + c["dis"] + c["tie_x"] + c["tie_y"] + c["tie_both"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, (c["con"] + c["tie_both"]) / tot, np.nan)
+
+
+def acc_eq(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
+    """Pairwise accuracy with evaluator differences of at most ``epsilon`` as ties."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    k = x.shape[-1]
+    pair = ok[..., :, None] & ok[..., None, :] & np.triu(np.ones((k, k), dtype=bool), 1)
+    dx = x[..., :, None] - x[..., None, :]
+    dy = y[..., :, None] - y[..., None, :]
+    with np.errstate(invalid="ignore"):
+        yt = np.abs(dy) <= epsilon
+        agree = np.where(yt, dx == 0, ((dx > 0) & (dy > 0)) | ((dx < 0) & (dy < 0)))
+    tot = pair.sum((-1, -2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, (agree & pair).sum((-1, -2)) / tot, np.nan)
+
+
+#: The batched statistics by name (acc_eq takes its threshold separately).
+FUNCTIONS = {
+    "pearson": lambda x, y, o=None: pearson(x, y),
+    "spearman": lambda x, y, o=None: spearman(x, y),
+    "kendall_b": lambda x, y, o=None: kendall(x, y, "b", o),
+    "kendall_c": lambda x, y, o=None: kendall(x, y, "c", o),
+    "pairwise_accuracy": pairwise_accuracy,
+}

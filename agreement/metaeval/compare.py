@@ -1,0 +1,355 @@
+"""Is one evaluator significantly better than another? Tests on paired data.
+
+For two evaluators scored on the same items, at each level and statistic:
+
+- Williams' test for dependent correlations (Graham and Baldwin 2014), Pearson at the
+  segment and system level, one-sided in the direction of the observed difference, as
+  WMT reports it (the group level averages correlations, which the test does not cover);
+- a paired permutation test. The "both" permutation of Deutsch et al. (2021): each
+  (system, group) cell's two scores, z-scored per evaluator, are swapped with
+  probability 1/2 and the statistic recomputed on both hybrids. At the segment level
+  Kendall's tau-b and acc_eq swap the two evaluators' verdicts on each pair of items
+  instead (mt-metrics-eval's ``PairwisePermutationSigDiff``): under that null the number
+  of swapped pairs of each kind is binomial, so every permutation costs a few binomial
+  draws. acc_eq keeps each evaluator's own threshold, as there.
+
+The p-value is the share of permutations whose difference (better minus worse) is at
+least the observed one. Significance clusters follow WMT (mt-metrics-eval's
+``AssignRanks``): evaluators sorted by value; a new cluster starts at the first
+evaluator significantly worse than one of the current cluster.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agreement.metaeval import batched, stats
+from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
+from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
+
+WILLIAMS, PERMUTATION = "williams", "permutation"
+ALPHA = 0.05
+_CHUNK = 100  # permutations per block at the group level (a permutations x groups x S x S cube)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One test between evaluators ``a`` (the higher value) and ``b``."""
+
+    a: str
+    b: str
+    level: str
+    statistic: str
+    test: str
+    delta: float | None
+    p: float | None
+    n: int | None = None
+    reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON row."""
+        return {
+            "a": self.a,
+            "b": self.b,
+            "level": self.level,
+            "statistic": self.statistic,
+            "test": self.test,
+            "delta": self.delta,
+            "p": self.p,
+            "n": self.n,
+            "reason": self.reason,
+            **self.extra,
+        }
+
+
+def _z(v: np.ndarray) -> np.ndarray:
+    sd = v.std()
+    return (v - v.mean()) / sd if sd > 0 else v - v.mean()
+
+
+def williams(x: np.ndarray, ya: np.ndarray, yb: np.ndarray) -> tuple[float, float]:
+    """(p, r_a - r_b): Williams' one-sided test on paired vectors."""
+    ra, rb, rab = stats.pearson(x, ya), stats.pearson(x, yb), stats.pearson(ya, yb)
+    return stats.williams_p(ra, rb, rab, len(x)), ra - rb
+
+
+# ---- cell-swap permutations -------------------------------------------------------------
+
+
+def _swaps(n_cells: int, k: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).random((k, n_cells)) < 0.5
+
+
+def system_permutation(
+    pa: Paired, pb: Paired, names: tuple[str, ...], k: int, seed: int
+) -> dict[str, np.ndarray]:
+    """(k,) permuted differences (a minus b) of each system statistic."""
+    s, g = np.nonzero(pa.valid)
+    h = pa.people[s, g]
+    za, zb = _z(pa.metric[s, g]), _z(pb.metric[s, g])
+    keep = np.unique(s)
+    codes = np.searchsorted(keep, s)
+    onehot = np.zeros((len(s), len(keep)))
+    onehot[np.arange(len(s)), codes] = 1.0
+    count = onehot.sum(0)
+    hs = (h @ onehot) / count
+    u = _swaps(len(s), k, seed)
+    ha = (np.where(u, zb, za) @ onehot) / count
+    hb = (np.where(u, za, zb) @ onehot) / count
+    hx = np.broadcast_to(hs, ha.shape)
+    return {n: batched.FUNCTIONS[n](hx, ha) - batched.FUNCTIONS[n](hx, hb) for n in names}
+
+
+def sorted_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks along the last axis (NaN for NaN values) and how many distinct values
+    each row holds, by one sort (NaNs sort last)."""
+    order = np.argsort(v, axis=-1)
+    srt = np.take_along_axis(v, order, -1)
+    k = v.shape[-1]
+    same = srt[..., 1:] == srt[..., :-1]
+    start = np.zeros(srt.shape, dtype=np.int64)
+    end = np.zeros(srt.shape, dtype=np.int64)
+    end[..., k - 1] = k - 1
+    for i in range(1, k):
+        start[..., i] = np.where(same[..., i - 1], start[..., i - 1], i)
+    for i in range(k - 2, -1, -1):
+        end[..., i] = np.where(same[..., i], end[..., i + 1], i)
+    ranks = np.empty(v.shape)
+    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, -1)
+    ok = np.isfinite(v)
+    distinct = (np.isfinite(srt[..., :1])).sum(-1) + (~same & np.isfinite(srt[..., 1:])).sum(-1)
+    return np.where(ok, ranks, np.nan), distinct
+
+
+def group_permutation(
+    pa: Paired, pb: Paired, names: tuple[str, ...], k: int, seed: int
+) -> dict[str, np.ndarray]:
+    """(k,) permuted differences of each group statistic (cells swapped, per-group values
+    recomputed, then averaged over the groups where they are defined)."""
+    h, ma, mb = pa.people.T, pa.metric.T, pb.metric.T
+    rows = np.isfinite(h).sum(1) >= 2
+    h, ma, mb = h[rows], ma[rows], mb[rows]
+    ok = np.isfinite(h)
+    za, zb = np.full(h.shape, np.nan), np.full(h.shape, np.nan)
+    za[ok], zb[ok] = _z(ma[ok]), _z(mb[ok])
+    # the people's side is the same in every permutation: its ranks and pair signs once
+    rh, distinct_h = sorted_ranks(h)
+    i, j = np.triu_indices(h.shape[1], 1)
+    pair_ok = ok[:, i] & ok[:, j]
+    sx = np.where(pair_ok, np.sign(h[:, i] - h[:, j]), 0.0)
+    tot = pair_ok.sum(-1)
+    x_ties = (pair_ok & (sx == 0)).sum(-1)
+    n_ok = ok.sum(-1).astype(float)
+    rng = np.random.default_rng(seed)
+    out: dict[str, list[np.ndarray]] = {n: [] for n in names}
+
+    def stats_of(hyb: np.ndarray) -> dict[str, np.ndarray]:
+        res = {}
+        if "pearson" in names:
+            res["pearson"] = batched.pearson(np.broadcast_to(h, hyb.shape), hyb)
+        ry, distinct_y = sorted_ranks(hyb)
+        if "spearman" in names:
+            res["spearman"] = batched.pearson(np.broadcast_to(rh, hyb.shape), ry)
+        if {"kendall_b", "kendall_c"} & set(names):
+            sy = np.sign(hyb[..., i] - hyb[..., j])
+            s = (sx * np.nan_to_num(sy)).sum(-1)
+            y_ties = (pair_ok & (sy == 0)).sum(-1)
+            bad = (tot == 0) | (x_ties == tot) | (y_ties == tot)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                if "kendall_b" in names:
+                    tau = s / np.sqrt((tot - x_ties) * (tot - y_ties))
+                    res["kendall_b"] = np.where(bad, np.nan, tau)
+                if "kendall_c" in names:
+                    m = np.minimum(distinct_h, distinct_y).astype(float)
+                    tau = 2 * s / (n_ok**2 * (m - 1) / m)
+                    res["kendall_c"] = np.where(bad, np.nan, tau)
+        return res
+
+    for start in range(0, k, _CHUNK):
+        c = min(_CHUNK, k - start)
+        u = rng.random((c, *h.shape)) < 0.5
+        sa, sb = stats_of(np.where(u, zb, za)), stats_of(np.where(u, za, zb))
+        for n in names:
+            with np.errstate(invalid="ignore"):
+                out[n].append(_nanmean(sa[n]) - _nanmean(sb[n]))
+    return {n: np.concatenate(v) for n, v in out.items()}
+
+
+def _nanmean(v: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, v, 0.0).sum(-1) / ok.sum(-1)
+
+
+def segment_pearson_spearman(
+    pa: Paired, pb: Paired, names: tuple[str, ...], k: int, seed: int
+) -> dict[str, np.ndarray]:
+    """(k,) permuted differences of segment Pearson and Spearman, cells swapped."""
+    x, ya, _ = pa.flat()
+    _, yb, _ = pb.flat()
+    za, zb = _z(ya), _z(yb)
+    u = _swaps(len(x), k, seed)
+    out = {}
+    if "pearson" in names:
+        xc = x - x.mean()
+        out["pearson"] = _pearson_rows(xc, np.where(u, zb, za)) - _pearson_rows(
+            xc, np.where(u, za, zb)
+        )
+    if "spearman" in names:
+        from agreement.correlation_tests import average_ranks
+
+        rx = average_ranks(x)
+        out["spearman"] = _rank_pearson(rx, za, zb, u)
+    return out
+
+
+def _pearson_rows(xc: np.ndarray, y: np.ndarray) -> np.ndarray:
+    yc = y - y.mean(1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (yc @ xc) / np.sqrt((yc * yc).sum(1) * float(xc @ xc))
+
+
+def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Spearman of both hybrids without sorting: ranks from counts of distinct values."""
+    values, codes = np.unique(np.r_[za, zb], return_inverse=True)
+    n, kv = len(za), len(values)
+    ca, cb = codes[:n], codes[n:]
+    k = u.shape[0]
+    sel_a = np.where(u, cb, ca)
+    offsets = (np.arange(k) * kv)[:, None]
+    count_a = np.bincount((sel_a + offsets).ravel(), minlength=k * kv).reshape(k, kv)
+    both = np.bincount(codes, minlength=kv)
+    count_b = both[None, :] - count_a
+    rxc = rx - rx.mean()
+
+    def rho(counts: np.ndarray, sel: np.ndarray) -> np.ndarray:
+        rank = np.cumsum(counts, 1) - counts + (counts + 1) / 2.0
+        r = np.take_along_axis(rank, sel, 1)
+        return _pearson_rows(rxc, r)
+
+    return rho(count_a, sel_a) - rho(count_b, np.where(u, ca, cb))
+
+
+# ---- pair-swap permutations (segment level, Kendall and acc_eq) ------------------------
+
+
+def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
+    """Each pair of items (i < j) coded by the evaluator's verdict: sign agreement with
+    people (0, 1, 2 for -1, 0, +1), a tie in its scores (3), agreement at its acc_eq
+    threshold (6)."""
+    i, j = np.triu_indices(len(x), 1)
+    dx, dy = x[i] - x[j], y[i] - y[j]
+    k = (np.sign(dx) * np.sign(dy)).astype(np.int8) + 1
+    t = (dy == 0).astype(np.int8)
+    a = np.where(np.abs(dy) <= epsilon, dx == 0, k == 2).astype(np.int8)
+    return k + 3 * t + 6 * a
+
+
+def segment_pair_permutation(
+    x: np.ndarray, sa: np.ndarray, sb: np.ndarray, k: int, seed: int
+) -> dict[str, np.ndarray]:
+    """(k,) permuted differences of segment tau-b and acc_eq, verdicts swapped pair by
+    pair (drawn as binomial counts per kind of pair)."""
+    n_states = 12
+    hist = np.bincount(sa.astype(np.int64) * n_states + sb, minlength=n_states * n_states)
+    kinds = np.flatnonzero(hist)
+    st_a, st_b = kinds // n_states, kinds % n_states
+
+    def parts(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (s % 3) - 1, (s // 3) % 2, s // 6
+
+    ka, ta, aa = parts(st_a)
+    kb, tb, ab = parts(st_b)
+    cnt = hist[kinds]
+    rng = np.random.default_rng(seed)
+    swapped = rng.binomial(cnt[None, :], 0.5, size=(k, len(kinds)))
+    tot = cnt.sum()
+    i, j = np.triu_indices(len(x), 1)
+    x_ties = int((x[i] == x[j]).sum())
+
+    def side(k_own, t_own, a_own, k_other, t_other, a_other):
+        kk = (cnt * k_own).sum() + swapped @ (k_other - k_own)
+        tt = (cnt * t_own).sum() + swapped @ (t_other - t_own)
+        aa_ = (cnt * a_own).sum() + swapped @ (a_other - a_own)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = kk / np.sqrt((tot - x_ties) * (tot - tt))
+        return tau, aa_ / tot
+
+    tau_a, acc_a = side(ka, ta, aa, kb, tb, ab)
+    tau_b, acc_b = side(kb, tb, ab, ka, ta, aa)
+    return {"kendall_b": tau_a - tau_b, "acc_eq": acc_a - acc_b}
+
+
+def group_acc_eq_permutation(
+    pa: Paired, pb: Paired, eps_a: float, eps_b: float, k: int, seed: int
+) -> np.ndarray:
+    """(k,) permuted differences of group-level acc_eq, verdicts swapped pair by pair."""
+    h, ma, mb = pa.people.T, pa.metric.T, pb.metric.T
+    rows = np.isfinite(h).sum(1) >= 2
+    rng = np.random.default_rng(seed)
+    total = np.zeros(k)
+    n_rows = 0
+    for hr, ar, br in zip(h[rows], ma[rows], mb[rows], strict=True):
+        ok = np.isfinite(hr)
+        x, ya, yb = hr[ok], ar[ok], br[ok]
+        agree_a = pair_states(x, ya, eps_a) // 6
+        agree_b = pair_states(x, yb, eps_b) // 6
+        n_a = int((agree_a > agree_b).sum())  # pairs only a gets right
+        n_b = int((agree_b > agree_a).sum())
+        # swapping s_a of a's wins and s_b of b's moves the difference by 2 (s_b - s_a)
+        s_a = rng.binomial(n_a, 0.5, size=k)
+        s_b = rng.binomial(n_b, 0.5, size=k)
+        total += (n_a - n_b + 2 * (s_b - s_a)) / len(agree_a)
+        n_rows += 1
+    return total / max(n_rows, 1)
+
+
+# ---- clusters ----------------------------------------------------------------------------
+
+
+def clusters(order: list[str], p_of: dict[tuple[str, str], float | None]) -> list[int]:
+    """WMT's significance ranks: ``order`` sorted best first, ``p_of[(better, worse)]``
+    the p-value that the worse one is not worse. A cluster ends at the first evaluator
+    significantly worse than one since the cluster's start."""
+    ranks, current, start = [], 1, 0
+    for i, name in enumerate(order):
+        if any(
+            (p := p_of.get((order[j], name))) is not None and p <= ALPHA for j in range(start, i)
+        ):
+            current += 1
+            start = i
+        ranks.append(current)
+    return ranks
+
+
+def p_value(null: np.ndarray, delta: float) -> float | None:
+    """Share of permutations at least as far as the observed difference (NaNs dropped)."""
+    null = null[np.isfinite(null)]
+    if not len(null) or not math.isfinite(delta):
+        return None
+    return float(np.mean(null >= delta - 1e-12))
+
+
+__all__ = [
+    "GROUP",
+    "MAX_PAIR_ITEMS",
+    "PERMUTATION",
+    "SEGMENT",
+    "SYSTEM",
+    "WILLIAMS",
+    "Comparison",
+    "clusters",
+    "group_acc_eq_permutation",
+    "group_permutation",
+    "p_value",
+    "pair_states",
+    "segment_pair_permutation",
+    "segment_pearson_spearman",
+    "system_permutation",
+    "williams",
+]

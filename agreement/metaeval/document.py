@@ -1,0 +1,401 @@
+"""The meta-evaluation of one field: every evaluator (and each annotator, the people's own
+ceiling) at every level, the tests between evaluators and the significance clusters.
+
+``meta_evaluate(grid)`` computes it; ``to_dict()`` is what ``cli.py metaeval --json``
+prints; ``rows()`` gives the document's long form (``common.rows.MeasureRow``, section
+``meta_evaluation``) that the export bundle and the reports read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agreement.metaeval import compare
+from agreement.metaeval.compare import PERMUTATION, WILLIAMS, Comparison
+from agreement.metaeval.grid import Grid
+from agreement.metaeval.levels import (
+    GROUP,
+    LEVELS,
+    SEGMENT,
+    SYSTEM,
+    UNITS,
+    Figure,
+    Paired,
+    group_figures,
+    segment_figures,
+    system_figures,
+)
+from agreement.metaeval.rows import SECTION
+from common.rows import MeasureRow
+
+EVALUATOR, ANNOTATOR = "evaluator", "annotator"
+NO_GROUP = "no group column given (--group): the group level needs to know which items answer the same input"
+
+
+@dataclass
+class MetaEvaluation:
+    """Figures, comparisons and clusters of one field."""
+
+    field: str
+    system_column: str
+    group_column: str | None
+    figures: list[Figure]
+    comparisons: list[Comparison]
+    clusters: list[dict[str, Any]]
+    roles: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document: ``rows``, ``comparisons``, ``clusters`` and context."""
+        return {
+            "field": self.field,
+            "system": self.system_column,
+            "group": self.group_column,
+            "rows": [
+                {**f.to_dict(), "role": self.roles.get(f.evaluator, EVALUATOR)}
+                for f in self.figures
+            ],
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "clusters": self.clusters,
+            "notes": self.notes,
+            "meta": self.meta,
+        }
+
+    def rows(self) -> tuple[MeasureRow, ...]:
+        """One row per figure: subject the evaluator (or ``annotator NAME``), level the level."""
+        return tuple(
+            MeasureRow(
+                SECTION,
+                f.evaluator,
+                self.field,
+                f.statistic,
+                f.level,
+                f.value,
+                f.ci,
+                f.n,
+                None,
+                f.reason,
+            )
+            for f in self.figures
+        )
+
+
+def _level_figures(
+    who: str, p: Paired, grouped: bool, levels: Sequence[str], resamples: int, seed: int
+) -> tuple[list[Figure], dict[str, float]]:
+    out: list[Figure] = []
+    thresholds: dict[str, float] = {}
+    if SEGMENT in levels:
+        seg, eps = segment_figures(who, p, resamples, seed)
+        out += seg
+        if eps is not None:
+            thresholds[SEGMENT] = eps
+    if GROUP in levels:
+        # without groups the level is left out entirely; the notes say why
+        if grouped:
+            grp = group_figures(who, p, resamples, seed)
+            out += grp
+            for f in grp:
+                if f.statistic == "acc_eq" and "threshold" in f.extra:
+                    thresholds[GROUP] = f.extra["threshold"]
+    if SYSTEM in levels:
+        out += system_figures(who, p, resamples, seed)
+    return out, thresholds
+
+
+def _others_mean(annotators: dict[str, np.ndarray], who: str) -> np.ndarray:
+    rest = [m for name, m in annotators.items() if name != who]
+    with np.errstate(invalid="ignore"), _quiet():
+        return np.nanmean(np.stack(rest), axis=0)
+
+
+class _quiet:
+    def __enter__(self) -> None:
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc: object) -> None:
+        self._w.__exit__(*exc)
+
+
+def meta_evaluate(
+    grid: Grid,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    levels: Sequence[str] = LEVELS,
+    statistics: Sequence[str] | None = None,
+    ceiling: bool = True,
+) -> MetaEvaluation:
+    """Every figure, test and cluster of ``grid``'s field."""
+    keep = set(statistics) if statistics else None
+    figures: list[Figure] = []
+    roles: dict[str, str] = {}
+    paired: dict[str, Paired] = {}
+    thresholds: dict[str, dict[str, float]] = {}
+    for name, m in grid.evaluators.items():
+        p = Paired.of(grid.people, m, grid.grouped)
+        paired[name] = p
+        figs, thresholds[name] = _level_figures(name, p, grid.grouped, levels, n_resamples, seed)
+        figures += figs
+        roles[name] = EVALUATOR
+    if ceiling and len(grid.annotators) >= 2:
+        for person, m in grid.annotators.items():
+            label = f"annotator {person}"
+            p = Paired.of(_others_mean(grid.annotators, person), m, grid.grouped)
+            figs, _ = _level_figures(label, p, grid.grouped, levels, n_resamples, seed)
+            figures += figs
+            roles[label] = ANNOTATOR
+    if keep is not None:
+        figures = [f for f in figures if f.statistic in keep]
+    comparisons = _comparisons(figures, paired, thresholds, n_resamples, seed, roles)
+    notes = list(grid.notes)
+    if not grid.grouped:
+        notes.append(f"group level left out: {NO_GROUP}")
+    if not grid.evaluators:
+        notes.append(f"no evaluator scored {grid.field!r}")
+    return MetaEvaluation(
+        grid.field,
+        grid.system_column,
+        grid.group_column,
+        figures,
+        comparisons,
+        _clusters(figures, comparisons, roles),
+        roles,
+        notes,
+        {
+            "n_resamples": n_resamples,
+            "seed": seed,
+            "n_systems": len(grid.systems),
+            "n_groups": len(grid.groups) if grid.grouped else None,
+            "units": UNITS,
+            "ci": "95% percentile bootstrap; each row names what it resampled",
+            "williams": "one-sided, in the direction of the observed difference (as WMT)",
+            "permutation": "one-sided: share of permutations whose difference (a minus b) "
+            "reaches the observed one; cells swapped (Deutsch et al. 2021, both), pairs "
+            "swapped for segment-level kendall_b and acc_eq at every level",
+        },
+    )
+
+
+def _value(figures: list[Figure]) -> dict[tuple[str, str, str], Figure]:
+    return {(f.evaluator, f.level, f.statistic): f for f in figures}
+
+
+def _same_items(pa: Paired, pb: Paired) -> bool:
+    return bool(np.array_equal(pa.valid, pb.valid))
+
+
+def _comparisons(
+    figures: list[Figure],
+    paired: dict[str, Paired],
+    thresholds: dict[str, dict[str, float]],
+    k: int,
+    seed: int,
+    roles: dict[str, str],
+) -> list[Comparison]:
+    by = _value(figures)
+    names = [n for n in paired if roles.get(n) == EVALUATOR]
+    out: list[Comparison] = []
+    states: dict[str, np.ndarray] = {}
+    for idx, (e1, e2) in enumerate(itertools.combinations(names, 2)):
+        pa, pb = paired[e1], paired[e2]
+        cells = [(lv, st) for (ev, lv, st), f in by.items() if ev == e1 and f.value is not None]
+        cells = [
+            (lv, st) for lv, st in cells if (f2 := by.get((e2, lv, st))) and f2.value is not None
+        ]
+        if not cells:
+            continue
+        if not _same_items(pa, pb):
+            na, nb = int(pa.valid.sum()), int(pb.valid.sum())
+            why = f"scored different items ({e1}: {na}, {e2}: {nb}): a paired test needs the same items"
+            for lv, st in cells:
+                out.append(Comparison(e1, e2, lv, st, PERMUTATION, None, None, None, why))
+            continue
+        out += _pair(e1, e2, pa, pb, cells, by, thresholds, k, seed + 1000 * (idx + 1), states)
+    return out
+
+
+def _pair(
+    e1: str,
+    e2: str,
+    pa: Paired,
+    pb: Paired,
+    cells: list[tuple[str, str]],
+    by: dict[tuple[str, str, str], Figure],
+    thresholds: dict[str, dict[str, float]],
+    k: int,
+    seed: int,
+    states: dict[str, np.ndarray],
+) -> list[Comparison]:
+    out: list[Comparison] = []
+    nulls: dict[tuple[str, str], np.ndarray] = {}
+    if k:
+        nulls = _nulls(e1, e2, pa, pb, cells, thresholds, k, seed, states)
+    for lv, st in cells:
+        va, vb = by[(e1, lv, st)].value, by[(e2, lv, st)].value
+        a, b, sign = (e1, e2, 1.0) if va >= vb else (e2, e1, -1.0)
+        delta = abs(va - vb)
+        n = by[(e1, lv, st)].n
+        if st == "pearson" and lv in (SEGMENT, SYSTEM):
+            out.append(_williams(a, b, lv, pa if a == e1 else pb, pb if a == e1 else pa, delta))
+        null = nulls.get((lv, st))
+        if null is None:
+            why = "no permutations (--resamples 0)" if not k else _no_test(lv, st)
+            out.append(Comparison(a, b, lv, st, PERMUTATION, delta, None, n, why))
+            continue
+        out.append(
+            Comparison(a, b, lv, st, PERMUTATION, delta, compare.p_value(sign * null, delta), n)
+        )
+    return out
+
+
+def _no_test(level: str, statistic: str) -> str:
+    if statistic == "soft_pairwise_accuracy":
+        return "no permutation test: each permutation would need its own p-values per system pair"
+    if statistic == "kendall_c" and level == SEGMENT:
+        return "no permutation test: tau-c depends on the scores themselves, so pairs cannot be swapped"
+    return "no permutation test"
+
+
+def _williams(a: str, b: str, level: str, pa: Paired, pb: Paired, delta: float) -> Comparison:
+    if level == SEGMENT:
+        x, ya, _ = pa.flat()
+        _, yb, _ = pb.flat()
+    else:
+        x, ya = pa.system_means()
+        _, yb = pb.system_means()
+    p, _ = compare.williams(x, ya, yb)
+    p_out = None if p is None or not math.isfinite(p) else p
+    why = None if p_out is not None else "undefined (n <= 3 or a constant side)"
+    return Comparison(a, b, level, "pearson", WILLIAMS, delta, p_out, len(x), why, {"sided": "one"})
+
+
+def _nulls(
+    e1: str,
+    e2: str,
+    pa: Paired,
+    pb: Paired,
+    cells: list[tuple[str, str]],
+    thresholds: dict[str, dict[str, float]],
+    k: int,
+    seed: int,
+    states: dict[str, np.ndarray],
+) -> dict[tuple[str, str], np.ndarray]:
+    """Permuted differences (e1 minus e2) for every (level, statistic) asked."""
+    want: dict[str, set[str]] = {}
+    for lv, st in cells:
+        want.setdefault(lv, set()).add(st)
+    out: dict[tuple[str, str], np.ndarray] = {}
+    seg = want.get(SEGMENT, set())
+    if seg & {"pearson", "spearman"}:
+        for st, v in compare.segment_pearson_spearman(
+            pa, pb, tuple(sorted(seg & {"pearson", "spearman"})), k, seed
+        ).items():
+            out[(SEGMENT, st)] = v
+    if seg & {"kendall_b", "acc_eq"}:
+        x, ya, _ = pa.flat()
+        _, yb, _ = pb.flat()
+        if len(x) <= compare.MAX_PAIR_ITEMS:
+            # an evaluator's verdicts on every pair: once per evaluator, not per comparison
+            if e1 not in states:
+                states[e1] = compare.pair_states(x, ya, thresholds[e1].get(SEGMENT, 0.0))
+            if e2 not in states:
+                states[e2] = compare.pair_states(x, yb, thresholds[e2].get(SEGMENT, 0.0))
+            sa, sb = states[e1], states[e2]
+            for st, v in compare.segment_pair_permutation(x, sa, sb, k, seed + 1).items():
+                if st in seg:
+                    out[(SEGMENT, st)] = v
+    grp = want.get(GROUP, set())
+    cell_stats = tuple(sorted(grp & {"pearson", "spearman", "kendall_b", "kendall_c"}))
+    if cell_stats:
+        for st, v in compare.group_permutation(pa, pb, cell_stats, k, seed + 2).items():
+            out[(GROUP, st)] = v
+    if "acc_eq" in grp:
+        out[(GROUP, "acc_eq")] = compare.group_acc_eq_permutation(
+            pa, pb, thresholds[e1].get(GROUP, 0.0), thresholds[e2].get(GROUP, 0.0), k, seed + 3
+        )
+    sys_stats = tuple(sorted(want.get(SYSTEM, set()) - {"soft_pairwise_accuracy"}))
+    if sys_stats:
+        for st, v in compare.system_permutation(pa, pb, sys_stats, k, seed + 4).items():
+            out[(SYSTEM, st)] = v
+    return out
+
+
+def _clusters(
+    figures: list[Figure], comparisons: list[Comparison], roles: dict[str, str]
+) -> list[dict[str, Any]]:
+    """WMT's significance clusters per level and statistic, from the permutation tests."""
+    p_of = {
+        (c.level, c.statistic, c.a, c.b): c.p
+        for c in comparisons
+        if c.test == PERMUTATION and c.p is not None
+    }
+    untestable = {
+        (c.level, c.statistic, name): c.reason
+        for c in comparisons
+        if c.test == PERMUTATION and c.p is None
+        for name in (c.a, c.b)
+    }
+    out = []
+    for level in LEVELS:
+        for statistic in dict.fromkeys(f.statistic for f in figures if f.level == level):
+            ranked = sorted(
+                (
+                    f
+                    for f in figures
+                    if f.level == level
+                    and f.statistic == statistic
+                    and f.value is not None
+                    and roles.get(f.evaluator) == EVALUATOR
+                ),
+                key=lambda f: (-f.value, f.evaluator),
+            )
+            if len(ranked) < 2:
+                continue
+            best = ranked[0].evaluator
+            inside = [
+                f
+                for f in ranked
+                if f.evaluator == best
+                or (level, statistic, best, f.evaluator) in p_of
+                or (level, statistic, f.evaluator, best) in p_of
+            ]
+            left = [f for f in ranked if f not in inside]
+            order = [f.evaluator for f in inside]
+            ranks = compare.clusters(
+                order,
+                {(a, b): p for (lv, st, a, b), p in p_of.items() if (lv, st) == (level, statistic)},
+            )
+            out.append(
+                {
+                    "level": level,
+                    "statistic": statistic,
+                    "test": PERMUTATION,
+                    "alpha": compare.ALPHA,
+                    "ranking": [
+                        {"evaluator": f.evaluator, "value": f.value, "cluster": r}
+                        for f, r in zip(inside, ranks, strict=True)
+                    ],
+                    "left_out": [
+                        {
+                            "evaluator": f.evaluator,
+                            "reason": untestable.get((level, statistic, f.evaluator))
+                            or "not tested against the best evaluator",
+                        }
+                        for f in left
+                    ],
+                }
+            )
+    return out

@@ -1,0 +1,215 @@
+"""The meta-evaluation's statistics on one pair of vectors (people, evaluator).
+
+Each follows the arithmetic of Google's mt-metrics-eval (``mt_metrics_eval/stats.py``):
+a constant vector gives NaN for Pearson and Spearman, Kendall's tau-b and tau-c are
+computed from the counts of concordant, discordant and tied pairs, pairwise accuracy
+counts a pair as agreeing when the signs of the two differences are equal (a tie in both
+agrees), and acc_eq is the tie-calibrated pairwise accuracy of Deutsch et al. (2023)
+with the threshold that maximises it. ``tests/test_metaeval_reference.py`` compares them
+with mt-metrics-eval's own values (``tests/data/metaeval_mtme_reference.json``).
+
+scipy.stats is not imported: it costs most of a second per process, and the tail
+functions needed here live in scipy.special.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from agreement.correlation_tests import average_ranks
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson's r (NaN for fewer than 2 values or a constant vector)."""
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return math.nan
+    xm, ym = x - x.mean(), y - y.mean()
+    r = float(np.dot(xm, ym) / math.sqrt(float(np.dot(xm, xm)) * float(np.dot(ym, ym))))
+    return max(-1.0, min(1.0, r))
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rho: Pearson's r of the average ranks."""
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return math.nan
+    return pearson(average_ranks(x), average_ranks(y))
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Pairs of items by how people (``x``) and the evaluator (``y``) order them."""
+
+    con: int
+    dis: int
+    tie_x: int  # tied only in the people's values
+    tie_y: int  # tied only in the evaluator's
+    tie_both: int
+
+    @property
+    def total(self) -> int:
+        """Every pair."""
+        return self.con + self.dis + self.tie_x + self.tie_y + self.tie_both
+
+
+_CHUNK = 2048
+
+
+def pair_counts(x: np.ndarray, y: np.ndarray, epsilon: float = 0.0) -> PairCounts:
+    """Count the pairs; evaluator differences of at most ``epsilon`` are ties."""
+    n = len(x)
+    con = dis = tx = ty = tb = 0
+    for start in range(0, n, _CHUNK):
+        stop = min(n, start + _CHUNK)
+        dx = x[start:stop, None] - x[None, :]
+        dy = y[start:stop, None] - y[None, :]
+        upper = np.arange(start, stop)[:, None] < np.arange(n)[None, :]
+        xt = dx == 0
+        yt = np.abs(dy) <= epsilon if epsilon > 0 else dy == 0
+        tb += int((xt & yt & upper).sum())
+        tx += int((xt & ~yt & upper).sum())
+        ty += int((~xt & yt & upper).sum())
+        same = (dx > 0) & (dy > 0) | (dx < 0) & (dy < 0)
+        con += int((same & ~yt & upper).sum())
+        dis += int((~same & ~xt & ~yt & upper).sum())
+    return PairCounts(con, dis, tx, ty, tb)
+
+
+def kendall_from_counts(c: PairCounts, variant: str, x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b or tau-c from the pair counts (NaN when one side is all ties)."""
+    tot = c.total
+    xtie, ytie = c.tie_x + c.tie_both, c.tie_y + c.tie_both
+    if tot == 0 or xtie == tot or ytie == tot:
+        return math.nan
+    if variant == "b":
+        return (c.con - c.dis) / math.sqrt(tot - xtie) / math.sqrt(tot - ytie)
+    m = min(len(set(x.tolist())), len(set(y.tolist())))
+    return 2 * (c.con - c.dis) / (len(x) ** 2 * (m - 1) / m)
+
+
+def kendall(x: np.ndarray, y: np.ndarray, variant: str = "b") -> float:
+    """Kendall's tau-b (``variant="b"``) or tau-c (``"c"``)."""
+    if len(x) < 2:
+        return math.nan
+    return kendall_from_counts(pair_counts(x, y), variant, x, y)
+
+
+def pairwise_accuracy(x: np.ndarray, y: np.ndarray) -> tuple[int, int]:
+    """(agreeing pairs, pairs): a pair agrees when both differences have the same sign,
+    zero included (mt-metrics-eval's ``Agreement``)."""
+    c = pair_counts(x, y)
+    return c.con + c.tie_both, c.total
+
+
+def acc_eq_rows(rows: list[tuple[np.ndarray, np.ndarray]], epsilon: float) -> list[float]:
+    """acc_eq of each row (pairs tied within ``epsilon`` in the evaluator's values count
+    as ties); rows of fewer than two items give NaN."""
+    out = []
+    for x, y in rows:
+        c = pair_counts(x, y, epsilon)
+        out.append((c.con + c.tie_both) / c.total if c.total else math.nan)
+    return out
+
+
+@dataclass(frozen=True)
+class TieCalibration:
+    """The best acc_eq, its threshold and how many rows it averages."""
+
+    value: float
+    threshold: float
+    n_rows: int
+
+
+def acc_eq(rows: list[tuple[np.ndarray, np.ndarray]]) -> TieCalibration:
+    """Tie-calibrated pairwise accuracy (Deutsch et al. 2023), averaged over rows.
+
+    Every absolute difference of evaluator scores within a row is a candidate threshold
+    (with 0); a pair whose difference is at most the threshold counts as a tie. The
+    threshold with the highest mean accuracy wins (the first, i.e. the smallest, when
+    several do), as in mt-metrics-eval's ``tau_optimization`` with ``sample_rate=1``.
+    """
+    diffs, gains, sizes, base = [], [], [], []
+    for k, (x, y) in enumerate(rows):
+        n = len(x)
+        if n < 2:
+            continue
+        i, j = np.triu_indices(n, 1)
+        dx, dy = x[i] - x[j], y[i] - y[j]
+        xt, yt = dx == 0, dy == 0
+        before = (xt & yt) | ((dx > 0) & (dy > 0)) | ((dx < 0) & (dy < 0))
+        after = xt  # as a tie, the pair agrees when people tie it too
+        diffs.append(np.abs(y[i] - y[j]))
+        gains.append((after.astype(float) - before) / len(i))
+        sizes.append(k)
+        base.append(before.sum() / len(i))
+    if not diffs:
+        return TieCalibration(math.nan, 0.0, 0)
+    n_rows = len(diffs)
+    d = np.concatenate(diffs)
+    g = np.concatenate(gains)
+    order = np.argsort(d)  # the order within one difference does not matter
+    d, g = d[order], g[order]
+    # mt-metrics-eval adds each row's change to a running total, pair by pair
+    totals = math.fsum(base) + np.cumsum(g)
+    last = np.r_[d[1:] != d[:-1], True]  # the total after every pair of one difference
+    thresholds = np.r_[0.0, d[last]]
+    taus = np.r_[math.fsum(base), totals[last]] / n_rows
+    # a first threshold equal to 0 replaces the start (same threshold, ties included)
+    if len(d) and d[0] == 0.0:
+        thresholds, taus = thresholds[1:], taus[1:]
+    best = int(np.nanargmax(taus))
+    return TieCalibration(float(taus[best]), float(thresholds[best]), n_rows)
+
+
+def williams_p(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
+    """Williams' test that two dependent correlations with people differ (Graham and
+    Baldwin 2014): r12, r13 the two evaluators' correlations with people, r23 the
+    evaluators' correlation with each other, n the paired values. One-sided by default,
+    in the direction of the observed difference, as WMT reports it."""
+    from scipy.special import stdtr
+
+    if n <= 3 or any(math.isnan(v) for v in (r12, r13, r23)):
+        return math.nan
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r23 * r13
+    rbar = (r12 + r13) / 2
+    tnum = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
+    tden = math.sqrt(2 * (n - 1) / (n - 3) * k + rbar**2 * (1 - r23) ** 3)
+    if tden == 0:
+        return math.nan
+    p = float(stdtr(n - 3, -abs(tnum / tden)))
+    return p if one_sided else 2 * p
+
+
+def pairwise_p_values(seg: np.ndarray, n_permutations: int = 1000, seed: int = 4) -> np.ndarray:
+    """(S, S) p-values that system i beats system j (upper triangle; NaN elsewhere) by a
+    paired permutation test over segments, as Thompson et al.'s ``pce`` module draws it
+    (float32, one swap matrix shared by every pair). ``seg`` is systems x segments."""
+    n_sys, n_seg = seg.shape
+    rng = np.random.default_rng(seed)
+    signs = rng.random(size=(n_permutations, n_seg), dtype=np.float32)
+    np.rint(signs, out=signs, casting="same_kind")
+    signs *= 2.0
+    signs -= 1.0
+    seg32 = seg.astype(np.float32)
+    sys_scores = np.sum(seg32, axis=1)
+    partial = np.matmul(signs, seg32.T)
+    out = np.full((n_sys, n_sys), np.nan)
+    for i in range(n_sys):
+        for j in range(i + 1, n_sys):
+            null = partial[:, i] - partial[:, j]
+            out[i, j] = np.sum(null >= sys_scores[i] - sys_scores[j]) / n_permutations
+    return out
+
+
+def soft_pairwise_accuracy(
+    people: np.ndarray, metric: np.ndarray, n_permutations: int = 1000
+) -> float:
+    """1 - PCE (Thompson et al. 2024): one minus the mean absolute difference between the
+    people's and the evaluator's p-values that one system beats another. Both are
+    systems x segments, complete."""
+    hp = pairwise_p_values(people, n_permutations)
+    mp = pairwise_p_values(metric, n_permutations)
+    upper = np.triu_indices(people.shape[0], 1)
+    return float(1.0 - np.mean(np.abs(hp - mp)[upper]))

@@ -1,0 +1,28 @@
+"""The meta-evaluation of one field of a project (docs/metaeval.md): what
+``cli.py metaeval`` prints and the Agreement page's Meta-evaluation tab draws."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agreement.metaeval.document import MetaEvaluation
+    from annotation_store import Store
+
+
+def metaeval(
+    store: Store,
+    project: str,
+    field: str,
+    *,
+    reference: str = "majority",
+    **options: Any,
+) -> MetaEvaluation:
+    """Load the project as ``agreement`` does (same people's reference) and meta-evaluate
+    ``field``; ``options``: group, system, evaluators, statistics, n_resamples, seed.
+    Raises ``agreement.metaeval.MetaEvalError`` (one line) for a request that does not fit."""
+    from reports.data import load_inputs
+    from reports.metaeval_data import metaeval_from_inputs
+
+    inputs = load_inputs(store, project, reference_method=reference)
+    return metaeval_from_inputs(inputs, field, **options)
