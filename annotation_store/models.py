@@ -123,6 +123,7 @@ class Item(Base):
     split: Mapped[str | None]
     generator: Mapped[str | None]
     created_at: Mapped[datetime]
+    queue_full: Mapped[bool]
 
 
 class FactListVersion(Base):
