@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -154,11 +153,13 @@ def identical_pairs(coded: CodedField, field: str) -> list[Alarm]:
     """Pairs identical on at least ``IDENTICAL_SHARE`` of ``MIN_SHARED`` or more items."""
     m = coded.matrix
     out = []
-    for i, j in combinations(range(len(coded.annotators)), 2):
+    rated = (m >= 0).astype(np.float64)
+    shared = np.rint(rated.T @ rated)  # items each pair shares (BLAS, exact counts)
+    # only the pairs sharing enough items, in the order of combinations()
+    for i, j in zip(*np.nonzero(np.triu(shared >= MIN_SHARED, 1)), strict=True):
+        i, j = int(i), int(j)
         both = (m[:, i] >= 0) & (m[:, j] >= 0)
         n = int(both.sum())
-        if n < MIN_SHARED:
-            continue
         if coded.plain:
             same = int((m[both, i] == m[both, j]).sum())
         else:  # lists and objects: compared as values, as the annotation views do

@@ -132,6 +132,7 @@ def _human_field(
     seed: int,
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
     keep: Callable[[Statistic], bool] | None = None,
+    all_pairs: bool = False,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
     levels = tuple(lv.value for lv in f.agreement_levels)
     spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
@@ -165,6 +166,7 @@ def _human_field(
         seed=seed,
         min_pair_overlap=min_pair_overlap,
         keep=keep,
+        all_pairs=all_pairs,
     )
     agreement.notes.update(notes)
     return agreement, labels, spec
@@ -227,10 +229,12 @@ def build_document(
     timeline: bool = True,
     evaluators: bool = True,
     keep: Callable[[Statistic], bool] | None = None,
+    pairs: bool = False,
 ) -> AgreementDocument:
     """Compute the agreement document. ``fields`` restricts the human fields (and the
     evaluator variables) to those names; ``n_resamples=0`` skips every bootstrap;
-    ``keep`` limits the declared statistics computed (their keys are then left out)."""
+    ``keep`` limits the declared statistics computed (their keys are then left out);
+    ``pairs`` lists every annotator pair of a crowd (else summarised)."""
     kind, settings = inputs.kind, inputs.settings
     human_fields = [f for f in kind.human_fields(settings) if fields is None or f.name in fields]
     ann = inputs.annotations
@@ -260,7 +264,7 @@ def build_document(
             else None
         )
         agreement, unit_labels, spec = _human_field(
-            f, labels, inputs.items, n_resamples, seed, overlap, keep
+            f, labels, inputs.items, n_resamples, seed, overlap, keep, pairs
         )
         doc.fields[f.name] = agreement
         if (

@@ -335,6 +335,13 @@ def _declare_builtins() -> None:
                     Detail(f"cohen_kappa_pairs_{w}", label=f"weighted ({w})")
                     for w in classic.COHEN_WEIGHTS
                 ),
+                Detail(
+                    "cohen_kappa_pairs_summary",
+                    NOTE,
+                    label="Cohen pairs",
+                    long="Cohen's kappa over annotator pairs",
+                    in_notes=True,
+                ),
             ),
         )
     )

@@ -216,10 +216,18 @@ def agreement_document(
     timeline: bool = True,
     keep: Callable[[Statistic], bool] | None = None,
     reference_method: str = "majority",
+    pairs: bool = False,
 ) -> AgreementDocument:
-    """Load the project and compute its agreement document (what the CLI prints)."""
+    """Load the project and compute its agreement document (what the CLI prints);
+    ``pairs``: every annotator pair of a crowd (else summarised)."""
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
-    options = {"fields": fields, "n_resamples": n_resamples, "seed": seed, "keep": keep}
+    options = {
+        "fields": fields,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "keep": keep,
+        "pairs": pairs,
+    }
     doc = build_document(inputs, timeline=timeline, **options)
     return with_alarms(with_everyone(doc, store, inputs, **options), store, inputs)
 
