@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agreement.alarms import alarm_block
 from agreement.binary import THRESHOLDS, dev_test_split
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.evaluator import (
@@ -78,6 +79,7 @@ class AgreementDocument:
             "notes": self.notes,
             **({"exclusions": self.exclusions} if self.exclusions is not None else {}),
             **({"alarms": self.alarms} if self.alarms is not None else {}),
+            **(alarm_block(self.alarms) if self.alarms else {}),
         }
 
     def rows(self) -> tuple[MeasureRow, ...]:

@@ -240,6 +240,7 @@ class ItemProgress(Base):
     seconds_spent: Mapped[float]
     updated_at: Mapped[datetime]
     active_seconds: Mapped[float | None]
+    time_source: Mapped[str | None]
 
 
 class EvaluatorRun(Base):

@@ -215,6 +215,9 @@ item_progress = Table(
     Column("updated_at", DateTime, default=utcnow, nullable=False),
     # Time the page was in view and in use (measured in the browser); None: not measured.
     Column("active_seconds", Float, nullable=True),
+    # Where ``seconds_spent`` came from when a platform reported it (an import: "MTurk
+    # WorkTimeInSeconds", "Label Studio lead_time"...); None: timed by the app itself.
+    Column("time_source", String(64), nullable=True),
     UniqueConstraint("item_pk", "annotator_id"),
 )
 

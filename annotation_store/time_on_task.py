@@ -15,10 +15,16 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 
-def set_time_on_task(store: Store, project: str, seconds: Iterable[tuple[str, str, float]]) -> int:
+def set_time_on_task(
+    store: Store,
+    project: str,
+    seconds: Iterable[tuple[str, str, float]],
+    source: str = "imported",
+) -> int:
     """Set ``seconds_spent`` for each ``(item_id, annotator, seconds)`` whose progress row
-    exists (the labels were imported first); returns the rows set. Non-finite or negative
-    times are not times and are skipped."""
+    exists (the labels were imported first), marked with its ``source`` (the platform's
+    time, e.g. "MTurk WorkTimeInSeconds", not one the app measured); returns the rows
+    set. Non-finite or negative times are not times and are skipped."""
     wanted = {
         (str(item), str(who)): float(s)
         for item, who, s in seconds
@@ -38,5 +44,6 @@ def set_time_on_task(store: Store, project: str, seconds: Iterable[tuple[str, st
         for progress, item_id, name in rows:
             if (item_id, name) in wanted:
                 progress.seconds_spent = wanted[(item_id, name)]
+                progress.time_source = source[:64]
                 done += 1
     return done

@@ -253,8 +253,8 @@ def _alarms(
     store: Store, name: str, annotations: pd.DataFrame, excluded: Sequence[str]
 ) -> list[dict[str, Any]]:
     from agreement.alarms import data_quality_alarms
-    from annotation_store.crowd.study_quality import active_times
+    from annotation_store.crowd.study_quality import alarm_times
 
-    times = active_times(store, name)
+    times, source = alarm_times(store, name)
     times = times[~times["annotator"].isin(list(excluded))]
-    return [a.to_dict() for a in data_quality_alarms(annotations, times)]
+    return [a.to_dict() for a in data_quality_alarms(annotations, times, source)]

@@ -1,4 +1,5 @@
-"""crowd: the claim queue's index (items.queue_full) and stale claims by age
+"""crowd: the claim queue's index (items.queue_full), stale claims by age, and where an
+imported time on task came from (item_progress.time_source)
 
 Revision ID: 0011_crowd
 Revises: 0010
@@ -28,9 +29,13 @@ def upgrade() -> None:
         batch_op.create_index(
             "ix_assignments_project_status", ["project_id", "status", "created_at"], unique=False
         )
+    with op.batch_alter_table("item_progress", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("time_source", sa.String(length=64), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("item_progress", schema=None) as batch_op:
+        batch_op.drop_column("time_source")
     with op.batch_alter_table("assignments", schema=None) as batch_op:
         batch_op.drop_index("ix_assignments_project_status")
     with op.batch_alter_table("items", schema=None) as batch_op:
