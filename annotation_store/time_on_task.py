@@ -15,6 +15,41 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 
+def spread_submission_time(
+    store: Store, project: str, totals: Iterable[tuple[str, float]], source: str
+) -> tuple[int, int]:
+    """Spread each participant's time per submission (Prolific's time taken) evenly over
+    their submitted items, as platform time from ``source``. A participant id names the
+    annotator ``prolific:ID`` (the workbench's crowd study) or ``ID``. Returns
+    (participants matched, progress rows set)."""
+    wanted: dict[str, float] = {}
+    for who, seconds in totals:
+        if isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0:
+            for name in (f"prolific:{who}", str(who)):
+                wanted[name] = wanted.get(name, 0.0) + float(seconds)
+    if not wanted:
+        return 0, 0
+    with store.write() as s:
+        pid = store._project_row(s, project).id
+        rows = s.execute(
+            select(ItemProgress, Annotator.name)
+            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
+            .where(
+                ItemProgress.project_id == pid,
+                ItemProgress.status == "submitted",
+                Annotator.name.in_(list(wanted)),
+            )
+        ).all()
+        per_person: dict[str, list[ItemProgress]] = {}
+        for progress, name in rows:
+            per_person.setdefault(name, []).append(progress)
+        for name, mine in per_person.items():
+            for progress in mine:
+                progress.seconds_spent = round(wanted[name] / len(mine), 1)
+                progress.time_source = f"{source} (per submission, spread over its items)"[:64]
+    return len(per_person), sum(len(v) for v in per_person.values())
+
+
 def set_time_on_task(
     store: Store,
     project: str,

@@ -47,6 +47,10 @@ class Converted:
     #: Items the project already has are matched by id and never changed (a crowd batch
     #: names its items; it does not define them); an item only named must exist.
     items_by_reference: bool = False
+    #: Time per submission, not per item (Prolific): ``(participant, seconds)``, spread
+    #: over the participant's submitted items; ``no_rows_reason`` when none matches.
+    submission_seconds: list[tuple[str, float]] = field(default_factory=list)
+    no_rows_reason: str = ""
     #: Final labels a reviewer decided in the other tool (``item_id``, ``field``,
     #: ``value``, ``reviewer``): stored as the workbench's final labels, not as labels.
     finals: list[Tagged] = field(default_factory=list)
@@ -331,6 +335,24 @@ def _has(converted: Converted, target: str) -> bool:
     return bool(converted.rows(target) or (target == "annotations" and converted.finals))
 
 
+def _submission_times(store: Store, project: str, converted: Converted) -> dict[str, ImportReport]:
+    """Spread each submission's time over its participant's submitted items."""
+    from annotation_store.time_on_task import spread_submission_time
+
+    people, rows = spread_submission_time(
+        store, project, converted.submission_seconds, converted.time_source
+    )
+    if not rows:
+        reason = converted.no_rows_reason or "no participant has submitted items here"
+        raise ImportFailure(converted.display, None, None, reason)
+    report = ImportReport()
+    report.notes.append(
+        f"time taken of {people} participants spread over their {rows} submitted items "
+        f"(platform time: {converted.time_source})"
+    )
+    return {"annotations": report}
+
+
 def import_converted(
     store: Store, project: str, converted: Converted, targets: Sequence[str] = TARGETS
 ) -> dict[str, ImportReport]:
@@ -339,6 +361,8 @@ def import_converted(
     Nothing is written when one row is bad; the error names the foreign record. Final
     labels (``converted.finals``) come in with the annotations."""
     store.project(project)  # an unknown project fails before the file is looked at
+    if converted.submission_seconds and not any(map(converted.rows, TARGETS)):
+        return _submission_times(store, project, converted)
     chosen = [t for t in TARGETS if t in targets and _has(converted, t)]
     if not chosen:
         raise ImportFailure(

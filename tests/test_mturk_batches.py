@@ -128,3 +128,43 @@ def test_platform_work_time_feeds_the_speeder_alarm(
     assert alarm["annotators"] == ["FAST"] and alarm["figure"] == 6.0
     assert f"(time on task reported by the platform: {source})" in alarm["sentence"]
     assert alarm["figure_name"] == "median platform seconds per item"
+
+
+PROLIFIC = (
+    "Submission id,Participant id,Status,Started at,Completed at,Time taken,Completion code\n"
+    "s1,5f9c,APPROVED,2026-05-04T12:00:00Z,2026-05-04T12:09:00Z,540,C1\n"
+    "s2,77ab,RETURNED,2026-05-04T12:00:00Z,2026-05-04T12:01:00Z,60,\n"
+    "s3,88cd,AWAITING REVIEW,2026-05-04T12:00:00Z,2026-05-04T12:05:00Z,90,C1\n"
+)
+
+
+def test_prolific_time_taken_is_spread_over_the_submitted_items(
+    store: Store, tmp_path: Path
+) -> None:
+    store.create_project("p", "binary")
+    store.upsert_items("p", [{"item_id": f"i{i}", "fields": {"text": "t"}} for i in range(3)])
+    labels = [("prolific:5f9c", "i0"), ("prolific:5f9c", "i1"), ("88cd", "i0"), ("88cd", "i2")]
+    labels += [("88cd", "i1")]
+    store.import_labels(
+        "p",
+        [
+            {"item_id": i, "annotator": who, "field": "label", "value": 1, "status": "submitted"}
+            for who, i in labels
+        ],
+    )
+    path = tmp_path / "prolific_export.csv"
+    path.write_text(PROLIFIC)
+    (report,) = import_file(store, "p", "annotations", path, "prolific").values()
+    assert report.notes == [
+        "time taken of 2 participants spread over their 5 submitted items "
+        "(platform time: Prolific time taken)"
+    ]
+    progress = store.progress_frame("p").set_index(["annotator", "item_id"])["seconds_spent"]
+    assert progress[("prolific:5f9c", "i1")] == 270.0 and progress[("88cd", "i2")] == 30.0
+    from annotation_store.crowd.study_quality import platform_times
+
+    _, source = platform_times(store, "p")
+    assert source == (
+        "time on task reported by the platform: Prolific time taken (per submission, "
+        "spread over its items)"
+    )
