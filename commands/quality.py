@@ -109,48 +109,40 @@ def cmd_annotators(args: argparse.Namespace, store: Store) -> int:
         return 0
     if not table["fields"] and not table.get("ordinal"):
         print(f"{args.name} has no binary, categorical, ordinal or score field: no figures")
-    head = ("annotator", "labels", "gold", "gold acc", "LOO maj", "DS", "MACE", "excluded")
     for field, entry in table["fields"].items():
         print(f"{field} ({entry['n_gold_items']} gold items)")
-        rows = [head]
-        for r in entry["annotators"]:
-            why = "; ".join(f"{e['source']}: {e['reason']}" for e in r["excluded"])
-            rows.append(
-                (
-                    r["annotator"],
-                    str(r["n_labels"]),
-                    str(r["n_gold"]),
-                    _cell(r["gold_accuracy"]),
-                    _cell(r["loo_agreement"]),
-                    _cell(r["dawid_skene"]),
-                    _cell(r["mace"]),
-                    why,
-                )
-            )
-        _print_rows(rows)
+        _print_table(entry["annotators"], NOMINAL_COLUMNS)
     for field, entry in (table.get("ordinal") or {}).items():
         print(f"{field} (ordinal: {entry['method']})")
-        rows = [
-            ("annotator", "labels", "with others", "r others", "mean |diff|", "bias", "excluded")
-        ]
-        for r in entry["annotators"]:
-            why = "; ".join(f"{e['source']}: {e['reason']}" for e in r["excluded"])
-            rows.append(
-                (
-                    r["annotator"],
-                    str(r["n_labels"]),
-                    str(r["n_with_others"]),
-                    _cell(r["r_others"]),
-                    _cell(r["mad_others"], 2),
-                    _cell(r["bias"], 2),
-                    why,
-                )
-            )
-        _print_rows(rows)
+        _print_table(entry["annotators"], ORDINAL_COLUMNS)
     return 0
 
 
-def _print_rows(rows: list[tuple[str, ...]]) -> None:
+#: The quality tables' columns: heading, key, decimals (None: a count).
+NOMINAL_COLUMNS = (
+    ("labels", "n_labels", None),
+    ("gold", "n_gold", None),
+    ("gold acc", "gold_accuracy", 3),
+    ("LOO maj", "loo_agreement", 3),
+    ("DS", "dawid_skene", 3),
+    ("MACE", "mace", 3),
+)
+ORDINAL_COLUMNS = (
+    ("labels", "n_labels", None),
+    ("with others", "n_with_others", None),
+    ("r others", "r_others", 3),
+    ("mean |diff|", "mad_others", 2),
+    ("bias", "bias", 2),
+)
+
+
+def _print_table(annotators: list[dict[str, Any]], columns: tuple) -> None:
+    """One row per annotator: name, the columns, and why they are excluded."""
+    rows = [("annotator", *(c[0] for c in columns), "excluded")]
+    for r in annotators:
+        why = "; ".join(f"{e['source']}: {e['reason']}" for e in r["excluded"])
+        cells = (str(r[k]) if d is None else _cell(r[k], d) for _, k, d in columns)
+        rows.append((r["annotator"], *cells, why))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
