@@ -8,8 +8,12 @@ Pure functions over tidy frames, returning :class:`Alarm` records:
   do not;
 - ``independent``: an annotator whose labels agree with the leave-one-out majority of
   the others no better than chance (Cohen's kappa with a 95 % interval reaching 0);
-- ``speeder``: an annotator whose median active time per item is a small share of the
-  others' (only when the store measured active time).
+- ``speeder``: an annotator whose median time per item is a small share of the others'
+  (the active time the browser measured; without it, the time on task a platform
+  reported, e.g. MTurk's ``WorkTimeInSeconds``); the sentence names the time used.
+
+:func:`alarm_summary` counts them in one line per kind ("54 possible speeders, 113 at
+chance level, 2 identical pairs").
 
 Each alarm names its annotators, field, n and figure, and says it in one sentence.
 """
@@ -19,7 +23,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -43,6 +46,15 @@ MAX_CATEGORIES = 20
 #: Speeders: median active time at most this share of the median of the others' medians.
 SPEEDER_SHARE = 0.25
 MIN_TIMED_ITEMS = 10
+#: The time the speeder alarm reads when the browser measured it.
+BROWSER_TIME = "active time measured in the browser"
+#: How the summary counts each kind (one, many), in the order it lists them.
+KIND_WORDS = {
+    "speeder": ("possible speeder", "possible speeders"),
+    "independent": ("at chance level", "at chance level"),
+    "identical_pair": ("identical pair", "identical pairs"),
+    "straight_lining": ("straight-liner", "straight-liners"),
+}
 
 
 @dataclass(frozen=True)
@@ -62,9 +74,13 @@ class Alarm:
         return {**self.__dict__, "annotators": list(self.annotators)}
 
 
-def data_quality_alarms(labels: pd.DataFrame, times: pd.DataFrame | None = None) -> list[Alarm]:
+def data_quality_alarms(
+    labels: pd.DataFrame, times: pd.DataFrame | None = None, time_source: str | None = None
+) -> list[Alarm]:
     """Every alarm over ``labels`` (item_id, annotator, field, value: submitted labels)
-    and ``times`` (annotator, item_id, active_seconds), in a stable order."""
+    and ``times`` (annotator, item_id, active_seconds: seconds per item, of the kind
+    ``time_source`` names; None: active time measured in the browser), in a stable
+    order."""
     out: list[Alarm] = []
     if not labels.empty:
         for name, rows in labels.groupby("field", sort=True):
@@ -74,8 +90,29 @@ def data_quality_alarms(labels: pd.DataFrame, times: pd.DataFrame | None = None)
                 out += straight_liners(coded, str(name))
                 out += independent_annotators(coded, str(name))
     if times is not None and not times.empty:
-        out += speeders(times)
+        out += speeders(times, time_source or BROWSER_TIME)
     return out
+
+
+def alarm_counts(alarms: list[dict[str, Any]]) -> dict[str, int]:
+    """Alarms per kind, in the summary's order (kinds without an alarm left out)."""
+    counts = Counter(str(a["kind"]) for a in alarms)
+    order = [*KIND_WORDS, *sorted(set(counts) - set(KIND_WORDS))]
+    return {kind: counts[kind] for kind in order if counts[kind]}
+
+
+def alarm_block(alarms: list[dict[str, Any]]) -> dict[str, Any]:
+    """The document's summary entries of its alarms: counts per kind and the line."""
+    return {"alarm_counts": alarm_counts(alarms), "alarm_summary": alarm_summary(alarms)}
+
+
+def alarm_summary(alarms: list[dict[str, Any]]) -> str:
+    """The alarms in one line, a count per kind ("" when there is none)."""
+    parts = []
+    for kind, n in alarm_counts(alarms).items():
+        one, many = KIND_WORDS.get(kind, (kind.replace("_", " "), kind.replace("_", " ")))
+        parts.append(f"{n} {one if n == 1 else many}")
+    return ", ".join(parts)
 
 
 def _key(value: Any) -> Any:
@@ -154,11 +191,13 @@ def identical_pairs(coded: CodedField, field: str) -> list[Alarm]:
     """Pairs identical on at least ``IDENTICAL_SHARE`` of ``MIN_SHARED`` or more items."""
     m = coded.matrix
     out = []
-    for i, j in combinations(range(len(coded.annotators)), 2):
+    rated = (m >= 0).astype(np.float64)
+    shared = np.rint(rated.T @ rated)  # items each pair shares (BLAS, exact counts)
+    # only the pairs sharing enough items, in the order of combinations()
+    for i, j in zip(*np.nonzero(np.triu(shared >= MIN_SHARED, 1)), strict=True):
+        i, j = int(i), int(j)
         both = (m[:, i] >= 0) & (m[:, j] >= 0)
         n = int(both.sum())
-        if n < MIN_SHARED:
-            continue
         if coded.plain:
             same = int((m[both, i] == m[both, j]).sum())
         else:  # lists and objects: compared as values, as the annotation views do
@@ -271,8 +310,9 @@ def _cohen(a: np.ndarray, b: np.ndarray, k: int) -> tuple[float, float]:
     return kappa, se
 
 
-def speeders(times: pd.DataFrame) -> list[Alarm]:
-    """Annotators much faster per item than the others (median active seconds)."""
+def speeders(times: pd.DataFrame, source: str = BROWSER_TIME) -> list[Alarm]:
+    """Annotators much faster per item than the others (median seconds per item in
+    ``active_seconds``, the time ``source`` names)."""
     medians = {
         str(who): (float(g["active_seconds"].median()), len(g))
         for who, g in times.groupby("annotator", sort=True)
@@ -292,8 +332,10 @@ def speeders(times: pd.DataFrame) -> list[Alarm]:
                     None,
                     n,
                     mine,
-                    "median active seconds per item",
-                    f"{who} spent a median {mine:.1f} s per item over {n} items, "
+                    "median active seconds per item"
+                    if source == BROWSER_TIME
+                    else "median platform seconds per item",
+                    f"{who} spent a median {mine:.1f} s per item ({source}) over {n} items, "
                     f"{mine / typical:.0%} of the others' {typical:.1f} s: possible speeder.",
                 )
             )

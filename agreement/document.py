@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agreement.alarms import alarm_block
 from agreement.binary import THRESHOLDS, dev_test_split
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.evaluator import (
@@ -83,6 +84,7 @@ class AgreementDocument:
             **({"exclusions": self.exclusions} if self.exclusions is not None else {}),
             **({"alarms": self.alarms} if self.alarms is not None else {}),
             **({"metaeval": self.metaeval.to_dict()} if self.metaeval is not None else {}),
+            **(alarm_block(self.alarms) if self.alarms else {}),
         }
 
     def rows(self) -> tuple[MeasureRow, ...]:
@@ -137,6 +139,7 @@ def _human_field(
     seed: int,
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
     keep: Callable[[Statistic], bool] | None = None,
+    all_pairs: bool = False,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
     levels = tuple(lv.value for lv in f.agreement_levels)
     spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
@@ -170,6 +173,7 @@ def _human_field(
         seed=seed,
         min_pair_overlap=min_pair_overlap,
         keep=keep,
+        all_pairs=all_pairs,
     )
     agreement.notes.update(notes)
     return agreement, labels, spec
@@ -232,10 +236,12 @@ def build_document(
     timeline: bool = True,
     evaluators: bool = True,
     keep: Callable[[Statistic], bool] | None = None,
+    pairs: bool = False,
 ) -> AgreementDocument:
     """Compute the agreement document. ``fields`` restricts the human fields (and the
     evaluator variables) to those names; ``n_resamples=0`` skips every bootstrap;
-    ``keep`` limits the declared statistics computed (their keys are then left out)."""
+    ``keep`` limits the declared statistics computed (their keys are then left out);
+    ``pairs`` lists every annotator pair of a crowd (else summarised)."""
     kind, settings = inputs.kind, inputs.settings
     human_fields = [f for f in kind.human_fields(settings) if fields is None or f.name in fields]
     ann = inputs.annotations
@@ -265,7 +271,7 @@ def build_document(
             else None
         )
         agreement, unit_labels, spec = _human_field(
-            f, labels, inputs.items, n_resamples, seed, overlap, keep
+            f, labels, inputs.items, n_resamples, seed, overlap, keep, pairs
         )
         doc.fields[f.name] = agreement
         if (

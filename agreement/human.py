@@ -88,12 +88,14 @@ def variable_agreement(
     seed: int = DEFAULT_SEED,
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
     keep: Callable[[Statistic], bool] | None = None,
+    all_pairs: bool = False,
 ) -> VariableAgreement:
     """Every declared statistic among people that ``keep`` keeps (all when None).
 
     ``categorical``: Fleiss and Cohen make sense (not for continuous scores);
     ``ordinal``: add linear and quadratic weighted Cohen pairs; Cohen pairs sharing
-    fewer than ``min_pair_overlap`` items stay out of the pair mean. A statistic that
+    fewer than ``min_pair_overlap`` items stay out of the pair mean; ``all_pairs`` lists
+    every pair however many annotators (else a crowd's pairs are summarised). A statistic that
     does not apply to ``type_`` (and is not computed ``always``) is undefined with the
     reason its declaration gives.
     """
@@ -107,6 +109,7 @@ def variable_agreement(
         categorical=categorical,
         ordinal=ordinal,
         min_pair_overlap=min_pair_overlap,
+        all_pairs=all_pairs,
     )
     for stat in statistics():
         if stat.compute is None or (keep is not None and not keep(stat)):

@@ -16,6 +16,7 @@ k ordered categories of the field's scale.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
 
 import numpy as np
@@ -139,13 +140,31 @@ def cohen(a: np.ndarray, b: np.ndarray, n_categories: int, weights: str | None =
     return Stat.of((p_o - p_e) / (1 - p_e), n)
 
 
-def cohen_pairs(r: Ratings, weights: str | None = None) -> dict[str, Stat]:
-    """Cohen's kappa for every annotator pair ``"A|B"`` (A < B) on their shared items."""
+def pair_overlap(r: Ratings) -> np.ndarray:
+    """Annotators x annotators: how many items both rated (one matrix product)."""
+    rated = (r.codes != MISSING).astype(np.float64)  # BLAS: exact for counts below 2**53
+    return np.rint(rated.T @ rated).astype(np.int64)
+
+
+def cohen_pairs(
+    r: Ratings,
+    weights: str | None = None,
+    pairs: Iterable[tuple[int, int]] | None = None,
+    overlap: np.ndarray | None = None,
+) -> dict[str, Stat]:
+    """Cohen's kappa for every annotator pair ``"A|B"`` (A < B) on their shared items
+    (``pairs``: only these annotator index pairs; ``overlap``: :func:`pair_overlap` when
+    already known). Pairs sharing no item are undefined without a look at their columns."""
     out: dict[str, Stat] = {}
-    for i, j in combinations(range(len(r.annotators)), 2):
+    shared_n = pair_overlap(r) if overlap is None else overlap
+    nothing = Stat.undefined("no shared items")
+    for i, j in combinations(range(len(r.annotators)), 2) if pairs is None else pairs:
+        key = f"{r.annotators[i]}|{r.annotators[j]}"
+        if shared_n[i, j] == 0:
+            out[key] = nothing
+            continue
         a, b = r.codes[:, i], r.codes[:, j]
         shared = (a != MISSING) & (b != MISSING)
-        key = f"{r.annotators[i]}|{r.annotators[j]}"
         out[key] = cohen(a[shared], b[shared], len(r.domain), weights)
     return out
 

@@ -9,12 +9,21 @@ n and the weighted pairs travel with it). Their declarations are in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from agreement.alpha import alpha_from_coincidences, krippendorff_alpha, unit_coincidences
 from agreement.bootstrap import draw_counts, percentile_ci
 from agreement.chance import agreement_weights, gwet_from_counts
-from agreement.kappa import cohen_pairs, fleiss, fleiss_coverage, fleiss_from_table, fleiss_items
+from agreement.kappa import (
+    cohen_pairs,
+    fleiss,
+    fleiss_coverage,
+    fleiss_from_table,
+    fleiss_items,
+    pair_overlap,
+)
 from agreement.percent import gwet_ac1, percent_agreement
 from agreement.results import Stat
 from agreement.stat_context import StatContext
@@ -22,6 +31,11 @@ from agreement.stat_context import StatContext
 #: Largest number of distinct values for which alpha's bootstrap CI is computed.
 CI_MAX_VALUES = 32
 FLEISS_NA = "Fleiss' kappa is for categorical ratings; see alpha"
+#: Above this many annotators the document summarises Cohen's pairs (a crowd of 283 has
+#: 39,903 pairs, most sharing no item); ``StatContext.all_pairs`` asks for the list.
+PAIR_LIST_MAX = 30
+#: How many of the weakest pairs the summary names.
+WEAKEST_PAIRS = 5
 COHEN_WEIGHTS = ("linear", "quadratic")
 
 
@@ -100,6 +114,8 @@ def cohen_mean(ctx: StatContext) -> Stat:
     ``ctx.min_pair_overlap`` items (n = pairs averaged). ``extra`` holds every pair's
     kappa and n, the pairs left out and, for ordinal fields, the weighted pairs."""
     r, minimum = ctx.ratings, ctx.min_pair_overlap
+    if ctx.categorical and len(r.annotators) > PAIR_LIST_MAX and not ctx.all_pairs:
+        return cohen_summary(ctx)
     pairs = cohen_pairs(r) if ctx.categorical else {}
     notes: dict[str, str] = {}
     few = sorted(k for k, s in pairs.items() if s.n < minimum)
@@ -119,7 +135,8 @@ def cohen_mean(ctx: StatContext) -> Stat:
         for weights in COHEN_WEIGHTS:
             key = f"cohen_kappa_pairs_{weights}"
             extra[key] = _pair_values(cohen_pairs(r, weights), key, notes)
-    kept = [s for k, s in pairs.items() if k not in few]
+    left_out = set(few)
+    kept = [s for k, s in pairs.items() if k not in left_out]
     defined = [s.value for s in kept if s.value is not None]
     if defined:
         return Stat(float(np.mean(defined)), len(defined), extra=extra, notes=notes)
@@ -134,3 +151,78 @@ def cohen_mean(ctx: StatContext) -> Stat:
     else:
         why = "no pair has a defined kappa"
     return Stat(None, 0, why, extra=extra, notes=notes)
+
+
+def cohen_summary(ctx: StatContext) -> Stat:
+    """Cohen's pair mean over a crowd, summarised: kappa is computed only for the pairs
+    sharing at least ``min_pair_overlap`` items (the pairs the mean uses, found from one
+    overlap matrix), and ``extra`` holds their mean, spread, n and weakest pairs (as
+    ``cohen_kappa_pair_stats`` and one sentence) instead of every pair."""
+    r, minimum = ctx.ratings, ctx.min_pair_overlap
+    shared = pair_overlap(r)
+    first, second = np.triu_indices(len(r.annotators), 1)
+    n = shared[first, second]
+    keep = n >= minimum
+    kept_pairs = list(zip(first[keep].tolist(), second[keep].tolist(), strict=True))
+    pairs = cohen_pairs(r, pairs=kept_pairs, overlap=shared)
+    defined = {k: s for k, s in pairs.items() if s.value is not None}
+    values = np.array([s.value for s in defined.values()], dtype=float)
+    weakest = sorted(defined.items(), key=lambda kv: (kv[1].value, kv[0]))[:WEAKEST_PAIRS]
+    stats: dict[str, Any] = {
+        "annotators": len(r.annotators),
+        "pairs": len(n),
+        "pairs_sharing_items": int((n > 0).sum()),
+        "pairs_kept": len(pairs),
+        "pairs_defined": len(defined),
+        "mean": float(values.mean()) if len(values) else None,
+        "sd": float(values.std(ddof=1)) if len(values) > 1 else None,
+        "min": float(values.min()) if len(values) else None,
+        "max": float(values.max()) if len(values) else None,
+        "weakest": [{"pair": k, "kappa": s.value, "n": s.n} for k, s in weakest],
+    }
+    if ctx.ordinal:
+        stats["weighted_mean"] = {
+            w: _mean_defined(cohen_pairs(r, w, kept_pairs, shared)) for w in COHEN_WEIGHTS
+        }
+    few = stats["pairs_sharing_items"] - len(pairs)
+    notes = {}
+    if few:
+        notes["cohen_kappa_pairs_few"] = (
+            f"{few} pair(s) share fewer than {minimum} items (min_pair_overlap) and are "
+            "left out of the pair mean"
+        )
+    extra = {
+        "cohen_kappa_min_overlap": minimum,
+        "cohen_kappa_pair_stats": stats,
+        "cohen_kappa_pairs_summary": _pair_sentence(stats, minimum),
+    }
+    if len(values):
+        return Stat(float(values.mean()), len(values), extra=extra, notes=notes)
+    why = (
+        f"no annotator pair shares at least {minimum} items"
+        if not pairs
+        else "no pair has a defined kappa"
+    )
+    return Stat(None, 0, why, extra=extra, notes=notes)
+
+
+def _mean_defined(pairs: dict[str, Stat]) -> float | None:
+    values = [s.value for s in pairs.values() if s.value is not None]
+    return float(np.mean(values)) if values else None
+
+
+def _pair_sentence(stats: dict[str, Any], minimum: int) -> str:
+    """The pair summary in one line of bounded length."""
+    text = (
+        f"{stats['annotators']} annotators, {stats['pairs']:,} pairs; "
+        f"{stats['pairs_sharing_items']:,} share items, {stats['pairs_kept']:,} share at "
+        f"least {minimum} (min_pair_overlap)"
+    )
+    if stats["mean"] is not None:
+        sd = "" if stats["sd"] is None else f", sd {stats['sd']:.3f}"
+        text += (
+            f"; kappa over {stats['pairs_defined']:,} pairs: mean {stats['mean']:.3f}{sd}, "
+            f"range {stats['min']:.3f} to {stats['max']:.3f}; weakest: "
+            + ", ".join(f"{w['pair']} {w['kappa']:.2f} (n={w['n']})" for w in stats["weakest"])
+        )
+    return text + ". Every pair: --pairs."

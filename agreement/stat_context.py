@@ -32,6 +32,9 @@ class StatContext:
     categorical: bool = True
     ordinal: bool = False
     min_pair_overlap: int = MIN_PAIR_OVERLAP
+    #: every annotator pair in the document, however many annotators (else a crowd's
+    #: pairs are summarised: ``agreement.people_measures.PAIR_LIST_MAX``)
+    all_pairs: bool = False
 
     def once(self, key: str, make: Callable[[], Any]) -> Any:
         """``make()`` computed once per variable (e.g. one ICC fit for six forms)."""

@@ -23,6 +23,7 @@ import numpy as np
 
 from agreement import people_measures as classic
 from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.chance_caveat import with_caveat
 from agreement.measures import (
     AMONG_PEOPLE,
     NOTE,
@@ -269,11 +270,14 @@ def _declare_builtins() -> None:
             "AC1",
             "Gwet's AC1",
             NOMINAL,
-            compute=classic.ac1,
+            compute=lambda ctx: with_caveat(
+                ctx, classic.ac1(ctx), "AC1", "gwet_ac1_caveat", ("nominal",)
+            ),
             ci_key="gwet_ac1_ci",
             n_key="gwet_ac1_n_items",
             json_rank=0,
             summary=True,
+            details=(Detail("gwet_ac1_caveat", NOTE, label="AC1 vs alpha", in_notes=True),),
             not_applicable="Gwet's AC1 is reported for binary and categorical fields",
         )
     )
@@ -284,7 +288,23 @@ def _declare_builtins() -> None:
                 f"AC2 {weights}",
                 f"Gwet's AC2 with {weights} weights",
                 SCALED,
-                compute=lambda ctx, w=weights: _chance(ctx, "gwet", w),
+                # the summary's AC2 (quadratic) says when it parts from alpha
+                compute=lambda ctx, w=weights: (
+                    with_caveat(
+                        ctx,
+                        _chance(ctx, "gwet", w),
+                        "AC2 (quadratic)",
+                        "gwet_ac2_caveat",
+                        ("interval", "ordinal"),
+                    )
+                    if w == "quadratic"
+                    else _chance(ctx, "gwet", w)
+                ),
+                details=(
+                    (Detail("gwet_ac2_caveat", NOTE, label="AC2 vs alpha", in_notes=True),)
+                    if weights == "quadratic"
+                    else ()
+                ),
                 summary=weights == "quadratic",
                 not_applicable="Gwet's AC2 is reported for ordinal and interval fields",
                 method=(
@@ -334,6 +354,13 @@ def _declare_builtins() -> None:
                 *(
                     Detail(f"cohen_kappa_pairs_{w}", label=f"weighted ({w})")
                     for w in classic.COHEN_WEIGHTS
+                ),
+                Detail(
+                    "cohen_kappa_pairs_summary",
+                    NOTE,
+                    label="Cohen pairs",
+                    long="Cohen's kappa over annotator pairs",
+                    in_notes=True,
                 ),
             ),
         )

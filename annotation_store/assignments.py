@@ -6,10 +6,15 @@ who submitted an item counts once whether or not they hold an assignment row. A 
 is granted only while ``active < k``, and a submit is refused when the annotator's own
 claim has lapsed and the other annotators already fill the k slots.
 
-Every decision happens inside one write transaction that first locks the project row
-(``SELECT ... FOR NO KEY UPDATE`` on PostgreSQL, which leaves label saves unblocked;
-SQLite write sessions already start with ``BEGIN IMMEDIATE``), so claims on one project
-are serialised.
+Every decision about an item happens inside one short write transaction holding that
+item's row lock (``SELECT ... FOR NO KEY UPDATE``, which leaves label saves unblocked;
+a claim passes over items another claim holds, ``SKIP LOCKED``; SQLite write sessions
+are serialised already, ``BEGIN IMMEDIATE``). A claim never reads the whole project: it
+reads the annotator's own claims and progress, then walks the index of items not marked
+``queue_full`` in order, checking each one's claims (a handful of rows). ``queue_full``
+is only a hint, set when a check finds an item full (or gold) and cleared when a slot may
+have freed (a release, a skip, a stale claim, a settings change); the check under the
+lock decides.
 
 Stale claims: a queue claim with no activity (no save on the item) for
 ``claim_timeout_minutes`` (project setting, default 60) no longer blocks others. When the
@@ -25,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import Row, and_, exists, false, func, insert, select, true, update
 from sqlalchemy.orm import Session
 
 from annotation_store.label_writes import LabelTarget, find_target
@@ -122,17 +127,14 @@ def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-# -- locking and counting ---------------------------------------------------------------
-def _lock_project(s: Session, project: str, annotator: str) -> tuple[int, dict[str, Any], int]:
-    """Lock the project row and look the annotator up, in one statement: (project id,
-    settings, annotator id). ``FOR NO KEY UPDATE`` serialises claims and submits without
-    blocking label saves (see :mod:`annotation_store.label_writes`)."""
+# -- looking up and counting -----------------------------------------------------------
+def _ids(s: Session, project: str, annotator: str) -> tuple[int, dict[str, Any], int]:
+    """(project id, settings, annotator id) in one statement, taking no lock."""
     row = s.execute(
         select(Project.id, Project.settings, Annotator.id)
         .select_from(Project)
         .outerjoin(Annotator, Annotator.name == annotator)
         .where(Project.name == project)
-        .with_for_update(of=Project, key_share=True)
     ).first()
     if row is None:
         raise StoreError(f"no project called {project!r}")
@@ -141,21 +143,34 @@ def _lock_project(s: Session, project: str, annotator: str) -> tuple[int, dict[s
     return row[0], row[1] or {}, row[2]
 
 
+def _lock_item(s: Session, item_pk: int, *, skip_locked: bool = False) -> bool:
+    """Lock one item's row (``FOR NO KEY UPDATE``: label saves, which only reference the
+    item, go on); with ``skip_locked`` False when another claim holds it. SQLite write
+    sessions are serialised already (``BEGIN IMMEDIATE``)."""
+    row = s.execute(
+        select(Item.id)
+        .where(Item.id == item_pk)
+        .with_for_update(of=Item, key_share=True, skip_locked=skip_locked)
+    ).first()
+    return row is not None
+
+
 @dataclass(frozen=True)
 class _Claims:
-    """A project's claims and progress as plain rows (read under the project lock).
-
-    Plain column tuples, not ORM objects: every claim reads the whole project's claims
-    and progress under the project lock, so the cost of this read is what other
-    annotators wait for.
-    """
+    """Claims and progress as plain rows: one item's, read under its row lock (the
+    least-annotated order reads a project's)."""
 
     progress: dict[tuple[int, int], tuple[str, datetime | None]]  # (item, who) -> status, at
     assignments: list[Row[Any]]  # every status: id, item_pk, annotator_id, status, ...
 
     @classmethod
-    def read(cls, s: Session, project_id: int) -> _Claims:
-        """Both tables' rows of one project (two statements)."""
+    def of_item(cls, s: Session, item_pk: int) -> _Claims:
+        """One item's claims and progress rows (two indexed statements)."""
+        return cls.read(s, Assignment.item_pk == item_pk, ItemProgress.item_pk == item_pk)
+
+    @classmethod
+    def read(cls, s: Session, claims_where: Any, progress_where: Any) -> _Claims:
+        """The claims and progress rows the two conditions select."""
         progress = {
             (item_pk, who): (status, updated_at)
             for item_pk, who, status, updated_at in s.execute(
@@ -164,7 +179,7 @@ class _Claims:
                     ItemProgress.annotator_id,
                     ItemProgress.status,
                     ItemProgress.updated_at,
-                ).where(ItemProgress.project_id == project_id)
+                ).where(progress_where)
             )
         }
         rows = s.execute(
@@ -175,7 +190,7 @@ class _Claims:
                 Assignment.status,
                 Assignment.explicit,
                 Assignment.created_at,
-            ).where(Assignment.project_id == project_id)
+            ).where(claims_where)
         ).all()
         return cls(progress, rows)
 
@@ -207,15 +222,62 @@ def _set_claim_status(s: Session, claim_ids: list[int], status: str) -> None:
     s.execute(update(Assignment).where(Assignment.id.in_(claim_ids)).values(status=status))
 
 
+def _mark_full(s: Session, item_pk: int, full: bool = True) -> None:
+    s.execute(update(Item).where(Item.id == item_pk).values(queue_full=full))
+
+
+def _reopen(store: Store, item_pks: Iterable[int]) -> None:
+    """Clear the queue's full mark of items whose slot may have freed, in a transaction of
+    its own after the one that freed it: it waits only for a claim checking the item right
+    now, and holds no other lock meanwhile (no deadlock), and that claim's check came
+    before the slot freed, so the mark it may have set is cleared after it."""
+    pks = sorted(set(item_pks))
+    if not pks:
+        return
+    with store.write() as s:
+        s.execute(
+            update(Item).where(Item.id.in_(pks), Item.queue_full == true()).values(queue_full=False)
+        )
+
+
+def _reopen_stale(s: Session, pid: int, cfg: AnnotationSettings, now: datetime) -> None:
+    """Clear the full mark of items holding a stale queue claim: an indexed read of the
+    project's open claims older than the timeout (at most one or two per annotator).
+    Items another claim is checking right now are passed over (``SKIP LOCKED``): that
+    check sees the stale claim itself, and this one waits for no lock."""
+    cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
+    rows = s.execute(
+        select(Assignment.item_pk, Assignment.created_at, ItemProgress.updated_at)
+        .join(Item, Item.id == Assignment.item_pk)
+        .outerjoin(
+            ItemProgress,
+            and_(
+                ItemProgress.item_pk == Assignment.item_pk,
+                ItemProgress.annotator_id == Assignment.annotator_id,
+            ),
+        )
+        .where(
+            Assignment.project_id == pid,
+            Assignment.status == "open",
+            Assignment.created_at < cutoff,
+            Assignment.explicit == false(),
+            Item.queue_full == true(),
+        )
+    ).all()
+    for pk in sorted({pk for pk, created, seen in rows if max(created, seen or created) < cutoff}):
+        if _lock_item(s, pk, skip_locked=True):
+            _mark_full(s, pk, False)
+
+
 def _order_key(
-    cfg: AnnotationSettings, annotator: str, active: dict[int, set[int]]
+    cfg: AnnotationSettings, annotator: str, counts: Mapping[int, int]
 ) -> Callable[[Any], tuple[Any, ...]]:
     def key(item: Any) -> tuple[Any, ...]:  # a row with id, item_id, position
         if cfg.assignment in ("random", "active"):
             digest = hashlib.sha256(f"{cfg.seed}:{annotator}:{item.item_id}".encode()).hexdigest()
             return (digest,)
         if cfg.assignment == "least_annotated":
-            return (len(active.get(item.id, ())), item.position)
+            return (counts.get(item.id, 0), item.position)
         return (item.position,)
 
     return key
@@ -235,6 +297,80 @@ def _queue_claim(s: Session, project_id: int, item_pk: int, who: int, now: datet
     )
 
 
+def _open_items(pid: int, who: int) -> Any:
+    """Items of the project not marked full that ``who`` never held nor labelled, in
+    queue order (the index ``ix_items_project_queue``), with their gold mark."""
+    return (
+        select(Item.id, Item.item_id, Item.position, GoldItem.item_pk)
+        .outerjoin(GoldItem, GoldItem.item_pk == Item.id)
+        .where(
+            Item.project_id == pid,
+            Item.queue_full == false(),
+            ~exists().where(Assignment.item_pk == Item.id, Assignment.annotator_id == who),
+            ~exists().where(ItemProgress.item_pk == Item.id, ItemProgress.annotator_id == who),
+        )
+        .order_by(Item.position, Item.id)
+    )
+
+
+def _try_claim(
+    s: Session, pid: int, item_pk: int, who: int, cfg: AnnotationSettings, now: datetime
+) -> bool:
+    """Claim one locked item when it has a free slot; else mark it full. Stale claims
+    on it are released when it is handed out."""
+    active, stale = _Claims.of_item(s, item_pk).active_by_item(cfg, now)
+    holders = len(active.get(item_pk, ()))
+    if holders >= cfg.k:
+        _mark_full(s, item_pk)
+        return False
+    if stale:
+        _set_claim_status(s, [claim_id for claim_id, _ in stale], "released")
+    _queue_claim(s, pid, item_pk, who, now)
+    if holders + 1 >= cfg.k:
+        _mark_full(s, item_pk)
+    return True
+
+
+def _claim_in_order(
+    s: Session, pid: int, who: int, cfg: AnnotationSettings, now: datetime
+) -> str | None:
+    """The first item in position order with a free slot: one indexed row at a time,
+    locked with ``SKIP LOCKED`` (another claim checking it makes this one take the
+    next); gold and full items met on the way are marked so no claim meets them again."""
+    query = (
+        _open_items(pid, who).limit(1).with_for_update(of=Item, key_share=True, skip_locked=True)
+    )
+    while True:
+        row = s.execute(query).first()
+        if row is None:
+            return None
+        if row[3] is not None:  # gold: never on the ordinary path
+            _mark_full(s, row.id)
+            continue
+        if _try_claim(s, pid, row.id, who, cfg, now):
+            return row.item_id
+
+
+def _claim_by_key(
+    s: Session, pid: int, who: int, annotator: str, cfg: AnnotationSettings, now: datetime
+) -> str | None:
+    """The random, active and least-annotated orders: the open items' ids (no project
+    lock) sorted by the strategy's key, then the first whose lock and slot check pass."""
+    rows = [r for r in s.execute(_open_items(pid, who)).all() if r[3] is None]
+    if cfg.assignment == "active":
+        drawn = selected_pks(s, pid)
+        if drawn is not None:
+            rows = [r for r in rows if r.id in drawn]
+    counts: dict[int, int] = {}
+    if cfg.assignment == "least_annotated":  # reads the project's claims (not the default)
+        claims = _Claims.read(s, Assignment.project_id == pid, ItemProgress.project_id == pid)
+        counts = {pk: len(who_) for pk, who_ in claims.active_by_item(cfg, now)[0].items()}
+    for row in sorted(rows, key=_order_key(cfg, annotator, counts)):
+        if _lock_item(s, row.id, skip_locked=True) and _try_claim(s, pid, row.id, who, cfg, now):
+            return row.item_id
+    return None
+
+
 # -- public API -------------------------------------------------------------------------
 def claim_next(
     store: Store,
@@ -249,79 +385,88 @@ def claim_next(
     active annotators. ``ahead_of``: claim as if those items were already submitted (the
     Annotate page's browser fetches the next item while the current one is labelled and
     the ones before it are still being saved).
+
+    No project lock and no read of the whole project: the annotator's own claims and
+    progress, then the queue's index (items not marked full), one locked item at a time.
     """
     now = now or utcnow()
-    with store.write() as s:
-        pid, settings, who = _lock_project(s, project, annotator)
-        cfg = annotation_settings(settings)
-        rows = _Claims.read(s, pid)
-        mine = {a.item_pk: a for a in rows.assignments if a.annotator_id == who}
-        done_here = {pk: st for (pk, w), (st, _) in rows.progress.items() if w == who}
-        pretend: set[int] = set()  # ``ahead_of`` items counted as submitted though not yet
-        if ahead_of:
-            ahead_of = [ahead_of] if isinstance(ahead_of, str) else list(ahead_of)
-            ahead_pks = s.scalars(
-                select(Item.id).where(Item.project_id == pid, Item.item_id.in_(ahead_of))
-            ).all()
-            for pk in ahead_pks:
-                if done_here.get(pk) not in ("submitted", "skipped"):
-                    done_here[pk] = "submitted"
-                    pretend.add(pk)
-        # 1. resume: an open claim (explicit ones first) not yet submitted or skipped
-        closed = False
-        for a in sorted(mine.values(), key=lambda a: (not a.explicit, a.created_at, a.id)):
-            if a.status != "open":
-                continue
-            if done_here.get(a.item_pk) in ("submitted", "skipped"):
-                if a.item_pk in pretend:
-                    continue  # not submitted yet: its claim stays open
-                status = "done" if done_here[a.item_pk] == "submitted" else "released"
-                _set_claim_status(s, [a.id], status)
-                closed = True
-                continue
-            return s.scalar(select(Item.item_id).where(Item.id == a.item_pk))
-        if closed:
-            rows = _Claims.read(s, pid)
-        # 2. quota
-        submitted = sum(1 for st in done_here.values() if st == "submitted")
-        if cfg.quota is not None and submitted >= cfg.quota:
-            return None
-        # Ids, positions and gold marks only: an item's fields (JSON) are not needed here.
-        items = s.execute(
-            select(Item.id, Item.item_id, Item.position, GoldItem.item_pk)
-            .outerjoin(GoldItem, GoldItem.item_pk == Item.id)
-            .where(Item.project_id == pid)
-            .order_by(Item.position)
+    freed: set[int] = set()
+    try:
+        with store.write() as s:
+            return _claim(s, project, annotator, now, ahead_of, freed)
+    finally:
+        _reopen(store, freed)
+
+
+def _claim(
+    s: Session,
+    project: str,
+    annotator: str,
+    now: datetime,
+    ahead_of: Iterable[str],
+    freed: set[int],
+) -> str | None:
+    """:func:`claim_next` inside its write session; items whose slot freed go to ``freed``."""
+    pid, settings, who = _ids(s, project, annotator)
+    cfg = annotation_settings(settings)
+    mine = {
+        a.item_pk: a
+        for a in s.execute(
+            select(
+                Assignment.id,
+                Assignment.item_pk,
+                Assignment.status,
+                Assignment.explicit,
+                Assignment.created_at,
+            ).where(Assignment.annotator_id == who, Assignment.project_id == pid)
+        )
+    }
+    done_here: dict[int, str] = dict(
+        s.execute(
+            select(ItemProgress.item_pk, ItemProgress.status).where(
+                ItemProgress.annotator_id == who, ItemProgress.project_id == pid
+            )
         ).all()
-        by_pk = {i.id: i for i in items}
-        golds = {i.id for i in items if i[3] is not None}
-        # 2b. a gold check at the study's rate (gold items never take the ordinary path)
+    )
+    pretend: set[int] = set()  # ``ahead_of`` items counted as submitted though not yet
+    if ahead_of:
+        ahead_of = [ahead_of] if isinstance(ahead_of, str) else list(ahead_of)
+        ahead_pks = s.scalars(
+            select(Item.id).where(Item.project_id == pid, Item.item_id.in_(ahead_of))
+        ).all()
+        for pk in ahead_pks:
+            if done_here.get(pk) not in ("submitted", "skipped"):
+                done_here[pk] = "submitted"
+                pretend.add(pk)
+    # 1. resume: an open claim (explicit ones first) not yet submitted or skipped
+    for a in sorted(mine.values(), key=lambda a: (not a.explicit, a.created_at, a.id)):
+        if a.status != "open":
+            continue
+        if done_here.get(a.item_pk) in ("submitted", "skipped"):
+            if a.item_pk in pretend:
+                continue  # not submitted yet: its claim stays open
+            status = "done" if done_here[a.item_pk] == "submitted" else "released"
+            _set_claim_status(s, [a.id], status)
+            if status == "released":
+                freed.add(a.item_pk)
+            continue
+        return s.scalar(select(Item.item_id).where(Item.id == a.item_pk))
+    # 2. quota
+    submitted = sum(1 for st in done_here.values() if st == "submitted")
+    if cfg.quota is not None and submitted >= cfg.quota:
+        return None
+    # 2b. a gold check at the study's rate (gold items never take the ordinary path)
+    if study_of(settings).gold_rate > 0:
+        golds = set(s.scalars(select(GoldItem.item_pk).where(GoldItem.project_id == pid)))
         gold_pk = gold.pick_gold(settings, annotator, mine, golds)
         if gold_pk is not None:
             _queue_claim(s, pid, gold_pk, who, now)
-            return by_pk[gold_pk].item_id
-        # 3. the next eligible item under the strategy
-        active, stale = rows.active_by_item(cfg, now)
-        stale_by_item: dict[int, list[int]] = {}
-        for claim_id, item_pk in stale:
-            stale_by_item.setdefault(item_pk, []).append(claim_id)
-        drawn = selected_pks(s, pid) if cfg.assignment == "active" else None
-        candidates = [
-            i
-            for i in items
-            if i.id not in mine
-            and i.id not in done_here
-            and i.id not in golds
-            and len(active.get(i.id, ())) < cfg.k
-            and (drawn is None or i.id in drawn)
-        ]
-        if not candidates:
-            return None
-        chosen = min(candidates, key=_order_key(cfg, annotator, active))
-        if stale_by_item.get(chosen.id):
-            _set_claim_status(s, stale_by_item[chosen.id], "released")
-        _queue_claim(s, pid, chosen.id, who, now)
-        return chosen.item_id
+            return s.scalar(select(Item.item_id).where(Item.id == gold_pk))
+    # 3. the next eligible item under the strategy
+    _reopen_stale(s, pid, cfg, now)
+    if cfg.assignment == "in_order":
+        return _claim_in_order(s, pid, who, cfg, now)
+    return _claim_by_key(s, pid, who, annotator, cfg, now)
 
 
 def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> int:
@@ -331,7 +476,7 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
     Returns how many assignments were created or reopened.
     """
     with store.write() as s:
-        pid, _, who = _lock_project(s, project, annotator)
+        pid, _, who = _ids(s, project, annotator)
         pks = dict(
             s.execute(
                 select(Item.item_id, Item.id).where(
@@ -374,7 +519,7 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
 def unassign(store: Store, project: str, item_id: str, annotator: str) -> bool:
     """Admin: withdraw an open assignment (labels already given stay). True if removed."""
     with store.write() as s:
-        pid, _, who = _lock_project(s, project, annotator)
+        pid, _, who = _ids(s, project, annotator)
         item_pk = s.scalar(select(Item.id).where(Item.project_id == pid, Item.item_id == item_id))
         row = s.scalar(
             select(Assignment).where(Assignment.item_pk == item_pk, Assignment.annotator_id == who)
@@ -382,7 +527,8 @@ def unassign(store: Store, project: str, item_id: str, annotator: str) -> bool:
         if row is None or row.status != "open":
             return False
         row.status = "released"
-        return True
+    _reopen(store, [row.item_pk])
+    return True
 
 
 def release(store: Store, project: str, item_id: str, annotator: str) -> None:
@@ -403,14 +549,16 @@ def reserve_submit(
 
 
 def _locked_target(s: Session, project: str, item_id: str, annotator: str) -> LabelTarget:
-    t = find_target(s, project, item_id, annotator, lock_project=True)
+    """The label target with its item's row locked (claims of that item wait)."""
+    t = find_target(s, project, item_id, annotator)
     if t.annotator_id is None:
         raise StoreError(f"no annotator called {annotator!r}")
+    _lock_item(s, t.item_pk)
     return t
 
 
 def _reserve(s: Session, t: LabelTarget, bypass: bool) -> None:
-    """:func:`reserve_submit` inside a write session that locked the project row."""
+    """:func:`reserve_submit` inside a write session that locked the item's row."""
     who = t.annotator_id
     assert who is not None
     row = s.execute(
@@ -421,7 +569,7 @@ def _reserve(s: Session, t: LabelTarget, bypass: bool) -> None:
     holds = row is not None and (row.status in ("done", "open") or row.explicit)
     if not holds and not bypass:
         cfg = annotation_settings(t.settings or {})
-        active, _ = _Claims.read(s, t.project_id).active_by_item(cfg, utcnow())
+        active, _ = _Claims.of_item(s, t.item_pk).active_by_item(cfg, utcnow())
         others = active.get(t.item_pk, set()) - {who}
         if len(others) >= cfg.k:
             raise AssignmentError(

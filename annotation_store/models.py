@@ -123,6 +123,7 @@ class Item(Base):
     split: Mapped[str | None]
     generator: Mapped[str | None]
     created_at: Mapped[datetime]
+    queue_full: Mapped[bool]
 
 
 class FactListVersion(Base):
@@ -239,6 +240,7 @@ class ItemProgress(Base):
     seconds_spent: Mapped[float]
     updated_at: Mapped[datetime]
     active_seconds: Mapped[float | None]
+    time_source: Mapped[str | None]
 
 
 class EvaluatorRun(Base):

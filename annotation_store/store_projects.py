@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Row, func, select, text
+from sqlalchemy import Connection, Row, func, select, text, true, update
 
 from annotation_store.fast_columns import RawColumns
 from annotation_store.item_upsert import STAGE_ATTEMPTS, ItemStage, change_token
@@ -117,6 +117,12 @@ class ProjectsMixin(StoreBase):
         with self.write() as s:
             row = self._project_row(s, name)
             row.settings = get_kind(row.kind).validate_settings(settings)
+            # k or the study's rules may have changed: the claim queue's full marks go
+            s.execute(
+                update(Item)
+                .where(Item.project_id == row.id, Item.queue_full == true())
+                .values(queue_full=False)
+            )
             return project_info(row)
 
     def update_guideline(self, name: str, text: str) -> int:

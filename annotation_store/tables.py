@@ -76,6 +76,9 @@ items = Table(
     Column("split", String(16), nullable=True),
     Column("generator", String(200), nullable=True),
     Column("created_at", DateTime, default=utcnow, nullable=False),
+    # A hint for the claim queue: True once the item holds k annotators (or is gold), so
+    # the next claim skips it by index; cleared when a slot frees (annotation_store.assignments).
+    Column("queue_full", Boolean, default=False, server_default=false(), nullable=False),
     UniqueConstraint("project_id", "item_id"),
 )
 
@@ -212,6 +215,9 @@ item_progress = Table(
     Column("updated_at", DateTime, default=utcnow, nullable=False),
     # Time the page was in view and in use (measured in the browser); None: not measured.
     Column("active_seconds", Float, nullable=True),
+    # Where ``seconds_spent`` came from when a platform reported it (an import: "MTurk
+    # WorkTimeInSeconds", "Label Studio lead_time"...); None: timed by the app itself.
+    Column("time_source", String(64), nullable=True),
     UniqueConstraint("item_pk", "annotator_id"),
 )
 
@@ -455,3 +461,12 @@ declared_kind_versions = Table(
 Index("ix_annotations_project_status", annotations.c.project_id, annotations.c.status)
 # Paged item views read one page in import order (LIMIT / OFFSET over this index).
 Index("ix_items_project_position", items.c.project_id, items.c.position)
+# The claim queue: the first item in order that still has a free slot, without a scan.
+Index("ix_items_project_queue", items.c.project_id, items.c.queue_full, items.c.position)
+# Stale queue claims: a project's open claims by age.
+Index(
+    "ix_assignments_project_status",
+    assignments.c.project_id,
+    assignments.c.status,
+    assignments.c.created_at,
+)

@@ -41,6 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_bootstrap_options(p)
     p.add_argument("--no-timeline", action="store_true", help="skip agreement over time")
+    p.add_argument(
+        "--pairs",
+        action="store_true",
+        help="list every annotator pair's Cohen kappa (above 30 annotators they are "
+        "summarised: mean, spread, n and the weakest pairs)",
+    )
     add_reference_option(p)
     p.set_defaults(handler=cmd_agreement)
 
@@ -73,6 +79,7 @@ def compute(store: Store, args: argparse.Namespace) -> dict[str, Any]:
         seed=args.seed,
         timeline=not args.no_timeline,
         reference=args.reference,
+        pairs=args.pairs,
     )
     return doc.to_dict()
 

@@ -13,13 +13,16 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 METHODS = ("majority", "dawid_skene", "mace")  # agreement.aggregation.METHODS, kept light
+ORDINAL_METHODS = ("mean", "median")  # agreement.ordinal_quality.METHODS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the annotators and aggregate commands."""
     p = sub.add_parser("annotators", help="annotator quality table; exclude or include one")
     p.add_argument("name", help="project name")
-    p.add_argument("--field", default=None, help="one nominal field (default: all of them)")
+    p.add_argument(
+        "--field", default=None, help="one nominal or ordinal field (default: all of them)"
+    )
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.add_argument("--exclude", metavar="NAME", help="exclude this annotator (needs --reason)")
     p.add_argument("--reason", default=None, help="why the annotator is excluded")
@@ -34,10 +37,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(handler=cmd_annotators)
 
-    a = sub.add_parser("aggregate", help="aggregated label per item of a nominal field")
+    a = sub.add_parser(
+        "aggregate", help="aggregated label per item of a nominal, ordinal or score field"
+    )
     a.add_argument("name", help="project name")
-    a.add_argument("--field", default=None, help="nominal field (default: the first)")
-    a.add_argument("--method", choices=METHODS, default="majority")
+    a.add_argument(
+        "--field", default=None, help="the field (default: the first nominal, else ordinal)"
+    )
+    a.add_argument(
+        "--method",
+        choices=METHODS + ORDINAL_METHODS,
+        default=None,
+        help="nominal fields: majority (default), dawid_skene, mace; ordinal and score "
+        "fields: mean (default) or median of the item's ratings",
+    )
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(handler=cmd_aggregate)
 
@@ -94,38 +107,55 @@ def cmd_annotators(args: argparse.Namespace, store: Store) -> int:
     if args.json:
         print(json.dumps(_plain(table), indent=2, ensure_ascii=False, allow_nan=False))
         return 0
-    if not table["fields"]:
-        print(f"{args.name} has no binary or categorical field: no quality figures")
-    head = ("annotator", "labels", "gold", "gold acc", "LOO maj", "DS", "MACE", "excluded")
+    if not table["fields"] and not table.get("ordinal"):
+        print(f"{args.name} has no binary, categorical, ordinal or score field: no figures")
     for field, entry in table["fields"].items():
         print(f"{field} ({entry['n_gold_items']} gold items)")
-        rows = [head]
-        for r in entry["annotators"]:
-            why = "; ".join(f"{e['source']}: {e['reason']}" for e in r["excluded"])
-            rows.append(
-                (
-                    r["annotator"],
-                    str(r["n_labels"]),
-                    str(r["n_gold"]),
-                    _cell(r["gold_accuracy"]),
-                    _cell(r["loo_agreement"]),
-                    _cell(r["dawid_skene"]),
-                    _cell(r["mace"]),
-                    why,
-                )
-            )
-        widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-        for row in rows:
-            print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        _print_table(entry["annotators"], NOMINAL_COLUMNS)
+    for field, entry in (table.get("ordinal") or {}).items():
+        print(f"{field} (ordinal: {entry['method']})")
+        _print_table(entry["annotators"], ORDINAL_COLUMNS)
     return 0
+
+
+#: The quality tables' columns: heading, key, decimals (None: a count).
+NOMINAL_COLUMNS = (
+    ("labels", "n_labels", None),
+    ("gold", "n_gold", None),
+    ("gold acc", "gold_accuracy", 3),
+    ("LOO maj", "loo_agreement", 3),
+    ("DS", "dawid_skene", 3),
+    ("MACE", "mace", 3),
+)
+ORDINAL_COLUMNS = (
+    ("labels", "n_labels", None),
+    ("with others", "n_with_others", None),
+    ("r others", "r_others", 3),
+    ("mean |diff|", "mad_others", 2),
+    ("bias", "bias", 2),
+)
+
+
+def _print_table(annotators: list[dict[str, Any]], columns: tuple) -> None:
+    """One row per annotator: name, the columns, and why they are excluded."""
+    rows = [("annotator", *(c[0] for c in columns), "excluded")]
+    for r in annotators:
+        why = "; ".join(f"{e['source']}: {e['reason']}" for e in r["excluded"])
+        cells = (str(r[k]) if d is None else _cell(r[k], d) for _, k, d in columns)
+        rows.append((r["annotator"], *cells, why))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
 
 
 def cmd_aggregate(args: argparse.Namespace, store: Store) -> int:
     """Print one aggregated label per item (with its posterior where the method has one)."""
     from workbench_api.quality import aggregate_labels
 
+    if _ordinal_wanted(store, args):
+        return _aggregate_ordinal(store, args)
     try:
-        agg, field = aggregate_labels(store, args.name, args.field, args.method)
+        agg, field = aggregate_labels(store, args.name, args.field, args.method or "majority")
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     frame = agg.frame()
@@ -148,4 +178,41 @@ def cmd_aggregate(args: argparse.Namespace, store: Store) -> int:
     for r in rows:
         label = "(tie)" if r["label"] is None else r["label"]
         print(f"{r['item_id']}\t{label}\t{_cell(float(r['posterior']))}")
+    return 0
+
+
+def _ordinal_wanted(store: Store, args: argparse.Namespace) -> bool:
+    """True when ``aggregate`` reads an ordinal or score field: a mean / median method,
+    an ordinal field named, or no nominal field to fall back on."""
+    from reports.quality import aggregable_fields, ordinal_fields
+
+    if args.method in ORDINAL_METHODS:
+        return True
+    info = store.project(args.name)
+    if args.field is not None:
+        return args.field in ordinal_fields(info)
+    return args.method is None and not aggregable_fields(info) and bool(ordinal_fields(info))
+
+
+def _aggregate_ordinal(store: Store, args: argparse.Namespace) -> int:
+    """Print each item's reference on an ordinal / score field (mean or median, with n)."""
+    from reports.quality import aggregate_ordinal
+
+    method = args.method or "mean"
+    if method not in ORDINAL_METHODS:
+        raise CommandError(f"{method} is for nominal fields; an ordinal field takes mean or median")
+    try:
+        frame, field = aggregate_ordinal(store, args.name, args.field, method)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    rows = [
+        {"item_id": i, "value": v, "n": int(n)}
+        for i, v, n in zip(frame["item_id"], frame["value"], frame["n"], strict=True)
+    ]
+    if args.json:
+        doc = {"project": args.name, "field": field, "method": method, "items": rows}
+        print(json.dumps(_plain(doc), indent=2, ensure_ascii=False, allow_nan=False))
+        return 0
+    for r in rows:
+        print(f"{r['item_id']}\t{_cell(float(r['value']), 2)}\t{r['n']}")
     return 0

@@ -37,8 +37,20 @@ class Converted:
     scores: list[Tagged] = field(default_factory=list)
     #: What the file holds that the import does not carry over, one line each.
     notes: list[str] = field(default_factory=list)
-    #: Time on task the file records: ``(item_id, annotator, seconds)``.
+    #: Time on task the file records: ``(item_id, annotator, seconds)``, and where the
+    #: platform took it from (stored beside it: not a time the app measured).
     seconds: list[tuple[Any, Any, Any]] = field(default_factory=list)
+    time_source: str = "imported"
+    #: The tool's column prefixes (MTurk: ``Answer.``, ``Input.``): ``--map`` may name a
+    #: column with or without them.
+    prefixes: tuple[str, ...] = ()
+    #: Items the project already has are matched by id and never changed (a crowd batch
+    #: names its items; it does not define them); an item only named must exist.
+    items_by_reference: bool = False
+    #: Time per submission, not per item (Prolific): ``(participant, seconds)``, spread
+    #: over the participant's submitted items; ``no_rows_reason`` when none matches.
+    submission_seconds: list[tuple[str, float]] = field(default_factory=list)
+    no_rows_reason: str = ""
     #: Final labels a reviewer decided in the other tool (``item_id``, ``field``,
     #: ``value``, ``reviewer``): stored as the workbench's final labels, not as labels.
     finals: list[Tagged] = field(default_factory=list)
@@ -75,6 +87,11 @@ def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted
     ``""`` is left out, and counted in the notes."""
     if not mapping:
         return converted
+    mapping = {_bare(k, converted.prefixes): v for k, v in mapping.items()}
+    id_column = next((k for k, v in mapping.items() if v == "item_id"), None)
+    if id_column is not None:
+        _rekey(converted, id_column)
+        mapping = {k: v for k, v in mapping.items() if k != id_column}
     dropped: Counter[str] = Counter()
 
     def named(tagged: list[Tagged], key: str | None) -> list[Tagged]:
@@ -99,6 +116,71 @@ def apply_mapping(converted: Converted, mapping: Mapping[str, str]) -> Converted
         for name, n in sorted(dropped.items())
     )
     return converted
+
+
+def _bare(name: str, prefixes: Sequence[str]) -> str:
+    """A column name without the tool's prefix (``Answer.Coherence`` -> ``Coherence``)."""
+    for prefix in prefixes:
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def _rekey(converted: Converted, column: str) -> None:
+    """Make item column ``column`` the items' id (``--map their_column=item_id``): the
+    items, labels, scores, finals and times of each item follow it."""
+    new_ids: dict[Any, Any] = {}
+    items = []
+    for t in converted.items:
+        if t.row.get(column) in (None, ""):
+            raise ImportFailure(
+                converted.display, None, column, f"{t.record}: no {column!r} to use as item id"
+            )
+        new_ids[t.row["item_id"]] = t.row[column]
+        row = {k: v for k, v in t.row.items() if k != column}
+        items.append(Tagged(t.record, {**row, "item_id": t.row[column]}))
+    converted.items = items
+    for target in ("annotations", "scores", "finals"):
+        rows = getattr(converted, target)
+        setattr(
+            converted,
+            target,
+            [
+                Tagged(
+                    t.record,
+                    {**t.row, "item_id": new_ids.get(t.row.get("item_id"), t.row.get("item_id"))},
+                )
+                for t in rows
+            ],
+        )
+    converted.seconds = [(new_ids.get(i, i), who, s) for i, who, s in converted.seconds]
+
+
+def items_by_reference(store: Store, project: str, converted: Converted) -> None:
+    """For a batch over existing items (``Converted.items_by_reference``): the project's
+    items leave the rows to write (matched by id, their fields never changed), and items
+    the batch only names (an id, no fields) but the project lacks fail in one line."""
+    if not converted.items_by_reference or not converted.items:
+        return
+    known = set(store.item_ids(project))
+    matched = [t for t in converted.items if str(t.row.get("item_id")) in known]
+    new = [t for t in converted.items if str(t.row.get("item_id")) not in known]
+    named = [str(t.row.get("item_id")) for t in new if not set(t.row) - {"item_id"}]
+    if named:
+        shown = ", ".join(named[:10]) + (f" ... ({len(named)} in all)" if len(named) > 10 else "")
+        raise ImportFailure(
+            converted.display,
+            None,
+            None,
+            f"{len(named)} item(s) the batch names are not in project {project!r}: {shown}; "
+            "import those items first (or give the batch their Input.* columns)",
+        )
+    converted.items = new
+    if matched:
+        converted.notes.append(
+            f"{len(matched)} items already in the project matched by item id; "
+            "their fields stay as they are"
+        )
 
 
 def read_guarded(module: Any, path: str | Path) -> Converted:
@@ -253,6 +335,24 @@ def _has(converted: Converted, target: str) -> bool:
     return bool(converted.rows(target) or (target == "annotations" and converted.finals))
 
 
+def _submission_times(store: Store, project: str, converted: Converted) -> dict[str, ImportReport]:
+    """Spread each submission's time over its participant's submitted items."""
+    from annotation_store.time_on_task import spread_submission_time
+
+    people, rows = spread_submission_time(
+        store, project, converted.submission_seconds, converted.time_source
+    )
+    if not rows:
+        reason = converted.no_rows_reason or "no participant has submitted items here"
+        raise ImportFailure(converted.display, None, None, reason)
+    report = ImportReport()
+    report.notes.append(
+        f"time taken of {people} participants spread over their {rows} submitted items "
+        f"(platform time: {converted.time_source})"
+    )
+    return {"annotations": report}
+
+
 def import_converted(
     store: Store, project: str, converted: Converted, targets: Sequence[str] = TARGETS
 ) -> dict[str, ImportReport]:
@@ -261,11 +361,16 @@ def import_converted(
     Nothing is written when one row is bad; the error names the foreign record. Final
     labels (``converted.finals``) come in with the annotations."""
     store.project(project)  # an unknown project fails before the file is looked at
+    if converted.submission_seconds and not any(map(converted.rows, TARGETS)):
+        return _submission_times(store, project, converted)
     chosen = [t for t in TARGETS if t in targets and _has(converted, t)]
     if not chosen:
         raise ImportFailure(
             converted.display, None, None, f"no {' or '.join(targets)} to import in this file"
         )
+    if "items" in chosen:
+        items_by_reference(store, project, converted)
+        chosen = [t for t in chosen if t != "items" or converted.items]
     dry = DryRunStore(store, project)
     for target in chosen:
         if converted.rows(target):
@@ -287,7 +392,7 @@ def import_converted(
     if converted.seconds and "annotations" in chosen:
         from annotation_store.time_on_task import set_time_on_task
 
-        set_time_on_task(store, project, converted.seconds)
+        set_time_on_task(store, project, converted.seconds, converted.time_source)
     notes = list(converted.notes)
     for target in TARGETS:
         if target not in chosen and converted.rows(target):

@@ -137,7 +137,7 @@ def read(path: str | Path) -> Converted:
     """Items, labels (drafts included), time on task and prediction scores of a Label
     Studio JSON export."""
     p = existing(path)
-    out = Converted(p.name)
+    out = Converted(p.name, time_source="Label Studio lead_time")
     users = _users(p)
     confident = empty_skips = 0
     for index, task in enumerate(read_json_records(p, p.name), start=1):

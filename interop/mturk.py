@@ -5,12 +5,16 @@ One row per assignment: ``HITId``, ``AssignmentId``, ``WorkerId``, ``AssignmentS
 ``Input.<name>`` and the worker's answers as ``Answer.<name>``. What each becomes:
 
 - items: one per distinct input (``Input.item_id`` or ``Input.id`` is the item id when
-  there is one, else a short hash of all the inputs); ``Input.<name>`` is item field
-  ``<name>``;
-- labels: ``Answer.<name>`` is a label of field ``<name>`` (``--map`` renames it) by the
-  worker (an external rater); a Crowd HTML radio group's ``Answer.<name>.<option>``
+  there is one, else a short hash of all the inputs; ``--map Input.<name>=item_id`` names
+  another column); ``Input.<name>`` is item field ``<name>``. A batch over items the
+  project already has needs only their id: those items are matched, never changed, and
+  items the batch only names but the project lacks are listed in one line;
+- labels: ``Answer.<name>`` is a label of field ``<name>`` (``--map`` renames it, with or
+  without the ``Answer.`` prefix; several ``--map`` send several answers to several
+  questions) by the worker (an external rater); a Crowd HTML radio group's ``Answer.<name>.<option>``
   columns (``true`` / ``false``) give the chosen option; whole numbers are read as numbers;
-- ``WorkTimeInSeconds``: the worker's time on task for the item;
+- ``WorkTimeInSeconds`` (else ``SubmitTime`` - ``AcceptTime``): the worker's time on task
+  for the item, stored as the platform's time (not one the workbench measured);
 - rejected assignments are kept out and counted in the import notes.
 
 It writes nothing: results come from MTurk, not to it.
@@ -22,6 +26,7 @@ import csv
 import hashlib
 import io
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +75,25 @@ def _answers(row: dict[str, str]) -> dict[str, Any]:
     return plain
 
 
+def _between(accepted: str | None, submitted: str | None) -> float | None:
+    """Seconds from ``AcceptTime`` to ``SubmitTime`` as MTurk writes them ("Sat Nov 28
+    11:24:09 PST 2026"; both in one time zone, which is dropped), or None."""
+
+    def parse(text: str | None) -> datetime | None:
+        parts = (text or "").split()
+        if len(parts) != 6:
+            return None
+        try:
+            return datetime.strptime(" ".join(parts[:4] + parts[5:]), "%a %b %d %H:%M:%S %Y")
+        except ValueError:
+            return None
+
+    start, end = parse(accepted), parse(submitted)
+    if start is None or end is None or end < start:
+        return None
+    return (end - start).total_seconds()
+
+
 def _item_id(inputs: dict[str, str]) -> str:
     for column in ID_INPUTS:
         if inputs.get(column):
@@ -81,7 +105,12 @@ def _item_id(inputs: dict[str, str]) -> str:
 def read(path: str | Path) -> Converted:
     """Items, labels and time on task of a batch results CSV."""
     p = existing(path)
-    out = Converted(p.name)
+    out = Converted(
+        p.name,
+        time_source="MTurk WorkTimeInSeconds",
+        prefixes=("Answer.", "Input."),
+        items_by_reference=True,
+    )
     text = p.read_text(encoding="utf-8-sig")
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
@@ -117,6 +146,10 @@ def read(path: str | Path) -> Converted:
                 )
             )
         seconds = _number((row.get("WorkTimeInSeconds") or "").strip())
+        if not isinstance(seconds, int | float):
+            seconds = _between(row.get("AcceptTime"), row.get("SubmitTime"))
+            if seconds is not None:
+                out.time_source = "MTurk SubmitTime - AcceptTime"
         if isinstance(seconds, int | float):
             out.seconds.append((item_id, worker, seconds))
     out.items = list(items.values())

@@ -217,10 +217,18 @@ def agreement_document(
     timeline: bool = True,
     keep: Callable[[Statistic], bool] | None = None,
     reference_method: str = "majority",
+    pairs: bool = False,
 ) -> AgreementDocument:
-    """Load the project and compute its agreement document (what the CLI prints)."""
+    """Load the project and compute its agreement document (what the CLI prints);
+    ``pairs``: every annotator pair of a crowd (else summarised)."""
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
-    options = {"fields": fields, "n_resamples": n_resamples, "seed": seed, "keep": keep}
+    options = {
+        "fields": fields,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "keep": keep,
+        "pairs": pairs,
+    }
     doc = build_document(inputs, timeline=timeline, **options)
     with_metaeval(doc, inputs, fields, n_resamples, seed)
     return with_alarms(with_everyone(doc, store, inputs, **options), store, inputs)
@@ -247,8 +255,8 @@ def _alarms(
     store: Store, name: str, annotations: pd.DataFrame, excluded: Sequence[str]
 ) -> list[dict[str, Any]]:
     from agreement.alarms import data_quality_alarms
-    from annotation_store.crowd.study_quality import active_times
+    from annotation_store.crowd.study_quality import alarm_times
 
-    times = active_times(store, name)
+    times, source = alarm_times(store, name)
     times = times[~times["annotator"].isin(list(excluded))]
-    return [a.to_dict() for a in data_quality_alarms(annotations, times)]
+    return [a.to_dict() for a in data_quality_alarms(annotations, times, source)]

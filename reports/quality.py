@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 #: Human references evaluators can be compared with: the default (the people's mean,
 #: majority for binary fields) or aggregated labels on nominal fields.
 REFERENCES = ("majority", "dawid_skene", "mace")
+#: How the ordinal quality figures are made, said beside them.
+ORDINAL_METHOD = (
+    "each annotator against the mean of the other annotators' ratings of the same items: "
+    "Pearson r, mean absolute difference and bias (own - others), leave one out"
+)
 
 
 def aggregable_fields(info: ProjectInfo) -> list[str]:
@@ -22,6 +27,33 @@ def aggregable_fields(info: ProjectInfo) -> list[str]:
 
     nominal = (FieldType.BINARY, FieldType.CATEGORICAL)
     return [f.name for f in info.task_kind.human_fields(info.settings) if f.type in nominal]
+
+
+def ordinal_fields(info: ProjectInfo) -> list[str]:
+    """The project's ordinal and score fields (Likert, rubric levels, scores): annotator
+    quality by correlation with the others, references by mean or median."""
+    from kinds import FieldType
+
+    ordered = (FieldType.ORDINAL, FieldType.INTERVAL)
+    return [f.name for f in info.task_kind.human_fields(info.settings) if f.type in ordered]
+
+
+def aggregate_ordinal(
+    store: Store, project: str, field: str | None = None, method: str = "mean"
+) -> tuple[pd.DataFrame, str]:
+    """The reference of each item of an ordinal / score field (excluded annotators left
+    out): item_id, value (mean or median of its ratings), n; and the field."""
+    from agreement.ordinal_quality import ordinal_reference
+
+    fields = ordinal_fields(store.project(project))
+    if not fields:
+        raise ValueError(f"project {project!r} has no ordinal or score field")
+    field = field or fields[0]
+    if field not in fields:
+        raise ValueError(
+            f"{field!r} is not an ordinal or score field; choose one of {', '.join(fields)}"
+        )
+    return ordinal_reference(_labels(store, project, field, False), method), field
 
 
 def gold_answers(store: Store, project: str, items: list[ItemRecord], field: str) -> dict[str, Any]:
@@ -129,12 +161,29 @@ def annotator_table(store: Store, project: str, field: str | None = None) -> dic
     agreement, Dawid-Skene and MACE competence, and whether they are excluded (their
     figures are computed with everyone, so an excluded annotator can be judged too)."""
     from agreement.annotator_quality import annotator_quality
+    from agreement.ordinal_quality import ordinal_quality
 
     info = store.project(project)
-    fields = [_field(store, project, field)[1]] if field else aggregable_fields(info)
+    ordered = ordinal_fields(info)
+    if field in ordered:
+        fields, ordered = [], [field]
+    else:
+        fields = [_field(store, project, field)[1]] if field else aggregable_fields(info)
+        ordered = [] if field else ordered
     items = store.items(project)
     excluded = store.excluded_annotators(project)
     out: dict[str, Any] = {"project": project, "fields": {}}
+    if ordered:
+        out["ordinal"] = {}
+    for name in ordered:
+        rows = []
+        for q in ordinal_quality(_labels(store, project, name, True)):
+            row = q.to_dict()
+            row["excluded"] = [
+                {"source": r.source, "reason": r.reason} for r in excluded.get(q.annotator, [])
+            ]
+            rows.append(row)
+        out["ordinal"][name] = {"method": ORDINAL_METHOD, "annotators": rows}
     for name in fields:
         gold = gold_answers(store, project, items, name)
         rows = []

@@ -377,13 +377,28 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
 def _md_alarms(d: dict[str, Any]) -> list[str]:
     """The data-quality alarms section (nothing when there is none)."""
     found = alarm_lines(d)
-    return ["", "## Data-quality alarms", "", *(f"- ⚠ {line}" for line in found)] if found else []
+    if not found:
+        return []
+    return [
+        "",
+        "## Data-quality alarms",
+        "",
+        f"{d.get('alarm_summary', '')}.",
+        "",
+        *(f"- ⚠ {line}" for line in found),
+    ]
 
 
 def _html_alarms(d: dict[str, Any]) -> str:
     """The data-quality alarms section ("" when there is none)."""
     found = alarm_lines(d)
-    return "<h2>Data-quality alarms</h2>" + _html_list(found) if found else ""
+    if not found:
+        return ""
+    summary = html.escape(str(d.get("alarm_summary", "")))
+    return (
+        f"<h2>Data-quality alarms</h2><p>{summary}.</p><details><summary>All "
+        f"{len(found)} alarms</summary>{_html_list(found)}</details>"
+    )
 
 
 def _md_drilldown(items: list[dict[str, Any]]) -> list[str]:

@@ -84,7 +84,13 @@ def alarms_text(doc: dict[str, Any]) -> list[str]:
     from agreement.alarms import alarm_lines
 
     found = alarm_lines(doc)
-    return ["data-quality alarms:", *(f"  ! {line}" for line in found), ""] if found else []
+    if not found:
+        return []
+    return [
+        f"data-quality alarms: {doc.get('alarm_summary', '')}",
+        *(f"  ! {x}" for x in found),
+        "",
+    ]
 
 
 def document_text(doc: dict[str, Any]) -> str:

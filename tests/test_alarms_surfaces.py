@@ -19,6 +19,7 @@ PAIR = (
     "ann and copy gave the same 'label' label on 60 of 60 shared items (100%): "
     "check that they are two people working independently."
 )
+SUMMARY = "1 possible speeder, 2 at chance level, 1 identical pair, 1 straight-liner"
 
 
 def _project(store: Store) -> None:
@@ -58,14 +59,25 @@ def test_agreement_json_and_the_report_carry_the_alarms(store: Store, tmp_path) 
     ]
     pair = next(a for a in alarms if a["kind"] == "identical_pair")
     assert pair["n"] == N and pair["field"] == "label" and pair["sentence"] == PAIR
+    assert json.loads(out.stdout)["alarm_counts"] == {
+        "speeder": 1,
+        "independent": 2,
+        "identical_pair": 1,
+        "straight_lining": 1,
+    }
+    assert json.loads(out.stdout)["alarm_summary"] == SUMMARY
     from reports.render import build_report, render_report
     from reports.text import document_text
 
     report = build_report(store, "crowd", n_resamples=0)
     md, page = render_report(report, "md"), render_report(report, "html")
-    assert f"## Data-quality alarms\n\n- ⚠ {PAIR}" in md
-    assert "<h2>Data-quality alarms</h2><ul><li>ann and copy gave the same" in page
-    assert f"  ! {PAIR}" in document_text(report.data)
+    assert f"## Data-quality alarms\n\n{SUMMARY}.\n\n- ⚠ {PAIR}" in md
+    assert (
+        f"<h2>Data-quality alarms</h2><p>{SUMMARY}.</p><details><summary>All 5 alarms"
+        "</summary><ul><li>ann and copy gave the same"
+    ) in page
+    text = document_text(report.data)
+    assert f"data-quality alarms: {SUMMARY}\n" in text and f"  ! {PAIR}" in text
 
 
 def test_one_click_on_the_progress_page_excludes_with_the_alarm_as_reason(
@@ -76,7 +88,7 @@ def test_one_click_on_the_progress_page_excludes_with_the_alarm_as_reason(
     _project(store)
     at = open_app(monkeypatch, store.url, page="pages/progress.py", project="crowd")
     warnings = [w.value for w in at.warning]
-    assert PAIR in warnings and len(warnings) == 5
+    assert PAIR in warnings and SUMMARY in warnings and len(warnings) == 6
     next(b for b in at.button if b.label == "Exclude copy").click().run()
     (rec,) = store.exclusions("crowd")
     assert (rec.annotator, rec.source, rec.reason) == ("copy", "alarm", PAIR)

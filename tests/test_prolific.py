@@ -1,5 +1,7 @@
-"""Prolific's submissions export carries no labels: choosing it says so in one line, on
-the command line and in the API, and imports nothing."""
+"""Prolific's submissions export carries no labels: on a project none of whose workers
+took part in it, choosing it says so in one line, on the command line and in the API,
+and imports nothing (with its workers' submitted items it brings their time taken:
+tests/test_mturk_batches.py)."""
 
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ def test_the_data_page_says_so_too(store: Store, monkeypatch: pytest.MonkeyPatch
     at.file_uploader(key="foreign_upload_prolific").set_value(
         ("submissions.csv", EXPORT.encode(), "text/csv")
     ).run()
+    at.button(key="foreign_import").click().run()
     assert not at.exception
     assert [e.value for e in at.error] == [f"Nothing imported. submissions.csv: {REASON}"]
     assert store.items("p") == []

@@ -26,17 +26,22 @@ def cached_alarms(url: str, project: str, version: str) -> list[dict[str, Any]]:
 def alarms_section(
     store: Store, project: str, alarms: Sequence[dict[str, Any]], where: str
 ) -> None:
-    """One warning per alarm; admins get an "Exclude" button per annotator it names,
-    which records the alarm's sentence as the reason (undo: Progress page, Include)."""
+    """The alarms counted per kind in one line, and one warning per alarm one click away
+    (an expander); admins get an "Exclude" button per annotator it names, which records
+    the alarm's sentence as the reason (undo: Progress page, Include)."""
     if not alarms:
         return
+    from agreement.alarms import alarm_summary
+
     st.subheader("Data-quality alarms")
+    st.warning(alarm_summary(list(alarms)), icon="⚠️")
     admin = has_role("admin")
+    box = st.expander(f"All {len(alarms)} alarms", expanded=len(alarms) <= 3)
     for i, alarm in enumerate(alarms):
-        st.warning(alarm["sentence"], icon="⚠️")
+        box.warning(alarm["sentence"], icon="⚠️")
         if not admin:
             continue
-        cols = st.columns(max(1, len(alarm["annotators"])))
+        cols = box.columns(max(1, len(alarm["annotators"])))
         for col, who in zip(cols, alarm["annotators"], strict=False):
             if col.button(f"Exclude {who}", key=f"alarm_{where}_{i}_{who}"):
                 store.exclude_annotator(

@@ -25,11 +25,14 @@ def agreement(
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
     reference: str = "majority",
+    pairs: bool = False,
 ) -> AgreementDocument:
     """The agreement document: typed results per field and evaluator (``.to_dict()``
     gives the JSON that ``workbench agreement --json`` prints). ``reference``: what
     evaluators are compared with on nominal fields (``majority``: the people's mean and
-    majority; ``dawid_skene`` / ``mace``: those aggregated labels)."""
+    majority; ``dawid_skene`` / ``mace``: those aggregated labels). ``pairs``: every
+    annotator pair's Cohen's kappa even in a crowd (above 30 annotators the document
+    summarises them)."""
     from reports.data import agreement_document
 
     if resamples < 0:
@@ -42,6 +45,7 @@ def agreement(
         seed=seed,
         timeline=timeline,
         reference_method=reference,
+        pairs=pairs,
     )
 
 

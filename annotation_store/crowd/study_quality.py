@@ -49,21 +49,49 @@ def record_active_seconds(
         row.active_seconds = round((row.active_seconds or 0.0) + seconds, 1)
 
 
-def active_times(store: Store, project: str) -> pd.DataFrame:
-    """Submitted items with a measured active time: annotator, item_id, active_seconds."""
+def _submitted(store: Store, project: str, *columns: Any) -> list[Any]:
+    """(annotator, item_id, *columns) of the submitted items whose first column is set."""
     with store.read() as s:
-        rows = s.execute(
-            select(Annotator.name, Item.item_id, ItemProgress.active_seconds)
+        return s.execute(
+            select(Annotator.name, Item.item_id, *columns)
             .join(Item, Item.id == ItemProgress.item_pk)
             .join(Project, Project.id == Item.project_id)
             .join(Annotator, Annotator.id == ItemProgress.annotator_id)
             .where(
                 Project.name == project,
                 ItemProgress.status == "submitted",
-                ItemProgress.active_seconds.is_not(None),
+                columns[0].is_not(None),
             )
         ).all()
+
+
+def active_times(store: Store, project: str) -> pd.DataFrame:
+    """Submitted items with a measured active time: annotator, item_id, active_seconds."""
+    rows = _submitted(store, project, ItemProgress.active_seconds)
     return pd.DataFrame(rows, columns=["annotator", "item_id", "active_seconds"])
+
+
+def platform_times(store: Store, project: str) -> tuple[pd.DataFrame, str | None]:
+    """Submitted items with a time on task a platform reported (an import: MTurk's
+    ``WorkTimeInSeconds``...), as ``active_times``' columns, and where it came from
+    (None: no such time)."""
+    rows = _submitted(store, project, ItemProgress.time_source, ItemProgress.seconds_spent)
+    frame = pd.DataFrame(rows, columns=["annotator", "item_id", "source", "active_seconds"])
+    if frame.empty:
+        return frame.drop(columns="source"), None
+    source = str(frame["source"].mode().iloc[0])
+    return frame.drop(columns="source"), f"time on task reported by the platform: {source}"
+
+
+def alarm_times(store: Store, project: str) -> tuple[pd.DataFrame, str | None]:
+    """The times the speeder alarm reads and what they are: the active time the browser
+    measured when the project has any (None), else the time on task a platform reported
+    (its description)."""
+    times = active_times(store, project)
+    if not times.empty:
+        return times, None
+    platform, source = platform_times(store, project)
+    return (platform, source) if source else (times, None)
 
 
 def median_active(store: Store, project: str) -> dict[str, float]:

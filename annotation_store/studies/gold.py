@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from annotation_store.models import GoldItem, Item, Project
@@ -92,6 +92,8 @@ def clear_gold(store: Store, project: str, item_id: str) -> bool:
         pid = _project_id(s, project)
         pk = s.scalar(select(Item.id).where(Item.project_id == pid, Item.item_id == item_id))
         result = s.execute(delete(GoldItem).where(GoldItem.item_pk == pk))
+        # the claim queue marked it full as gold: it may now take ordinary claims
+        s.execute(update(Item).where(Item.id == pk).values(queue_full=False))
         return bool(result.rowcount)
 
 
