@@ -10,7 +10,9 @@ naming the row and column: bytes that are not UTF-8, a CSV cell longer than
 :data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DEPTH`, an
 integer longer than Python's 4,300 digits, NaN / Infinity inside a JSON value or a NUL
 character (PostgreSQL stores neither), a Parquet column of bytes, times or decimals, and
-a Parquet file that decompresses to more than :data:`MAX_PARQUET_BYTES`.
+a Parquet file that decompresses to more than :data:`MAX_PARQUET_BYTES`, by its
+metadata or, counted batch by batch before any batch becomes Python objects, by what its
+dictionary-encoded values expand to (one 1 MB value shared by 5,000 rows is 5 GB).
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ MAX_JSON_DEPTH = 64
 TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
 #: Rows per Parquet record batch read at a time.
 PARQUET_BATCH = 5_000
-#: The most a Parquet file may decompress to (its row groups' uncompressed size): a
-#: small file that inflates past this is refused before any page is decompressed.
+#: The most a Parquet file may decompress to: its row groups' uncompressed size (checked
+#: before any page is decompressed) and the running size of its decoded record batches
+#: (dictionary-encoded values counted once per row, checked before each batch becomes
+#: Python objects).
 MAX_PARQUET_BYTES = 200 * 1024 * 1024
 NUL = "a NUL character (\\x00), which the database cannot store"
 NOT_FINITE = "NaN or Infinity inside a JSON value"
@@ -105,6 +109,15 @@ def json_reason(exc: Exception) -> str:
     return f"not valid JSON ({exc})"
 
 
+def _over_cap(display: str, size: int, verb: str) -> ImportFailure:
+    return ImportFailure(
+        display,
+        None,
+        None,
+        f"{verb} {size / 2**20:,.0f} MiB, over the cap of {MAX_PARQUET_BYTES / 2**20:,.0f} MiB",
+    )
+
+
 def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
     """Refuse a Parquet file that decompresses past the cap or (``types``) has columns
     the store cannot keep as JSON (bytes, times, decimals), before reading any rows."""
@@ -113,13 +126,7 @@ def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
     meta = parquet.metadata
     size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if size > MAX_PARQUET_BYTES:
-        raise ImportFailure(
-            display,
-            None,
-            None,
-            f"decompresses to {size / 2**20:,.0f} MiB, over the cap of "
-            f"{MAX_PARQUET_BYTES / 2**20:,.0f} MiB",
-        )
+        raise _over_cap(display, size, "decompresses to")
     if not types:
         return
     kinds = (
@@ -128,14 +135,67 @@ def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
         (lambda x: t.is_decimal(x), "decimals"),
     )
     for field in parquet.schema_arrow:
+        kind = field.type.value_type if t.is_dictionary(field.type) else field.type
         for test, noun in kinds:
-            if test(field.type):
+            if test(kind):
                 raise ImportFailure(
                     display,
                     None,
                     field.name,
-                    f"holds {noun} ({field.type}); store it as text or numbers",
+                    f"holds {noun} ({kind}); store it as text or numbers",
                 )
+
+
+def open_parquet(source: Any) -> Any:
+    """A ``ParquetFile`` whose text and byte columns are read as dictionary arrays, so a
+    dictionary-encoded value shared by many rows is held once until :func:`parquet_objects`
+    has counted what the rows expand to."""
+    import pyarrow.parquet as pq
+
+    paths = [c.path for c in pq.ParquetFile(source).schema if c.physical_type == "BYTE_ARRAY"]
+    if hasattr(source, "seek"):
+        source.seek(0)
+    return pq.ParquetFile(source, read_dictionary=paths)
+
+
+def decoded_bytes(array: Any) -> int:
+    """What an Arrow array takes once every dictionary-encoded value is written out for
+    each row that refers to it (a value shared by 5,000 rows counts 5,000 times)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        values = array.dictionary
+        if (
+            pa.types.is_string(values.type)
+            or pa.types.is_binary(values.type)
+            or (pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type))
+        ):
+            sizes = pc.binary_length(values)
+        else:  # not made by open_parquet; an even share of the dictionary per value
+            sizes = pa.array([values.nbytes // max(len(values), 1)] * len(values), pa.int64())
+        taken = pc.sum(pc.take(sizes, array.indices)).as_py() or 0
+        return int(taken) + array.indices.nbytes
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        return decoded_bytes(array.flatten()) + 8 * len(array)
+    if pa.types.is_fixed_size_list(kind):
+        return decoded_bytes(array.flatten())
+    if pa.types.is_struct(kind):
+        return sum(decoded_bytes(child) for child in array.flatten()) + len(array)
+    return int(array.nbytes)
+
+
+def parquet_objects(display: str, parquet: Any, batch_size: int = 0) -> Iterator[dict[str, Any]]:
+    """The rows of a file from :func:`open_parquet` as Python objects, one record batch
+    at a time; what the batches expand to is added up before each one is turned into
+    Python objects, and past :data:`MAX_PARQUET_BYTES` the file is refused."""
+    total = 0
+    for batch in parquet.iter_batches(batch_size=batch_size or PARQUET_BATCH):
+        total += sum(decoded_bytes(column) for column in batch.columns)
+        if total > MAX_PARQUET_BYTES:
+            raise _over_cap(display, total, "expands to at least")
+        yield from batch.to_pylist()
 
 
 def _flatten(obj: dict[str, Any]) -> dict[str, Any]:
@@ -190,9 +250,8 @@ class RowSource:
 
     def _parquet(self) -> Any:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
-        return pq.ParquetFile(
+        return open_parquet(
             self.path if self.path is not None else pa.BufferReader(self.data or b"")
         )
 
@@ -246,13 +305,11 @@ class RowSource:
         try:
             parquet = self._parquet()
             check_parquet(display, parquet)
-            batches = parquet.iter_batches(batch_size=PARQUET_BATCH)
-            for batch in batches:
-                for obj in batch.to_pylist():
-                    number += 1
-                    row = {str(k): v for k, v in _flatten(obj).items()}
-                    check_row(display, number, row, bad_bytes=False)
-                    yield number, row
+            for obj in parquet_objects(display, parquet):
+                number += 1
+                row = {str(k): v for k, v in _flatten(obj).items()}
+                check_row(display, number, row, bad_bytes=False)
+                yield number, row
         except (pa.ArrowException, OSError) as exc:
             raise ImportFailure(
                 display, None, None, f"not a readable Parquet file ({exc})"

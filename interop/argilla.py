@@ -46,17 +46,15 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 
         return load_from_disk(str(path)).to_list()
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
+        from annotation_store.row_source import check_parquet, open_parquet, parquet_objects
 
-        from annotation_store.row_source import check_parquet
-
-        parquet = pq.ParquetFile(path)
-        # The decompressed-size cap, before any page; Argilla's own time columns are
-        # record metadata and never reach the store.
+        parquet = open_parquet(path)
+        # The decompressed-size cap, before any page and batch by batch; Argilla's own
+        # time columns are record metadata and never reach the store.
         check_parquet(path.name, parquet, types=False)
         return [
             {k: v for k, v in row.items() if k not in RECORD_META or k in ("id", "status")}
-            for row in parquet.read().to_pylist()
+            for row in parquet_objects(path.name, parquet)
         ]
     if path.suffix.lower() in (".jsonl", ".json"):
         rows = []

@@ -78,6 +78,10 @@ CASES = [
         "score 1 (id s), column 'value': must be a finite number",
     ),
     ("mturk_not_utf8.csv", "annotations", "mturk", "not UTF-8 text (byte 87)"),
+    # 415 bytes: 5,000 rows share one dictionary-encoded 1 MiB text (5 GB written out),
+    # while the metadata counts the dictionary page once (1 MiB).
+    ("dict_bomb.parquet", "items", None, "expands to at least 5,000 MiB, over the cap of 200"),
+    ("dict_bomb.parquet", "annotations", "argilla", "expands to at least 5,000 MiB"),
 ]
 
 
@@ -166,6 +170,56 @@ def test_a_small_parquet_that_inflates_past_the_cap(
     ):
         import_file(project, "p", what, path, fmt)
     nothing_imported(project)
+
+
+def test_the_dictionary_bomb_is_refused_from_an_upload_too(project: Store) -> None:
+    """The Data page hands the uploaded bytes to the same importer."""
+    from annotation_store.importing import import_items
+
+    data = (HOSTILE / "dict_bomb.parquet").read_bytes()
+    assert len(data) < 1024
+    with pytest.raises(ImportFailure, match=r"^up\.parquet: expands to at least 5,000 MiB"):
+        import_items(project, "p", data, "up.parquet")
+    nothing_imported(project)
+
+
+def test_the_dictionary_bomb_costs_the_cli_little_memory(sqlite_url: str) -> None:
+    """A whole ``cli.py import`` under a 1 GiB address-space limit (on main the rows
+    were written out first: 11 GB without a limit): one line, exit 2, a peak resident
+    size under 300 MB, nothing written."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    cli = str(Path(__file__).resolve().parents[1] / "cli.py")
+    assert main(["--db", sqlite_url, "project", "create", "p", "--kind", "likert"]) == 0
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    child = subprocess.Popen(
+        [sys.executable, cli, "--db", sqlite_url, "import", "items", "p"]
+        + [str(HOSTILE / "dict_bomb.parquet")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit,
+    )
+    err = child.stderr.read() if child.stderr else ""
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 2
+    assert err == (
+        "error: nothing imported: dict_bomb.parquet: expands to at least 5,000 MiB, "
+        "over the cap of 200 MiB\n"
+    )
+    assert usage.ru_maxrss < 300 * 1024  # kilobytes on Linux
+    store = Store(sqlite_url)
+    try:
+        assert store.items("p") == []
+    finally:
+        store.close()
 
 
 def test_cli_prints_one_line_and_no_traceback(sqlite_url: str, capsys) -> None:
