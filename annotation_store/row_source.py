@@ -8,7 +8,8 @@ Rows are numbered from 1 for the first data row (the CSV header and blank JSONL 
 not rows). Empty CSV cells become None. Hostile input fails as one :class:`ImportFailure`
 naming the row and column: bytes that are not UTF-8, a CSV cell longer than
 :data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DEPTH`, an
-integer longer than Python's 4,300 digits, NaN / Infinity inside a JSON value or a NUL
+integer longer than Python's 4,300 digits, a CSV that ends inside a quoted cell (a cut
+file) or has text after a closing quote, NaN / Infinity inside a JSON value or a NUL
 character (PostgreSQL stores neither), a Parquet column of bytes, times or decimals, and
 a Parquet file that decompresses to more than :data:`MAX_PARQUET_BYTES`, by its
 metadata or, counted batch by batch before any batch becomes Python objects, by what its
@@ -100,6 +101,16 @@ def check_row(display: str, number: int, row: Mapping[str, Any], bad_bytes: bool
             check_value(display, number, column, value, bad_bytes)
         elif isinstance(value, str) and "\x00" in value:
             raise ImportFailure(display, number, column, NUL)
+
+
+def csv_reason(exc: Exception) -> str:
+    """One line for a CSV a strict reader refuses: a cell over the cap, a quote still
+    open at the end of the file (a cut download), text after a closing quote."""
+    if "field larger than field limit" in str(exc):
+        return f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
+    if "unexpected end of data" in str(exc):
+        return "the file ends inside a quoted cell (cut short?)"
+    return f"not valid CSV ({exc})"
 
 
 def json_reason(exc: Exception) -> str:
@@ -322,7 +333,7 @@ class RowSource:
         with io.TextIOWrapper(
             self._binary(), encoding="utf-8-sig", errors="surrogateescape", newline=""
         ) as text:
-            reader = csv.DictReader(text, delimiter=delimiter)
+            reader = csv.DictReader(text, delimiter=delimiter, strict=True)
             try:
                 if reader.fieldnames is None:
                     raise ImportFailure(display, None, None, "the file is empty")
@@ -340,9 +351,4 @@ class RowSource:
                     yield number, row
             except csv.Error as exc:
                 row_number = number + 1 if reader.fieldnames is not None else None
-                reason = (
-                    f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
-                    if "field larger than field limit" in str(exc)
-                    else f"not valid CSV ({exc})"
-                )
-                raise ImportFailure(display, row_number, None, reason) from None
+                raise ImportFailure(display, row_number, None, csv_reason(exc)) from None

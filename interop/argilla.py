@@ -58,7 +58,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         ]
     if path.suffix.lower() in (".jsonl", ".json"):
         rows = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
             if line.strip():
                 try:
                     rows.append(json.loads(line))
