@@ -42,7 +42,9 @@ def _database_file(store: Store) -> Path | None:
     """The SQLite file of a store, or None (PostgreSQL, in memory, no fcntl)."""
     if not store.is_sqlite or fcntl is None:
         return None
-    name = store.engine.url.database
+    from sqlalchemy.engine import make_url
+
+    name = make_url(store.url).database
     return Path(name) if name and name != ":memory:" else None
 
 

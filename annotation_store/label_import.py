@@ -13,12 +13,16 @@ labels that was nearly two minutes. Here the rows are checked and planned in mem
 - item progress follows the labels in one ``INSERT ... SELECT ... GROUP BY ... ON CONFLICT
   DO UPDATE`` over the chunk's items, on SQLite and PostgreSQL alike.
 
-:func:`write_chunked` writes each chunk in its own short transaction, so a label save
-from the app waits for one chunk (a fraction of a second), not the whole import; SQLite
-has one writer at a time, and a 300,000-label import in one transaction held it for
-over a minute. It stays all-or-nothing for the importer: every row is checked before the
-first chunk, and if a later chunk fails, what the earlier ones wrote is undone (see
-:func:`undo_import`). While it runs, readers may see the labels written so far.
+On SQLite :func:`write_chunked` writes each chunk in its own short transaction, so a label
+save from the app waits for one chunk (a fraction of a second), not the whole import;
+SQLite has one writer at a time, and a 300,000-label import in one transaction held it
+for over a minute. It stays all-or-nothing for the importer: every row is checked before
+the first chunk, and if a later chunk fails, what the earlier ones wrote is undone (see
+:func:`undo_import`); a killed importer's journal has the next start undo it the same way
+(:mod:`annotation_store.import_journal`). While it runs, readers may see the labels
+written so far. On PostgreSQL :func:`write_at_once` writes the same statements in one
+transaction: its row locks keep other annotators' saves going, and a killed importer's
+transaction is simply rolled back.
 """
 
 from __future__ import annotations

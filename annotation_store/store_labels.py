@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, func, select
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
-from annotation_store.import_journal import Journal
+from annotation_store.import_journal import Journal, recover
 from annotation_store.label_import import (
     check_rows,
     existing_labels,
@@ -368,8 +368,9 @@ class LabelsMixin(StoreBase):
         annotator name, an unknown status or two rows giving the same label different
         values raise :class:`StoreError` naming the row, and nothing is imported. Created
         and changed labels get history rows; item progress follows the label status.
-        Written with bulk Core statements in short transactions, undone if one fails
-        (:mod:`annotation_store.label_import`), so label saves never wait long.
+        Written with bulk Core statements (:mod:`annotation_store.label_import`): on
+        SQLite in short transactions, undone if one fails and, after a kill, at the next
+        start (its journal), so label saves never wait long; on PostgreSQL in one.
         """
         with self.read() as s:
             proj = self._project_row(s, project)
@@ -384,6 +385,7 @@ class LabelsMixin(StoreBase):
                 people = self._import_people(s, checked.names, now)
                 plan = plan_import(checked, people, existing_labels(s, pid, False))
                 return write_at_once(s, pid, guideline_version, plan, source, now)
+        taken_back = recover(self)  # a killed import the running app has not seen yet
         journal = Journal.begin(self, pid, source, now)
         try:
             with self.write() as s:
@@ -397,7 +399,9 @@ class LabelsMixin(StoreBase):
                 with self.write() as s:
                     undo_import(s, pid, source, now)
                 raise
-            return write_chunked(self.write, pid, guideline_version, plan, source, now, True)
+            report = write_chunked(self.write, pid, guideline_version, plan, source, now, True)
+            report.notes.extend(taken_back)
+            return report
         finally:
             journal.finish()
 

@@ -100,6 +100,16 @@ CASES = [
     ),
     ("potato_cut.jsonl", "annotations", "potato", "line 2: not valid JSON (Unterminated"),
     ("argilla_cut.jsonl", "annotations", "argilla", "line 2: not valid JSON (Unterminated"),
+    # Not UTF-8, or nested 5,000 deep, in every format that reads text.
+    ("not_utf8.csv", "items", None, "row 1, column 'text': not UTF-8 text (byte 0xe9)"),
+    ("potato_not_utf8.jsonl", "annotations", "potato", "not UTF-8 text (byte 36)"),
+    ("argilla_not_utf8.jsonl", "annotations", "argilla", "not UTF-8 text (byte 24)"),
+    ("lf_not_utf8.json", "scores", "langfuse", "not UTF-8 text (byte 74)"),
+    ("langsmith_not_utf8.jsonl", "scores", "langsmith", "not UTF-8 text (byte 71)"),
+    ("potato_deep.jsonl", "annotations", "potato", "JSON nested deeper than 64 levels"),
+    ("argilla_deep.jsonl", "annotations", "argilla", "JSON nested deeper than 64 levels"),
+    ("lf_deep.json", "scores", "langfuse", "JSON nested deeper than 64 levels"),
+    ("langsmith_deep.jsonl", "scores", "langsmith", "JSON nested deeper than 64 levels"),
 ]
 NATIVE = [c for c in CASES if c[2] is None]
 
