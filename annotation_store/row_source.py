@@ -197,6 +197,29 @@ def decoded_bytes(array: Any) -> int:
     return int(array.nbytes)
 
 
+def check_arrow_files(display: str, files: list[Path]) -> None:
+    """Refuse Arrow IPC files (a ``datasets`` folder) whose record batches expand past
+    :data:`MAX_PARQUET_BYTES`, counted batch by batch as :func:`parquet_objects` does,
+    before anything turns them into Python objects."""
+    import pyarrow as pa
+
+    total = 0
+    for file in files:
+        with pa.memory_map(str(file)) as source:
+            try:
+                reader = pa.ipc.open_stream(source)
+            except pa.ArrowInvalid:
+                source.seek(0)
+                reader = pa.ipc.open_file(source)
+                batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+            else:
+                batches = iter(reader)
+            for batch in batches:
+                total += sum(decoded_bytes(column) for column in batch.columns)
+                if total > MAX_PARQUET_BYTES:
+                    raise _over_cap(display, total, "expands to at least")
+
+
 def parquet_objects(display: str, parquet: Any, batch_size: int = 0) -> Iterator[dict[str, Any]]:
     """The rows of a file from :func:`open_parquet` as Python objects, one record batch
     at a time; what the batches expand to is added up before each one is turned into

@@ -44,6 +44,9 @@ def _rows(path: Path) -> list[dict[str, Any]]:
             return [row for table in tables for row in _rows(table)]
         from datasets import load_from_disk
 
+        from annotation_store.row_source import check_arrow_files
+
+        check_arrow_files(path.name, sorted(path.glob("*.arrow")))
         return load_from_disk(str(path)).to_list()
     if path.suffix.lower() == ".parquet":
         from annotation_store.row_source import check_parquet, open_parquet, parquet_objects

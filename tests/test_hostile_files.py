@@ -226,6 +226,27 @@ def test_the_dictionary_bomb_is_refused_from_an_upload_too(project: Store) -> No
     nothing_imported(project)
 
 
+def test_a_dictionary_bomb_in_an_argilla_datasets_folder(project: Store, tmp_path: Path) -> None:
+    """The Arrow files of a ``datasets`` folder are counted the same way before
+    ``load_from_disk`` turns them into rows."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    ids = pa.array([f"b{i}" for i in range(5_000)])
+    text = pa.DictionaryArray.from_arrays(pa.array([0] * 5_000, pa.int32()), ["x" * 2**20])
+    table = pa.table({"id": ids, "text": text})
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    with pa.ipc.new_stream(
+        str(folder / "data-00000-of-00001.arrow"), table.schema, options=options
+    ) as out:
+        out.write_table(table)
+    assert (folder / "data-00000-of-00001.arrow").stat().st_size < 64 * 1024
+    with pytest.raises(
+        ImportFailure, match=r"^records: expands to at least 5,000 MiB, over the cap of 200 MiB$"
+    ):
+        import_file(project, "p", "annotations", folder, "argilla")
+    nothing_imported(project)
+
+
 def test_the_dictionary_bomb_costs_the_cli_little_memory(sqlite_url: str) -> None:
     """A whole ``cli.py import`` under a 1 GiB address-space limit (on main the rows
     were written out first: 11 GB without a limit): one line, exit 2, a peak resident
