@@ -13,12 +13,16 @@ labels that was nearly two minutes. Here the rows are checked and planned in mem
 - item progress follows the labels in one ``INSERT ... SELECT ... GROUP BY ... ON CONFLICT
   DO UPDATE`` over the chunk's items, on SQLite and PostgreSQL alike.
 
-:func:`write_chunked` writes each chunk in its own short transaction, so a label save
-from the app waits for one chunk (a fraction of a second), not the whole import; SQLite
-has one writer at a time, and a 300,000-label import in one transaction held it for
-over a minute. It stays all-or-nothing for the importer: every row is checked before the
-first chunk, and if a later chunk fails, what the earlier ones wrote is undone (see
-:func:`undo_import`). While it runs, readers may see the labels written so far.
+On SQLite :func:`write_chunked` writes each chunk in its own short transaction, so a label
+save from the app waits for one chunk (a fraction of a second), not the whole import;
+SQLite has one writer at a time, and a 300,000-label import in one transaction held it
+for over a minute. It stays all-or-nothing for the importer: every row is checked before
+the first chunk, and if a later chunk fails, what the earlier ones wrote is undone (see
+:func:`undo_import`); a killed importer's journal has the next start undo it the same way
+(:mod:`annotation_store.import_journal`). While it runs, readers may see the labels
+written so far. On PostgreSQL :func:`write_at_once` writes the same statements in one
+transaction: its row locks keep other annotators' saves going, and a killed importer's
+transaction is simply rolled back.
 """
 
 from __future__ import annotations
@@ -145,6 +149,12 @@ class ImportPlan:
     changed: list[tuple[int, Any, str, Any, str]] = field(default_factory=list)
     unchanged: int = 0
 
+    def report(self) -> ImportReport:
+        """What the written plan did, counted."""
+        return ImportReport(
+            created=len(self.new), updated=len(self.changed), unchanged=self.unchanged
+        )
+
 
 def plan_import(
     checked: CheckedRows, people: Mapping[str, int], existing: Mapping[Key, tuple[int, Any, str]]
@@ -178,37 +188,64 @@ def write_chunked(
     plan: ImportPlan,
     source: str,
     now: datetime,
-    new_people: Sequence[int] = (),
     is_sqlite: bool = False,
 ) -> ImportReport:
-    """Update, insert and record history as planned, one short transaction per chunk.
+    """Update, insert and record history as planned, one short transaction per chunk
+    (SQLite, where a writer holds the only write lock).
 
     Progress follows each chunk's items in the same transaction. If any chunk fails,
-    the chunks already written are undone (``new_people``, the annotators this import
-    created, are removed too) and the error is raised: nothing is imported.
+    the chunks already written are undone with the annotators this import created
+    (:func:`undo_import`) and the error is raised: nothing is imported. A process killed
+    meanwhile leaves its journal (:mod:`annotation_store.import_journal`), and the next
+    start undoes it the same way.
     """
-    done = _Written()
     encoded = sqlite_rows(plan.new, project_id, guideline_version, now) if is_sqlite else None
     try:
         for changed in _chunks(plan.changed):
             with write() as s:
-                _update_changed(s, changed, now)
-                append_history(s, project_id, changed, source, now)
-                sync_progress(s, project_id, now, _items_of(s, [c[0] for c in changed]))
-            done.changed.extend(changed)
+                _write_changed(s, project_id, changed, source, now)
             _let_others_write(is_sqlite)
         for start in range(0, len(plan.new), CHUNK):
             new = plan.new[start : start + CHUNK]
             rows = encoded[start : start + CHUNK] if encoded is not None else None
             with write() as s:
                 _insert_new(s, project_id, guideline_version, new, source, now, rows)
-            done.items.update(r["item_pk"] for r in new)
             _let_others_write(is_sqlite)
     except BaseException:
         with write() as s:
-            undo_import(s, project_id, done, source, now, new_people)
+            undo_import(s, project_id, source, now)
         raise
-    return ImportReport(created=len(plan.new), updated=len(plan.changed), unchanged=plan.unchanged)
+    return plan.report()
+
+
+def write_at_once(
+    s: Session,
+    project_id: int,
+    guideline_version: int,
+    plan: ImportPlan,
+    source: str,
+    now: datetime,
+) -> ImportReport:
+    """The same writes in the caller's one transaction (PostgreSQL: its row locks let
+    label saves of other annotators go on meanwhile, and a killed importer's transaction
+    is rolled back by the server, so nothing of it is ever seen)."""
+    for changed in _chunks(plan.changed):
+        _write_changed(s, project_id, changed, source, now)
+    for start in range(0, len(plan.new), CHUNK):
+        _insert_new(s, project_id, guideline_version, plan.new[start : start + CHUNK], source, now)
+    return plan.report()
+
+
+def _write_changed(
+    s: Session,
+    project_id: int,
+    changed: Sequence[tuple[int, Any, str, Any, str]],
+    source: str,
+    now: datetime,
+) -> None:
+    _update_changed(s, changed, now)
+    append_history(s, project_id, changed, source, now)
+    sync_progress(s, project_id, now, _items_of(s, [c[0] for c in changed]))
 
 
 #: SQLite: pause between chunks, so a writer of another process polling in its busy
@@ -222,41 +259,39 @@ def _let_others_write(is_sqlite: bool) -> None:
         time.sleep(PAUSE_S)
 
 
-@dataclass
-class _Written:
-    """What the committed chunks of an import wrote (for :func:`undo_import`)."""
+def undo_import(s: Session, project_id: int, source: str, now: datetime) -> int:
+    """Take back what the import stamped ``now`` wrote; the number of labels it touched.
 
-    changed: list[tuple[int, Any, str, Any, str]] = field(default_factory=list)
-    items: set[int] = field(default_factory=set)
-
-
-def undo_import(
-    s: Session,
-    project_id: int,
-    done: _Written,
-    source: str,
-    now: datetime,
-    new_people: Sequence[int] = (),
-) -> None:
-    """Take back the written chunks of a failed import.
-
-    The import's labels and history rows are the ones stamped with its own ``now``;
-    changed labels get their old value and status back; progress follows again, and a
-    progress row the import created for a pair that has no label left is removed.
+    Read from the database, so it works for a failed chunk and for a killed process
+    alike: the import's history rows (``source``, changed at ``now``) name its labels;
+    labels created at ``now`` are deleted, changed ones get their old value and status
+    back from their history row, progress follows again (a progress row the import
+    created for a pair with no label left is removed), and so are the annotators it
+    created (stamped ``now``, external) that have no label.
     """
     a, h, p = Annotation.__table__, AnnotationHistory.__table__, ItemProgress.__table__
-    s.execute(
-        delete(h).where(h.c.project_id == project_id, h.c.source == source, h.c.changed_at == now)
-    )
+    people = Annotator.__table__
+    stamped = (h.c.project_id == project_id) & (h.c.source == source) & (h.c.changed_at == now)
+    touched = select(h.c.annotation_id).where(stamped)
+    items = sorted(set(s.scalars(select(a.c.item_pk).where(a.c.id.in_(touched)).distinct())))
+    restore = [
+        {"ann_id": r[0], "old_value": r[1], "old_status": r[2]}
+        for r in s.execute(
+            select(h.c.annotation_id, h.c.old_value, h.c.old_status).where(
+                stamped, h.c.old_status.is_not(None)
+            )
+        )
+    ]
+    count = int(s.scalar(select(func.count()).select_from(h).where(stamped)) or 0)
+    s.execute(delete(h).where(stamped))
     s.execute(delete(a).where(a.c.project_id == project_id, a.c.created_at == now))
-    restore = (
+    back = (
         update(a)
         .where(a.c.id == bindparam("ann_id"))
         .values(value=bindparam("old_value"), status=bindparam("old_status"))
     )
-    for chunk in _chunks(done.changed):
-        s.execute(restore, [{"ann_id": c[0], "old_value": c[1], "old_status": c[2]} for c in chunk])
-    items = sorted(done.items | set(_items_of(s, [c[0] for c in done.changed])))
+    for chunk in _chunks(restore):
+        s.execute(back, list(chunk))
     for chunk in _chunks(items):
         sync_progress(s, project_id, now, chunk)
     labelled = select(a.c.id).where(
@@ -265,8 +300,15 @@ def undo_import(
     s.execute(
         delete(p).where(p.c.project_id == project_id, p.c.started_at == now, ~labelled.exists())
     )
-    if new_people:
-        s.execute(delete(Annotator.__table__).where(Annotator.__table__.c.id.in_(new_people)))
+    s.execute(
+        delete(people).where(
+            people.c.created_at == now,
+            people.c.external.is_(True),
+            ~select(a.c.id).where(a.c.annotator_id == people.c.id).exists(),
+            ~select(p.c.id).where(p.c.annotator_id == people.c.id).exists(),
+        )
+    )
+    return count
 
 
 def _items_of(s: Session, annotation_ids: Sequence[int]) -> list[int]:

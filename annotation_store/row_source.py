@@ -8,9 +8,12 @@ Rows are numbered from 1 for the first data row (the CSV header and blank JSONL 
 not rows). Empty CSV cells become None. Hostile input fails as one :class:`ImportFailure`
 naming the row and column: bytes that are not UTF-8, a CSV cell longer than
 :data:`MAX_CSV_CELL` characters, JSON nested deeper than :data:`MAX_JSON_DEPTH`, an
-integer longer than Python's 4,300 digits, NaN / Infinity inside a JSON value or a NUL
+integer longer than Python's 4,300 digits, a CSV that ends inside a quoted cell (a cut
+file) or has text after a closing quote, NaN / Infinity inside a JSON value or a NUL
 character (PostgreSQL stores neither), a Parquet column of bytes, times or decimals, and
-a Parquet file that decompresses to more than :data:`MAX_PARQUET_BYTES`.
+a Parquet file that decompresses to more than :data:`MAX_PARQUET_BYTES`, by its
+metadata or, counted batch by batch before any batch becomes Python objects, by what its
+dictionary-encoded values expand to (one 1 MB value shared by 5,000 rows is 5 GB).
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ MAX_JSON_DEPTH = 64
 TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
 #: Rows per Parquet record batch read at a time.
 PARQUET_BATCH = 5_000
-#: The most a Parquet file may decompress to (its row groups' uncompressed size): a
-#: small file that inflates past this is refused before any page is decompressed.
+#: The most a Parquet file may decompress to: its row groups' uncompressed size (checked
+#: before any page is decompressed) and the running size of its decoded record batches
+#: (dictionary-encoded values counted once per row, checked before each batch becomes
+#: Python objects).
 MAX_PARQUET_BYTES = 200 * 1024 * 1024
 NUL = "a NUL character (\\x00), which the database cannot store"
 NOT_FINITE = "NaN or Infinity inside a JSON value"
@@ -98,11 +103,30 @@ def check_row(display: str, number: int, row: Mapping[str, Any], bad_bytes: bool
             raise ImportFailure(display, number, column, NUL)
 
 
+def csv_reason(exc: Exception) -> str:
+    """One line for a CSV a strict reader refuses: a cell over the cap, a quote still
+    open at the end of the file (a cut download), text after a closing quote."""
+    if "field larger than field limit" in str(exc):
+        return f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
+    if "unexpected end of data" in str(exc):
+        return "the file ends inside a quoted cell (cut short?)"
+    return f"not valid CSV ({exc})"
+
+
 def json_reason(exc: Exception) -> str:
     """One line for a JSON text Python's parser refuses beyond its syntax errors."""
     if "digits" in str(exc):
         return "an integer longer than 4,300 digits"
     return f"not valid JSON ({exc})"
+
+
+def _over_cap(display: str, size: int, verb: str) -> ImportFailure:
+    return ImportFailure(
+        display,
+        None,
+        None,
+        f"{verb} {size / 2**20:,.0f} MiB, over the cap of {MAX_PARQUET_BYTES / 2**20:,.0f} MiB",
+    )
 
 
 def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
@@ -113,13 +137,7 @@ def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
     meta = parquet.metadata
     size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if size > MAX_PARQUET_BYTES:
-        raise ImportFailure(
-            display,
-            None,
-            None,
-            f"decompresses to {size / 2**20:,.0f} MiB, over the cap of "
-            f"{MAX_PARQUET_BYTES / 2**20:,.0f} MiB",
-        )
+        raise _over_cap(display, size, "decompresses to")
     if not types:
         return
     kinds = (
@@ -128,14 +146,90 @@ def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
         (lambda x: t.is_decimal(x), "decimals"),
     )
     for field in parquet.schema_arrow:
+        kind = field.type.value_type if t.is_dictionary(field.type) else field.type
         for test, noun in kinds:
-            if test(field.type):
+            if test(kind):
                 raise ImportFailure(
                     display,
                     None,
                     field.name,
-                    f"holds {noun} ({field.type}); store it as text or numbers",
+                    f"holds {noun} ({kind}); store it as text or numbers",
                 )
+
+
+def open_parquet(source: Any) -> Any:
+    """A ``ParquetFile`` whose text and byte columns are read as dictionary arrays, so a
+    dictionary-encoded value shared by many rows is held once until :func:`parquet_objects`
+    has counted what the rows expand to."""
+    import pyarrow.parquet as pq
+
+    paths = [c.path for c in pq.ParquetFile(source).schema if c.physical_type == "BYTE_ARRAY"]
+    if hasattr(source, "seek"):
+        source.seek(0)
+    return pq.ParquetFile(source, read_dictionary=paths)
+
+
+def decoded_bytes(array: Any) -> int:
+    """What an Arrow array takes once every dictionary-encoded value is written out for
+    each row that refers to it (a value shared by 5,000 rows counts 5,000 times)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        values = array.dictionary
+        if (
+            pa.types.is_string(values.type)
+            or pa.types.is_binary(values.type)
+            or (pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type))
+        ):
+            sizes = pc.binary_length(values)
+        else:  # not made by open_parquet; an even share of the dictionary per value
+            sizes = pa.array([values.nbytes // max(len(values), 1)] * len(values), pa.int64())
+        taken = pc.sum(pc.take(sizes, array.indices)).as_py() or 0
+        return int(taken) + array.indices.nbytes
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        return decoded_bytes(array.flatten()) + 8 * len(array)
+    if pa.types.is_fixed_size_list(kind):
+        return decoded_bytes(array.flatten())
+    if pa.types.is_struct(kind):
+        return sum(decoded_bytes(child) for child in array.flatten()) + len(array)
+    return int(array.nbytes)
+
+
+def check_arrow_files(display: str, files: list[Path]) -> None:
+    """Refuse Arrow IPC files (a ``datasets`` folder) whose record batches expand past
+    :data:`MAX_PARQUET_BYTES`, counted batch by batch as :func:`parquet_objects` does,
+    before anything turns them into Python objects."""
+    import pyarrow as pa
+
+    total = 0
+    for file in files:
+        with pa.memory_map(str(file)) as source:
+            try:
+                reader = pa.ipc.open_stream(source)
+            except pa.ArrowInvalid:
+                source.seek(0)
+                reader = pa.ipc.open_file(source)
+                batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+            else:
+                batches = iter(reader)
+            for batch in batches:
+                total += sum(decoded_bytes(column) for column in batch.columns)
+                if total > MAX_PARQUET_BYTES:
+                    raise _over_cap(display, total, "expands to at least")
+
+
+def parquet_objects(display: str, parquet: Any, batch_size: int = 0) -> Iterator[dict[str, Any]]:
+    """The rows of a file from :func:`open_parquet` as Python objects, one record batch
+    at a time; what the batches expand to is added up before each one is turned into
+    Python objects, and past :data:`MAX_PARQUET_BYTES` the file is refused."""
+    total = 0
+    for batch in parquet.iter_batches(batch_size=batch_size or PARQUET_BATCH):
+        total += sum(decoded_bytes(column) for column in batch.columns)
+        if total > MAX_PARQUET_BYTES:
+            raise _over_cap(display, total, "expands to at least")
+        yield from batch.to_pylist()
 
 
 def _flatten(obj: dict[str, Any]) -> dict[str, Any]:
@@ -190,9 +284,8 @@ class RowSource:
 
     def _parquet(self) -> Any:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
-        return pq.ParquetFile(
+        return open_parquet(
             self.path if self.path is not None else pa.BufferReader(self.data or b"")
         )
 
@@ -246,13 +339,11 @@ class RowSource:
         try:
             parquet = self._parquet()
             check_parquet(display, parquet)
-            batches = parquet.iter_batches(batch_size=PARQUET_BATCH)
-            for batch in batches:
-                for obj in batch.to_pylist():
-                    number += 1
-                    row = {str(k): v for k, v in _flatten(obj).items()}
-                    check_row(display, number, row, bad_bytes=False)
-                    yield number, row
+            for obj in parquet_objects(display, parquet):
+                number += 1
+                row = {str(k): v for k, v in _flatten(obj).items()}
+                check_row(display, number, row, bad_bytes=False)
+                yield number, row
         except (pa.ArrowException, OSError) as exc:
             raise ImportFailure(
                 display, None, None, f"not a readable Parquet file ({exc})"
@@ -265,7 +356,7 @@ class RowSource:
         with io.TextIOWrapper(
             self._binary(), encoding="utf-8-sig", errors="surrogateescape", newline=""
         ) as text:
-            reader = csv.DictReader(text, delimiter=delimiter)
+            reader = csv.DictReader(text, delimiter=delimiter, strict=True)
             try:
                 if reader.fieldnames is None:
                     raise ImportFailure(display, None, None, "the file is empty")
@@ -283,9 +374,4 @@ class RowSource:
                     yield number, row
             except csv.Error as exc:
                 row_number = number + 1 if reader.fieldnames is not None else None
-                reason = (
-                    f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
-                    if "field larger than field limit" in str(exc)
-                    else f"not valid CSV ({exc})"
-                )
-                raise ImportFailure(display, row_number, None, reason) from None
+                raise ImportFailure(display, row_number, None, csv_reason(exc)) from None

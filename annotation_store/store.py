@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 
 from annotation_store import db
 from annotation_store.exclusions import ExclusionsMixin
+from annotation_store.import_journal import recover as recover_imports
 from annotation_store.store_jobs import JobsMixin
 from annotation_store.store_judges import JudgesMixin
 from annotation_store.store_kinds import KindsMixin
@@ -57,6 +58,8 @@ class Store(
         # busy timeout. Re-entrant, so a nested write in one thread behaves as before.
         self._write_turn = threading.RLock() if self.is_sqlite else None
         self._init_declared_kinds()
+        #: One line per label import a killed process left half-written, undone now.
+        self.recovered_imports = recover_imports(self) if migrate else []
 
     def close(self) -> None:
         """Release every pooled connection."""

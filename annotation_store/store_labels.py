@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import and_, func, select
 
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
+from annotation_store.import_journal import Journal, recover
 from annotation_store.label_import import (
     check_rows,
     existing_labels,
     plan_import,
+    undo_import,
+    write_at_once,
     write_chunked,
 )
 from annotation_store.label_writes import (
@@ -40,6 +43,8 @@ from common.lazy import LazyModule
 from kinds import get_kind
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     import numpy as np
     import pandas as pd
     from sqlalchemy.orm import Session
@@ -367,8 +372,9 @@ class LabelsMixin(StoreBase):
         annotator name, an unknown status or two rows giving the same label different
         values raise :class:`StoreError` naming the row, and nothing is imported. Created
         and changed labels get history rows; item progress follows the label status.
-        Written with bulk Core statements in short transactions, undone if one fails
-        (:mod:`annotation_store.label_import`), so label saves never wait long.
+        Written with bulk Core statements (:mod:`annotation_store.label_import`): on
+        SQLite in short transactions, undone if one fails and, after a kill, at the next
+        start (its journal), so label saves never wait long; on PostgreSQL in one.
         """
         with self.read() as s:
             proj = self._project_row(s, project)
@@ -377,41 +383,46 @@ class LabelsMixin(StoreBase):
                 s.execute(select(Item.item_id, Item.id).where(Item.project_id == pid)).all()
             )
         checked = check_rows(rows, items)
-        with self.write() as s:
-            people, new_people = self._import_people(s, checked.names)
-        try:
-            with self.read() as s:
-                existing = existing_labels(s, pid, self.is_sqlite)
-            plan = plan_import(checked, people, existing)
-            del existing
-        except BaseException:
-            self._drop_people(new_people)
-            raise
-        return write_chunked(
-            self.write, pid, guideline_version, plan, source, utcnow(), new_people, self.is_sqlite
-        )
-
-    def _drop_people(self, ids: Sequence[int]) -> None:
-        """Remove annotators an import created before it failed (they have no labels)."""
-        if ids:
+        now = utcnow()
+        if not self.is_sqlite:  # one transaction: a killed import leaves nothing behind
             with self.write() as s:
-                s.execute(delete(Annotator).where(Annotator.id.in_(list(ids))))
+                people = self._import_people(s, checked.names, now)
+                plan = plan_import(checked, people, existing_labels(s, pid, False))
+                return write_at_once(s, pid, guideline_version, plan, source, now)
+        taken_back = recover(self)  # a killed import the running app has not seen yet
+        journal = Journal.begin(self, pid, source, now)
+        try:
+            with self.write() as s:
+                people = self._import_people(s, checked.names, now)
+            try:
+                with self.read() as s:
+                    existing = existing_labels(s, pid, self.is_sqlite)
+                plan = plan_import(checked, people, existing)
+                del existing
+            except BaseException:
+                with self.write() as s:
+                    undo_import(s, pid, source, now)
+                raise
+            report = write_chunked(self.write, pid, guideline_version, plan, source, now, True)
+            report.notes.extend(taken_back)
+            return report
+        finally:
+            journal.finish()
 
-    def _import_people(self, s: Session, names: Sequence[str]) -> tuple[dict[str, int], list[int]]:
-        """Annotator ids by name, and the ids of those created now. Names new to the
-        workbench become external raters (no login) until an admin turns one into an
-        account with ``user add``."""
+    def _import_people(self, s: Session, names: Sequence[str], now: datetime) -> dict[str, int]:
+        """Annotator ids by name. Names new to the workbench become external raters (no
+        login) until an admin turns one into an account with ``user add``; they are
+        stamped ``now``, so undoing the import removes them too."""
         known = set(s.scalars(select(Annotator.name).where(Annotator.name.in_(names))))
         people: dict[str, int] = {}
-        created: list[int] = []
         for name in names:
             who = self._annotator_row(s, name)
             if who.name not in known:
                 who.external = True
+                who.created_at = now
                 s.flush()
-                created.append(who.id)
             people[name] = who.id
-        return people, created
+        return people
 
 
 def submit_check(t: LabelTarget) -> Callable[[str, Any], None]:

@@ -120,6 +120,8 @@ def main(argv: Sequence[str], prog: str = "python cli.py") -> int:
         if getattr(args, "no_store", False):  # the command opens what it needs itself
             return handler(args, None)  # type: ignore[arg-type]
         store = _open_store(args.db)
+        for line in store.recovered_imports:  # a killed import, undone at this start
+            print(f"note: {line}", file=sys.stderr)
         return handler(args, store)
     except expected_errors() as exc:
         print(f"error: {exc}", file=sys.stderr)

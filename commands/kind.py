@@ -43,13 +43,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_save(args: argparse.Namespace, store: Store) -> int:
     """Create or edit a declared kind from its file; print the version stored."""
     from kinds.declared import DeclarationError
+    from kinds.kind_file import MAX_KIND_CHARS
     from workbench_api.kinds import read_kind_file, save_kind
 
     path = Path(args.source)
     if not path.is_file():
         raise CommandError(f"no such file: {path}")
     try:
-        definition, losses = read_kind_file(path.name, path.read_text(encoding="utf-8"))
+        with path.open("rb") as fh:  # past the cap the read stops and the file is refused
+            data = fh.read(4 * MAX_KIND_CHARS + 1)
+        definition, losses = read_kind_file(path.name, data)
         record = save_kind(store, args.kind, definition, new=args.new, created_by=args.by)
     except DeclarationError as exc:
         raise CommandError(f"{path.name}: {exc}") from None

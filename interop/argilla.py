@@ -48,23 +48,25 @@ def _rows(path: Path) -> list[dict[str, Any]]:
             raise fail(
                 path.name, "the folder", "holds no .parquet file (Arrow folders need `datasets`)"
             ) from None
+
+        from annotation_store.row_source import check_arrow_files
+
+        check_arrow_files(path.name, sorted(path.glob("*.arrow")))
         return load_from_disk(str(path)).to_list()
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
+        from annotation_store.row_source import check_parquet, open_parquet, parquet_objects
 
-        from annotation_store.row_source import check_parquet
-
-        parquet = pq.ParquetFile(path)
-        # The decompressed-size cap, before any page; Argilla's own time columns are
-        # record metadata and never reach the store.
+        parquet = open_parquet(path)
+        # The decompressed-size cap, before any page and batch by batch; Argilla's own
+        # time columns are record metadata and never reach the store.
         check_parquet(path.name, parquet, types=False)
         return [
             {k: v for k, v in row.items() if k not in RECORD_META or k in ("id", "status")}
-            for row in parquet.read().to_pylist()
+            for row in parquet_objects(path.name, parquet)
         ]
     if path.suffix.lower() in (".jsonl", ".json"):
         rows = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
             if line.strip():
                 try:
                     rows.append(json.loads(line))

@@ -188,7 +188,7 @@ def read_guarded(module: Any, path: str | Path) -> Converted:
     turned into one line naming the file (the readers name the record where they can)."""
     import csv
 
-    from annotation_store.row_source import MAX_CSV_CELL, TOO_DEEP, json_reason
+    from annotation_store.row_source import MAX_CSV_CELL, TOO_DEEP, csv_reason, json_reason
 
     display = Path(path).name
     try:
@@ -202,12 +202,7 @@ def read_guarded(module: Any, path: str | Path) -> Converted:
     except RecursionError:
         reason = TOO_DEEP
     except csv.Error as exc:
-        too_long = "field larger than field limit" in str(exc)
-        reason = (
-            f"a cell is longer than the limit of {MAX_CSV_CELL:,} characters"
-            if too_long
-            else f"not valid CSV ({exc})"
-        )
+        reason = csv_reason(exc)
     except (ValueError, TypeError, AttributeError, KeyError, IndexError, OSError) as exc:
         first = (str(exc).splitlines() or [""])[0][:200]
         digits = isinstance(exc, ValueError) and "digits" in first
@@ -416,7 +411,9 @@ def read_json_records(path: Path, display: str) -> list[Any]:
     text = path.read_text(encoding="utf-8-sig")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as whole:
+        if text.lstrip()[:1] == "[":  # one JSON array, not lines: say where it breaks
+            raise ImportFailure(display, None, None, f"not valid JSON ({whole})") from None
         data = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
@@ -440,7 +437,7 @@ def user_names(side: Path) -> dict[str, str]:
     if not side.is_file():
         return {}
     try:
-        data = json.loads(side.read_text(encoding="utf-8"))
+        data = json.loads(side.read_text(encoding="utf-8-sig"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise fail(side.name, "the file", "not valid JSON") from None
     if not isinstance(data, dict):

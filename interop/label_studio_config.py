@@ -15,6 +15,11 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from defusedxml import ElementTree
+from defusedxml.common import EntitiesForbidden
+
+from common.limits import MAX_NESTING
+from kinds.declared import DeclarationError
+from kinds.kind_file import TOO_DEEP
 
 OBJECTS = {"Text": "text", "HyperText": "markdown", "Paragraphs": "chat"}
 LAYOUT = {"View", "Header", "Style", "Collapse", "Filter"}
@@ -83,9 +88,25 @@ def _condition(tag: Element, q: dict[str, Any], seen: set[str], losses: list[str
         )
 
 
+def _check_depth(root: Element) -> None:
+    """Refuse tags nested deeper than MAX_NESTING (walked with a stack)."""
+    stack = [(root, 1)]
+    while stack:
+        tag, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise DeclarationError("file", TOO_DEEP)
+        stack.extend((child, depth + 1) for child in tag)
+
+
 def convert(xml: str) -> tuple[dict[str, Any], list[str]]:
     """(kind definition, what could not be carried over) of a labeling config."""
-    root = ElementTree.fromstring(xml)
+    try:
+        root = ElementTree.fromstring(xml)
+    except EntitiesForbidden as exc:
+        raise DeclarationError(
+            "file", f"XML entity declarations are not accepted in kind files ({exc.name!r})"
+        ) from None
+    _check_depth(root)
     losses: list[str] = []
     fields: dict[str, dict[str, Any]] = {}
     for tag in root.iter():

@@ -112,7 +112,7 @@ def read(path: str | Path) -> Converted:
         items_by_reference=True,
     )
     text = p.read_text(encoding="utf-8-sig")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:
         raise fail(

@@ -91,7 +91,7 @@ def _read_json(display: str, where: str, text: str) -> Any:
 def _read_states(out: Converted, files: list[Path], extras: Counter[str]) -> None:
     for file in files:
         where = f"user folder {file.parent.name!r}"
-        state = _read_json(out.display, where, file.read_text(encoding="utf-8"))
+        state = _read_json(out.display, where, file.read_text(encoding="utf-8-sig"))
         if not isinstance(state, dict):
             raise fail(out.display, where, f"{STATE_FILE} must be an object")
         user = str(state.get("user_id") or file.parent.name)
@@ -106,7 +106,7 @@ def _read_states(out: Converted, files: list[Path], extras: Counter[str]) -> Non
 
 
 def _read_export(out: Converted, file: Path, extras: Counter[str]) -> None:
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(file.read_text(encoding="utf-8-sig").splitlines(), start=1):
         if not line.strip():
             continue
         where = f"line {number}"

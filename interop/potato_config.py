@@ -14,6 +14,10 @@ from typing import Any
 
 import yaml
 
+from common.limits import MAX_NESTING
+from kinds.declared import DeclarationError
+from kinds.kind_file import TOO_DEEP
+
 IGNORED_KEYS = {"sequential_key_binding", "label_requirement", "horizontal", "displaying_score"}
 
 
@@ -71,9 +75,34 @@ def _question(scheme: dict[str, Any], text_field: str, losses: list[str]) -> dic
     return q
 
 
+class _KindLoader(yaml.SafeLoader):
+    """YAML without aliases (``*name``: nine nested ones make a 400-byte file a billion
+    values) and nested at most MAX_NESTING levels (the composer recurses)."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise DeclarationError(
+                "file", f"YAML aliases are not accepted in kind files (line {mark.line + 1})"
+            )
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise DeclarationError("file", TOO_DEEP)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
 def convert(text: str) -> tuple[dict[str, Any], list[str]]:
     """(kind definition, what could not be carried over) of a Potato YAML file."""
-    doc = yaml.safe_load(text)
+    loader = _KindLoader(text)
+    try:
+        doc = loader.get_single_data()
+    finally:
+        loader.dispose()
     schemes = doc.get("annotation_schemes") if isinstance(doc, dict) else doc
     if not isinstance(schemes, list):
         raise ValueError("no annotation_schemes list in the file")

@@ -18,7 +18,8 @@ from interop.base import Converted, Tagged, fail, read_json_records
 def read_records(path: Path) -> list[dict[str, Any]]:
     """Records of a JSON / JSON lines export, or a CSV one (JSON cells decoded)."""
     if path.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+        text = path.read_text(encoding="utf-8-sig")
+        rows = list(csv.DictReader(io.StringIO(text, newline=""), strict=True))
         return [{k: _cell(v) for k, v in r.items()} for r in rows]
     return read_json_records(path, path.name)
 

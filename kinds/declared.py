@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kinds.base import FieldType, HumanField, ItemField, TaskKind, ValidationError
+from kinds.kind_file import TOO_DEEP, KindFileError, check_data, kind_text
 from kinds.markdown_check import html_in_markdown
 from kinds.pairwise_swap import pairwise_swappable
 from kinds.values import answer_key
@@ -97,17 +98,30 @@ def check_kind_name(name: str) -> None:
         )
 
 
-def parse_toml(text: str) -> KindDefinition:
-    """Read and check a TOML definition."""
+def toml_data(text: str | bytes) -> dict[str, Any]:
+    """A TOML definition's plain data, read within the kind file caps (UTF-8, BOM
+    dropped, size, nesting), not yet checked as a definition."""
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(kind_text(text))
+    except KindFileError as exc:
+        raise DeclarationError(exc.where, str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise DeclarationError("file", f"not valid TOML ({exc})") from None
-    return parse_definition(data)
+    except RecursionError:
+        raise DeclarationError("file", TOO_DEEP) from None
+
+
+def parse_toml(text: str | bytes) -> KindDefinition:
+    """Read and check a TOML definition."""
+    return parse_definition(toml_data(text))
 
 
 def parse_definition(data: Mapping[str, Any]) -> KindDefinition:
     """Check a definition (plain data) and build its item fields and questions."""
+    try:
+        check_data(data)
+    except KindFileError as exc:
+        raise DeclarationError(exc.where, str(exc)) from None
     _no_unknown(data, TOP_KEYS, "")
     for key in ("title", "description", "guideline", "judge_hint"):
         _markdown(data.get(key, ""), key)

@@ -78,7 +78,40 @@ CASES = [
         "score 1 (id s), column 'value': must be a finite number",
     ),
     ("mturk_not_utf8.csv", "annotations", "mturk", "not UTF-8 text (byte 87)"),
+    # 415 bytes: 5,000 rows share one dictionary-encoded 1 MiB text (5 GB written out),
+    # while the metadata counts the dictionary page once (1 MiB).
+    ("dict_bomb.parquet", "items", None, "expands to at least 5,000 MiB, over the cap of 200"),
+    ("dict_bomb.parquet", "annotations", "argilla", "expands to at least 5,000 MiB"),
+    # Cut files: a CSV whose last cell's quote is never closed (on main the cut cell
+    # replaced item a's text), a JSON line or array cut mid-value.
+    ("cut_quote.csv", "items", None, "row 1: the file ends inside a quoted cell (cut short?)"),
+    ("cut_quote.tsv", "items", None, "row 1: the file ends inside a quoted cell (cut short?)"),
+    ("cut_line.jsonl", "annotations", None, "row 2: not valid JSON (Unterminated string"),
+    ("mturk_cut_quote.csv", "annotations", "mturk", "the file ends inside a quoted cell"),
+    ("lf_cut_quote.csv", "scores", "langfuse", "the file ends inside a quoted cell"),
+    ("lf_cut.jsonl", "scores", "langfuse", "row 2: not valid JSON (Unterminated string"),
+    ("langsmith_cut_quote.csv", "scores", "langsmith", "the file ends inside a quoted cell"),
+    ("langsmith_cut.jsonl", "scores", "langsmith", "row 2: not valid JSON (Unterminated"),
+    (
+        "ls_cut.json",
+        "annotations",
+        "label-studio",
+        "not valid JSON (Unterminated string starting at: line 5 column 131",
+    ),
+    ("potato_cut.jsonl", "annotations", "potato", "line 2: not valid JSON (Unterminated"),
+    ("argilla_cut.jsonl", "annotations", "argilla", "line 2: not valid JSON (Unterminated"),
+    # Not UTF-8, or nested 5,000 deep, in every format that reads text.
+    ("not_utf8.csv", "items", None, "row 1, column 'text': not UTF-8 text (byte 0xe9)"),
+    ("potato_not_utf8.jsonl", "annotations", "potato", "not UTF-8 text (byte 36)"),
+    ("argilla_not_utf8.jsonl", "annotations", "argilla", "not UTF-8 text (byte 24)"),
+    ("lf_not_utf8.json", "scores", "langfuse", "not UTF-8 text (byte 74)"),
+    ("langsmith_not_utf8.jsonl", "scores", "langsmith", "not UTF-8 text (byte 71)"),
+    ("potato_deep.jsonl", "annotations", "potato", "JSON nested deeper than 64 levels"),
+    ("argilla_deep.jsonl", "annotations", "argilla", "JSON nested deeper than 64 levels"),
+    ("lf_deep.json", "scores", "langfuse", "JSON nested deeper than 64 levels"),
+    ("langsmith_deep.jsonl", "scores", "langsmith", "JSON nested deeper than 64 levels"),
 ]
+NATIVE = [c for c in CASES if c[2] is None]
 
 
 @pytest.fixture
@@ -106,6 +139,20 @@ def test_hostile_file_is_refused_in_one_line(
     assert "\n" not in message and len(message) < 400
     assert message.startswith(f"{name}, ") or message.startswith(f"{name}: ")
     assert reason in message
+    nothing_imported(project)
+
+
+@pytest.mark.parametrize(("name", "what", "fmt", "reason"), NATIVE, ids=[c[0] for c in NATIVE])
+def test_hostile_file_is_refused_from_an_upload(
+    project: Store, name: str, what: str, fmt: None, reason: str
+) -> None:
+    """The Data page hands an upload's bytes and name to the same importers."""
+    from annotation_store.importing import IMPORTERS
+
+    with pytest.raises(ImportFailure) as caught:
+        IMPORTERS[what](project, "p", (HOSTILE / name).read_bytes(), f"up-{name}")
+    assert str(caught.value).startswith(f"up-{name}") and reason in str(caught.value)
+    assert "\n" not in str(caught.value)
     nothing_imported(project)
 
 
@@ -168,6 +215,77 @@ def test_a_small_parquet_that_inflates_past_the_cap(
     nothing_imported(project)
 
 
+def test_the_dictionary_bomb_is_refused_from_an_upload_too(project: Store) -> None:
+    """The Data page hands the uploaded bytes to the same importer."""
+    from annotation_store.importing import import_items
+
+    data = (HOSTILE / "dict_bomb.parquet").read_bytes()
+    assert len(data) < 1024
+    with pytest.raises(ImportFailure, match=r"^up\.parquet: expands to at least 5,000 MiB"):
+        import_items(project, "p", data, "up.parquet")
+    nothing_imported(project)
+
+
+def test_a_dictionary_bomb_in_an_argilla_datasets_folder(project: Store, tmp_path: Path) -> None:
+    """The Arrow files of a ``datasets`` folder are counted the same way before
+    ``load_from_disk`` turns them into rows."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    ids = pa.array([f"b{i}" for i in range(5_000)])
+    text = pa.DictionaryArray.from_arrays(pa.array([0] * 5_000, pa.int32()), ["x" * 2**20])
+    table = pa.table({"id": ids, "text": text})
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    with pa.ipc.new_stream(
+        str(folder / "data-00000-of-00001.arrow"), table.schema, options=options
+    ) as out:
+        out.write_table(table)
+    assert (folder / "data-00000-of-00001.arrow").stat().st_size < 64 * 1024
+    with pytest.raises(
+        ImportFailure, match=r"^records: expands to at least 5,000 MiB, over the cap of 200 MiB$"
+    ):
+        import_file(project, "p", "annotations", folder, "argilla")
+    nothing_imported(project)
+
+
+def test_the_dictionary_bomb_costs_the_cli_little_memory(sqlite_url: str) -> None:
+    """A whole ``cli.py import`` under a 1 GiB address-space limit (on main the rows
+    were written out first: 11 GB without a limit): one line, exit 2, a peak resident
+    size under 300 MB, nothing written."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    cli = str(Path(__file__).resolve().parents[1] / "cli.py")
+    assert main(["--db", sqlite_url, "project", "create", "p", "--kind", "likert"]) == 0
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    child = subprocess.Popen(
+        [sys.executable, cli, "--db", sqlite_url, "import", "items", "p"]
+        + [str(HOSTILE / "dict_bomb.parquet")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit,
+    )
+    err = child.stderr.read() if child.stderr else ""
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 2
+    assert err == (
+        "error: nothing imported: dict_bomb.parquet: expands to at least 5,000 MiB, "
+        "over the cap of 200 MiB\n"
+    )
+    assert usage.ru_maxrss < 300 * 1024  # kilobytes on Linux
+    store = Store(sqlite_url)
+    try:
+        assert store.items("p") == []
+    finally:
+        store.close()
+
+
 def test_cli_prints_one_line_and_no_traceback(sqlite_url: str, capsys) -> None:
     db = ["--db", sqlite_url]
     assert main([*db, "project", "create", "p", "--kind", "likert"]) == 0
@@ -181,7 +299,7 @@ def test_cli_prints_one_line_and_no_traceback(sqlite_url: str, capsys) -> None:
 
 
 def test_the_committed_hostile_files_are_all_covered() -> None:
-    covered = {c[0] for c in CASES}
+    covered = {c[0] for c in CASES} | {c[0] for c in KIND_CASES}
     assert {p.name for p in HOSTILE.iterdir() if p.suffix != ".md"} == covered
     assert json.loads((HOSTILE / "ls_result_not_list.json").read_text())[0]["id"] == 1
 
@@ -204,3 +322,168 @@ def test_nan_and_nul_are_refused_on_postgresql_too(
     with pytest.raises(ImportFailure, match=r"NaN or Infinity|a NUL character"):
         import_file(any_store, "p", what, HOSTILE / name, fmt)
     nothing_imported(any_store)
+
+
+# -- kind files: `kind create` reads TOML, Label Studio XML and Potato YAML; the Task kinds
+# page parses TOML with parse_toml. Each fault is one line, exit 2, no kind stored.
+KIND_CASES = [
+    # 417 bytes, nine levels of nine aliases: 387 million strings once expanded.
+    ("kind_alias_bomb.yaml", "file: YAML aliases are not accepted in kind files (line 2)"),
+    (
+        "kind_entities.xml",
+        "file: XML entity declarations are not accepted in kind files ('lol0')",
+    ),
+    ("kind_not_utf8.toml", "file: not UTF-8 text (byte 12); save the file as UTF-8"),
+    ("kind_not_utf8.yaml", "file: not UTF-8 text (byte 25); save the file as UTF-8"),
+    ("kind_not_utf8.xml", "file: not UTF-8 text (byte 24); save the file as UTF-8"),
+]
+#: Made here (too big to commit): 100,000 levels of nesting, and a 16 Mi + 1 character value.
+DEEP = 100_000
+MADE_KIND_FILES = {
+    "deep.toml": "x = " + "[" * DEEP + "]" * DEEP + "\n",
+    "deep.yaml": "annotation_schemes: " + "[" * DEEP + "]" * DEEP + "\n",
+    "deep.xml": "<View>" * DEEP + "</View>" * DEEP + "\n",
+}
+
+
+def _kind_create(url: str, path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["--db", url, "kind", "create", "k", "--from", str(path)])
+    return code, capsys.readouterr().err
+
+
+def _no_kind(url: str) -> None:
+    store = Store(url)
+    try:
+        assert store.kind_records() == []
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("name", "reason"), KIND_CASES, ids=[c[0] for c in KIND_CASES])
+def test_hostile_kind_file_is_refused_in_one_line(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str], name: str, reason: str
+) -> None:
+    code, err = _kind_create(sqlite_url, HOSTILE / name, capsys)
+    assert (code, err) == (2, f"error: {name}: {reason}\n")
+    _no_kind(sqlite_url)
+
+
+@pytest.mark.parametrize("name", sorted(MADE_KIND_FILES))
+def test_a_very_deep_kind_file_is_refused_in_one_line(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(MADE_KIND_FILES[name])
+    code, err = _kind_create(sqlite_url, path, capsys)
+    assert (code, err) == (2, f"error: {name}: file: nested deeper than 64 levels\n")
+    _no_kind(sqlite_url)
+
+
+def test_the_kinds_page_parse_refuses_the_same_toml() -> None:
+    """The page parses its editor's text (and a form's TOML) with parse_toml."""
+    from kinds.declared import DeclarationError, parse_toml
+
+    with pytest.raises(DeclarationError, match="^file: nested deeper than 64 levels$"):
+        parse_toml(MADE_KIND_FILES["deep.toml"])
+    with pytest.raises(DeclarationError, match=r"^file: not UTF-8 text \(byte 12\)"):
+        parse_toml((HOSTILE / "kind_not_utf8.toml").read_bytes())
+
+
+GOOD_TOML = (
+    'title = "T"\n[[fields]]\nname = "text"\nrole = "text"\n'
+    '[[questions]]\nname = "q"\ntype = "single"\nlabels = ["a", "b"]\n'
+)
+
+
+def test_a_kind_value_over_the_csv_cell_cap_is_refused(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """16 Mi characters, as a CSV cell: a longer file is refused before any parser reads
+    it; a longer value given as data (the API, the form) is refused by the check."""
+    from kinds.declared import DeclarationError, parse_definition, toml_data
+    from kinds.kind_file import MAX_KIND_CHARS
+
+    big = "x" * (MAX_KIND_CHARS + 1)
+    path = tmp_path / "big.toml"
+    text = GOOD_TOML.replace('"T"', f'"T"\ndescription = "{big}"')
+    path.write_text(text)
+    code, err = _kind_create(sqlite_url, path, capsys)
+    assert code == 2
+    assert err == (
+        f"error: big.toml: file: {len(text):,} characters long, over the kind "
+        "file cap of 16,777,216 characters\n"
+    )
+    _no_kind(sqlite_url)
+    data = toml_data(GOOD_TOML)
+    with pytest.raises(DeclarationError, match=r"^description: a text of 16,777,217 char"):
+        parse_definition({**data, "description": big})
+    with pytest.raises(DeclarationError, match=r"^questions\[0\]\.labels\[1\]: a text of"):
+        parse_definition({**data, "questions": [{**data["questions"][0], "labels": ["a", big]}]})
+
+
+def test_a_bom_is_dropped_in_every_kind_file_and_import_format(
+    project: Store, tmp_path: Path
+) -> None:
+    """A UTF-8 BOM (Windows editors write one) is accepted in every format alike."""
+    from kinds.declared import parse_toml
+    from workbench_api.kinds import read_kind_file
+
+    data = Path(__file__).resolve().parent / "data" / "kinds"
+    for name, text in [
+        ("k.toml", GOOD_TOML),
+        ("k.xml", (data / "label_studio_config.xml").read_text()),
+        ("k.yaml", (data / "potato_config.yaml").read_text()),
+    ]:
+        plain = read_kind_file(name, text.encode())
+        assert read_kind_file(name, ("\ufeff" + text).encode()) == plain
+    assert parse_toml("\ufeff" + GOOD_TOML).data == parse_toml(GOOD_TOML).data
+    files = [
+        ("b.csv", "items", None, "item_id,text\nb,t\n"),
+        ("b.jsonl", "items", None, '{"item_id": "b", "text": "t"}\n'),
+        ("l.csv", "annotations", None, "item_id,annotator,field,value\na,x,label,3\n"),
+        (
+            "p.jsonl",
+            "annotations",
+            "potato",
+            '{"instance_id": "a", "user_id": "x", "labels": {"label": {"3": "3"}}}\n',
+        ),
+        (
+            "ar.jsonl",
+            "annotations",
+            "argilla",
+            '{"id": "a", "text": "t", "label.responses": '
+            '[3], "label.responses.users": ["x"], "status": "submitted"}\n',
+        ),
+        (
+            "ls.jsonl",
+            "scores",
+            "langsmith",
+            '{"id": "f1", "run_id": "a", "trace_id": "a", "key": "label", "score": 3}\n',
+        ),
+        (
+            "lf.json",
+            "scores",
+            "langfuse",
+            '[{"id": "s1", "traceId": "a", "name": "label", "value": 3, "source": "EVAL"}]\n',
+        ),
+        (
+            "lsx.json",
+            "annotations",
+            "label-studio",
+            '[{"id": 1, "data": {"item_id": "a", '
+            '"text": "t"}, "annotations": [{"id": 1, "completed_by": 1, "result": [{"from_name":'
+            ' "label", "to_name": "text", "type": "rating", "value": {"rating": 3}}]}]}]\n',
+        ),
+        (
+            "mt.csv",
+            "annotations",
+            "mturk",
+            "HITId,AssignmentId,WorkerId,AssignmentStatus,"
+            "Input.item_id,Input.text,Answer.label\nH,A,W,Approved,a,t,3\n",
+        ),
+    ]
+    for name, what, fmt, text in files:
+        path = tmp_path / name
+        path.write_text("\ufeff" + text, encoding="utf-8")
+        reports = import_file(project, "p", what, path, fmt)
+        assert reports[what].created == 1, name

@@ -279,3 +279,28 @@ def test_an_untrusted_certificate_is_refused_not_ignored(tmp_path, monkeypatch) 
     with pytest.raises(APIConnectionError) as caught:
         asyncio.run(_with_server(_ok, _two_calls, _tls_server_context(cert, key)))
     assert "certificate" in str(caught.value).lower()
+
+
+def test_a_gzip_bomb_reply_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 1 KiB cap shows the same bound as the real 64 MiB one: 4 KiB of zeros gzipped to
+    a few dozen bytes is a connection error, not 4 KiB (or 4 GB) in memory."""
+    from evaluators.llm import streams
+
+    monkeypatch.setattr(streams, "MAX_BODY", 1024)
+    packed = gzip.compress(b"0" * 4096)
+    assert len(packed) < 100
+
+    def script(n: int, request: bytes) -> bytes:
+        return _reply(packed, "Content-Encoding: gzip")
+
+    async def work(url: str) -> str:
+        chat = StreamChat(url, "k", 10)
+        try:
+            with pytest.raises(APIConnectionError) as caught:
+                await chat.chat(BODY)
+            return str(caught.value)
+        finally:
+            await chat.close()
+
+    message, _ = asyncio.run(_with_server(script, work))
+    assert message == "Connection error: a reply body over 1,024 bytes"

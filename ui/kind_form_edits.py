@@ -8,12 +8,12 @@ their values no longer follow.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from kinds.declared import DeclarationError, toml_data
 from kinds.declared_form import (
     FIELD_ORDER,
     QUESTION_ORDER,
@@ -38,8 +38,8 @@ Setter = Callable[[dict[str, Any], dict[str, Any], Any], None]
 def read_data() -> dict[str, Any] | None:
     """The definition in the TOML editor as plain data (None when it is not TOML)."""
     try:
-        return tomllib.loads(st.session_state.get(TOML_KEY) or "")
-    except tomllib.TOMLDecodeError:
+        return toml_data(st.session_state.get(TOML_KEY) or "")
+    except DeclarationError:
         return None
 
 

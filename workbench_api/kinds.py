@@ -17,10 +17,18 @@ if TYPE_CHECKING:
     from annotation_store.store_kinds import KindRecord
 
 
-def read_kind_file(name: str, text: str) -> tuple[str | dict[str, Any], list[str]]:
+def read_kind_file(name: str, data: str | bytes) -> tuple[str | dict[str, Any], list[str]]:
     """A kind file's definition and what could not be carried over: TOML as it is, a
     Label Studio labeling config (``.xml``) or a Potato config (``.yaml`` / ``.yml``)
-    converted. DeclarationError when the file cannot be read."""
+    converted. The file is read within the kind file caps (``kinds.kind_file``: UTF-8,
+    BOM dropped, size; no YAML aliases, no XML entities, nesting). DeclarationError when
+    the file cannot be read."""
+    from kinds.kind_file import KindFileError, kind_text
+
+    try:
+        text = kind_text(data)
+    except KindFileError as exc:
+        raise DeclarationError(exc.where, str(exc)) from None
     lower = name.lower()
     if not lower.endswith((".xml", ".yaml", ".yml")):
         return text, []
@@ -34,6 +42,10 @@ def read_kind_file(name: str, text: str) -> tuple[str | dict[str, Any], list[str
         return convert_potato(text)
     except DeclarationError:
         raise
+    except RecursionError:
+        from kinds.kind_file import TOO_DEEP
+
+        raise DeclarationError("file", TOO_DEEP) from None
     except Exception as exc:  # a foreign file's every fault is one line, never a trace
         what = "Label Studio config" if lower.endswith(".xml") else "Potato YAML"
         raise DeclarationError("file", f"not a readable {what} ({exc})") from None

@@ -32,8 +32,10 @@ from evaluators.llm.direct import (
     endpoint_url,
 )
 
-#: Longest status line plus headers accepted (a reply's body has no such limit).
+#: Longest status line plus headers accepted.
 _HEAD_LIMIT = 1 << 20
+#: Largest reply body accepted, as sent and once inflated (a judge's reply is a few KB).
+MAX_BODY = 64 << 20
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
 Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -151,14 +153,14 @@ class StreamChat:
         elif "chunked" in headers.get("transfer-encoding", "").lower():
             raw = await _chunked(reader)
         elif "content-length" in headers:
-            raw = await reader.readexactly(int(headers["content-length"]))
+            raw = await reader.readexactly(_within_cap(int(headers["content-length"])))
         else:
             raw, keep = await reader.read(), False
         encoding = headers.get("content-encoding", "").lower()
         if encoding in ("gzip", "deflate"):
-            raw = zlib.decompress(
-                raw, 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS
-            )
+            inflate = zlib.decompressobj(16 + zlib.MAX_WBITS if encoding == "gzip" else 15)
+            raw = inflate.decompress(raw, MAX_BODY + 1)  # a gzip bomb stops at the cap
+            _within_cap(len(raw))
         if keep:
             self._idle.append(conn)
         else:
@@ -205,11 +207,19 @@ def _head(raw: bytes) -> tuple[int, str, dict[str, str]]:
     return status, version, headers
 
 
+def _within_cap(size: int) -> int:
+    if size > MAX_BODY:
+        raise ValueError(f"a reply body over {MAX_BODY:,} bytes")
+    return size
+
+
 async def _chunked(reader: asyncio.StreamReader) -> bytes:
     """A chunked body (the trailers, if any, are read and dropped)."""
     parts: list[bytes] = []
+    total = 0
     while True:
         size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip(), 16)
+        total = _within_cap(total + size)
         if size == 0:
             while (await reader.readuntil(b"\r\n")) != b"\r\n":
                 pass
