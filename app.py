@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from common.redact import install_log_redaction
+from common.registry import never_wait_for_plugins
 from common.warmup import warm_up
 from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
@@ -14,6 +15,7 @@ from ui.estimates_panel import estimates_panel
 from ui.study.entry import crowd_project, run_study_session
 
 install_log_redaction()
+never_wait_for_plugins()  # a plugin slow to import shows up later, never holds up a page
 st.set_page_config(
     page_title="Metric-audit workbench", page_icon=":material/balance:", layout="wide"
 )
