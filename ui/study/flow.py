@@ -42,6 +42,11 @@ RETURN_HINTS = {
     "prolific": " On Prolific, please return your submission so your place goes to someone else.",
     "mturk": " On MTurk, please return the HIT.",
 }
+#: A worker who completed the study and came back on another assignment.
+PAID_ALREADY = (
+    "You have already completed this study, and your code went with an earlier "
+    "assignment. There is nothing more to do or to submit here."
+)
 REDIRECT_SECONDS = 5
 
 
@@ -92,7 +97,11 @@ def _ended(study: StudySettings, part: crowd.Participant) -> None:
 
 
 def _full(part: crowd.Participant, ending: str) -> None:
-    """The "study full" ending: its own code (never the completion code)."""
+    """The "study full" ending: its own code (never the completion code); MTurk workers
+    return the HIT instead (MTurk takes no such code)."""
+    if part.platform == "mturk":
+        st.info(ending + RETURN_HINTS["mturk"], icon=":material/group_off:")
+        return
     st.info(ending, icon=":material/group_off:")
     st.markdown("Your **study full** code (it is not a completion code):")
     st.code(part.completion_code or "", language=None)
@@ -152,6 +161,9 @@ def _survey(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: Stud
 
 
 def _completion(study: StudySettings, part: crowd.Participant) -> None:
+    if crowd.paid_elsewhere(part):  # back on a new assignment: no second payment
+        st.info(PAID_ALREADY + RETURN_HINTS.get(part.platform, ""), icon=":material/task_alt:")
+        return
     code = part.completion_code or ""
     st.subheader("Thank you!")
     st.markdown("Your completion code:")
@@ -166,15 +178,16 @@ def _completion(study: StudySettings, part: crowd.Participant) -> None:
             unsafe_allow_javascript=True,
         )
     elif part.platform == "mturk":
-        _mturk_submit(part, code)
+        _mturk_submit(study, part, code)
 
 
-def _mturk_submit(part: crowd.Participant, code: str) -> None:
+def _mturk_submit(study: StudySettings, part: crowd.Participant, code: str) -> None:
     """Hand the assignment back to MTurk: a form posting to its externalSubmit (the page
-    runs inside the HIT's frame), or the code to paste when the link named no MTurk host."""
-    action = crowd.mturk_submit_url(part.platform_ids)
+    runs inside the HIT's frame; production or sandbox as the study's settings say), or
+    the code to paste when the link carried no assignment."""
+    action = crowd.mturk_submit_url(study)
     assignment = str(part.platform_ids.get("assignmentId") or "")
-    if not action or not assignment:
+    if not assignment:
         st.caption("Paste the code into the HIT on Mechanical Turk to finish.")
         return
     st.html(
