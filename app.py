@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from common.redact import install_log_redaction
@@ -14,11 +16,12 @@ from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has
 from ui.estimates_panel import estimates_panel
 from ui.study.entry import crowd_project, run_study_session
 
+ICON = str(Path(__file__).resolve().parent / "ui" / "assets" / "icon.png")
 install_log_redaction()
 never_wait_for_plugins()  # a plugin slow to import shows up later, never holds up a page
-st.set_page_config(
-    page_title="Metric-audit workbench", page_icon=":material/balance:", layout="wide"
-)
+# The tab's icon is served by the app itself (a :material/ icon there would be fetched
+# from a third-party font host by every page).
+st.set_page_config(page_title="Metric-audit workbench", page_icon=ICON, layout="wide")
 
 st.session_state[ENTRY_KEY] = True
 warm_up()  # the Agreement page's libraries load while the user signs in or reads Home

@@ -16,6 +16,7 @@ from annotation_store.crowd import study_quality as crowd_quality
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import StudySettings, study_of
 from ui.annotation.page import render as render_annotate
+from ui.safe_markdown import no_images
 from ui.study.training import render_training
 
 ENDINGS = {
@@ -111,7 +112,7 @@ def _full(part: crowd.Participant, ending: str) -> None:
 def _consent(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings) -> None:
     st.subheader("Before you start")
     with st.container(border=True):
-        st.markdown(study.consent)
+        st.markdown(no_images(study.consent))
     left, right = st.columns(2)
     if left.button("I agree, start", type="primary", key="consent_yes"):
         crowd.record_consent(store, project.name, user.name, True)
@@ -125,7 +126,7 @@ def _guideline(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     st.subheader("Guideline")
     st.caption("Read the guideline first; it stays available beside every item.")
     with st.container(border=True):
-        st.markdown(project.guideline or "_No guideline yet._")
+        st.markdown(no_images(project.guideline or "_No guideline yet._"))
     if st.button("I have read the guideline", type="primary", key="guideline_read"):
         crowd.record_guideline_opened(store, project.name, user.name)
         st.rerun()
