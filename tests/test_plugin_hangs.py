@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.cli import run_cli_script
+from tests.support.plugins import evaluator_plugins
 
 #: A plugin module that blocks at import until the test releases it.
 BLOCKED = textwrap.dedent(
@@ -41,22 +42,15 @@ def blocked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[threadi
     import builtins
 
     import common.registry as registry
-    from evaluators.registry import EVALUATORS
 
-    EVALUATORS.names()  # the built-ins first: the snapshot below holds them
     gate = threading.Event()
     monkeypatch.setattr(builtins, "_wb_plugin_gate", gate, raising=False)
     (tmp_path / "blocked_plugin.py").write_text(BLOCKED)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "blocked_plugin", raising=False)
-    eps = [EntryPoint("blocked", "blocked_plugin:Late", "metric_audit.evaluators")]
-    monkeypatch.setattr(
-        registry, "entry_points", lambda group: eps if "evaluators" in group else []
+    evaluator_plugins(
+        monkeypatch, [EntryPoint("blocked", "blocked_plugin:Late", "metric_audit.evaluators")]
     )
-    monkeypatch.setattr(EVALUATORS, "_entries", dict(EVALUATORS._entries))
-    monkeypatch.setattr(EVALUATORS, "_discovered", False)
-    monkeypatch.setattr(EVALUATORS, "_loads", None)
-    monkeypatch.setattr(EVALUATORS, "plugin_errors", {})
     monkeypatch.setattr(registry, "_GAVE_UP", threading.Event())
     try:
         yield gate
@@ -127,20 +121,23 @@ def test_home_opens_while_a_plugin_hangs(
 
 
 SLEEPER = "import time\ntime.sleep(600)\n"
+SLEEPY_SITE = {
+    "sleepy_eval.py": SLEEPER,
+    "sleepy_kind.py": SLEEPER,
+    "sleepy-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: sleepy\nVersion: 0.1\n",
+    "sleepy-0.1.dist-info/entry_points.txt": (
+        "[metric_audit.evaluators]\nsleeper = sleepy_eval\n\n"
+        "[metric_audit.kinds]\ndozer = sleepy_kind\n"
+    ),
+}
 
 
 def test_cli_kinds_and_agreement_finish_despite_plugins_that_sleep(
     tmp_path: Path, demo: str
 ) -> None:
-    (tmp_path / "sleepy_eval.py").write_text(SLEEPER)
-    (tmp_path / "sleepy_kind.py").write_text(SLEEPER)
-    info = tmp_path / "sleepy-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sleepy\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[metric_audit.evaluators]\nsleeper = sleepy_eval\n\n"
-        "[metric_audit.kinds]\ndozer = sleepy_kind\n"
-    )
+    for name, text in SLEEPY_SITE.items():  # an installed distribution of two plugins
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path), "HOME": str(tmp_path)}
     proc = run_cli_script("kinds", env=env)  # at most two minutes, or the test fails
     assert proc.returncode == 0, proc.stderr
