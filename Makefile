@@ -4,6 +4,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 PORT   ?= 8501
+# This machine only; another address in single-user mode (no sign-in) also needs
+# RUN_FLAGS=--single-user-on-network (see `python cli.py run --help`).
+ADDRESS ?= 127.0.0.1
+RUN_FLAGS ?=
 
 .PHONY: run test install local install-dev lint format e2e wordnet clean
 
@@ -38,7 +42,7 @@ install-dev: $(VENV)/.installed-dev
 ## Start the app on the embedded SQLite database with the demo projects.
 run: install
 	$(PY) cli.py demo --if-empty
-	$(VENV)/bin/streamlit run serve.py --server.headless true --server.port $(PORT)
+	$(PY) cli.py run --port $(PORT) --address $(ADDRESS) $(RUN_FLAGS)
 
 ## WordNet for METEOR (Debian packages, unpacked into data/nltk_data; optional).
 wordnet:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from common.redact import install_log_redaction
+from common.registry import never_wait_for_plugins
 from common.warmup import warm_up
 from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
@@ -14,10 +17,12 @@ from ui.estimates_panel import estimates_panel
 from ui.page_index import PAGES, default_project
 from ui.study.entry import crowd_project, run_study_session
 
+ICON = str(Path(__file__).resolve().parent / "ui" / "assets" / "icon.png")
 install_log_redaction()
-st.set_page_config(
-    page_title="Metric-audit workbench", page_icon=":material/balance:", layout="wide"
-)
+never_wait_for_plugins()  # a plugin slow to import shows up later, never holds up a page
+# The tab's icon is served by the app itself (a :material/ icon there would be fetched
+# from a third-party font host by every page).
+st.set_page_config(page_title="Metric-audit workbench", page_icon=ICON, layout="wide")
 
 st.session_state[ENTRY_KEY] = True
 warm_up()  # the Agreement page's libraries load while the user signs in or reads Home

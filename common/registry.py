@@ -23,9 +23,11 @@ import logging
 import pkgutil
 import re
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
-from importlib.metadata import entry_points
+from contextvars import ContextVar
+from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Generic, TypeVar
 
@@ -34,6 +36,15 @@ R = TypeVar("R")
 log = logging.getLogger(__name__)
 #: What a plugin may raise that must not end the process (Ctrl-C still does).
 PLUGIN_FAILURES = (Exception, SystemExit)
+#: How long a process waits for its plugins to import (once: a plugin still importing
+#: then is given up on, with a warning); after one was given up on, other groups' plugins
+#: get :data:`PLUGIN_LATE_S`.
+PLUGIN_WAIT_S = 10.0
+PLUGIN_LATE_S = 1.0
+_GAVE_UP = threading.Event()
+#: Whether reading a registry waits for plugins still importing (the app's pages do not:
+#: :func:`never_wait_for_plugins`).
+_WAITS: ContextVar[bool] = ContextVar("wait_for_plugins", default=True)
 _REGISTRIES: list[Registry[object]] = []
 
 
@@ -67,6 +78,8 @@ class Registry(Generic[T]):
         self._lock = threading.RLock()
         self._discovered = False
         self._discovering = False  # a module being discovered may read the registry
+        self._builtins_done = False
+        self._loads: _PluginLoads | None = None  # the plugins being imported
         _REGISTRIES.append(self)  # type: ignore[arg-type]
 
     def register(self, name: str) -> Callable[[T], T]:
@@ -79,7 +92,10 @@ class Registry(Generic[T]):
         return wrap
 
     def add(self, name: str, obj: T) -> None:
-        """Register ``obj``; a second, different object under one name is an error."""
+        """Register ``obj``; a second, different object under one name is an error. A
+        plugin given up on (too slow to import) registers nothing when it finishes."""
+        if getattr(threading.current_thread(), "given_up", False):
+            return
         with self._lock:
             existing = self._entries.get(name)
             if existing is not None and existing is not obj:
@@ -94,31 +110,30 @@ class Registry(Generic[T]):
     def _discover(self) -> None:
         if self._discovered or (self._package is None and self._group is None):
             return
-        with self._lock:
+        with self._lock:  # the built-ins: our own modules, imported once under the lock
             if self._discovered or self._discovering:
                 return
-            self._discovering = True
-            try:
-                if self._package is not None:
+            if self._package is not None and not self._builtins_done:
+                self._discovering = True
+                try:
                     pkg = importlib.import_module(self._package)
                     for info in pkgutil.iter_modules(pkg.__path__):
                         if not info.name.startswith("_"):
                             importlib.import_module(f"{self._package}.{info.name}")
-                if self._group is not None:
-                    self._load_plugins(self._group)
+                    self._builtins_done = True
+                finally:
+                    self._discovering = False
+            if self._group is None:
                 self._discovered = True
-            finally:
-                self._discovering = False
-
-    def _load_plugins(self, group: str) -> None:
-        """Load every entry point of ``group``; a broken one is a warning, not a crash."""
-        for ep in entry_points(group=group):
-            try:
-                obj = ep.load()
-                if not isinstance(obj, ModuleType) and self._adopt is not None:
-                    self._adopt(obj)
-            except PLUGIN_FAILURES as exc:  # a plugin's bug must not take the built-ins down
-                self.note_problem(ep.name, f"({ep.value}) could not be loaded", exc)
+                return
+            if self._loads is None:
+                self._loads = _PluginLoads(self, self._group)
+            loads = self._loads
+        # plugins: third-party code, each imported in a thread of its own, no lock held
+        if loads.settle(wait=_WAITS.get()):
+            with self._lock:
+                if self._loads is loads:
+                    self._discovered, self._loads = True, None
 
     def note_problem(self, name: str, what: str, exc: BaseException) -> None:
         """Record, log and warn that the plugin ``name`` failed (``what`` went wrong)."""
@@ -193,6 +208,53 @@ class Registry(Generic[T]):
         return iter(self.names())
 
 
+class _PluginLoads:
+    """The entry points of one group, each imported (and adopted) in a daemon thread of
+    its own, so that a plugin that hangs or loops at import holds no lock and keeps
+    nobody waiting past the deadline; it is then given up on with a warning."""
+
+    def __init__(self, registry: Registry[object], group: str) -> None:
+        self.registry = registry
+        self.wait = PLUGIN_LATE_S if _GAVE_UP.is_set() else PLUGIN_WAIT_S
+        self.deadline = time.monotonic() + self.wait
+        self.outcomes: dict[str, BaseException | None] = {}
+        self.threads: list[tuple[EntryPoint, threading.Thread]] = []
+        for ep in entry_points(group=group):
+            thread = threading.Thread(
+                target=self._load, args=(ep,), name=f"plugin {group} {ep.name}", daemon=True
+            )
+            self.threads.append((ep, thread))
+            thread.start()
+
+    def _load(self, ep: EntryPoint) -> None:
+        _WAITS.set(False)  # a plugin reading a registry must not wait for itself
+        try:
+            obj = ep.load()
+            if not isinstance(obj, ModuleType) and self.registry._adopt is not None:
+                self.registry._adopt(obj)
+            self.outcomes[ep.name] = None
+        except PLUGIN_FAILURES as exc:  # a plugin's bug must not take the built-ins down
+            self.outcomes[ep.name] = exc
+
+    def settle(self, wait: bool) -> bool:
+        """Wait (if ``wait``) until every import ended or the deadline passed; note a
+        warning for each that failed or is given up on. True once all are settled."""
+        for _, thread in self.threads:
+            if wait:
+                thread.join(max(0.0, self.deadline - time.monotonic()))
+            if thread.is_alive() and time.monotonic() < self.deadline:
+                return False  # still importing, in time: ask again later
+        for ep, thread in self.threads:
+            exc = self.outcomes.get(ep.name)
+            if thread.is_alive():
+                thread.given_up = True  # type: ignore[attr-defined]
+                _GAVE_UP.set()
+                exc = TimeoutError(f"still importing after {self.wait:g} s; given up")
+            if exc is not None:
+                self.registry.note_problem(ep.name, f"({ep.value}) could not be loaded", exc)
+        return True
+
+
 def source_index(package: str, pattern: str) -> dict[str, str]:
     """name -> module for every module of ``package`` whose source matches ``pattern``
     (its group 1 is a registered name), read as text: nothing is imported but the
@@ -211,6 +273,12 @@ def source_index(package: str, pattern: str) -> dict[str, str]:
             for name in found.findall(f.read()):
                 out.setdefault(name, f"{package}.{info.name}")
     return out
+
+
+def never_wait_for_plugins() -> None:
+    """From here on in this thread (an app page's run), reading a registry never waits for
+    plugins still importing: it sees the built-ins and the plugins loaded so far."""
+    _WAITS.set(False)
 
 
 def plugin_warnings() -> list[str]:

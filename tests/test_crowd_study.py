@@ -427,11 +427,13 @@ def test_an_mturk_preview_lets_nobody_in_and_the_submit_host_is_checked(store) -
     base = {"study": "p", "token": "s3cret", "workerId": "W9", "assignmentId": "A9", "hitId": "H"}
     link = crowd.parse_link({**base, "turkSubmitTo": "https://workersandbox.mturk.com/"})
     assert link is not None and link.ids["turkSubmitTo"] == ("https://workersandbox.mturk.com/")
-    assert crowd.mturk_submit_url(link.ids) == (
+    # the study's settings choose sandbox or production, whatever the link says
+    assert crowd.mturk_submit_url(parse_study({})) == "https://www.mturk.com/mturk/externalSubmit"
+    assert crowd.mturk_submit_url(parse_study({"mturk_sandbox": True})) == (
         "https://workersandbox.mturk.com/mturk/externalSubmit"
     )
-    assert crowd.mturk_submit_url({"turkSubmitTo": "https://evil.test"}) == ""
-    assert crowd.mturk_submit_url({}) == ""
+    with pytest.raises(StudyError, match="'mturk_sandbox' must be true or false"):
+        parse_study({"mturk_sandbox": "yes"})
 
 
 @pytest.mark.parametrize("bad", [4, 3601, 30.5, True, "60"])

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli_script
+from tests.support.plugins import evaluator_plugins
 
 #: A distribution with three hostile entry points: an evaluator module that calls
 #: sys.exit() at import, a task kind whose attributes raise when read (SystemExit for
@@ -94,18 +95,13 @@ def test_a_plugin_that_exits_at_import_is_a_warning(
     monkeypatch: pytest.MonkeyPatch, hostile_site: Path
 ) -> None:
     import common.registry as registry
-    from evaluators.registry import EVALUATORS, evaluator_names
+    from evaluators.registry import evaluator_names
 
-    EVALUATORS.names()  # built-ins discovered first: the snapshot below must hold them
     monkeypatch.syspath_prepend(str(hostile_site))
     monkeypatch.delitem(sys.modules, "hostile_exit", raising=False)
-    eps = [EntryPoint("exiter", "hostile_exit", "metric_audit.evaluators")]
-    monkeypatch.setattr(
-        registry, "entry_points", lambda group: eps if "evaluators" in group else []
+    evaluator_plugins(
+        monkeypatch, [EntryPoint("exiter", "hostile_exit", "metric_audit.evaluators")]
     )
-    monkeypatch.setattr(EVALUATORS, "_entries", dict(EVALUATORS._entries))
-    monkeypatch.setattr(EVALUATORS, "_discovered", False)
-    monkeypatch.setattr(EVALUATORS, "plugin_errors", {})
     with pytest.warns(RuntimeWarning, match="plugin 'exiter'.*SystemExit: 3"):
         assert "bleu" in evaluator_names()
     assert any("'exiter'" in w for w in registry.plugin_warnings())

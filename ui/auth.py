@@ -32,7 +32,7 @@ from ui.study.entry import link_user
 MODES = ("single", "local", "oidc", "crowd")
 PASSWORD_MODES = ("local", "crowd")
 SIGNED_OUT_KEY = "_signed_out"
-SESSION_COOKIE_KEY = "_session_cookie"
+SESSION_COOKIE_KEY = session_cookie.SESSION_TOKEN_KEY
 COOKIE_SENT_KEY = "_session_cookie_sent"  # (token, ticket, when issued)
 COOKIE_RENEW_S = 300  # a browser in use gets a fresh cookie (a new max-age) this often
 
@@ -196,8 +196,10 @@ def _oidc_sign_in(store: Store) -> AnnotatorInfo:
 
 
 def _sign_out() -> None:
-    st.session_state.pop(USER_KEY, None)
+    user = st.session_state.pop(USER_KEY, None)
     LANES.close(st.session_state.pop(LANE_SESSION_KEY, {}).values())  # the fast lane's too
+    if user is not None:
+        LANES.close_user(user.name)  # and those of the user's other tabs
     # Revoked on the server: a copy of the cookie no longer signs in anywhere.
     auth_sessions.revoke(
         get_store(),

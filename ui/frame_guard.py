@@ -1,4 +1,5 @@
-"""Anti-framing headers on every HTTP response of the app server (``serve.py``).
+"""Anti-framing and content-security headers on every HTTP response of the app server
+(``serve.py``).
 
 Another site must not show the workbench in a frame (clickjacking a signed-in admin).
 MTurk shows a study inside the HIT's frame, so its two hosts may frame the app; modern
@@ -20,10 +21,33 @@ ASGIApp = Callable[
     Awaitable[None],
 ]
 
-#: Who may frame the app: itself and MTurk (production and sandbox), nobody else.
-FRAME_ANCESTORS = "'self' https://www.mturk.com https://workersandbox.mturk.com"
+#: MTurk's two hosts (production, sandbox): they frame a study, and a study's last page
+#: posts the finished assignment to one of them.
+MTURK = "https://www.mturk.com https://workersandbox.mturk.com"
+#: Who may frame the app: itself and MTurk, nobody else.
+FRAME_ANCESTORS = f"'self' {MTURK}"
+#: Where a page may load anything from: the app itself, and ``data:`` for images, fonts
+#: and media; no outside host (an image in an item's Markdown would tell that host who
+#: opened the item). Streamlit's page needs inline scripts and styles and ``eval``.
+POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "media-src 'self' data:",
+        "connect-src 'self'",
+        "frame-src 'self'",
+        "worker-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        f"form-action 'self' {MTURK}",
+        f"frame-ancestors {FRAME_ANCESTORS}",
+    )
+)
 HEADERS = (
-    (b"content-security-policy", f"frame-ancestors {FRAME_ANCESTORS}".encode()),
+    (b"content-security-policy", POLICY.encode()),
     (b"x-frame-options", b"SAMEORIGIN"),
 )
 

@@ -19,6 +19,9 @@ COOKIE = "workbench_session"
 MAX_AGE_S = int(IDLE.total_seconds())
 SESSION_ROUTE = "/auth/session"
 SIGN_OUT_ROUTE = "/auth/signout"
+#: Session-state key of this browser session's sign-in token (``ui.auth``; the fast
+#: lane ties its lanes to it).
+SESSION_TOKEN_KEY = "_session_cookie"
 #: Header the page's requests carry; a cross-site form cannot send it.
 GUARD_HEADER = "X-Workbench-Session"
 

@@ -42,9 +42,11 @@ MAX_ID = 120
 WORKER_ID = re.compile(r"[A-Za-z0-9._-]+")
 #: The assignment id MTurk sends while a worker only previews the HIT.
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
-#: Where MTurk takes an external question's answers (production and sandbox); any other
-#: ``turkSubmitTo`` is ignored, so a link cannot send a worker's code elsewhere.
+#: Where MTurk takes an external question's answers (production, sandbox): chosen by the
+#: study's ``mturk_sandbox`` setting; a link's ``turkSubmitTo`` is kept but never used.
 MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+#: Session keys that are not platform ids: when it was seen, and that it was paid.
+_SESSION_MARKS = ("at", "paid")
 
 
 class CrowdRefused(StoreError):
@@ -177,10 +179,29 @@ def _record_ids(row: StudyParticipant, ids: Mapping[str, str]) -> None:
     """The link's ids become the current ones; a set not seen before joins the history."""
     current = dict(ids)
     seen = list(row.platform_sessions or [])
-    if all({k: v for k, v in x.items() if k != "at"} != current for x in seen):
+    if all(_ids_of(x) != current for x in seen):
         seen.append({**current, "at": utcnow().isoformat(timespec="seconds")})
         row.platform_sessions = seen
     row.platform_ids = current
+
+
+def _ids_of(session: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in session.items() if k not in _SESSION_MARKS}
+
+
+def _mark_paid(row: StudyParticipant) -> None:
+    """The platform session the worker completed the study in is the one paid."""
+    current = dict(row.platform_ids or {})
+    row.platform_sessions = [
+        {**x, "paid": True} if _ids_of(x) == current else x for x in row.platform_sessions or []
+    ]
+
+
+def paid_elsewhere(part: Participant) -> bool:
+    """True when the worker completed the study in another platform session (an earlier
+    MTurk assignment) than the one they came with now: this one must not be paid."""
+    paid = [_ids_of(x) for x in part.platform_sessions if x.get("paid")]
+    return part.stage == "done" and bool(paid) and dict(part.platform_ids) not in paid
 
 
 def _row(s: Session, project_id: int, annotator_id: int) -> StudyParticipant | None:
@@ -253,6 +274,8 @@ def _update(store: Store, project: str, annotator: str, **changes: Any) -> Parti
             setattr(row, key, value(row) if callable(value) else value)
         if row.stage in (*STOPPED, "done") and row.finished_at is None:
             row.finished_at = utcnow()
+            if row.stage == "done":
+                _mark_paid(row)
         return _participant(row, annotator)
 
 
@@ -360,11 +383,10 @@ def completion_url(study: StudySettings, code: str) -> str:
     return f"{study.completion_url}{sep}cc={code}"
 
 
-def mturk_submit_url(platform_ids: Mapping[str, Any]) -> str:
-    """Where an MTurk worker's browser posts the finished assignment ("" when the link
-    carried no known ``turkSubmitTo``)."""
-    host = str(platform_ids.get("turkSubmitTo") or "").strip().rstrip("/")
-    return f"{host}/mturk/externalSubmit" if host in MTURK_SUBMIT_HOSTS else ""
+def mturk_submit_url(study: StudySettings) -> str:
+    """Where an MTurk worker's browser posts the finished assignment: production, or the
+    sandbox when the study's settings say so (never what a link says)."""
+    return f"{MTURK_SUBMIT_HOSTS[1 if study.mturk_sandbox else 0]}/mturk/externalSubmit"
 
 
 def screenout_url(study: StudySettings) -> str:

@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "max_skips": None,
     "hourly_rate": 0.0,
     "idle_seconds": 60,
+    "mturk_sandbox": False,
 }
 SHARES = ("qualification", "gold_rate", "gold_threshold", "speeder_share")
 
@@ -93,6 +94,9 @@ class StudySettings:
     hourly_rate: float = 0.0
     #: Input-free seconds after which the rest of a pause stops counting as active time.
     idle_seconds: int = 60
+    #: MTurk's sandbox (test HITs, no pay) rather than production: where a finished
+    #: assignment is posted. Set here only: a study link cannot choose it.
+    mturk_sandbox: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -162,7 +166,7 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
     unknown = sorted(set(raw) - set(DEFAULTS))
     if unknown:
         raise StudyError(f"unknown study setting {unknown[0]!r}")
-    for key in ("crowd", "gold_stop"):
+    for key in ("crowd", "gold_stop", "mturk_sandbox"):
         if not isinstance(raw.get(key, False), bool):
             raise StudyError(f"study {key!r} must be true or false")
     gold_min = raw.get("gold_min", 1)
@@ -202,6 +206,7 @@ def parse_study(raw: Mapping[str, Any] | None) -> StudySettings:
         max_skips=skips,
         hourly_rate=float(rate),
         idle_seconds=idle,
+        mturk_sandbox=raw.get("mturk_sandbox", False),
     )
 
 

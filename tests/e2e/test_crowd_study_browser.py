@@ -141,7 +141,11 @@ def test_an_mturk_worker_hands_the_assignment_back_to_mturk(sqlite_url: str) -> 
     store = Store(sqlite_url)
     store.create_project("m", "binary", {"k": 1}, guideline="Say 1 when the statement is true.")
     store.upsert_items("m", [{"item_id": "i0", "fields": {"text": "Statement 0"}}])
-    set_study(store, "m", {"crowd": True, "token": TOKEN, "completion_code": "MT-5"})
+    set_study(
+        store,
+        "m",
+        {"crowd": True, "token": TOKEN, "completion_code": "MT-5", "mturk_sandbox": True},
+    )
     submit = "https://workersandbox.mturk.com/mturk/externalSubmit"
     link = f"?study=m&token={TOKEN}&hitId=H1&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com"
     posted: list[str] = []

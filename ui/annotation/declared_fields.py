@@ -1,8 +1,9 @@
 """Item fields of a declared kind, drawn by their display role.
 
-Markdown is rendered without HTML (Streamlit escapes it unless asked not to), plain
-text literally, a chat transcript turn by turn, a link only when it is http(s), code in
-a code block. Hidden fields are never drawn; the outputs a pairwise question compares
+Markdown is rendered without HTML (Streamlit escapes it unless asked not to) and without
+images (``ui.safe_markdown``), plain text literally, a chat transcript turn by turn, a
+link only when it is one http(s) address (percent-encoded: exactly one link), code in a
+code block. Hidden fields are never drawn; the outputs a pairwise question compares
 are drawn by that question, side by side in the annotator's order.
 """
 
@@ -15,6 +16,7 @@ import streamlit as st
 from kinds import FieldType, ItemField
 from ui.annotation.context import ItemContext
 from ui.annotation.widgets import _plain, text_panel
+from ui.safe_markdown import no_images, one_link
 
 
 def compared_outputs(ctx: ItemContext) -> set[str]:
@@ -34,12 +36,12 @@ def show_field(spec: ItemField, value: Any) -> None:
     elif spec.role == "markdown":
         with st.container(border=True):
             st.markdown(f"**{title}**")
-            st.markdown(str(value))  # no unsafe_allow_html: HTML stays text
+            st.markdown(no_images(str(value)))  # no unsafe_allow_html: HTML stays text
     elif spec.role == "code":
         st.markdown(f"**{title}**")
         st.code(str(value), language=None)
-    elif spec.role == "link" and str(value).startswith(("http://", "https://")):
-        st.markdown(f"**{title}**: [{_plain(str(value))}]({str(value).replace(')', '%29')})")
+    elif spec.role == "link" and (link := one_link(_plain(str(value).strip()), str(value))):
+        st.markdown(f"**{title}**: {link}")
     else:
         text_panel(title, str(value))
 

@@ -19,6 +19,7 @@ from kinds.values import TIE
 from ui.annotation.context import ItemContext, Target, save_target
 from ui.annotation.declared_fields import show_field
 from ui.annotation.widgets import MISSING_MARK, _plain
+from ui.safe_markdown import no_images
 
 PAIR_KEYS = ("a", "b", "d", "e", "f", "g")  # A, B, then further outputs (c, r: Streamlit's)
 _WORD = re.compile(r"\S+")
@@ -37,12 +38,12 @@ def heading(ctx: ItemContext, target: Target) -> None:
     """The question's prompt (highlighted when focused), tick or mark, and help."""
     spec = target.field
     focused = ctx.is_focused(target)
-    text = spec.description or spec.name
+    text = no_images(spec.description or spec.name)
     optional = "" if spec.required else " *(optional)*"
     tick = " ✓" if ctx.value(target) is not None else MISSING_MARK if ctx.is_missing(target) else ""
     st.markdown(
         (f":blue-background[**▸ {text}**]" if focused else f"**{text}**") + optional + tick,
-        help=spec.help or None,
+        help=no_images(spec.help) if spec.help else None,
     )
 
 

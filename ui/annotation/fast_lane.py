@@ -17,6 +17,7 @@ keeps the ordinary page.
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 import time
@@ -26,6 +27,8 @@ from typing import Any
 
 from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
+from annotation_store.accounts import sign_in_sessions as auth_sessions
+from annotation_store.accounts import users as accounts
 from annotation_store.crowd import study_quality as crowd_quality
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import study_of
@@ -44,26 +47,38 @@ from ui.keyboard import option_keys
 CHOICE_TYPES = (FieldType.FACT_LABELS, FieldType.BINARY, FieldType.ORDINAL, FieldType.CATEGORICAL)
 REVIEW_ROLES = ("admin", "reviewer")
 LANE_IDLE_S = 3600  # a lane unused this long is refused (the page's next run makes a new one)
+#: Saves (choices and submits) one lane may post: this many at once, then this many a
+#: second; beyond, 429 with the seconds to wait (a person keys a few a second).
+SAVE_BURST = 30
+SAVES_PER_S = 10.0
 #: Session key of the session's lane tokens (project and user -> token); sign-out closes them.
 SESSION_KEY = "annotate_fast_lane"
 
 
 class LaneError(Exception):
-    """A request the lane refuses; ``status`` is the HTTP status to answer with."""
+    """A request the lane refuses; ``status`` is the HTTP status to answer with, and
+    ``retry_after`` the seconds to wait first when a retry will do (429)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 @dataclass
 class Lane:
-    """One browser tab's right to label one project as one user."""
+    """One browser tab's right to label one project as one user, within the sign-in
+    session that opened it (``session``: its token; None where there is none, as in
+    single-user mode or behind a study link). ``user.role`` is the role it opened
+    with: a request finding another one ends the user's lanes."""
 
     store: Store
     project: str
     user: AnnotatorInfo
     used: float
+    session: str | None = None
+    saves: float | None = None  # the save allowance left (None: full), as of saved_at
+    saved_at: float = 0.0
 
 
 class Lanes:
@@ -73,20 +88,27 @@ class Lanes:
         self._lanes: dict[str, Lane] = {}
         self._lock = threading.Lock()
 
-    def open(self, store: Store, project: str, user: AnnotatorInfo) -> str:
-        """A new token for ``user`` on ``project``."""
+    def open(
+        self, store: Store, project: str, user: AnnotatorInfo, session: str | None = None
+    ) -> str:
+        """A new token for ``user`` on ``project``, within the sign-in ``session``."""
         token = secrets.token_urlsafe(24)
         with self._lock:
             now = time.time()
             self._lanes = {t: ln for t, ln in self._lanes.items() if now - ln.used < LANE_IDLE_S}
-            self._lanes[token] = Lane(store, project, user, now)
+            self._lanes[token] = Lane(store, project, user, now, session)
         return token
 
     def close(self, tokens: Iterable[str]) -> None:
-        """Forget these lanes (sign-out): their requests are refused from now on."""
+        """Forget these lanes: their requests are refused from now on."""
         with self._lock:
             for token in tokens:
                 self._lanes.pop(token, None)
+
+    def close_user(self, name: str) -> None:
+        """End every lane of ``name`` (signed out, password or role changed, disabled)."""
+        with self._lock:
+            self._lanes = {t: ln for t, ln in self._lanes.items() if ln.user.name != name}
 
     def get(self, token: str | None) -> Lane:
         """The lane of ``token``; LaneError 403 when unknown or idle too long."""
@@ -96,6 +118,37 @@ class Lanes:
                 raise LaneError("unknown or expired lane; reload the page", 403)
             lane.used = time.time()
             return lane
+
+    def check(self, token: str | None) -> tuple[Lane, AnnotatorInfo]:
+        """The lane of ``token`` and its user as the database has them now; LaneError
+        403 (and every lane of the user ended) once the sign-in behind it was signed
+        out or expired, the account disabled, or the user's role changed."""
+        lane = self.get(token)
+        name = lane.user.name
+        if lane.session is not None:
+            user = auth_sessions.touch(lane.store, lane.session)  # None: ended or expired
+        else:
+            user = lane.store.annotator(name) if accounts.is_active(lane.store, name) else None
+        if user is None or user.name != name:
+            self.close_user(name)
+            raise LaneError("you were signed out or your account was disabled", 403)
+        if user.role != lane.user.role:
+            self.close_user(name)
+            raise LaneError("your role changed; reload the page", 403)
+        return lane, user
+
+    def take_save(self, lane: Lane) -> None:
+        """Count one save against the lane's allowance; LaneError 429 (with the seconds
+        to wait) when it is used up."""
+        with self._lock:
+            now = time.monotonic()
+            refill = (now - lane.saved_at) * SAVES_PER_S
+            left = SAVE_BURST if lane.saves is None else min(SAVE_BURST, lane.saves + refill)
+            lane.saves, lane.saved_at = left, now
+            if left < 1:
+                wait = math.ceil((1 - left) / SAVES_PER_S)
+                raise LaneError("too many saves at once; retrying shortly", 429, wait)
+            lane.saves = left - 1
 
 
 LANES = Lanes()
@@ -300,7 +353,8 @@ def next_item(
 def save_choices(
     store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str, chosen: dict[str, int]
 ) -> ItemContext:
-    """Save the posted choices (target key -> choice index) the moment they are given, as
+    """Save the posted choices (target key -> choice index, a whole number: ``true`` is
+    not one) the moment they are given, as
     the page's choice buttons do (a draft, or still submitted when the item already was),
     and return the item's context afterwards; LaneError says what was refused."""
     ctx = _context(store, project, user, item_id)
@@ -312,7 +366,7 @@ def save_choices(
     for key, index in chosen.items():
         target = by_key.get(key)
         options = option_keys(target.field) if target else []
-        if target is None or not isinstance(index, int) or not 0 <= index < len(options):
+        if target is None or type(index) is not int or not 0 <= index < len(options):
             raise LaneError(f"no choice {index!r} for {key!r}", 400)
         value = options[index][0]
         if target.index is None:

@@ -46,7 +46,7 @@ from ui.annotation.fast_lane import (
 )
 from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, served
 from ui.annotation.instant_keys import button_class
-from ui.session_cookie import GUARD_HEADER
+from ui.session_cookie import GUARD_HEADER, SESSION_TOKEN_KEY
 
 CSS = """<style>
 #wb-lane {position: fixed; top: 3.75rem; right: 0; bottom: 0; z-index: 999990;
@@ -107,13 +107,13 @@ function pump() {
   if (L.sending || !L.queue.length || (L.failed && L.failed.final)) return;
   const job = L.queue[0];
   L.sending = true;
-  const done = (ok, msg, final) => {
+  const done = (ok, msg, final, wait) => {  // wait: ms the server asked for (429)
     L.sending = false;
     if (ok) { L.queue.shift(); L.failed = null; L.saved += 1; }
     else {
       const tries = L.failed && L.failed.ref === job.ref ? L.failed.tries + 1 : 1;
       L.failed = {ref: job.ref, name: job.name, msg: msg, tries: tries, final: final};
-      if (!final) setTimeout(pump, Math.min(1000 * 2 ** (tries - 1), 5000));
+      if (!final) setTimeout(pump, wait || Math.min(1000 * 2 ** (tries - 1), 5000));
     }
     render();
     if (ok) { pump(); if (L.leaving) leave(); }
@@ -131,7 +131,8 @@ function pump() {
       }
       let msg = r.status + ' ' + r.statusText;
       try { msg = (await r.json()).error || msg; } catch (e) {}
-      done(false, msg, r.status >= 400 && r.status < 500);
+      const wait = r.status === 429 ? 1000 * (Number(r.headers.get('Retry-After')) || 1) : 0;
+      done(false, msg, r.status >= 400 && r.status < 500 && !wait, wait);
     })
     .catch((e) => done(false, String(e), false));
   render();
@@ -395,13 +396,17 @@ if (L.open) {
 
 
 def _lane_token(ctx: ItemContext) -> str:
-    """This session's lane for the project and user (a new one once it expired)."""
+    """This session's lane for the project and user (a new one once it expired, or when
+    the sign-in or the role it opened with is no longer this run's)."""
     lanes = st.session_state.setdefault(SESSION_KEY, {})
     key = f"{ctx.project.name}\0{ctx.user.name}"
+    session = st.session_state.get(SESSION_TOKEN_KEY)
     try:
-        LANES.get(lanes.get(key))  # in use again: its idle time starts over
+        lane = LANES.get(lanes.get(key))  # in use again: its idle time starts over
+        if lane.session != session or lane.user.role != ctx.user.role:
+            raise LaneError("opened under another sign-in or role")
     except LaneError:
-        lanes[key] = LANES.open(ctx.store, ctx.project.name, ctx.user)
+        lanes[key] = LANES.open(ctx.store, ctx.project.name, ctx.user, session)
     return lanes[key]
 
 

@@ -7,7 +7,10 @@ would show once ``REF`` is submitted (``{"item": null}`` at the end of the queue
 s}`` saves the choices and submits the item; with ``"submit": false`` it only saves them
 (each key's choice is posted the moment it is given, as the page's buttons save it). Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
-origin, like ``ui.session_routes``. The store is blocking: the work runs in a thread.
+origin, like ``ui.session_routes``; the lane is checked against the sign-in behind it
+and the user's current role on every request (``Lanes.check``), saves are rate-limited
+per lane (429 with ``Retry-After``), and a save's body is read only after all that, up
+to :data:`MAX_BODY` bytes. The store is blocking: the work runs in a thread.
 
 The page's script opens its panel on the first item only when :func:`served` says this
 process serves the routes (``serve.py`` takes them through :func:`routes`); under
@@ -16,6 +19,7 @@ process serves the routes (``serve.py`` takes them through :func:`routes`); unde
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -24,8 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from annotation_store import StoreError
-from annotation_store.accounts import users as accounts
+from annotation_store import AnnotatorInfo, StoreError
 from ui.annotation import fast_lane
 from ui.annotation.fast_lane import LANES, Lane, LaneError
 from ui.session_routes import refused_request
@@ -33,59 +36,94 @@ from ui.session_routes import refused_request
 NEXT_ROUTE = "/api/annotate/next"
 LABEL_ROUTE = "/api/annotate/label"
 LANE_HEADER = "X-Workbench-Lane"
+#: A save's body: a few choices and two numbers (a long fact list stays far below this).
+MAX_BODY = 64 * 1024
+#: Items a ``next`` request may count as on their way (the page has a few at most).
+MAX_PENDING = 50
+#: Time spent on one item, at most (seconds): a day.
+MAX_SECONDS = 86_400
 _SERVED = threading.Event()
 
 
-def _lane(request: Request) -> Lane:
-    lane = LANES.get(request.headers.get(LANE_HEADER))
-    if not accounts.is_active(lane.store, lane.user.name):
-        raise LaneError("this account is no longer active", 403)
-    return lane
-
-
-def _next(lane: Lane, after: str, pending: list[str]) -> dict[str, Any]:
+def _next(lane: Lane, user: AnnotatorInfo, after: str, pending: list[str]) -> dict[str, Any]:
     project = lane.store.project(lane.project)
     try:
-        fast_lane.study_gate(lane.store, project, lane.user)
+        fast_lane.study_gate(lane.store, project, user)
     except LaneError:
         return {"item": None}  # the end of the lane: the page shows the study's next stage
-    here = fast_lane.resolve(lane.store, project, lane.user, after)
-    waiting = [fast_lane.resolve(lane.store, project, lane.user, ref) for ref in pending]
-    nxt = fast_lane.next_item(lane.store, project, lane.user, here, waiting)
+    here = fast_lane.resolve(lane.store, project, user, after)
+    waiting = [fast_lane.resolve(lane.store, project, user, ref) for ref in pending]
+    nxt = fast_lane.next_item(lane.store, project, user, here, waiting)
     if nxt is None:
         return {"item": None}
-    return {"item": fast_lane.item_payload(lane.store, project, lane.user, nxt)}
+    return {"item": fast_lane.item_payload(lane.store, project, user, nxt)}
 
 
-def _label(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
+def _seconds(body: dict[str, Any], key: str) -> float | None:
+    """A time in the body: absent, or a finite number from 0 to a day (not a boolean)."""
+    value = body.get(key)
+    if value is None:
+        return None
+    if type(value) not in (int, float) or not 0 <= value <= MAX_SECONDS:
+        raise LaneError(f"{key} must be a number of seconds from 0 to {MAX_SECONDS}", 400)
+    return float(value)
+
+
+def _label(lane: Lane, user: AnnotatorInfo, body: dict[str, Any]) -> dict[str, Any]:
     project = lane.store.project(lane.project)
-    fast_lane.study_gate(lane.store, project, lane.user)
-    item_id = fast_lane.resolve(lane.store, project, lane.user, str(body.get("item", "")))
+    fast_lane.study_gate(lane.store, project, user)
+    item_id = fast_lane.resolve(lane.store, project, user, str(body.get("item", "")))
     chosen = body.get("chosen") or {}
-    if body.get("submit", True) is False:
-        if not isinstance(chosen, dict):
-            raise LaneError("malformed request", 400)
-        ctx = fast_lane.save_choices(lane.store, project, lane.user, item_id, chosen)
-        return {"saved": True, "submitted": False, "scores": fast_lane.live_scores(ctx)}
-    seconds, active = body.get("seconds"), body.get("active_seconds")
-    numbers = all(
-        isinstance(x, int | float | None) and (x is None or x >= 0) for x in (seconds, active)
-    )
-    if not isinstance(chosen, dict) or not numbers:
+    if not isinstance(chosen, dict):
         raise LaneError("malformed request", 400)
-    fast_lane.save_and_submit(lane.store, project, lane.user, item_id, chosen, seconds, active)
+    if body.get("submit", True) is False:
+        ctx = fast_lane.save_choices(lane.store, project, user, item_id, chosen)
+        return {"saved": True, "submitted": False, "scores": fast_lane.live_scores(ctx)}
+    seconds, active = _seconds(body, "seconds"), _seconds(body, "active_seconds")
+    fast_lane.save_and_submit(lane.store, project, user, item_id, chosen, seconds, active)
     return {"saved": True}
 
 
-async def _answer(request: Request, work: Any, *args: Any) -> Response:
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number here")
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, read only up to :data:`MAX_BODY` bytes (413 beyond);
+    ``NaN`` and ``Infinity`` are refused."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise LaneError(f"request body over {MAX_BODY} bytes", 413)
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise LaneError(f"request body over {MAX_BODY} bytes", 413)
+    try:
+        body = json.loads(raw, parse_constant=_refuse_constant)
+    except ValueError:  # bad JSON, a number too long to read, NaN / Infinity
+        body = None
+    if not isinstance(body, dict):
+        raise LaneError("malformed request", 400)
+    return body
+
+
+async def _answer(request: Request, work: Any, *args: Any, saves: bool = False) -> Response:
+    """Run ``work(lane, user, *args)`` once the request passed every door, in order:
+    the guard header and origin, the lane and the sign-in behind it, the save allowance
+    and (for a save) the body, read last."""
     refused = refused_request(request)
     if refused is not None:
         return refused
     try:
-        lane = await run_in_threadpool(_lane, request)
-        return JSONResponse(await run_in_threadpool(work, lane, *args))
+        lane, user = await run_in_threadpool(LANES.check, request.headers.get(LANE_HEADER))
+        if saves:
+            LANES.take_save(lane)
+            args = (*args, await _body(request))
+        return JSONResponse(await run_in_threadpool(work, lane, user, *args))
     except LaneError as exc:
-        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        wait = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=wait)
     except (StoreError, ValueError) as exc:  # refused by the store: say why, no retry helps
         return JSONResponse({"error": str(exc)}, status_code=409)
 
@@ -93,18 +131,15 @@ async def _answer(request: Request, work: Any, *args: Any) -> Response:
 async def next_item(request: Request) -> Response:
     """The item after ``?after=`` as the browser draws it."""
     params = request.query_params
-    return await _answer(request, _next, params.get("after", ""), params.getlist("pending"))
+    pending = list(dict.fromkeys(params.getlist("pending")))
+    if len(pending) > MAX_PENDING:
+        return JSONResponse({"error": f"more than {MAX_PENDING} pending items"}, status_code=400)
+    return await _answer(request, _next, params.get("after", ""), pending)
 
 
 async def label_item(request: Request) -> Response:
     """Save the posted choices and (unless ``"submit": false``) submit the item."""
-    try:
-        body = await request.json()
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        return JSONResponse({"error": "malformed request"}, status_code=400)
-    return await _answer(request, _label, body)
+    return await _answer(request, _label, saves=True)
 
 
 ROUTES = [

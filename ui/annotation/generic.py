@@ -11,6 +11,7 @@ from ui.annotation.context import ItemContext, Target, save_target
 from ui.annotation.declared_fields import declared_fields
 from ui.annotation.declared_questions import CONTROLS, heading
 from ui.annotation.widgets import MISSING_MARK, context_table, fact_list, question, text_panel
+from ui.safe_markdown import no_images
 
 HIDDEN = {"text", "generator"}
 
@@ -73,7 +74,7 @@ def _declared(ctx: ItemContext) -> None:
             else:
                 question(ctx, target, horizontal=len(spec.values) <= 6)
                 if spec.help:
-                    st.caption(spec.help)
+                    st.caption(no_images(spec.help))
 
 
 @register_view(GENERIC)

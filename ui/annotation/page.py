@@ -40,6 +40,7 @@ from ui.annotation.context import (
 )
 from ui.annotation.fast_lane_view import fast_lane
 from ui.annotation.instant_keys import instant_keys
+from ui.safe_markdown import no_images
 from ui.tables import DASH
 
 NOTICE_KEY = "annotate_notice"
@@ -308,7 +309,7 @@ def _header(ctx: ItemContext, fig: QueueFigures) -> None:
         where = f"not in your queue · {where}"
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     name = _address(ctx).label(ctx.item.item_id)
-    left.markdown(f"#### {ctx.project.task_kind.title} · {name} {badge}{flag}")
+    left.markdown(f"#### {no_images(ctx.project.task_kind.title)} · {name} {badge}{flag}")
     left.caption(f"{where} · project **{ctx.project.name}** · you: {ctx.user.name}")
     right.progress(
         min(fig.done / fig.target, 1.0) if fig.target else 0.0,
@@ -440,7 +441,7 @@ def _note(ctx: ItemContext) -> None:
 
 def _side(ctx: ItemContext, first_time: bool) -> None:
     with st.expander("Guideline", expanded=first_time, icon=":material/menu_book:"):
-        st.markdown(ctx.project.guideline or "_No guideline yet._")
+        st.markdown(no_images(ctx.project.guideline or "_No guideline yet._"))
         st.caption(f"Guideline version {ctx.project.guideline_version}")
     with st.expander("Keyboard shortcuts", icon=":material/keyboard:"):
         keyboard.shortcut_help()

@@ -12,6 +12,7 @@ import streamlit as st
 from kinds import FieldType
 from ui import keyboard
 from ui.annotation.context import ItemContext, Target, derived_values, facts_of, save_target
+from ui.safe_markdown import no_images
 
 #: Shown beside a question or fact still unanswered after a refused Submit.
 MISSING_MARK = " :red-badge[:material/priority_high: answer this]"
@@ -20,7 +21,7 @@ _URL = re.compile(r"(?<![\(\[<\"'])\bhttps?://[^\s<>\)\]]+")
 
 def linkify(text: str) -> str:
     """Markdown with bare URLs turned into links (Streamlit opens them in a new tab)."""
-    return _URL.sub(lambda m: f"[{m.group(0)}]({m.group(0)})", text)
+    return _URL.sub(lambda m: f"[{m.group(0)}]({m.group(0)})", no_images(text))
 
 
 def text_panel(title: str, body: str, *, caption: str | None = None, links: bool = False) -> None:
@@ -42,6 +43,7 @@ def _option_label(field_type: FieldType, value: Any, desc: str | None) -> str:
     if field_type is FieldType.FACT_LABELS:
         return str(value)
     if desc:
+        desc = no_images(desc)
         return f"{value} · {desc}" if field_type is not FieldType.BINARY else desc
     return str(value)
 
@@ -99,7 +101,7 @@ def question(
     """A question (its description as the prompt) with its choice buttons."""
     spec = target.field
     focused = ctx.is_focused(target)
-    text = title or spec.description or spec.name
+    text = no_images(title or spec.description or spec.name)
     answered = ctx.value(target) is not None
     mark = "▸ " if focused else ""
     tick = " ✓" if answered else MISSING_MARK if ctx.is_missing(target) else ""

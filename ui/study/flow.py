@@ -16,6 +16,7 @@ from annotation_store.crowd import study_quality as crowd_quality
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import StudySettings, study_of
 from ui.annotation.page import render as render_annotate
+from ui.safe_markdown import no_images
 from ui.study.training import render_training
 
 ENDINGS = {
@@ -42,6 +43,11 @@ RETURN_HINTS = {
     "prolific": " On Prolific, please return your submission so your place goes to someone else.",
     "mturk": " On MTurk, please return the HIT.",
 }
+#: A worker who completed the study and came back on another assignment.
+PAID_ALREADY = (
+    "You have already completed this study, and your code went with an earlier "
+    "assignment. There is nothing more to do or to submit here."
+)
 REDIRECT_SECONDS = 5
 
 
@@ -92,7 +98,11 @@ def _ended(study: StudySettings, part: crowd.Participant) -> None:
 
 
 def _full(part: crowd.Participant, ending: str) -> None:
-    """The "study full" ending: its own code (never the completion code)."""
+    """The "study full" ending: its own code (never the completion code); MTurk workers
+    return the HIT instead (MTurk takes no such code)."""
+    if part.platform == "mturk":
+        st.info(ending + RETURN_HINTS["mturk"], icon=":material/group_off:")
+        return
     st.info(ending, icon=":material/group_off:")
     st.markdown("Your **study full** code (it is not a completion code):")
     st.code(part.completion_code or "", language=None)
@@ -102,7 +112,7 @@ def _full(part: crowd.Participant, ending: str) -> None:
 def _consent(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings) -> None:
     st.subheader("Before you start")
     with st.container(border=True):
-        st.markdown(study.consent)
+        st.markdown(no_images(study.consent))
     left, right = st.columns(2)
     if left.button("I agree, start", type="primary", key="consent_yes"):
         crowd.record_consent(store, project.name, user.name, True)
@@ -116,7 +126,7 @@ def _guideline(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
     st.subheader("Guideline")
     st.caption("Read the guideline first; it stays available beside every item.")
     with st.container(border=True):
-        st.markdown(project.guideline or "_No guideline yet._")
+        st.markdown(no_images(project.guideline or "_No guideline yet._"))
     if st.button("I have read the guideline", type="primary", key="guideline_read"):
         crowd.record_guideline_opened(store, project.name, user.name)
         st.rerun()
@@ -152,6 +162,9 @@ def _survey(store: Store, project: ProjectInfo, user: AnnotatorInfo, study: Stud
 
 
 def _completion(study: StudySettings, part: crowd.Participant) -> None:
+    if crowd.paid_elsewhere(part):  # back on a new assignment: no second payment
+        st.info(PAID_ALREADY + RETURN_HINTS.get(part.platform, ""), icon=":material/task_alt:")
+        return
     code = part.completion_code or ""
     st.subheader("Thank you!")
     st.markdown("Your completion code:")
@@ -166,15 +179,16 @@ def _completion(study: StudySettings, part: crowd.Participant) -> None:
             unsafe_allow_javascript=True,
         )
     elif part.platform == "mturk":
-        _mturk_submit(part, code)
+        _mturk_submit(study, part, code)
 
 
-def _mturk_submit(part: crowd.Participant, code: str) -> None:
+def _mturk_submit(study: StudySettings, part: crowd.Participant, code: str) -> None:
     """Hand the assignment back to MTurk: a form posting to its externalSubmit (the page
-    runs inside the HIT's frame), or the code to paste when the link named no MTurk host."""
-    action = crowd.mturk_submit_url(part.platform_ids)
+    runs inside the HIT's frame; production or sandbox as the study's settings say), or
+    the code to paste when the link carried no assignment."""
+    action = crowd.mturk_submit_url(study)
     assignment = str(part.platform_ids.get("assignmentId") or "")
-    if not action or not assignment:
+    if not assignment:
         st.caption("Paste the code into the HIT on Mechanical Turk to finish.")
         return
     st.html(

@@ -158,6 +158,11 @@ def study_form(store: Store, project: ProjectInfo, current: dict[str, Any]) -> N
         ):
             texts[key] = col.text_input(label, v[key] or "", key=PREFIX + key)
             slots[key] = col.empty()
+        mturk_sandbox = st.checkbox(
+            "MTurk sandbox: finished HITs go to the sandbox (test, no pay), not production",
+            bool(v["mturk_sandbox"]), key=PREFIX + "mturk_sandbox",
+        )  # fmt: skip
+        slots["mturk_sandbox"] = st.empty()
         hourly_rate = st.number_input(
             "Hourly rate (for the pay shown on Progress)", 0.0, None, float(v["hourly_rate"]),
             0.5, key=PREFIX + "hourly_rate",
@@ -181,6 +186,7 @@ def study_form(store: Store, project: ProjectInfo, current: dict[str, Any]) -> N
         "max_skips": None if max_skips is None else int(max_skips),
         "hourly_rate": hourly_rate,
         "idle_seconds": int(idle_seconds),
+        "mturk_sandbox": mturk_sandbox,
     }
     try:
         set_study(store, project.name, without_defaults(values, current.get("token", "")))

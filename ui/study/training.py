@@ -13,6 +13,7 @@ from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import StudySettings, TrainingItem
 from kinds import FieldType, HumanField
 from ui.annotation.page import label_text
+from ui.safe_markdown import no_images
 
 FEEDBACK_KEY = "study_training_feedback"
 
@@ -26,7 +27,7 @@ def _choice_label(field: HumanField, value: Any) -> str:
     if field.type is FieldType.BINARY:
         return "yes" if value == 1 else "no"
     described = field.level_descriptions.get(value)
-    return f"{value}: {described}" if described else str(value)
+    return f"{value}: {no_images(described)}" if described else str(value)
 
 
 def _fact_questions(field: HumanField, key: str, item: TrainingItem) -> list[str] | None:
@@ -83,7 +84,7 @@ def _plain(value: Any) -> str:
 def _show_fields(item: TrainingItem) -> None:
     for name, value in item.fields.items():
         st.markdown(f"**{name}**")
-        st.markdown(field_markdown(value))
+        st.markdown(no_images(field_markdown(value)))
 
 
 def _feedback(item: TrainingItem, correct: bool, fields: dict[str, HumanField]) -> None:
@@ -114,7 +115,7 @@ def render_training(
     items = list(study.training)
     st.subheader("Practice")
     with st.expander("Guideline", icon=":material/menu_book:"):
-        st.markdown(project.guideline or "_No guideline yet._")
+        st.markdown(no_images(project.guideline or "_No guideline yet._"))
     pending = st.session_state.get(FEEDBACK_KEY)
     if pending in answered:
         number = [t.id for t in items].index(pending) + 1
