@@ -1,8 +1,9 @@
 """Which structured-output mode an endpoint takes: asked once, before a run signs its results.
 
 The modes, best first: ``json_schema`` (the server constrains the reply to the schema),
-``json_object`` (any JSON object; the schema goes into the prompt) and ``text`` (the
-schema in the prompt, the tolerant parser reads the reply). A refusal is what an
+``json_object`` (a JSON object; the schema goes into the prompt, and into the request
+beside the type, where llama-cpp-python's server enforces it) and ``text`` (the schema in
+the prompt, the tolerant parser reads the reply). A refusal is what an
 endpoint says when it does not take a ``response_format``: a 400 or 422, another 4xx
 whose message names it, or a 5xx whose message names it (llama-cpp-python's server
 0.3.x accepts only ``text`` and ``json_object`` and answers a ``json_schema`` request
@@ -60,7 +61,9 @@ def response_format(mode: str, name: str, schema: dict[str, Any]) -> dict[str, A
             "json_schema": {"name": name, "schema": schema, "strict": False},
         }
     if mode == "json_object":
-        return {"type": "json_object"}
+        # llama-cpp-python's server turns a "schema" here into a grammar (it takes no
+        # json_schema type); servers that ignore the key still return a JSON object.
+        return {"type": "json_object", "schema": schema}
     return None
 
 
