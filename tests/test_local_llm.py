@@ -49,10 +49,20 @@ def proxy(server: LocalServer) -> Iterator[RecordingProxy]:
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    """The demo projects in one store for the module (its LLM cache shared by the tests)."""
+    """The demo projects in one store for the module (its LLM cache shared by the tests),
+    with a stored page for every link of the actionability items: the URL Content
+    Retriever reads them instead of the web (no network here)."""
+    from evaluators.ucr import extract_urls
+    from evaluators.ucr.fetch import new_record
+
     path = tmp_path_factory.mktemp("db") / "local_llm.db"
     store = Store(f"sqlite:///{path}")
     load_demo(store)
+    for item in store.items("actionability"):
+        for url in extract_urls(str(item.fields.get("explanation") or "")):
+            page = f"A page about {url.rsplit('/', 1)[-1]}. It states facts on the claim."
+            record = {**new_record(url), "status": 200, "final_url": url, "text": page}
+            store.page_put(url, {**record, "content_type": "text/html"})
     yield store
     store.close()
 
@@ -135,6 +145,10 @@ BUILTIN = [
     ("geval", "actionability", 2, {}),
     ("bifact", "intent_match", 2, {"max_tokens": 300}),
     ("fingract", "actionability", 2, {"max_tokens": 300}),
+    # with the URL Content Retriever, on the stored pages (cut to their leading sentences)
+    ("fingract_ucr", "actionability", 2, {"max_tokens": 300, "condense": "leading"}),
+    ("geval_ucr", "actionability", 1, {"condense": "leading"}),
+    ("prometheus_ucr", "actionability", 2, {"max_tokens": 300, "condense": "leading"}),
 ]
 
 

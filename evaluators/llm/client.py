@@ -136,6 +136,9 @@ class LLMClient:
         self.supports_logprobs = True
         #: True once the structured-output mode is settled (configured, asked, learnt).
         self.mode_settled = config.json_mode != "auto"
+        #: A mode asked or learnt that the cache does not hold yet: written with the next
+        #: reply (not at once: a run's first call goes out before the ORM is imported).
+        self._mode_unsaved = False
         self.http_calls = 0
         self.cache_hits = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -303,7 +306,8 @@ class LLMClient:
             return self.json_mode
         self.mode_settled = True
         key, _record = self._mode_key()
-        known = self.cache.cache_get(key)
+        get_many = getattr(self.cache, "cache_get_many", None)  # the store's light path
+        known = get_many([key]).get(key) if get_many else self.cache.cache_get(key)
         if known and known.get("json_mode") in _JSON_LADDER:
             self.json_mode = str(known["json_mode"])
             return self.json_mode
@@ -320,7 +324,7 @@ class LLMClient:
         )
         if found is not None:
             self.json_mode = found
-            self._remember_mode()
+            self._mode_unsaved = True
         return self.json_mode
 
     def _mode_key(self) -> tuple[str, dict[str, Any]]:
@@ -329,14 +333,9 @@ class LLMClient:
         )
         return cache_key(record), record
 
-    def _remember_mode(self) -> None:
-        """Keep the endpoint's mode in the cache (the next client starts from it)."""
-        key, record = self._mode_key()
-        marker = {"json_mode": self.json_mode, "texts": [], "tokens_in": 0, "tokens_out": 0}
-        try:
-            self.cache.cache_put(key, self.model, record, marker)
-        except Exception:  # a cache that cannot write still serves the run
-            pass
+    def _mode_marker(self) -> dict[str, Any]:
+        """The endpoint's mode as a cache entry (the next client starts from it)."""
+        return {"json_mode": self.json_mode, "texts": [], "tokens_in": 0, "tokens_out": 0}
 
     # -- cache --------------------------------------------------------------------------
     async def _cached_call(
@@ -432,6 +431,10 @@ class LLMClient:
         and go in the following transaction. One commit per request would otherwise cost a
         few percent of throughput at 16 concurrent calls.
         """
+        if self._mode_unsaved:
+            self._mode_unsaved = False
+            mode_key, mode_record = self._mode_key()
+            await self._put(mode_key, mode_record, self._mode_marker())
         loop = asyncio.get_running_loop()
         put_many = getattr(self.cache, "cache_put_many", None)
         if put_many is None:
@@ -484,8 +487,7 @@ class LLMClient:
                 if exc.param == "response_format" and mode != "text":
                     if self.json_mode == mode:  # a concurrent call may have stepped already
                         self.json_mode = _JSON_LADDER[_JSON_LADDER.index(mode) + 1]
-                        self.mode_settled = True
-                        await asyncio.to_thread(self._remember_mode)
+                        self.mode_settled = self._mode_unsaved = True
                 elif exc.param == "logprobs":
                     self.supports_logprobs = False
                 elif exc.param == "n":

@@ -17,8 +17,6 @@ LLM cache, so a re-run asks nothing.
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from typing import Any
 
 LADDER = ("json_schema", "json_object", "text")
@@ -108,6 +106,9 @@ def _post(
     url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: float
 ) -> tuple[int | None, str]:
     """(HTTP status, error text); (None, reason) when no reply came."""
+    import urllib.error  # once per endpoint: kept off the import path of every run
+    import urllib.request
+
     data = json.dumps(body).encode("utf-8")
     request = urllib.request.Request(url, data=data, headers=headers, method="POST")
     try:
