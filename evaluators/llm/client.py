@@ -315,7 +315,6 @@ class LLMClient:
             return self.json_mode
         from evaluators.llm.direct import default_headers
 
-        self.http_calls += 1
         found = probe(
             endpoint_url(self.config.base_url),
             default_headers(self.config.api_key or "not-needed"),
