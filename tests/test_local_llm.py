@@ -243,7 +243,7 @@ max = 5
 max_tokens = 200
 """,
     ),
-    "label": (
+    "binary": (
         "intent_match",
         """
 kind = "intent_match"
@@ -251,6 +251,19 @@ fields = ["match"]
 template = "Gold intent: {{ gold }}\\nPredicted intent: {{ predicted }}\\nDo they match?"
 [output]
 type = "binary"
+[sampling]
+max_tokens = 200
+""",
+    ),
+    "label": (
+        "intent_match",
+        """
+kind = "intent_match"
+fields = ["match"]
+template = "Gold intent: {{ gold }}\\nPredicted intent: {{ predicted }}\\nSame intent?"
+[output]
+type = "label"
+labels = ["no", "yes"]
 [sampling]
 max_tokens = 200
 """,
@@ -280,9 +293,9 @@ def test_own_judges_of_each_output_type(
     project, definition = JUDGES[output]
     save_judge(demo, f"local-{output.replace('_', '-')}", definition)
     before = len(proxy.calls())
-    results, _ = _run(demo, project, f"judge:local-{output.replace('_', '-')}", 3)
+    results, _ = _run(demo, project, f"judge:local-{output.replace('_', '-')}", 2)
     made = proxy.calls()[before:]
-    _check_items(results, demo.project(project).kind, 3, server.spec.alias)
+    _check_items(results, demo.project(project).kind, 2, server.spec.alias)
     # the constrained server holds each reply to the schema: every reply is strict JSON
     for exchange in made:
         assert exchange.format == "json_object" and "schema" in exchange.request["response_format"]
