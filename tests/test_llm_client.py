@@ -403,7 +403,7 @@ def test_endpoint_settings_come_from_streamlit_secrets(
     reply = asyncio.run(client.complete_json(MSG, Score))
     assert reply.value == Score(score=3)
     assert scripted_llm.requests[0]["model"] == scripted_llm.model
-    assert scripted_llm.requests[0]["response_format"] == {"type": "json_object"}
+    assert scripted_llm.requests[0]["response_format"]["type"] == "json_object"
 
 
 def test_flat_secret_keys_and_environment_precedence(

@@ -105,18 +105,22 @@ class BiFact(LLMEvaluator[BiFactSettings]):
     fields = ("recall", "precision", "f1")
     Settings = BiFactSettings
     prompt_ids = (DECOMPOSE, ASSESS, ASSESS_GIVEN)
+    structured_output = True
 
     @classmethod
     def run_notes(
         cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
     ) -> list[str]:
-        """Whether the predicted facts were split by this run or frozen."""
+        """Whether the predicted facts were split by this run or frozen, and the
+        structured-output mode."""
         if run_settings(results).get("freeze_predicted_facts"):
-            return [
+            facts = (
                 "freeze_predicted_facts=True (not the paper's protocol): predicted facts "
                 "fixed on the item and labelled as given"
-            ]
-        return ["gold facts frozen on the item; the prediction split by this run (the paper's)"]
+            )
+        else:
+            facts = "gold facts frozen on the item; the prediction split by this run (the paper's)"
+        return [facts, *super().run_notes(results, human)]
 
     async def evaluate_item(self, item: EvalItem, sig: Signature) -> EvalResult:
         s = self.settings

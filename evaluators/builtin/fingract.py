@@ -251,11 +251,18 @@ class FinGrAct(LLMEvaluator[FinGrActDecoding]):
     distinct_runs = True  # three runs are three draws, as in the paper
     prompt_ids: ClassVar[tuple[str, ...]] = (SEGMENT, JUDGE_PAPER, JUDGE)
     use_ucr = False
+    structured_output = True
 
     @classmethod
     def run_notes(
         cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
     ) -> list[str]:
+        """How the runs are averaged, which link questions the judge got, the
+        retriever's condensing, and the structured-output mode."""
+        return [*cls.link_notes(results), *super().run_notes(results, human)]
+
+    @classmethod
+    def link_notes(cls, results: Sequence[EvalResult]) -> list[str]:
         """How the runs are averaged, which link questions the judge got, and the
         retriever's condensing."""
         average = run_average_note(run_settings(results).get("run_average", "rounded"))

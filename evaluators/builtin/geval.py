@@ -8,7 +8,13 @@ sample's digit tokens 1-5 weighted by their top log-probabilities) is the settin
 ``score="weighted"`` (fails when the endpoint gives no log-probabilities); ``"auto"``
 takes it when available, else the mean. ``details["mode"]`` records which one ran. The
 1-5 score is mapped onto the kind's field by ``scale_mapping`` (see
-:mod:`evaluators.llm.targets`). ``geval_ucr`` adds the retrieved link content to the
+:mod:`evaluators.llm.targets`).
+
+Only a sample that *is* the form's answer counts (``4``, ``4.``, ``Score: 4``, ``4/5``, a
+score alone on its first line): a digit inside prose ("1. Read the user", "You scored 4
+out") is not a score. ``details`` say how many of the n samples were usable, and an item
+with fewer than ``min_usable`` of them (half, by default) fails with that reason, since
+a mean of a few stray samples would be a made-up score. ``geval_ucr`` adds the retrieved link content to the
 prompt (the FinGrAct paper's second experiment).
 """
 
@@ -30,7 +36,12 @@ from evaluators.registry import register_evaluator
 from evaluators.ucr.judging import RetrieverJudge, UCRJudgeSettings
 
 PROMPT_UCR = "geval_actionability_ucr.v1"
-_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
+#: The form's answer: an optional label and colon, the number, an optional "/5" or
+#: "out of 5" and a full stop, and nothing else on the line.
+_ANSWER = re.compile(
+    r"(?:-\s+)?(?:[a-z][a-z \-]{0,40}:\s*)?(\d+(?:\.\d+)?)\s*(?:/\s*5|out of 5)?\s*\.?", re.I
+)
+_DECORATION = "*_`\"' \t"
 _DIGITS = {"1", "2", "3", "4", "5"}
 
 
@@ -45,15 +56,23 @@ class GEvalSettings(EvaluatorSettings):
     top_logprobs: int = Field(20, ge=1, le=20)
     score: str = Field("mean", pattern="^(auto|weighted|mean)$")
     scale_mapping: ScaleMapping = "stretch"
+    #: The share of the samples that must be a score for the item to get one.
+    min_usable: float = Field(0.5, ge=0.0, le=1.0)
 
 
 class GEvalUCRSettings(GEvalSettings, UCRJudgeSettings):
     """G-Eval settings plus the URL Content Retriever's."""
 
 
-def parse_sample(text: str) -> float | None:
-    """The first number of a completion when it is a score in 1..5, else None."""
-    match = _NUMBER.search(text or "")
+def parse_sample(text: str | None) -> float | None:
+    """The score in 1..5 that a completion answers with, else None.
+
+    The answer is the first non-empty line, without markdown emphasis or quotes; it must
+    be the score itself (see ``_ANSWER``). A reply cut off after that line still counts.
+    """
+    lines = [line.strip(_DECORATION) for line in (text or "").splitlines()]
+    first = next((line for line in lines if line), "")
+    match = _ANSWER.fullmatch(first)
     if not match:
         return None
     value = float(match.group(1))
@@ -82,7 +101,7 @@ class GEval(RubricJudge[GEvalSettings]):
     """G-Eval (Liu et al. 2023) on each kind's one numeric score."""
 
     name = "geval"
-    version = "1"
+    version = "2"  # 2: only samples that are the form's answer count; too few fail the item
     title = "G-Eval"
     description = (
         "Definition + evaluation steps; 20 samples at temperature 1 averaged, or "
@@ -97,11 +116,16 @@ class GEval(RubricJudge[GEvalSettings]):
     def decoding_notes(cls, s: Mapping[str, Any], results: Sequence[EvalResult]) -> list[str]:
         """The score setting and which score ran, and the decoding."""
         ok = [r for r in results if r.status == "ok"]
+        usable = sum(int(r.details.get("valid_samples") or 0) for r in ok)
+        received = sum(int(r.details.get("received_samples") or 0) for r in ok)
         return [
             f"score setting {s.get('score')!r} (default 'mean': the paper's 20-sample mean); "
             f"ran: {count_of([r.details.get('mode') for r in ok])}",
             f"decoding: {s.get('samples')} samples, temperature {s.get('temperature')}, "
             f"top_p {s.get('top_p')}",
+            f"usable samples (a score from 1 to 5 as the answer): {usable} of {received} in "
+            f"the {len(ok)} scored items; an item with less than {s.get('min_usable', 0.5)} "
+            "of its samples usable fails",
         ]
 
     async def grade(
@@ -126,12 +150,21 @@ class GEval(RubricJudge[GEvalSettings]):
             return NoGrade(f"LLM call failed: {exc}", {}, None)
         sampled = [parse_sample(t) for t in reply.texts]
         valid = [v for v in sampled if v is not None]
-        weights = [weighted_score(lp) for lp in reply.logprobs] if s.use_logprobs else []
+        weights = (
+            [
+                weighted_score(lp)
+                for v, lp in zip(sampled, reply.logprobs, strict=False)
+                if v is not None
+            ]
+            if s.use_logprobs
+            else []
+        )
         weighted = [w for w in weights if w is not None]
         raw = "\n---\n".join(reply.texts)
         details = {
             "samples": sampled,
             "valid_samples": len(valid),
+            "received_samples": len(reply.texts),
             "requested_samples": s.samples,
             "sample_mean_1_5": sum(valid) / len(valid) if valid else None,
             "weighted_1_5": sum(weighted) / len(weighted) if weighted else None,
@@ -140,6 +173,14 @@ class GEval(RubricJudge[GEvalSettings]):
             "score_setting": s.score,
             "scale_mapping": s.scale_mapping,
         }
+        needed = math.ceil(s.min_usable * len(reply.texts))
+        if valid and len(valid) < needed:
+            example = next(t for t, v in zip(reply.texts, sampled, strict=False) if v is None)
+            why = (
+                f"only {len(valid)} of {len(reply.texts)} samples were a score from 1 to 5 "
+                f"(at least {needed} needed, min_usable={s.min_usable:g}); e.g. {example[:60]!r}"
+            )
+            return NoGrade(why, details, raw)
         mode = _choose(s.score, details)
         if mode is None:
             why = (

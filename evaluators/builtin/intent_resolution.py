@@ -68,6 +68,7 @@ class IntentResolution(LLMEvaluator[IntentResolutionSettings]):
     )
     kinds = ("intent_resolution",)
     fields = ("resolution",)
+    structured_output = True
     Settings = IntentResolutionSettings
     prompt_ids = (PROMPT,)
 

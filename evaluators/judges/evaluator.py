@@ -78,6 +78,7 @@ class JudgeEvaluator(LLMEvaluator):
 
     name: ClassVar[str] = "judge"
     title: ClassVar[str] = "Custom judge"
+    structured_output: ClassVar[bool] = True
 
     def __init__(
         self,

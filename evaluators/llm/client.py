@@ -10,10 +10,11 @@ the full request, so a re-run makes no HTTP call at all. Only usable replies are
 (a JSON reply that validates, a completion with some text): a failed reply is neither
 stored nor, when an older version stored one, served again; the request is asked anew.
 
-``complete_json`` asks for JSON (``response_format`` json_schema, then json_object, then
-plain text, stepping down once per client when the server refuses), parses tolerantly,
-validates with pydantic, re-asks with the reason on a bad reply, and finally returns a
-failed :class:`JSONReply` -- never a made-up value.
+``complete_json`` asks for JSON in the structured-output mode the endpoint takes
+(:mod:`evaluators.llm.negotiate`: json_schema, else json_object or plain text with the
+schema in the prompt; asked once before a run, or learnt from a refusal, which is never
+retried), parses tolerantly, validates with pydantic, re-asks with the reason on a bad
+reply, and finally returns a failed :class:`JSONReply` -- never a made-up value.
 """
 
 from __future__ import annotations
@@ -52,12 +53,13 @@ from evaluators.llm.direct import (
 )
 from evaluators.llm.http import aiohttp_installed, http_client
 from evaluators.llm.jsonparse import JSONExtractError, extract_json
+from evaluators.llm.negotiate import LADDER as _JSON_LADDER
+from evaluators.llm.negotiate import is_refusal, probe, response_format, schema_note
 
 Message = dict[str, Any]
 #: Extra check on a validated reply: return a reason to re-ask, or None when it is fine.
 ReplyCheck = Callable[[Any], str | None]
 
-_JSON_LADDER = ("json_schema", "json_object", "text")
 _MAX_WAIT_S = 60.0
 _REASK = (
     "Your previous reply could not be used: {error}. Reply again with only the JSON "
@@ -98,6 +100,9 @@ class JSONReply:
     cached: bool = False
     latency_s: float = 0.0
     attempts: int = 0
+    #: The structured-output mode of the call that gave the last reply (json_schema,
+    #: json_object, text); None when no call was made.
+    mode: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -131,6 +136,11 @@ class LLMClient:
         self.json_mode = "json_schema" if config.json_mode == "auto" else config.json_mode
         self.supports_n = True
         self.supports_logprobs = True
+        #: True once the structured-output mode is settled (configured, asked, learnt).
+        self.mode_settled = config.json_mode != "auto"
+        #: A mode asked or learnt that the cache does not hold yet: written with the next
+        #: reply (not at once: a run's first call goes out before the ORM is imported).
+        self._mode_unsaved = False
         self.http_calls = 0
         self.cache_hits = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -221,6 +231,7 @@ class LLMClient:
         reasks = self.config.json_retries if max_reasks is None else max_reasks
         calls: list[_Call] = []
         raw: str | None = None
+        mode: str | None = None
         error = "no reply"
         # each reply is validated once: by the cache's usability check, then read here
         checked: dict[int, tuple[Any | None, str]] = {}
@@ -237,14 +248,17 @@ class LLMClient:
             try:
                 call = await self._cached_call(base, salt, schema, msgs_json, usable=usable)
             except LLMError as exc:
-                reply = JSONReply(None, raw, f"LLM call failed: {exc}", attempts=len(calls) + 1)
+                reply = JSONReply(
+                    None, raw, f"LLM call failed: {exc}", attempts=len(calls) + 1, mode=mode
+                )
                 return _account(reply, calls)
             calls.append(call)
             texts = call.response.get("texts") or [""]
             raw = texts[0]
+            mode = call.response.get("output_mode", mode)
             value, error = checked.pop(id(call.response), None) or _validate(raw, schema, check)
             if value is not None:
-                return _account(JSONReply(value, raw, None, attempts=len(calls)), calls)
+                return _account(JSONReply(value, raw, None, attempts=len(calls), mode=mode), calls)
             if (call.response.get("finish_reasons") or [None])[0] == "length":
                 error += " (the reply was cut off at the token limit)"
             msgs = [
@@ -254,7 +268,11 @@ class LLMClient:
             ]
             msgs_json = None
         reply = JSONReply(
-            None, raw, f"no valid JSON after {len(calls)} attempts: {error}", attempts=len(calls)
+            None,
+            raw,
+            f"no valid JSON after {len(calls)} attempts: {error}",
+            attempts=len(calls),
+            mode=mode,
         )
         return _account(reply, calls)
 
@@ -286,6 +304,47 @@ class LLMClient:
                 await transport.close()
             if sdk is not None and not (isinstance(transport, SDKChat) and transport.client is sdk):
                 await sdk.close()
+
+    # -- structured output --------------------------------------------------------------
+    def output_mode(self) -> str:
+        """The structured-output mode JSON requests go out in, settled before the first
+        one: the configured mode, else what the cache remembers of this endpoint, else
+        asked with a short probe (:mod:`evaluators.llm.negotiate`). Blocks for the probe's
+        round trip once per client; a probe without a clear answer leaves json_schema,
+        and the first refusal steps down."""
+        if self.mode_settled or self.batch is not None:
+            return self.json_mode
+        self.mode_settled = True
+        key, _record = self._mode_key()
+        get_many = getattr(self.cache, "cache_get_many", None)  # the store's light path
+        known = get_many([key]).get(key) if get_many else self.cache.cache_get(key)
+        if known and known.get("json_mode") in _JSON_LADDER:
+            self.json_mode = str(known["json_mode"])
+            return self.json_mode
+        if self.config.is_azure:
+            return self.json_mode
+        from evaluators.llm.direct import default_headers
+
+        found = probe(
+            endpoint_url(self.config.base_url),
+            default_headers(self.config.api_key or "not-needed"),
+            self.model,
+            min(self.config.timeout_s, 30.0),
+        )
+        if found is not None:
+            self.json_mode = found
+            self._mode_unsaved = True
+        return self.json_mode
+
+    def _mode_key(self) -> tuple[str, dict[str, Any]]:
+        record = request_record(
+            self.model, {"structured_output_of": self.config.base_url or "default"}, None
+        )
+        return cache_key(record), record
+
+    def _mode_marker(self) -> dict[str, Any]:
+        """The endpoint's mode as a cache entry (the next client starts from it)."""
+        return {"json_mode": self.json_mode, "texts": [], "tokens_in": 0, "tokens_out": 0}
 
     # -- cache --------------------------------------------------------------------------
     async def _cached_call(
@@ -388,6 +447,10 @@ class LLMClient:
         and go in the following transaction. One commit per request would otherwise cost a
         few percent of throughput at 16 concurrent calls.
         """
+        if self._mode_unsaved:
+            self._mode_unsaved = False
+            mode_key, mode_record = self._mode_key()
+            await self._put(mode_key, mode_record, self._mode_marker())
         loop = asyncio.get_running_loop()
         put_many = getattr(self.cache, "cache_put_many", None)
         if put_many is None:
@@ -423,14 +486,24 @@ class LLMClient:
         key: str,
         record: dict[str, Any],
     ) -> dict[str, Any]:
-        """Send, stepping down response_format / dropping logprobs when the server refuses."""
+        """Send, stepping down response_format / dropping logprobs when the server refuses.
+
+        A refused mode is left for the next one once (and the lesson kept in the cache for
+        the next client of this endpoint); the mode that answered is in the response."""
+        asked = wire
         while True:
-            wire = self._wire(wire, schema)
+            mode = self.json_mode
+            wire = self._wire(asked, schema)
             try:
-                return await self._request(wire)
+                response = await self._request(wire)
+                if schema is not None:
+                    response["output_mode"] = mode
+                return response
             except _Unsupported as exc:
-                if exc.param == "response_format" and self.json_mode != "text":
-                    self.json_mode = _JSON_LADDER[_JSON_LADDER.index(self.json_mode) + 1]
+                if exc.param == "response_format" and mode != "text":
+                    if self.json_mode == mode:  # a concurrent call may have stepped already
+                        self.json_mode = _JSON_LADDER[_JSON_LADDER.index(mode) + 1]
+                        self.mode_settled = self._mode_unsaved = True
                 elif exc.param == "logprobs":
                     self.supports_logprobs = False
                 elif exc.param == "n":
@@ -448,17 +521,11 @@ class LLMClient:
         wire = dict(params)
         if schema is not None:
             wire.pop("response_format", None)
-            if self.json_mode == "json_schema":
-                wire["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": schema.__name__,
-                        "schema": _json_schema(schema),
-                        "strict": False,
-                    },
-                }
-            elif self.json_mode == "json_object":
-                wire["response_format"] = {"type": "json_object"}
+            fmt = response_format(self.json_mode, schema.__name__, _json_schema(schema))
+            if fmt is not None:
+                wire["response_format"] = fmt
+            if self.json_mode != "json_schema":  # the server does not enforce it: say it
+                wire["messages"] = _with_note(wire["messages"], _schema_note(schema))
         if not self.supports_logprobs:
             wire.pop("logprobs", None)
             wire.pop("top_logprobs", None)
@@ -546,6 +613,9 @@ class LLMClient:
                     if param is None:
                         raise LLMError(last) from None
                     raise _Unsupported(param) from None
+                if "response_format" in wire and is_refusal(status, _message(exc)):
+                    # Deterministic (a 500 whose message names the format): not retried.
+                    raise _Unsupported("response_format") from None
                 if status not in (408, 409, 429) and status < 500:
                     raise LLMError(last) from None
                 wait = _retry_after(exc.headers)
@@ -764,6 +834,23 @@ def _short_validation_error(exc: pydantic.ValidationError) -> str:
         parts.append(f"{loc}: {err.get('msg')}")
     more = f" (+{exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
     return "the JSON does not match the required format: " + "; ".join(parts) + more
+
+
+@functools.lru_cache(maxsize=128)
+def _schema_note(schema: type[pydantic.BaseModel]) -> str:
+    return schema_note(_json_schema(schema))
+
+
+def _with_note(messages: list[Message], note: str) -> list[Message]:
+    """``messages`` with ``note`` after the last user message's text (a second system
+    message would break chat templates that want turns to alternate)."""
+    out = list(messages)
+    for i in range(len(out) - 1, -1, -1):
+        content = out[i].get("content")
+        if out[i].get("role") == "user" and isinstance(content, str):
+            out[i] = {**out[i], "content": f"{content}\n\n{note}"}
+            return out
+    return [*out, {"role": "user", "content": note}]
 
 
 def _refused_param(wire: dict[str, Any], message: str) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar
 
@@ -54,6 +54,8 @@ class Usage:
     cost: float = 0.0
     latency_s: float = 0.0
     cached_flags: list[bool] = field(default_factory=list)
+    #: Structured-output modes of the JSON replies (json_schema, json_object, text).
+    output_modes: list[str] = field(default_factory=list)
 
     def add(self, reply: Any) -> Any:
         """Count a TextReply or JSONReply; returns it for chaining."""
@@ -62,6 +64,9 @@ class Usage:
         self.cost += reply.cost
         self.latency_s += reply.latency_s
         self.cached_flags.append(bool(reply.cached))
+        mode = getattr(reply, "mode", None)
+        if isinstance(mode, str) and mode not in self.output_modes:
+            self.output_modes.append(mode)
         return reply
 
     def apply(self, result: EvalResult) -> EvalResult:
@@ -69,6 +74,8 @@ class Usage:
         result.tokens_in, result.tokens_out = self.tokens_in, self.tokens_out
         result.cost, result.latency_s = self.cost, self.latency_s
         result.cached = bool(self.cached_flags) and all(self.cached_flags)
+        if self.output_modes:
+            result.details["output_mode"] = "+".join(self.output_modes)
         return result
 
 
@@ -83,6 +90,9 @@ class LLMEvaluator(Evaluator[SettingsT]):
     prompt_ids: ClassVar[tuple[str, ...]] = ()
     #: True when repeated runs must be fresh draws even at temperature 0 (FinGrAct).
     distinct_runs: ClassVar[bool] = False
+    #: True when the judge asks for JSON replies (``complete_json``): the endpoint's
+    #: structured-output mode is then settled before the run and named in the signature.
+    structured_output: ClassVar[bool] = False
 
     @property
     def llm(self) -> LLM:
@@ -99,6 +109,31 @@ class LLMEvaluator(Evaluator[SettingsT]):
         config = getattr(self.ctx.llm, "config", None)
         limit = int(getattr(config, "concurrency", 0) or 0) or self.default_batch_size
         return max(1, min(self.default_batch_size, limit))
+
+    def signature(self) -> Signature:
+        """The base signature; a JSON judge's adds the structured-output mode when the
+        endpoint does not constrain replies to the schema (``output_mode`` json_object or
+        text: the replies are then only asked, not forced, to follow it)."""
+        sig = super().signature()
+        mode = self.output_mode()
+        if mode in (None, "json_schema"):
+            return sig
+        settings = {**sig.settings, "output_mode": mode}
+        return Signature(sig.evaluator, sig.version, sig.model, sig.prompt_hash, settings)
+
+    def output_mode(self) -> str | None:
+        """The structured-output mode of this judge's JSON requests (None: no JSON)."""
+        settle = getattr(self.ctx.llm, "output_mode", None)
+        if not self.structured_output or not callable(settle):
+            return None
+        return str(settle())
+
+    @classmethod
+    def run_notes(
+        cls, results: Sequence[EvalResult], human: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[str]:
+        """Which structured-output mode the replies came in (JSON judges)."""
+        return output_mode_notes(results)
 
     def prompt_hash(self) -> str | None:
         """sha256 of the template files used."""
@@ -150,6 +185,27 @@ class LLMEvaluator(Evaluator[SettingsT]):
         res = EvalResult.failure(item.item_id, sig, error, raw)
         res.details = dict(details or {})
         return usage.apply(res)
+
+
+_MODE_WORDS = {
+    "json_schema": "json_schema (the endpoint held replies to the schema)",
+    "json_object": "json_object with the schema in the prompt (the endpoint refused json_schema)",
+    "text": "plain text with the schema in the prompt, read by the tolerant parser "
+    "(the endpoint refused json_schema and json_object)",
+}
+
+
+def output_mode_notes(results: Sequence[EvalResult]) -> list[str]:
+    """One sentence on the structured-output modes of a run's results ([] when none)."""
+    modes: dict[str, int] = {}
+    for res in results:
+        mode = res.details.get("output_mode")
+        if mode:
+            modes[str(mode)] = modes.get(str(mode), 0) + 1
+    if not modes:
+        return []
+    parts = [f"{_MODE_WORDS.get(m, m)} for {n} of {len(results)} items" for m, n in modes.items()]
+    return ["structured output: " + "; ".join(parts)]
 
 
 def field_text(item: EvalItem, name: str) -> str:

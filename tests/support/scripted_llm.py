@@ -17,6 +17,12 @@ set; the first retrieve after that answers every line with the scripted replies 
 status other than 200 becomes a line of the error file) and completes it. Line bodies go
 to ``server.batch_requests``, not ``requests``; ``server.batch_creates`` counts creates.
 
+Structured output: the client's probe of the output modes (one short request before a
+run, :mod:`evaluators.llm.negotiate`) is answered apart, recorded in ``server.probes``
+and not in ``requests``; ``server.refuse["json_schema"] = (500, "message")`` makes the
+server refuse that ``response_format`` type, in probes and in ordinary requests alike
+(as llama-cpp-python's server refuses ``json_schema``).
+
 Faults: ``server.fail(op, status, times)`` makes the next ``times`` calls of one Batch API
 operation (``create``, ``retrieve``, ``list``, ``content``) answer ``status``; with
 ``after=True`` a ``create`` makes its batch first and then answers the error (the batch
@@ -36,6 +42,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from evaluators.llm.negotiate import PROBE_TEXT
 
 
 @dataclass
@@ -93,6 +101,9 @@ class ScriptedLLM:
         self.batch_retrieves = 0
         self.hold_batches = False
         self.faults: list[Fault] = []
+        self.probes: list[dict[str, Any]] = []
+        #: response_format type -> (HTTP status, error message) this server answers it with.
+        self.refuse: dict[str, tuple[int, str]] = {}
         self.fault_hits: list[tuple[str, int]] = []
         self._server = _Server(("127.0.0.1", 0), self._make_handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -152,6 +163,7 @@ class ScriptedLLM:
         """Forget recorded requests and queued replies."""
         with self._lock:
             self.requests.clear()
+            self.probes.clear()
             self.paths.clear()
             self._queue.clear()
 
@@ -226,10 +238,20 @@ class ScriptedLLM:
                 if "chat/completions" not in self.path:
                     self._send(404, {"error": {"message": f"unknown path {self.path}"}})
                     return
+                fmt = (body.get("response_format") or {}).get("type")
+                refusal = outer.refuse.get(fmt) if fmt else None
+                messages = body.get("messages") or [{}]
+                probing = messages[0].get("content") == PROBE_TEXT
                 with outer._lock:
-                    outer.requests.append(body)
-                    outer.paths.append(self.path)
-                reply = outer._next_reply(body)
+                    (outer.probes if probing else outer.requests).append(body)
+                    if not probing:
+                        outer.paths.append(self.path)
+                if refusal is not None:
+                    reply = Reply(status=refusal[0], content=refusal[1])
+                elif probing:
+                    reply = Reply(content='{"ok": true}')
+                else:
+                    reply = outer._next_reply(body)
                 delay = reply.delay_s or outer.default_delay_s
                 if delay:
                     time.sleep(delay)

@@ -1,0 +1,118 @@
+"""Record real replies of the local model for the parser tests (tests/fixtures/).
+
+Runs the JSON judges (and G-Eval, Prometheus) on demo items against llama.cpp's server
+with SmolLM2-135M-Instruct, constrained (the negotiated mode) and unconstrained
+(``WORKBENCH_LLM_JSON_MODE=text``), re-asks off, and writes every reply with what it was
+asked for: the schema's name (JSON replies), the mode and the finish reason, and the
+model and server version.
+
+    .venv/bin/python bench/record_llm_replies.py [--out tests/fixtures/real_llm_replies.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.local_llm import PARSE, env, fresh_store
+from evaluators.llm.local import LocalServer, free_port, make_spec
+from jobs.runner import build_context, run_evaluator
+from tests.support.recording_proxy import RecordingProxy
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def schema_names() -> dict[str, str]:
+    """Canonical JSON of each reply schema -> the model's import path."""
+    from evaluators.builtin.bifact import Assessment, Facts
+    from evaluators.builtin.fingract import ExplanationCheck, Segmentation
+    from evaluators.builtin.intent_resolution import IntentRecord
+    from evaluators.judges.output import JudgeReply
+
+    models = [Assessment, Facts, ExplanationCheck, Segmentation, IntentRecord, JudgeReply]
+    return {
+        json.dumps(m.model_json_schema(), sort_keys=True): f"{m.__module__}.{m.__name__}"
+        for m in models
+    }
+
+
+def schema_of(request: dict[str, Any], names: dict[str, str]) -> str | None:
+    """The schema a request asked for: in its response_format, else in its prompt."""
+    fmt = request.get("response_format") or {}
+    schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+    if schema is None:
+        text = request["messages"][-1]["content"]
+        if "JSON schema:\n" not in text:
+            return None
+        schema = json.loads(text.rsplit("JSON schema:\n", 1)[1])
+    return names.get(json.dumps(schema, sort_keys=True))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "tests/fixtures/real_llm_replies.json"))
+    parser.add_argument("--items", type=int, default=3)
+    args = parser.parse_args()
+    import llama_cpp
+
+    spec = make_spec(port=free_port())
+    names = schema_names()
+    replies: list[dict[str, Any]] = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        LocalServer(spec) as server,
+        RecordingProxy(server.spec.base_url) as proxy,
+        env(
+            WORKBENCH_LLM_BASE_URL=proxy.base_url,
+            WORKBENCH_LLM_MODEL=spec.alias,
+            WORKBENCH_LLM_TIMEOUT="600",
+            WORKBENCH_LLM_JSON_RETRIES="0",
+        ),
+    ):
+        for mode in ("auto", "text"):
+            store = fresh_store(Path(tmp), f"record_{mode}")
+            with env(WORKBENCH_LLM_JSON_MODE=mode):
+                for evaluator, project, settings in PARSE:
+                    if mode == "text" and evaluator in ("geval", "prometheus"):
+                        continue  # plain text in both modes: recorded once
+                    start = len(proxy.exchanges)
+                    ctx = build_context(store)
+                    run_evaluator(
+                        store, project, evaluator, runs=1, limit=args.items, settings=settings,
+                        ctx=ctx,
+                    )  # fmt: skip
+                    for ex in proxy.exchanges[start:]:
+                        if ex.probe or ex.status != 200:
+                            continue
+                        choice = ex.reply["choices"][0]
+                        replies.append(
+                            {
+                                "evaluator": evaluator,
+                                "mode": ex.format or "text",
+                                "schema": schema_of(ex.request, names),
+                                "max_tokens": ex.request.get("max_tokens"),
+                                "finish_reason": choice.get("finish_reason"),
+                                "text": choice["message"]["content"],
+                            }
+                        )
+            store.close()
+    doc = {
+        "model": spec.alias,
+        "model_file": spec.model.name,
+        "server": f"llama-cpp-python {llama_cpp.__version__}",
+        "note": "Replies of a 135M model to the workbench's judges (bench/record_llm_replies.py)",
+        "replies": replies,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    print(f"{len(replies)} replies written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
