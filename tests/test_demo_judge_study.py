@@ -14,7 +14,7 @@ from annotation_store import Store
 from annotation_store.demo import DEMO_DIR
 from workbench_api.demo import JUDGE_STUDY, STUDY_DIR, load_all
 
-FILES = ("items.jsonl", "annotations.csv", "scores.csv", "judge_runs.jsonl")
+FILES = ("items.jsonl", "annotations.csv", "scores.csv", "judge_runs.jsonl", "metaeval_scores.csv")
 
 
 def test_the_committed_files_are_what_the_recipe_builds(tmp_path) -> None:
