@@ -647,19 +647,21 @@ def skip(store: Store, project: str, item_id: str, annotator: str) -> None:
 def queue(store: Store, project: str, annotator: str) -> list[str]:
     """The items an annotator may open, in the order they got them (open and done)."""
     with store.read() as s:
-        proj = s.scalar(select(Project).where(Project.name == project))
-        if proj is None:
-            raise StoreError(f"no project called {project!r}")
-        who = s.scalar(select(Annotator.id).where(Annotator.name == annotator))
-        if who is None:
-            return []
         rows = s.execute(
-            select(Item.item_id, Assignment.status, Assignment.explicit)
-            .join(Item, Item.id == Assignment.item_pk)
-            .where(Assignment.project_id == proj.id, Assignment.annotator_id == who)
+            select(Item.item_id, Project.id, Annotator.id, Assignment.status)
+            .select_from(Project)
+            .outerjoin(Annotator, Annotator.name == annotator)
+            .outerjoin(
+                Assignment,
+                and_(Assignment.project_id == Project.id, Assignment.annotator_id == Annotator.id),
+            )
+            .outerjoin(Item, Item.id == Assignment.item_pk)
+            .where(Project.name == project)
             .order_by(Assignment.created_at, Assignment.id)
         ).all()
-        return [r[0] for r in rows if r[1] in ("open", "done")]
+    if not rows:  # one statement: the project (and annotator) come with the claims
+        raise StoreError(f"no project called {project!r}")
+    return [r[0] for r in rows if r[3] in ("open", "done")]
 
 
 def display_order(store: Store, project: str, annotator: str) -> list[str]:

@@ -4,9 +4,11 @@ A Likert (1-5) project of 1,400 items, each rated by 5 of 283 workers (7,000 lab
 a few workers do hundreds of items, most a handful, as on MTurk), with pure-noise
 ratings and platform work times (some workers answer in a few seconds). It times
 ``agreement PROJECT --json`` and the text output in-process (CPU and wall, output size,
-longest line), the report's Markdown, and prints one line each with the load average.
+longest line), the report's Markdown, and the Agreement page's script run (AppTest,
+first visit computing the document, then repeated visits: ``bench/agreement_page.py``'s
+``apptest_visits``), and prints one line each with the load average.
 Targets (issue #39): ``--json`` under 2 s of CPU and 2 MB, no output or report line
-over 10 KB.
+over 10 KB, the Agreement page drawn in under 2 s.
 
     .venv/bin/python bench/crowd_agreement.py [--db sqlite:////tmp/crowd.db] [--workers 283]
 """
@@ -93,6 +95,7 @@ def main() -> None:
     ap.add_argument("--db", help="database URL (default: a new SQLite file)")
     ap.add_argument("--workers", type=int, default=283)
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--visits", type=int, default=3, help="Agreement page visits")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.db or f"sqlite:///{Path(tmp) / 'crowd.db'}"
@@ -103,6 +106,15 @@ def main() -> None:
         report = Path(tmp) / "report.md"
         wall, cpu, _ = _run(["--db", url, "report", PROJECT, "--out", str(report)])
         print(_line("report (Markdown)", wall, cpu, report.read_text()), flush=True)
+        from bench.agreement_page import apptest_visits
+
+        times = apptest_visits(url, PROJECT, args.visits)
+        print(
+            f"Agreement page (AppTest) first {times[0]:.2f} s, then "
+            + ", ".join(f"{t:.2f}" for t in times[1:])
+            + " s",
+            flush=True,
+        )
     load = os.getloadavg()
     print(f"load average {load[0]:.1f} / {load[1]:.1f} ({os.cpu_count()} CPUs)")
 
