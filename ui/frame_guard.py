@@ -28,11 +28,13 @@ MTURK = "https://www.mturk.com https://workersandbox.mturk.com"
 FRAME_ANCESTORS = f"'self' {MTURK}"
 #: Where a page may load anything from: the app itself, and ``data:`` for images, fonts
 #: and media; no outside host (an image in an item's Markdown would tell that host who
-#: opened the item). Streamlit's page needs inline scripts and styles and ``eval``.
+#: opened the item). Streamlit's page needs inline scripts and styles and ``eval``, and
+#: its v2 components (``ui.active_time``) load their script from a ``blob:`` the page
+#: makes itself.
 POLICY = "; ".join(
     (
         "default-src 'self'",
-        "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
+        "script-src 'self' 'unsafe-inline' 'unsafe-eval' blob:",
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data:",
         "font-src 'self' data:",

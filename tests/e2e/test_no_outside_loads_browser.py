@@ -1,7 +1,8 @@
 """Real browser: no page asks a host other than the app for anything (issue 37 point 6),
 not even with outside images in an item's Markdown, a kind's guideline, prompts and
 labels, and a link field carrying a reference definition. Every request that leaves
-127.0.0.1 is counted (and answered with an error, so nothing waits on DNS)."""
+127.0.0.1 is counted (and answered with an error, so nothing waits on DNS), and the
+Content-Security-Policy blocks nothing of the app's own."""
 
 from __future__ import annotations
 
@@ -64,6 +65,8 @@ def test_no_page_asks_another_host_for_anything(sqlite_url: str) -> None:
     with running_app(sqlite_url) as app, browser_page() as page:
         page.context.route("**/*", guard)
         policies: list[str] = []
+        refused: list[str] = []  # the policy must not break the app's own page
+        page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
         page.on(
             "response",
             lambda r: policies.append(r.headers.get("content-security-policy", "")),
@@ -71,6 +74,8 @@ def test_no_page_asks_another_host_for_anything(sqlite_url: str) -> None:
         open_page(page, app)  # Home
         open_page(page, app, "annotate?project=outside&item=o1")
         page.get_by_text("Is it fine?").first.wait_for()
+        # the app's own component scripts run under the policy (the active-time tracker)
+        page.wait_for_function("() => window.__workbenchAway && window.__workbenchAway.installed")
         links = page.evaluate(
             """() => [...document.querySelectorAll('a')].map((a) => a.getAttribute('href'))
                 .filter((h) => h && h.includes('ok.example'))"""
@@ -80,6 +85,7 @@ def test_no_page_asks_another_host_for_anything(sqlite_url: str) -> None:
         )
         open_page(page, app, "data")
     assert outside == []
+    assert refused == []
     assert images == []
     assert policies and all("img-src 'self' data:" in p for p in policies)
     # the link field is one link (the fast lane's panel shows it as text)
