@@ -32,14 +32,14 @@ from agreement.inputs import (
     known_scale,
 )
 from agreement.measures import EVALUATOR_SECTIONS
-from agreement.question_units import STRUCTURED, question_units
+from agreement.question_units import question_units
 from agreement.ratings import Ratings
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from agreement.unit_context import with_context
 from common.evaluator_labels import config_labels
 from common.rows import MeasureRow
-from kinds import FieldType, HumanField
+from kinds import FieldType, HumanField, Level
 
 
 @dataclass
@@ -133,8 +133,9 @@ def _human_field(
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
     keep: Callable[[Statistic], bool] | None = None,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
-    levels = tuple(lv.value for lv in f.agreement_levels)
-    spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
+    qt = f.question_type
+    levels = tuple(lv.value for lv in qt.agreement_levels)
+    spec: dict[str, Any] = {"numeric": qt.numeric, "domain": qt.domain(f) if qt.domain else None}
     unit = "item"
     notes = {}
     if f.type is FieldType.FACT_LABELS:
@@ -146,20 +147,19 @@ def _human_field(
                 f"{stale} label lists left out: their length differs "
                 f"from the item's current {f.facts_field!r}"
             )
-    elif f.type is FieldType.INTERVAL:
-        spec["domain"] = None
     context: dict[str, Any] = {}
-    if f.type in STRUCTURED:
-        labels, spec, context = question_units(f, labels, items)
+    if qt.structured:
+        labels, spec, context = question_units(qt, f, labels, items)
     ratings = with_context(Ratings.from_long(labels, **spec), context)
     agreement = variable_agreement(
         f.name,
         ratings,
-        type_=f.type.value,
+        type_=str(f.type),
         levels=levels,
-        level=f.level.value,
-        categorical=f.type not in (FieldType.INTERVAL, FieldType.TEXT, FieldType.SPANS),
-        ordinal=f.type is FieldType.ORDINAL,
+        level=qt.level.value,
+        categorical=qt.categories,
+        ordinal=qt.categories and qt.level is Level.ORDINAL,
+        structured=qt.structured,
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,
