@@ -49,7 +49,9 @@ MULTI_LABEL = register_question_type(
         parse=lambda q, where, fields: {"values": labels(q, where)},
         validate=lambda spec, value, item_fields, draft: chosen(spec, value),
         condition_key=lambda spec, answer: chosen(spec, [answer])[0],
-        answer_text=lambda spec, value, item_fields: ", ".join(map(str, value)) or "none",
+        answer_text=lambda spec, value, item_fields: (
+            ", ".join(map(str, value)) or "none" if isinstance(value, list) else str(value)
+        ),
         level=Level.NOMINAL,
         agreement_levels=(Level.NOMINAL,),  # exact sets; MASI alpha is declared apart
         structured=True,

@@ -86,7 +86,7 @@ def _units(spec: Any, value: Any) -> list[tuple[str, Hashable]]:
 def _from_label_studio(tag: Any, fields: Any, losses: list[str]) -> dict[str, Any]:
     outputs = label_studio_targets(tag, fields)
     mark_outputs(outputs, fields)
-    return {"outputs": outputs}
+    return {"outputs": outputs, "required": True}  # Label Studio always asks for a choice
 
 
 def _options(question: Any) -> list[Any]:
