@@ -136,12 +136,11 @@ def _human_field(
     qt = f.question_type
     levels = tuple(lv.value for lv in qt.agreement_levels)
     spec: dict[str, Any] = {"numeric": qt.numeric, "domain": qt.domain(f) if qt.domain else None}
-    unit = "item"
+    unit = qt.unit
     notes = {}
     if f.type is FieldType.FACT_LABELS:
         labels, stale = _fact_units(labels, items, f.facts_field)
         spec = {"numeric": False, "domain": ("C", "M")}
-        unit = "fact"
         if stale:
             notes["stale_labels"] = (
                 f"{stale} label lists left out: their length differs "
@@ -366,7 +365,7 @@ def _evaluators(
             split_rule=split_rule,
             n_resamples=n_resamples,
             seed=seed,
-            field_type=spec[score_field].type.value if score_field in spec else "derived",
+            field_type=str(spec[score_field].type) if score_field in spec else "derived",
             model_families=settings.get("model_families"),
             round_item_means=any(
                 inputs.meta.get("run_averages", {}).get(g) == "rounded" for g in rows.signatures

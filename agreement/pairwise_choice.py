@@ -70,10 +70,23 @@ def _outcomes(r: Ratings) -> tuple[list[str], list[list[tuple[int, int, float]]]
 def bradley_terry(ctx: StatContext) -> Stat:
     """The ranking (in ``bradley_terry`` of the JSON) and P(top beats second)."""
     systems, per_unit = _outcomes(ctx.ratings)
+    return ranked_systems(systems, per_unit, ctx.n_resamples, ctx.seed, "bradley_terry")
+
+
+def ranked_systems(
+    systems: list[str],
+    per_unit: list[list[tuple[int, int, float]]],
+    n_resamples: int,
+    seed: int,
+    key: str,
+) -> Stat:
+    """Bradley-Terry strengths of ``systems`` from each unit's (i, j, score of i)
+    outcomes, with bootstrap intervals over units, in ``extra[key]`` (best first); the
+    value is P(top beats second), n the comparisons."""
     flat = [o for unit in per_unit for o in unit]
     wins, games = tallies(flat, len(systems))
     extra: dict = {
-        "bradley_terry": [
+        key: [
             {"system": s, "wins": float(wins[i]), "comparisons": float(games[i].sum())}
             for i, s in enumerate(systems)
         ]
@@ -82,12 +95,12 @@ def bradley_terry(ctx: StatContext) -> Stat:
     if reason:
         return Stat(None, len(flat), reason, extra=extra)
     theta = fit(wins, games)
-    cis = _bootstrap(per_unit, len(systems), ctx.n_resamples, ctx.seed)
-    for i, row in enumerate(extra["bradley_terry"]):
+    cis = _bootstrap(per_unit, len(systems), n_resamples, seed)
+    for i, row in enumerate(extra[key]):
         row["theta"] = float(theta[i])
         row["ci"] = cis[i]
-    extra["bradley_terry"].sort(key=lambda row: -row["theta"])
-    top, second = extra["bradley_terry"][:2]
+    extra[key].sort(key=lambda row: -row["theta"])
+    top, second = extra[key][:2]
     value = 1 / (1 + np.exp(second["theta"] - top["theta"]))
     return Stat(float(value), len(flat), extra=extra)
 

@@ -47,5 +47,8 @@ def question_units(
         out = out.drop(columns="_units")
     else:
         out = labels.assign(value=values.map(lambda v: v[0][1]))
-    spec = {"numeric": qt.numeric, "domain": qt.domain(f) if qt.domain else None}
+    spec = {
+        "numeric": qt.numeric or qt.numeric_units,
+        "domain": qt.domain(f) if qt.domain else None,
+    }
     return out, spec, qt.agreement_context(f, _item_fields(items))

@@ -92,13 +92,13 @@ def scaled(t: QuestionType) -> bool:
 
 
 def numeric_scale(t: QuestionType) -> bool:
-    """The ICC fits: numbers on an ordinal or interval scale."""
-    return t.numeric and t.level in (Level.ORDINAL, Level.INTERVAL)
+    """The ICC fits: one number per answer on an ordinal or interval scale."""
+    return t.numeric and not t.structured and t.level in (Level.ORDINAL, Level.INTERVAL)
 
 
 def continuous(t: QuestionType) -> bool:
-    """Pearson's r fits: numbers on an interval scale."""
-    return t.numeric and t.level is Level.INTERVAL
+    """Pearson's r fits: one number per answer on an interval scale."""
+    return t.numeric and not t.structured and t.level is Level.INTERVAL
 
 
 #: More distinct values than this make a q x q weight matrix too large to be worth it

@@ -141,6 +141,10 @@ class QuestionType:
     #: the stored answer is a structure (list or object), seen by agreement through
     #: ``units``; its measures are declared for it, and no other is computed
     structured: bool = False
+    #: the values ``units`` gives are numbers (ranks ...), though an answer is not one
+    numeric_units: bool = False
+    #: what one agreement unit is (an item; a fact of an item's list; an output of an item)
+    unit: str = "item"
     #: ``units(spec, value)`` -> [(unit suffix, hashable value)]: the agreement units one
     #: answer gives ("" = the item itself)
     units: Callable[[Any, Any], list[tuple[str, Hashable]]] = _as_is

@@ -60,6 +60,7 @@ FACT_LABELS = register_question_type(
         level=Level.NOMINAL,
         agreement_levels=(Level.NOMINAL,),
         categories=True,
+        unit="fact",
         domain=lambda spec: ("C", "M"),
         control="fact_labels",
     )
