@@ -13,6 +13,9 @@ classic statistics. Declared here, for ranking questions only:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from agreement.bootstrap import draw_counts, percentile_ci
@@ -104,36 +107,44 @@ def bradley_terry(ctx: StatContext) -> Stat:
     return ranked_systems(systems, per_item, ctx.n_resamples, ctx.seed, key)
 
 
-KENDALL_W = declare(
-    Statistic(
-        f"{NAME}_kendall_w",
-        "Kendall W",
-        "Kendall's W among annotators per item, averaged over items",
-        frozenset({NAME}),
-        compute=mean_kendall_w,
-        n_key=f"{NAME}_kendall_w_n_items",
-        summary=True,
-        panel=True,
-        listed=False,
-        method="Kendall's coefficient of concordance of the annotators who ranked every "
-        "output of an item (mid-ranks for ties, Friedman's tie correction), averaged over "
-        "the items two or more annotators ranked, 95% percentile bootstrap over those "
-        "items; n = items.",
+def _declare(
+    key: str, header: str, name: str, compute: Callable[[StatContext], Stat], **kw: Any
+) -> Statistic:
+    """One of this type's statistics: shown for ranking questions only."""
+    return declare(
+        Statistic(
+            f"{NAME}_{key}",
+            header,
+            name,
+            frozenset({NAME}),
+            compute=compute,
+            summary=True,
+            listed=False,
+            **kw,
+        )
     )
+
+
+KENDALL_W = _declare(
+    "kendall_w",
+    "Kendall W",
+    "Kendall's W among annotators per item, averaged over items",
+    mean_kendall_w,
+    n_key=f"{NAME}_kendall_w_n_items",
+    panel=True,
+    method="Kendall's coefficient of concordance of the annotators who ranked every "
+    "output of an item (mid-ranks for ties, Friedman's tie correction), averaged over "
+    "the items two or more annotators ranked, 95% percentile bootstrap over those "
+    "items; n = items.",
 )
-BRADLEY_TERRY = declare(
-    Statistic(
-        f"{NAME}_bradley_terry_top",
-        "BT P(top > 2nd)",
-        "Bradley-Terry ranking of the systems, from the pairs the rankings imply",
-        frozenset({NAME}),
-        compute=bradley_terry,
-        n_key=f"{NAME}_bradley_terry_n_comparisons",
-        summary=True,
-        listed=False,
-        method="each complete ranking implies a verdict on every two outputs (above: a "
-        "win; level: half a win each); Bradley-Terry strengths of the systems behind the "
-        f"outputs as for pairwise questions, in {NAME}_bradley_terry; the headline is the "
-        "fitted probability that the top system beats the second; n = implied pairs.",
-    )
+BRADLEY_TERRY = _declare(
+    "bradley_terry_top",
+    "BT P(top > 2nd)",
+    "Bradley-Terry ranking of the systems, from the pairs the rankings imply",
+    bradley_terry,
+    n_key=f"{NAME}_bradley_terry_n_comparisons",
+    method="each complete ranking implies a verdict on every two outputs (above: a "
+    "win; level: half a win each); Bradley-Terry strengths of the systems behind the "
+    f"outputs as for pairwise questions, in {NAME}_bradley_terry; the headline is the "
+    "fitted probability that the top system beats the second; n = implied pairs.",
 )
