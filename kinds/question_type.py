@@ -93,6 +93,38 @@ def _no_config(tag: Any, fields: Any, losses: list[str]) -> dict[str, Any] | Non
     return None
 
 
+def as_text_result(spec: Any, value: Any) -> dict[str, Any]:
+    """A Label Studio text-area result holding the answer (JSON unless it is text)."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return {"type": "textarea", "value": {"text": [text]}}
+
+
+def text_area_control(spec: Any, name: str) -> list[str]:
+    """A Label Studio text area for the question (``name`` already quoted)."""
+    return [f'  <TextArea name={name} toName="item"/>']
+
+
+def text_box_labels(spec: Any, value: Any) -> dict[str, str]:
+    """Potato's text box holding the answer (JSON unless it is text)."""
+    return {"text_box": value if isinstance(value, str) else json.dumps(value)}
+
+
+def number_result(spec: Any, value: Any) -> dict[str, Any]:
+    """A Label Studio rating (a whole number) or number result."""
+    if isinstance(value, int):
+        return {"type": "rating", "value": {"rating": value}}
+    return {"type": "number", "value": {"number": value}}
+
+
+def choices_control(name: str, choices: Sequence[Any]) -> list[str]:
+    """A Label Studio single choice among ``choices``."""
+    from xml.sax.saxutils import quoteattr
+
+    lines = [f'  <Choices name={name} toName="item" choice="single">']
+    lines += [f"    <Choice value={quoteattr(str(c))}/>" for c in choices]
+    return [*lines, "  </Choices>"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class QuestionType:
     """One question type. Parts left ``None`` are missing; registering refuses them.
@@ -181,6 +213,13 @@ class QuestionType:
     #: text_field, losses)`` -> the question's own keys, or None
     potato: tuple[str, ...] = ()
     from_potato: Callable[[Any, Any, list[str]], dict[str, Any] | None] = _no_config
+    #: exports: ``label_studio_result(spec, value)`` -> a result's ``type`` and
+    #: ``value``, ``label_studio_control(spec, quoted_name)`` -> the labeling config's
+    #: lines, ``potato_labels(spec, value)`` -> Potato's ``{label: value}``; unset: the
+    #: answer as JSON text in a text area / text box
+    label_studio_result: Callable[[Any, Any], dict[str, Any]] = as_text_result
+    label_studio_control: Callable[[Any, str], list[str]] = text_area_control
+    potato_labels: Callable[[Any, Any], dict[str, str]] = text_box_labels
 
     def missing_parts(self) -> list[str]:
         """The parts left out (a declarable type also needs a parser and a control)."""

@@ -11,6 +11,7 @@ from kinds.question_type import (
     DeclarationError,
     FormField,
     QuestionType,
+    choices_control,
     labels,
     level_words,
     validated,
@@ -56,5 +57,11 @@ BINARY = register_question_type(
         fit=_fit,
         answer_options=_options,
         control="binary",
+        label_studio_result=lambda spec, value: {
+            "type": "choices",
+            "value": {"choices": ["yes" if value else "no"]},
+        },
+        label_studio_control=lambda spec, name: choices_control(name, ("yes", "no")),
+        potato_labels=lambda spec, value: {"yes" if value else "no": "yes" if value else "no"},
     )
 )

@@ -14,6 +14,8 @@ from kinds.question_type import (
     QuestionType,
     labels,
     level_words,
+    number_result,
+    text_area_control,
     validated,
 )
 
@@ -63,6 +65,13 @@ def _from_potato(scheme: Any, text_field: str, losses: list[str]) -> dict[str, A
     return {"labels": words}
 
 
+def _rating_control(spec: Any, name: str) -> list[str]:
+    if not spec.values:
+        return text_area_control(spec, name)
+    top = max(int(v) for v in spec.values)
+    return [f'  <Rating name={name} toName="item" maxRating="{top}"/>']
+
+
 def _options(question: Any) -> list[Any]:
     words = list(question.get("labels") or [])
     return list(question.get("levels") or range(1, len(words) + 1))
@@ -91,6 +100,9 @@ LIKERT = register_question_type(
         starter=lambda fields: {"labels": list(STARTER)},
         answer_options=_options,
         control="likert",
+        label_studio_result=number_result,
+        label_studio_control=_rating_control,
+        potato_labels=lambda spec, value: {str(value): str(value)},
         label_studio=("Rating",),
         from_label_studio=_from_label_studio,
         potato=("likert",),

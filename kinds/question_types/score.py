@@ -7,7 +7,13 @@ from typing import Any
 from kinds.base import as_number
 from kinds.field_types import FieldType, Level, ValidationError
 from kinds.question_registry import register_question_type
-from kinds.question_type import DeclarationError, FormField, QuestionType, validated
+from kinds.question_type import (
+    DeclarationError,
+    FormField,
+    QuestionType,
+    number_result,
+    validated,
+)
 
 
 def _parse(q: Any, where: str, fields: Any) -> dict[str, Any]:
@@ -26,6 +32,11 @@ def _validate(spec: Any, value: Any, item_fields: Any, draft: bool) -> float:
     if spec.maximum is not None and number > spec.maximum:
         raise ValidationError(f"{number} is above the maximum {spec.maximum}")
     return number
+
+
+def _number_control(spec: Any, name: str) -> list[str]:
+    bounds = f'min="{spec.minimum}" max="{spec.maximum}"' if spec.minimum is not None else ""
+    return [f'  <Number name={name} toName="item" {bounds}/>']
 
 
 def _from_potato(scheme: Any, text_field: str, losses: list[str]) -> dict[str, Any]:
@@ -56,6 +67,9 @@ SCORE = register_question_type(
         ),
         starter=lambda fields: {"min": 0, "max": 10},
         control="score",
+        label_studio_result=number_result,
+        label_studio_control=_number_control,
+        potato_labels=lambda spec, value: {"text_box": str(value)},
         label_studio=("Number",),
         from_label_studio=lambda tag, fields, losses: {
             "min": float(tag.get("min", 0)),
