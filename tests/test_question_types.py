@@ -208,3 +208,29 @@ def test_kendall_w_alpha_and_bradley_terry_equal_independent_references(doc: dic
     # no statistic for one-number answers or categories is computed or noted
     assert not [k for k in doc if k.startswith(("fleiss", "cohen", "gwet", "icc", "pearson"))]
     assert doc["reasons"] == {} and doc["unit"] == "output"
+
+
+def test_the_ranking_control_saves_a_complete_ranking_with_ties(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.annotate_apptest import click, open_annotate
+    from tests.support.apptest import assert_ok
+    from ui.annotation.context import widget_token as tok
+
+    store = Store(sqlite_url)
+    project = example_project(store, "ranked_answers", settings={"k": 3})
+    at = open_annotate(monkeypatch, store.url, project, user=store.ensure_annotator("ann1"))
+    base = f"rank::{tok(project, 'r1')}::order::"
+    assert sorted(s.key for s in at.selectbox if (s.key or "").startswith(base)) == [
+        base + o for o in OUTPUTS
+    ]
+    for output, place in (("answer_3", 1), ("answer_1", 1)):
+        at.selectbox(key=base + output).set_value(place)
+        assert_ok(at.run())
+    assert "order" not in store.item_state(project, "r1", "ann1")["labels"]  # not complete
+    at.selectbox(key=base + "answer_2").set_value(3)
+    assert_ok(at.run())
+    saved = store.item_state(project, "r1", "ann1")["labels"]["order"]
+    assert saved == [["answer_1", "answer_3"], ["answer_2"]]
+    click(at, "submit")
+    assert store.item_state(project, "r1", "ann1")["status"] == "submitted"
