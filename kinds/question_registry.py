@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 
 from common.registry import Registry, UnknownEntryError
-from kinds.question_type import QuestionType
+from kinds.question_type import FORM_WIDGETS, QuestionType
 
 #: Entry point group through which installed packages add question types.
 ENTRY_POINT_GROUP = "metric_audit.question_types"
@@ -43,6 +43,12 @@ def register_question_type(qt: QuestionType) -> QuestionType:
     missing = qt.missing_parts()
     if missing:
         raise ValueError(f"question type {qt.name!r} lacks its {', '.join(missing)}")
+    odd = [f.widget for f in qt.form if f.widget not in FORM_WIDGETS]
+    if odd:
+        raise ValueError(
+            f"question type {qt.name!r}: form widget {odd[0]!r} is not one of "
+            f"{', '.join(sorted(FORM_WIDGETS))}"
+        )
     with _LOCK:
         taken = _BY_FIELD.get(str(qt.field_type))
         if taken is not None and taken is not qt:

@@ -79,6 +79,17 @@ def test_a_type_missing_a_part_is_refused_naming_it() -> None:
         register_question_type(HALF)
 
 
+def test_a_form_entry_the_page_cannot_draw_is_refused() -> None:
+    from dataclasses import replace
+
+    from kinds.question_type import FormField
+
+    odd = replace(for_field("ranking"), name="odd", field_type="odd", form=(FormField("dial"),))
+    with pytest.raises(ValueError, match="^question type 'odd': form widget 'dial' is not one"):
+        register_question_type(odd)
+    assert "odd" not in QUESTION_TYPES
+
+
 def test_a_plugin_type_missing_a_part_is_a_warning_not_a_crash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
