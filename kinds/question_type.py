@@ -61,6 +61,17 @@ class FormField:
     structural: bool = False
 
 
+#: The form entry naming the system behind each compared output (pairwise, ranking).
+SYSTEMS_FORM = FormField(
+    "outputs",
+    "systems",
+    "System of each output (optional)",
+    [],
+    help="Hidden fields naming the system behind each output, in the same order",
+    row=1,
+)
+
+
 def _no_outputs(spec: Any) -> tuple[str, ...]:
     return ()
 

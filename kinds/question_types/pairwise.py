@@ -14,6 +14,7 @@ from typing import Any
 from kinds.field_types import FieldType, Level, ValidationError
 from kinds.question_registry import register_question_type
 from kinds.question_type import (
+    SYSTEMS_FORM,
     FormField,
     QuestionType,
     decoded,
@@ -114,14 +115,7 @@ PAIRWISE = register_question_type(
         agreement_context=systems_context,
         form=(
             FormField("outputs", "outputs", "Outputs compared (A, B, ...)", [], row=1),
-            FormField(
-                "outputs",
-                "systems",
-                "System of each output (optional)",
-                [],
-                help="Hidden fields naming the system behind each output, in the same order",
-                row=1,
-            ),
+            SYSTEMS_FORM,
             FormField("checkbox", "tie", "tie allowed", True, row=2, structural=True),
             FormField(
                 "words",

@@ -18,6 +18,7 @@ from typing import Any
 from kinds.field_types import Level, ValidationError
 from kinds.question_registry import register_question_type
 from kinds.question_type import (
+    SYSTEMS_FORM,
     FormField,
     QuestionType,
     decoded,
@@ -100,14 +101,7 @@ RANKING = register_question_type(
         agreement_context=systems_context,
         form=(
             FormField("outputs", "outputs", "Outputs ranked", [], row=1),
-            FormField(
-                "outputs",
-                "systems",
-                "System of each output (optional)",
-                [],
-                help="Hidden fields naming the system behind each output, in the same order",
-                row=1,
-            ),
+            SYSTEMS_FORM,
             FormField("checkbox", "tie", "ties allowed", False),
         ),
         starter=marked_outputs,
