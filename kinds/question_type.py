@@ -120,6 +120,17 @@ def text_box_labels(spec: Any, value: Any) -> dict[str, str]:
     return {"text_box": value if isinstance(value, str) else json.dumps(value)}
 
 
+def text_question(spec: Any) -> tuple[str, dict[str, Any]]:
+    """An Argilla text question."""
+    return "text", {"use_markdown": False}
+
+
+def label_question(labels: Sequence[Any]) -> tuple[str, dict[str, Any]]:
+    """An Argilla single-label question over ``labels``."""
+    options = [{"value": str(v), "text": str(v), "description": None} for v in labels]
+    return "label_selection", {"options": options}
+
+
 def number_result(spec: Any, value: Any) -> dict[str, Any]:
     """A Label Studio rating (a whole number) or number result."""
     if isinstance(value, int):
@@ -231,6 +242,8 @@ class QuestionType:
     label_studio_result: Callable[[Any, Any], dict[str, Any]] = as_text_result
     label_studio_control: Callable[[Any, str], list[str]] = text_area_control
     potato_labels: Callable[[Any, Any], dict[str, str]] = text_box_labels
+    #: ``argilla_question(spec)`` -> (Argilla question type, its settings); unset: text
+    argilla_question: Callable[[Any], tuple[str, dict[str, Any]]] = text_question
 
     def missing_parts(self) -> list[str]:
         """The parts left out (a declarable type also needs a parser and a control)."""

@@ -12,6 +12,7 @@ from kinds.question_type import (
     FormField,
     QuestionType,
     choices_control,
+    label_question,
     labels,
     level_words,
     validated,
@@ -63,5 +64,6 @@ BINARY = register_question_type(
         },
         label_studio_control=lambda spec, name: choices_control(name, ("yes", "no")),
         potato_labels=lambda spec, value: {"yes" if value else "no": "yes" if value else "no"},
+        argilla_question=lambda spec: label_question(("yes", "no")),
     )
 )

@@ -16,6 +16,7 @@ from kinds.question_type import (
     level_words,
     number_result,
     text_area_control,
+    text_question,
     validated,
 )
 
@@ -72,6 +73,12 @@ def _rating_control(spec: Any, name: str) -> list[str]:
     return [f'  <Rating name={name} toName="item" maxRating="{top}"/>']
 
 
+def _rating_question(spec: Any) -> tuple[str, dict[str, Any]]:
+    if not spec.values:
+        return text_question(spec)
+    return "rating", {"options": [{"value": int(v)} for v in spec.values]}
+
+
 def _options(question: Any) -> list[Any]:
     words = list(question.get("labels") or [])
     return list(question.get("levels") or range(1, len(words) + 1))
@@ -103,6 +110,7 @@ LIKERT = register_question_type(
         label_studio_result=number_result,
         label_studio_control=_rating_control,
         potato_labels=lambda spec, value: {str(value): str(value)},
+        argilla_question=_rating_question,
         label_studio=("Rating",),
         from_label_studio=_from_label_studio,
         potato=("likert",),
