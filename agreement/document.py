@@ -34,14 +34,14 @@ from agreement.inputs import (
 )
 from agreement.measures import EVALUATOR_SECTIONS
 from agreement.metaeval.rows import meta_rows
-from agreement.question_units import STRUCTURED, question_units
+from agreement.question_units import question_units
 from agreement.ratings import Ratings
 from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from agreement.unit_context import with_context
 from common.evaluator_labels import config_labels
 from common.rows import MeasureRow
-from kinds import FieldType, HumanField
+from kinds import FieldType, HumanField, Level
 
 
 @dataclass
@@ -141,33 +141,32 @@ def _human_field(
     keep: Callable[[Statistic], bool] | None = None,
     all_pairs: bool = False,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
-    levels = tuple(lv.value for lv in f.agreement_levels)
-    spec: dict[str, Any] = {"numeric": f.numeric, "domain": f.values or None}
-    unit = "item"
+    qt = f.question_type
+    levels = tuple(lv.value for lv in qt.agreement_levels)
+    spec: dict[str, Any] = {"numeric": qt.numeric, "domain": qt.domain(f) if qt.domain else None}
+    unit = qt.unit
     notes = {}
     if f.type is FieldType.FACT_LABELS:
         labels, stale = _fact_units(labels, items, f.facts_field)
         spec = {"numeric": False, "domain": ("C", "M")}
-        unit = "fact"
         if stale:
             notes["stale_labels"] = (
                 f"{stale} label lists left out: their length differs "
                 f"from the item's current {f.facts_field!r}"
             )
-    elif f.type is FieldType.INTERVAL:
-        spec["domain"] = None
     context: dict[str, Any] = {}
-    if f.type in STRUCTURED:
-        labels, spec, context = question_units(f, labels, items)
+    if qt.structured:
+        labels, spec, context = question_units(qt, f, labels, items)
     ratings = with_context(Ratings.from_long(labels, **spec), context)
     agreement = variable_agreement(
         f.name,
         ratings,
-        type_=f.type.value,
+        type_=str(f.type),
         levels=levels,
-        level=f.level.value,
-        categorical=f.type not in (FieldType.INTERVAL, FieldType.TEXT, FieldType.SPANS),
-        ordinal=f.type is FieldType.ORDINAL,
+        level=qt.level.value,
+        categorical=qt.categories,
+        ordinal=qt.categories and qt.level is Level.ORDINAL,
+        structured=qt.structured,
         unit=unit,
         n_resamples=n_resamples,
         seed=seed,
@@ -377,7 +376,7 @@ def _evaluators(
             split_rule=split_rule,
             n_resamples=n_resamples,
             seed=seed,
-            field_type=spec[score_field].type.value if score_field in spec else "derived",
+            field_type=str(spec[score_field].type) if score_field in spec else "derived",
             model_families=settings.get("model_families"),
             round_item_means=any(
                 inputs.meta.get("run_averages", {}).get(g) == "rounded" for g in rows.signatures

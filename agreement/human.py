@@ -83,6 +83,7 @@ def variable_agreement(
     level: str,
     categorical: bool,
     ordinal: bool = False,
+    structured: bool = False,
     unit: str = "item",
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
@@ -97,7 +98,8 @@ def variable_agreement(
     fewer than ``min_pair_overlap`` items stay out of the pair mean; ``all_pairs`` lists
     every pair however many annotators (else a crowd's pairs are summarised). A statistic that
     does not apply to ``type_`` (and is not computed ``always``) is undefined with the
-    reason its declaration gives.
+    reason its declaration gives when it is ``listed``; for a ``structured`` answer (a
+    question type's own shape) only the statistics that apply are computed or shown.
     """
     out = VariableAgreement(name, type_, level, levels, ratings, unit=unit)
     ctx = StatContext(
@@ -114,8 +116,10 @@ def variable_agreement(
     for stat in statistics():
         if stat.compute is None or (keep is not None and not keep(stat)):
             continue
-        if stat.always or stat.applies(type_):
+        if stat.applies(type_) or (stat.always and not structured):
             result = stat.compute(ctx)
+        elif structured or not stat.listed:
+            continue
         else:
             why = Stat.undefined(stat.reason_not_applicable())
             result = {lv: why for lv in levels} if stat.per_level else why

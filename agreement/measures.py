@@ -2,7 +2,8 @@
 
 A :class:`Measure` says which section of the document it belongs to (among people,
 evaluator vs people, binary decision, bias, judge probes, or a section a declared question
-type brings), the field types it applies to, how it computes its result (a
+type brings), the field types it applies to (by name, or by the question type's
+properties: level, categories, structured answer), how it computes its result (a
 :class:`~agreement.results.Stat` with CI, n and p), and how it is shown: header, short
 label, decimals and method note. The document's rows, the JSON, the reports, the side
 panel, the Agreement page and the exported bundle all iterate :func:`measures`.
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.registry import Registry
+from kinds.question_registry import maybe_for_field
 
 AMONG_PEOPLE = "among_people"
 EVALUATOR = "evaluator_vs_people"
@@ -153,6 +155,14 @@ class Measure:
     ranking: bool = False
     #: details carried beside the value (notes, per-pair values), in display order
     details: tuple[Detail, ...] = ()
+    #: applies, besides the types named in ``applies_to``, to every question type whose
+    #: properties this accepts (``kinds.question_type.QuestionType``: level, agreement
+    #: levels, categories, numeric, structured)
+    applies_when: Callable[[Any], bool] | None = None
+    #: in the block of a plain (unstructured) field it does not apply to, shown as a null
+    #: with its reason, as the document always had it; False: only where it applies.
+    #: A structured question's block never shows a measure that does not apply to it.
+    listed: bool = True
 
     def __post_init__(self) -> None:
         # a computed measure keeps its CI and n beside it under derived keys
@@ -169,8 +179,14 @@ class Measure:
         return self.short or self.header
 
     def applies(self, type_: str) -> bool:
-        """True when the measure is reported for fields of ``type_``."""
-        return type_ in self.applies_to
+        """True when the measure is reported for fields of ``type_``: named, or a question
+        type whose properties ``applies_when`` accepts."""
+        if type_ in self.applies_to:
+            return True
+        if self.applies_when is None:
+            return False
+        qt = maybe_for_field(type_)
+        return qt is not None and bool(self.applies_when(qt))
 
     def reason_not_applicable(self) -> str:
         """The reason stored with a null for a field type the measure does not cover."""

@@ -140,6 +140,41 @@ def bradley_terry(ctx: StatContext) -> Stat:
     return Stat(float(value), r["n"], extra=extra)
 
 
+def ranked_systems(
+    systems: list[str],
+    per_unit: list[list[tuple[int, int, float]]],
+    n_resamples: int,
+    seed: int,
+    key: str,
+) -> Stat:
+    """Bradley-Terry strengths of ``systems`` from each unit's (i, j, score of i)
+    outcomes, with bootstrap intervals over units, in ``extra[key]`` (best first); the
+    value is P(top beats second), n the comparisons. No value, with the reason naming the
+    groups, when no maximum-likelihood fit exists (:func:`why_no_fit`)."""
+    flat = [o for unit in per_unit for o in unit]
+    k = len(systems)
+    beats = tallies(flat, k)
+    games = beats + beats.T
+    extra: dict = {
+        key: [
+            {"system": s, "wins": float(beats[i].sum()), "comparisons": float(games[i].sum())}
+            for i, s in enumerate(systems)
+        ]
+    }
+    reason = why_no_fit(beats, systems)
+    if reason:
+        return Stat(None, len(flat), reason, extra=extra)
+    theta = fit(beats.sum(axis=1), games)
+    cis, _ = _bootstrap(per_unit, k, n_resamples, seed, False)
+    for i, row in enumerate(extra[key]):
+        row["theta"] = float(theta[i])
+        row["ci"] = cis[i]
+    extra[key].sort(key=lambda row: -row["theta"])
+    top, second = extra[key][:2]
+    value = 1 / (1 + np.exp(second["theta"] - top["theta"]))
+    return Stat(float(value), len(flat), extra=extra)
+
+
 def _per_system(m: Statistic, r: dict, values: np.ndarray, cis: list) -> dict[str, Stat]:
     """One ``Stat`` per system in ranking order; the JSON entries ride on the first."""
     names = [r["systems"][i] for i in r["order"]]

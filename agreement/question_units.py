@@ -1,9 +1,11 @@
-"""The ratings of a structured question: one hashable value per answer, plus context.
+"""The ratings of a structured question: hashable values per agreement unit, plus context.
 
-Multi-label sets and span lists become JSON text (identical answers, identical values);
-a pairwise answer becomes its choice (an output field or ``tie``: the order it was shown
-in does not matter). The context carries the declared labels, each item's systems
-(pairwise) and each item's text length (spans) for the statistics that need them.
+A question type with a structured answer says how agreement sees it
+(:attr:`~kinds.question_type.QuestionType.units`): multi-label sets and span lists become
+JSON text (identical answers, identical values), a pairwise answer its choice (the order
+it was shown in does not matter); a type may also split one answer into several units
+(``item#part``). The context its measures need (declared labels, each item's systems or
+text length) comes from the type as well.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from kinds import FieldType, HumanField
-
-STRUCTURED = (FieldType.MULTI_LABEL, FieldType.TEXT, FieldType.PAIRWISE, FieldType.SPANS)
+from kinds import HumanField
+from kinds.question_type import QuestionType
 
 
 def _decoded(value: Any) -> Any:
@@ -32,29 +33,22 @@ def _item_fields(items: pd.DataFrame) -> dict[str, dict[str, Any]]:
 
 
 def question_units(
-    f: HumanField, labels: pd.DataFrame, items: pd.DataFrame
+    qt: QuestionType, f: HumanField, labels: pd.DataFrame, items: pd.DataFrame
 ) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]:
-    """(labels with hashable values, Ratings.from_long arguments, context)."""
-    values = labels["value"].map(_decoded)
-    context: dict[str, Any] = {}
-    if f.type is FieldType.PAIRWISE:
-        values = values.map(lambda v: v.get("choice") if isinstance(v, dict) else None)
-        context["outputs"] = list(f.outputs)
-        if f.systems:
-            fields = _item_fields(items)
-            context["systems"] = {
-                i: {o: fv.get(s, o) for o, s in zip(f.outputs, f.systems, strict=True)}
-                for i, fv in fields.items()
-            }
-        spec = {"numeric": False, "domain": (*f.outputs, "tie")}
-    elif f.type is FieldType.TEXT:
-        spec = {"numeric": False, "domain": None}
+    """(labels with hashable values, one row per unit; Ratings.from_long arguments;
+    context)."""
+    values = labels["value"].map(_decoded).map(lambda v: qt.units(f, v))
+    split = values.map(len) != 1
+    if split.any() or any(v[0][0] for v in values):
+        rows = labels.assign(_units=values).explode("_units")
+        rows = rows[rows["_units"].notna()]
+        unit_ids = [f"{i}{u[0]}" for i, u in zip(rows["item_id"], rows["_units"], strict=True)]
+        out = rows.assign(item_id=unit_ids, value=[u[1] for u in rows["_units"]])
+        out = out.drop(columns="_units")
     else:
-        values = values.map(lambda v: json.dumps(v, sort_keys=True))
-        context["labels"] = list(f.values)
-        if f.type is FieldType.SPANS and f.source_field:
-            context["lengths"] = {
-                i: len(str(fv.get(f.source_field, ""))) for i, fv in _item_fields(items).items()
-            }
-        spec = {"numeric": False, "domain": None}
-    return labels.assign(value=values), spec, context
+        out = labels.assign(value=values.map(lambda v: v[0][1]))
+    spec = {
+        "numeric": qt.numeric or qt.numeric_units,
+        "domain": qt.domain(f) if qt.domain else None,
+    }
+    return out, spec, qt.agreement_context(f, _item_fields(items))

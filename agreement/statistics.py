@@ -44,8 +44,11 @@ from agreement.people_measures import FLEISS_NA
 from agreement.ratings import Ratings
 from agreement.results import Stat
 from agreement.stat_context import StatContext
+from kinds import Level
+from kinds.question_type import QuestionType
 
-# A pairwise choice is a nominal field (its choice); a multi-label set has exact-set
+# The field types by name, for statistics declared that way (a plugin's, a test's toy):
+# a pairwise choice is a nominal field (its choice); a multi-label set has exact-set
 # alpha and percent agreement, and MASI alpha of its own (agreement/multilabel.py).
 ALL = frozenset(
     {
@@ -64,6 +67,41 @@ NOMINAL = frozenset({"binary", "categorical", "fact_labels", "pairwise"})
 SCALED = frozenset({"ordinal", "interval"})
 NUMERIC = frozenset({"ordinal", "interval", "derived"})
 CONTINUOUS = frozenset({"interval", "derived"})
+#: Derived scores (a kind's formula over one annotator's labels) are no question type:
+#: the classic statistics name them; every question type is matched by its properties.
+DERIVED = frozenset({"derived"})
+
+
+def alpha_fits(t: QuestionType) -> bool:
+    """Krippendorff's alpha (and percent agreement) fit: the type has alpha levels."""
+    return bool(t.agreement_levels)
+
+
+def few_categories(t: QuestionType) -> bool:
+    """Fleiss and Cohen fit: answers fall in a few categories."""
+    return t.categories
+
+
+def nominal_categories(t: QuestionType) -> bool:
+    """AC1 fits: a few unordered categories."""
+    return t.categories and t.level is Level.NOMINAL
+
+
+def scaled(t: QuestionType) -> bool:
+    """AC2 fits: one ordinal or interval value per answer."""
+    return not t.structured and t.level in (Level.ORDINAL, Level.INTERVAL)
+
+
+def numeric_scale(t: QuestionType) -> bool:
+    """The ICC fits: one number per answer on an ordinal or interval scale."""
+    return t.numeric and not t.structured and t.level in (Level.ORDINAL, Level.INTERVAL)
+
+
+def continuous(t: QuestionType) -> bool:
+    """Pearson's r fits: one number per answer on an interval scale."""
+    return t.numeric and not t.structured and t.level is Level.INTERVAL
+
+
 #: More distinct values than this make a q x q weight matrix too large to be worth it
 #: (continuous scores); ICC and alpha cover those fields.
 CHANCE_MAX_CATEGORIES = 200
@@ -198,7 +236,8 @@ def _declare_builtins() -> None:
             "krippendorff_alpha",
             "alpha",
             "Krippendorff's alpha",
-            ALL,
+            DERIVED,
+            applies_when=alpha_fits,
             compute=classic.alpha_by_level,
             ci_key="krippendorff_alpha_ci",
             n_key="n_pairable",
@@ -219,7 +258,8 @@ def _declare_builtins() -> None:
             "fleiss_kappa",
             "Fleiss kappa (modal-count items)",
             "Fleiss' kappa over the items with the modal number of ratings",
-            CATEGORICAL,
+            frozenset(),
+            applies_when=few_categories,
             compute=classic.fleiss_modal,
             ci_key="fleiss_kappa_ci",
             n_key="fleiss_n_items",
@@ -239,7 +279,8 @@ def _declare_builtins() -> None:
             "fleiss_kappa_all_items",
             "Fleiss kappa (all items)",
             "Fleiss' kappa with missing ratings (Gwet's form)",
-            CATEGORICAL,
+            frozenset(),
+            applies_when=few_categories,
             compute=lambda ctx: _chance(ctx, "fleiss", "identity"),
             summary=True,
             panel=True,
@@ -255,7 +296,8 @@ def _declare_builtins() -> None:
             "percent_agreement",
             "% agree",
             "Percent agreement",
-            ALL,
+            DERIVED,
+            applies_when=alpha_fits,
             compute=classic.percent,
             n_key="percent_agreement_n_items",
             always=True,
@@ -269,7 +311,8 @@ def _declare_builtins() -> None:
             "gwet_ac1",
             "AC1",
             "Gwet's AC1",
-            NOMINAL,
+            frozenset(),
+            applies_when=nominal_categories,
             compute=lambda ctx: with_caveat(
                 ctx, classic.ac1(ctx), "AC1", "gwet_ac1_caveat", ("nominal",)
             ),
@@ -287,7 +330,8 @@ def _declare_builtins() -> None:
                 f"gwet_ac2_{weights}",
                 f"AC2 {weights}",
                 f"Gwet's AC2 with {weights} weights",
-                SCALED,
+                frozenset(),
+                applies_when=scaled,
                 # the summary's AC2 (quadratic) says when it parts from alpha
                 compute=lambda ctx, w=weights: (
                     with_caveat(
@@ -322,7 +366,8 @@ def _declare_builtins() -> None:
             "cohen_kappa_mean",
             "Cohen mean",
             "Mean of Cohen's kappa over annotator pairs",
-            CATEGORICAL,
+            frozenset(),
+            applies_when=few_categories,
             compute=classic.cohen_mean,
             always=True,
             # the pairs behind the mean come before it, the weighted pairs after
@@ -373,7 +418,8 @@ def _declare_builtins() -> None:
                 f"icc_{suffix}",
                 name,
                 f"Intraclass correlation {name}",
-                NUMERIC,
+                DERIVED,
+                applies_when=numeric_scale,
                 compute=_icc(suffix),
                 summary=suffix == "a_1",
                 not_applicable="the intraclass correlation is for numeric ratings",
@@ -392,7 +438,8 @@ def _declare_builtins() -> None:
             "pearson_pairs_mean",
             "Pearson mean",
             "Mean pairwise Pearson r among annotators",
-            CONTINUOUS,
+            DERIVED,
+            applies_when=continuous,
             compute=_pearson_mean,
             summary=True,
             details=(

@@ -56,7 +56,7 @@ class FieldInputs:
 
 def numeric_fields(inputs: AgreementInputs) -> dict[str, str]:
     """Numeric human fields and derived scores of the kind: name -> type."""
-    out = {f.name: f.type.value for f in inputs.kind.human_fields(inputs.settings) if f.numeric}
+    out = {f.name: str(f.type) for f in inputs.kind.human_fields(inputs.settings) if f.numeric}
     out.update({d.name: "derived" for d in inputs.kind.derived_scores})
     return out
 

@@ -13,21 +13,11 @@ from kinds import FieldType, HumanField, TaskKind
 
 
 def answer_text(spec: HumanField, value: Any, item_fields: Mapping[str, Any]) -> str:
-    """An answer as a reader would say it (labels, choices with strength, marked text)."""
+    """An answer as a reader would say it (labels, choices with strength, marked text):
+    the question type's words for it."""
     if value is None:
         return ""
-    if spec.type is FieldType.PAIRWISE and isinstance(value, Mapping):
-        strength = f" ({value['strength']})" if value.get("strength") else ""
-        return f"{value.get('choice')}{strength}"
-    if spec.type is FieldType.SPANS and isinstance(value, list):
-        text = str(item_fields.get(spec.source_field or "", ""))
-        return "; ".join(f"{s['label']}: {text[s['start'] : s['end']]!r}" for s in value) or "none"
-    if spec.type is FieldType.MULTI_LABEL and isinstance(value, list):
-        return ", ".join(map(str, value)) or "none"
-    label = (spec.level_descriptions or {}).get(value)
-    return (
-        f"{value} · {label}" if label and spec.type is not FieldType.BINARY else label or str(value)
-    )
+    return spec.question_type.answer_text(spec, value, item_fields)
 
 
 def question_grid(
@@ -42,7 +32,7 @@ def question_grid(
     for spec in kind.human_fields(settings):
         if spec.type is FieldType.FACT_LABELS:
             continue  # the fact grid shows these fact by fact
-        row: dict[str, Any] = {"question": spec.name, "type": spec.type.value}
+        row: dict[str, Any] = {"question": spec.name, "type": str(spec.type)}
         given = []
         for who in sorted(people):
             value = people[who].get(spec.name)

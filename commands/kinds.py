@@ -32,7 +32,7 @@ def describe_kinds(store: Store | None = None) -> list[dict[str, Any]]:
             "name": kind.name,
             "title": kind.title,
             "item_fields": [f.name for f in kind.item_fields],
-            "human_fields": {f.name: f.type.value for f in kind.human_fields()},
+            "human_fields": {f.name: str(f.type) for f in kind.human_fields()},
             "derived_scores": [d.name for d in kind.derived_scores],
         }
 

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from interop.base import Converted, Tagged, existing, fail, user_names
-from kinds import FieldType
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -198,15 +197,7 @@ def settings(store: Store, project: str) -> dict[str, Any]:
     ]
     questions = []
     for f in info.task_kind.human_fields(info.settings):
-        options: dict[str, Any]
-        if f.type is FieldType.ORDINAL and f.values:
-            kind, options = "rating", {"options": [{"value": int(v)} for v in f.values]}
-        elif f.type in (FieldType.BINARY, FieldType.CATEGORICAL):
-            labels = ["yes", "no"] if f.type is FieldType.BINARY else [str(v) for v in f.values]
-            options = {"options": [{"value": v, "text": v, "description": None} for v in labels]}
-            kind = "label_selection"
-        else:
-            kind, options = "text", {"use_markdown": False}
+        kind, options = f.question_type.argilla_question(f)
         questions.append(
             {"name": f.name, "title": f.name, "description": f.description or None}
             | {"required": True, "type": kind, "settings": {"type": kind, **options}}

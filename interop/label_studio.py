@@ -38,7 +38,6 @@ from interop.base import (
     read_json_records,
     user_names,
 )
-from kinds import FieldType
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -180,15 +179,7 @@ def read(path: str | Path) -> Converted:
 
 def _result(field: HumanField, value: Any) -> dict[str, Any]:
     base = {"from_name": field.name, "to_name": "item"}
-    if field.type is FieldType.FACT_LABELS:
-        return {**base, "type": "textarea", "value": {"text": [json.dumps(value)]}}
-    if field.type is FieldType.BINARY:
-        return {**base, "type": "choices", "value": {"choices": ["yes" if value else "no"]}}
-    if field.type is FieldType.CATEGORICAL:
-        return {**base, "type": "choices", "value": {"choices": [str(value)]}}
-    if isinstance(value, int):
-        return {**base, "type": "rating", "value": {"rating": value}}
-    return {**base, "type": "number", "value": {"number": value}}
+    return {**base, **field.question_type.label_studio_result(field, value)}
 
 
 def _user_ids(names: list[str]) -> dict[str, int]:
@@ -335,20 +326,7 @@ def label_config(store: Store, project: str) -> str:
     first = columns[0].name if columns else "text"
     lines = ["<View>", f'  <Text name="item" value={quoteattr("$" + str(first))}/>']
     for f in info.task_kind.human_fields(info.settings):
-        name = quoteattr(f.name)
-        if f.type in (FieldType.BINARY, FieldType.CATEGORICAL):
-            choices = ("yes", "no") if f.type is FieldType.BINARY else f.values
-            lines.append(f'  <Choices name={name} toName="item" choice="single">')
-            lines += [f"    <Choice value={quoteattr(str(c))}/>" for c in choices]
-            lines.append("  </Choices>")
-        elif f.type is FieldType.ORDINAL and f.values:
-            top = max(int(v) for v in f.values)
-            lines.append(f'  <Rating name={name} toName="item" maxRating="{top}"/>')
-        elif f.type is FieldType.INTERVAL:
-            bounds = f'min="{f.minimum}" max="{f.maximum}"' if f.minimum is not None else ""
-            lines.append(f'  <Number name={name} toName="item" {bounds}/>')
-        else:
-            lines.append(f'  <TextArea name={name} toName="item"/>')
+        lines += f.question_type.label_studio_control(f, quoteattr(f.name))
     return "\n".join([*lines, "</View>", ""])
 
 

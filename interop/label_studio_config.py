@@ -2,10 +2,10 @@
 
 Carried over: object tags ``<Text>`` / ``<HyperText>`` (as text or Markdown fields;
 ``value="$name"`` names the field), ``<Paragraphs>`` (as a chat transcript), and the
-controls ``<Choices>`` (single or, with ``choice="multiple"``, multi-label), ``<Rating>``
-(Likert 1..maxRating), ``<Number>`` (a score range), ``<TextArea>`` (free text),
-``<Labels>`` (spans of their ``toName`` text) and ``<Pairwise>`` (a choice between its
-two ``toName`` fields), with ``required`` and a ``visibleWhen="choice-selected"``
+controls each question type reads (its ``label_studio`` tags and ``from_label_studio``:
+``<Choices>`` as single or, with ``choice="multiple"``, multi-label, ``<Rating>`` as
+Likert, ``<Number>`` as a score, ``<TextArea>`` as free text, ``<Labels>`` as spans,
+``<Pairwise>`` as pairwise), with ``required`` and a ``visibleWhen="choice-selected"``
 condition. Anything else is listed in the loss report, one plain sentence each.
 """
 
@@ -20,6 +20,7 @@ from defusedxml.common import EntitiesForbidden
 from common.limits import MAX_NESTING
 from kinds.declared import DeclarationError
 from kinds.kind_file import TOO_DEEP
+from kinds.question_registry import question_types
 
 OBJECTS = {"Text": "text", "HyperText": "markdown", "Paragraphs": "chat"}
 LAYOUT = {"View", "Header", "Style", "Collapse", "Filter"}
@@ -30,42 +31,29 @@ def _field_of(tag: Element) -> str:
     return value[1:] if value.startswith("$") else tag.get("name", "")
 
 
+def _own_keys(tag: Element, fields: dict[str, dict], losses: list[str]) -> dict[str, Any] | None:
+    """The type and its keys, from the first question type that reads this control tag."""
+    for qt in question_types(declarable=True):
+        if tag.tag in qt.label_studio:
+            found = qt.from_label_studio(tag, fields, losses)
+            if found is not None:
+                return {"type": qt.name, **found}
+    return None
+
+
 def _question(tag: Element, fields: dict[str, dict], losses: list[str]) -> dict[str, Any] | None:
     name = tag.get("name") or ""
     kind = tag.tag
     q: dict[str, Any] = {"name": name}
-    targets = [t.strip() for t in (tag.get("toName") or "").split(",") if t.strip()]
-    if kind == "Choices":
-        labels = [c.get("value") or c.get("alias") or "" for c in tag.iter("Choice")]
-        q |= {"type": "multi" if tag.get("choice") == "multiple" else "single", "labels": labels}
-    elif kind == "Rating":
-        top = int(tag.get("maxRating", "5"))
-        q |= {"type": "likert", "labels": [str(i) for i in range(1, top + 1)]}
-        losses.append(f"<Rating name={name!r}>: its levels have no words; named 1..{top}")
-    elif kind == "Number":
-        q |= {"type": "score", "min": float(tag.get("min", 0)), "max": float(tag.get("max", 1))}
-    elif kind == "TextArea":
-        q |= {"type": "text"}
-    elif kind == "Labels":
-        source = targets[0] if targets else ""
-        q |= {
-            "type": "spans",
-            "field": fields.get(source, {}).get("name", source),
-            "labels": [lab.get("value") or "" for lab in tag.iter("Label")],
-        }
-    elif kind == "Pairwise":
-        q |= {"type": "pairwise", "outputs": [fields.get(t, {}).get("name", t) for t in targets]}
-        for t in q["outputs"]:
-            for f in fields.values():
-                if f["name"] == t:
-                    f["output"] = True
-    else:
+    own = _own_keys(tag, fields, losses)
+    if own is None:
         losses.append(f"<{kind} name={name!r}>: no workbench question type; left out")
         return None
+    q |= own
     if tag.get("required") == "true":
         q["required"] = True
-    elif kind != "Pairwise":
-        q["required"] = False
+    else:
+        q.setdefault("required", False)
     if tag.get("perRegion") == "true":
         losses.append(f"<{kind} name={name!r}>: asked per region in Label Studio; here per item")
     hint = tag.get("hint")

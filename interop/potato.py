@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from interop.base import Converted, existing, fail, label
-from kinds import FieldType
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -144,14 +143,7 @@ def read(path: str | Path) -> Converted:
 
 def _labels(field: HumanField, value: Any) -> dict[str, str]:
     """``{label name: value}`` as Potato's form stores it for this field."""
-    if field.type is FieldType.BINARY:
-        choice = "yes" if value else "no"
-        return {choice: choice}
-    if field.type in (FieldType.CATEGORICAL, FieldType.ORDINAL):
-        return {str(value): str(value)}
-    if field.type is FieldType.FACT_LABELS:
-        return {"text_box": json.dumps(value)}
-    return {"text_box": str(value)}
+    return field.question_type.potato_labels(field, value)
 
 
 def folder_name(user: str) -> str:

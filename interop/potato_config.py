@@ -1,6 +1,7 @@
 """A declared kind from a Potato configuration's ``annotation_schemes`` list (YAML).
 
-Carried over: ``radio`` and ``select`` (one label), ``multiselect`` (several labels),
+Carried over: the annotation types each question type reads (its ``potato`` names and
+``from_potato``): ``radio`` and ``select`` (one label), ``multiselect`` (several labels),
 ``likert`` (``size`` levels; only the ends have words in Potato, the levels between are
 named by their number), ``text``, ``number`` and ``slider`` (a score range), ``span``
 (spans of the text field). Item fields come from ``item_properties`` (``text_key``,
@@ -17,53 +18,21 @@ import yaml
 from common.limits import MAX_NESTING
 from kinds.declared import DeclarationError
 from kinds.kind_file import TOO_DEEP
+from kinds.question_registry import question_types
 
 IGNORED_KEYS = {"sequential_key_binding", "label_requirement", "horizontal", "displaying_score"}
-
-
-def _labels(scheme: dict[str, Any], losses: list[str]) -> list[str]:
-    out = []
-    for lab in scheme.get("labels") or []:
-        if isinstance(lab, dict):
-            out.append(str(lab.get("name", "")))
-            extra = sorted(set(lab) - {"name"})
-            if extra:
-                losses.append(
-                    f"scheme {scheme.get('name')!r}, label {lab.get('name')!r}: "
-                    f"{', '.join(extra)} not carried over"
-                )
-        else:
-            out.append(str(lab))
-    return out
 
 
 def _question(scheme: dict[str, Any], text_field: str, losses: list[str]) -> dict | None:
     name = str(scheme.get("name", ""))
     kind = scheme.get("annotation_type")
     q: dict[str, Any] = {"name": name, "prompt": str(scheme.get("description") or name)}
-    if kind in ("radio", "select"):
-        q |= {"type": "single", "labels": _labels(scheme, losses)}
-    elif kind == "multiselect":
-        q |= {"type": "multi", "labels": _labels(scheme, losses)}
-    elif kind == "likert":
-        size = int(scheme.get("size", 5))
-        words = [str(i) for i in range(1, size + 1)]
-        words[0] = f"1 · {scheme.get('min_label', '1')}"
-        words[-1] = f"{size} · {scheme.get('max_label', size)}"
-        q |= {"type": "likert", "labels": words}
-        if size > 2:
-            losses.append(f"scheme {name!r}: likert levels 2..{size - 1} are named by number")
-    elif kind == "text":
-        q |= {"type": "text"}
-    elif kind in ("number", "slider"):
-        lo = scheme.get("min_value", scheme.get("min", 0))
-        hi = scheme.get("max_value", scheme.get("max", 100 if kind == "slider" else 1))
-        q |= {"type": "score", "min": float(lo), "max": float(hi)}
-    elif kind == "span":
-        q |= {"type": "spans", "field": text_field, "labels": _labels(scheme, losses)}
-    else:
+    own = next((qt for qt in question_types(declarable=True) if kind in qt.potato), None)
+    found = own.from_potato(scheme, text_field, losses) if own is not None else None
+    if own is None or found is None:
         losses.append(f"scheme {name!r}: annotation type {kind!r} has no counterpart; left out")
         return None
+    q |= {"type": own.name, **found}
     dropped = sorted(
         set(scheme)
         - {"name", "annotation_type", "description", "labels", "size", "min_label", "max_label"}

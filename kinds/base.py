@@ -11,35 +11,12 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from kinds.field_types import FieldType, ValidationError
+from kinds.field_types import FieldType, Level, ValidationError
+from kinds.question_registry import for_field
 
-__all__ = ["FieldType", "ValidationError"]  # defined apart, for kinds.values
-
-
-class Level(StrEnum):
-    """Level of measurement, as Krippendorff uses the word."""
-
-    NOMINAL = "nominal"
-    ORDINAL = "ordinal"
-    INTERVAL = "interval"
-    RATIO = "ratio"
-
-
-#: Levels of Krippendorff's alpha reported for each field type.
-AGREEMENT_LEVELS: dict[FieldType, tuple[Level, ...]] = {
-    FieldType.BINARY: (Level.NOMINAL,),
-    FieldType.CATEGORICAL: (Level.NOMINAL,),
-    FieldType.ORDINAL: (Level.NOMINAL, Level.ORDINAL, Level.INTERVAL),
-    FieldType.INTERVAL: (Level.INTERVAL, Level.RATIO),
-    FieldType.FACT_LABELS: (Level.NOMINAL,),
-    FieldType.MULTI_LABEL: (Level.NOMINAL,),  # exact sets; MASI alpha is declared apart
-    FieldType.TEXT: (),  # free text: counts only
-    FieldType.PAIRWISE: (Level.NOMINAL,),  # the winner (or tie)
-    FieldType.SPANS: (),  # span F1 and character alpha are declared apart
-}
+__all__ = ["FieldType", "Level", "ValidationError"]  # defined apart, for the question types
 
 
 _TRUE = {"1", "true", "yes", "y", "t"}
@@ -51,7 +28,8 @@ FACT_NOT_IMPLIED = "M"
 FACT_UNSET = "?"
 
 
-def _as_number(value: Any) -> float:
+def as_number(value: Any) -> float:
+    """A number from a number or its text (not NaN), or ValidationError."""
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
@@ -107,7 +85,8 @@ class HumanField:
     """A judgment annotators give, with its type, allowed values and level of measurement."""
 
     name: str
-    type: FieldType
+    #: a FieldType, or the ``field_type`` string of a question type a plugin registers
+    type: FieldType | str
     description: str = ""
     values: tuple[Any, ...] = ()
     minimum: float | None = None
@@ -129,29 +108,24 @@ class HumanField:
     source_field: str | None = None
 
     @property
+    def question_type(self) -> Any:
+        """The registered :class:`~kinds.question_type.QuestionType` of this field."""
+        return for_field(self.type)
+
+    @property
     def level(self) -> Level:
         """The field's natural level of measurement."""
-        return {
-            FieldType.BINARY: Level.NOMINAL,
-            FieldType.CATEGORICAL: Level.NOMINAL,
-            FieldType.ORDINAL: Level.ORDINAL,
-            FieldType.INTERVAL: Level.INTERVAL,
-            FieldType.FACT_LABELS: Level.NOMINAL,
-            FieldType.MULTI_LABEL: Level.NOMINAL,
-            FieldType.TEXT: Level.NOMINAL,
-            FieldType.PAIRWISE: Level.NOMINAL,
-            FieldType.SPANS: Level.NOMINAL,
-        }[self.type]
+        return for_field(self.type).level
 
     @property
     def agreement_levels(self) -> tuple[Level, ...]:
         """Levels of Krippendorff's alpha that fit this field."""
-        return AGREEMENT_LEVELS[self.type]
+        return for_field(self.type).agreement_levels
 
     @property
     def numeric(self) -> bool:
         """True when values are numbers (so means and correlations make sense)."""
-        return self.type in (FieldType.BINARY, FieldType.ORDINAL, FieldType.INTERVAL)
+        return for_field(self.type).numeric
 
     def validate(
         self, value: Any, item_fields: Mapping[str, Any] | None = None, *, draft: bool = False
@@ -159,64 +133,11 @@ class HumanField:
         """Return the canonical form of ``value`` or raise :class:`ValidationError`.
 
         ``draft`` allows a fact list with facts not labelled yet (``"?"``); a submitted
-        label never holds one.
+        label never holds one. The field's question type checks the value.
         """
         if value is None or (isinstance(value, float) and math.isnan(value)):
             raise ValidationError("value is empty")
-        if self.type is FieldType.BINARY:
-            return parse_binary(value)
-        if self.type is FieldType.CATEGORICAL:
-            text = str(value).strip()
-            if text not in self.values:
-                raise ValidationError(f"{text!r} is not one of {list(self.values)}")
-            return text
-        if self.type is FieldType.ORDINAL:
-            number = _as_number(value)
-            for allowed in self.values:
-                if math.isclose(number, float(allowed), abs_tol=1e-9):
-                    return allowed
-            raise ValidationError(f"{value!r} is not one of {list(self.values)}")
-        if self.type is FieldType.INTERVAL:
-            number = _as_number(value)
-            if self.minimum is not None and number < self.minimum:
-                raise ValidationError(f"{number} is below the minimum {self.minimum}")
-            if self.maximum is not None and number > self.maximum:
-                raise ValidationError(f"{number} is above the maximum {self.maximum}")
-            return number
-        if self.type is FieldType.FACT_LABELS:
-            return self._validate_fact_labels(value, item_fields, draft)
-        from kinds.values import validate_structured
-
-        return validate_structured(self, value, item_fields)
-
-    def _validate_fact_labels(
-        self, value: Any, item_fields: Mapping[str, Any] | None, draft: bool
-    ) -> list[str]:
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise ValidationError(f"fact labels must be a JSON list: {exc.msg}") from None
-        if not isinstance(value, list):
-            raise ValidationError("fact labels must be a list of 'C' / 'M'")
-        labels = [str(v).strip().upper() for v in value]
-        allowed = (
-            (FACT_IMPLIED, FACT_NOT_IMPLIED, FACT_UNSET)
-            if draft
-            else (FACT_IMPLIED, FACT_NOT_IMPLIED)
-        )
-        bad = [v for v in labels if v not in allowed]
-        if bad:
-            if bad[0] == FACT_UNSET:
-                raise ValidationError("every fact needs a label ('C' or 'M') before submitting")
-            raise ValidationError(f"fact labels must be 'C' or 'M', got {bad[0]!r}")
-        if item_fields is not None and self.facts_field:
-            facts = item_fields.get(self.facts_field) or []
-            if len(labels) != len(facts):
-                raise ValidationError(
-                    f"{len(labels)} labels for {len(facts)} facts in {self.facts_field!r}"
-                )
-        return labels
+        return for_field(self.type).validate(self, value, item_fields, draft)
 
 
 @dataclass(frozen=True)

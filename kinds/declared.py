@@ -15,55 +15,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kinds.base import FieldType, HumanField, ItemField, TaskKind, ValidationError
+from kinds.base import HumanField, ItemField, TaskKind, ValidationError
 from kinds.kind_file import TOO_DEEP, KindFileError, check_data, kind_text
-from kinds.markdown_check import html_in_markdown
-from kinds.pairwise_swap import pairwise_swappable
+from kinds.question_registry import declarable_names, find, question_types
+from kinds.question_type import COMMON_KEYS, DeclarationError, flag, markdown
 from kinds.values import answer_key
+
+__all__ = ["DeclarationError", "KindDefinition", "build_kind", "parse_definition"]
 
 PREFIX = "decl:"
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,47}$")
 FIELD_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 ROLES = ("text", "markdown", "chat", "link", "code")
-#: question type in the file -> field type of the kind
-TYPES: dict[str, FieldType] = {
-    "binary": FieldType.BINARY,
-    "single": FieldType.CATEGORICAL,
-    "multi": FieldType.MULTI_LABEL,
-    "likert": FieldType.ORDINAL,
-    "score": FieldType.INTERVAL,
-    "text": FieldType.TEXT,
-    "pairwise": FieldType.PAIRWISE,
-    "spans": FieldType.SPANS,
-}
 TOP_KEYS = {"title", "description", "guideline", "judge_hint", "fields", "questions"}
 FIELD_KEYS = {"name", "role", "output", "hidden", "required", "description"}
-QUESTION_KEYS = {
-    "name",
-    "type",
-    "prompt",
-    "help",
-    "required",
-    "labels",
-    "levels",
-    "min",
-    "max",
-    "outputs",
-    "tie",
-    "strength",
-    "systems",
-    "field",
-    "show_if",
-}
-_LABELLED = ("single", "multi", "likert", "spans")
-
-
-class DeclarationError(ValueError):
-    """A kind definition that cannot be used; one line: the key, then the reason."""
-
-    def __init__(self, key: str, reason: str) -> None:
-        super().__init__(f"{key}: {reason}")
-        self.key = key
 
 
 @dataclass(frozen=True)
@@ -124,7 +89,7 @@ def parse_definition(data: Mapping[str, Any]) -> KindDefinition:
         raise DeclarationError(exc.where, str(exc)) from None
     _no_unknown(data, TOP_KEYS, "")
     for key in ("title", "description", "guideline", "judge_hint"):
-        _markdown(data.get(key, ""), key)
+        markdown(data.get(key, ""), key)
     fields = _list_of_tables(data, "fields")
     questions = _list_of_tables(data, "questions")
     item_fields = tuple(_item_field(f, i) for i, f in enumerate(fields))
@@ -149,7 +114,7 @@ def build_kind(ref: str, definition: KindDefinition) -> TaskKind:
         human_fields_fn=lambda settings: questions,
         guideline=str(data.get("guideline", "")),
         judge_hint=str(data.get("judge_hint", "")),
-        swappable=pairwise_swappable(questions),
+        swappable=swappable(questions),
     )
 
 
@@ -167,15 +132,6 @@ def _no_unknown(table: Mapping[str, Any], allowed: set[str], where: str) -> None
             )
 
 
-def _markdown(value: Any, key: str) -> str:
-    if not isinstance(value, str):
-        raise DeclarationError(key, "must be text")
-    tag = html_in_markdown(value)
-    if tag:
-        raise DeclarationError(key, f"Markdown may not hold HTML (found {tag!r})")
-    return value
-
-
 def _list_of_tables(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     value = data.get(key)
     if not value:
@@ -191,13 +147,6 @@ def _distinct(names: list[str], key: str, what: str) -> None:
         if n in seen:
             raise DeclarationError(f"{key}[{i}].name", f"duplicate {what} {n!r}")
         seen.add(n)
-
-
-def _flag(table: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
-    value = table.get(key, default)
-    if not isinstance(value, bool):
-        raise DeclarationError(f"{where}.{key}", "must be true or false")
-    return value
 
 
 def _name(table: Mapping[str, Any], where: str) -> str:
@@ -221,125 +170,50 @@ def _item_field(f: Mapping[str, Any], i: int) -> ItemField:
     return ItemField(
         name,
         kind="chat" if role == "chat" else "text",
-        required=_flag(f, "required", where, True),
-        description=_markdown(f.get("description", ""), f"{where}.description"),
+        required=flag(f, "required", where, True),
+        description=markdown(f.get("description", ""), f"{where}.description"),
         role=role,
-        hidden=_flag(f, "hidden", where, False),
-        output=_flag(f, "output", where, False),
+        hidden=flag(f, "hidden", where, False),
+        output=flag(f, "output", where, False),
     )
 
 
-def _labels(q: Mapping[str, Any], where: str, *, needed: int = 2) -> tuple[str, ...]:
-    labels = q.get("labels")
-    if not isinstance(labels, list) or len(labels) < needed:
-        raise DeclarationError(f"{where}.labels", f"a list of at least {needed} labels is needed")
-    out = []
-    for j, label in enumerate(labels):
-        if not isinstance(label, str) or not label.strip():
-            raise DeclarationError(f"{where}.labels[{j}]", "must be non-empty text")
-        _markdown(label, f"{where}.labels[{j}]")
-        out.append(label.strip())
-    if len(set(out)) != len(out):
-        dup = next(v for v in out if out.count(v) > 1)
-        raise DeclarationError(f"{where}.labels", f"labels must be distinct ({dup!r} repeats)")
-    return tuple(out)
+def question_keys() -> set[str]:
+    """Every key some question type takes (a key no type knows is refused)."""
+    return set(COMMON_KEYS).union(*(qt.keys for qt in question_types(declarable=True)))
+
+
+def swappable(questions: tuple[HumanField, ...]) -> tuple[tuple[str, str], ...]:
+    """The distinct output pairs a custom judge may read exchanged, in order."""
+    pairs: list[tuple[str, str]] = []
+    for q in questions:
+        for pair in q.question_type.swappable(q):
+            if pair not in pairs:
+                pairs.append(pair)
+    return tuple(pairs)
 
 
 def _question(
     q: Mapping[str, Any], where: str, fields: Mapping[str, ItemField], before: list[HumanField]
 ) -> HumanField:
-    _no_unknown(q, QUESTION_KEYS, where)
+    _no_unknown(q, question_keys(), where)
     name = _name(q, where)
-    qtype = q.get("type")
-    if qtype not in TYPES:
+    qt = find(q.get("type"))
+    if qt is None:
         raise DeclarationError(
-            f"{where}.type", f"unknown type {qtype!r} (known: {', '.join(TYPES)})"
+            f"{where}.type",
+            f"unknown type {q.get('type')!r} (known: {', '.join(declarable_names())})",
         )
     common: dict[str, Any] = {
-        "description": _markdown(q.get("prompt", name), f"{where}.prompt"),
-        "help": _markdown(q.get("help", ""), f"{where}.help"),
-        "required": _flag(q, "required", where, True),
+        "description": markdown(q.get("prompt", name), f"{where}.prompt"),
+        "help": markdown(q.get("help", ""), f"{where}.help"),
+        "required": flag(q, "required", where, True),
     }
-    spec = HumanField(name, TYPES[qtype], **common, **_typed(qtype, q, where, fields))
+    assert qt.parse is not None  # registration refuses a declarable type without one
+    spec = HumanField(name, qt.field_type, **common, **qt.parse(q, where, fields))
     if "show_if" in q:
         spec = _with_condition(spec, q["show_if"], f"{where}.show_if", before)
     return spec
-
-
-def _typed(
-    qtype: str, q: Mapping[str, Any], where: str, fields: Mapping[str, ItemField]
-) -> dict[str, Any]:
-    """The type's own attributes of a question (labels, levels, range, outputs, field)."""
-    if qtype == "binary":
-        labels = _labels(q, where) if "labels" in q else ("no", "yes")
-        if len(labels) != 2:
-            raise DeclarationError(f"{where}.labels", "a binary question has two labels: no, yes")
-        return {"values": (0, 1), "level_descriptions": {0: labels[0], 1: labels[1]}}
-    if qtype in ("single", "multi"):
-        return {"values": _labels(q, where)}
-    if qtype == "likert":
-        labels = _labels(q, where)
-        levels = q.get("levels", list(range(1, len(labels) + 1)))
-        if (
-            not isinstance(levels, list)
-            or len(levels) != len(labels)
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in levels)
-            or len(set(levels)) != len(levels)
-        ):
-            raise DeclarationError(
-                f"{where}.levels", "distinct whole numbers, one per label, are needed"
-            )
-        return {
-            "values": tuple(levels),
-            "level_descriptions": dict(zip(levels, labels, strict=True)),
-        }
-    if qtype == "score":
-        lo, hi = q.get("min", 0), q.get("max", 1)
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (lo, hi)):
-            raise DeclarationError(f"{where}.min", "min and max must be numbers")
-        if lo >= hi:
-            raise DeclarationError(f"{where}.max", f"max {hi} must be above min {lo}")
-        return {"minimum": float(lo), "maximum": float(hi)}
-    if qtype == "pairwise":
-        return _pairwise(q, where, fields)
-    if qtype == "spans":
-        source = q.get("field")
-        if source not in fields or fields[source].role not in ("text", "markdown", "code"):
-            raise DeclarationError(
-                f"{where}.field", f"{source!r} is not a declared text, markdown or code field"
-            )
-        return {"values": _labels(q, where, needed=1), "source_field": source}
-    if "labels" in q:
-        raise DeclarationError(f"{where}.labels", f"a {qtype} question has no labels")
-    return {}
-
-
-def _pairwise(q: Mapping[str, Any], where: str, fields: Mapping[str, ItemField]) -> dict[str, Any]:
-    outputs = q.get("outputs") or [f.name for f in fields.values() if f.output]
-    if not isinstance(outputs, list) or len(outputs) < 2:
-        raise DeclarationError(f"{where}.outputs", "two or more output fields are needed")
-    for j, o in enumerate(outputs):
-        if o not in fields:
-            raise DeclarationError(f"{where}.outputs[{j}]", f"{o!r} is not a declared field")
-    if len(set(outputs)) != len(outputs):
-        raise DeclarationError(f"{where}.outputs", "outputs must be distinct")
-    systems = q.get("systems", [])
-    if systems and (not isinstance(systems, list) or len(systems) != len(outputs)):
-        raise DeclarationError(f"{where}.systems", "one system field per output is needed")
-    for j, s in enumerate(systems):
-        if s not in fields:
-            raise DeclarationError(f"{where}.systems[{j}]", f"{s!r} is not a declared field")
-    strengths = (
-        _labels({"labels": q["strength"]}, f"{where}.strength", needed=1)
-        if ("strength" in q)
-        else ()
-    )
-    return {
-        "outputs": tuple(outputs),
-        "allow_tie": _flag(q, "tie", where, True),
-        "strengths": strengths,
-        "systems": tuple(systems),
-    }
 
 
 def _with_condition(

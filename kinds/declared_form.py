@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kinds.values import TIE
+from kinds.question_registry import find
+from kinds.question_type import COMMON_KEYS
 
 FIELD_ORDER = ("name", "role", "output", "hidden", "required", "description")
 QUESTION_ORDER = (
@@ -32,29 +33,6 @@ QUESTION_ORDER = (
     "strength",
     "show_if",
 )
-#: the keys each question type may carry besides the common ones
-TYPE_KEYS: dict[str, frozenset[str]] = {
-    "binary": frozenset({"labels"}),
-    "single": frozenset({"labels"}),
-    "multi": frozenset({"labels"}),
-    "likert": frozenset({"labels", "levels"}),
-    "score": frozenset({"min", "max"}),
-    "text": frozenset(),
-    "pairwise": frozenset({"outputs", "systems", "tie", "strength"}),
-    "spans": frozenset({"field", "labels"}),
-}
-COMMON_KEYS = frozenset({"name", "type", "prompt", "help", "required", "show_if"})
-#: what each type is called on the form
-TYPE_TITLES = {
-    "binary": "binary (yes / no)",
-    "single": "one label",
-    "multi": "several labels",
-    "likert": "Likert (a label per level)",
-    "score": "score on a range (slider)",
-    "text": "free text",
-    "pairwise": "pairwise (A / B / tie)",
-    "spans": "spans of a text field",
-}
 _LEVEL_LINE = re.compile(r"^\s*(-?\d+)\s*[:=]\s*(.*\S)\s*$")
 _SAMPLE = {
     "text": "A sample text for the field {name}: it shows how the item reads.",
@@ -108,33 +86,21 @@ def change_type(
 ) -> dict:
     """The question as ``new_type``: keys the new type has no use for are dropped, and a
     type that needs labels, a range, outputs or a field gets a starting value."""
-    keep = COMMON_KEYS | TYPE_KEYS.get(new_type, frozenset())
+    qt = find(new_type)
+    keep = COMMON_KEYS | frozenset(qt.keys if qt else ())
     out = {k: v for k, v in question.items() if k in keep}
     out["type"] = new_type
     for key, value in starter(new_type, fields).items():
         out.setdefault(key, value)
-    if new_type == "binary" and len(out.get("labels") or []) != 2:
-        out.pop("labels", None)
+    if qt is not None:
+        out = qt.fit(out)
     return ordered(out, QUESTION_ORDER)
 
 
 def starter(qtype: str, fields: list[Mapping[str, Any]]) -> dict[str, Any]:
     """What a new question of ``qtype`` starts with (the admin edits it on the form)."""
-    if qtype in ("single", "multi"):
-        return {"labels": ["first label", "second label"]}
-    if qtype == "likert":
-        return {"labels": ["poor", "fair", "good", "very good", "excellent"]}
-    if qtype == "score":
-        return {"min": 0, "max": 10}
-    if qtype == "pairwise":
-        outputs = [f.get("name") for f in fields if f.get("output")]
-        return {"outputs": outputs} if len(outputs) >= 2 else {}
-    if qtype == "spans":
-        texts = [
-            f.get("name") for f in fields if f.get("role", "text") in ("text", "markdown", "code")
-        ]
-        return {"field": texts[0] if texts else "", "labels": ["error"]}
-    return {}
+    qt = find(qtype)
+    return qt.starter(fields) if qt else {}
 
 
 def new_name(prefix: str, taken: list[str]) -> str:
@@ -147,17 +113,14 @@ def new_name(prefix: str, taken: list[str]) -> str:
 
 def answer_options(question: Mapping[str, Any]) -> list[Any]:
     """The answers a condition on ``question`` may name (empty: none can be offered)."""
-    qtype = question.get("type")
-    labels = list(question.get("labels") or [])
-    if qtype == "binary":
-        return labels if len(labels) == 2 else ["no", "yes"]
-    if qtype in ("single", "multi"):
-        return labels
-    if qtype == "likert":
-        return list(question.get("levels") or range(1, len(labels) + 1))
-    if qtype == "pairwise":
-        return [*(question.get("outputs") or []), *([TIE] if question.get("tie", True) else [])]
-    return []
+    qt = find(question.get("type"))
+    return qt.answer_options(question) if qt else []
+
+
+def type_title(name: str) -> str:
+    """What a question type is called on the form (its name when unknown)."""
+    qt = find(name)
+    return qt.title or name if qt else str(name)
 
 
 def sample_value(field: Mapping[str, Any]) -> Any:

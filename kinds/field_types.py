@@ -1,7 +1,10 @@
-"""The types of a human field's value, and the error a value that does not fit raises.
+"""The types of a human field's value, levels of measurement, and the error a value that
+does not fit raises.
 
-Apart from :mod:`kinds.base` so that :mod:`kinds.values` (the structured answers the base
-hands over) can use them without importing the base back.
+Apart from :mod:`kinds.base` so that the question types (:mod:`kinds.question_type`,
+which the base asks to validate a value) can use them without importing the base back.
+A field's ``type`` is one of these members for the built-in types, or the plain
+``field_type`` string of a question type a plugin registers.
 """
 
 from __future__ import annotations
@@ -21,6 +24,15 @@ class FieldType(StrEnum):
     TEXT = "text"  # free text
     PAIRWISE = "pairwise"  # which of two or more outputs is better, or a tie
     SPANS = "spans"  # labelled character ranges of one item text field
+
+
+class Level(StrEnum):
+    """Level of measurement, as Krippendorff uses the word."""
+
+    NOMINAL = "nominal"
+    ORDINAL = "ordinal"
+    INTERVAL = "interval"
+    RATIO = "ratio"
 
 
 class ValidationError(ValueError):

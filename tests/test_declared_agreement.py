@@ -191,7 +191,15 @@ def test_free_text_is_counted_and_undefined_cases_say_why(store: Store) -> None:
     assert doc["note"]["text_answers"] == 3
     assert doc["note"]["text_answers_n_items"] == 2
     assert doc["note"]["text_mean_characters"] == pytest.approx((8 + 4 + 2) / 3)
-    assert doc["note"]["krippendorff_alpha"] == {}
+    # no statistic but the counts applies to free text: none is computed or noted
+    note_keys = {k for k in doc["note"] if k != "reasons"} | set(doc["note"]["reasons"])
+    assert not note_keys & {"krippendorff_alpha", "fleiss_kappa", "percent_agreement"}
+    assert not {k for k in note_keys if k.startswith(("cohen_", "fleiss_", "gwet_", "icc_"))}
+    assert not {k for k in note_keys if k.startswith(("masi", "span_", "pairwise_agree"))}
+    # a multi-label set is no category: exact-set alpha and MASI, but no Fleiss or Cohen
+    reasons = doc["reasons"]
+    assert "masi_alpha" in reasons and "percent_agreement" in reasons
+    assert not {k for k in reasons if k.startswith(("fleiss", "cohen", "gwet_ac1", "text_"))}
     assert doc["preference"]["bradley_terry_top"] is None
     assert (
         doc["preference"]["reasons"]["bradley_terry_top"] == "fewer than two systems were compared"

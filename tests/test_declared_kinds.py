@@ -55,9 +55,9 @@ def test_examples_parse_into_the_question_types() -> None:
     ("change", "message"),
     [
         (
-            ('type = "binary"', 'type = "ranking"'),
-            "questions[0].type: unknown type 'ranking' (known: binary, single, multi, likert, "
-            "score, text, pairwise, spans)",
+            ('type = "binary"', 'type = "sorting"'),
+            "questions[0].type: unknown type 'sorting' (known: binary, single, multi, likert, "
+            "score, text, pairwise, spans, ranking)",
         ),
         (
             (
@@ -168,10 +168,10 @@ def test_cli_create_list_show_and_the_toml_comes_back_unchanged(
     assert main(["--db", sqlite_url, "kind", "show", "spans", "--toml"]) == 0
     assert capsys.readouterr().out == path.read_text()
     bad = tmp_path / "bad.toml"
-    bad.write_text(MINIMAL.replace('type = "binary"', 'type = "ranking"'))
+    bad.write_text(MINIMAL.replace('type = "binary"', 'type = "sorting"'))
     assert main(["--db", sqlite_url, "kind", "create", "bad", "--from", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: bad.toml: questions[0].type: unknown type 'ranking'")
+    assert err.startswith("error: bad.toml: questions[0].type: unknown type 'sorting'")
     assert err.count("\n") == 1
     assert main(["--db", sqlite_url, "project", "create", "p", "--kind", "decl:spans"]) == 0
     items = EXAMPLES / "error_spans_items.jsonl"

@@ -259,6 +259,7 @@ def _names(lines: list[str]) -> set[str]:
 
 def test_pyproject_dependencies_are_the_requirements() -> None:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
     def pinned(name: str) -> list[str]:
         text = (ROOT / name).read_text()
         return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]

@@ -13,8 +13,10 @@ from typing import Any
 
 import streamlit as st
 
-from kinds.declared import ROLES, TYPES, DeclarationError
-from kinds.declared_form import TYPE_TITLES, answer_options, likert_text, lines
+from kinds.declared import ROLES, DeclarationError
+from kinds.declared_form import answer_options, likert_text, lines, type_title
+from kinds.question_registry import declarable_names, find
+from kinds.question_type import FormField
 from ui.kind_form_edits import (
     ALWAYS,
     PREFIX,
@@ -180,13 +182,13 @@ def _question(
         st.selectbox,
         "Type",
         f"q{i}::type",
-        qtype if qtype in TYPES else None,
+        qtype if qtype in declarable_names() else None,
         path,
         retype(fields),
         structural=True,
         host=c[1],
-        options=list(TYPES),
-        format_func=TYPE_TITLES.get,
+        options=declarable_names(),
+        format_func=type_title,
     )
     _entry_buttons(c[2], "questions", i)
     c = st.columns([4, 1], vertical_alignment="bottom")
@@ -237,113 +239,79 @@ def _entry_buttons(host: Any, section: str, i: int) -> None:
         )
 
 
-def _labels_area(i: int, q: dict[str, Any], label: str, default: Any = None) -> None:
-    _widget(
-        st.text_area,
-        label,
-        f"q{i}::labels",
-        "\n".join(str(v) for v in q.get("labels") or default or []),
-        ("questions", i),
-        put("labels", default, lines),
-        height=100,
-    )
+def _words(value: Any) -> list[str]:
+    return [w.strip() for w in str(value).split(",") if w.strip()]
+
+
+def _entry(i: int, q: dict[str, Any], ff: FormField, host: Any, ctx: dict[str, Any]) -> None:
+    """One entry of the type's part of the form, drawn by its widget."""
+    path = ("questions", i)
+    key = f"q{i}::{ff.key}"
+    extra = {k: v for k, v in (("help", ff.help), ("placeholder", ff.placeholder)) if v}
+    current = q.get(ff.key, ff.default)
+    if ff.widget == "note":
+        host.caption(ff.label)
+    elif ff.widget == "labels":
+        shown = "\n".join(str(v) for v in q.get(ff.key) or ff.default or [])
+        setter = put(ff.key, ff.default, lines)
+        _widget(st.text_area, ff.label, key, shown, path, setter, host=host, height=100)
+    elif ff.widget == "likert":
+        _widget(
+            st.text_area, ff.label, key, likert_text(q), path, set_likert, host=host, height=130
+        )
+    elif ff.widget == "number":
+        setter = put(ff.key, None, _number)
+        _widget(st.number_input, ff.label, key, float(current), path, setter, host=host)
+    elif ff.widget == "outputs":
+        chosen = list(current or [])
+        options = _with(ctx["names"], chosen)
+        setter = put(ff.key, [])
+        _widget(
+            st.multiselect, ff.label, key, chosen, path, setter, host=host, options=options, **extra
+        )
+    elif ff.widget == "checkbox":
+        setter = put(ff.key, ff.default)
+        _widget(
+            st.checkbox,
+            ff.label,
+            key,
+            bool(current),
+            path,
+            setter,
+            structural=ff.structural,
+            host=host,
+            **extra,
+        )
+    elif ff.widget == "words":
+        shown = ", ".join(current or [])
+        setter = put(ff.key, [], _words)
+        _widget(st.text_input, ff.label, key, shown, path, setter, host=host, **extra)
+    elif ff.widget == "text_field":
+        texts = ctx["texts"]
+        shown = current if current in texts else None
+        _widget(st.selectbox, ff.label, key, shown, path, put(ff.key), host=host, options=texts)
 
 
 def _typed(i: int, q: dict[str, Any], names: list[str], fields: list[dict[str, Any]]) -> None:
-    """The type's own entries: labels, levels, range, outputs, the marked field."""
-    qtype = q.get("type")
-    path = ("questions", i)
-    if qtype == "binary":
-        _labels_area(i, q, "Labels: no, then yes (one per line)", ["no", "yes"])
-    elif qtype in ("single", "multi"):
-        _labels_area(i, q, "Labels, one per line")
-    elif qtype == "likert":
-        _widget(
-            st.text_area,
-            "Levels, one per line as LEVEL: label (e.g. 1: poor)",
-            f"q{i}::likert",
-            likert_text(q),
-            path,
-            set_likert,
-            height=130,
-        )
-    elif qtype == "score":
-        c = st.columns(2)
-        for col, bound, default in zip(c, ("min", "max"), (0, 1), strict=True):
-            _widget(
-                st.number_input,
-                bound,
-                f"q{i}::{bound}",
-                float(q.get(bound, default)),
-                path,
-                put(bound, None, _number),
-                host=col,
-            )
-    elif qtype == "text":
-        st.caption("Answered in a text box.")
-    elif qtype == "pairwise":
-        c = st.columns(2)
-        outputs = list(q.get("outputs") or [])
-        _widget(
-            st.multiselect,
-            "Outputs compared (A, B, ...)",
-            f"q{i}::outputs",
-            outputs,
-            path,
-            put("outputs", []),
-            host=c[0],
-            options=_with(names, outputs),
-        )
-        systems = list(q.get("systems") or [])
-        _widget(
-            st.multiselect,
-            "System of each output (optional)",
-            f"q{i}::systems",
-            systems,
-            path,
-            put("systems", []),
-            host=c[1],
-            options=_with(names, systems),
-            help="Hidden fields naming the system behind each output, in the same order",
-        )
-        c = st.columns([1, 3], vertical_alignment="bottom")
-        _widget(
-            st.checkbox,
-            "tie allowed",
-            f"q{i}::tie",
-            bool(q.get("tie", True)),
-            path,
-            put("tie", True),
-            structural=True,
-            host=c[0],
-        )
-        _widget(
-            st.text_input,
-            "Strength levels (optional, comma-separated)",
-            f"q{i}::strength",
-            ", ".join(q.get("strength") or []),
-            path,
-            put("strength", [], lambda v: [s.strip() for s in str(v).split(",") if s.strip()]),
-            host=c[1],
-            placeholder="e.g. slightly, clearly",
-        )
-    elif qtype == "spans":
-        texts = [
+    """The type's own entries (its declared form fields), rows side by side."""
+    qt = find(q.get("type"))
+    if qt is None:
+        return
+    ctx = {
+        "names": names,
+        "texts": [
             str(f.get("name"))
             for f in fields
             if f.get("role", "text") in ("text", "markdown", "code")
-        ]
-        source = q.get("field")
-        _widget(
-            st.selectbox,
-            "Text field to mark",
-            f"q{i}::field",
-            source if source in texts else None,
-            path,
-            put("field"),
-            options=texts,
-        )
-        _labels_area(i, q, "Span labels, one per line")
+        ],
+    }
+    rows: dict[int, list[FormField]] = {}
+    for ff in qt.form:
+        rows.setdefault(ff.row or -len(rows) - 1, []).append(ff)
+    for entries in rows.values():
+        hosts = st.columns(len(entries)) if len(entries) > 1 else [st]
+        for ff, host in zip(entries, hosts, strict=True):
+            _entry(i, q, ff, host, ctx)
 
 
 def _condition(data: dict[str, Any], i: int, q: dict[str, Any]) -> None:
@@ -417,7 +385,7 @@ def render_form(error: DeclarationError | None) -> None:
     _error_here(error, "questions")
     c = st.columns([2, 1], vertical_alignment="bottom")
     c[0].selectbox(
-        "New question's type", list(TYPES), key="kf_new_type", format_func=TYPE_TITLES.get
+        "New question's type", declarable_names(), key="kf_new_type", format_func=type_title
     )
     c[1].button(
         "Add a question", key=f"{PREFIX}add_question", icon=":material/add:", on_click=add_question

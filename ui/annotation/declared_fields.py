@@ -13,15 +13,15 @@ from typing import Any
 
 import streamlit as st
 
-from kinds import FieldType, ItemField
+from kinds import ItemField
 from ui.annotation.context import ItemContext
 from ui.annotation.widgets import _plain, text_panel
 from ui.safe_markdown import no_images, one_link
 
 
 def compared_outputs(ctx: ItemContext) -> set[str]:
-    """Output fields some pairwise question shows itself."""
-    return {o for f in ctx.fields.values() if f.type is FieldType.PAIRWISE for o in f.outputs}
+    """Output fields some question (pairwise, ranking ...) shows itself."""
+    return {o for f in ctx.fields.values() for o in f.question_type.shows_outputs(f)}
 
 
 def show_field(spec: ItemField, value: Any) -> None:

@@ -1,4 +1,6 @@
-"""Controls of the structured question types: multi-label, free text, pairwise, spans.
+"""The built-in question types' controls, registered by the names the types declare
+(``binary``, ``single``, ``likert``: a choice among the values; ``score``: a slider;
+``multi_label``, ``text``, ``pairwise``, ``spans``).
 
 Each saves the moment an answer is given, as every other control does. Keyboard: a
 multi-label question's digits toggle its labels; a pairwise question takes A, B and T;
@@ -14,11 +16,11 @@ from typing import Any
 
 import streamlit as st
 
-from kinds import FieldType
 from kinds.values import TIE
 from ui.annotation.context import ItemContext, Target, save_target
+from ui.annotation.controls import register_control
 from ui.annotation.declared_fields import show_field
-from ui.annotation.widgets import MISSING_MARK, _plain
+from ui.annotation.widgets import MISSING_MARK, _plain, question
 from ui.safe_markdown import no_images
 
 PAIR_KEYS = ("a", "b", "d", "e", "f", "g")  # A, B, then further outputs (c, r: Streamlit's)
@@ -192,9 +194,46 @@ def spans(ctx: ItemContext, target: Target) -> None:
             )
 
 
-CONTROLS = {
-    FieldType.MULTI_LABEL: multi_label,
-    FieldType.TEXT: free_text,
-    FieldType.PAIRWISE: pairwise,
-    FieldType.SPANS: spans,
-}
+def choice(ctx: ItemContext, target: Target) -> None:
+    """One of the question's values, as buttons (a row when there are few)."""
+    question(ctx, target, horizontal=len(target.field.values) <= 6)
+    if target.field.help:
+        st.caption(no_images(target.field.help))
+
+
+def score_slider(ctx: ItemContext, target: Target) -> None:
+    """A declared score question: a slider over its range, saved when moved."""
+    spec = target.field
+    key = f"slider::{ctx.token}::{spec.name}"
+    if key not in st.session_state:
+        saved = ctx.value(target)
+        st.session_state[key] = float(saved if saved is not None else spec.minimum or 0.0)
+
+    heading(ctx, target)
+    st.slider(
+        spec.name,
+        min_value=float(spec.minimum or 0.0),
+        max_value=float(spec.maximum if spec.maximum is not None else 1.0),
+        key=key,
+        on_change=lambda: save_target(ctx, target, st.session_state[key]),
+        label_visibility="collapsed",
+    )
+
+
+def headed(control: Any) -> Any:
+    """The control under the question's heading."""
+
+    def draw(ctx: ItemContext, target: Target) -> None:
+        heading(ctx, target)
+        control(ctx, target)
+
+    return draw
+
+
+for _name in ("binary", "single", "likert"):
+    register_control(_name)(choice)
+register_control("score")(score_slider)
+register_control("multi_label")(headed(multi_label))
+register_control("text")(headed(free_text))
+register_control("pairwise")(headed(pairwise))
+register_control("spans")(headed(spans))

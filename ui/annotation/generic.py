@@ -8,10 +8,10 @@ from kinds import FieldType
 from kinds.values import is_asked
 from ui.annotation import GENERIC, register_view
 from ui.annotation.context import ItemContext, Target, save_target
+from ui.annotation.controls import control_for
 from ui.annotation.declared_fields import declared_fields
-from ui.annotation.declared_questions import CONTROLS, heading
+from ui.annotation.declared_questions import choice
 from ui.annotation.widgets import MISSING_MARK, context_table, fact_list, question, text_panel
-from ui.safe_markdown import no_images
 
 HIDDEN = {"text", "generator"}
 
@@ -39,25 +39,6 @@ def _number(ctx: ItemContext, target: Target) -> None:
     )
 
 
-def _slider(ctx: ItemContext, target: Target) -> None:
-    """A declared score question: a slider over its range, saved when moved."""
-    spec = target.field
-    key = f"slider::{ctx.token}::{spec.name}"
-    if key not in st.session_state:
-        saved = ctx.value(target)
-        st.session_state[key] = float(saved if saved is not None else spec.minimum or 0.0)
-
-    heading(ctx, target)
-    st.slider(
-        spec.name,
-        min_value=float(spec.minimum or 0.0),
-        max_value=float(spec.maximum if spec.maximum is not None else 1.0),
-        key=key,
-        on_change=lambda: save_target(ctx, target, st.session_state[key]),
-        label_visibility="collapsed",
-    )
-
-
 def _declared(ctx: ItemContext) -> None:
     """A declared kind: fields by role, then every question asked so far."""
     declared_fields(ctx)
@@ -65,16 +46,8 @@ def _declared(ctx: ItemContext) -> None:
         for spec in ctx.fields.values():
             if not is_asked(spec, ctx.labels):
                 continue
-            target = Target(spec)
-            if spec.type in CONTROLS:
-                heading(ctx, target)
-                CONTROLS[spec.type](ctx, target)
-            elif spec.type is FieldType.INTERVAL:
-                _slider(ctx, target)
-            else:
-                question(ctx, target, horizontal=len(spec.values) <= 6)
-                if spec.help:
-                    st.caption(no_images(spec.help))
+            name = spec.question_type.control or ""
+            (control_for(name) or choice)(ctx, Target(spec))
 
 
 @register_view(GENERIC)

@@ -189,7 +189,10 @@ def _save(key: str, action: Any, label: str, spec: HumanField, fact_index: int) 
 
 
 def shown_value(spec: HumanField | None, fact_index: int, value: Any) -> str:
-    """A final label as people read it: yes / no for binary fields, level words, C / M."""
+    """A final label as people read it: yes / no for binary fields, level words, C / M,
+    a structured answer in its question type's words."""
+    if spec is not None and fact_index == WHOLE_FIELD and spec.question_type.structured:
+        return spec.question_type.answer_text(spec, value, {})
     if isinstance(value, list):
         return " ".join(map(str, value))
     if spec is None or fact_index != WHOLE_FIELD:

@@ -1,0 +1,1 @@
+"""The built-in question types, one module each, found by :mod:`kinds.question_registry`."""
