@@ -28,10 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-#: The longest CSV cell accepted, in characters (Python's csv default is 128 KiB).
-MAX_CSV_CELL = 16 * 1024 * 1024
+from common.limits import MAX_NESTING, MAX_TEXT_CHARS
+
+#: The longest CSV cell accepted, in characters (Python's csv default is 128 KiB); a kind
+#: file's values share the cap.
+MAX_CSV_CELL = MAX_TEXT_CHARS
 #: The deepest nesting of lists / objects accepted in a JSON value.
-MAX_JSON_DEPTH = 64
+MAX_JSON_DEPTH = MAX_NESTING
 TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
 #: Rows per Parquet record batch read at a time.
 PARQUET_BATCH = 5_000

@@ -439,20 +439,20 @@ def test_a_bom_is_dropped_in_every_kind_file_and_import_format(
     assert parse_toml("\ufeff" + GOOD_TOML).data == parse_toml(GOOD_TOML).data
     files = [
         ("b.csv", "items", None, "item_id,text\nb,t\n"),
-        ("b.jsonl", "items", None, '{"item_id": "b", "text": "t"}\n'),
-        ("l.csv", "annotations", None, "item_id,annotator,field,value\na,x,label,3\n"),
+        ("b.jsonl", "items", None, '{"item_id": "c", "text": "t"}\n'),
+        ("l.csv", "annotations", None, "item_id,annotator,field,value\na,c,label,3\n"),
         (
             "p.jsonl",
             "annotations",
             "potato",
-            '{"instance_id": "a", "user_id": "x", "labels": {"label": {"3": "3"}}}\n',
+            '{"instance_id": "a", "user_id": "p", "labels": {"label": {"3": "3"}}}\n',
         ),
         (
             "ar.jsonl",
             "annotations",
             "argilla",
             '{"id": "a", "text": "t", "label.responses": '
-            '[3], "label.responses.users": ["x"], "status": "submitted"}\n',
+            '[3], "label.responses.users": ["g"], "status": "submitted"}\n',
         ),
         (
             "ls.jsonl",
