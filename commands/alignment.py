@@ -43,6 +43,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="alternative annotator test tolerance (default 0.2)",
     )
+    p.add_argument(
+        "--escalate",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="VERSION",
+        help="the confidence threshold above which the judge decides with a guarantee "
+        "(Trust or Escalate); default version: the newest",
+    )
+    p.add_argument("--alpha", type=float, default=None, help="with --escalate: 1 - agreement (0.1)")
+    p.add_argument("--delta", type=float, default=None, help="with --escalate: risk (0.05)")
+    p.add_argument(
+        "--confidence",
+        choices=("samples", "logprob", "verbal"),
+        default="samples",
+        help="with --escalate: the judge's confidence (default: agreement among its samples)",
+    )
+    p.add_argument(
+        "--tolerance",
+        type=positive_number,
+        default=None,
+        help="with --escalate on a graded field: how far from the people's mean still agrees (0.5)",
+    )
     p.set_defaults(handler=cmd_alignment)
 
 
@@ -166,6 +189,54 @@ def _write_card(doc: dict[str, Any], label: str, out: str | None) -> int:
     return 0
 
 
+def escalation_text(doc: dict[str, Any]) -> str:
+    """The escalation document in lines: the guarantee, the agreement kept, each
+    threshold tested and the items sent to people."""
+    a = doc["agreement"]
+    ci = f" [{_fmt(a['ci'][0])}, {_fmt(a['ci'][1])}]" if a.get("ci") else ""
+    lines = [
+        f"{doc['project']} · {doc['field']} ({doc['field_type']}) · {doc['version']}: "
+        f"escalation at alpha {doc['alpha']:g}, delta {doc['delta']:g}",
+        f"  confidence: {doc['confidence']['definition']}",
+        f"  agreement: {doc['rule']}",
+        f"  {doc['guarantee']}",
+        f"  threshold {_fmt(doc['threshold'])}, coverage {_fmt(doc['coverage'])} "
+        f"(n {doc['n']} calibration items), agreement on kept items {_fmt(a['value'])}{ci} "
+        f"(n {a['n']})",
+    ]
+    lines += [
+        f"    tested {t['threshold']:.2f}: {t['errors']} of {t['n']} disagree, p {t['p']:.4g}, "
+        f"upper bound {t['upper_bound']:.3f} -> {'passes' if t['passed'] else 'stops'}"
+        for t in doc["tests"]
+    ]
+    sent = doc["escalated"]
+    lines.append(
+        f"  to people: {len(sent)} of {doc['n_judged']} judged items"
+        + (f": {', '.join(x['item_id'] for x in sent)}" if sent else "")
+    )
+    return "\n".join(lines)
+
+
+def _escalate(args: argparse.Namespace, store: Store) -> dict[str, Any]:
+    from alignment.escalate import TOLERANCE, escalation
+    from alignment.escalation import ALPHA, DELTA
+
+    alpha = ALPHA if args.alpha is None else args.alpha
+    delta = DELTA if args.delta is None else args.delta
+    if not (0 < alpha < 1 and 0 < delta < 1):
+        raise CommandError("--alpha and --delta must be in (0, 1)")
+    return escalation(
+        store,
+        args.name,
+        args.field,
+        args.escalate or None,
+        alpha=alpha,
+        delta=delta,
+        source=args.confidence,
+        tolerance=TOLERANCE if args.tolerance is None else args.tolerance,
+    )
+
+
 def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
     """Print the alignment document (or a version diff)."""
     from alignment.inputs import AlignmentError
@@ -177,8 +248,15 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
         raise CommandError("--epsilon must be in [0, 1)")
     if args.out and not args.card:
         raise CommandError("--out goes with --card VERSION")
+    if args.escalate is None and (args.alpha, args.delta, args.tolerance) != (None,) * 3:
+        raise CommandError("--alpha, --delta and --tolerance go with --escalate")
     try:
-        if args.diff:
+        if args.escalate is not None:
+            data = _escalate(args, store)
+            if not args.json:
+                print(escalation_text(data))
+                return 0
+        elif args.diff:
             from alignment.diff import diff_versions
 
             hint = (
