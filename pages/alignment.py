@@ -36,6 +36,7 @@ from alignment.label_diff import label_diff
 from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
+from ui.escalation_view import escalation_section
 from ui.probe_runs import probe_control
 from ui.tables import DASH, dash_missing, number_columns
 from workbench_api.autocalibration import field_step
@@ -186,6 +187,9 @@ if labels:
         file_name=f"card-{card_label.replace(' ', '-').replace(':', '-')}.md",
         mime="text/markdown",
         key="alignment_card_download",
+    )
+    escalation_section(
+        project.name, data_version, doc["field"], labels, default_card(doc["versions"])
     )
 
 st.header("Version diff")

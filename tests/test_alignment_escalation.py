@@ -120,3 +120,26 @@ def test_cli_says_in_one_line_why_a_source_gives_no_confidence(
     assert doc["tests"][0]["threshold"] == 0.9 and doc["n"] == 38  # few-shot items out
     assert main(["--db", sqlite_url, "alignment", "toy", "--alpha", "0.1"]) == 2
     assert "go with --escalate" in capsys.readouterr().err
+
+
+def test_alignment_page_card_shows_the_guarantee_and_queues_the_escalated_items(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    from annotation_store.assignments import assignments_frame
+    from tests.support.apptest import open_app
+
+    build_samples(store)
+    store.ensure_annotator("admin", role="admin")
+    store.ensure_annotator("dana", role="annotator")
+    at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="toy", timeout=180)
+    at.selectbox(key="escalate_version").set_value("judge:toy v3").run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Threshold"] == "0.670" and metrics["Coverage"] == "80%"
+    assert metrics["Agreement on kept items"] == "1.000"
+    assert "keeps 32 of 40 calibration items" in at.success[0].value
+    sent = [d.value for d in at.dataframe if "people" in d.value.columns]
+    assert len(sent) == 1 and len(sent[0]) == 8
+    at.selectbox(key="escalate_annotator").set_value("dana").run()
+    at.button(key="escalate_queue").click().run()
+    queued = {r["item_id"] for r in assignments_frame(store, "toy") if r["annotator"] == "dana"}
+    assert queued == {f"i{k:02d}" for k in SURE_WRONG | {NO_SAMPLES}}
