@@ -10,8 +10,12 @@ rejected when p <= delta (equivalently: the one-sided Clopper-Pearson upper boun
 disagreement rate at level 1 - delta is <= alpha). The walk stops at the first
 threshold not rejected; the chosen threshold is the last one rejected. Then, with
 probability at least 1 - delta over the calibration set, the judge agrees with people on
-at least 1 - alpha of the items it keeps. Thresholds that keep no calibration item test
-nothing and are passed over; items without a confidence are never kept.
+at least 1 - alpha of the items it keeps. A threshold keeping fewer calibration items than
+could pass with no disagreement at all ((1 - alpha)^n > delta) tests nothing and is
+passed over, as the authors' code passes over thresholds with fewer than 30 items (else a
+sliver of very sure items at the top would stop every walk); the simulation in
+``bench/escalation_validity.py`` checks the guarantee still holds. Items without a
+confidence are never kept.
 """
 
 from __future__ import annotations
@@ -133,11 +137,11 @@ def fixed_sequence(
         why = "no item has both a judge confidence source and a people's reference"
         return Escalation(alpha, delta, None, 0, 0, 0, reason=why)
     tests: list[ThresholdTest] = []
-    chosen, last_n = None, 0
+    chosen, last_n, least = None, 0, min_items(alpha, delta)
     for lam in grid:
         kept = conf >= lam - 1e-9
         k = int(kept.sum())
-        if k == 0:
+        if k < least:
             continue
         if k != last_n:  # a new set of kept items: test it
             e = int((~ok[kept]).sum())
@@ -151,10 +155,10 @@ def fixed_sequence(
         first = tests[0] if tests else None
         why = (
             f"no threshold passes: every item goes to people (at the highest, {first.threshold:.2f}, "
-            f"{first.errors} of {first.n} kept items disagree, p = {first.p:.3g} > δ = {delta}; "
-            f"passing needs at least {min_items(alpha, delta)} kept items)"
+            f"{first.errors} of {first.n} kept items disagree, p = {first.p:.3g} > δ = {delta})"
             if first
-            else "no item has a confidence: every item goes to people"
+            else f"no threshold keeps the {least} calibration items that passing needs "
+            f"(the most any keeps is {int((conf > -np.inf).sum())}): every item goes to people"
         )
         return Escalation(alpha, delta, None, n, 0, 0, tuple(tests), why)
     kept = conf >= chosen - 1e-9

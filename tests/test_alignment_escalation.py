@@ -38,11 +38,26 @@ def test_walk_passes_while_the_tail_is_small_and_stops_at_the_first_failure() ->
 
 
 def test_a_failure_at_the_top_stops_the_walk_even_if_a_bigger_set_would_pass() -> None:
-    conf = np.array([1.0] * 10 + [0.8] * 90)
-    e = fixed_sequence(conf, np.ones(100, bool), 0.1, 0.05)
-    assert len(e.tests) == 1 and e.tests[0].p == pytest.approx(0.9**10)  # 0.35 > 0.05
+    conf = np.array([1.0] * 40 + [0.8] * 400)
+    agrees = np.array([True] * 32 + [False] * 8 + [True] * 400)
+    e = fixed_sequence(conf, agrees, 0.1, 0.05)
+    assert len(e.tests) == 1 and e.tests[0].p == pytest.approx(tail(8, 40, 0.1))  # 0.95
+    assert tail(8, 440, 0.1) <= 0.05  # the set at 0.80 would have passed
     assert e.threshold is None and e.kept == 0 and e.coverage == 0
-    assert "at least 29 kept items" in e.reason  # 0.9^29 = 0.047 <= 0.05 < 0.9^28
+    assert "8 of 40 kept items disagree" in e.reason
+
+
+def test_too_few_items_to_pass_are_passed_over_and_say_so() -> None:
+    # 0.9^29 = 0.047 <= 0.05 < 0.9^28: fewer than 29 items cannot pass; they test nothing
+    conf = np.array([1.0] * 28 + [0.7] * 20)
+    e = fixed_sequence(conf, np.ones(48, bool), 0.1, 0.05)
+    assert [(t.threshold, t.n) for t in e.tests] == [(0.7, 48)]
+    assert e.threshold == 0.0 and e.kept == 48
+    e = fixed_sequence(np.ones(28), np.ones(28, bool), 0.1, 0.05)
+    assert e.tests == () and e.threshold is None
+    assert (
+        "keeps the 29 calibration items that passing needs (the most any keeps is 28)" in e.reason
+    )
 
 
 def test_items_without_confidence_are_never_kept_and_nothing_to_test_says_why() -> None:
@@ -50,7 +65,7 @@ def test_items_without_confidence_are_never_kept_and_nothing_to_test_says_why() 
     e = fixed_sequence(conf, np.ones(45, bool), 0.1, 0.05)
     assert e.threshold == 0.0 and e.kept == 40 and e.n == 45
     assert fixed_sequence(np.array([]), np.array([]), 0.1, 0.05).reason.startswith("no item")
-    assert fixed_sequence(np.array([np.nan]), np.array([True])).reason.startswith("no item has")
+    assert "the most any keeps is 0" in fixed_sequence(np.array([np.nan]), np.array([True])).reason
 
 
 @pytest.mark.parametrize(("errors", "n"), [(0, 29), (0, 28), (3, 60), (4, 60), (10, 200)])
@@ -117,7 +132,17 @@ def test_cli_says_in_one_line_why_a_source_gives_no_confidence(
     # v2 states P(yes) 0.9 / 0.2: confidence 0.9 or 0.8
     main([*base, "judge:toy v2", "--confidence", "verbal", "--alpha", "0.3"])
     doc = json.loads(capsys.readouterr().out)
-    assert doc["tests"][0]["threshold"] == 0.9 and doc["n"] == 38  # few-shot items out
+    # 38 items (few-shot items out); the 19 "yes" items at 0.9 (at alpha 0.3, 9 items can
+    # pass) hold 3 disagreements (18 and 36 wrongly said yes; on 35 the people's majority
+    # errs):
+    # P(Bin(19, 0.3) <= 3) = 0.133 > 0.05 stops the walk
+    assert doc["n"] == 38 and len(doc["tests"]) == 1
+    assert (doc["tests"][0]["threshold"], doc["tests"][0]["n"], doc["tests"][0]["errors"]) == (
+        0.9,
+        19,
+        3,
+    )
+    assert doc["tests"][0]["p"] == pytest.approx(tail(3, 19, 0.3)) and doc["threshold"] is None
     assert main(["--db", sqlite_url, "alignment", "toy", "--alpha", "0.1"]) == 2
     assert "go with --escalate" in capsys.readouterr().err
 
