@@ -19,6 +19,7 @@ import pandas as pd
 from agreement import judge_probes
 from agreement.alt_test import AltTestResult, Q, alt_test
 from agreement.label_judge import confidence_calibration
+from alignment.human_ceiling import human_ceiling
 from alignment.scores import field_scores, per_item
 from alignment.versions import Version
 
@@ -211,5 +212,11 @@ def probes(
         if bias is not None
         else {"reason": "bias is counted on a graded field with a known scale"},
         "alt_test": _alt_test(fi, v, means, epsilon),
+        "human_ceiling": human_ceiling(
+            means,
+            fi.labels[~fi.labels["item_id"].isin(set(v.excluded))],
+            ordered=True,
+            weights=None if fi.binary else "quadratic",
+        ),
         "recalibration": _recalibration(fi, kept, means, seed),
     }

@@ -153,6 +153,10 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "alt-test": alt.get("reason")
         or f"omega {_fmt(alt['winning_rate'])}, rho {_fmt(alt['advantage'])}, "
         f"{'passes' if alt['passed'] else 'does not pass'} ({alt_test_n(alt)})",
+        "human ceiling": (hc := p.get("human_ceiling") or {}).get("z") is not None
+        and f"z {hc['z']:.2f}, {hc['verdict']} ({hc['kappa']}, judge {_fmt(hc['judge']['mean'])} "
+        f"vs pairs {_fmt(hc['people']['mean'])} ± {_fmt(hc['people']['sd'])}; "
+        f"{hc['people']['n_pairs']} pairs, n {hc['n']})",
         "recalibration": (rec := p.get("recalibration") or {}).get("raw")
         and f"{recalibration_text(rec)} ({rec['k']}-fold cross-fitted, n {rec['n']})",
     }
@@ -163,6 +167,7 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "position swap": p["position_swap"].get("reason"),
         "option order": (p.get("option_order") or {}).get("reason"),
         "recalibration": (p.get("recalibration") or {}).get("reason"),
+        "human ceiling": (p.get("human_ceiling") or {}).get("reason"),
     }
     return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
 
