@@ -111,6 +111,24 @@ def ceiling_lines(hc: dict[str, Any]) -> list[CardLine]:
     ]
 
 
+def _figure(name: str, x: dict[str, Any] | None) -> CardLine:
+    x = x or {}
+    if x.get("value") is None:
+        return CardLine(name, x.get("reason") or "not measured", x.get("n") or None)
+    return CardLine(name, f"{_f(x['value'])}{_ci(x.get('ci'))}", x.get("n"))
+
+
+def consistency_lines(sc: dict[str, Any]) -> list[CardLine]:
+    """Flip rate, the judge's alpha among its own samples and the people's alpha (the
+    ceiling for any judge-human figure), each with CI and n (items)."""
+    level = (sc.get("people_alpha") or {}).get("level", "")
+    return [
+        _figure("flip rate (items whose samples differ)", sc.get("flip_rate")),
+        _figure(f"judge's self-alpha among its samples ({level})", sc.get("self_alpha")),
+        _figure(f"people's alpha ({level})", sc.get("people_alpha")),
+    ]
+
+
 def verdict(row: dict[str, Any]) -> str:
     """One sentence from the alternative annotator test."""
     alt = row["probes"].get("alt_test") or {}
@@ -179,6 +197,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         CardLine("advantage ρ", _f(alt.get("advantage"))),
     ]
     ceiling = ceiling_lines(p.get("human_ceiling") or {})
+    consistency = consistency_lines(p.get("self_consistency") or {})
     unpriced = price_note(r)
     cost = [
         CardLine(
@@ -199,6 +218,7 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
             "Agreement with the people": agreement,
             "Alternative annotator test": alt_lines,
             "Human ceiling (Judge's Verdict)": ceiling,
+            "Self-consistency": consistency,
             "Biases": biases,
             "Calibration": calibration,
             "Cost": cost,

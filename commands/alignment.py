@@ -145,7 +145,14 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         + (f", Brier {_fmt(cal['brier'])}" if "brier" in cal else "")
         + f" (n {cal['n']})",
         "self-consistency": sc.get("n")
-        and f"unanimous {_fmt(sc['unanimous'])}, alpha {_fmt(sc.get('alpha'))} (n {sc['n']})",
+        and f"unanimous {_fmt(sc['unanimous'])}, alpha {_fmt(sc.get('alpha'))} (n {sc['n']}); "
+        + "; ".join(
+            _share(name, {"n": 0, **x, "value": x.get("value")}, "items")
+            for name, x in (
+                ("flip rate", sc.get("flip_rate") or {}),
+                ("people's alpha", sc.get("people_alpha") or {}),
+            )
+        ),
         "length bias": lb.get("n")
         and f"spearman {_fmt(lb['spearman']['r'])} (n {lb['spearman'].get('n', lb['n'])})",
         "position swap": p["position_swap"].get("n") and share(p["position_swap"]),

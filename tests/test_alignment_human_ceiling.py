@@ -120,3 +120,21 @@ def test_toy_document_card_text_and_report_carry_the_z(
     from reports.judge_alignment import probe_rows
 
     assert any(f"{z:.2f}" in cell for cell in probe_rows(doc)[-1])
+
+
+def test_unordered_labels_skip_the_correlation_filter_and_use_plain_kappa() -> None:
+    people = {
+        "A": ["x", "y", "z", "x", "y", "z", "x", "y"],
+        "B": ["x", "y", "z", "y", "y", "z", "x", "x"],
+        "C": ["x", "z", "z", "x", "y", "y", "x", "y"],
+    }
+    judge = pd.Series(["x", "y", "z", "x", "y", "z", "y", "y"], index=[f"u{k}" for k in range(8)])
+    out = human_ceiling(judge, frame(people), ordered=False, weights=None)  # type: ignore[arg-type]
+    code = {"x": 0, "y": 1, "z": 2}
+    c = {k: [code[v] for v in vs] for k, vs in people.items()}
+    j = [code[v] for v in judge]
+    pairs = [kappa(c[a], c[b], [0, 1, 2]) for a, b in combinations("ABC", 2)]
+    mine = statistics.mean(kappa(c[a], j, [0, 1, 2]) for a in "ABC")
+    assert out["z"] == pytest.approx((mine - statistics.mean(pairs)) / statistics.stdev(pairs))
+    assert out["correlation"] == {"reason": "no correlation filter on unordered labels"}
+    assert out["kappa"] == "Cohen's kappa"
