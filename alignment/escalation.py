@@ -21,7 +21,7 @@ confidence are never kept.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -64,19 +64,12 @@ class ThresholdTest:
     n: int
     errors: int
     p: float
-    upper: float
+    upper_bound: float
     passed: bool
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {
-            "threshold": self.threshold,
-            "n": self.n,
-            "errors": self.errors,
-            "p": self.p,
-            "upper_bound": self.upper,
-            "passed": self.passed,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

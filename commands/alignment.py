@@ -201,6 +201,10 @@ def _write_card(doc: dict[str, Any], label: str, out: str | None) -> int:
     return 0
 
 
+#: Escalated items named in the text output (the JSON lists every one).
+SHOWN = 20
+
+
 def escalation_text(doc: dict[str, Any]) -> str:
     """The escalation document in lines: the guarantee, the agreement kept, each
     threshold tested and the items sent to people."""
@@ -222,9 +226,11 @@ def escalation_text(doc: dict[str, Any]) -> str:
         for t in doc["tests"]
     ]
     sent = doc["escalated"]
+    shown = ", ".join(x["item_id"] for x in sent[:SHOWN])
+    more = f" and {len(sent) - SHOWN} more (--json lists them all)" if len(sent) > SHOWN else ""
     lines.append(
         f"  to people: {len(sent)} of {doc['n_judged']} judged items"
-        + (f": {', '.join(x['item_id'] for x in sent)}" if sent else "")
+        + (f": {shown}{more}" if sent else "")
     )
     return "\n".join(lines)
 

@@ -111,7 +111,10 @@ def escalation_section(
         st.caption(
             f"Agreement on the kept items: {a['value']:.3f} [{ci[0]:.3f}, {ci[1]:.3f}] (n {a['n']}, exact 95% interval)."
         )
-    (st.success if doc["threshold"] is not None else st.warning)(doc["guarantee"])
+    if doc["threshold"] is not None:
+        st.info(doc["guarantee"], icon=":material/verified:")
+    else:
+        st.warning(doc["guarantee"])
     st.caption(
         f"Confidence: {doc['confidence']['definition']}. Agreement: {doc['rule']}. "
         "Thresholds are tried from 1.00 down in steps of 0.01; each is kept while the "
