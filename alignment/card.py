@@ -76,6 +76,59 @@ def _share(probe: dict[str, Any], missing: str) -> CardLine:
     )
 
 
+def ceiling_lines(hc: dict[str, Any]) -> list[CardLine]:
+    """The human-ceiling test: z and its verdict, the judge's kappa, the people's pairs
+    (their distribution) and the correlation filter, each with its n."""
+    name = hc.get("kappa", "kappa")
+    if not hc:
+        return [CardLine("z", "not measured")]
+    people, judge, corr = hc.get("people") or {}, hc.get("judge") or {}, hc.get("correlation") or {}
+    ks = [x["kappa"] for x in people.get("pairs") or [] if x["kappa"] is not None]
+    spread = (
+        f"{_f(people['mean'])} ± {_f(people.get('sd'))} (range {min(ks):.3f} to {max(ks):.3f})"
+        if ks
+        else "—"
+    )
+    return [
+        CardLine(
+            f"z of the judge's {name} among the people's",
+            f"{hc['z']:.2f}: {hc['verdict']}" if hc.get("z") is not None else hc.get("reason", "—"),
+            hc.get("n"),
+        ),
+        CardLine(
+            f"judge's mean {name} with each annotator",
+            _f(judge.get("mean")),
+            f"{len(judge.get('annotators') or [])} annotators",
+        ),
+        CardLine(
+            f"annotator pairs' {name}: mean ± SD", spread, f"{people.get('n_pairs', 0)} pairs"
+        ),
+        CardLine(
+            f"correlation filter (Pearson r ≥ {corr.get('min', 0.8):.2f})",
+            _f(corr.get("r")) if corr.get("r") is not None else corr.get("reason", "—"),
+            corr.get("n"),
+        ),
+    ]
+
+
+def _figure(name: str, x: dict[str, Any] | None) -> CardLine:
+    x = x or {}
+    if x.get("value") is None:
+        return CardLine(name, x.get("reason") or "not measured", x.get("n") or None)
+    return CardLine(name, f"{_f(x['value'])}{_ci(x.get('ci'))}", x.get("n"))
+
+
+def consistency_lines(sc: dict[str, Any]) -> list[CardLine]:
+    """Flip rate, the judge's alpha among its own samples and the people's alpha (the
+    ceiling for any judge-human figure), each with CI and n (items)."""
+    level = (sc.get("people_alpha") or {}).get("level", "")
+    return [
+        _figure("flip rate (items whose samples differ)", sc.get("flip_rate")),
+        _figure(f"judge's self-alpha among its samples ({level})", sc.get("self_alpha")),
+        _figure(f"people's alpha ({level})", sc.get("people_alpha")),
+    ]
+
+
 def verdict(row: dict[str, Any]) -> str:
     """One sentence from the alternative annotator test."""
     alt = row["probes"].get("alt_test") or {}
@@ -143,6 +196,8 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         CardLine("winning rate ω", _f(alt.get("winning_rate")), alt_test_n(alt)),
         CardLine("advantage ρ", _f(alt.get("advantage"))),
     ]
+    ceiling = ceiling_lines(p.get("human_ceiling") or {})
+    consistency = consistency_lines(p.get("self_consistency") or {})
     unpriced = price_note(r)
     cost = [
         CardLine(
@@ -162,6 +217,8 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
         {
             "Agreement with the people": agreement,
             "Alternative annotator test": alt_lines,
+            "Human ceiling (Judge's Verdict)": ceiling,
+            "Self-consistency": consistency,
             "Biases": biases,
             "Calibration": calibration,
             "Cost": cost,

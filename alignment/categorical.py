@@ -21,6 +21,7 @@ import pandas as pd
 
 from agreement.alt_test import alt_test
 from agreement.label_judge import compare_labels, confidence_calibration
+from alignment.human_ceiling import human_ceiling
 from alignment.probes import changed_share, options_partner, swap_partner
 from alignment.row_head import row_head
 from alignment.versions import Version, load_versions, version_results
@@ -135,6 +136,12 @@ def _row(
             "length_bias": {"n": 0, "reason": NOT_HERE},
             "ego_bias": {"reason": NOT_HERE},
             "alt_test": _alt_test(mine["labels"], people, cats, epsilon),
+            "human_ceiling": human_ceiling(
+                pd.Series(mine["labels"], dtype=object),
+                people.assign(value=people["value"].astype(str)),
+                ordered=False,
+                weights=None,
+            ),
         },
         "_scores": scores,
     }

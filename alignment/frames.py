@@ -142,7 +142,7 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
 PROBE_FIGURES = (
     "samples unanimous", "samples α", "ECE", "Brier", "length ρ (residual)",
     "swap: share changed", "options reversed: share changed", "own model over-estimated",
-    "over-estimated", "under-estimated", "alt-test ω", "alt-test ρ",
+    "over-estimated", "under-estimated", "alt-test ω", "alt-test ρ", "human ceiling z",
 )  # fmt: skip
 
 
@@ -200,6 +200,11 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "alt-test": alt.get("reason")
                 or ("passes" if alt.get("passed") else "does not pass"),
                 "alt-test n": alt_test_n(alt),
+                "human ceiling z": (hc := p.get("human_ceiling") or {}).get("z"),
+                "human ceiling": hc.get("verdict") if hc.get("z") is not None else hc.get("reason"),
+                "human ceiling n": f"{hc['people']['n_pairs']} pairs · {hc['n']} items"
+                if hc.get("people")
+                else None,
                 "recalibrated (cross-fitted)": recalibration_text(p.get("recalibration") or {}),
                 "recalibration n": _n(p.get("recalibration") or {}),
             }

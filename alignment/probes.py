@@ -19,7 +19,9 @@ import pandas as pd
 from agreement import judge_probes
 from agreement.alt_test import AltTestResult, Q, alt_test
 from agreement.label_judge import confidence_calibration
+from alignment.human_ceiling import human_ceiling
 from alignment.scores import field_scores, per_item
+from alignment.self_consistency import self_consistency_figures
 from alignment.versions import Version
 
 if TYPE_CHECKING:
@@ -47,14 +49,22 @@ def sample_value(sample: Any, field: str) -> float | None:
     return None
 
 
-def _self_consistency(kept: pd.DataFrame, field: str, discrete: bool) -> dict[str, Any]:
+def _self_consistency(
+    fi: FieldInputs, v: Version, kept: pd.DataFrame, n_resamples: int, seed: int
+) -> dict[str, Any]:
     units = []
     for details in kept.loc[kept["status"] == "ok", "details"]:
         samples = details.get("samples")
         if isinstance(samples, list):
-            values = [x for x in (sample_value(s, field) for s in samples) if x is not None]
+            values = [x for x in (sample_value(s, fi.field) for s in samples) if x is not None]
             units.append(values)
-    return judge_probes.self_consistency(units, discrete)
+    people = fi.labels[~fi.labels["item_id"].isin(set(v.excluded))]
+    return {
+        **judge_probes.self_consistency(units, fi.binary),
+        **self_consistency_figures(
+            units, people, discrete=fi.binary, n_resamples=n_resamples, seed=seed
+        ),
+    }
 
 
 def _calibration(fi: FieldInputs, kept: pd.DataFrame) -> dict[str, Any]:
@@ -202,7 +212,7 @@ def probes(
 ) -> dict[str, Any]:
     """Every probe of one version (few-shot items already left out of ``kept``/``means``)."""
     return {
-        "self_consistency": _self_consistency(kept, fi.field, fi.binary),
+        "self_consistency": _self_consistency(fi, v, kept, n_resamples, seed),
         "calibration": _calibration(fi, kept),
         "length_bias": _length_bias(fi, means, n_resamples, seed),
         "position_swap": _position_swap(fi, v, means),
@@ -211,5 +221,11 @@ def probes(
         if bias is not None
         else {"reason": "bias is counted on a graded field with a known scale"},
         "alt_test": _alt_test(fi, v, means, epsilon),
+        "human_ceiling": human_ceiling(
+            means,
+            fi.labels[~fi.labels["item_id"].isin(set(v.excluded))],
+            ordered=True,
+            weights=None if fi.binary else "quadratic",
+        ),
         "recalibration": _recalibration(fi, kept, means, seed),
     }

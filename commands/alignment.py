@@ -43,6 +43,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="alternative annotator test tolerance (default 0.2)",
     )
+    p.add_argument(
+        "--escalate",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="VERSION",
+        help="the confidence threshold above which the judge decides with a guarantee "
+        "(Trust or Escalate); default version: the newest",
+    )
+    p.add_argument("--alpha", type=float, default=None, help="with --escalate: 1 - agreement (0.1)")
+    p.add_argument("--delta", type=float, default=None, help="with --escalate: risk (0.05)")
+    p.add_argument(
+        "--confidence",
+        choices=("samples", "logprob", "verbal"),
+        default="samples",
+        help="with --escalate: the judge's confidence (default: agreement among its samples)",
+    )
+    p.add_argument(
+        "--tolerance",
+        type=positive_number,
+        default=None,
+        help="with --escalate on a graded field: how far from the people's mean still agrees (0.5)",
+    )
     p.set_defaults(handler=cmd_alignment)
 
 
@@ -122,7 +145,14 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         + (f", Brier {_fmt(cal['brier'])}" if "brier" in cal else "")
         + f" (n {cal['n']})",
         "self-consistency": sc.get("n")
-        and f"unanimous {_fmt(sc['unanimous'])}, alpha {_fmt(sc.get('alpha'))} (n {sc['n']})",
+        and f"unanimous {_fmt(sc['unanimous'])}, alpha {_fmt(sc.get('alpha'))} (n {sc['n']}); "
+        + "; ".join(
+            _share(name, {"n": 0, **x, "value": x.get("value")}, "items")
+            for name, x in (
+                ("flip rate", sc.get("flip_rate") or {}),
+                ("people's alpha", sc.get("people_alpha") or {}),
+            )
+        ),
         "length bias": lb.get("n")
         and f"spearman {_fmt(lb['spearman']['r'])} (n {lb['spearman'].get('n', lb['n'])})",
         "position swap": p["position_swap"].get("n") and share(p["position_swap"]),
@@ -130,6 +160,10 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "alt-test": alt.get("reason")
         or f"omega {_fmt(alt['winning_rate'])}, rho {_fmt(alt['advantage'])}, "
         f"{'passes' if alt['passed'] else 'does not pass'} ({alt_test_n(alt)})",
+        "human ceiling": (hc := p.get("human_ceiling") or {}).get("z") is not None
+        and f"z {hc['z']:.2f}, {hc['verdict']} ({hc['kappa']}, judge {_fmt(hc['judge']['mean'])} "
+        f"vs pairs {_fmt(hc['people']['mean'])} ± {_fmt(hc['people']['sd'])}; "
+        f"{hc['people']['n_pairs']} pairs, n {hc['n']})",
         "recalibration": (rec := p.get("recalibration") or {}).get("raw")
         and f"{recalibration_text(rec)} ({rec['k']}-fold cross-fitted, n {rec['n']})",
     }
@@ -140,6 +174,7 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "position swap": p["position_swap"].get("reason"),
         "option order": (p.get("option_order") or {}).get("reason"),
         "recalibration": (p.get("recalibration") or {}).get("reason"),
+        "human ceiling": (p.get("human_ceiling") or {}).get("reason"),
     }
     return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
 
@@ -166,6 +201,60 @@ def _write_card(doc: dict[str, Any], label: str, out: str | None) -> int:
     return 0
 
 
+#: Escalated items named in the text output (the JSON lists every one).
+SHOWN = 20
+
+
+def escalation_text(doc: dict[str, Any]) -> str:
+    """The escalation document in lines: the guarantee, the agreement kept, each
+    threshold tested and the items sent to people."""
+    a = doc["agreement"]
+    ci = f" [{_fmt(a['ci'][0])}, {_fmt(a['ci'][1])}]" if a.get("ci") else ""
+    lines = [
+        f"{doc['project']} · {doc['field']} ({doc['field_type']}) · {doc['version']}: "
+        f"escalation at alpha {doc['alpha']:g}, delta {doc['delta']:g}",
+        f"  confidence: {doc['confidence']['definition']}",
+        f"  agreement: {doc['rule']}",
+        f"  {doc['guarantee']}",
+        f"  threshold {_fmt(doc['threshold'])}, coverage {_fmt(doc['coverage'])} "
+        f"(n {doc['n']} calibration items), agreement on kept items {_fmt(a['value'])}{ci} "
+        f"(n {a['n']})",
+    ]
+    lines += [
+        f"    tested {t['threshold']:.2f}: {t['errors']} of {t['n']} disagree, p {t['p']:.4g}, "
+        f"upper bound {t['upper_bound']:.3f} -> {'passes' if t['passed'] else 'stops'}"
+        for t in doc["tests"]
+    ]
+    sent = doc["escalated"]
+    shown = ", ".join(x["item_id"] for x in sent[:SHOWN])
+    more = f" and {len(sent) - SHOWN} more (--json lists them all)" if len(sent) > SHOWN else ""
+    lines.append(
+        f"  to people: {len(sent)} of {doc['n_judged']} judged items"
+        + (f": {shown}{more}" if sent else "")
+    )
+    return "\n".join(lines)
+
+
+def _escalate(args: argparse.Namespace, store: Store) -> dict[str, Any]:
+    from alignment.escalate import TOLERANCE, escalation
+    from alignment.escalation import ALPHA, DELTA
+
+    alpha = ALPHA if args.alpha is None else args.alpha
+    delta = DELTA if args.delta is None else args.delta
+    if not (0 < alpha < 1 and 0 < delta < 1):
+        raise CommandError("--alpha and --delta must be in (0, 1)")
+    return escalation(
+        store,
+        args.name,
+        args.field,
+        args.escalate or None,
+        alpha=alpha,
+        delta=delta,
+        source=args.confidence,
+        tolerance=TOLERANCE if args.tolerance is None else args.tolerance,
+    )
+
+
 def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
     """Print the alignment document (or a version diff)."""
     from alignment.inputs import AlignmentError
@@ -177,8 +266,15 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
         raise CommandError("--epsilon must be in [0, 1)")
     if args.out and not args.card:
         raise CommandError("--out goes with --card VERSION")
+    if args.escalate is None and (args.alpha, args.delta, args.tolerance) != (None,) * 3:
+        raise CommandError("--alpha, --delta and --tolerance go with --escalate")
     try:
-        if args.diff:
+        if args.escalate is not None:
+            data = _escalate(args, store)
+            if not args.json:
+                print(escalation_text(data))
+                return 0
+        elif args.diff:
             from alignment.diff import diff_versions
 
             hint = (

@@ -36,6 +36,7 @@ from alignment.label_diff import label_diff
 from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
+from ui.escalation_view import escalation_section
 from ui.probe_runs import probe_control
 from ui.tables import DASH, dash_missing, number_columns
 from workbench_api.autocalibration import field_step
@@ -148,7 +149,11 @@ st.caption(
     "majority on a binary field; a label judge's confidence in its own answer against "
     "correctness (Potato's); each version's card shows both. Swap / options reversed: the "
     "share of decisions a probe run of the version changed, 95% Wilson interval. "
-    "Recalibrated: Platt / isotonic maps, 5-fold cross-fitted, beside the raw figure."
+    "Recalibrated: Platt / isotonic maps, 5-fold cross-fitted, beside the raw figure. "
+    "Human ceiling (Judge's Verdict): the judge's mean kappa with each annotator against the "
+    "annotator pairs' kappas, as z = (judge - pairs' mean) / pairs' SD: |z| < 1 human-like, "
+    "z > 1 super-consistent; after a correlation filter (Pearson r ≥ 0.80 with the people's "
+    "mean); quadratic-weighted kappa on ordinal and other graded fields."
 )
 probe_control(project.name, doc["versions"])
 for row in doc["versions"]:
@@ -186,6 +191,9 @@ if labels:
         file_name=f"card-{card_label.replace(' ', '-').replace(':', '-')}.md",
         mime="text/markdown",
         key="alignment_card_download",
+    )
+    escalation_section(
+        project.name, data_version, doc["field"], labels, default_card(doc["versions"])
     )
 
 st.header("Version diff")

@@ -24,6 +24,7 @@ PROBE_HEADER = [
     "options reversed changed (n)",
     "length ρ (n)",
     "alt-test ω / ρ (annotators, items)",
+    "human ceiling z (pairs, n)",
     "recalibrated, cross-fitted (n)",
 ]
 ALT_HEADER = ["version", "annotator", "n", "judge ρ_f", "annotator ρ_h", "p", "BY p", "rejected"]
@@ -82,10 +83,19 @@ def probe_rows(doc: dict[str, Any]) -> list[list[str]]:
                 or f"{_f(alt['winning_rate'])} / {_f(alt['advantage'])} "
                 f"({'passes' if alt['passed'] else 'does not pass'}; {len(ns)}, "
                 f"{min(ns) if ns else 0}-{max(ns) if ns else 0})",
+                _ceiling(p.get("human_ceiling") or {}),
                 _recalibrated(p.get("recalibration") or {}),
             ]
         )
     return rows
+
+
+def _ceiling(hc: dict[str, Any]) -> str:
+    """Judge's Verdict z with its verdict's first word, the pairs and items it used."""
+    if hc.get("z") is None:
+        return hc.get("reason") or "—"
+    word = hc["verdict"].split(" (")[0]
+    return f"{hc['z']:.2f} {word} ({hc['people']['n_pairs']} pairs, n {hc['n']})"
 
 
 def _recalibrated(rec: dict[str, Any]) -> str:

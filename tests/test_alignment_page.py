@@ -34,7 +34,7 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     pair = at.dataframe[2].value
     assert list(pair[["A", "B"]].iloc[0]) == ["judge:toy v1", "judge:toy v2"]
     assert pair.loc[0, "n"] == 37  # v1 scored 39 items, v2 38 (2 excluded): 37 in both
-    diff = at.dataframe[3].value.set_index("item")
+    diff = next(d.value for d in at.dataframe if "item" in d.value.columns).set_index("item")
     # the columns say whose score and reasoning they hold, not score_a / reasoning_b
     assert list(diff.columns[:5]) == [
         "score · judge:toy v1",
@@ -52,7 +52,7 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     at.selectbox(key="alignment_diff_a").set_value("judge:toy v2").run()
     at.selectbox(key="alignment_diff_b").set_value("judge:toy v1").run()
     assert_ok(at)
-    diff = at.dataframe[3].value.set_index("item")
+    diff = next(d.value for d in at.dataframe if "item" in d.value.columns).set_index("item")
     assert diff.loc["i03", "moved"] == "away"
 
 
