@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import masi_distance
-from scipy.optimize import minimize
 
 from annotation_store import Store
 from reports.data import agreement_document
+from tests.support.bt_reference import bt_by_scipy
 from tests.support.kind_examples import example_project
 
 PEOPLE = ("ann1", "ann2", "ann3")
@@ -74,16 +74,7 @@ def _bt_by_scipy() -> dict[str, float]:
         for c in answers:
             games.append((a, b, 0.5 if c == "tie" else float(c == "answer_a")))
 
-    def nll(t: np.ndarray) -> float:
-        theta = np.concatenate([[0.0], t])
-        return -sum(
-            s * (theta[i] - np.logaddexp(theta[i], theta[j]))
-            + (1 - s) * (theta[j] - np.logaddexp(theta[i], theta[j]))
-            for i, j, s in games
-        )
-
-    theta = np.concatenate([[0.0], minimize(nll, np.zeros(2), tol=1e-12).x])
-    return dict(zip(names, theta - theta.mean(), strict=True))
+    return bt_by_scipy(names, games)
 
 
 def test_pairwise_and_multilabel_figures(store: Store) -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 import krippendorff
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 from scipy.stats import friedmanchisquare
 
 from annotation_store import Store
@@ -33,6 +32,7 @@ from kinds.question_registry import (
 )
 from kinds.question_type import QuestionType
 from reports.data import agreement_document
+from tests.support.bt_reference import bt_by_scipy
 from tests.support.kind_examples import example_project
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -203,16 +203,7 @@ def test_kendall_w_alpha_and_bradley_terry_equal_independent_references(doc: dic
                     s = 0.5 if r[i] == r[j] else float(r[i] < r[j])
                     games.append((names.index(SYSTEMS[item][i]), names.index(SYSTEMS[item][j]), s))
 
-    def nll(t: np.ndarray) -> float:
-        theta = np.concatenate([[0.0], t])
-        return -sum(
-            s * (theta[i] - np.logaddexp(theta[i], theta[j]))
-            + (1 - s) * (theta[j] - np.logaddexp(theta[i], theta[j]))
-            for i, j, s in games
-        )
-
-    theta = np.concatenate([[0.0], minimize(nll, np.zeros(2), tol=1e-12).x])
-    want_bt = dict(zip(names, theta - theta.mean(), strict=True))
+    want_bt = bt_by_scipy(names, games)
     got = {row["system"]: row["theta"] for row in doc["ranking_bradley_terry"]}
     assert got == pytest.approx(want_bt, abs=1e-5)
     assert doc["ranking_bradley_terry_n_comparisons"] == len(games) == 27
