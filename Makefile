@@ -4,8 +4,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 PORT   ?= 8501
+NPM    ?= npm
 
-.PHONY: run test install install-dev lint format e2e wordnet clean
+.PHONY: run test install install-dev lint format e2e wordnet clean js
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +28,17 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
+# The annotation client's JavaScript tools (eslint, axe-core for the browser tests): pinned
+# in package-lock.json; node_modules/ is not committed.
+node_modules/.installed: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	touch $@
+
+## Lint and unit-test the annotation client's JavaScript (eslint; node's test runner).
+js: node_modules/.installed
+	$(NPM) run --silent lint
+	$(NPM) test --silent
+
 ## Start the app on the embedded SQLite database with the demo projects.
 run: install
 	$(PY) cli.py demo --if-empty
@@ -37,12 +49,13 @@ wordnet:
 	-bash scripts/install_wordnet.sh
 
 ## Install everything and run the whole suite (browser tests need /usr/bin/chromium).
-test: install-dev wordnet
+test: install-dev wordnet js
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
-lint: install-dev
+lint: install-dev node_modules/.installed
+	$(NPM) run --silent lint
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
@@ -51,4 +64,4 @@ format: install-dev
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache test-output
+	rm -rf $(VENV) .pytest_cache .ruff_cache test-output node_modules

@@ -10,9 +10,8 @@ from html import escape
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, ProjectInfo, Store
-from annotation_store import assignments as asg
+from annotation_store.annotating import actions
 from annotation_store.crowd import ending as crowd_end
-from annotation_store.crowd import study_quality as crowd_quality
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import StudySettings, study_of
 from ui.annotation.page import render as render_annotate
@@ -123,12 +122,8 @@ def _guideline(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
 
 
 def _annotate(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
-    if crowd_quality.should_stop(store, project.name, user.name):
-        crowd.stop(store, project.name, user.name)
-        st.rerun()
-    # claim_next resumes an open item first, so this claims nothing the page would not
-    if asg.claim_next(store, project.name, user.name) is None:
-        crowd_end.finish_annotation(store, project.name, user.name)  # earned, full, ...
+    # the study's checks before each item (gold stop, an empty queue ends annotation)
+    if actions.study_gate(store, project, user, finish_when_empty=True) != "annotate":
         st.rerun()
     render_annotate(store, project, user)
 
