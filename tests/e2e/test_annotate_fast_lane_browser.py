@@ -174,7 +174,9 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         assert '"targets"' in page.content()  # the script and its item are in the HTML
         page.evaluate(COUNT_RUNS)
         page.keyboard.press("1")
-        assert page.wait_for_selector(f"{LANE} button.wb-on").inner_text() == "yes"
+        chosen = page.wait_for_selector(f"{LANE} button.wb-on")
+        assert chosen.get_attribute("aria-pressed") == "true"
+        assert chosen.get_attribute("aria-label").startswith("yes · ")
         wait_until(
             page,
             lambda: _labels(store, "q0:clean") == {"label": 1},
@@ -220,7 +222,7 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         page.reload()
         page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
         chosen = page.locator(f"{LANE} button.wb-on")
-        assert chosen.count() == 1 and chosen.inner_text() == "yes"
+        assert chosen.count() == 1 and chosen.get_attribute("aria-label").startswith("yes · ")
         page.keyboard.press("Enter")
         page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
         page.wait_for_function(ALL_SAVED)
