@@ -170,6 +170,12 @@ function show(item, prev) {
     }
   });
   render({ newItem: true });
+  // the keyboard starts in the panel: Tab goes on to its buttons in reading order
+  const active = document.activeElement;
+  if (!active || active === document.body) {
+    const title = document.querySelector("#wb-lane h4");
+    if (title) title.focus({ preventScroll: true });
+  }
   announce(item.name + (item.targets[L.cur.focus] ? ": " + item.targets[L.cur.focus].title : ""));
   const box = document.getElementById("wb-lane");
   if (box) box.scrollTop = 0;
