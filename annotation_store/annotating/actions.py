@@ -95,12 +95,22 @@ def submit(view: ItemView, seconds: float | None, active_seconds: float | None =
         crowd_quality.record_active_seconds(view.store, project, item_id, user.name, active_seconds)
 
 
-def skip(view: ItemView) -> str | None:
-    """Give the item back (the labels are kept as skipped) and claim the next one."""
+def may_skip(view: ItemView) -> bool:
+    """Whether the item may be skipped now: not once it is final, nor once a study's
+    skips are used up (or when it allows none)."""
     if view.state["status"] == "submitted" and submitted_is_final(
         view.user.role, view.project.settings
     ):
-        raise ActionRefused("This item is submitted; in this study that is final.", 409)
+        return False
+    if study_of(view.project.settings).max_skips is None:
+        return True
+    return asg.skips_left(view.store, view.project.name, view.user.name) != 0
+
+
+def skip(view: ItemView) -> str | None:
+    """Give the item back (the labels are kept as skipped) and claim the next one."""
+    if not may_skip(view):
+        raise ActionRefused("This item cannot be skipped: it is final or no skips are left.")
     asg.skip(view.store, view.project.name, view.item.item_id, view.user.name)
     return asg.claim_next(view.store, view.project.name, view.user.name)
 

@@ -6,13 +6,14 @@ At load 16 on a 2-core machine a full Streamlit rerun per submitted item took 3.
 while the current one is labelled), swaps it in at once on submit and sends the labels
 in the background (``ui.annotation.fast_routes``). This module is the server side of that, with
 no Streamlit: who may use a lane, what an item looks like to the browser (blind: the
-display number, never the item id for annotators, no generator), and how posted choices
-are saved and submitted through the same store API as the page's own callbacks.
+display number, never the item id for annotators, no generator), and how posted choices,
+submits, flags, notes and skips go through the same actions as the page's own callbacks
+(``annotation_store.annotating.actions``).
 
-Covered: items whose questions are all choices (fact lists, binary, ordinal, label
-sets) with no conditional questions; in a study, while the worker is at its annotation
-stage (consent, training, survey and the endings stay on the page). Anything else
-keeps the ordinary page.
+Covered: items whose questions the client draws (``ui.annotation.options``: fact lists,
+binary, Likert, label sets, multi-label, pairwise without strengths) with no conditional
+questions; in a study, while the worker is at its annotation stage (consent, training,
+survey and the endings stay on the page). Anything else keeps the ordinary page.
 """
 
 from __future__ import annotations
@@ -233,6 +234,9 @@ def payload_of(ctx: ItemView, ref: str) -> dict[str, Any]:
         "kind": project.task_kind.title,
         "title": title_of(project, user),
         "status": ctx.state["status"] or "new",
+        "flagged": bool(ctx.state["flagged"]),
+        "note": ctx.state["note"] or "",
+        "mayskip": actions.may_skip(ctx),
         "panels": _panels(ctx),
         "targets": targets,
         "scores": live_scores(ctx),
@@ -313,3 +317,28 @@ def save_and_submit(
     (``actions.submit``: the server decides what is missing); LaneError says what was
     refused."""
     actions.submit(save_choices(store, project, user, item_id, chosen), seconds, active_seconds)
+
+
+#: The most characters a note posted from the panel may hold.
+NOTE_CHARS = 5000
+
+
+def act(
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """Flag or unflag (``{"action": "flag", "flagged": bool}``), note (``{"action":
+    "note", "note": text}``) or skip (``{"action": "skip"}``) the item, through the same
+    actions as the page; LaneError says what was refused."""
+    view = _context(store, project, user, item_id)
+    action = body.get("action")
+    if action == "flag" and isinstance(body.get("flagged"), bool):
+        actions.set_flag(view, body["flagged"])
+    elif action == "note" and isinstance(body.get("note"), str):
+        if len(body["note"]) > NOTE_CHARS:
+            raise LaneError(f"a note holds at most {NOTE_CHARS} characters", 400)
+        actions.save_note(view, body["note"])
+    elif action == "skip":
+        actions.skip(view)
+    else:
+        raise LaneError("malformed request", 400)
+    return {"saved": True}

@@ -45,15 +45,15 @@ from ui.annotation.fast_lane import (
     previous_ref,
     reference,
 )
-from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, served
+from ui.annotation.fast_routes import ACT_ROUTE, LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, served
 from ui.annotation.instant_keys import button_class
 from ui.session_cookie import GUARD_HEADER
 
 HELP = (
     f"{keyboard.NEXT_TARGET} / {keyboard.PREVIOUS_TARGET}: next / previous question · "
     "the key on an option picks it (C / M or 1 / 0 for facts, Y / N for yes / no, A / B / T "
-    "for pairs) · Enter: submit · ←: previous item · the note, guideline, skip (Shift+S) "
-    "and flag (Shift+F) are on the full page (Esc) · Tab moves between the buttons"
+    "for pairs) · Enter: submit · ←: previous item · Esc: the full page (Shift+S / Shift+F "
+    "skip / flag there) · Tab moves between the buttons"
 )
 
 
@@ -112,6 +112,9 @@ def fast_lane(ctx: ItemContext, progress: dict[str, Any] | None = None) -> None:
         "idleMs": study_of(project.settings).idle_seconds * 1000,
         "item": first,
         "prevRef": previous_ref(store, project, user, ctx.item.item_id) if first else "",
+        "actRoute": ACT_ROUTE,
+        "guideline": project.guideline or "",
+        "guidelineVersion": project.guideline_version,
         "css": client_assets.url("lane.css"),
         "help": HELP,
         "progress": progress,

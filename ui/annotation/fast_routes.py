@@ -5,7 +5,8 @@ would show once ``REF`` is submitted (``{"item": null}`` at the end of the queue
 ``pending`` items counting as submitted (their posts are on the way); ``POST
 /api/annotate/label`` with ``{"item": REF, "chosen": {target: choice index}, "seconds":
 s}`` saves the choices and submits the item; with ``"submit": false`` it only saves them
-(each key's choice is posted the moment it is given, as the page's buttons save it). Both need the lane token the page handed
+(each key's choice is posted the moment it is given, as the page's buttons save it);
+``POST /api/annotate/act`` flags, notes or skips an item. Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
 origin, like ``ui.session_routes``. The store is blocking: the work runs in a thread.
 
@@ -32,6 +33,7 @@ from ui.session_routes import refused_request
 
 NEXT_ROUTE = "/api/annotate/next"
 LABEL_ROUTE = "/api/annotate/label"
+ACT_ROUTE = "/api/annotate/act"
 LANE_HEADER = "X-Workbench-Lane"
 _SERVED = threading.Event()
 
@@ -77,6 +79,13 @@ def _label(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
     return {"saved": True}
 
 
+def _act(lane: Lane, body: dict[str, Any]) -> dict[str, Any]:
+    project = lane.store.project(lane.project)
+    fast_lane.study_gate(lane.store, project, lane.user)
+    item_id = fast_lane.resolve(lane.store, project, lane.user, str(body.get("item", "")))
+    return fast_lane.act(lane.store, project, lane.user, item_id, body)
+
+
 async def _answer(request: Request, work: Any, *args: Any) -> Response:
     refused = refused_request(request)
     if refused is not None:
@@ -107,9 +116,21 @@ async def label_item(request: Request) -> Response:
     return await _answer(request, _label, body)
 
 
+async def act_on_item(request: Request) -> Response:
+    """Flag, note or skip the item (``{"item": REF, "action": ...}``, see ``fast_lane.act``)."""
+    try:
+        body = await request.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return JSONResponse({"error": "malformed request"}, status_code=400)
+    return await _answer(request, _act, body)
+
+
 ROUTES = [
     Route(NEXT_ROUTE, next_item, methods=["GET"]),
     Route(LABEL_ROUTE, label_item, methods=["POST"]),
+    Route(ACT_ROUTE, act_on_item, methods=["POST"]),
 ]
 
 

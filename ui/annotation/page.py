@@ -367,7 +367,7 @@ def _buttons(ctx: ItemContext) -> None:
             args=(ctx,),
         )
         st.space("stretch")
-        if _may_skip(ctx):
+        if actions.may_skip(ctx):
             st.button(
                 "Skip",
                 key="skip",
@@ -384,17 +384,6 @@ def _buttons(ctx: ItemContext) -> None:
             args=(ctx,),
             help="flag a problem with this item (add a note)",
         )
-
-
-def _may_skip(ctx: ItemContext) -> bool:
-    """No Skip button once the study's skips are used up (or when it allows none)."""
-    if ctx.state["status"] == "submitted" and submitted_is_final(
-        ctx.user.role, ctx.project.settings
-    ):
-        return False
-    if study_of(ctx.project.settings).max_skips is None:
-        return True
-    return asg.skips_left(ctx.store, ctx.project.name, ctx.user.name) != 0
 
 
 def _note(ctx: ItemContext) -> None:

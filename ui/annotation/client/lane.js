@@ -39,7 +39,7 @@ Object.assign(L, {
   lastInput: Date.now(),
   since: null,
 });
-L.posts = new PostQueue({ send: sendJob, onChange: () => render() });
+L.posts = new PostQueue({ send: sendJob, onChange: () => refreshStatus() });
 L.posts.onSaved = saved;
 Object.defineProperty(L, "queue", { get: () => L.posts.jobs, configurable: true });
 
@@ -51,17 +51,14 @@ function headers(json, lane) {
 }
 
 async function sendJob(job) {
-  const r = await fetch(L.cfg.labelRoute, {
+  const sent = job.act
+    ? { item: job.ref, ...job.act }
+    : { item: job.ref, chosen: job.chosen, submit: job.submit, seconds: job.seconds, active_seconds: job.active };
+  const r = await fetch(job.act ? L.cfg.actRoute : L.cfg.labelRoute, {
     method: "POST",
     credentials: "same-origin",
     headers: headers(true, job.lane),
-    body: JSON.stringify({
-      item: job.ref,
-      chosen: job.chosen,
-      submit: job.submit,
-      seconds: job.seconds,
-      active_seconds: job.active,
-    }),
+    body: JSON.stringify(sent),
   });
   let body = null;
   try {
@@ -74,7 +71,11 @@ async function sendJob(job) {
 
 // a saved choice comes back with the item's live scores (if the kind has any)
 function saved(job, body) {
-  if (body && body.scores && L.cur && L.cur.item.ref === job.ref) L.cur.item.scores = body.scores;
+  if (body && body.scores && L.cur && L.cur.item.ref === job.ref) {
+    L.cur.item.scores = body.scores;
+    const p = document.querySelector("#wb-lane [data-testid=wbScores]");
+    if (p) p.replaceChildren(...scoreSpans(body.scores));
+  }
   if (L.leaving && !L.posts.jobs.length) leave();
 }
 
@@ -83,7 +84,8 @@ async function fetchNext(ref) {
     const q = new URLSearchParams({ after: ref });
     for (const job of L.posts.jobs) {
       // items whose submit is on its way count as submitted
-      if (job.ref !== ref && job.submit && job.lane === L.cfg.lane) q.append("pending", job.ref);
+      const done = job.submit || (job.act && job.act.action === "skip");
+      if (job.ref !== ref && done && job.lane === L.cfg.lane) q.append("pending", job.ref);
     }
     const r = await fetch(L.cfg.nextRoute + "?" + q.toString(), {
       headers: headers(false),
@@ -334,6 +336,96 @@ function progressText(cfg) {
   return done + " of " + Math.max(p.target, done) + " submitted" + (p.quota ? " (quota)" : "") + " · " + left + " left";
 }
 
+function savingText() {
+  const pending = L.posts.pendingRefs().size;
+  if (pending) return "saving " + pending + " item" + (pending > 1 ? "s" : "") + "…";
+  return L.posts.saved ? "all saved" : "";
+}
+
+function errorText(failed) {
+  return (
+    "Could not save " +
+    failed.job.name +
+    ": " +
+    failed.msg +
+    ". " +
+    (failed.final
+      ? "Items after it are not saved: press Esc to open it on the full page."
+      : "Retrying (attempt " + (failed.tries + 1) + ")…")
+  );
+}
+
+function scoreSpans(scores) {
+  return scores.map((sc, i) =>
+    h("span", { title: sc.help }, (i ? " · " : "") + sc.name + " " + (sc.value === null ? "—" : sc.value.toFixed(2))),
+  );
+}
+
+// A post's progress changes only the status line and the error box (the rest of the
+// panel, a note being typed included, stays as it is).
+function refreshStatus() {
+  const box = document.getElementById("wb-lane");
+  if (!L.open || !box) return;
+  const failed = L.posts.failed;
+  const error = box.querySelector("[data-testid=wbSaveError]");
+  const status = box.querySelector("[data-testid=wbSaving]");
+  if (L.leaving || L.waiting || Boolean(failed) !== Boolean(error) || (!failed && !status)) {
+    render();
+    return;
+  }
+  if (failed) error.textContent = errorText(failed);
+  else status.textContent = savingText();
+}
+
+function tools(cur) {
+  const item = cur.item;
+  const ref = item.ref;
+  const note = h("textarea", { id: "wb-note", rows: "2", "data-fid": "note", maxlength: "5000" });
+  note.value = item.note || "";
+  note.addEventListener("change", () => {
+    item.note = note.value;
+    post({ ref, name: item.name, act: { action: "note", note: note.value } });
+  });
+  const guide = L.cfg.guideline
+    ? h(
+        "details",
+        { class: "wb-guideline" },
+        h("summary", { "data-fid": "guideline" }, "Guideline (version " + L.cfg.guidelineVersion + ")"),
+        h("div", { class: "wb-panel" }, L.cfg.guideline),
+      )
+    : null;
+  return h(
+    "div",
+    { class: "wb-tools" },
+    h(
+      "button",
+      { type: "button", "data-fid": "flag", "aria-pressed": item.flagged ? "true" : "false", onclick: () => flag(cur) },
+      "Flag a problem",
+    ),
+    item.mayskip ? h("button", { type: "button", "data-fid": "skip", onclick: () => skip(cur) }, "Skip this item") : null,
+    h("label", { for: "wb-note" }, "Note on this item (optional)"),
+    note,
+    guide,
+  );
+}
+
+function flag(cur) {
+  if (L.cur !== cur) return;
+  const item = cur.item;
+  item.flagged = !item.flagged;
+  const button = document.querySelector("#wb-lane [data-fid=flag]");
+  if (button) button.setAttribute("aria-pressed", item.flagged ? "true" : "false");
+  announce(item.flagged ? "Flagged" : "Flag removed");
+  post({ ref: item.ref, name: item.name, act: { action: "flag", flagged: item.flagged } });
+}
+
+function skip(cur) {
+  if (L.cur !== cur || L.waiting || L.leaving) return;
+  post({ ref: cur.item.ref, name: cur.item.name, act: { action: "skip" } });
+  announce("Skipped " + cur.item.name);
+  advance();
+}
+
 function render(opts = {}) {
   let box = document.getElementById("wb-lane");
   if (!L.open) {
@@ -359,13 +451,7 @@ function render(opts = {}) {
   const item = cur.item;
   const pending = L.posts.pendingRefs().size;
   const failed = L.posts.failed;
-  const saving = failed
-    ? null
-    : h(
-        "span",
-        { class: "wb-saving", "data-testid": "wbSaving" },
-        pending ? "saving " + pending + " item" + (pending > 1 ? "s" : "") + "…" : L.posts.saved ? "all saved" : "",
-      );
+  const saving = failed ? null : h("span", { class: "wb-saving", "data-testid": "wbSaving" }, savingText());
   const kids = [
     h(
       "div",
@@ -395,20 +481,7 @@ function render(opts = {}) {
     h("div", { id: "wb-live", class: "wb-sr", role: "status", "aria-live": "polite" }, L.said || ""),
   ];
   if (failed) {
-    kids.push(
-      h(
-        "div",
-        { class: "wb-error", "data-testid": "wbSaveError", role: "alert" },
-        "Could not save " +
-          failed.job.name +
-          ": " +
-          failed.msg +
-          ". " +
-          (failed.final
-            ? "Items after it are not saved: press Esc to open it on the full page."
-            : "Retrying (attempt " + (failed.tries + 1) + ")…"),
-      ),
-    );
+    kids.push(h("div", { class: "wb-error", "data-testid": "wbSaveError", role: "alert" }, errorText(failed)));
   }
   if (L.waiting) kids.push(h("p", {}, "Loading the next item…"));
   if (L.leaving) kids.push(h("p", {}, pending ? "Saving, then opening the full page…" : "Opening the full page…"));
@@ -447,16 +520,9 @@ function render(opts = {}) {
     kids.push(row);
   });
   if (item.scores && item.scores.length) {
-    kids.push(
-      h(
-        "p",
-        { class: "wb-scores", "data-testid": "wbScores" },
-        ...item.scores.map((sc, i) =>
-          h("span", { title: sc.help }, (i ? " · " : "") + sc.name + " " + (sc.value === null ? "—" : sc.value.toFixed(2))),
-        ),
-      ),
-    );
+    kids.push(h("p", { class: "wb-scores", "data-testid": "wbScores" }, ...scoreSpans(item.scores)));
   }
+  kids.push(tools(cur));
   kids.push(h("p", { class: "wb-help wb-key-help" }, L.cfg.help));
   box.replaceChildren(...kids);
   // the keyboard focus stays on the control it was on (or the new item's title)
