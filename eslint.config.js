@@ -25,6 +25,7 @@ export default [
       "ui/annotation/client/boot.js",
       "ui/annotation/client/instant_keys.js",
       "ui/annotation/client/follow_focus.js",
+      "ui/annotation/client/completion_redirect.js",
     ],
     languageOptions: { sourceType: "script" },
   },

@@ -287,3 +287,29 @@ def test_intent_match_panel_shows_live_recall_precision_f1(sqlite_url: str) -> N
             )
         labels = store.item_state("im", "im2", "ana")["labels"]
         assert labels["gold_fact_labels"] == ["C", "M"] and labels["predicted_fact_labels"] == ["C"]
+
+
+def test_flag_note_skip_and_the_guideline_in_the_panel(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    _project(store, 3)
+    store.update_guideline("p", "Say yes when the text is true.")
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page(width=390, height=844) as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=p")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        page.wait_for_function("() => window.__wbLane && window.__wbLane.after !== undefined")
+        page.click(f"{LANE} summary")  # the guideline, folded until opened
+        assert "Say yes when the text is true." in page.inner_text(f"{LANE} details")
+        page.click(f"{LANE} button[data-fid=flag]")
+        page.fill(f"{LANE} textarea", "The text stops mid-sentence.")
+        page.keyboard.press("Tab")  # the note is saved when it loses focus
+        page.wait_for_function(ALL_SAVED)
+        state = store.item_state("p", "q0:clean", "ana")
+        assert state["flagged"] and state["note"] == "The text stops mid-sentence."
+        assert page.get_attribute(f"{LANE} button[data-fid=flag]", "aria-pressed") == "true"
+        page.click(f"{LANE} button[data-fid=skip]")  # given back: the next item at once
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        page.wait_for_function(ALL_SAVED)
+        assert store.item_state("p", "q0:clean", "ana")["status"] == "skipped"
+        assert page.input_value(f"{LANE} textarea") == ""  # item 2's own (empty) note

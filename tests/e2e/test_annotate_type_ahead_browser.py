@@ -138,11 +138,21 @@ def test_pairwise_is_shown_blind_as_response_a_and_b(sqlite_url: str) -> None:
     fields = {"request": "R", "answer_a": "First", "answer_b": "Second", "system_a": "model-x"}
     store.upsert_items("pair", [{"item_id": "p1", "fields": {**fields, "system_b": "model-y"}}])
     _annotator(store)
-    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page(width=390, height=844) as page:
+    phone = {"width": 390, "height": 844, "has_touch": True, "is_mobile": True}
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page(**phone) as page:
         open_page(page, app)
         sign_in(page, "ana", "ana-password")
         open_page(page, app, "annotate?project=pair")
         page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        # a touch screen: no key hints, every button a 44 px target or more
+        assert page.evaluate("() => matchMedia('(pointer: coarse)').matches")
+        hints = page.locator(f"{LANE} .wb-key, {LANE} .wb-key-help")
+        assert hints.count() > 0 and all(not h.is_visible() for h in hints.all())
+        sizes = page.evaluate(
+            "() => [...document.querySelectorAll('#wb-lane button')].map((b) => {"
+            " const r = b.getBoundingClientRect(); return Math.min(r.width, r.height); })"
+        )
+        assert min(sizes) >= 44, sizes
         titles = page.locator(f"{LANE} .wb-panel h5").all_inner_texts()
         assert titles == ["Request", "Response A", "Response B"]
         text = page.inner_text(LANE)
