@@ -171,7 +171,8 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         assert "Text 0." in page.inner_text(LANE)
         # blind: display numbers, in the panel, the URL and the page's script alike
         assert "clean" not in page.inner_text(LANE) + page.url + page.content()
-        assert '"targets"' in page.content()  # the script and its item are in the HTML
+        # the script's config and its item are in the HTML (an attribute: no inline code)
+        assert "data-config=" in page.content() and "&quot;targets&quot;" in page.content()
         page.evaluate(COUNT_RUNS)
         page.keyboard.press("1")
         chosen = page.wait_for_selector(f"{LANE} button.wb-on")
