@@ -105,26 +105,25 @@ async def next_item(request: Request) -> Response:
     return await _answer(request, _next, params.get("after", ""), params.getlist("pending"))
 
 
-async def label_item(request: Request) -> Response:
-    """Save the posted choices and (unless ``"submit": false``) submit the item."""
+async def _posted(request: Request, work: Any) -> Response:
+    """A POST's JSON object handed to ``work`` (400 for anything else)."""
     try:
         body = await request.json()
     except ValueError:
         body = None
     if not isinstance(body, dict):
         return JSONResponse({"error": "malformed request"}, status_code=400)
-    return await _answer(request, _label, body)
+    return await _answer(request, work, body)
+
+
+async def label_item(request: Request) -> Response:
+    """Save the posted choices and (unless ``"submit": false``) submit the item."""
+    return await _posted(request, _label)
 
 
 async def act_on_item(request: Request) -> Response:
     """Flag, note or skip the item (``{"item": REF, "action": ...}``, see ``fast_lane.act``)."""
-    try:
-        body = await request.json()
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        return JSONResponse({"error": "malformed request"}, status_code=400)
-    return await _answer(request, _act, body)
+    return await _posted(request, _act)
 
 
 ROUTES = [
