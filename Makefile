@@ -9,7 +9,9 @@ PORT   ?= 8501
 ADDRESS ?= 127.0.0.1
 RUN_FLAGS ?=
 
-.PHONY: run test install local install-dev install-llm local-llm lint format e2e wordnet clean
+NPM    ?= npm
+
+.PHONY: run test install local install-dev install-llm local-llm lint format e2e wordnet clean js
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +63,17 @@ LLM_PORT ?= 8088
 local-llm: install-llm
 	$(PY) cli.py llm serve --port $(LLM_PORT) $(if $(MODEL),--model "$(MODEL)")
 
+# The annotation client's JavaScript tools (eslint, axe-core for the browser tests): pinned
+# in package-lock.json; node_modules/ is not committed.
+node_modules/.installed: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	touch $@
+
+## Lint and unit-test the annotation client's JavaScript (eslint; node's test runner).
+js: node_modules/.installed
+	$(NPM) run --silent lint
+	$(NPM) test --silent
+
 ## Start the app on the embedded SQLite database with the demo projects.
 run: install
 	$(PY) cli.py demo --if-empty
@@ -71,12 +84,13 @@ wordnet:
 	-bash scripts/install_wordnet.sh
 
 ## Install everything and run the whole suite (browser tests need /usr/bin/chromium).
-test: install-dev wordnet
+test: install-dev wordnet js
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
-lint: install-dev
+lint: install-dev node_modules/.installed
+	$(NPM) run --silent lint
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
@@ -85,4 +99,4 @@ format: install-dev
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache test-output
+	rm -rf $(VENV) .pytest_cache .ruff_cache test-output node_modules

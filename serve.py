@@ -10,8 +10,12 @@ framing it, and every submitted item waits for a rerun of the page.
 
 from streamlit.starlette import App
 
-from ui.annotation import fast_routes
+from ui.annotation import client_assets, fast_routes
 from ui.frame_guard import MIDDLEWARE
 from ui.session_routes import ROUTES
 
-app = App("app.py", routes=[*ROUTES, *fast_routes.routes()], middleware=MIDDLEWARE)
+app = App(
+    "app.py",
+    routes=[*ROUTES, *fast_routes.routes(), *client_assets.routes()],
+    middleware=MIDDLEWARE,
+)

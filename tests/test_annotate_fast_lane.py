@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import json
+
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -58,8 +61,11 @@ def test_the_payload_is_blind_for_annotators(store: Store) -> None:
     assert "tampered" not in text and "gpt-x" not in text
     assert payload["ref"] == "1" and payload["name"] == "item 1"
     assert payload["panels"] == [{"title": "Text", "text": "t0"}]
-    assert [c["key"] for c in payload["targets"][0]["choices"]] == ["1", "0"]
+    # keys as labelled: Y / N (and 1 / 0) for yes / no
+    choices = payload["targets"][0]["choices"]
+    assert choices == [{"label": "yes", "keys": ["y", "1"]}, {"label": "no", "keys": ["n", "0"]}]
     assert payload["targets"][0]["chosen"] is None
+    assert payload["targets"][0]["control"] == "binary" and payload["targets"][0]["required"]
 
 
 def test_intent_match_payload_lists_every_fact_then_the_question(store: Store) -> None:
@@ -71,6 +77,11 @@ def test_intent_match_payload_lists_every_fact_then_the_question(store: Store) -
     assert keys[:3] == ["gold_fact_labels.0", "gold_fact_labels.1", "predicted_fact_labels.0"]
     assert keys[-1] == "match"
     assert payload["targets"][1]["title"] == "2. The time is 7am tomorrow."
+    # facts take C / M, as their buttons read, and 1 / 0
+    assert payload["targets"][0]["choices"] == [
+        {"label": "C", "keys": ["c", "1"]},
+        {"label": "M", "keys": ["m", "0"]},
+    ]
     assert payload["name"] == "im2"  # admins see ids, as on the page
 
 
@@ -229,13 +240,16 @@ def test_only_a_server_that_takes_the_routes_opens_the_panel_at_once() -> None:
         fast_routes._SERVED.clear()
 
 
-def test_an_items_text_cannot_close_the_pages_script() -> None:
-    from ui.annotation.fast_lane_view import script
+def test_an_items_text_cannot_close_the_pages_script_or_its_attribute() -> None:
+    from ui.annotation import client_assets
 
-    text = "</script><img src=x onerror=alert(1)> RUN_ID"
-    body = script({"item": {"panels": [{"title": "Text", "text": text}]}}, "run-7")
-    assert body.count("</script>") == 1 and body.endswith("</script><!-- run-7 -->")
-    assert "\\u003c/script>\\u003cimg src=x onerror=alert(1)> RUN_ID" in body
+    text = '</script><img src=x onerror=alert(1)> " --> RUN_ID'
+    body = client_assets.script("boot.js", {"item": {"panels": [{"text": text}]}}, "run-7")
+    assert body.count("</script>") == 1 and body.count('"') == 6  # three attributes
+    assert "<img" not in body and "-->" not in body
+    start = body.index('data-config="') + len('data-config="')
+    raw = html.unescape(body[start : body.index('"', start)])
+    assert json.loads(raw)["item"]["panels"][0]["text"] == text
 
 
 def test_intent_match_live_scores_follow_each_saved_choice(

@@ -4,6 +4,7 @@ very button Streamlit draws for that choice, and the server's focus and save cou
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -14,8 +15,8 @@ from ui.annotation.instant_keys import button_class
 
 
 def _state(at) -> dict:
-    (body,) = [h.proto.body for h in at.get("html") if "const S = " in h.proto.body]
-    return json.loads(re.search(r"const S = (\{.*?\});\n", body).group(1))
+    (body,) = [h.proto.body for h in at.get("html") if "window.__wbKeys" in h.proto.body]
+    return json.loads(html.unescape(re.search(r'data-config="([^"]*)"', body).group(1)))
 
 
 def test_every_key_names_the_button_of_its_choice(store, monkeypatch) -> None:

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: build or test output.
 NOT_LAYERED = {
     *("tests", "bench", "scripts", "examples", "demo", "docs", "data"),
-    *("build", "dist", "test-output"),
+    *("build", "dist", "test-output", "node_modules"),
 }
 
 #: The domain packages under the Python API, bottom layers last.

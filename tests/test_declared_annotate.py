@@ -49,7 +49,7 @@ def test_three_annotators_rate_the_rubric_and_alpha_matches(
 def test_pairwise_order_is_stored_and_the_condition_shows_the_follow_up(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ui.annotation.declared_questions import shown_order
+    from ui.annotation.options import shown_order
 
     project = example_project(store, "pairwise_preference", settings={"k": 3})
     user = store.ensure_annotator("ann1")

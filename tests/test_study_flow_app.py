@@ -243,6 +243,9 @@ def test_training_shows_object_and_list_fields_readably() -> None:
     # two dollar signs in a sentence stay text, not a formula
     assert field_markdown("From $90 to $120.") == "From \\$90 to \\$120."
     assert field_markdown([]) == "—"
+    # a chat transcript: speaker and words, never a Python repr
+    chat = [{"role": "user", "content": "Wake me at 7"}, {"role": "assistant", "content": "Done."}]
+    assert field_markdown(chat) == "- **user**: Wake me at 7\n- **assistant**: Done."
 
 
 def test_a_failed_qualification_gets_the_screenout_code_and_the_way_back(

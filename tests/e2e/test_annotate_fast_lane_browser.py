@@ -171,10 +171,13 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         assert "Text 0." in page.inner_text(LANE)
         # blind: display numbers, in the panel, the URL and the page's script alike
         assert "clean" not in page.inner_text(LANE) + page.url + page.content()
-        assert '"targets"' in page.content()  # the script and its item are in the HTML
+        # the script's config and its item are in the HTML (an attribute: no inline code)
+        assert "data-config=" in page.content() and "&quot;targets&quot;" in page.content()
         page.evaluate(COUNT_RUNS)
         page.keyboard.press("1")
-        assert page.wait_for_selector(f"{LANE} button.wb-on").inner_text() == "yes"
+        chosen = page.wait_for_selector(f"{LANE} button.wb-on")
+        assert chosen.get_attribute("aria-pressed") == "true"
+        assert chosen.get_attribute("aria-label").startswith("yes · ")
         wait_until(
             page,
             lambda: _labels(store, "q0:clean") == {"label": 1},
@@ -220,7 +223,7 @@ def test_the_first_item_is_labelled_in_the_panel_and_esc_keeps_the_page(sqlite_u
         page.reload()
         page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
         chosen = page.locator(f"{LANE} button.wb-on")
-        assert chosen.count() == 1 and chosen.inner_text() == "yes"
+        assert chosen.count() == 1 and chosen.get_attribute("aria-label").startswith("yes · ")
         page.keyboard.press("Enter")
         page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
         page.wait_for_function(ALL_SAVED)
@@ -285,3 +288,29 @@ def test_intent_match_panel_shows_live_recall_precision_f1(sqlite_url: str) -> N
             )
         labels = store.item_state("im", "im2", "ana")["labels"]
         assert labels["gold_fact_labels"] == ["C", "M"] and labels["predicted_fact_labels"] == ["C"]
+
+
+def test_flag_note_skip_and_the_guideline_in_the_panel(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    _project(store, 3)
+    store.update_guideline("p", "Say yes when the text is true.")
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page(width=390, height=844) as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=p")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        page.wait_for_function("() => window.__wbLane && window.__wbLane.after !== undefined")
+        page.click(f"{LANE} summary")  # the guideline, folded until opened
+        assert "Say yes when the text is true." in page.inner_text(f"{LANE} details")
+        page.click(f"{LANE} button[data-fid=flag]")
+        page.fill(f"{LANE} textarea", "The text stops mid-sentence.")
+        page.keyboard.press("Tab")  # the note is saved when it loses focus
+        page.wait_for_function(ALL_SAVED)
+        state = store.item_state("p", "q0:clean", "ana")
+        assert state["flagged"] and state["note"] == "The text stops mid-sentence."
+        assert page.get_attribute(f"{LANE} button[data-fid=flag]", "aria-pressed") == "true"
+        page.click(f"{LANE} button[data-fid=skip]")  # given back: the next item at once
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        page.wait_for_function(ALL_SAVED)
+        assert store.item_state("p", "q0:clean", "ana")["status"] == "skipped"
+        assert page.input_value(f"{LANE} textarea") == ""  # item 2's own (empty) note

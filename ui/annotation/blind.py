@@ -8,7 +8,16 @@ from dataclasses import replace
 from typing import Any
 
 from annotation_store import ItemRecord
-from annotation_store.studies.flow_settings import study_of
+from annotation_store.annotating.actions import submitted_is_final
+
+__all__ = [
+    "blinded_item",
+    "may_see_evaluators",
+    "may_see_item_ids",
+    "may_see_others",
+    "opted_in",
+    "submitted_is_final",
+]
 
 REVIEW_ROLES = ("admin", "reviewer")
 #: What an annotator may be shown on top of the kind's own item fields (project setting
@@ -71,9 +80,3 @@ def blinded_item(
         fields["generator"] = item.fields["generator"]
     generator = item.generator if "generator" in opted_in(settings) else None
     return replace(item, fields=fields, generator=generator)
-
-
-def submitted_is_final(role: str, project_settings: Mapping[str, Any]) -> bool:
-    """In a study, an annotator's submitted item is final: no Resubmit, no later edits
-    (reviewers and admins may still correct)."""
-    return role not in REVIEW_ROLES and study_of(project_settings).active

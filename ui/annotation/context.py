@@ -2,6 +2,8 @@
 
 Widgets are rebuilt from the store on every run (``state`` comes from
 ``store.item_state``), never from widget state, so a reload shows exactly what was saved.
+The item model (targets, what is missing) and the save itself are the domain's
+(``annotation_store.annotating``); this adds the page's keyboard focus and its messages.
 """
 
 from __future__ import annotations
@@ -12,11 +14,17 @@ from typing import Any
 
 import streamlit as st
 
-from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
-from kinds import FieldType, HumanField
-from kinds.base import FACT_UNSET
-from kinds.values import is_asked
-from ui.annotation.blind import submitted_is_final
+from annotation_store.annotating import actions
+from annotation_store.annotating.actions import ActionRefused
+from annotation_store.annotating.item_view import (
+    ItemView,
+    Target,
+    build_targets,
+    derived_values,
+    facts_of,
+    missing_answers,
+    missing_targets,
+)
 
 ERROR_KEY = "annotate_save_error"
 #: (item_id, target keys) still unanswered when Submit was refused: marked in place.
@@ -24,24 +32,22 @@ MISSING_KEY = "annotate_missing"
 #: How many saves and focus moves the server has applied in this session: the browser's
 #: key handler (ui/annotation/instant_keys.py) compares it with the keys it sent.
 SYNC_KEY = "annotate_sync"
+__all__ = [
+    "ItemContext",
+    "Target",
+    "build_targets",
+    "derived_values",
+    "facts_of",
+    "missing_answers",
+    "missing_targets",
+    "save_target",
+    "set_focus",
+]
 
 
 def widget_token(project: str, item_id: str) -> str:
     """The opaque stand-in for an item id in the Annotate page's widget keys."""
     return hashlib.sha256(f"{project}\0{item_id}".encode()).hexdigest()[:12]
-
-
-@dataclass(frozen=True)
-class Target:
-    """One thing the keyboard can point at: a field, or one fact of a fact-label field."""
-
-    field: HumanField
-    index: int | None = None
-
-    @property
-    def key(self) -> str:
-        """A stable id for widget keys."""
-        return self.field.name if self.index is None else f"{self.field.name}.{self.index}"
 
 
 @dataclass
@@ -54,16 +60,9 @@ class KeyBinding:
 
 
 @dataclass
-class ItemContext:
+class ItemContext(ItemView):
     """The item in view, the annotator's saved state on it and the keyboard focus."""
 
-    store: Store
-    project: ProjectInfo
-    item: ItemRecord
-    user: AnnotatorInfo
-    state: dict[str, Any]
-    fields: dict[str, HumanField]
-    targets: list[Target] = field(default_factory=list)
     #: Filled by the views as they draw choice buttons (target key -> its keys).
     keymap: dict[str, KeyBinding] = field(default_factory=dict)
 
@@ -75,11 +74,6 @@ class ItemContext:
         if key:
             binding = self.keymap.setdefault(target.key, KeyBinding(multi=multi, advance=not multi))
             binding.keys[key] = widget_key
-
-    @property
-    def labels(self) -> dict[str, Any]:
-        """The annotator's saved labels on this item."""
-        return self.state["labels"]
 
     @property
     def token(self) -> str:
@@ -110,61 +104,15 @@ class ItemContext:
         item_id, keys = st.session_state.get(MISSING_KEY) or (None, set())
         return item_id == self.item.item_id and target.key in keys and self.value(target) is None
 
-    def value(self, target: Target) -> Any:
-        """The saved value of a target (None when not given yet)."""
-        saved = self.labels.get(target.field.name)
-        if target.index is None:
-            return saved
-        if not isinstance(saved, list) or target.index >= len(saved):
-            return None
-        return None if saved[target.index] == FACT_UNSET else saved[target.index]
-
-
-def facts_of(ctx: ItemContext, field: HumanField) -> list[str]:
-    """The facts a fact-label field is about."""
-    return list(ctx.item.fields.get(field.facts_field or "", []) or [])
-
-
-def build_targets(ctx: ItemContext, order: list[str] | None = None) -> list[Target]:
-    """Every keyboard target of the item: each fact of fact fields, then other fields."""
-    names = order or sorted(
-        ctx.fields, key=lambda n: ctx.fields[n].type is not FieldType.FACT_LABELS
-    )
-    out: list[Target] = []
-    for name in names:
-        spec = ctx.fields[name]
-        if not is_asked(spec, ctx.labels):
-            continue  # a declared question whose condition is not met
-        if spec.type is FieldType.FACT_LABELS:
-            out += [Target(spec, i) for i in range(len(facts_of(ctx, spec)))]
-        else:
-            out.append(Target(spec))
-    return out
-
 
 def save_target(ctx: ItemContext, target: Target, value: Any) -> None:
     """Save one choice now (callback). On failure, keep the message for the page."""
     _synced()
     try:
-        fresh = ctx.store.item_state(ctx.project.name, ctx.item.item_id, ctx.user.name)
-        status = "submitted" if fresh["status"] == "submitted" else "draft"
-        if status == "submitted" and submitted_is_final(ctx.user.role, ctx.project.settings):
-            st.session_state[ERROR_KEY] = "This item is submitted; in this study that is final."
-            return
-        if target.index is not None:
-            n = len(facts_of(ctx, target.field))
-            current = list(fresh["labels"].get(target.field.name) or [])
-            current = (current + [FACT_UNSET] * n)[:n]
-            current[target.index] = value
-            value = current
-        ctx.store.save_label(
-            ctx.project.name,
-            ctx.item.item_id,
-            ctx.user.name,
-            target.field.name,
-            value,
-            status=status,
-        )
+        actions.save_values(ctx, [(target, value)])
+    except ActionRefused as exc:
+        st.session_state[ERROR_KEY] = str(exc)
+        return
     except Exception as exc:  # any failure must be shown, never swallowed
         st.session_state[ERROR_KEY] = f"Could not save **{target.key}**: {exc}"
         return
@@ -183,37 +131,3 @@ def set_focus(ctx: ItemContext, step: int) -> None:
     _synced()
     if ctx.targets:
         st.session_state[ctx.focus_key] = (ctx.focus + step) % len(ctx.targets)
-
-
-def missing_targets(ctx: ItemContext) -> list[Target]:
-    """The targets (questions, single facts) without an answer, in keyboard order."""
-    return [t for t in ctx.targets if ctx.value(t) is None and t.field.required]
-
-
-def derived_values(ctx: ItemContext) -> dict[str, float | None]:
-    """The kind's derived scores (intent match: recall, precision, F1) of this annotator's
-    saved labels, unset facts counting as not yet labelled."""
-    labels = {
-        k: [x for x in v if x != FACT_UNSET] if isinstance(v, list) else v
-        for k, v in ctx.labels.items()
-    }
-    return ctx.project.task_kind.derive(labels, ctx.item.fields)
-
-
-def missing_answers(ctx: ItemContext) -> list[str]:
-    """Names of the questions not answered yet (submit refuses while any remain)."""
-    missing = []
-    for spec in ctx.fields.values():
-        saved = ctx.labels.get(spec.name)
-        if spec.type is FieldType.FACT_LABELS:
-            n = len(facts_of(ctx, spec))
-            if n and (not isinstance(saved, list) or len(saved) != n or FACT_UNSET in saved):
-                todo = (
-                    n
-                    if not isinstance(saved, list)
-                    else sum(1 for v in saved if v == FACT_UNSET) + max(0, n - len(saved))
-                )
-                missing.append(f"{spec.name.replace('_', ' ')} ({todo} left)")
-        elif saved is None and spec.required and is_asked(spec, ctx.labels):
-            missing.append(spec.name.replace("_", " "))
-    return missing

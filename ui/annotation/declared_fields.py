@@ -24,9 +24,9 @@ def compared_outputs(ctx: ItemContext) -> set[str]:
     return {o for f in ctx.fields.values() for o in f.question_type.shows_outputs(f)}
 
 
-def show_field(spec: ItemField, value: Any) -> None:
-    """One item field by its role, titled by its name."""
-    title = spec.name.replace("_", " ").capitalize()
+def show_field(spec: ItemField, value: Any, title: str | None = None) -> None:
+    """One item field by its role, titled ``title`` (default: by its name)."""
+    title = title or spec.name.replace("_", " ").capitalize()
     if spec.role == "chat" and isinstance(value, list):
         with st.container(border=True):
             st.markdown(f"**{title}**")

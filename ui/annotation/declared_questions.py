@@ -9,8 +9,6 @@ spans are chosen as a range of words (type to filter in the word lists) and a la
 
 from __future__ import annotations
 
-import hashlib
-import random
 import re
 from typing import Any
 
@@ -20,10 +18,10 @@ from kinds.values import TIE
 from ui.annotation.context import ItemContext, Target, save_target
 from ui.annotation.controls import register_control
 from ui.annotation.declared_fields import show_field
+from ui.annotation.options import PAIR_KEYS, response_title, shown_order
 from ui.annotation.widgets import MISSING_MARK, _plain, question
 from ui.safe_markdown import no_images
 
-PAIR_KEYS = ("a", "b", "d", "e", "f", "g")  # A, B, then further outputs (c, r: Streamlit's)
 _WORD = re.compile(r"\S+")
 
 
@@ -91,15 +89,6 @@ def free_text(ctx: ItemContext, target: Target) -> None:
     st.text_area(target.field.name, key=key, on_change=on_change, label_visibility="collapsed")
 
 
-def shown_order(ctx: ItemContext, outputs: tuple[str, ...]) -> list[str]:
-    """The outputs in this annotator's order for this item: shuffled, and the same on
-    every visit (seeded by project, item and annotator)."""
-    seed = f"{ctx.project.name}|{ctx.item.item_id}|{ctx.user.name}".encode()
-    order = list(outputs)
-    random.Random(hashlib.sha256(seed).hexdigest()).shuffle(order)
-    return order
-
-
 def pairwise(ctx: ItemContext, target: Target) -> None:
     """The outputs side by side as A, B, ...; buttons (keys A / B / T) save the choice
     with the shown order; strength buttons refine a saved choice."""
@@ -110,9 +99,8 @@ def pairwise(ctx: ItemContext, target: Target) -> None:
     kind_fields = {f.name: f for f in ctx.project.task_kind.item_fields}
     cols = st.columns(len(order))
     for pos, (col, name) in enumerate(zip(cols, order, strict=True)):
-        with col:
-            st.markdown(f"**{chr(65 + pos)}**")
-            show_field(kind_fields[name], ctx.item.fields.get(name, ""))
+        with col:  # titled by position: a field or system name would undo the shuffle
+            show_field(kind_fields[name], ctx.item.fields.get(name, ""), response_title(pos))
     choices = [(f"{chr(65 + p)} is better", name, PAIR_KEYS[p]) for p, name in enumerate(order)]
     if spec.allow_tie:
         choices.append(("Tie", TIE, "t"))

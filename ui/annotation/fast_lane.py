@@ -6,13 +6,14 @@ At load 16 on a 2-core machine a full Streamlit rerun per submitted item took 3.
 while the current one is labelled), swaps it in at once on submit and sends the labels
 in the background (``ui.annotation.fast_routes``). This module is the server side of that, with
 no Streamlit: who may use a lane, what an item looks like to the browser (blind: the
-display number, never the item id for annotators, no generator), and how posted choices
-are saved and submitted through the same store API as the page's own callbacks.
+display number, never the item id for annotators, no generator), and how posted choices,
+submits, flags, notes and skips go through the same actions as the page's own callbacks
+(``annotation_store.annotating.actions``).
 
-Covered: items whose questions are all choices (fact lists, binary, ordinal, label
-sets) with no conditional questions; in a study, while the worker is at its annotation
-stage (consent, training, survey and the endings stay on the page). Anything else
-keeps the ordinary page.
+Covered: items whose questions the client draws (``ui.annotation.options``: fact lists,
+binary, Likert, label sets, multi-label, pairwise without strengths) with no conditional
+questions; in a study, while the worker is at its annotation stage (consent, training,
+survey and the endings stay on the page). Anything else keeps the ordinary page.
 """
 
 from __future__ import annotations
@@ -29,23 +30,27 @@ from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
 from annotation_store.accounts import sign_in_sessions as auth_sessions
 from annotation_store.accounts import users as accounts
-from annotation_store.crowd import study_quality as crowd_quality
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies.flow_settings import study_of
-from kinds import FieldType, HumanField
-from kinds.base import FACT_UNSET
-from ui.annotation.blind import blinded_item, may_see_item_ids, submitted_is_final
-from ui.annotation.context import (
-    ItemContext,
+from annotation_store.annotating import actions
+from annotation_store.annotating.actions import ActionRefused
+from annotation_store.annotating.item_view import (
+    ItemView,
     build_targets,
     derived_values,
     facts_of,
-    missing_answers,
+    is_required,
 )
-from ui.keyboard import option_keys
+from kinds import FieldType
+from ui.annotation.blind import blinded_item, may_see_item_ids
+from ui.annotation.options import (
+    chosen_index,
+    control,
+    drawn_by_client,
+    options,
+    response_title,
+    shown_order,
+    value_of,
+)
 
-CHOICE_TYPES = (FieldType.FACT_LABELS, FieldType.BINARY, FieldType.ORDINAL, FieldType.CATEGORICAL)
-REVIEW_ROLES = ("admin", "reviewer")
 LANE_IDLE_S = 3600  # a lane unused this long is refused (the page's next run makes a new one)
 #: Saves (choices and submits) one lane may post: this many at once, then this many a
 #: second; beyond, 429 with the seconds to wait (a person keys a few a second).
@@ -55,13 +60,12 @@ SAVES_PER_S = 10.0
 SESSION_KEY = "annotate_fast_lane"
 
 
-class LaneError(Exception):
-    """A request the lane refuses; ``status`` is the HTTP status to answer with, and
-    ``retry_after`` the seconds to wait first when a retry will do (429)."""
+class LaneError(ActionRefused):
+    """A request the lane refuses: the domain's refusal (so the routes answer both
+    alike), with ``retry_after`` the seconds to wait first when a retry will do (429)."""
 
     def __init__(self, message: str, status: int = 400, retry_after: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
+        super().__init__(message, status)
         self.retry_after = retry_after
 
 
@@ -158,30 +162,25 @@ def covers(project: ProjectInfo) -> bool:
     """True when the fast lane can draw and save this project's items (in a study, only
     while the worker is at its annotation stage: see :func:`study_gate`)."""
     fields = project.task_kind.human_fields(project.settings)
-    return bool(fields) and all(f.type in CHOICE_TYPES and f.show_if is None for f in fields)
+    return bool(fields) and all(drawn_by_client(f) for f in fields)
 
 
 def study_gate(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
-    """Refuse (LaneError 409) a study worker who is not at the annotation stage, stopping
-    one whose gold accuracy fell below the study's threshold first, as the study's page
-    does before each item; staff and projects without a study pass."""
-    if not study_of(project.settings).active or user.role != "annotator":
-        return
-    if crowd_quality.should_stop(store, project.name, user.name):
-        crowd.stop(store, project.name, user.name)
-    part = crowd.participant(store, project.name, user.name)
-    if part is None or part.stage != "annotate":
+    """Refuse (LaneError 409) a study worker who is not at the annotation stage, after
+    the study's checks before each item (``actions.study_gate``); staff and projects
+    without a study pass."""
+    if actions.study_gate(store, project, user) not in (None, "annotate"):
         raise LaneError("the study has moved on for you: press Esc to continue", 409)
 
 
-def _context(store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str) -> ItemContext:
+def _context(store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str) -> ItemView:
     item = blinded_item(
         store.item(project.name, item_id),
         user.role,
         project.settings,
         [f.name for f in project.task_kind.item_fields],
     )
-    ctx = ItemContext(
+    ctx = ItemView(
         store,
         project,
         item,
@@ -219,52 +218,34 @@ def resolve(store: Store, project: ProjectInfo, user: AnnotatorInfo, ref: str) -
     return item_id
 
 
-def _choices(spec: HumanField) -> list[dict[str, Any]]:
-    labels = spec.level_descriptions or {}
-    out = []
-    for value, key in option_keys(spec):
-        if spec.type is FieldType.BINARY and not labels:
-            label = "yes" if value == 1 else "no"
-        elif spec.type is FieldType.FACT_LABELS:
-            label = str(value)
-        else:
-            desc = labels.get(value)
-            label = desc if desc and spec.type is FieldType.BINARY else str(value)
-            if desc and spec.type is not FieldType.BINARY:
-                label = f"{value} · {desc}"
-            if key and key != str(value):
-                label = f"[{key}] {label}"
-        out.append({"label": label, "key": key})
-    return out
+def _text(value: Any) -> str | None:
+    """An item field as plain text (a chat transcript one line per turn), None for none."""
+    if isinstance(value, list):
+        return "\n".join(
+            f"{t.get('role', '?')}: {t.get('content', '')}" if isinstance(t, dict) else str(t)
+            for t in value
+        )
+    return None if value is None or isinstance(value, dict) else str(value)
 
 
-def _chosen(spec: HumanField, saved: Any) -> int | None:
-    if saved is None or saved == FACT_UNSET:
-        return None
-    for i, (value, _) in enumerate(option_keys(spec)):
-        if value == saved or str(value) == str(saved):
-            return i
-    return None
-
-
-def _panels(ctx: ItemContext) -> list[dict[str, str]]:
-    """The item's text as titled panels: the kind's shown text fields, in order."""
+def _panels(ctx: ItemView) -> list[dict[str, str]]:
+    """The item's text as titled panels: the kind's shown text fields in order, then the
+    outputs a pairwise question compares, in the annotator's shown order, titled
+    "Response A", "Response B" ... (never by field or system name)."""
     facts = {f.facts_field for f in ctx.fields.values() if f.facts_field}
+    pairs = [f for f in ctx.fields.values() if f.type is FieldType.PAIRWISE]
+    compared = {o for f in pairs for o in f.outputs}
+    systems = {s for f in pairs for s in f.systems}
     panels = []
     for spec in ctx.project.task_kind.item_fields:
-        value = ctx.item.fields.get(spec.name)
-        if spec.hidden or spec.name in facts or value is None or spec.name == "generator":
-            continue
-        if isinstance(value, list):  # a chat transcript: one line per turn
-            text = "\n".join(
-                f"{t.get('role', '?')}: {t.get('content', '')}" if isinstance(t, dict) else str(t)
-                for t in value
-            )
-        elif isinstance(value, dict):
-            continue
-        else:
-            text = str(value)
-        panels.append({"title": spec.name.replace("_", " ").capitalize(), "text": text})
+        text = _text(ctx.item.fields.get(spec.name))
+        skip = spec.hidden or spec.name in facts | compared | systems or spec.name == "generator"
+        if not skip and text is not None:
+            panels.append({"title": spec.name.replace("_", " ").capitalize(), "text": text})
+    for pair in pairs:
+        for pos, name in enumerate(shown_order(ctx, pair.outputs)):
+            text = _text(ctx.item.fields.get(name))
+            panels.append({"title": response_title(pos), "text": text or ""})
     return panels
 
 
@@ -277,7 +258,7 @@ def item_payload(
     return payload_of(ctx, reference(store, project, user, item_id))
 
 
-def payload_of(ctx: ItemContext, ref: str) -> dict[str, Any]:
+def payload_of(ctx: ItemView, ref: str) -> dict[str, Any]:
     """:func:`item_payload` of an item context already built (its item blinded, its
     targets and saved state read), named ``ref`` (see :func:`reference`)."""
     project, user, item_id = ctx.project, ctx.user, ctx.item.item_id
@@ -288,13 +269,17 @@ def payload_of(ctx: ItemContext, ref: str) -> dict[str, Any]:
             title = spec.description or spec.name
         else:
             title = f"{target.index + 1}. {facts_of(ctx, spec)[target.index]}"
+        opts = options(ctx, target)
         targets.append(
             {
                 "key": target.key,
                 "group": spec.description or spec.name if target.index is not None else "",
                 "title": title,
-                "choices": _choices(spec),
-                "chosen": _chosen(spec, ctx.value(target)),
+                "control": control(spec),
+                "required": is_required(target),
+                "multi": spec.type is FieldType.MULTI_LABEL,
+                "choices": [{"label": o.label, "keys": list(o.keys)} for o in opts],
+                "chosen": chosen_index(ctx, target, opts),
             }
         )
     shows_ids = may_see_item_ids(user.role, project.settings)
@@ -302,14 +287,24 @@ def payload_of(ctx: ItemContext, ref: str) -> dict[str, Any]:
         "ref": ref,
         "name": item_id if shows_ids else f"item {ref}",
         "kind": project.task_kind.title,
+        "title": title_of(project, user),
         "status": ctx.state["status"] or "new",
+        "flagged": bool(ctx.state["flagged"]),
+        "note": ctx.state["note"] or "",
+        "mayskip": actions.may_skip(ctx),
         "panels": _panels(ctx),
         "targets": targets,
         "scores": live_scores(ctx),
     }
 
 
-def live_scores(ctx: ItemContext) -> list[dict[str, Any]]:
+def title_of(project: ProjectInfo, user: AnnotatorInfo) -> str:
+    """The task's name in the panel: the kind's title, never the project's name (which
+    may be internal; a study has no title of its own yet)."""
+    return project.task_kind.title
+
+
+def live_scores(ctx: ItemView) -> list[dict[str, Any]]:
     """The kind's derived scores of this annotator's saved labels (intent match: recall,
     precision, F1), as the page's live figures show them; unset facts count as not yet
     labelled, and a score not yet defined is ``None``."""
@@ -340,47 +335,28 @@ def next_item(
     after: str,
     pending: Sequence[str] = (),
 ) -> str | None:
-    """The item the page would show once ``after`` is submitted: the next one in the
-    annotator's queue, or a new claim, made now as if ``after`` and the ``pending``
-    items (submitted in the browser, their posts not yet through) were submitted."""
-    queue = asg.queue(store, project.name, user.name)
-    if after in queue and queue.index(after) + 1 < len(queue):
-        return queue[queue.index(after) + 1]
-    nxt = asg.claim_next(store, project.name, user.name, ahead_of=[after, *pending])
-    return None if nxt == after or nxt in pending else nxt
+    """The item the page would show once ``after`` is submitted (``actions.next_item``)."""
+    return actions.next_item(store, project, user, after, pending)
 
 
 def save_choices(
-    store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str, chosen: dict[str, int]
-) -> ItemContext:
-    """Save the posted choices (target key -> choice index, a whole number: ``true`` is
-    not one) the moment they are given, as
-    the page's choice buttons do (a draft, or still submitted when the item already was),
-    and return the item's context afterwards; LaneError says what was refused."""
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str, chosen: dict[str, Any]
+) -> ItemView:
+    """Save the posted choices (target key -> option index, or indices for a label set)
+    the moment they are given, as the page's choice buttons do, and return the item's
+    view afterwards; LaneError says what was refused (and nothing is saved then)."""
     ctx = _context(store, project, user, item_id)
-    final = submitted_is_final(user.role, project.settings)
-    if ctx.state["status"] == "submitted" and final:
-        raise LaneError("this item is submitted; in this study that is final", 409)
     by_key = {t.key: t for t in ctx.targets}
-    updates: dict[str, Any] = {}
+    values = []
     for key, index in chosen.items():
         target = by_key.get(key)
-        options = option_keys(target.field) if target else []
-        if target is None or type(index) is not int or not 0 <= index < len(options):
-            raise LaneError(f"no choice {index!r} for {key!r}", 400)
-        value = options[index][0]
-        if target.index is None:
-            updates[target.field.name] = value
-            continue
-        n = len(facts_of(ctx, target.field))
-        current = updates.get(target.field.name) or list(ctx.labels.get(target.field.name) or [])
-        current = (list(current) + [FACT_UNSET] * n)[:n]
-        current[target.index] = value
-        updates[target.field.name] = current
-    status = "submitted" if ctx.state["status"] == "submitted" else "draft"
-    for name, value in updates.items():
-        store.save_label(project.name, item_id, user.name, name, value, status=status)
-    return _context(store, project, user, item_id) if updates else ctx
+        if target is None:
+            raise LaneError(f"no question {key!r} on this item", 400)
+        try:
+            values.append((target, value_of(target, options(ctx, target), index)))
+        except ValueError as exc:
+            raise LaneError(str(exc), 400) from None
+    return actions.save_values(ctx, values)
 
 
 def save_and_submit(
@@ -388,19 +364,36 @@ def save_and_submit(
     project: ProjectInfo,
     user: AnnotatorInfo,
     item_id: str,
-    chosen: dict[str, int],
+    chosen: dict[str, Any],
     seconds: float | None,
     active_seconds: float | None = None,
 ) -> None:
-    """Save the posted choices (see :func:`save_choices`) and submit the item, with the
-    checks of the page's callbacks, then store its active time (measured in the browser)
-    as ``ui.active_time.record`` does; LaneError says what was refused."""
-    ctx = save_choices(store, project, user, item_id, chosen)
-    missing = missing_answers(ctx)
-    if missing:
-        raise LaneError("still to answer: " + ", ".join(missing), 422)
-    asg.submit(
-        store, project.name, item_id, user.name, seconds=seconds, bypass=user.role in REVIEW_ROLES
-    )
-    if active_seconds is not None:
-        crowd_quality.record_active_seconds(store, project.name, item_id, user.name, active_seconds)
+    """Save the posted choices (see :func:`save_choices`) and submit the item
+    (``actions.submit``: the server decides what is missing); LaneError says what was
+    refused."""
+    actions.submit(save_choices(store, project, user, item_id, chosen), seconds, active_seconds)
+
+
+#: The most characters a note posted from the panel may hold.
+NOTE_CHARS = 5000
+
+
+def act(
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, item_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """Flag or unflag (``{"action": "flag", "flagged": bool}``), note (``{"action":
+    "note", "note": text}``) or skip (``{"action": "skip"}``) the item, through the same
+    actions as the page; LaneError says what was refused."""
+    view = _context(store, project, user, item_id)
+    action = body.get("action")
+    if action == "flag" and isinstance(body.get("flagged"), bool):
+        actions.set_flag(view, body["flagged"])
+    elif action == "note" and isinstance(body.get("note"), str):
+        if len(body["note"]) > NOTE_CHARS:
+            raise LaneError(f"a note holds at most {NOTE_CHARS} characters", 400)
+        actions.save_note(view, body["note"])
+    elif action == "skip":
+        actions.skip(view)
+    else:
+        raise LaneError("malformed request", 400)
+    return {"saved": True}

@@ -5,7 +5,8 @@ would show once ``REF`` is submitted (``{"item": null}`` at the end of the queue
 ``pending`` items counting as submitted (their posts are on the way); ``POST
 /api/annotate/label`` with ``{"item": REF, "chosen": {target: choice index}, "seconds":
 s}`` saves the choices and submits the item; with ``"submit": false`` it only saves them
-(each key's choice is posted the moment it is given, as the page's buttons save it). Both need the lane token the page handed
+(each key's choice is posted the moment it is given, as the page's buttons save it);
+``POST /api/annotate/act`` flags, notes or skips an item. Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
 origin, like ``ui.session_routes``; the lane is checked against the sign-in behind it
 and the user's current role on every request (``Lanes.check``), saves are rate-limited
@@ -29,12 +30,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from annotation_store import AnnotatorInfo, StoreError
+from annotation_store.annotating.actions import ActionRefused
 from ui.annotation import fast_lane
 from ui.annotation.fast_lane import LANES, Lane, LaneError
 from ui.session_routes import refused_request
 
 NEXT_ROUTE = "/api/annotate/next"
 LABEL_ROUTE = "/api/annotate/label"
+ACT_ROUTE = "/api/annotate/act"
 LANE_HEADER = "X-Workbench-Lane"
 #: A save's body: a few choices and two numbers (a long fact list stays far below this).
 MAX_BODY = 64 * 1024
@@ -84,6 +87,13 @@ def _label(lane: Lane, user: AnnotatorInfo, body: dict[str, Any]) -> dict[str, A
     return {"saved": True}
 
 
+def _act(lane: Lane, user: AnnotatorInfo, body: dict[str, Any]) -> dict[str, Any]:
+    project = lane.store.project(lane.project)
+    fast_lane.study_gate(lane.store, project, user)
+    item_id = fast_lane.resolve(lane.store, project, user, str(body.get("item", "")))
+    return fast_lane.act(lane.store, project, user, item_id, body)
+
+
 def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number here")
 
@@ -121,8 +131,9 @@ async def _answer(request: Request, work: Any, *args: Any, saves: bool = False) 
             LANES.take_save(lane)
             args = (*args, await _body(request))
         return JSONResponse(await run_in_threadpool(work, lane, user, *args))
-    except LaneError as exc:
-        wait = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+    except ActionRefused as exc:  # the lane's refusals and the domain actions' alike
+        retry = getattr(exc, "retry_after", None)
+        wait = {"Retry-After": str(retry)} if retry else None
         return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=wait)
     except (StoreError, ValueError) as exc:  # refused by the store: say why, no retry helps
         return JSONResponse({"error": str(exc)}, status_code=409)
@@ -142,9 +153,15 @@ async def label_item(request: Request) -> Response:
     return await _answer(request, _label, saves=True)
 
 
+async def act_on_item(request: Request) -> Response:
+    """Flag, note or skip the item (``{"item": REF, "action": ...}``, see ``fast_lane.act``)."""
+    return await _answer(request, _act, saves=True)
+
+
 ROUTES = [
     Route(NEXT_ROUTE, next_item, methods=["GET"]),
     Route(LABEL_ROUTE, label_item, methods=["POST"]),
+    Route(ACT_ROUTE, act_on_item, methods=["POST"]),
 ]
 
 

@@ -14,100 +14,23 @@ script drops its marks and takes the server's focus as soon as the server has ca
 with every key it sent. A failed save is shown by the page (``ERROR_KEY``) and the
 script clicks the same choice again, up to three times, a second apart.
 
+The script is ``ui/annotation/client/instant_keys.js`` (its look ``instant_keys.css``).
 Streamlit's own ``shortcut=`` stays on the buttons: without JavaScript, or with this
 script not yet loaded, the keys work as before.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import streamlit as st
 
 from ui import keyboard
+from ui.annotation import client_assets
 from ui.annotation.context import ERROR_KEY, SYNC_KEY, ItemContext
 
 _CLASS_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
-
-# The look of a choice chosen in the browser before the server confirms it (the
-# primary button's look) and of the one it replaces.
-CSS = """<style>
-.wb-chosen button {background-color: var(--wb-accent, #2f5fb3) !important;
-  border-color: var(--wb-accent, #2f5fb3) !important; color: #fff !important}
-.wb-unchosen button[data-testid='stBaseButton-primary'] {background-color: transparent !important;
-  border-color: rgba(128, 128, 128, 0.4) !important; color: inherit !important}
-</style>"""
-
-# Installed once per browser tab; each run replaces ``window.__wbKeys.next`` with the
-# server's state. Keys pressed while typing (note box, text answers) are left alone.
-SCRIPT = """<script>
-(() => {
-const S = STATE_JSON;
-const A = window.__wbKeys || (window.__wbKeys = {state: null, focus: 0, base: 0, sent: 0,
-  lastKey: 0, lastClick: null, retries: 0});
-const clear = () => document.querySelectorAll('.wb-chosen, .wb-unchosen')
-  .forEach((e) => e.classList.remove('wb-chosen', 'wb-unchosen'));
-// Caught up: the server applied every key sent (or none came back for 10 s: a lost click)
-const caughtUp = S.sync >= A.base + A.sent || Date.now() - A.lastKey > 10000;
-if (!A.state || A.state.item !== S.item || caughtUp) {
-  A.focus = S.focus; A.base = S.sync; A.sent = 0;
-  clear();
-}
-A.state = S;
-const find = (cls) => { const box = document.querySelector('.' + cls);
-  return [box, box && box.querySelector('button')]; };
-if (S.error && A.lastClick && A.lastClick.item === S.item && A.retries < 3) {
-  A.retries += 1;  // the save failed: the page says so; try the same choice again
-  const cls = A.lastClick.cls;
-  setTimeout(() => { const [, btn] = find(cls); if (btn && !btn.disabled) btn.click(); }, 1000);
-} else if (!S.error) {
-  A.retries = 0;
-}
-const isOn = (box) => box.classList.contains('wb-chosen') ||
-  (!box.classList.contains('wb-unchosen') &&
-   !!box.querySelector("button[data-testid='stBaseButton-primary']"));
-function mark(t, cls, box) {
-  if (t.multi) {
-    const on = isOn(box);
-    box.classList.toggle('wb-chosen', !on); box.classList.toggle('wb-unchosen', on);
-    return;
-  }
-  for (const other of Object.values(t.keys)) {
-    const [b] = find(other);
-    if (b && other !== cls) { b.classList.remove('wb-chosen'); b.classList.add('wb-unchosen'); }
-  }
-  box.classList.remove('wb-unchosen'); box.classList.add('wb-chosen');
-}
-function onKey(ev) {
-  const st = A.state;
-  if (!st || ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
-  if (window.__wbLane && window.__wbLane.open) return;  // the fast lane has the keys
-  const el = ev.target;
-  if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName))) return;
-  if (!document.querySelector('[class*="' + st.marker + '"]')) return;  // another page
-  const n = st.targets.length;
-  const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
-  if (n && (key === st.next || key === st.prev)) {  // Streamlit moves the server's focus too
-    A.focus = (A.focus + (key === st.next ? 1 : -1) + n) % n;
-    A.sent += 1; A.lastKey = Date.now();
-    return;
-  }
-  const t = st.targets[A.focus];
-  const cls = t && t.keys[key];
-  if (!cls) return;
-  const [box, btn] = find(cls);
-  if (!btn || btn.disabled) return;
-  ev.preventDefault(); ev.stopImmediatePropagation();
-  mark(t, cls, box);
-  A.lastClick = {item: st.item, cls: cls}; A.sent += 1; A.lastKey = Date.now();
-  btn.click();
-  if (t.advance) A.focus = Math.min(A.focus + 1, n - 1);
-}
-if (!A.installed) { A.installed = true; window.addEventListener('keydown', onKey, true); }
-})();
-</script><!-- RUN_ID -->"""
 
 
 def button_class(widget_key: str) -> str:
@@ -146,8 +69,8 @@ def instant_keys(ctx: ItemContext) -> None:
     if not ctx.targets:
         return
     state = client_state(ctx)
-    # The run counter in the body makes every run a new element, so its script runs.
-    body = SCRIPT.replace("STATE_JSON", json.dumps(state)).replace(
-        "RUN_ID", f"{ctx.token}:{state['sync']}:{state['focus']}:{state['error']}"
-    )
-    st.html(CSS + body, unsafe_allow_javascript=True)
+    # The run counter makes every run a new element, so its script runs.
+    run_id = f"{ctx.token}:{state['sync']}:{state['focus']}:{state['error']}"
+    style = f"<style>{client_assets.text('instant_keys.css')}</style>"
+    body = client_assets.script("instant_keys.js", state, run_id)
+    st.html(style + body, unsafe_allow_javascript=True)

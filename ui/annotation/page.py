@@ -19,9 +19,11 @@ import streamlit as st
 
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
+from annotation_store.annotating import actions
+from annotation_store.annotating.actions import ActionRefused
 from annotation_store.studies.flow_settings import study_of
 from ui import active_time, keyboard
-from ui.annotation import view_for
+from ui.annotation import client_assets, view_for
 from ui.annotation.blind import (
     blinded_item,
     may_see_evaluators,
@@ -35,7 +37,6 @@ from ui.annotation.context import (
     ItemContext,
     build_targets,
     missing_answers,
-    missing_targets,
     set_focus,
 )
 from ui.annotation.fast_lane_view import fast_lane
@@ -47,23 +48,6 @@ NOTICE_KEY = "annotate_notice"
 #: Session keys of the side column's expanders (open or closed), kept from item to item.
 EVALUATORS_OPEN_KEY = "annotate_side_evaluators"
 OTHERS_OPEN_KEY = "annotate_side_others"
-# Less top padding; chosen C green and M red, so a fact list reads at a glance. Below
-# 1280 px (sidebar open) a side column a quarter wide holds a word or two a line: the
-# guideline and the other side panels go under the item instead.
-PAGE_CSS = """<style>
-[data-testid='stMainBlockContainer'] {padding-top: 3.75rem}
-[class*='st-key-opt'][class*='--C '] button[data-testid='stBaseButton-primary']
-  {background: #1e7b34; border-color: #1e7b34}
-[class*='st-key-opt'][class*='--M '] button[data-testid='stBaseButton-primary']
-  {background: #b3261e; border-color: #b3261e}
-.st-key-action_bar {padding-bottom: 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.2)}
-@media (max-width: 1279px) {
-  [data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-annotate_side)
-    {flex-wrap: wrap}
-  [data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-annotate_side)
-    > [data-testid='stColumn'] {flex: 1 1 100% !important; min-width: 100%}
-}
-</style>"""
 REVIEW_ROLES = ("admin", "reviewer")
 
 
@@ -191,24 +175,19 @@ def _submit(ctx: ItemContext) -> None:
     if st.session_state.get(ERROR_KEY):
         st.session_state[NOTICE_KEY] = "Fix the failed save first."
         return
-    ctx = _refresh(ctx)
-    if missing_answers(ctx):  # the item area says what is left, and keeps it current
-        todo = missing_targets(ctx)
-        st.session_state[MISSING_KEY] = (ctx.item.item_id, {t.key for t in todo})
-        keys = [t.key for t in ctx.targets]
-        if todo and todo[0].key in keys:  # the keyboard goes to the first one
-            st.session_state[ctx.focus_key] = keys.index(todo[0].key)
-        return
     started = st.session_state.get(_timer_key(ctx.project.name, ctx.item.item_id), time.time())
     try:
-        asg.submit(
-            ctx.store,
-            ctx.project.name,
-            ctx.item.item_id,
-            ctx.user.name,
-            seconds=round(time.time() - started, 1),
-            bypass=ctx.user.role in REVIEW_ROLES,
-        )
+        actions.submit(ctx, seconds=round(time.time() - started, 1))
+    except ActionRefused as exc:
+        if exc.status != 422:
+            st.session_state[ERROR_KEY] = f"Could not submit: {exc}"
+            return
+        # the item area says what is left, and keeps it current
+        st.session_state[MISSING_KEY] = (ctx.item.item_id, {t.key for t in exc.missing})
+        keys = [t.key for t in ctx.targets]
+        if exc.missing and exc.missing[0].key in keys:  # the keyboard goes to the first one
+            st.session_state[ctx.focus_key] = keys.index(exc.missing[0].key)
+        return
     except Exception as exc:  # refuse to advance and say why
         st.session_state[ERROR_KEY] = f"Could not submit: {exc}"
         return
@@ -219,32 +198,26 @@ def _submit(ctx: ItemContext) -> None:
 
 def _skip(ctx: ItemContext) -> None:
     try:
-        asg.skip(ctx.store, ctx.project.name, ctx.item.item_id, ctx.user.name)
+        nxt = actions.skip(ctx)
     except Exception as exc:
         st.session_state[ERROR_KEY] = f"Could not skip: {exc}"
         return
     st.session_state[NOTICE_KEY] = (
         f"Skipped {_address(ctx).label(ctx.item.item_id)}; it goes to someone else."
     )
-    nxt = asg.claim_next(ctx.store, ctx.project.name, ctx.user.name)
     _goto(_address(ctx), nxt)
 
 
 def _toggle_flag(ctx: ItemContext) -> None:
-    ctx = _refresh(ctx)
     try:
-        ctx.store.set_note(
-            ctx.project.name, ctx.item.item_id, ctx.user.name, flagged=not ctx.state["flagged"]
-        )
+        actions.toggle_flag(ctx)
     except Exception as exc:
         st.session_state[ERROR_KEY] = f"Could not save the flag: {exc}"
 
 
 def _save_note(ctx: ItemContext, key: str) -> None:
     try:
-        ctx.store.set_note(
-            ctx.project.name, ctx.item.item_id, ctx.user.name, note=st.session_state.get(key) or ""
-        )
+        actions.save_note(ctx, st.session_state.get(key) or "")
     except Exception as exc:
         st.session_state[ERROR_KEY] = f"Could not save the note: {exc}"
     else:
@@ -395,7 +368,7 @@ def _buttons(ctx: ItemContext) -> None:
             args=(ctx,),
         )
         st.space("stretch")
-        if _may_skip(ctx):
+        if actions.may_skip(ctx):
             st.button(
                 "Skip",
                 key="skip",
@@ -412,17 +385,6 @@ def _buttons(ctx: ItemContext) -> None:
             args=(ctx,),
             help="flag a problem with this item (add a note)",
         )
-
-
-def _may_skip(ctx: ItemContext) -> bool:
-    """No Skip button once the study's skips are used up (or when it allows none)."""
-    if ctx.state["status"] == "submitted" and submitted_is_final(
-        ctx.user.role, ctx.project.settings
-    ):
-        return False
-    if study_of(ctx.project.settings).max_skips is None:
-        return True
-    return asg.skips_left(ctx.store, ctx.project.name, ctx.user.name) != 0
 
 
 def _note(ctx: ItemContext) -> None:
@@ -538,7 +500,7 @@ def render(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
         _queue_summary(store, project, user)
         st.button("Check again", key="check_again")
         return
-    st.html(PAGE_CSS)
+    st.html(f"<style>{client_assets.text('page.css')}</style>")
     item = blinded_item(
         store.item(project.name, item_id),
         user.role,
@@ -612,7 +574,7 @@ def _item_area(
     _focus_buttons(ctx)
     _follow_focus(ctx)
     instant_keys(ctx)
-    fast_lane(ctx)
+    fast_lane(ctx, {"done": fig.done, "target": fig.target, "left": fig.left, "quota": fig.quota})
 
 
 def _still_to_answer(ctx: ItemContext) -> None:
@@ -632,21 +594,10 @@ def _still_to_answer(ctx: ItemContext) -> None:
             st.success("Everything is answered: press Enter to submit.", icon=":material/check:")
 
 
-# Keeps the highlighted question in sight: after a key moves the focus to a question
-# below the fold, scroll just enough to show it (nothing happens when it is visible).
-FOLLOW_FOCUS = """<script>
-setTimeout(() => {
-  const marks = [...document.querySelectorAll('[data-testid="stMain"] strong')]
-    .filter((el) => el.textContent.trim().startsWith("\u25b8"));
-  if (marks.length) marks[0].scrollIntoView({block: "nearest", behavior: "auto"});
-}, 60);
-</script><!-- focus FOCUS_INDEX -->"""
-
-
 def _follow_focus(ctx: ItemContext) -> None:
     if ctx.targets:
         # The index in the body makes each focus change a new element, so it runs again.
-        body = FOLLOW_FOCUS.replace("FOCUS_INDEX", f"{ctx.token}:{ctx.focus}")
+        body = client_assets.script("follow_focus.js", {}, f"{ctx.token}:{ctx.focus}")
         st.html(body, unsafe_allow_javascript=True)
 
 

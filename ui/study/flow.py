@@ -4,17 +4,16 @@ so a worker who comes back resumes where they were."""
 
 from __future__ import annotations
 
-import json
 from html import escape
 
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, ProjectInfo, Store
-from annotation_store import assignments as asg
+from annotation_store.annotating import actions
 from annotation_store.crowd import ending as crowd_end
-from annotation_store.crowd import study_quality as crowd_quality
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import StudySettings, study_of
+from ui.annotation import client_assets
 from ui.annotation.page import render as render_annotate
 from ui.safe_markdown import no_images
 from ui.study.training import render_training
@@ -133,12 +132,8 @@ def _guideline(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
 
 
 def _annotate(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> None:
-    if crowd_quality.should_stop(store, project.name, user.name):
-        crowd.stop(store, project.name, user.name)
-        st.rerun()
-    # claim_next resumes an open item first, so this claims nothing the page would not
-    if asg.claim_next(store, project.name, user.name) is None:
-        crowd_end.finish_annotation(store, project.name, user.name)  # earned, full, ...
+    # the study's checks before each item (gold stop, an empty queue ends annotation)
+    if actions.study_gate(store, project, user, finish_when_empty=True) != "annotate":
         st.rerun()
     render_annotate(store, project, user)
 
@@ -172,12 +167,10 @@ def _completion(study: StudySettings, part: crowd.Participant) -> None:
     url = crowd.completion_url(study, code) if part.platform == "prolific" else ""
     if url:
         st.link_button("Return to Prolific", url, type="primary")
-        st.caption(f"Taking you back to Prolific in {REDIRECT_SECONDS} seconds ...")
-        st.html(
-            "<script>setTimeout(() => { window.top.location.href = "
-            f"{json.dumps(url)}; }}, {REDIRECT_SECONDS * 1000});</script>",
-            unsafe_allow_javascript=True,
-        )
+        # a countdown with a button to stay (ui/annotation/client/completion_redirect.js)
+        config = {"url": url, "seconds": REDIRECT_SECONDS, "platform": "Prolific"}
+        script = client_assets.script("completion_redirect.js", config, code)
+        st.html(script, unsafe_allow_javascript=True)
     elif part.platform == "mturk":
         _mturk_submit(study, part, code)
 
@@ -196,7 +189,7 @@ def _mturk_submit(study: StudySettings, part: crowd.Participant, code: str) -> N
         f'<input type="hidden" name="assignmentId" value="{escape(assignment)}">'
         f'<input type="hidden" name="completionCode" value="{escape(code)}">'
         '<button type="submit" style="padding:0.5rem 1rem;border-radius:0.5rem;'
-        'border:none;background:#ff4b4b;color:white;font-size:1rem;cursor:pointer">'
+        'border:none;background:#b3261e;color:white;font-size:1rem;cursor:pointer">'
         "Submit the HIT</button></form>",
         unsafe_allow_javascript=True,
     )

@@ -72,7 +72,14 @@ def field_markdown(value: Any) -> str:
     if isinstance(value, dict):
         return "\n".join(f"- {k}: `{label_text(v)}`" for k, v in value.items()) or DASH
     if isinstance(value, list | tuple):
-        return "\n".join(f"- {_plain(v)}" for v in value) or DASH
+        return "\n".join(f"- {_turn(v)}" for v in value) or DASH
+    return _plain(value)
+
+
+def _turn(value: Any) -> str:
+    """One entry of a list: a chat turn as its speaker and words (never a Python repr)."""
+    if isinstance(value, dict) and "content" in value:
+        return f"**{_plain(value.get('role', '?'))}**: {_plain(value['content'])}"
     return _plain(value)
 
 

@@ -1,0 +1,3 @@
+"""Annotating an item: the item as its annotator labels it (targets, what is missing) and
+the actions on it (save, submit, skip, flag, note, next, the study gate), shared by the
+Annotate page and the annotation client's routes (no Streamlit here)."""

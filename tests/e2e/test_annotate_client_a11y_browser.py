@@ -1,0 +1,133 @@
+"""Real browser: the annotation panel for keyboard and screen-reader users (issue #46).
+
+axe-core (from npm, pinned in package-lock.json; ``npm ci``) finds no WCAG 2.2 A / AA
+violation in the panel's own markup in the light and the dark theme; the page beneath is
+hidden from assistive technology while the panel is open; options are named with their
+question and expose their selected state. Keyboard only: Tab reaches the options in
+reading order, Space picks the focused one and the focus stays on it, Enter submits and
+never also picks the focused option, and the single-key shortcuts can be turned off.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store
+from annotation_store.accounts import users as accounts
+from tests.annotate_fixtures import ITEMS
+from tests.e2e.harness import LOCAL_AUTH, ROOT, browser_page, open_page, running_app, sign_in
+
+pytestmark = pytest.mark.e2e
+
+LANE = "#wb-lane"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+def _axe(page) -> list[str]:
+    """axe-core's violations in the panel: rule id and the first offending element."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `npm ci` (make test does)")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async (tags) => (await axe.run(document.getElementById('wb-lane'),
+            {runOnly: {type: 'tag', values: tags}})).violations
+            .map((v) => v.id + ': ' + v.nodes[0].html)""",
+        WCAG,
+    )
+    return list(found)
+
+
+def _focused(page) -> str:
+    return page.evaluate(
+        "() => { const el = document.activeElement;"
+        " return el.getAttribute('aria-label') || el.getAttribute('data-fid') || el.tagName; }"
+    )
+
+
+def test_axe_finds_no_violation_in_the_panel_in_light_and_dark(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("im", "intent_match", {"k": 2})
+    store.upsert_items("im", ITEMS["intent_match"])
+    people = {"light": "ana", "dark": "bea"}  # each starts on a fresh item
+    for who in people.values():
+        accounts.add_user(store, who, "annotator", password=f"{who}-password")
+    with running_app(sqlite_url, LOCAL_AUTH) as app:
+        for scheme, who in people.items():
+            with browser_page(color_scheme=scheme, bypass_csp=True) as page:
+                open_page(page, app)
+                sign_in(page, who, f"{who}-password")
+                open_page(page, app, "annotate?project=im")
+                page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+                page.keyboard.press("c")  # a chosen option, the focus moved on, a save
+                page.wait_for_selector(f"{LANE} button.wb-on")
+                page.wait_for_selector(f"{LANE} [data-testid=wbSaving]:has-text('all saved')")
+                assert _axe(page) == [], scheme
+                # a landmark; the page beneath hidden from assistive technology
+                assert page.get_attribute(LANE, "aria-label") == "Annotation panel"
+                assert page.get_attribute("[data-testid=stMain]", "aria-hidden") == "true"
+                chosen = page.locator(f"{LANE} .wb-row button[aria-pressed=true]")
+                assert chosen.count() == 1
+                assert chosen.get_attribute("aria-label") == (
+                    "C · 1. The user wants to book a table."
+                )
+                current = page.locator(f"{LANE} [aria-current=true] .wb-title")
+                assert current.inner_text().startswith("2. The party is two people.")
+                assert "C · 1. The user wants" in page.inner_text("#wb-live")
+
+
+def test_keyboard_only_tab_space_enter_and_shortcuts_off(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 1})
+    store.upsert_items(
+        "p", [{"item_id": f"b{i}", "fields": {"text": f"Text {i}."}} for i in range(3)]
+    )
+    accounts.add_user(store, "ana", "annotator", password="ana-password")
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=p")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        page.wait_for_function("() => window.__wbLane && window.__wbLane.after !== undefined")
+        # the panel has the keyboard; Tab goes through its controls in reading order
+        assert page.evaluate("() => document.activeElement.tagName") == "H4"
+        seen = []
+        for _ in range(5):
+            page.keyboard.press("Tab")
+            seen.append(_focused(page))
+        label = "Yes (1) or no (0)"
+        assert seen == ["submit", "leave", "shortcuts", f"yes · {label}", f"no · {label}"]
+        page.keyboard.press("Shift+Tab")
+        assert _focused(page) == f"yes · {label}"
+        page.keyboard.press("Space")  # the focused option, picked; the focus stays on it
+        page.wait_for_selector(f"{LANE} .wb-row button[aria-pressed=true]")
+        assert _focused(page) == f"yes · {label}"
+        page.keyboard.press("Tab")  # on "no" now: Enter submits and does not pick it
+        assert _focused(page) == f"no · {label}"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        page.wait_for_function("() => !window.__wbLane.queue.length")
+        first = store.item_state("p", "b0", "ana")
+        assert first["status"] == "submitted" and first["labels"] == {"label": 1}
+        # the focus stays in the panel, on the new item's title
+        assert page.evaluate("() => document.activeElement.tagName") == "H4"
+
+        # shortcuts off: a letter or digit does nothing, Enter still submits
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert _focused(page) == "shortcuts"
+        page.keyboard.press("Space")
+        page.wait_for_selector(f"{LANE} button[data-fid=shortcuts][aria-pressed=false]")
+        page.keyboard.press("y")
+        page.keyboard.press("1")
+        page.wait_for_timeout(500)
+        assert page.locator(f"{LANE} .wb-row button[aria-pressed=true]").count() == 0
+        assert store.item_state("p", "b1", "ana")["labels"] == {}
+        page.keyboard.press("Enter")  # nothing chosen: refused in place, said aloud
+        page.wait_for_selector(f"{LANE} .wb-missing")
+        assert "Still to answer" in page.inner_text("#wb-live")
+        # turned off for the next load too
+        page.reload()
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        assert page.get_attribute(f"{LANE} button[data-fid=shortcuts]", "aria-pressed") == "false"

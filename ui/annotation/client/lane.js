@@ -1,0 +1,686 @@
+// The Annotate page's panel ("fast lane"): items drawn and labelled in the browser.
+//
+// boot.js calls start(config) on every run of the page's item area. The panel opens
+// over the page on the page's own item, answers keys and clicks in the browser, posts
+// each choice the moment it is given and each submit after it (post_queue.js: one at a
+// time, in order, retried), and draws the next item, fetched while this one was
+// labelled, at once. Esc, the page's other keys and the end of the queue go back to
+// the ordinary page (see ui/annotation/fast_lane_view.py for the whole story).
+//
+// Keys belong to the item on screen: every choice carries the item's ref and the
+// question it was given on (keys.js, item_state.js), and Enter submits: it never
+// activates a focused option. Tab, Shift+Tab and Space are left to the browser.
+
+import { keyAction, keyHint, keyName } from "./keys.js";
+import {
+  adoptSaved,
+  applyChoice,
+  isChosen,
+  missingRequired,
+  moveFocus,
+  newItemState,
+  trySubmit,
+} from "./item_state.js";
+import { PostQueue } from "./post_queue.js";
+
+const FULL_KEY = "wbLaneFullPage"; // sessionStorage: the item Esc opened on the full page
+const SHORTCUTS_KEY = "wbShortcutsOff"; // localStorage: single-key shortcuts turned off
+
+const L = window.__wbLane || (window.__wbLane = {});
+Object.assign(L, {
+  open: false,
+  cur: null,
+  after: undefined,
+  next: undefined,
+  pageRef: null,
+  fullRef: null,
+  posted: false,
+  submits: 0,
+  lastInput: Date.now(),
+  since: null,
+});
+L.posts = new PostQueue({ send: sendJob, onChange: () => refreshStatus() });
+L.posts.onSaved = saved;
+Object.defineProperty(L, "queue", { get: () => L.posts.jobs, configurable: true });
+
+// each post carries the lane it was given in: a project switch does not redirect it
+function headers(json, lane) {
+  const out = { [L.cfg.guard]: "1", [L.cfg.laneHeader]: lane || L.cfg.lane };
+  if (json) out["Content-Type"] = "application/json";
+  return out;
+}
+
+async function sendJob(job) {
+  const sent = job.act
+    ? { item: job.ref, ...job.act }
+    : { item: job.ref, chosen: job.chosen, submit: job.submit, seconds: job.seconds, active_seconds: job.active };
+  const r = await fetch(job.act ? L.cfg.actRoute : L.cfg.labelRoute, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: headers(true, job.lane),
+    body: JSON.stringify(sent),
+  });
+  let body = null;
+  try {
+    body = await r.json();
+  } catch {
+    body = { error: r.status + " " + r.statusText };
+  }
+  return { ok: r.ok, status: r.status, retryAfter: r.headers.get("Retry-After"), body };
+}
+
+// a saved choice comes back with the item's live scores (if the kind has any)
+function saved(job, body) {
+  if (body && body.scores && L.cur && L.cur.item.ref === job.ref) {
+    L.cur.item.scores = body.scores;
+    const p = document.querySelector("#wb-lane [data-testid=wbScores]");
+    if (p) p.replaceChildren(...scoreSpans(body.scores));
+  }
+  if (L.leaving && !L.posts.jobs.length) leave();
+}
+
+async function fetchNext(ref) {
+  try {
+    const q = new URLSearchParams({ after: ref });
+    for (const job of L.posts.jobs) {
+      // items whose submit is on its way count as submitted
+      const done = job.submit || (job.act && job.act.action === "skip");
+      if (job.ref !== ref && done && job.lane === L.cfg.lane) q.append("pending", job.ref);
+    }
+    const r = await fetch(L.cfg.nextRoute + "?" + q.toString(), {
+      headers: headers(false),
+      credentials: "same-origin",
+    });
+    if (!r.ok) return undefined;
+    return (await r.json()).item;
+  } catch {
+    return undefined;
+  }
+}
+
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "onclick") el.addEventListener("click", v);
+    else if (v !== null && v !== undefined && v !== false) el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const kid of kids) {
+    if (kid !== null && kid !== undefined) el.append(typeof kid === "string" ? document.createTextNode(kid) : kid);
+  }
+  return el;
+}
+
+function post(job) {
+  job.lane = L.cfg.lane;
+  L.posted = true;
+  L.posts.push(job);
+}
+
+function send(item, chosen, seconds, away) {
+  // away: ms the tab was hidden, blurred or idle
+  const active = Math.max(0, Math.round((seconds * 1000 - away) / 100) / 10);
+  L.submits += 1;
+  post({ ref: item.ref, name: item.name, chosen, submit: true, seconds, active });
+}
+
+function awayNow(cur) {
+  return cur.away + (L.since !== null ? Date.now() - L.since : 0);
+}
+
+// Any input: a pause without input beyond the study's idle threshold counts as away
+// (beyond the threshold), as on the ordinary page (ui/active_time.py).
+function touch() {
+  const now = Date.now();
+  const idle = now - L.lastInput - L.cfg.idleMs;
+  if (idle > 0 && L.open && L.cur) L.cur.away += idle;
+  L.lastInput = now;
+}
+
+// the page the panel is over: another page or project of the app closes it
+const where = () => location.pathname + "?" + new URL(location.href).searchParams.get("project");
+
+function shortcutsOn() {
+  try {
+    return localStorage.getItem(SHORTCUTS_KEY) !== "1";
+  } catch {
+    return true;
+  }
+}
+
+function announce(text) {
+  const live = document.getElementById("wb-live");
+  if (live) live.textContent = text;
+  L.said = text;
+}
+
+function show(item, prev) {
+  // prev: the item the ArrowLeft key opens ('' for none)
+  L.prev = prev !== undefined ? prev : L.open ? L.curRef : L.pageRef;
+  L.cur = newItemState(item);
+  L.curRef = item.ref;
+  L.after = undefined;
+  L.open = true;
+  L.where = where();
+  const url = new URL(window.location.href);
+  url.searchParams.set("item", item.ref);
+  window.history.replaceState(window.history.state, "", url);
+  const ref = item.ref;
+  fetchNext(ref).then((p) => {
+    if (L.cur && L.cur.item.ref === ref) {
+      L.after = p === undefined ? null : p;
+      if (L.waiting) advance();
+    }
+  });
+  render({ newItem: true });
+  // the keyboard starts in the panel: Tab goes on to its buttons in reading order
+  const active = document.activeElement;
+  if (!active || active === document.body) {
+    const title = document.querySelector("#wb-lane h4");
+    if (title) title.focus({ preventScroll: true });
+  }
+  announce(item.name + (item.targets[L.cur.focus] ? ": " + item.targets[L.cur.focus].title : ""));
+  const box = document.getElementById("wb-lane");
+  if (box) box.scrollTop = 0;
+}
+
+function closeHere() {
+  // back to the page under the panel, which is on the item in view
+  L.open = false;
+  L.cur = null;
+  L.fullRef = L.pageRef;
+  L.leaveTo = undefined;
+  const ref = L.pageRef;
+  if (L.after !== undefined) L.next = L.after || undefined;
+  else {
+    fetchNext(ref).then((p) => {
+      if (!L.open && L.pageRef === ref) L.next = p;
+    });
+  }
+  render();
+}
+
+function leave(ref) {
+  // the ordinary page, on ``ref`` (default: the item in view)
+  if (typeof ref === "string") L.leaveTo = ref;
+  const here = L.cur && (!L.leaveTo || L.leaveTo === L.cur.item.ref);
+  // nothing sent from the panel and still on the page's own item: the page under the
+  // panel shows what is saved, so the panel just closes (no reload)
+  if (!L.leaving && !L.posted && here && L.cur.item.ref === L.pageRef) return closeHere();
+  L.leaving = true;
+  const refused = L.posts.refused; // the page shows the refused item
+  if (L.posts.jobs.length && !refused) {
+    render();
+    return undefined;
+  }
+  const url = new URL(window.location.href);
+  if (refused) {
+    url.searchParams.set("item", L.posts.failed.job.ref);
+    L.posts.clear();
+  } else if (L.leaveTo) url.searchParams.set("item", L.leaveTo);
+  else if (L.done) url.searchParams.delete("item");
+  const to = url.searchParams.get("item"); // the panel stays closed on it for that load
+  try {
+    if (to) sessionStorage.setItem(FULL_KEY, JSON.stringify({ scope: L.cfg.scope, ref: to }));
+  } catch {
+    // no sessionStorage: the panel opens again on that item
+  }
+  window.location.assign(url.toString());
+  return undefined;
+}
+
+function advance() {
+  // the current item is submitted: the next one, or the end
+  L.waiting = false;
+  if (L.after === undefined) {
+    L.waiting = true;
+    render();
+    return;
+  }
+  if (L.after === null) {
+    L.done = true;
+    leave();
+    return;
+  }
+  show(L.after);
+}
+
+function submit() {
+  const cur = L.cur;
+  const chosen = trySubmit(cur);
+  if (chosen === null) {
+    render();
+    const titles = missingRequired(cur).map((k) => cur.item.targets.find((t) => t.key === k).title);
+    announce("Not submitted. Still to answer: " + titles.join("; "));
+    return;
+  }
+  const seconds = Math.round((Date.now() - cur.shown) / 100) / 10;
+  send(cur.item, chosen, seconds, awayNow(cur));
+  advance();
+}
+
+function choose(action) {
+  const cur = L.cur;
+  const change = cur ? applyChoice(cur, action) : null;
+  if (change === null) return; // a choice for another item: dropped
+  marks();
+  const target = cur.item.targets.find((t) => t.key === action.target);
+  announce(target.choices[action.index].label + " · " + target.title);
+  // saved the moment it is given, as the page's buttons save it: a reload loses nothing
+  post({ ref: cur.item.ref, name: cur.item.name, chosen: change, submit: false });
+}
+
+// A choice or a focus move restyles the rows in place (no new panel: less work for a
+// browser that gets a ninth of a core, and the keyboard focus stays where it is).
+function marks() {
+  const box = document.getElementById("wb-lane");
+  const cur = L.cur;
+  const rows = box ? box.querySelectorAll(".wb-row") : [];
+  if (!box || rows.length !== cur.item.targets.length) return render();
+  rows.forEach((row, i) => {
+    const t = cur.item.targets[i];
+    const focused = i === cur.focus;
+    row.classList.toggle("wb-focus", focused);
+    if (focused) row.setAttribute("aria-current", "true");
+    else row.removeAttribute("aria-current");
+    if (cur.chosen[t.key] !== undefined) row.querySelectorAll(".wb-missing").forEach((m) => m.remove());
+    row.querySelectorAll("button").forEach((b, j) => {
+      const on = isChosen(cur, t, j);
+      b.classList.toggle("wb-on", on);
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+    });
+  });
+  const focused = box.querySelector(".wb-focus");
+  if (focused) focused.scrollIntoView({ block: "nearest" });
+  return undefined;
+}
+
+function hidePageBeneath(hidden) {
+  const main = document.querySelector("[data-testid=stMain]");
+  if (!main) return;
+  if (hidden) {
+    main.setAttribute("aria-hidden", "true");
+    main.inert = true;
+  } else if (main.getAttribute("aria-hidden") === "true") {
+    main.removeAttribute("aria-hidden");
+    main.inert = false;
+  }
+}
+
+function optionButton(cur, t, c, j) {
+  const hint = keyHint(c);
+  const shows = !hint || c.label.toUpperCase() === hint || c.label.toUpperCase().startsWith(hint + " ");
+  const on = isChosen(cur, t, j);
+  const ref = cur.item.ref;
+  return h(
+    "button",
+    {
+      type: "button",
+      class: on ? "wb-on" : "",
+      "aria-pressed": on ? "true" : "false",
+      "aria-label": c.label + " · " + t.title,
+      "aria-keyshortcuts": L.shortcuts && c.keys && c.keys.length ? c.keys.join(" ") : null,
+      "data-fid": "opt:" + t.key + ":" + j,
+      // the item and question this button was drawn for go with its click
+      onclick: () => choose({ ref, target: t.key, index: j }),
+    },
+    shows ? null : h("kbd", { class: "wb-key", "aria-hidden": "true" }, hint),
+    c.label,
+  );
+}
+
+function progressText(cfg) {
+  const p = cfg.progress;
+  if (!p) return "";
+  const done = p.done + L.submits;
+  const left = Math.max(p.left - L.submits, 0);
+  return done + " of " + Math.max(p.target, done) + " submitted" + (p.quota ? " (quota)" : "") + " · " + left + " left";
+}
+
+function savingText() {
+  const pending = L.posts.pendingRefs().size;
+  if (pending) return "saving " + pending + " item" + (pending > 1 ? "s" : "") + "…";
+  return L.posts.saved ? "all saved" : "";
+}
+
+function errorText(failed) {
+  return (
+    "Could not save " +
+    failed.job.name +
+    ": " +
+    failed.msg +
+    ". " +
+    (failed.final
+      ? "Items after it are not saved: press Esc to open it on the full page."
+      : "Retrying (attempt " + (failed.tries + 1) + ")…")
+  );
+}
+
+function scoreSpans(scores) {
+  return scores.map((sc, i) =>
+    h("span", { title: sc.help }, (i ? " · " : "") + sc.name + " " + (sc.value === null ? "—" : sc.value.toFixed(2))),
+  );
+}
+
+// A post's progress changes only the status line and the error box (the rest of the
+// panel, a note being typed included, stays as it is).
+function refreshStatus() {
+  const box = document.getElementById("wb-lane");
+  if (!L.open || !box) return;
+  const failed = L.posts.failed;
+  const error = box.querySelector("[data-testid=wbSaveError]");
+  const status = box.querySelector("[data-testid=wbSaving]");
+  if (L.leaving || L.waiting || Boolean(failed) !== Boolean(error) || (!failed && !status)) {
+    render();
+    return;
+  }
+  if (failed) error.textContent = errorText(failed);
+  else status.textContent = savingText();
+}
+
+function tools(cur) {
+  const item = cur.item;
+  const ref = item.ref;
+  const note = h("textarea", { id: "wb-note", rows: "2", "data-fid": "note", maxlength: "5000" });
+  note.value = item.note || "";
+  note.addEventListener("change", () => {
+    item.note = note.value;
+    post({ ref, name: item.name, act: { action: "note", note: note.value } });
+  });
+  const guide = L.cfg.guideline
+    ? h(
+        "details",
+        { class: "wb-guideline" },
+        h("summary", { "data-fid": "guideline" }, "Guideline (version " + L.cfg.guidelineVersion + ")"),
+        h("div", { class: "wb-panel" }, L.cfg.guideline),
+      )
+    : null;
+  return h(
+    "div",
+    { class: "wb-tools" },
+    h(
+      "button",
+      { type: "button", "data-fid": "flag", "aria-pressed": item.flagged ? "true" : "false", onclick: () => flag(cur) },
+      "Flag a problem",
+    ),
+    item.mayskip ? h("button", { type: "button", "data-fid": "skip", onclick: () => skip(cur) }, "Skip this item") : null,
+    h("label", { for: "wb-note" }, "Note on this item (optional)"),
+    note,
+    guide,
+  );
+}
+
+function flag(cur) {
+  if (L.cur !== cur) return;
+  const item = cur.item;
+  item.flagged = !item.flagged;
+  const button = document.querySelector("#wb-lane [data-fid=flag]");
+  if (button) button.setAttribute("aria-pressed", item.flagged ? "true" : "false");
+  announce(item.flagged ? "Flagged" : "Flag removed");
+  post({ ref: item.ref, name: item.name, act: { action: "flag", flagged: item.flagged } });
+}
+
+function skip(cur) {
+  if (L.cur !== cur || L.waiting || L.leaving) return;
+  post({ ref: cur.item.ref, name: cur.item.name, act: { action: "skip" } });
+  announce("Skipped " + cur.item.name);
+  advance();
+}
+
+function render(opts = {}) {
+  let box = document.getElementById("wb-lane");
+  if (!L.open) {
+    if (box) box.remove();
+    hidePageBeneath(false);
+    return;
+  }
+  if (!box) {
+    box = h("section", { id: "wb-lane", "data-testid": "wbFastLane", "aria-label": "Annotation panel" });
+    document.body.append(box);
+  }
+  hidePageBeneath(true);
+  const active = document.activeElement;
+  const hadFocus = active && box.contains(active) ? active.getAttribute("data-fid") || "" : null;
+  const app = document.querySelector("[data-testid=stApp]") || document.body;
+  const main = document.querySelector("[data-testid=stMain]");
+  const style = getComputedStyle(app);
+  box.style.background = style.backgroundColor || "#fff";
+  box.style.color = style.color;
+  box.style.left = (main ? main.getBoundingClientRect().left : 0) + "px";
+  box.classList.toggle("wb-no-keys", !L.shortcuts);
+  const cur = L.cur;
+  const item = cur.item;
+  const pending = L.posts.pendingRefs().size;
+  const failed = L.posts.failed;
+  const saving = failed ? null : h("span", { class: "wb-saving", "data-testid": "wbSaving" }, savingText());
+  const kids = [
+    h(
+      "div",
+      { class: "wb-bar" },
+      h("h4", { tabindex: "-1", "data-fid": "title" }, (item.title || item.kind) + " · " + item.name),
+      item.status === "submitted" ? h("span", { class: "wb-saving" }, "submitted before") : null,
+      h(
+        "button",
+        { type: "button", class: "wb-primary", "data-fid": "submit", onclick: submit },
+        "Submit ",
+        h("kbd", { class: "wb-key", "aria-hidden": "true" }, "Enter"),
+      ),
+      h(
+        "button",
+        { type: "button", "data-fid": "leave", onclick: () => leave() },
+        "Full page ",
+        h("kbd", { class: "wb-key", "aria-hidden": "true" }, "Esc"),
+      ),
+      h(
+        "button",
+        { type: "button", "data-fid": "shortcuts", "aria-pressed": L.shortcuts ? "true" : "false", onclick: toggleShortcuts },
+        "Single-key shortcuts",
+      ),
+      saving,
+      h("span", { class: "wb-progress", "data-testid": "wbProgress" }, progressText(L.cfg)),
+    ),
+    h("div", { id: "wb-live", class: "wb-sr", role: "status", "aria-live": "polite" }, L.said || ""),
+  ];
+  if (failed) {
+    kids.push(h("div", { class: "wb-error", "data-testid": "wbSaveError", role: "alert" }, errorText(failed)));
+  }
+  if (L.waiting) kids.push(h("p", {}, "Loading the next item…"));
+  if (L.leaving) kids.push(h("p", {}, pending ? "Saving, then opening the full page…" : "Opening the full page…"));
+  if (L.waiting || L.leaving) {
+    box.replaceChildren(...kids);
+    return;
+  }
+  for (const p of item.panels) kids.push(h("div", { class: "wb-panel" }, h("h5", {}, p.title), p.text));
+  let group = null;
+  item.targets.forEach((t, i) => {
+    if (t.group && t.group !== group) {
+      group = t.group;
+      kids.push(h("h5", { class: "wb-group" }, group));
+    }
+    const miss = cur.missing && cur.chosen[t.key] === undefined && t.required !== false;
+    const titleId = "wb-t-" + i;
+    const row = h(
+      "div",
+      {
+        class: "wb-row" + (i === cur.focus ? " wb-focus" : ""),
+        role: "group",
+        "aria-labelledby": titleId,
+        "aria-current": i === cur.focus ? "true" : null,
+        "data-target": t.key,
+        "data-control": t.control,
+      },
+      h(
+        "span",
+        { class: "wb-title", id: titleId },
+        t.title,
+        t.required === false ? h("span", { class: "wb-optional" }, " (optional)") : null,
+        miss ? h("span", { class: "wb-missing" }, "answer this") : null,
+      ),
+    );
+    t.choices.forEach((c, j) => row.append(optionButton(cur, t, c, j)));
+    kids.push(row);
+  });
+  if (item.scores && item.scores.length) {
+    kids.push(h("p", { class: "wb-scores", "data-testid": "wbScores" }, ...scoreSpans(item.scores)));
+  }
+  kids.push(tools(cur));
+  kids.push(h("p", { class: "wb-help wb-key-help" }, L.cfg.help));
+  box.replaceChildren(...kids);
+  // the keyboard focus stays on the control it was on (or the new item's title)
+  if (hadFocus !== null) {
+    const again = hadFocus && !opts.newItem ? box.querySelector('[data-fid="' + hadFocus + '"]') : null;
+    (again || box.querySelector("h4")).focus();
+  }
+  const focused = box.querySelector(".wb-focus");
+  if (focused) focused.scrollIntoView({ block: "nearest" });
+}
+
+function toggleShortcuts() {
+  L.shortcuts = !L.shortcuts;
+  try {
+    if (L.shortcuts) localStorage.removeItem(SHORTCUTS_KEY);
+    else localStorage.setItem(SHORTCUTS_KEY, "1");
+  } catch {
+    // kept for this page only
+  }
+  render();
+  announce("Single-key shortcuts " + (L.shortcuts ? "on" : "off"));
+}
+
+function typing(el) {
+  return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+}
+
+// the ordinary page: take over its submit when it is safe
+function pageKey(ev) {
+  const cfg = L.cfg;
+  if (ev.key !== "Enter" || ev.repeat) return;
+  if (!document.querySelector('[class*="' + cfg.marker + '"]')) return; // another page
+  const K = window.__wbKeys;
+  if (!cfg.complete || cfg.error || (K && K.sent) || !L.next || L.posts.jobs.length) return;
+  ev.preventDefault();
+  ev.stopImmediatePropagation();
+  // the page's own away-time counter (ui/active_time.py) has this item's time away
+  const W = window.__workbenchAway;
+  const away = W && W.away ? W.away[cfg.token] || 0 : 0;
+  send({ ref: cfg.ref, name: cfg.name }, {}, Math.round((Date.now() - L.pageShown) / 100) / 10, away);
+  show(L.next);
+}
+
+function onKey(ev) {
+  touch();
+  if (typing(ev.target)) return;
+  if (!L.open) {
+    pageKey(ev);
+    return;
+  }
+  const cur = L.cur;
+  const action = cur
+    ? keyAction(keyName(ev), {
+        item: cur.item,
+        focus: cur.focus,
+        shortcuts: L.shortcuts,
+        nextKey: L.cfg.nextKey,
+        prevKey: L.cfg.prevKey,
+      })
+    : null;
+  if (action === null) {
+    // not ours: Tab, Space on a button ... go to the browser; other keys stop here, so
+    // the ordinary page beneath never acts on them
+    if (!/^(Tab| )$/.test(ev.key) && !(ev.ctrlKey || ev.metaKey || ev.altKey)) ev.stopImmediatePropagation();
+    return;
+  }
+  // Enter submits, and never also activates the focused option
+  ev.preventDefault();
+  ev.stopImmediatePropagation();
+  if (ev.repeat || L.waiting || L.leaving) return;
+  if (action.type === "submit") submit();
+  else if (action.type === "leave") leave();
+  // previous item: the one before on the ordinary page; the page's other keys (next,
+  // skip, flag) open it on this item, where they work as usual
+  else if (action.type === "previousItem") leave(L.prev);
+  else if (action.type === "fullPage") leave(cur.item.ref);
+  else if (action.type === "move") {
+    moveFocus(cur, action.step);
+    marks();
+    announce(cur.item.targets[cur.focus].title);
+  } else if (action.type === "choose") choose(action);
+}
+
+function install(config) {
+  if (config.css && !document.querySelector('link[data-wb-lane]')) {
+    document.head.append(h("link", { rel: "stylesheet", href: config.css, "data-wb-lane": "1" }));
+  }
+  window.addEventListener("keydown", onKey, true);
+  for (const name of ["pointerdown", "mousemove", "wheel"]) {
+    window.addEventListener(name, () => touch(), { passive: true, capture: true });
+  }
+  // time away from the lane's item: hidden tab or window out of focus
+  const leaveTab = () => {
+    if (L.since === null) L.since = Date.now();
+  };
+  const back = () => {
+    if (L.since !== null && L.cur) L.cur.away += Date.now() - L.since;
+    if (L.since !== null) L.lastInput = Date.now(); // counted once, not also as idle
+    L.since = null;
+  };
+  document.addEventListener("visibilitychange", () => (document.hidden ? leaveTab() : back()));
+  window.addEventListener("blur", leaveTab);
+  window.addEventListener("focus", back);
+  window.addEventListener("beforeunload", (ev) => {
+    if (L.posts.jobs.length) {
+      ev.preventDefault();
+      ev.returnValue = "";
+    }
+  });
+  // another page of the app (no reload): the panel goes; its posts go on
+  setInterval(() => {
+    if (L.open && !L.leaving && where() !== L.where) {
+      L.open = false;
+      L.cur = null;
+      L.pageRef = null;
+      render();
+    }
+  }, 500);
+  try {
+    // Esc opened the full page on an item: the panel stays closed on it
+    const mark = JSON.parse(sessionStorage.getItem(FULL_KEY) || "null");
+    sessionStorage.removeItem(FULL_KEY);
+    if (mark && mark.scope === config.scope) L.fullRef = mark.ref;
+  } catch {
+    // no sessionStorage
+  }
+  L.scope = config.scope;
+  L.shortcuts = shortcutsOn();
+  L.installed = true;
+}
+
+/** One run of the page's item area: its config (lane, routes, the page's item). */
+export function start(config) {
+  L.cfg = config;
+  if (!L.installed) install(config);
+  if (L.scope !== config.scope) {
+    // another project or user in this tab: start over
+    L.scope = config.scope;
+    L.open = false;
+    L.cur = null;
+    L.pageRef = null;
+    L.fullRef = null;
+    render();
+  }
+  if (L.open) {
+    if (config.item && L.cur && L.cur.item.ref === config.item.ref && adoptSaved(L.cur, config.item)) marks();
+  } else if (L.pageRef !== config.ref) {
+    // a new item on the ordinary page
+    L.pageRef = config.ref;
+    L.pageShown = Date.now();
+    L.next = undefined;
+    if (config.item && L.fullRef !== config.ref && !window.__wbNoLaneFirst) {
+      show(config.item, config.prevRef); // the panel from the first item on
+    } else {
+      // the page's keys; its next item is fetched for the Enter takeover
+      fetchNext(config.ref).then((p) => {
+        if (!L.open && L.pageRef === config.ref) L.next = p;
+      });
+    }
+  }
+}

@@ -1,0 +1,133 @@
+"""What the annotation client draws for each question: its control and its options.
+
+A question's control in the client (``ui/annotation/client``) is its question type's
+``control`` in the registry (binary, single, multi_label, likert, score, text, pairwise,
+spans, ranking). An option is a
+value with the label shown on it and the keys that pick it, as labelled: C / M (and 1 /
+0) for facts, Y / N (and 1 / 0) for yes / no, A / B / T for pairs, digits for scales and
+label sets. A pairwise question's options follow the annotator's shown order, and each
+keeps that order with the choice it saves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from annotation_store.annotating.item_view import ItemView, Target
+from kinds import FieldType, HumanField
+from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED
+from kinds.values import TIE
+from ui.keyboard import option_keys
+
+#: Question-type controls the client draws with another one's keys and buttons (a fact of
+#: a fact list is a yes / no question: C / M or 1 / 0).
+SAME_AS = {"fact_labels": "binary"}
+#: The controls the client draws today; items with any other question stay on the page.
+CLIENT_CONTROLS = frozenset({"binary", "single", "likert", "multi_label", "pairwise"})
+#: Keys of a pair's outputs in shown order: A, B, then further outputs (c, r: Streamlit's).
+PAIR_KEYS = ("a", "b", "d", "e", "f", "g")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer the client offers: the value saved, its label and the keys that pick it."""
+
+    value: Any
+    label: str
+    keys: tuple[str, ...]
+
+
+def control(spec: HumanField) -> str:
+    """The client's control for a question: its question type's (the registry's)."""
+    name = spec.question_type.control or ""
+    return SAME_AS.get(name, name)
+
+
+def drawn_by_client(spec: HumanField) -> bool:
+    """True when the client can draw and save this question (an unmet condition hides
+    it until the answer it depends on is saved, which the page does)."""
+    if spec.show_if is not None or control(spec) not in CLIENT_CONTROLS:
+        return False
+    return not (spec.type is FieldType.PAIRWISE and spec.strengths)
+
+
+def shown_order(view: ItemView, outputs: tuple[str, ...]) -> list[str]:
+    """The outputs in this annotator's order for this item: shuffled, and the same on
+    every visit (seeded by project, item and annotator)."""
+    seed = f"{view.project.name}|{view.item.item_id}|{view.user.name}".encode()
+    order = list(outputs)
+    random.Random(hashlib.sha256(seed).hexdigest()).shuffle(order)
+    return order
+
+
+def response_title(position: int) -> str:
+    """The title of the output shown at ``position`` (0: "Response A"): never its field
+    or system name, which would undo the blind shuffle."""
+    return f"Response {chr(65 + position)}"
+
+
+def options(view: ItemView, target: Target) -> list[Option]:
+    """The options of a target, in the order the client draws them."""
+    spec = target.field
+    if spec.type is FieldType.FACT_LABELS:
+        return [Option(FACT_IMPLIED, "C", ("c", "1")), Option(FACT_NOT_IMPLIED, "M", ("m", "0"))]
+    if spec.type is FieldType.PAIRWISE:
+        order = shown_order(view, spec.outputs)
+        out = [
+            Option({"choice": name, "shown": order}, f"{chr(65 + p)} is better", (PAIR_KEYS[p],))
+            for p, name in enumerate(order)
+        ]
+        if spec.allow_tie:
+            out.append(Option({"choice": TIE, "shown": order}, "Tie", ("t",)))
+        return out
+    labels = spec.level_descriptions or {}
+    if spec.type is FieldType.BINARY:
+        return [
+            Option(1, labels.get(1) or "yes", ("y", "1")),
+            Option(0, labels.get(0) or "no", ("n", "0")),
+        ]
+    out = []
+    for value, key in option_keys(spec):
+        desc = labels.get(value)
+        out.append(
+            Option(value, f"{value} · {desc}" if desc else str(value), (key,) if key else ())
+        )
+    return out
+
+
+def chosen_index(view: ItemView, target: Target, opts: list[Option]) -> int | list[int] | None:
+    """The saved answer as option indices (a list for a label set), None when unanswered."""
+    saved = view.value(target)
+    if saved is None:
+        return None
+    if target.field.type is FieldType.MULTI_LABEL:
+        values = saved if isinstance(saved, list) else []
+        return [i for i, o in enumerate(opts) if o.value in values]
+    if target.field.type is FieldType.PAIRWISE:
+        choice = saved.get("choice") if isinstance(saved, Mapping) else None
+        return next((i for i, o in enumerate(opts) if o.value["choice"] == choice), None)
+    for i, o in enumerate(opts):
+        if o.value == saved or str(o.value) == str(saved):
+            return i
+    return None
+
+
+def value_of(target: Target, opts: list[Option], chosen: Any) -> Any:
+    """The value to save for the client's answer (an index, or indices for a label set);
+    ValueError when it names no option."""
+    if target.field.type is FieldType.MULTI_LABEL:
+        if not isinstance(chosen, list) or not all(_index_ok(i, opts) for i in chosen):
+            raise ValueError(f"no choices {chosen!r} for {target.key!r}")
+        picked = set(chosen)
+        return [o.value for i, o in enumerate(opts) if i in picked]
+    if not _index_ok(chosen, opts):
+        raise ValueError(f"no choice {chosen!r} for {target.key!r}")
+    return opts[chosen].value
+
+
+def _index_ok(index: Any, opts: list[Option]) -> bool:
+    return isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(opts)
