@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -325,12 +324,3 @@ def test_pairwise_judge_in_both_orders(
     assert all(r.details.get("probe") == "swap" for r in swapped)
     sent = [e.request["messages"][-1]["content"] for e in proxy.calls()[-3:]]
     assert all(t.index("Answer A:") < t.index("Answer B:") for t in sent)
-
-
-def test_fixtures_name_the_model_and_server(server: LocalServer) -> None:
-    """The recorded replies the parser tests use came from this model and server."""
-    import llama_cpp
-
-    meta = json.loads((Path(__file__).parent / "fixtures" / "real_llm_replies.json").read_text())
-    assert meta["model"] == server.spec.alias
-    assert meta["server"] == f"llama-cpp-python {llama_cpp.__version__}"
