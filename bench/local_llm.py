@@ -39,13 +39,13 @@ from jobs.runner import build_context, run_evaluator
 CONCURRENCY = (1, 4, 16)
 JUDGES = {
     "judge:bench-decimal": (
-        "intent_resolution",
+        "demo-intent-resolution",
         'kind = "intent_resolution"\nfields = ["resolution"]\ntemplate = "Question: {{ query }}'
         '\\nAnswer: {{ response }}\\nHow well does the answer resolve the question?"\n'
         '[output]\ntype = "decimal"\nmin = 1\nmax = 5\n[sampling]\nmax_tokens = 200\n',
     ),
     "judge:bench-facts": (
-        "intent_match",
+        "demo-intent-match",
         'kind = "intent_match"\nfields = ["gold_fact_labels"]\ntemplate = "Predicted intent: '
         '{{ predicted }}\\nFor each fact, is it implied (C) or missing (M)?"\n[output]\n'
         'type = "fact_labels"\nfacts_field = "gold_facts"\n[sampling]\nmax_tokens = 300\n',
@@ -53,13 +53,13 @@ JUDGES = {
 }
 PARSE = [
     # evaluator, project, settings
-    ("intent_resolution", "intent_resolution", {"max_tokens": 300}),
-    ("bifact", "intent_match", {"max_tokens": 300}),
-    ("fingract", "actionability", {"max_tokens": 300}),
-    ("judge:bench-decimal", "intent_resolution", None),
-    ("judge:bench-facts", "intent_match", None),
-    ("geval", "intent_resolution", {"min_usable": 0.0}),
-    ("prometheus", "intent_resolution", {"max_tokens": 300, "max_reasks": 0}),
+    ("intent_resolution", "demo-intent-resolution", {"max_tokens": 300}),
+    ("bifact", "demo-intent-match", {"max_tokens": 300}),
+    ("fingract", "demo-actionability", {"max_tokens": 300}),
+    ("judge:bench-decimal", "demo-intent-resolution", None),
+    ("judge:bench-facts", "demo-intent-match", None),
+    ("geval", "demo-intent-resolution", {"min_usable": 0.0}),
+    ("prometheus", "demo-intent-resolution", {"max_tokens": 300, "max_reasks": 0}),
 ]
 
 
@@ -111,7 +111,7 @@ def throughput(server: LocalServer, folder: Path, items: int) -> None:
             progress = run_evaluator(
                 store,
                 study,
-                "intent_resolution",
+                "demo-intent-resolution",
                 runs=1,
                 limit=items,
                 settings={"max_tokens": 200},

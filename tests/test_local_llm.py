@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,7 +57,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     path = tmp_path_factory.mktemp("db") / "local_llm.db"
     store = Store(f"sqlite:///{path}")
     load_demo(store)
-    for item in store.items("actionability"):
+    for item in store.items("demo-actionability"):
         for url in extract_urls(str(item.fields.get("explanation") or "")):
             page = f"A page about {url.rsplit('/', 1)[-1]}. It states facts on the claim."
             record = {**new_record(url), "status": 200, "final_url": url, "text": page}
@@ -140,15 +139,15 @@ def test_the_server_reports_the_model_the_signature_names(
 
 BUILTIN = [
     # evaluator, demo project (its kind), items, settings that bound the run's time
-    ("intent_resolution", "intent_resolution", 3, {"max_tokens": 300}),
-    ("prometheus", "intent_resolution", 3, {"max_tokens": 300, "max_reasks": 1}),
-    ("geval", "actionability", 2, {}),
-    ("bifact", "intent_match", 2, {"max_tokens": 300}),
-    ("fingract", "actionability", 2, {"max_tokens": 300}),
+    ("intent_resolution", "demo-intent-resolution", 3, {"max_tokens": 300}),
+    ("prometheus", "demo-intent-resolution", 3, {"max_tokens": 300, "max_reasks": 1}),
+    ("geval", "demo-actionability", 2, {}),
+    ("bifact", "demo-intent-match", 2, {"max_tokens": 300}),
+    ("fingract", "demo-actionability", 2, {"max_tokens": 300}),
     # with the URL Content Retriever, on the stored pages (cut to their leading sentences)
-    ("fingract_ucr", "actionability", 2, {"max_tokens": 300, "condense": "leading"}),
-    ("geval_ucr", "actionability", 1, {"condense": "leading"}),
-    ("prometheus_ucr", "actionability", 2, {"max_tokens": 300, "condense": "leading"}),
+    ("fingract_ucr", "demo-actionability", 2, {"max_tokens": 300, "condense": "leading"}),
+    ("geval_ucr", "demo-actionability", 1, {"condense": "leading"}),
+    ("prometheus_ucr", "demo-actionability", 2, {"max_tokens": 300, "condense": "leading"}),
 ]
 
 
@@ -190,7 +189,7 @@ def test_builtin_judges_score_or_fail_with_a_reason_and_rerun_from_the_cache(
 
 
 def test_the_probe_finds_what_the_server_takes(proxy: RecordingProxy, demo: Store) -> None:
-    _run(demo, "intent_resolution", "intent_resolution", 1, {"max_tokens": 300})
+    _run(demo, "demo-intent-resolution", "intent_resolution", 1, {"max_tokens": 300})
     formats = [e.format for e in proxy.probes()]
     assert formats[:2] == ["json_schema", "json_object"]  # asked once per store
     refusal = proxy.probes()[0]
@@ -201,7 +200,7 @@ def test_geval_asks_for_twenty_samples_and_gets_twenty_draws(
     proxy: RecordingProxy, demo: Store
 ) -> None:
     before = len(proxy.calls())
-    [res], _ = _run(demo, "intent_resolution", "geval", 1, {"min_usable": 0.0})
+    [res], _ = _run(demo, "demo-intent-resolution", "geval", 1, {"min_usable": 0.0})
     made = proxy.calls()[before:]
     # the server answers one choice whatever n says: the client asks 19 more times
     assert made[0].request["n"] == 20 and len(made) == 20
@@ -216,7 +215,7 @@ def test_geval_asks_for_twenty_samples_and_gets_twenty_draws(
 JUDGES = {
     # output type: (project, kind file or None, definition)
     "decimal": (
-        "intent_resolution",
+        "demo-intent-resolution",
         """
 kind = "intent_resolution"
 fields = ["resolution"]
@@ -230,7 +229,7 @@ max_tokens = 200
 """,
     ),
     "integer": (
-        "intent_resolution",
+        "demo-intent-resolution",
         """
 kind = "intent_resolution"
 fields = ["resolution"]
@@ -244,7 +243,7 @@ max_tokens = 200
 """,
     ),
     "binary": (
-        "intent_match",
+        "demo-intent-match",
         """
 kind = "intent_match"
 fields = ["match"]
@@ -256,7 +255,7 @@ max_tokens = 200
 """,
     ),
     "label": (
-        "intent_match",
+        "demo-intent-match",
         """
 kind = "intent_match"
 fields = ["match"]
@@ -269,7 +268,7 @@ max_tokens = 200
 """,
     ),
     "fact_labels": (
-        "intent_match",
+        "demo-intent-match",
         """
 kind = "intent_match"
 fields = ["gold_fact_labels"]
@@ -325,12 +324,3 @@ def test_pairwise_judge_in_both_orders(
     assert all(r.details.get("probe") == "swap" for r in swapped)
     sent = [e.request["messages"][-1]["content"] for e in proxy.calls()[-3:]]
     assert all(t.index("Answer A:") < t.index("Answer B:") for t in sent)
-
-
-def test_fixtures_name_the_model_and_server(server: LocalServer) -> None:
-    """The recorded replies the parser tests use came from this model and server."""
-    import llama_cpp
-
-    meta = json.loads((Path(__file__).parent / "fixtures" / "real_llm_replies.json").read_text())
-    assert meta["model"] == server.spec.alias
-    assert meta["server"] == f"llama-cpp-python {llama_cpp.__version__}"
