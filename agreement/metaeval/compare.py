@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 
 from agreement.metaeval import batched, stats
+from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
 from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
 
 WILLIAMS, PERMUTATION = "williams", "permutation"
 ALPHA = 0.05
-_CHUNK = 100  # permutations per block at the group level (a permutations x groups x S x S cube)
+_CHUNK = 100  # permutations per draw at the group level (the draws' order)
 
 
 @dataclass(frozen=True)
@@ -137,47 +138,15 @@ def group_permutation(
     ok = np.isfinite(h)
     za, zb = np.full(h.shape, np.nan), np.full(h.shape, np.nan)
     za[ok], zb[ok] = _z(ma[ok]), _z(mb[ok])
-    # the people's side is the same in every permutation: its ranks and pair signs once
     rh, distinct_h = sorted_ranks(h)
-    i, j = np.triu_indices(h.shape[1], 1)
-    pair_ok = ok[:, i] & ok[:, j]
-    sx = np.where(pair_ok, np.sign(h[:, i] - h[:, j]), 0.0)
-    tot = pair_ok.sum(-1)
-    x_ties = (pair_ok & (sx == 0)).sum(-1)
-    n_ok = ok.sum(-1).astype(float)
     rng = np.random.default_rng(seed)
-    out: dict[str, list[np.ndarray]] = {n: [] for n in names}
-
-    def stats_of(hyb: np.ndarray) -> dict[str, np.ndarray]:
-        res = {}
-        if "pearson" in names:
-            res["pearson"] = batched.pearson(np.broadcast_to(h, hyb.shape), hyb)
-        ry, distinct_y = sorted_ranks(hyb)
-        if "spearman" in names:
-            res["spearman"] = batched.pearson(np.broadcast_to(rh, hyb.shape), ry)
-        if {"kendall_b", "kendall_c"} & set(names):
-            sy = np.sign(hyb[..., i] - hyb[..., j])
-            s = (sx * np.nan_to_num(sy)).sum(-1)
-            y_ties = (pair_ok & (sy == 0)).sum(-1)
-            bad = (tot == 0) | (x_ties == tot) | (y_ties == tot)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                if "kendall_b" in names:
-                    tau = s / np.sqrt((tot - x_ties) * (tot - y_ties))
-                    res["kendall_b"] = np.where(bad, np.nan, tau)
-                if "kendall_c" in names:
-                    m = np.minimum(distinct_h, distinct_y).astype(float)
-                    tau = 2 * s / (n_ok**2 * (m - 1) / m)
-                    res["kendall_c"] = np.where(bad, np.nan, tau)
-        return res
-
-    for start in range(0, k, _CHUNK):
-        c = min(_CHUNK, k - start)
-        u = rng.random((c, *h.shape)) < 0.5
-        sa, sb = stats_of(np.where(u, zb, za)), stats_of(np.where(u, za, zb))
-        for n in names:
-            with np.errstate(invalid="ignore"):
-                out[n].append(_nanmean(sa[n]) - _nanmean(sb[n]))
-    return {n: np.concatenate(v) for n, v in out.items()}
+    # drawn in blocks as before, so the p-values keep their draws
+    u = np.concatenate(
+        [rng.random((min(_CHUNK, k - s), *h.shape)) < 0.5 for s in range(0, k, _CHUNK)]
+    )
+    sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, names)
+    with np.errstate(invalid="ignore"):
+        return {n: _nanmean(sa[n]) - _nanmean(sb[n]) for n in names}
 
 
 def _nanmean(v: np.ndarray) -> np.ndarray:
