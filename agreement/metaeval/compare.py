@@ -165,16 +165,32 @@ def segment_pearson_spearman(
     u = _swaps(len(x), k, seed)
     out = {}
     if "pearson" in names:
-        xc = x - x.mean()
-        out["pearson"] = _pearson_rows(xc, np.where(u, zb, za)) - _pearson_rows(
-            xc, np.where(u, za, zb)
-        )
+        out["pearson"] = _swapped_pearson(x - x.mean(), za, zb, u)
     if "spearman" in names:
         from agreement.correlation_tests import average_ranks
 
         rx = average_ranks(x)
         out["spearman"] = _rank_pearson(rx, za, zb, u)
     return out
+
+
+def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Pearson of hybrid a (``where(u, zb, za)``) minus hybrid b from sums linear in ``u``:
+    the two hybrids add up to ``za + zb`` item by item."""
+    step = zb - za
+    lin = u.astype(float) @ np.stack([xc * step, step, zb * zb - za * za], 1)
+    n = len(xc)
+    sxy_a = float(xc @ za) + lin[:, 0]
+    sy_a = float(za.sum()) + lin[:, 1]
+    syy_a = float(za @ za) + lin[:, 2]
+    sxy_b = float(xc @ (za + zb)) - sxy_a
+    sy_b = float((za + zb).sum()) - sy_a
+    syy_b = float(za @ za + zb @ zb) - syy_a
+    sxx = float(xc @ xc)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ra = sxy_a / np.sqrt(sxx * (syy_a - sy_a * sy_a / n))
+        rb = sxy_b / np.sqrt(sxx * (syy_b - sy_b * sy_b / n))
+    return ra - rb
 
 
 def _pearson_rows(xc: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -184,24 +200,28 @@ def _pearson_rows(xc: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Spearman of both hybrids without sorting: ranks from counts of distinct values."""
+    """Spearman of both hybrids without sorting: per distinct value, how many items of the
+    hybrid hold it and the sum of their people's centred ranks."""
     values, codes = np.unique(np.r_[za, zb], return_inverse=True)
     n, kv = len(za), len(values)
     ca, cb = codes[:n], codes[n:]
     k = u.shape[0]
-    sel_a = np.where(u, cb, ca)
-    offsets = (np.arange(k) * kv)[:, None]
-    count_a = np.bincount((sel_a + offsets).ravel(), minlength=k * kv).reshape(k, kv)
-    both = np.bincount(codes, minlength=kv)
-    count_b = both[None, :] - count_a
     rxc = rx - rx.mean()
+    flat = (np.where(u, cb, ca) + (np.arange(k) * kv)[:, None]).ravel()
+    count_a = np.bincount(flat, minlength=k * kv).reshape(k, kv)
+    weight_a = np.bincount(flat, np.broadcast_to(rxc, u.shape).ravel(), k * kv).reshape(k, kv)
+    count_b = np.bincount(codes, minlength=kv)[None, :] - count_a
+    weight_b = (np.bincount(ca, rxc, kv) + np.bincount(cb, rxc, kv))[None, :] - weight_a
+    mean = (n + 1) / 2.0
+    sxx = float(rxc @ rxc)
 
-    def rho(counts: np.ndarray, sel: np.ndarray) -> np.ndarray:
+    def rho(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
         rank = np.cumsum(counts, 1) - counts + (counts + 1) / 2.0
-        r = np.take_along_axis(rank, sel, 1)
-        return _pearson_rows(rxc, r)
+        syy = (counts * rank * rank).sum(1) - n * mean * mean
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (weights * rank).sum(1) / np.sqrt(sxx * syy)
 
-    return rho(count_a, sel_a) - rho(count_b, np.where(u, ca, cb))
+    return rho(count_a, weight_a) - rho(count_b, weight_b)
 
 
 # ---- pair-swap permutations (segment level, Kendall and acc_eq) ------------------------
