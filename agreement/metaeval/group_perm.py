@@ -32,7 +32,8 @@ def _pair_forms(v: np.ndarray, ok: np.ndarray, sx: np.ndarray) -> np.ndarray:
 
 
 def _both(forms: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(G, k, 3, S) sums over j of ``forms`` for mask ``u`` (G, k, S) and for ``1 - u``."""
+    """(G, k, 3, S) sums over j of ``forms`` for mask ``u`` (G, k, S) and for ``1 - u``
+    (float32: small integers and halves, exact)."""
     a = forms[..., 0, 0]
     b = forms[..., 1, 0] - a
     c = forms[..., 0, 1] - a
@@ -45,13 +46,14 @@ def _both(forms: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     uc, ud = prod[:, :, :3], prod[:, :, 3:]
 
     def per_group(m: np.ndarray) -> np.ndarray:
-        return m.sum(-1).transpose(1, 0, 2)[:, None]  # (G, 1, 3, S)
+        return np.ascontiguousarray(m.sum(-1).transpose(1, 0, 2)[:, None])  # (G, 1, 3, S)
 
     asum, bsum, csum, dsum = per_group(a), per_group(b), per_group(c), per_group(d)
     uk = uf[:, :, None, :]
-    first = asum + uk * bsum + uc + uk * ud
-    w = 1.0 - uk  # the other hybrid: every bit flipped
-    second = asum + w * bsum + (csum - uc) + w * (dsum - ud)
+    ud_u = uk * ud
+    first = asum + uc + uk * bsum + ud_u
+    # the other hybrid, every bit flipped: a + (1-u) b + (csum - uc) + (1-u)(dsum - ud)
+    second = (asum + bsum + csum + dsum) - uc - ud - uk * (bsum + dsum) + ud_u
     return first, second
 
 
@@ -78,40 +80,47 @@ def group_cell_statistics(
     tot = n * (n - 1) / 2
     x_ties = (((sx == 0) & ok[:, :, None] & ok[:, None, :]).sum((1, 2)) - n) / 2
     forms = _pair_forms(v, ok, sx)
-    uu = (u & ok[None]).astype(float)
-    sides = _both(forms, np.ascontiguousarray((u & ok[None]).transpose(1, 0, 2)))
+    ug = np.ascontiguousarray((u & ok[None]).transpose(1, 0, 2))  # (G, k, S)
+    uu = ug.astype(float)
+    sides = _both(forms, ug)
+    okg = ok[:, None, :]  # against (G, k, S)
+    tot, x_ties, n = tot[:, None], x_ties[:, None], n[:, None]
+
+    def per_perm(v: np.ndarray) -> np.ndarray:  # (G, k) -> (k, G), rows contiguous
+        return np.ascontiguousarray(v.T)
+
     out: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] = ({}, {})
     for side, (res, pf) in enumerate(zip(out, sides, strict=True)):
-        pf = np.where(ok[:, None, None, :], pf, 0.0).transpose(2, 1, 0, 3).astype(float)
-        below, equal, kend = pf  # each (k, G, S)
-        y_ties = equal.sum(-1) / 2
+        # rows of cells outside the group are zero in every form, hence here
+        below, equal, kend = pf[:, :, 0], pf[:, :, 1], pf[:, :, 2]  # each (G, k, S)
+        y_ties = equal.sum(-1, dtype=float) / 2
         bad = (tot == 0) | (x_ties == tot) | (y_ties == tot)
         y0, y1 = (v[0], v[1]) if side == 0 else (v[1], v[0])
         with np.errstate(invalid="ignore", divide="ignore"):
             if "pearson" in names:
-                hc = np.where(ok, hz - (hz.sum(-1) / n)[:, None], 0.0)
+                hc = np.where(ok, hz - (hz.sum(-1) / n[:, 0])[:, None], 0.0)
                 step = y1 - y0
-                sxy = (hc * y0).sum(-1) + np.einsum("kgs,gs->kg", uu, hc * step)
-                sy = y0.sum(-1) + np.einsum("kgs,gs->kg", uu, step)
-                syy = (y0 * y0).sum(-1) + np.einsum("kgs,gs->kg", uu, y1 * y1 - y0 * y0)
-                r = sxy / np.sqrt((hc * hc).sum(-1) * (syy - sy * sy / n))
-                res["pearson"] = np.where(bad, np.nan, np.clip(r, -1.0, 1.0))
+                sxy = (hc * y0).sum(-1)[:, None] + np.einsum("gks,gs->gk", uu, hc * step)
+                sy = y0.sum(-1)[:, None] + np.einsum("gks,gs->gk", uu, step)
+                sq = y1 * y1 - y0 * y0
+                syy = (y0 * y0).sum(-1)[:, None] + np.einsum("gks,gs->gk", uu, sq)
+                r = sxy / np.sqrt((hc * hc).sum(-1)[:, None] * (syy - sy * sy / n))
+                res["pearson"] = per_perm(np.where(bad, np.nan, np.clip(r, -1.0, 1.0)))
             if "spearman" in names:
                 rh = np.where(ok, rank_h, 0.0)
-                rhc = np.where(ok, rh - (rh.sum(-1) / n)[:, None], 0.0)
-                ry = np.where(ok[None], 1.0 + below + equal / 2, 0.0)
+                rhc = np.where(ok, rh - (rh.sum(-1) / n[:, 0])[:, None], 0.0)
+                ry = np.where(okg, 1.0 + below + equal / 2, 0.0)
                 sy = n * (n + 1) / 2
-                r = (ry * rhc).sum(-1) / np.sqrt(
-                    (rhc * rhc).sum(-1) * ((ry * ry).sum(-1) - sy * sy / n)
-                )
-                res["spearman"] = np.where(bad, np.nan, np.clip(r, -1.0, 1.0))
-            s = kend.sum(-1)
+                sxy = np.einsum("gks,gs->gk", ry.astype(float), rhc)
+                syy = (ry * ry).sum(-1, dtype=float)
+                r = sxy / np.sqrt((rhc * rhc).sum(-1)[:, None] * (syy - sy * sy / n))
+                res["spearman"] = per_perm(np.where(bad, np.nan, np.clip(r, -1.0, 1.0)))
+            s = kend.sum(-1, dtype=float)
             if "kendall_b" in names:
-                res["kendall_b"] = np.where(
-                    bad, np.nan, s / np.sqrt((tot - x_ties) * (tot - y_ties))
-                )
+                tau = s / np.sqrt((tot - x_ties) * (tot - y_ties))
+                res["kendall_b"] = per_perm(np.where(bad, np.nan, tau))
             if "kendall_c" in names:
-                distinct_y = np.rint(np.where(ok[None], 1.0 / (1.0 + equal), 0.0).sum(-1))
-                m = np.minimum(distinct_h, distinct_y)
-                res["kendall_c"] = np.where(bad, np.nan, 2 * s / (n**2 * (m - 1) / m))
+                distinct_y = np.rint(np.where(okg, 1.0 / (1.0 + equal), 0.0).sum(-1, dtype=float))
+                m = np.minimum(distinct_h[:, None], distinct_y)
+                res["kendall_c"] = per_perm(np.where(bad, np.nan, 2 * s / (n**2 * (m - 1) / m)))
     return out
