@@ -103,7 +103,8 @@ def system_permutation(
     ha = (np.where(u, zb, za) @ onehot) / count
     hb = (np.where(u, za, zb) @ onehot) / count
     hx = np.broadcast_to(hs, ha.shape)
-    return {n: batched.FUNCTIONS[n](hx, ha) - batched.FUNCTIONS[n](hx, hb) for n in names}
+    sa, sb = batched.several(hx, ha, names), batched.several(hx, hb, names)
+    return {n: sa[n] - sb[n] for n in names}
 
 
 def sorted_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
