@@ -217,10 +217,10 @@ def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray)
     sxx = float(rxc @ rxc)
 
     def rho(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        rank = np.cumsum(counts, 1) - counts + (counts + 1) / 2.0
-        syy = (counts * rank * rank).sum(1) - n * mean * mean
+        rank = np.cumsum(counts, 1, dtype=np.int32) - counts * 0.5 + 0.5
+        syy = np.einsum("ij,ij,ij->i", counts, rank, rank) - n * mean * mean
         with np.errstate(invalid="ignore", divide="ignore"):
-            return (weights * rank).sum(1) / np.sqrt(sxx * syy)
+            return np.einsum("ij,ij->i", weights, rank) / np.sqrt(sxx * syy)
 
     return rho(count_a, weight_a) - rho(count_b, weight_b)
 
