@@ -194,12 +194,6 @@ def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarr
     return ra - rb
 
 
-def _pearson_rows(xc: np.ndarray, y: np.ndarray) -> np.ndarray:
-    yc = y - y.mean(1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (yc @ xc) / np.sqrt((yc * yc).sum(1) * float(xc @ xc))
-
-
 def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Spearman of both hybrids without sorting: per distinct value, how many items of the
     hybrid hold it and the sum of their people's centred ranks."""
