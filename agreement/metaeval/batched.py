@@ -93,7 +93,10 @@ def kendall(
     x: np.ndarray, y: np.ndarray, variant: str = "b", origin: np.ndarray | None = None
 ) -> np.ndarray:
     """Kendall's tau-b or tau-c along the last axis (NaN when one side is all ties)."""
-    c = pair_counts(x, y, origin)
+    return _kendall(pair_counts(x, y, origin), x, y, variant)
+
+
+def _kendall(c: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray, variant: str) -> np.ndarray:
     tot = c["con"] + c["dis"] + c["tie_x"] + c["tie_y"] + c["tie_both"]
     xtie, ytie = c["tie_x"] + c["tie_both"], c["tie_y"] + c["tie_both"]
     s = (c["con"] - c["dis"]).astype(float)
@@ -111,10 +114,32 @@ def kendall(
 
 def pairwise_accuracy(x: np.ndarray, y: np.ndarray, origin: np.ndarray | None = None) -> np.ndarray:
     """Share of pairs whose two differences have the same sign (a tie in both agrees)."""
-    c = pair_counts(x, y, origin)
+    return _pairwise_accuracy(pair_counts(x, y, origin))
+
+
+def _pairwise_accuracy(c: dict[str, np.ndarray]) -> np.ndarray:
     tot = c["con"] + c["dis"] + c["tie_x"] + c["tie_y"] + c["tie_both"]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(tot > 0, (c["con"] + c["tie_both"]) / tot, np.nan)
+
+
+def several(
+    x: np.ndarray, y: np.ndarray, names: tuple[str, ...], origin: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """The statistics ``names`` (of ``FUNCTIONS``) at once, the pair counts shared."""
+    out: dict[str, np.ndarray] = {}
+    counts: dict[str, np.ndarray] | None = None
+    for name in names:
+        if name in ("pearson", "spearman"):
+            out[name] = FUNCTIONS[name](x, y)
+            continue
+        if counts is None:
+            counts = pair_counts(x, y, origin)
+        if name == "pairwise_accuracy":
+            out[name] = _pairwise_accuracy(counts)
+        else:
+            out[name] = _kendall(counts, x, y, name[-1])
+    return out
 
 
 def acc_eq(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:

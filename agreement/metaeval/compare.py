@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 
 from agreement.metaeval import batched, stats
+from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
 from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
 
 WILLIAMS, PERMUTATION = "williams", "permutation"
 ALPHA = 0.05
-_CHUNK = 100  # permutations per block at the group level (a permutations x groups x S x S cube)
+_CHUNK = 100  # permutations per draw at the group level (the draws' order)
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,8 @@ def system_permutation(
     ha = (np.where(u, zb, za) @ onehot) / count
     hb = (np.where(u, za, zb) @ onehot) / count
     hx = np.broadcast_to(hs, ha.shape)
-    return {n: batched.FUNCTIONS[n](hx, ha) - batched.FUNCTIONS[n](hx, hb) for n in names}
+    sa, sb = batched.several(hx, ha, names), batched.several(hx, hb, names)
+    return {n: sa[n] - sb[n] for n in names}
 
 
 def sorted_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -137,47 +139,15 @@ def group_permutation(
     ok = np.isfinite(h)
     za, zb = np.full(h.shape, np.nan), np.full(h.shape, np.nan)
     za[ok], zb[ok] = _z(ma[ok]), _z(mb[ok])
-    # the people's side is the same in every permutation: its ranks and pair signs once
     rh, distinct_h = sorted_ranks(h)
-    i, j = np.triu_indices(h.shape[1], 1)
-    pair_ok = ok[:, i] & ok[:, j]
-    sx = np.where(pair_ok, np.sign(h[:, i] - h[:, j]), 0.0)
-    tot = pair_ok.sum(-1)
-    x_ties = (pair_ok & (sx == 0)).sum(-1)
-    n_ok = ok.sum(-1).astype(float)
     rng = np.random.default_rng(seed)
-    out: dict[str, list[np.ndarray]] = {n: [] for n in names}
-
-    def stats_of(hyb: np.ndarray) -> dict[str, np.ndarray]:
-        res = {}
-        if "pearson" in names:
-            res["pearson"] = batched.pearson(np.broadcast_to(h, hyb.shape), hyb)
-        ry, distinct_y = sorted_ranks(hyb)
-        if "spearman" in names:
-            res["spearman"] = batched.pearson(np.broadcast_to(rh, hyb.shape), ry)
-        if {"kendall_b", "kendall_c"} & set(names):
-            sy = np.sign(hyb[..., i] - hyb[..., j])
-            s = (sx * np.nan_to_num(sy)).sum(-1)
-            y_ties = (pair_ok & (sy == 0)).sum(-1)
-            bad = (tot == 0) | (x_ties == tot) | (y_ties == tot)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                if "kendall_b" in names:
-                    tau = s / np.sqrt((tot - x_ties) * (tot - y_ties))
-                    res["kendall_b"] = np.where(bad, np.nan, tau)
-                if "kendall_c" in names:
-                    m = np.minimum(distinct_h, distinct_y).astype(float)
-                    tau = 2 * s / (n_ok**2 * (m - 1) / m)
-                    res["kendall_c"] = np.where(bad, np.nan, tau)
-        return res
-
-    for start in range(0, k, _CHUNK):
-        c = min(_CHUNK, k - start)
-        u = rng.random((c, *h.shape)) < 0.5
-        sa, sb = stats_of(np.where(u, zb, za)), stats_of(np.where(u, za, zb))
-        for n in names:
-            with np.errstate(invalid="ignore"):
-                out[n].append(_nanmean(sa[n]) - _nanmean(sb[n]))
-    return {n: np.concatenate(v) for n, v in out.items()}
+    # drawn in blocks as before, so the p-values keep their draws
+    u = np.concatenate(
+        [rng.random((min(_CHUNK, k - s), *h.shape)) < 0.5 for s in range(0, k, _CHUNK)]
+    )
+    sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, names)
+    with np.errstate(invalid="ignore"):
+        return {n: _nanmean(sa[n]) - _nanmean(sb[n]) for n in names}
 
 
 def _nanmean(v: np.ndarray) -> np.ndarray:
@@ -196,10 +166,7 @@ def segment_pearson_spearman(
     u = _swaps(len(x), k, seed)
     out = {}
     if "pearson" in names:
-        xc = x - x.mean()
-        out["pearson"] = _pearson_rows(xc, np.where(u, zb, za)) - _pearson_rows(
-            xc, np.where(u, za, zb)
-        )
+        out["pearson"] = _swapped_pearson(x - x.mean(), za, zb, u)
     if "spearman" in names:
         from agreement.correlation_tests import average_ranks
 
@@ -208,31 +175,48 @@ def segment_pearson_spearman(
     return out
 
 
-def _pearson_rows(xc: np.ndarray, y: np.ndarray) -> np.ndarray:
-    yc = y - y.mean(1, keepdims=True)
+def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Pearson of hybrid a (``where(u, zb, za)``) minus hybrid b from sums linear in ``u``:
+    the two hybrids add up to ``za + zb`` item by item."""
+    step = zb - za
+    lin = u.astype(float) @ np.stack([xc * step, step, zb * zb - za * za], 1)
+    n = len(xc)
+    sxy_a = float(xc @ za) + lin[:, 0]
+    sy_a = float(za.sum()) + lin[:, 1]
+    syy_a = float(za @ za) + lin[:, 2]
+    sxy_b = float(xc @ (za + zb)) - sxy_a
+    sy_b = float((za + zb).sum()) - sy_a
+    syy_b = float(za @ za + zb @ zb) - syy_a
+    sxx = float(xc @ xc)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (yc @ xc) / np.sqrt((yc * yc).sum(1) * float(xc @ xc))
+        ra = sxy_a / np.sqrt(sxx * (syy_a - sy_a * sy_a / n))
+        rb = sxy_b / np.sqrt(sxx * (syy_b - sy_b * sy_b / n))
+    return ra - rb
 
 
 def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Spearman of both hybrids without sorting: ranks from counts of distinct values."""
+    """Spearman of both hybrids without sorting: per distinct value, how many items of the
+    hybrid hold it and the sum of their people's centred ranks."""
     values, codes = np.unique(np.r_[za, zb], return_inverse=True)
     n, kv = len(za), len(values)
     ca, cb = codes[:n], codes[n:]
     k = u.shape[0]
-    sel_a = np.where(u, cb, ca)
-    offsets = (np.arange(k) * kv)[:, None]
-    count_a = np.bincount((sel_a + offsets).ravel(), minlength=k * kv).reshape(k, kv)
-    both = np.bincount(codes, minlength=kv)
-    count_b = both[None, :] - count_a
     rxc = rx - rx.mean()
+    flat = (np.where(u, cb, ca) + (np.arange(k) * kv)[:, None]).ravel()
+    count_a = np.bincount(flat, minlength=k * kv).reshape(k, kv)
+    weight_a = np.bincount(flat, np.broadcast_to(rxc, u.shape).ravel(), k * kv).reshape(k, kv)
+    count_b = np.bincount(codes, minlength=kv)[None, :] - count_a
+    weight_b = (np.bincount(ca, rxc, kv) + np.bincount(cb, rxc, kv))[None, :] - weight_a
+    mean = (n + 1) / 2.0
+    sxx = float(rxc @ rxc)
 
-    def rho(counts: np.ndarray, sel: np.ndarray) -> np.ndarray:
-        rank = np.cumsum(counts, 1) - counts + (counts + 1) / 2.0
-        r = np.take_along_axis(rank, sel, 1)
-        return _pearson_rows(rxc, r)
+    def rho(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        rank = np.cumsum(counts, 1, dtype=np.int32) - counts * 0.5 + 0.5
+        syy = np.einsum("ij,ij,ij->i", counts, rank, rank) - n * mean * mean
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.einsum("ij,ij->i", weights, rank) / np.sqrt(sxx * syy)
 
-    return rho(count_a, sel_a) - rho(count_b, np.where(u, ca, cb))
+    return rho(count_a, weight_a) - rho(count_b, weight_b)
 
 
 # ---- pair-swap permutations (segment level, Kendall and acc_eq) ------------------------

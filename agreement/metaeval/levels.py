@@ -253,10 +253,12 @@ def system_figures(who: str, p: Paired, n_resamples: int, seed: int) -> list[Fig
     boot = system_resamples(p, n_resamples, seed) if n_resamples else None
     unit = "systems and groups" if p.grouped else "systems and items"
     out = []
-    for name in STATISTICS[SYSTEM][:-1]:
+    names = STATISTICS[SYSTEM][:-1]
+    resampled = batched.several(boot[0], boot[1], names, boot[2]) if boot is not None else {}
+    for name in names:
         f = batched.FUNCTIONS[name]
         value = float(f(h[None, :], m[None, :])[0])
-        samples = f(boot[0], boot[1], boot[2]) if boot is not None else None
+        samples = resampled.get(name)
         extra = {}
         if name == "pairwise_accuracy":
             agree, pairs = stats.pairwise_accuracy(h, m)
