@@ -127,10 +127,14 @@ def crowds(draw):
 
 
 def _by_item(agg) -> dict:
-    return {
-        item: (label, tuple(np.round(post, 9)))
-        for item, label, post in zip(agg.items, agg.labels, agg.posteriors, strict=True)
-    }
+    """item -> (label, posterior to 9 digits); a label chosen between classes whose
+    posteriors are equal to 9 digits is a tie broken by float noise, so it reads "tie"."""
+    out = {}
+    for item, label, post in zip(agg.items, agg.labels, agg.posteriors, strict=True):
+        rounded = tuple(np.round(post, 9))
+        tied = len(rounded) > 1 and sorted(rounded)[-1] == sorted(rounded)[-2]
+        out[item] = ("tie" if tied and label is not None else label, rounded)
+    return out
 
 
 @FAST
