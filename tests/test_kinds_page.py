@@ -26,10 +26,10 @@ def test_check_in_place_preview_and_save_versions(
     )
     good = good.replace('field = "translation"', 'field = "text"')
     at.text_input(key="kd_name").set_value("errs")
-    at.text_area(key="kd_toml").set_value(good.replace('type = "spans"', 'type = "ranking"'))
+    at.text_area(key="kd_toml").set_value(good.replace('type = "spans"', 'type = "sorting"'))
     assert_ok(at.run())
     errors = [e.value for e in at.error]
-    assert errors[-1].startswith("Not valid: questions[1].type: unknown type 'ranking'")
+    assert errors[-1].startswith("Not valid: questions[1].type: unknown type 'sorting'")
     assert errors[0].startswith("questions[1].type: unknown type")  # in place, on the form
     assert not any(b.key == "kd_save" for b in at.button)
     at.text_area(key="kd_toml").set_value(good)
