@@ -37,9 +37,10 @@ names = evaluators_for_kind(project.kind) + [j.evaluator for j in store.judges(p
 reasons = _cached_reasons(tuple(names), _llm_key())
 available = [n for n in names if reasons.get(n) is None]
 
+project_jobs = store.jobs(project.name)
 with st.expander(
     f"Evaluators of this kind: {len(available)} of {len(names)} ready",
-    expanded=len(available) < len(names) and not store.jobs(project.name),
+    expanded=len(available) < len(names) and not project_jobs,
     icon=":material/checklist:",
 ):
     st.dataframe(
@@ -53,7 +54,7 @@ if not has_role("admin", "reviewer"):
     st.info("Batch runs are started by reviewers and admins.", icon=":material/lock:")
 else:
     # Folded while a job runs, so its progress stays in view just below.
-    busy = bool(active_jobs(store.jobs(project.name)))
+    busy = bool(active_jobs(project_jobs))
     with st.expander("New batch run", expanded=not busy, icon=":material/play_circle:"):
         # Outside the form, so the subset inputs below follow the choice at once.
         mode = (
