@@ -70,6 +70,11 @@ def test_the_json_block_is_written_from_the_rows() -> None:
     for row in va.rows():
         m = next(s for s in statistics() if s.key == row.measure)
         slots = dict(m.json_slots())
+        if m.ranking:
+            # a per-system measure writes its entries only when it has figures; an
+            # undefined one lives in the rows and the bundle, not in the block
+            assert row.value is None and m.key not in block, row.measure
+            continue
         if row.level is not None:
             assert block[row.measure][row.level] == row.value
             continue
