@@ -11,7 +11,7 @@ RUN_FLAGS ?=
 
 NPM    ?= npm
 
-.PHONY: run test install local install-dev install-llm local-llm lint format e2e wordnet clean js
+.PHONY: run test install local install-dev install-llm local-llm lint format e2e wordnet clean js peers
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,13 @@ test: install-dev wordnet js
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
+	$(MAKE) peers
+
+## Contract tests: every export read by the peer tools' own loaders and validators, in a
+## side venv of their own (.venv-peers; their pins clash with ours).
+peers: install-dev
+	bash scripts/build_peer_venv.sh
+	WB_PYTHON=$(abspath $(PY)) .venv-peers/bin/python -m pytest -c tests/peers/pytest.ini tests/peers
 
 lint: install-dev node_modules/.installed
 	$(NPM) run --silent lint

@@ -114,3 +114,7 @@ def llm_env(monkeypatch: pytest.MonkeyPatch, scripted_llm: ScriptedLLM) -> Scrip
     monkeypatch.setenv("WORKBENCH_LLM_MODEL", scripted_llm.model)
     monkeypatch.setenv("WORKBENCH_LLM_MAX_RETRIES", "3")
     return scripted_llm
+
+
+# The peer contract tests run in .venv-peers with the peer tools' own code (make peers).
+collect_ignore = ["peers"]

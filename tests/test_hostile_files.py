@@ -247,9 +247,7 @@ def test_a_dictionary_bomb_in_an_argilla_datasets_folder(project: Store, tmp_pat
     nothing_imported(project)
 
 
-def test_the_dictionary_bomb_costs_the_cli_little_memory(
-    sqlite_url: str, tmp_path: Path
-) -> None:
+def test_the_dictionary_bomb_costs_the_cli_little_memory(sqlite_url: str, tmp_path: Path) -> None:
     """A whole ``cli.py import`` under a 1 GiB address-space limit (on main the rows
     were written out first: 11 GB without a limit): one line, exit 2, a peak resident
     size under 300 MB, nothing written."""
