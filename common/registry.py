@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import pkgutil
 import re
 import threading
@@ -40,6 +41,17 @@ PLUGIN_FAILURES = (Exception, SystemExit)
 #: then is given up on, with a warning); after one was given up on, other groups' plugins
 #: get :data:`PLUGIN_LATE_S`.
 PLUGIN_WAIT_S = 10.0
+#: ``WORKBENCH_PLUGINS=0`` starts with the built-ins only (no entry point is read): to
+#: rule out a misbehaving plugin, and for the test suite, whose results must not depend
+#: on what is installed beside the workbench.
+PLUGINS_ENV = "WORKBENCH_PLUGINS"
+
+
+def plugins_enabled() -> bool:
+    """Whether third-party plugins (entry points) are read; on unless turned off."""
+    return os.environ.get(PLUGINS_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+
+
 PLUGIN_LATE_S = 1.0
 _GAVE_UP = threading.Event()
 #: Whether reading a registry waits for plugins still importing (the app's pages do not:
@@ -219,7 +231,7 @@ class _PluginLoads:
         self.deadline = time.monotonic() + self.wait
         self.outcomes: dict[str, BaseException | None] = {}
         self.threads: list[tuple[EntryPoint, threading.Thread]] = []
-        for ep in entry_points(group=group):
+        for ep in entry_points(group=group) if plugins_enabled() else ():
             thread = threading.Thread(
                 target=self._load, args=(ep,), name=f"plugin {group} {ep.name}", daemon=True
             )

@@ -28,6 +28,14 @@ def _isolated_settings(
     monkeypatch.setenv("WORKBENCH_SECRETS", str(tmp_path_factory.getbasetemp() / "no-secrets.toml"))
 
 
+@pytest.fixture(autouse=True)
+def _no_installed_plugins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin installed beside the workbench (the README's example) changes no test:
+    only tests marked ``plugins`` read entry points (child processes inherit this)."""
+    if request.node.get_closest_marker("plugins") is None:
+        monkeypatch.setenv("WORKBENCH_PLUGINS", "0")
+
+
 @pytest.fixture
 def sqlite_url(tmp_path) -> str:
     """URL of a fresh SQLite file."""

@@ -393,6 +393,7 @@ register_measure(
 """
 
 
+@pytest.mark.plugins
 def test_a_plugin_statistic_through_the_entry_point_reaches_every_view(
     demo: str, tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -442,6 +443,7 @@ def test_a_plugin_statistic_through_the_entry_point_reaches_every_view(
     )
 
 
+@pytest.mark.plugins
 def test_an_installed_plugin_statistic_comes_after_the_built_ins(tmp_path) -> None:
     """A real entry point (a dist-info on the path, no monkeypatching) in a fresh process:
     the plugin's statistic is registered after every built-in, whatever is imported first."""

@@ -145,6 +145,7 @@ def test_installs_under_one_distinctive_name(venv: Path, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
+@pytest.mark.plugins
 def test_an_installed_plugin_runs_from_the_installed_app(venv: Path, tmp_path: Path) -> None:
     """Entry points (``metric_audit.evaluators``) still load: the plugin imports the
     workbench's packages by their own names, which the launcher put on the path."""
@@ -331,3 +332,11 @@ def test_quick_commands_import_no_heavy_library(
     assert done.stdout.splitlines()[-1] == loaded, done.stderr
     if args == ["projects"]:
         assert "demo-intent-match" in done.stdout
+
+
+def test_tests_run_without_the_plugins_installed_beside_them() -> None:
+    """A test not marked ``plugins`` (this one) and its child processes read no entry
+    point: the README's `pip install ./examples/plugin` changes no result."""
+    import os
+
+    assert os.environ["WORKBENCH_PLUGINS"] == "0"

@@ -14,6 +14,9 @@ import pytest
 from tests.support.cli import run_cli_script
 from tests.support.plugins import evaluator_plugins
 
+#: these tests read entry points (tests/conftest.py turns plugins off elsewhere)
+pytestmark = pytest.mark.plugins
+
 #: A distribution with three hostile entry points: an evaluator module that calls
 #: sys.exit() at import, a task kind whose attributes raise when read (SystemExit for
 #: one of them), and an evaluator whose applies_to raises.

@@ -17,6 +17,9 @@ import pytest
 from tests.support.cli import run_cli_script
 from tests.support.plugins import evaluator_plugins
 
+#: these tests read entry points (tests/conftest.py turns plugins off elsewhere)
+pytestmark = pytest.mark.plugins
+
 #: A plugin module that blocks at import until the test releases it.
 BLOCKED = textwrap.dedent(
     """

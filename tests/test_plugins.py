@@ -14,6 +14,9 @@ from evaluators.base import Evaluator
 from kinds.base import FieldType, HumanField, ItemField, TaskKind
 from tests.support.cli import ROOT, run_cli_script
 
+#: these tests read entry points (tests/conftest.py turns plugins off elsewhere)
+pytestmark = pytest.mark.plugins
+
 PLUGIN = ROOT / "examples" / "plugin"
 
 
@@ -36,6 +39,8 @@ def plugin_target(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_dice_worked_example(monkeypatch: pytest.MonkeyPatch) -> None:
     from evaluators.registry import EVALUATORS
 
+    # the module imported here, not through an installed copy's entry point
+    monkeypatch.setenv("WORKBENCH_PLUGINS", "0")
     # importing the plugin registers its evaluator: keep that out of the other tests
     EVALUATORS.names()  # discovered first, so the snapshot holds every built-in
     monkeypatch.setattr(EVALUATORS, "_entries", dict(EVALUATORS._entries))
@@ -153,3 +158,18 @@ def test_installed_plugin_runs_from_the_app(
     scores = Store(demo).scores_frame("demo-intent-match")
     mine = scores[scores["evaluator"] == "char_ngram"]
     assert mine["item_id"].tolist() == ["alarm"] and 0 <= mine["score"].iloc[0] <= 1
+
+
+def test_with_plugins_off_no_entry_point_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``WORKBENCH_PLUGINS=0``: the built-ins only, the toy kind of an entry point unseen;
+    the rest of the suite runs so, whatever is installed beside the workbench."""
+    import common.registry as registry
+    from kinds.registry import KINDS, kind_names
+
+    eps = [EntryPoint("toy", "tests.test_plugins:TOY_KIND", "metric_audit.kinds")]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    monkeypatch.setattr(KINDS, "_entries", dict(KINDS._entries))
+    monkeypatch.setattr(KINDS, "_discovered", False)
+    monkeypatch.setenv("WORKBENCH_PLUGINS", "0")
+    names = kind_names()
+    assert "toy_plugin_kind" not in names and "intent_match" in names

@@ -20,6 +20,9 @@ import numpy as np
 import pytest
 from scipy.stats import friedmanchisquare
 
+#: these tests read entry points (tests/conftest.py turns plugins off elsewhere)
+pytestmark = pytest.mark.plugins
+
 ROOT = Path(__file__).resolve().parent.parent
 FILES = {
     "ranked_type": ROOT / "kinds" / "question_types" / "ranking.py",
