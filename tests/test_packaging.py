@@ -178,13 +178,17 @@ USER_MODULES = {
     "reports.py": "reports",
     "ui/__init__.py": "ui",
     "jobs/__init__.py": "jobs",
+    "kinds.py": "kinds",
+    "interop/__init__.py": "interop",
+    "pages/__init__.py": "pages",
 }
 
 USER_PROBE = """
-import json, sys
-import common, app  # the user's, imported before the workbench
+import importlib, json, sys
+names = sys.argv[1:]
+before = [importlib.import_module(n) for n in names[:2]]  # the user's, before the workbench
 import metric_audit_workbench as wb
-import cli, reports, ui, jobs  # and after it
+after = [importlib.import_module(n) for n in names[2:]]  # and after it
 store = wb.open_store("sqlite:///x.db")
 wb.create_project(store, "p", "binary")
 try:
@@ -194,7 +198,7 @@ except wb.StoreError as exc:
 plain = {n: m.__file__ for n, m in sys.modules.items() if n.split(".")[0] in wb.TREE}
 ours = {m.__file__ for n, m in sys.modules.items() if n.startswith("metric_audit_workbench.")}
 print(json.dumps({
-    "who": [m.WHO for m in (common, app, cli, reports, ui, jobs)],
+    "who": [m.WHO for m in before + after],
     "plain": plain,
     "ours": sorted(ours),
     "projects": [p.name for p in wb.projects(store)],
@@ -214,11 +218,12 @@ def _user_folder(folder: Path) -> None:
 def test_a_users_modules_stay_theirs_beside_the_installed_workbench(
     venv: Path, tmp_path: Path
 ) -> None:
-    """``common``, ``app``, ``cli``, ``reports``, ``ui`` and ``jobs`` in the working folder
+    """``common``, ``app``, ``cli``, ``ui``, ``kinds``, ``pages`` ... in the working folder
     are the user's before and after ``import metric_audit_workbench``, and the workbench
     (open_store, create_project ...) runs on its own modules, not on theirs."""
     _user_folder(tmp_path)
-    done = _run([str(venv / "bin" / "python"), "-c", USER_PROBE], tmp_path)
+    names = list(USER_MODULES.values())
+    done = _run([str(venv / "bin" / "python"), "-c", USER_PROBE, *names], tmp_path)
     seen = json.loads(done.stdout)
     assert seen["who"] == [f"the user's {name}" for name in USER_MODULES.values()]
     assert seen["plain"] == {name: str(tmp_path / rel) for rel, name in USER_MODULES.items()}
