@@ -56,6 +56,9 @@ sys.modules[__name__].__class__ = _Package
 class _Alias:
     """Finder and loader for a clone: ``metric_audit_workbench.X.y`` is the module ``X.y``."""
 
+    def __init__(self) -> None:
+        self._specs: dict[int, object] = {}  # the aliased module's own spec, by id
+
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
         head, _, plain = fullname.partition(".")
         if head != __name__ or plain.partition(".")[0] not in TREE:
@@ -66,7 +69,6 @@ class _Alias:
 
     def create_module(self, spec: object) -> types.ModuleType:
         module = importlib.import_module(spec.name.partition(".")[2])  # type: ignore[attr-defined]
-        self._specs = getattr(self, "_specs", {})
         self._specs[id(module)] = module.__spec__
         return module
 
