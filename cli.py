@@ -48,12 +48,13 @@ def entry() -> None:
     import logging
     import warnings
 
+    from common.package import own_module
     from common.redact import install_log_redaction
 
     install_log_redaction()
     warnings.formatwarning = _one_line_warning
     # A broken plugin both logs (for the server log) and warns: on a terminal, once.
-    logging.getLogger("common.registry").addHandler(logging.NullHandler())
+    logging.getLogger(own_module("common.registry")).addHandler(logging.NullHandler())
     try:
         code = main(sys.argv[1:], prog=prog)
         sys.stdout.flush()

@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from common.package import own_module
+
 _EXPORTS = {
     "AgreementDocument": "agreement.document",
     "build_document": "agreement.document",
@@ -30,5 +32,5 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+        return getattr(importlib.import_module(own_module(_EXPORTS[name])), name)
     raise AttributeError(f"module 'agreement' has no attribute {name!r}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from common.package import own_module
+
 if TYPE_CHECKING:
     from annotation_store.records import (
         AnnotatorInfo,
@@ -54,5 +56,5 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+        return getattr(importlib.import_module(own_module(_EXPORTS[name])), name)
     raise AttributeError(f"module 'annotation_store' has no attribute {name!r}")

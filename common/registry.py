@@ -32,6 +32,8 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Generic, TypeVar
 
+from common.package import own_module
+
 T = TypeVar("T")
 R = TypeVar("R")
 log = logging.getLogger(__name__)
@@ -80,7 +82,7 @@ class Registry(Generic[T]):
         index: Callable[[], dict[str, str]] | None = None,
     ) -> None:
         self.what = what
-        self._package = package
+        self._package = None if package is None else own_module(package)
         self._group = entry_point_group
         self._adopt = adopt  # registers an object an entry point names directly
         self._index_fn = index  # name -> module that registers it (read on first use)
@@ -271,6 +273,7 @@ def source_index(package: str, pattern: str) -> dict[str, str]:
     """name -> module for every module of ``package`` whose source matches ``pattern``
     (its group 1 is a registered name), read as text: nothing is imported but the
     package itself. A name made at run time is simply not indexed."""
+    package = own_module(package)
     pkg = importlib.import_module(package)
     found = re.compile(pattern, re.MULTILINE)
     out: dict[str, str] = {}

@@ -14,6 +14,8 @@ import importlib
 import logging
 import threading
 
+from common.package import own_module
+
 #: What the Agreement page and the report import on their first run.
 MODULES = ("reports.data", "reports.figures", "agreement.icc")
 
@@ -24,7 +26,7 @@ _thread: threading.Thread | None = None
 def _import_all(modules: tuple[str, ...]) -> None:
     for name in modules:
         try:
-            importlib.import_module(name)
+            importlib.import_module(own_module(name))
         except Exception:  # a missing optional library shows where it is used, not here
             logging.getLogger(__name__).debug("warm-up could not import %s", name, exc_info=True)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from common.package import own_module
+
 #: ``--format`` name -> module. Modules are imported when used (some need pyarrow/datasets).
 FORMATS = {
     "label-studio": "interop.label_studio",
@@ -39,4 +41,4 @@ def format_module(name: str) -> ModuleType:
     """The module of a ``--format`` name (a clear error for an unknown one)."""
     if name not in FORMATS:
         raise ValueError(f"unknown format {name!r}: use one of {', '.join(FORMATS)}")
-    return importlib.import_module(FORMATS[name])
+    return importlib.import_module(own_module(FORMATS[name]))

@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from common.package import own_module
+
 _EXPORTS = {
     "agreement_document": "reports.data",
     "dataset_hash": "reports.data",
@@ -23,5 +25,5 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+        return getattr(importlib.import_module(own_module(_EXPORTS[name])), name)
     raise AttributeError(f"module 'reports' has no attribute {name!r}")

@@ -47,8 +47,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "ui": frozenset({"streamlit", "workbench_api", *DOMAIN}),
     # the same operations headless
     "cli": frozenset({"commands", "common"}),
-    # the installed wheel's one top-level name: puts the tree on sys.path, then hands on
+    # the installed wheel's one top-level name: the console script and the API
     "metric_audit_workbench": frozenset({"cli", "workbench_api"}),
+    # the wheel's build hook (rewrites the tree's imports): imports nothing of the tree
+    "hatch_build": frozenset(),
     "commands": frozenset({"workbench_api", *DOMAIN}),
     "workbench_api": frozenset(DOMAIN),
     # domain

@@ -2,7 +2,8 @@
 
 nbclient starts an ipykernel on the shared venv's python (a kernelspec written for the
 test, so whatever ``python`` is on PATH does not matter) with the worktree on PYTHONPATH,
-in a temporary working directory. Cells run inside the kernel's running event loop, which
+in a temporary working directory (tests/test_packaging.py runs it again on the built
+wheel in a fresh venv, beside a user's own ``common.py`` and ``app.py``). Cells run inside the kernel's running event loop, which
 is what broke ``wb.evaluate`` before (``Runner.run() cannot be called from a running
 event loop``); executing the cells with ``exec`` cannot see that.
 """
@@ -49,27 +50,34 @@ print(json.dumps({
 """
 
 
-@pytest.fixture
-def kernel_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A kernelspec on this interpreter, found first; returns the notebook's working dir."""
-    spec = tmp_path / "jupyter" / "kernels" / KERNEL
+def kernelspec(base: Path, python: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernelspec on ``python`` under ``base``, found first (JUPYTER_PATH)."""
+    spec = base / "jupyter" / "kernels" / KERNEL
     spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    argv = [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(
         json.dumps({"argv": argv, "display_name": KERNEL, "language": "python"})
     )
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    monkeypatch.setenv("JUPYTER_PATH", str(base / "jupyter"))
+
+
+@pytest.fixture
+def kernel_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A kernelspec on this interpreter, the clone on its path; the notebook's working dir."""
+    kernelspec(tmp_path, sys.executable, monkeypatch)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     work = tmp_path / "work"
     work.mkdir()
     return work
 
 
-def run_in_kernel(work: Path) -> dict:
-    """Execute the notebook, then all its code cells again, then the probe; its JSON."""
+def run_in_kernel(work: Path, probe: str = PROBE, again: bool = True) -> dict:
+    """Execute the notebook (then, with ``again``, all its code cells a second time), then
+    ``probe``, whose printed JSON is returned."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    extra = [nbformat.v4.new_code_cell(FIRST_PASS), *code, nbformat.v4.new_code_cell(PROBE)]
+    code = [cell for cell in nb.cells if cell.cell_type == "code"] if again else []
+    first = [nbformat.v4.new_code_cell(FIRST_PASS)] if again else []
+    extra = [*first, *code, nbformat.v4.new_code_cell(probe)]
     nb.cells = [*nb.cells, *[nbformat.from_dict(dict(cell)) for cell in extra]]
     client = NotebookClient(
         nb, timeout=300, kernel_name=KERNEL, resources={"metadata": {"path": str(work)}}

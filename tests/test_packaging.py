@@ -8,6 +8,8 @@ venv's), so the test installs only the workbench itself: ``pip install --no-deps
 
 from __future__ import annotations
 
+import ast
+import json
 import os
 import re
 import subprocess
@@ -21,6 +23,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+import krippendorff
+import numpy as np
 import pytest
 
 from commands import main
@@ -65,7 +69,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_fresh_venv_version_projects_and_run(venv: Path, tmp_path: Path) -> None:
     workbench = str(venv / "bin" / "workbench")
-    probe = "import metric_audit_workbench as wb, cli; print(cli.__file__)"
+    probe = "from metric_audit_workbench import cli; print(cli.__file__)"
     where = _run([str(venv / "bin" / "python"), "-c", probe], tmp_path)
     # the installed copy, not the checkout, inside the package's own folder
     assert where.stdout.strip() == str(_site(venv) / "metric_audit_workbench" / "cli.py")
@@ -126,15 +130,18 @@ def test_installs_under_one_distinctive_name(venv: Path, tmp_path: Path) -> None
         "import importlib.util, sys\n"
         f"print(sorted(n for n in {GENERIC!r} if importlib.util.find_spec(n) is not None))\n"
         "import metric_audit_workbench as wb\n"
-        "import common, evaluators.wordnet as wn\n"  # inside the workbench: its own names
+        "from metric_audit_workbench import common\n"  # the workbench's own, by its name
+        "from metric_audit_workbench.evaluators import wordnet as wn\n"
         "print(wb.__version__, common.__file__, wn.INSTALL_SCRIPT.is_file())\n"
         "print(wn.INSTALL_SCRIPT)\n"
+        f"print(sorted(n for n in {GENERIC!r} if importlib.util.find_spec(n) is not None))\n"
     )
     lines = _run([python, "-c", probe], tmp_path).stdout.splitlines()
     assert lines[0] == "[]"  # `import app`, `import common` ... fail in a plain interpreter
     folder = site / "metric_audit_workbench"
     assert lines[1] == f"{__version__} {folder / 'common' / '__init__.py'} True"
     assert lines[2] == str(folder / "scripts" / "install_wordnet.sh")  # the METEOR hint's
+    assert lines[3] == "[]"  # ... and still fail after the workbench is imported
     done = subprocess.run(
         [python, "-c", "import app"], cwd=tmp_path, env=_env(), capture_output=True, text=True
     )
@@ -148,7 +155,7 @@ def test_installs_under_one_distinctive_name(venv: Path, tmp_path: Path) -> None
 @pytest.mark.plugins
 def test_an_installed_plugin_runs_from_the_installed_app(venv: Path, tmp_path: Path) -> None:
     """Entry points (``metric_audit.evaluators``) still load: the plugin imports the
-    workbench's packages by their own names, which the launcher put on the path."""
+    workbench's packages by the installed names (``metric_audit_workbench.evaluators``)."""
     _run(
         [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps"]
         + ["--no-build-isolation", str(ROOT / "examples" / "plugin")],
@@ -162,6 +169,130 @@ def test_an_installed_plugin_runs_from_the_installed_app(venv: Path, tmp_path: P
         tmp_path,
     )
     assert done.stdout.startswith("char_ngram: 6 evaluated, 0 failed")
+
+
+#: A user's own modules named like the workbench's packages, in the working folder.
+USER_MODULES = {
+    "common.py": "common",
+    "app.py": "app",
+    "cli.py": "cli",
+    "reports.py": "reports",
+    "ui/__init__.py": "ui",
+    "jobs/__init__.py": "jobs",
+    "kinds.py": "kinds",
+    "interop/__init__.py": "interop",
+    "pages/__init__.py": "pages",
+}
+
+USER_PROBE = """
+import importlib, json, sys
+names = sys.argv[1:]
+before = [importlib.import_module(n) for n in names[:2]]  # the user's, before the workbench
+import metric_audit_workbench as wb
+after = [importlib.import_module(n) for n in names[2:]]  # and after it
+store = wb.open_store("sqlite:///x.db")
+wb.create_project(store, "p", "binary")
+try:
+    wb.create_project(store, "p", "binary")
+except wb.StoreError as exc:
+    refused = str(exc)
+plain = {n: m.__file__ for n, m in sys.modules.items() if n.split(".")[0] in wb.TREE}
+ours = {m.__file__ for n, m in sys.modules.items() if n.startswith("metric_audit_workbench.")}
+print(json.dumps({
+    "who": [m.WHO for m in before + after],
+    "plain": plain,
+    "ours": sorted(ours),
+    "projects": [p.name for p in wb.projects(store)],
+    "refused": refused,
+    "errors": [wb.StoreError.__module__, wb.ImportFailure.__module__, wb.DeclarationError.__module__],
+}))
+"""
+
+
+def _user_folder(folder: Path) -> None:
+    for rel, name in USER_MODULES.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(f"WHO = 'the user\\'s {name}'\n")
+
+
+@pytest.mark.slow
+def test_a_users_modules_stay_theirs_beside_the_installed_workbench(
+    venv: Path, tmp_path: Path
+) -> None:
+    """``common``, ``app``, ``cli``, ``ui``, ``kinds``, ``pages`` ... in the working folder
+    are the user's before and after ``import metric_audit_workbench``, and the workbench
+    (open_store, create_project ...) runs on its own modules, not on theirs."""
+    _user_folder(tmp_path)
+    names = list(USER_MODULES.values())
+    done = _run([str(venv / "bin" / "python"), "-c", USER_PROBE, *names], tmp_path)
+    seen = json.loads(done.stdout)
+    assert seen["who"] == [f"the user's {name}" for name in USER_MODULES.values()]
+    assert seen["plain"] == {name: str(tmp_path / rel) for rel, name in USER_MODULES.items()}
+    folder = str(_site(venv) / "metric_audit_workbench") + os.sep
+    assert seen["ours"] and all(path.startswith(folder) for path in seen["ours"])
+    assert seen["projects"] == ["p"]
+    assert seen["refused"] == "project 'p' already exists"
+    assert seen["errors"] == [
+        "metric_audit_workbench.annotation_store.store_base",
+        "metric_audit_workbench.annotation_store.row_source",
+        "metric_audit_workbench.kinds.question_type",
+    ]
+    # `python -m` puts the working folder first on the path too: the user's cli.py stays out
+    assert (
+        _run(
+            [str(venv / "bin" / "python"), "-m", "metric_audit_workbench", "--version"], tmp_path
+        ).stdout
+        == f"python -m metric_audit_workbench {__version__}\n"
+    )
+    listing = _run(
+        [str(venv / "bin" / "workbench"), "projects", "--db", "sqlite:///x.db"], tmp_path
+    )
+    assert listing.stdout.splitlines()[1].split()[:2] == ["p", "binary"]
+
+
+WHEEL_PROBE = """
+import json, sys
+import common, app
+print(json.dumps({
+    "who": [common.WHO, app.WHO],
+    "files": [common.__file__, app.__file__],
+    "wb": wb.__file__,
+    "plain": sorted(n for n in sys.modules if n.split(".")[0] in wb.TREE),
+    "alpha": alpha,
+    "done": progress.done,
+    "failed": progress.failed,
+    "votes": votes,
+}))
+"""
+
+
+@pytest.mark.slow
+def test_the_example_notebook_runs_on_the_installed_wheel(
+    venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """examples/notebook.ipynb in a real Jupyter kernel on the fresh venv (the wheel
+    installed, no clone on the path), from a folder outside the clone that holds the
+    user's own common.py and app.py: the notebook's values, and those stay the user's."""
+    from tests.test_notebook import kernelspec, run_in_kernel
+
+    kernelspec(tmp_path, str(venv / "bin" / "python"), monkeypatch)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("common", "app"):
+        (work / f"{name}.py").write_text(f"WHO = 'the user\\'s {name}'\n")
+    seen = run_in_kernel(work, probe=WHEEL_PROBE, again=False)
+    assert seen["who"] == ["the user's common", "the user's app"]
+    assert seen["files"] == [str(work / "common.py"), str(work / "app.py")]
+    assert seen["plain"] == ["app", "common"]  # nothing of the workbench's by a plain name
+    assert seen["wb"] == str(_site(venv) / "metric_audit_workbench" / "__init__.py")
+    votes = np.array([[v == "yes" for v in values] for values in seen["votes"].values()])
+    expected = krippendorff.alpha(
+        reliability_data=votes.astype(int), level_of_measurement="nominal"
+    )
+    assert seen["alpha"] == pytest.approx(expected, abs=1e-9)
+    assert (seen["done"], seen["failed"]) == (6, 0)
+    assert (work / "notebook.db").is_file() and (work / "intents-report.html").is_file()
 
 
 @pytest.mark.slow
@@ -236,6 +367,19 @@ def test_build_sdist_and_wheel_hold_the_app(tmp_path: Path) -> None:
     ):
         assert f"metric_audit_workbench/{needed}" in names, needed
     assert not [n for n in names if "__pycache__" in n or "secrets.toml" in n]
+    # every shipped module imports the tree by the package's name, none by a plain one
+    plain = []
+    with zipfile.ZipFile(wheel) as archive:
+        for name in (n for n in names if n.endswith(".py")):
+            for node in ast.walk(ast.parse(archive.read(name))):
+                if isinstance(node, ast.Import):
+                    modules = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                    modules = [node.module or ""]
+                else:
+                    continue
+                plain += [f"{name}:{node.lineno}" for m in modules if m.split(".")[0] in GENERIC]
+    assert plain == []
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "workbench = metric_audit_workbench:entry" in zipfile.ZipFile(wheel).read(entry).decode()
     with tarfile.open(next(tmp_path.glob("*.tar.gz"))) as sdist:
@@ -249,6 +393,7 @@ def test_build_sdist_and_wheel_hold_the_app(tmp_path: Path) -> None:
         "docs/architecture.md",
         "metric_audit_workbench/__init__.py",
         "pyproject.toml",
+        "hatch_build.py",
     ):
         assert needed in carried, needed
     assert not [n for n in carried if "__pycache__" in n or n.startswith(".venv")]

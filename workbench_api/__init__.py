@@ -4,7 +4,7 @@ The functions here are the ones the command line calls (``commands/`` parses arg
 and prints; the work happens here and in the domain packages), so a notebook and
 ``workbench`` always agree::
 
-    import workbench_api as wb
+    import metric_audit_workbench as wb  # in a clone: import workbench_api as wb
     store = wb.open_store("sqlite:///audit.db")
     wb.create_project(store, "faithfulness", "binary")
     wb.add_items(store, "faithfulness", items_df)
@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from common.package import own_module
 from common.version import __version__
 
 _EXPORTS = {
@@ -47,6 +48,10 @@ _EXPORTS = {
     "disagreements": "workbench_api.audit",
     "estimate": "workbench_api.estimates",
     "select_items": "workbench_api.estimates",
+    # what the functions above raise on bad input (each a ValueError)
+    "StoreError": "annotation_store",
+    "ImportFailure": "annotation_store.importing",
+    "DeclarationError": "kinds.declared",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -54,5 +59,5 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+        return getattr(importlib.import_module(own_module(_EXPORTS[name])), name)
     raise AttributeError(f"module 'workbench_api' has no attribute {name!r}")

@@ -2,6 +2,8 @@
 
 Registered with the workbench through the ``metric_audit.evaluators`` entry point; it
 compares the same two texts as the built-in lexical baselines (see ``evaluators.pairs``).
+It imports the workbench by its installed name, ``metric_audit_workbench.evaluators``;
+a clone answers to that name too.
 """
 
 from __future__ import annotations
@@ -9,10 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from metric_audit_workbench.evaluators.pairs import PairEvaluator, PairSettings
+from metric_audit_workbench.evaluators.registry import register_evaluator
 from pydantic import Field
-
-from evaluators.pairs import PairEvaluator, PairSettings
-from evaluators.registry import register_evaluator
 
 
 class CharNgramSettings(PairSettings):
