@@ -8,10 +8,13 @@ For two evaluators scored on the same items, at each level and statistic:
 - a paired permutation test. The "both" permutation of Deutsch et al. (2021): each
   (system, group) cell's two scores, z-scored per evaluator, are swapped with
   probability 1/2 and the statistic recomputed on both hybrids. At the segment level
-  Kendall's tau-b and acc_eq swap the two evaluators' verdicts on each pair of items
+  Kendall's tau-b and tau-c and acc_eq swap the two evaluators' verdicts on each pair of items
   instead (mt-metrics-eval's ``PairwisePermutationSigDiff``): under that null the number
   of swapped pairs of each kind is binomial, so every permutation costs a few binomial
-  draws. acc_eq keeps each evaluator's own threshold, as there.
+  draws. acc_eq keeps each evaluator's own threshold, as there, and tau-c (at the segment
+  level) each evaluator's own m, the fewer distinct values of the two sides;
+- soft pairwise accuracy swaps the two evaluators' verdicts on each pair of systems: the
+  gaps between the people's and the evaluator's p-value that one system beats the other.
 
 The p-value is the share of permutations whose difference (better minus worse) is at
 least the observed one. Significance clusters follow WMT (mt-metrics-eval's
@@ -235,10 +238,19 @@ def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
 
 
 def segment_pair_permutation(
-    x: np.ndarray, sa: np.ndarray, sb: np.ndarray, k: int, seed: int
+    x: np.ndarray,
+    sa: np.ndarray,
+    sb: np.ndarray,
+    k: int,
+    seed: int,
+    distinct: tuple[int, int] | None = None,
 ) -> dict[str, np.ndarray]:
-    """(k,) permuted differences of segment tau-b and acc_eq, verdicts swapped pair by
-    pair (drawn as binomial counts per kind of pair)."""
+    """(k,) permuted differences of segment tau-b, tau-c and acc_eq, verdicts swapped
+    pair by pair (drawn as binomial counts per kind of pair).
+
+    ``distinct``: tau-c's m of each evaluator (the fewer distinct values of people and
+    its scores); each side keeps its own, as each keeps its own acc_eq threshold. Without
+    it there is no tau-c."""
     n_states = 12
     hist = np.bincount(sa.astype(np.int64) * n_states + sb, minlength=n_states * n_states)
     kinds = np.flatnonzero(hist)
@@ -256,17 +268,36 @@ def segment_pair_permutation(
     i, j = np.triu_indices(len(x), 1)
     x_ties = int((x[i] == x[j]).sum())
 
-    def side(k_own, t_own, a_own, k_other, t_other, a_other):
+    n = len(x)
+
+    def side(k_own, t_own, a_own, k_other, t_other, a_other, m):
         kk = (cnt * k_own).sum() + swapped @ (k_other - k_own)
         tt = (cnt * t_own).sum() + swapped @ (t_other - t_own)
         aa_ = (cnt * a_own).sum() + swapped @ (a_other - a_own)
         with np.errstate(invalid="ignore", divide="ignore"):
             tau = kk / np.sqrt((tot - x_ties) * (tot - tt))
-        return tau, aa_ / tot
+            tau_c = 2 * kk / (n * n * (m - 1) / m) if m else None
+        return tau, tau_c, aa_ / tot
 
-    tau_a, acc_a = side(ka, ta, aa, kb, tb, ab)
-    tau_b, acc_b = side(kb, tb, ab, ka, ta, aa)
-    return {"kendall_b": tau_a - tau_b, "acc_eq": acc_a - acc_b}
+    m_a, m_b = distinct or (0, 0)
+    tau_a, c_a, acc_a = side(ka, ta, aa, kb, tb, ab, m_a)
+    tau_b, c_b, acc_b = side(kb, tb, ab, ka, ta, aa, m_b)
+    out = {"kendall_b": tau_a - tau_b, "acc_eq": acc_a - acc_b}
+    if c_a is not None and c_b is not None:
+        out["kendall_c"] = c_a - c_b
+    return out
+
+
+def soft_pairwise_permutation(
+    gap_a: np.ndarray, gap_b: np.ndarray, k: int, seed: int
+) -> np.ndarray:
+    """(k,) permuted differences of soft pairwise accuracy: each system pair's two gaps
+    (|people's p-value - the evaluator's|) swapped with probability 1/2, the pair-level
+    permutation Kendall's tau and acc_eq get at the segment level. Recomputing every
+    p-value per permutation would take a thousand inner permutations each."""
+    d = gap_b - gap_a  # what a gains over b on each system pair
+    flip = np.random.default_rng(seed).random((k, len(d))) < 0.5
+    return np.where(flip, -d, d).mean(1)
 
 
 def group_acc_eq_permutation(
@@ -334,6 +365,7 @@ __all__ = [
     "pair_states",
     "segment_pair_permutation",
     "segment_pearson_spearman",
+    "soft_pairwise_permutation",
     "system_permutation",
     "williams",
 ]
