@@ -109,3 +109,50 @@ def test_a_clearly_better_evaluator_gets_a_small_p(people: np.ndarray) -> None:
     assert rows[("system", "soft_pairwise_accuracy")].delta == pytest.approx(
         spa["good"] - spa["poor"], abs=1e-12
     )
+
+
+def _hybrids(seed: int, shape: tuple[int, int], k: int):
+    rng = np.random.default_rng(seed)
+    h = np.round(rng.normal(0, 1, shape), 1)  # people with ties
+    h[0, 1] = h[3, 2] = np.nan  # cells nobody scored
+    h[4] = 0.5  # a group where people give one value
+    ok = np.isfinite(h)
+    za = np.where(ok, rng.normal(0, 1, shape), np.nan)
+    zb = np.where(ok, rng.normal(0, 1, shape), np.nan)
+    u = rng.random((k, *shape)) < 0.5
+    return h, za, zb, u
+
+
+def test_group_rank_statistics_without_ties_match_the_pairwise_computation() -> None:
+    from agreement.metaeval.group_linear import group_linear_differences, no_ties
+    from agreement.metaeval.group_perm import group_cell_statistics
+
+    h, za, zb, u = _hybrids(21, (9, 6), 300)
+    assert no_ties(za, zb, np.isfinite(h))
+    rh, distinct = compare.sorted_ranks(h)
+    names = ("spearman", "kendall_b", "kendall_c")
+    fast = group_linear_differences(h, za, zb, u, rh, distinct, names)
+    sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct, names)
+    for name in names:
+        slow = compare._nanmean(sa[name]) - compare._nanmean(sb[name])
+        assert np.isfinite(slow).all()
+        assert fast[name] == pytest.approx(slow, abs=1e-12), name
+    tied = zb.copy()
+    tied[1, 2] = za[1, 3]
+    assert not no_ties(za, tied, np.isfinite(h))
+
+
+def test_segment_spearman_without_ties_matches_the_per_value_computation() -> None:
+    from agreement.correlation_tests import average_ranks
+
+    rng = np.random.default_rng(22)
+    x = np.round(rng.normal(0, 1, 200), 1)
+    za, zb = rng.normal(0, 1, 200), rng.normal(0, 1, 200)
+    u = compare._swaps(200, 400, 5)
+    rx = average_ranks(x)
+    fast = compare._rank_pearson(rx, za, zb, u)
+    slow = compare._rank_pearson_ties(rx, za, zb, u)
+    assert fast == pytest.approx(slow, abs=1e-12)
+    # the unswapped mask gives the two evaluators' own Spearman
+    none = compare._rank_pearson(rx, za, zb, np.zeros((1, 200), dtype=bool))[0]
+    assert none == pytest.approx(stats.spearman(x, za) - stats.spearman(x, zb), abs=1e-12)

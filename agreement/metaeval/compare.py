@@ -31,13 +31,13 @@ from typing import Any
 import numpy as np
 
 from agreement.metaeval import batched, stats
+from agreement.metaeval.group_linear import group_linear_differences, no_ties
 from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
 from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
 
 WILLIAMS, PERMUTATION = "williams", "permutation"
 ALPHA = 0.05
-_CHUNK = 100  # permutations per draw at the group level (the draws' order)
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,10 @@ def williams(x: np.ndarray, ya: np.ndarray, yb: np.ndarray) -> tuple[float, floa
 
 
 def _swaps(n_cells: int, k: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).random((k, n_cells)) < 0.5
+    """(k, n_cells) fair coins, one random bit each (eight to a drawn byte)."""
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, 256, (k, (n_cells + 7) // 8), dtype=np.uint8)
+    return np.unpackbits(drawn, axis=1, count=n_cells).view(bool)
 
 
 def system_permutation(
@@ -102,9 +105,10 @@ def system_permutation(
     onehot[np.arange(len(s)), codes] = 1.0
     count = onehot.sum(0)
     hs = (h @ onehot) / count
-    u = _swaps(len(s), k, seed)
-    ha = (np.where(u, zb, za) @ onehot) / count
-    hb = (np.where(u, za, zb) @ onehot) / count
+    u = _swaps(len(s), k, seed).astype(float)
+    # hybrid a's sums are a's plus the swapped cells' steps; a's and b's add up to both
+    ha = (za @ onehot + u @ ((zb - za)[:, None] * onehot)) / count
+    hb = ((za + zb) @ onehot) / count - ha
     hx = np.broadcast_to(hs, ha.shape)
     sa, sb = batched.several(hx, ha, names), batched.several(hx, hb, names)
     return {n: sa[n] - sb[n] for n in names}
@@ -143,14 +147,16 @@ def group_permutation(
     za, zb = np.full(h.shape, np.nan), np.full(h.shape, np.nan)
     za[ok], zb[ok] = _z(ma[ok]), _z(mb[ok])
     rh, distinct_h = sorted_ranks(h)
-    rng = np.random.default_rng(seed)
-    # drawn in blocks as before, so the p-values keep their draws
-    u = np.concatenate(
-        [rng.random((min(_CHUNK, k - s), *h.shape)) < 0.5 for s in range(0, k, _CHUNK)]
-    )
-    sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, names)
-    with np.errstate(invalid="ignore"):
-        return {n: _nanmean(sa[n]) - _nanmean(sb[n]) for n in names}
+    u = _swaps(h.size, k, seed).reshape(k, *h.shape)
+    out: dict[str, np.ndarray] = {}
+    if no_ties(za, zb, ok):  # the rank statistics' differences are linear in the mask
+        out = group_linear_differences(h, za, zb, u, rh, distinct_h, names)
+    rest = tuple(n for n in names if n not in out)
+    if rest:
+        sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, rest)
+        with np.errstate(invalid="ignore"):
+            out.update({n: _nanmean(sa[n]) - _nanmean(sb[n]) for n in rest})
+    return out
 
 
 def _nanmean(v: np.ndarray) -> np.ndarray:
@@ -198,8 +204,43 @@ def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarr
 
 
 def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Spearman of both hybrids without sorting: per distinct value, how many items of the
-    hybrid hold it and the sum of their people's centred ranks."""
+    """Spearman of hybrid a minus hybrid b (``rx`` the people's ranks)."""
+    both = np.r_[za, zb]
+    order = np.argsort(both, kind="stable")
+    srt = both[order]
+    if np.all(srt[1:] > srt[:-1]):
+        return _rank_pearson_distinct(rx, order, u)
+    return _rank_pearson_ties(rx, za, zb, u)
+
+
+def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Without ties among the 2n scores the difference is linear in the swap mask.
+
+    Sort both evaluators' scores together; position p holds weight w_p (the people's
+    centred rank of its item); hybrid a picks n positions (``pick``), b the others. With
+    r_p the picked positions up to p, sum(a's rank x w) - sum(b's rank x w) =
+    sum_p w_p (r_p - (1 - pick_p) p); and sum_p w_p r_p = sum_q pick_q (w_q + ... + w_2n).
+    Both ranks' spreads are n (n^2 - 1) / 12 (no ties), so rho_a - rho_b is one matrix-
+    vector product of the mask.
+    """
+    n = u.shape[1]
+    rxc = rx - rx.mean()
+    w = np.r_[rxc, rxc][order]
+    pos = np.arange(1, 2 * n + 1, dtype=float)
+    per_position = np.cumsum(w[::-1])[::-1] + w * pos
+    v = np.empty(2 * n)
+    v[order] = per_position  # back to [a's items, b's items]
+    va, vb = v[:n], v[n:]
+    base = float(va.sum() - w @ pos)
+    den = math.sqrt(float(rxc @ rxc) * n * (n * n - 1) / 12.0)
+    if den == 0:
+        return np.full(u.shape[0], np.nan)
+    return (base + u.astype(float) @ (vb - va)) / den
+
+
+def _rank_pearson_ties(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """With ties, per distinct value: how many items of the hybrid hold it and the sum of
+    their people's centred ranks (no sorting per permutation)."""
     values, codes = np.unique(np.r_[za, zb], return_inverse=True)
     n, kv = len(za), len(values)
     ca, cb = codes[:n], codes[n:]
