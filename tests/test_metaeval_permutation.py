@@ -124,14 +124,19 @@ def _hybrids(seed: int, shape: tuple[int, int], k: int):
 
 
 def test_group_rank_statistics_without_ties_match_the_pairwise_computation() -> None:
-    from agreement.metaeval.group_linear import group_linear_differences, no_ties
+    from agreement.metaeval.group_linear import (
+        group_linear_differences,
+        group_pearson_differences,
+        no_ties,
+    )
     from agreement.metaeval.group_perm import group_cell_statistics
 
     h, za, zb, u = _hybrids(21, (9, 6), 300)
     assert no_ties(za, zb, np.isfinite(h))
     rh, distinct = compare.sorted_ranks(h)
-    names = ("spearman", "kendall_b", "kendall_c")
+    names = ("spearman", "kendall_b", "kendall_c", "pearson")
     fast = group_linear_differences(h, za, zb, u, rh, distinct, names)
+    fast["pearson"] = group_pearson_differences(h, za, zb, u)
     sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct, names)
     for name in names:
         slow = compare._nanmean(sa[name]) - compare._nanmean(sb[name])

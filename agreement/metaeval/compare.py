@@ -31,7 +31,11 @@ from typing import Any
 import numpy as np
 
 from agreement.metaeval import batched, stats
-from agreement.metaeval.group_linear import group_linear_differences, no_ties
+from agreement.metaeval.group_linear import (
+    group_linear_differences,
+    group_pearson_differences,
+    no_ties,
+)
 from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
 from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
@@ -151,6 +155,8 @@ def group_permutation(
     out: dict[str, np.ndarray] = {}
     if no_ties(za, zb, ok):  # the rank statistics' differences are linear in the mask
         out = group_linear_differences(h, za, zb, u, rh, distinct_h, names)
+        if "pearson" in names:
+            out["pearson"] = group_pearson_differences(h, za, zb, u)
     rest = tuple(n for n in names if n not in out)
     if rest:
         sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, rest)
@@ -344,25 +350,32 @@ def soft_pairwise_permutation(
 def group_acc_eq_permutation(
     pa: Paired, pb: Paired, eps_a: float, eps_b: float, k: int, seed: int
 ) -> np.ndarray:
-    """(k,) permuted differences of group-level acc_eq, verdicts swapped pair by pair."""
+    """(k,) permuted differences of group-level acc_eq, verdicts swapped pair by pair
+    (every group at once: per group, binomial counts of the pairs only one gets right)."""
     h, ma, mb = pa.people.T, pa.metric.T, pb.metric.T
     rows = np.isfinite(h).sum(1) >= 2
+    h, ma, mb = h[rows], ma[rows], mb[rows]
+    ok = np.isfinite(h)
+    s = h.shape[1]
+    pair = ok[:, :, None] & ok[:, None, :] & np.triu(np.ones((s, s), dtype=bool), 1)
+    with np.errstate(invalid="ignore"):
+        dx = h[:, :, None] - h[:, None, :]
+
+        def agree(m: np.ndarray, eps: float) -> np.ndarray:
+            dy = m[:, :, None] - m[:, None, :]
+            same = np.sign(dx) * np.sign(dy) > 0
+            return np.where(np.abs(dy) <= eps, dx == 0, same) & pair
+
+        agree_a, agree_b = agree(ma, eps_a), agree(mb, eps_b)
+    n_pairs = pair.sum((1, 2))
+    n_a = (agree_a & ~agree_b).sum((1, 2))  # pairs only a gets right
+    n_b = (agree_b & ~agree_a).sum((1, 2))
     rng = np.random.default_rng(seed)
-    total = np.zeros(k)
-    n_rows = 0
-    for hr, ar, br in zip(h[rows], ma[rows], mb[rows], strict=True):
-        ok = np.isfinite(hr)
-        x, ya, yb = hr[ok], ar[ok], br[ok]
-        agree_a = pair_states(x, ya, eps_a) // 6
-        agree_b = pair_states(x, yb, eps_b) // 6
-        n_a = int((agree_a > agree_b).sum())  # pairs only a gets right
-        n_b = int((agree_b > agree_a).sum())
-        # swapping s_a of a's wins and s_b of b's moves the difference by 2 (s_b - s_a)
-        s_a = rng.binomial(n_a, 0.5, size=k)
-        s_b = rng.binomial(n_b, 0.5, size=k)
-        total += (n_a - n_b + 2 * (s_b - s_a)) / len(agree_a)
-        n_rows += 1
-    return total / max(n_rows, 1)
+    # swapping s_a of a's wins and s_b of b's moves the difference by 2 (s_b - s_a)
+    s_a = rng.binomial(n_a[None, :], 0.5, size=(k, len(n_a)))
+    s_b = rng.binomial(n_b[None, :], 0.5, size=(k, len(n_b)))
+    per_group = (n_a - n_b + 2 * (s_b - s_a)) / n_pairs
+    return per_group.sum(1) / max(len(n_pairs), 1)
 
 
 # ---- clusters ----------------------------------------------------------------------------

@@ -110,3 +110,34 @@ def group_linear_differences(
             with np.errstate(invalid="ignore", divide="ignore"):
                 out["kendall_c"] = mean_of(const, coef, n**2 * (m - 1) / m / 2)
     return out
+
+
+def group_pearson_differences(h: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray):
+    """(k,) difference (hybrid a minus b) of the group mean of Pearson's r; the caller
+    checked ``no_ties``, so no hybrid is constant in a group. Every sum a hybrid's r needs
+    is linear in the mask; hybrid b's are both evaluators' totals minus a's."""
+    ok = np.isfinite(h)
+    n = ok.sum(-1).astype(float)
+    hz = np.where(ok, h, 0.0)
+    hc = np.where(ok, hz - (hz.sum(-1) / np.maximum(n, 1))[:, None], 0.0)
+    sxx = (hc * hc).sum(-1)
+    defined = (n >= 2) & (sxx > 0) & ~_constant(h, ok)
+    y0, y1 = np.where(ok, za, 0.0), np.where(ok, zb, 0.0)
+    step = y1 - y0
+    uf = (u & ok[None]).astype(float)
+    lin = np.einsum("kgs,cgs->ckg", uf, np.stack([hc * step, step, y1 * y1 - y0 * y0]))
+    base = np.stack([(hc * y0).sum(-1), y0.sum(-1), (y0 * y0).sum(-1)])[:, None, :]
+    total = np.stack([(hc * (y0 + y1)).sum(-1), (y0 + y1).sum(-1), (y0 * y0 + y1 * y1).sum(-1)])
+    a = base + lin
+    b = total[:, None, :] - a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ra = a[0] / np.sqrt(sxx * (a[2] - a[1] * a[1] / n))
+        rb = b[0] / np.sqrt(sxx * (b[2] - b[1] * b[1] / n))
+    d = np.where(defined, np.clip(ra, -1.0, 1.0) - np.clip(rb, -1.0, 1.0), 0.0)
+    return d.sum(-1) / max(int(defined.sum()), 1)
+
+
+def _constant(h: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    lo = np.where(ok, h, np.inf).min(-1)
+    hi = np.where(ok, h, -np.inf).max(-1)
+    return ~(hi > lo)
