@@ -99,9 +99,9 @@ def test_a_clearly_better_evaluator_gets_a_small_p(people: np.ndarray) -> None:
     poor = people + rng.normal(0, 1.0, people.shape)
     doc = meta_evaluate(_grid({"good": good, "poor": poor}, people), n_resamples=500, seed=3)
     rows = _permutation_rows(doc)
-    for key in [("segment", "kendall_c"), ("system", "soft_pairwise_accuracy")] + [
-        ("segment", s) for s in ("pearson", "spearman", "kendall_b", "acc_eq")
-    ]:
+    every = ("pearson", "spearman", "kendall_b", "kendall_c", "acc_eq")
+    keys = [(lv, s) for lv in ("segment", "group") for s in every]
+    for key in [*keys, ("system", "soft_pairwise_accuracy")]:
         c = rows[key]
         assert (c.a, c.b) == ("good", "poor") and c.delta > 0, key
         assert c.p is not None and c.p < 0.05, (key, c.p)

@@ -312,8 +312,8 @@ def segment_pair_permutation(
     rng = np.random.default_rng(seed)
     swapped = rng.binomial(cnt[None, :], 0.5, size=(k, len(kinds)))
     tot = cnt.sum()
-    i, j = np.triu_indices(len(x), 1)
-    x_ties = int((x[i] == x[j]).sum())
+    _, copies = np.unique(x, return_counts=True)
+    x_ties = int((copies * (copies - 1) // 2).sum())
 
     n = len(x)
 
@@ -368,14 +368,17 @@ def group_acc_eq_permutation(
 
         agree_a, agree_b = agree(ma, eps_a), agree(mb, eps_b)
     n_pairs = pair.sum((1, 2))
-    n_a = (agree_a & ~agree_b).sum((1, 2))  # pairs only a gets right
-    n_b = (agree_b & ~agree_a).sum((1, 2))
-    rng = np.random.default_rng(seed)
-    # swapping s_a of a's wins and s_b of b's moves the difference by 2 (s_b - s_a)
-    s_a = rng.binomial(n_a[None, :], 0.5, size=(k, len(n_a)))
-    s_b = rng.binomial(n_b[None, :], 0.5, size=(k, len(n_b)))
-    per_group = (n_a - n_b + 2 * (s_b - s_a)) / n_pairs
-    return per_group.sum(1) / max(len(n_pairs), 1)
+    only_a, only_b = agree_a & ~agree_b, agree_b & ~agree_a  # pairs one gets right
+    # a swapped pair a alone gets right costs a 1/pairs of its group, one b alone gets
+    # right gains it as much; a pair both (or neither) get right never moves
+    weight = 1.0 / n_pairs[:, None, None]
+    moves = np.r_[
+        -2 * np.broadcast_to(weight, only_a.shape)[only_a],
+        2 * np.broadcast_to(weight, only_b.shape)[only_b],
+    ]
+    observed = ((only_a.sum((1, 2)) - only_b.sum((1, 2))) / n_pairs).sum()
+    swapped = _swaps(len(moves), k, seed).astype(float)
+    return (observed + swapped @ moves) / max(len(n_pairs), 1)
 
 
 # ---- clusters ----------------------------------------------------------------------------

@@ -90,26 +90,30 @@ def group_linear_differences(
     x_ties = (((sx == 0) & pair).sum((1, 2)) - n) / 2
     defined = (tot > 0) & (x_ties < tot)
     n_def = max(int(defined.sum()), 1)
-    uf = (u & ok[None]).reshape(u.shape[0], -1).astype(float)
-    out: dict[str, np.ndarray] = {}
-
-    def mean_of(const: np.ndarray, coef: np.ndarray, scale: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f = np.where(defined, 1.0 / scale, 0.0)
-        return (float((const * f).sum()) + uf @ (coef * f[:, None]).ravel()) / n_def
-
+    terms: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     if "spearman" in names:
         const, coef, sxx = _spearman_terms(za, zb, ok, rank_h)
-        out["spearman"] = mean_of(const, coef, np.sqrt(sxx * n * (n * n - 1) / 12.0))
+        terms["spearman"] = (const, coef, np.sqrt(sxx * n * (n * n - 1) / 12.0))
     if {"kendall_b", "kendall_c"} & set(names):
         const, coef = _kendall_terms(za, zb, ok, sx)
         if "kendall_b" in names:
-            out["kendall_b"] = mean_of(const, coef, np.sqrt((tot - x_ties) * tot))
+            terms["kendall_b"] = (const, coef, np.sqrt((tot - x_ties) * tot))
         if "kendall_c" in names:
             m = np.minimum(distinct_h, n)  # a hybrid without ties has n distinct values
             with np.errstate(invalid="ignore", divide="ignore"):
-                out["kendall_c"] = mean_of(const, coef, n**2 * (m - 1) / m / 2)
-    return out
+                terms["kendall_c"] = (const, coef, n**2 * (m - 1) / m / 2)
+    if not terms:
+        return {}
+    consts, columns = [], []
+    for const, coef, scale in terms.values():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f = np.where(defined, 1.0 / scale, 0.0)
+        consts.append(float((const * f).sum()))
+        columns.append((coef * f[:, None]).ravel())
+    # every statistic from one pass over the mask
+    uf = (u & ok[None]).reshape(u.shape[0], -1).astype(float)
+    moved = uf @ np.stack(columns, 1)
+    return {name: (consts[c] + moved[:, c]) / n_def for c, name in enumerate(terms)}
 
 
 def group_pearson_differences(h: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray):
