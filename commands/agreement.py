@@ -47,6 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="list every annotator pair's Cohen kappa (above 30 annotators they are "
         "summarised: mean, spread, n and the weakest pairs)",
     )
+    p.add_argument(
+        "--metaeval",
+        action="store_true",
+        help="include the meta-evaluation the project names (setting 'metaeval'); "
+        "`cli.py metaeval` computes it for any field",
+    )
     add_reference_option(p)
     p.set_defaults(handler=cmd_agreement)
 
@@ -80,6 +86,7 @@ def compute(store: Store, args: argparse.Namespace) -> dict[str, Any]:
         timeline=not args.no_timeline,
         reference=args.reference,
         pairs=args.pairs,
+        metaeval=args.metaeval,
     )
     return doc.to_dict()
 

@@ -68,6 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     bundle.add_argument("--out", required=True, help="output folder")
     bundle.add_argument("--resamples", type=count, default=DEFAULT_RESAMPLES)
     bundle.add_argument("--seed", type=count, default=DEFAULT_SEED)
+    bundle.add_argument(
+        "--metaeval",
+        action="store_true",
+        help="include the meta-evaluation's rows the project names (setting 'metaeval')",
+    )
     bundle.set_defaults(handler=cmd_export_agreement)
 
 
@@ -134,7 +139,12 @@ def cmd_export_agreement(args: argparse.Namespace, store: Store) -> int:
     from workbench_api.analysis import export_agreement_bundle
 
     paths = export_agreement_bundle(
-        store, args.name, args.out, resamples=args.resamples, seed=args.seed
+        store,
+        args.name,
+        args.out,
+        resamples=args.resamples,
+        seed=args.seed,
+        metaeval=args.metaeval,
     )
     print(f"wrote {', '.join(p.name for p in paths)} to {args.out}")
     return 0

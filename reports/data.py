@@ -218,9 +218,12 @@ def agreement_document(
     keep: Callable[[Statistic], bool] | None = None,
     reference_method: str = "majority",
     pairs: bool = False,
+    metaeval: bool = False,
 ) -> AgreementDocument:
     """Load the project and compute its agreement document (what the CLI prints);
-    ``pairs``: every annotator pair of a crowd (else summarised)."""
+    ``pairs``: every annotator pair of a crowd (else summarised); ``metaeval``: attach the
+    meta-evaluation the project names (setting ``metaeval``), left out by default as it
+    costs more than the rest of the document and is drawn only where it is shown."""
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {
         "fields": fields,
@@ -230,7 +233,8 @@ def agreement_document(
         "pairs": pairs,
     }
     doc = build_document(inputs, timeline=timeline, **options)
-    with_metaeval(doc, inputs, fields, n_resamples, seed)
+    if metaeval:
+        with_metaeval(doc, inputs, fields, n_resamples, seed)
     return with_alarms(with_everyone(doc, store, inputs, **options), store, inputs)
 
 

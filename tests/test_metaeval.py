@@ -227,15 +227,19 @@ def test_text_output(project: Store, sqlite_url: str, capsys) -> None:
 
 
 def test_rows_reach_the_bundle_and_the_report(project: Store, tmp_path: Path) -> None:
+    from agreement.metaeval.rows import NOT_COMPUTED
     from interop.agreement_bundle import agreement_frame
     from reports.data import agreement_document
     from reports.render import build_report, render_report
 
     plain = agreement_frame(agreement_document(project, "me", n_resamples=0).rows())
     meta = plain[plain["section"] == "meta_evaluation"]
-    assert len(meta) == 7 and meta["reason"].str.contains("names no columns").all()
+    assert len(meta) == 7 and (meta["reason"] == NOT_COMPUTED).all()
     project.update_settings("me", {"metaeval": {"field": "resolution", "group": "input"}})
-    doc = agreement_document(project, "me", n_resamples=0)
+    # named in the settings, still computed only when asked (the report asks)
+    lazy = agreement_frame(agreement_document(project, "me", n_resamples=0).rows())
+    assert lazy[lazy["section"] == "meta_evaluation"]["value"].isna().all()
+    doc = agreement_document(project, "me", n_resamples=0, metaeval=True)
     frame = agreement_frame(doc.rows())
     rows = frame[frame["section"] == "meta_evaluation"]
     seg = rows.query("subject == 'style' and statistic == 'pearson' and level == 'segment'")

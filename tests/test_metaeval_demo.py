@@ -19,10 +19,12 @@ def test_the_demo_shows_a_metric_good_at_systems_and_poor_at_items(sqlite_url: s
     assert r[(prior, "system")].value > 0.8 > 0.4 > r[(prior, "segment")].value
     assert r[(style, "segment")].value > 0.6 > r[(prior, "segment")].value
     assert r[(style, "system")].value < r[(prior, "system")].value
-    # the agreement document carries the same figures (the project names the columns)
+    # asked for, the agreement document carries the same figures (the project names the
+    # columns); by default it leaves them out and says where they are computed
+    from agreement.metaeval.rows import NOT_COMPUTED
     from reports.data import agreement_document
 
-    rows = agreement_document(store, JUDGE_STUDY, n_resamples=0).rows()
+    rows = agreement_document(store, JUDGE_STUDY, n_resamples=0, metaeval=True).rows()
     seg = next(
         x
         for x in rows
@@ -30,4 +32,8 @@ def test_the_demo_shows_a_metric_good_at_systems_and_poor_at_items(sqlite_url: s
         == ("meta_evaluation", prior, "pearson", "segment")
     )
     assert seg.value == r[(prior, "segment")].value
+    lazy = agreement_document(store, JUDGE_STUDY, n_resamples=0)
+    assert lazy.metaeval is None and "metaeval" not in lazy.to_dict()
+    meta = [x for x in lazy.rows() if x.section == "meta_evaluation"]
+    assert meta and all(x.value is None and x.reason == NOT_COMPUTED for x in meta)
     store.close()

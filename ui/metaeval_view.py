@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from reports.metaeval_data import configured
 from reports.metaeval_figure import level_scatter
 from reports.metaeval_section import INTRO, LEVEL_TITLES, cluster_lines, level_notes, level_table
 
@@ -70,7 +71,9 @@ def metaeval_section(
     if not fields:
         st.caption("No evaluator has scores to meta-evaluate yet.")
         return
-    preset = data.get("metaeval") or {}
+    # the project's own columns (setting ``metaeval``) are the first choice; the agreement
+    # document does not carry the meta-evaluation (computed here, where it is shown)
+    preset = configured(store.project(project).settings) or {}
     columns = _item_columns(store, project)
     c1, c2, c3 = st.columns(3)
     field = c1.selectbox(

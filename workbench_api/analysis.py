@@ -26,13 +26,15 @@ def agreement(
     timeline: bool = True,
     reference: str = "majority",
     pairs: bool = False,
+    metaeval: bool = False,
 ) -> AgreementDocument:
     """The agreement document: typed results per field and evaluator (``.to_dict()``
     gives the JSON that ``workbench agreement --json`` prints). ``reference``: what
     evaluators are compared with on nominal fields (``majority``: the people's mean and
     majority; ``dawid_skene`` / ``mace``: those aggregated labels). ``pairs``: every
     annotator pair's Cohen's kappa even in a crowd (above 30 annotators the document
-    summarises them)."""
+    summarises them). ``metaeval``: include the meta-evaluation the project names
+    (setting ``metaeval``; ``cli.py metaeval`` computes any other)."""
     from reports.data import agreement_document
 
     if resamples < 0:
@@ -46,6 +48,7 @@ def agreement(
         timeline=timeline,
         reference_method=reference,
         pairs=pairs,
+        metaeval=metaeval,
     )
 
 
@@ -74,13 +77,17 @@ def export_agreement_bundle(
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    metaeval: bool = False,
 ) -> list[Path]:
     """Write ``agreement`` and ``disagreements`` as Parquet and CSV into the folder ``out``
-    (``pd.read_parquet(out / "agreement.parquet")`` loads one)."""
+    (``pd.read_parquet(out / "agreement.parquet")`` loads one); ``metaeval``: with the
+    meta-evaluation's rows the project names (setting ``metaeval``)."""
     from interop.agreement_bundle import write_bundle
     from workbench_api.audit import disagreements_frame
 
-    doc = agreement(store, project, resamples=resamples, seed=seed, timeline=False)
+    doc = agreement(
+        store, project, resamples=resamples, seed=seed, timeline=False, metaeval=metaeval
+    )
     frames = {
         "agreement": agreement_frames(doc)["agreement"],
         "disagreements": disagreements_frame(store, project),

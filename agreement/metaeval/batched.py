@@ -62,22 +62,21 @@ def pair_counts(
     """Concordant, discordant and tied pairs along the last axis (each unordered pair of
     valid units once; pairs of copies of one origin left out)."""
     ok = np.isfinite(x) & np.isfinite(y)
-    k = x.shape[-1]
-    upper = np.triu(np.ones((k, k), dtype=bool), 1)
-    pair = ok[..., :, None] & ok[..., None, :] & upper
+    i, j = np.triu_indices(x.shape[-1], 1)
+    pair = ok[..., i] & ok[..., j]
     if origin is not None:
-        pair &= origin[..., :, None] != origin[..., None, :]
-    dx = x[..., :, None] - x[..., None, :]
-    dy = y[..., :, None] - y[..., None, :]
+        pair &= origin[..., i] != origin[..., j]
     with np.errstate(invalid="ignore"):
-        xt, yt = dx == 0, dy == 0
-        same = ((dx > 0) & (dy > 0)) | ((dx < 0) & (dy < 0))
+        sx, sy = np.sign(x[..., i] - x[..., j]), np.sign(y[..., i] - y[..., j])
+        prod = sx * sy
+        xt, yt = (sx == 0) & pair, (sy == 0) & pair
+    tie_both = (xt & yt).sum(-1)
     return {
-        "con": (same & pair).sum((-1, -2)),
-        "dis": (~same & ~xt & ~yt & pair).sum((-1, -2)),
-        "tie_x": (xt & ~yt & pair).sum((-1, -2)),
-        "tie_y": (~xt & yt & pair).sum((-1, -2)),
-        "tie_both": (xt & yt & pair).sum((-1, -2)),
+        "con": ((prod > 0) & pair).sum(-1),
+        "dis": ((prod < 0) & pair).sum(-1),
+        "tie_x": xt.sum(-1) - tie_both,
+        "tie_y": yt.sum(-1) - tie_both,
+        "tie_both": tie_both,
     }
 
 

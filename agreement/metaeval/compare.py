@@ -8,10 +8,13 @@ For two evaluators scored on the same items, at each level and statistic:
 - a paired permutation test. The "both" permutation of Deutsch et al. (2021): each
   (system, group) cell's two scores, z-scored per evaluator, are swapped with
   probability 1/2 and the statistic recomputed on both hybrids. At the segment level
-  Kendall's tau-b and acc_eq swap the two evaluators' verdicts on each pair of items
+  Kendall's tau-b and tau-c and acc_eq swap the two evaluators' verdicts on each pair of items
   instead (mt-metrics-eval's ``PairwisePermutationSigDiff``): under that null the number
   of swapped pairs of each kind is binomial, so every permutation costs a few binomial
-  draws. acc_eq keeps each evaluator's own threshold, as there.
+  draws. acc_eq keeps each evaluator's own threshold, as there, and tau-c (at the segment
+  level) each evaluator's own m, the fewer distinct values of the two sides;
+- soft pairwise accuracy swaps the two evaluators' verdicts on each pair of systems: the
+  gaps between the people's and the evaluator's p-value that one system beats the other.
 
 The p-value is the share of permutations whose difference (better minus worse) is at
 least the observed one. Significance clusters follow WMT (mt-metrics-eval's
@@ -28,13 +31,17 @@ from typing import Any
 import numpy as np
 
 from agreement.metaeval import batched, stats
+from agreement.metaeval.group_linear import (
+    group_linear_differences,
+    group_pearson_differences,
+    no_ties,
+)
 from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
 from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
 
 WILLIAMS, PERMUTATION = "williams", "permutation"
 ALPHA = 0.05
-_CHUNK = 100  # permutations per draw at the group level (the draws' order)
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,10 @@ def williams(x: np.ndarray, ya: np.ndarray, yb: np.ndarray) -> tuple[float, floa
 
 
 def _swaps(n_cells: int, k: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).random((k, n_cells)) < 0.5
+    """(k, n_cells) fair coins, one random bit each (eight to a drawn byte)."""
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, 256, (k, (n_cells + 7) // 8), dtype=np.uint8)
+    return np.unpackbits(drawn, axis=1, count=n_cells).view(bool)
 
 
 def system_permutation(
@@ -99,9 +109,10 @@ def system_permutation(
     onehot[np.arange(len(s)), codes] = 1.0
     count = onehot.sum(0)
     hs = (h @ onehot) / count
-    u = _swaps(len(s), k, seed)
-    ha = (np.where(u, zb, za) @ onehot) / count
-    hb = (np.where(u, za, zb) @ onehot) / count
+    u = _swaps(len(s), k, seed).astype(float)
+    # hybrid a's sums are a's plus the swapped cells' steps; a's and b's add up to both
+    ha = (za @ onehot + u @ ((zb - za)[:, None] * onehot)) / count
+    hb = ((za + zb) @ onehot) / count - ha
     hx = np.broadcast_to(hs, ha.shape)
     sa, sb = batched.several(hx, ha, names), batched.several(hx, hb, names)
     return {n: sa[n] - sb[n] for n in names}
@@ -140,14 +151,18 @@ def group_permutation(
     za, zb = np.full(h.shape, np.nan), np.full(h.shape, np.nan)
     za[ok], zb[ok] = _z(ma[ok]), _z(mb[ok])
     rh, distinct_h = sorted_ranks(h)
-    rng = np.random.default_rng(seed)
-    # drawn in blocks as before, so the p-values keep their draws
-    u = np.concatenate(
-        [rng.random((min(_CHUNK, k - s), *h.shape)) < 0.5 for s in range(0, k, _CHUNK)]
-    )
-    sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, names)
-    with np.errstate(invalid="ignore"):
-        return {n: _nanmean(sa[n]) - _nanmean(sb[n]) for n in names}
+    u = _swaps(h.size, k, seed).reshape(k, *h.shape)
+    out: dict[str, np.ndarray] = {}
+    if no_ties(za, zb, ok):  # the rank statistics' differences are linear in the mask
+        out = group_linear_differences(h, za, zb, u, rh, distinct_h, names)
+        if "pearson" in names:
+            out["pearson"] = group_pearson_differences(h, za, zb, u)
+    rest = tuple(n for n in names if n not in out)
+    if rest:
+        sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, rest)
+        with np.errstate(invalid="ignore"):
+            out.update({n: _nanmean(sa[n]) - _nanmean(sb[n]) for n in rest})
+    return out
 
 
 def _nanmean(v: np.ndarray) -> np.ndarray:
@@ -195,8 +210,43 @@ def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarr
 
 
 def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Spearman of both hybrids without sorting: per distinct value, how many items of the
-    hybrid hold it and the sum of their people's centred ranks."""
+    """Spearman of hybrid a minus hybrid b (``rx`` the people's ranks)."""
+    both = np.r_[za, zb]
+    order = np.argsort(both, kind="stable")
+    srt = both[order]
+    if np.all(srt[1:] > srt[:-1]):
+        return _rank_pearson_distinct(rx, order, u)
+    return _rank_pearson_ties(rx, za, zb, u)
+
+
+def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Without ties among the 2n scores the difference is linear in the swap mask.
+
+    Sort both evaluators' scores together; position p holds weight w_p (the people's
+    centred rank of its item); hybrid a picks n positions (``pick``), b the others. With
+    r_p the picked positions up to p, sum(a's rank x w) - sum(b's rank x w) =
+    sum_p w_p (r_p - (1 - pick_p) p); and sum_p w_p r_p = sum_q pick_q (w_q + ... + w_2n).
+    Both ranks' spreads are n (n^2 - 1) / 12 (no ties), so rho_a - rho_b is one matrix-
+    vector product of the mask.
+    """
+    n = u.shape[1]
+    rxc = rx - rx.mean()
+    w = np.r_[rxc, rxc][order]
+    pos = np.arange(1, 2 * n + 1, dtype=float)
+    per_position = np.cumsum(w[::-1])[::-1] + w * pos
+    v = np.empty(2 * n)
+    v[order] = per_position  # back to [a's items, b's items]
+    va, vb = v[:n], v[n:]
+    base = float(va.sum() - w @ pos)
+    den = math.sqrt(float(rxc @ rxc) * n * (n * n - 1) / 12.0)
+    if den == 0:
+        return np.full(u.shape[0], np.nan)
+    return (base + u.astype(float) @ (vb - va)) / den
+
+
+def _rank_pearson_ties(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """With ties, per distinct value: how many items of the hybrid hold it and the sum of
+    their people's centred ranks (no sorting per permutation)."""
     values, codes = np.unique(np.r_[za, zb], return_inverse=True)
     n, kv = len(za), len(values)
     ca, cb = codes[:n], codes[n:]
@@ -235,10 +285,19 @@ def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
 
 
 def segment_pair_permutation(
-    x: np.ndarray, sa: np.ndarray, sb: np.ndarray, k: int, seed: int
+    x: np.ndarray,
+    sa: np.ndarray,
+    sb: np.ndarray,
+    k: int,
+    seed: int,
+    distinct: tuple[int, int] | None = None,
 ) -> dict[str, np.ndarray]:
-    """(k,) permuted differences of segment tau-b and acc_eq, verdicts swapped pair by
-    pair (drawn as binomial counts per kind of pair)."""
+    """(k,) permuted differences of segment tau-b, tau-c and acc_eq, verdicts swapped
+    pair by pair (drawn as binomial counts per kind of pair).
+
+    ``distinct``: tau-c's m of each evaluator (the fewer distinct values of people and
+    its scores); each side keeps its own, as each keeps its own acc_eq threshold. Without
+    it there is no tau-c."""
     n_states = 12
     hist = np.bincount(sa.astype(np.int64) * n_states + sb, minlength=n_states * n_states)
     kinds = np.flatnonzero(hist)
@@ -253,44 +312,73 @@ def segment_pair_permutation(
     rng = np.random.default_rng(seed)
     swapped = rng.binomial(cnt[None, :], 0.5, size=(k, len(kinds)))
     tot = cnt.sum()
-    i, j = np.triu_indices(len(x), 1)
-    x_ties = int((x[i] == x[j]).sum())
+    _, copies = np.unique(x, return_counts=True)
+    x_ties = int((copies * (copies - 1) // 2).sum())
 
-    def side(k_own, t_own, a_own, k_other, t_other, a_other):
+    n = len(x)
+
+    def side(k_own, t_own, a_own, k_other, t_other, a_other, m):
         kk = (cnt * k_own).sum() + swapped @ (k_other - k_own)
         tt = (cnt * t_own).sum() + swapped @ (t_other - t_own)
         aa_ = (cnt * a_own).sum() + swapped @ (a_other - a_own)
         with np.errstate(invalid="ignore", divide="ignore"):
             tau = kk / np.sqrt((tot - x_ties) * (tot - tt))
-        return tau, aa_ / tot
+            tau_c = 2 * kk / (n * n * (m - 1) / m) if m else None
+        return tau, tau_c, aa_ / tot
 
-    tau_a, acc_a = side(ka, ta, aa, kb, tb, ab)
-    tau_b, acc_b = side(kb, tb, ab, ka, ta, aa)
-    return {"kendall_b": tau_a - tau_b, "acc_eq": acc_a - acc_b}
+    m_a, m_b = distinct or (0, 0)
+    tau_a, c_a, acc_a = side(ka, ta, aa, kb, tb, ab, m_a)
+    tau_b, c_b, acc_b = side(kb, tb, ab, ka, ta, aa, m_b)
+    out = {"kendall_b": tau_a - tau_b, "acc_eq": acc_a - acc_b}
+    if c_a is not None and c_b is not None:
+        out["kendall_c"] = c_a - c_b
+    return out
+
+
+def soft_pairwise_permutation(
+    gap_a: np.ndarray, gap_b: np.ndarray, k: int, seed: int
+) -> np.ndarray:
+    """(k,) permuted differences of soft pairwise accuracy: each system pair's two gaps
+    (|people's p-value - the evaluator's|) swapped with probability 1/2, the pair-level
+    permutation Kendall's tau and acc_eq get at the segment level. Recomputing every
+    p-value per permutation would take a thousand inner permutations each."""
+    d = gap_b - gap_a  # what a gains over b on each system pair
+    flip = np.random.default_rng(seed).random((k, len(d))) < 0.5
+    return np.where(flip, -d, d).mean(1)
 
 
 def group_acc_eq_permutation(
     pa: Paired, pb: Paired, eps_a: float, eps_b: float, k: int, seed: int
 ) -> np.ndarray:
-    """(k,) permuted differences of group-level acc_eq, verdicts swapped pair by pair."""
+    """(k,) permuted differences of group-level acc_eq, verdicts swapped pair by pair
+    (every group at once: per group, binomial counts of the pairs only one gets right)."""
     h, ma, mb = pa.people.T, pa.metric.T, pb.metric.T
     rows = np.isfinite(h).sum(1) >= 2
-    rng = np.random.default_rng(seed)
-    total = np.zeros(k)
-    n_rows = 0
-    for hr, ar, br in zip(h[rows], ma[rows], mb[rows], strict=True):
-        ok = np.isfinite(hr)
-        x, ya, yb = hr[ok], ar[ok], br[ok]
-        agree_a = pair_states(x, ya, eps_a) // 6
-        agree_b = pair_states(x, yb, eps_b) // 6
-        n_a = int((agree_a > agree_b).sum())  # pairs only a gets right
-        n_b = int((agree_b > agree_a).sum())
-        # swapping s_a of a's wins and s_b of b's moves the difference by 2 (s_b - s_a)
-        s_a = rng.binomial(n_a, 0.5, size=k)
-        s_b = rng.binomial(n_b, 0.5, size=k)
-        total += (n_a - n_b + 2 * (s_b - s_a)) / len(agree_a)
-        n_rows += 1
-    return total / max(n_rows, 1)
+    h, ma, mb = h[rows], ma[rows], mb[rows]
+    ok = np.isfinite(h)
+    s = h.shape[1]
+    pair = ok[:, :, None] & ok[:, None, :] & np.triu(np.ones((s, s), dtype=bool), 1)
+    with np.errstate(invalid="ignore"):
+        dx = h[:, :, None] - h[:, None, :]
+
+        def agree(m: np.ndarray, eps: float) -> np.ndarray:
+            dy = m[:, :, None] - m[:, None, :]
+            same = np.sign(dx) * np.sign(dy) > 0
+            return np.where(np.abs(dy) <= eps, dx == 0, same) & pair
+
+        agree_a, agree_b = agree(ma, eps_a), agree(mb, eps_b)
+    n_pairs = pair.sum((1, 2))
+    only_a, only_b = agree_a & ~agree_b, agree_b & ~agree_a  # pairs one gets right
+    # a swapped pair a alone gets right costs a 1/pairs of its group, one b alone gets
+    # right gains it as much; a pair both (or neither) get right never moves
+    weight = 1.0 / n_pairs[:, None, None]
+    moves = np.r_[
+        -2 * np.broadcast_to(weight, only_a.shape)[only_a],
+        2 * np.broadcast_to(weight, only_b.shape)[only_b],
+    ]
+    observed = ((only_a.sum((1, 2)) - only_b.sum((1, 2))) / n_pairs).sum()
+    swapped = _swaps(len(moves), k, seed).astype(float)
+    return (observed + swapped @ moves) / max(len(n_pairs), 1)
 
 
 # ---- clusters ----------------------------------------------------------------------------
@@ -334,6 +422,7 @@ __all__ = [
     "pair_states",
     "segment_pair_permutation",
     "segment_pearson_spearman",
+    "soft_pairwise_permutation",
     "system_permutation",
     "williams",
 ]

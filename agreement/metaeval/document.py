@@ -30,12 +30,14 @@ from agreement.metaeval.levels import (
     Paired,
     group_figures,
     segment_figures,
+    soft_pair_gaps,
     system_figures,
 )
 from agreement.metaeval.rows import SECTION
 from common.rows import MeasureRow
 
 EVALUATOR, ANNOTATOR = "evaluator", "annotator"
+SPA = "soft_pairwise_accuracy"
 NO_GROUP = "no group column given (--group): the group level needs to know which items answer the same input"
 
 
@@ -184,7 +186,8 @@ def meta_evaluate(
             "williams": "one-sided, in the direction of the observed difference (as WMT)",
             "permutation": "one-sided: share of permutations whose difference (a minus b) "
             "reaches the observed one; cells swapped (Deutsch et al. 2021, both), pairs "
-            "swapped for segment-level kendall_b and acc_eq at every level",
+            "swapped for segment-level kendall_b and kendall_c, acc_eq at every level and "
+            "soft_pairwise_accuracy (pairs of systems)",
         },
     )
 
@@ -208,7 +211,7 @@ def _comparisons(
     by = _value(figures)
     names = [n for n in paired if roles.get(n) == EVALUATOR]
     out: list[Comparison] = []
-    states: dict[str, np.ndarray] = {}
+    states: dict[Any, Any] = {}  # per evaluator: pair verdicts, system-pair gaps
     for idx, (e1, e2) in enumerate(itertools.combinations(names, 2)):
         pa, pb = paired[e1], paired[e2]
         cells = [(lv, st) for (ev, lv, st), f in by.items() if ev == e1 and f.value is not None]
@@ -237,7 +240,7 @@ def _pair(
     thresholds: dict[str, dict[str, float]],
     k: int,
     seed: int,
-    states: dict[str, np.ndarray],
+    states: dict[Any, Any],
 ) -> list[Comparison]:
     out: list[Comparison] = []
     nulls: dict[tuple[str, str], np.ndarray] = {}
@@ -262,10 +265,8 @@ def _pair(
 
 
 def _no_test(level: str, statistic: str) -> str:
-    if statistic == "soft_pairwise_accuracy":
-        return "no permutation test: each permutation would need its own p-values per system pair"
-    if statistic == "kendall_c" and level == SEGMENT:
-        return "no permutation test: tau-c depends on the scores themselves, so pairs cannot be swapped"
+    if level == SEGMENT and statistic in ("kendall_b", "kendall_c", "acc_eq"):
+        return f"no permutation test: more than {compare.MAX_PAIR_ITEMS} items for the pair swaps"
     return "no permutation test"
 
 
@@ -291,7 +292,7 @@ def _nulls(
     thresholds: dict[str, dict[str, float]],
     k: int,
     seed: int,
-    states: dict[str, np.ndarray],
+    states: dict[Any, Any],
 ) -> dict[tuple[str, str], np.ndarray]:
     """Permuted differences (e1 minus e2) for every (level, statistic) asked."""
     want: dict[str, set[str]] = {}
@@ -304,7 +305,7 @@ def _nulls(
             pa, pb, tuple(sorted(seg & {"pearson", "spearman"})), k, seed
         ).items():
             out[(SEGMENT, st)] = v
-    if seg & {"kendall_b", "acc_eq"}:
+    if seg & {"kendall_b", "kendall_c", "acc_eq"}:
         x, ya, _ = pa.flat()
         _, yb, _ = pb.flat()
         if len(x) <= compare.MAX_PAIR_ITEMS:
@@ -314,7 +315,10 @@ def _nulls(
             if e2 not in states:
                 states[e2] = compare.pair_states(x, yb, thresholds[e2].get(SEGMENT, 0.0))
             sa, sb = states[e1], states[e2]
-            for st, v in compare.segment_pair_permutation(x, sa, sb, k, seed + 1).items():
+            nx = len(np.unique(x))
+            m = (min(nx, len(np.unique(ya))), min(nx, len(np.unique(yb))))
+            nulls = compare.segment_pair_permutation(x, sa, sb, k, seed + 1, m)
+            for st, v in nulls.items():
                 if st in seg:
                     out[(SEGMENT, st)] = v
     grp = want.get(GROUP, set())
@@ -330,6 +334,14 @@ def _nulls(
     if sys_stats:
         for st, v in compare.system_permutation(pa, pb, sys_stats, k, seed + 4).items():
             out[(SYSTEM, st)] = v
+    if "soft_pairwise_accuracy" in want.get(SYSTEM, set()):
+        gaps = []
+        for name, p in ((e1, pa), (e2, pb)):
+            if (name, SPA) not in states:  # its p-values: once per evaluator
+                states[(name, SPA)] = soft_pair_gaps(p)
+            gaps.append(states[(name, SPA)])
+        if gaps[0] is not None and gaps[1] is not None:
+            out[(SYSTEM, SPA)] = compare.soft_pairwise_permutation(*gaps, k, seed + 5)
     return out
 
 

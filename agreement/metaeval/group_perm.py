@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from agreement.metaeval.group_linear import no_ties
+
 
 def _pair_forms(v: np.ndarray, ok: np.ndarray, sx: np.ndarray) -> np.ndarray:
     """(3, G, S, S, 2, 2) contributions of j to i when u_i = p, u_j = q: below (L),
@@ -79,10 +81,14 @@ def group_cell_statistics(
     sx = np.sign(hz[:, :, None] - hz[:, None, :])
     tot = n * (n - 1) / 2
     x_ties = (((sx == 0) & ok[:, :, None] & ok[:, None, :]).sum((1, 2)) - n) / 2
-    forms = _pair_forms(v, ok, sx)
     ug = np.ascontiguousarray((u & ok[None]).transpose(1, 0, 2))  # (G, k, S)
     uu = ug.astype(float)
-    sides = _both(forms, ug)
+    if set(names) <= {"pearson"} and no_ties(za, zb, ok):
+        # Pearson needs no pair forms, and without ties no hybrid is constant
+        none = np.zeros((h.shape[0], 1, 3, h.shape[1]), dtype=np.float32)
+        sides = (none, none)
+    else:
+        sides = _both(_pair_forms(v, ok, sx), ug)
     okg = ok[:, None, :]  # against (G, k, S)
     tot, x_ties, n = tot[:, None], x_ties[:, None], n[:, None]
 

@@ -268,6 +268,35 @@ def system_figures(who: str, p: Paired, n_resamples: int, seed: int) -> list[Fig
     return out
 
 
+#: p-values by the bytes of their systems x groups matrix: the people's matrix is the same
+#: for every evaluator, and the comparisons ask again for each evaluator's (bounded)
+_P_VALUES: dict[bytes, np.ndarray] = {}
+
+
+def _p_values(m: np.ndarray) -> np.ndarray:
+    key = np.ascontiguousarray(m).tobytes() + str(m.shape).encode()
+    if key not in _P_VALUES:
+        if len(_P_VALUES) >= 64:
+            _P_VALUES.clear()
+        _P_VALUES[key] = stats.pairwise_p_values(m, SPA_PERMUTATIONS)
+    return _P_VALUES[key]
+
+
+def soft_gaps(h: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """(S, S) |people's - evaluator's| p-value that system i beats j (upper triangle)."""
+    return np.abs(_p_values(h) - _p_values(m))
+
+
+def soft_pair_gaps(p: Paired) -> np.ndarray | None:
+    """Each system pair's gap (``soft_gaps``' upper triangle) on the groups every system
+    answered; None where soft pairwise accuracy is left out."""
+    full = _complete(p)
+    if full is None:
+        return None
+    gap = soft_gaps(*full)
+    return gap[np.triu_indices(gap.shape[0], 1)]
+
+
 def _soft(who: str, p: Paired, k: int, n_resamples: int, seed: int) -> Figure:
     name = "soft_pairwise_accuracy"
     full = _complete(p)
@@ -282,10 +311,8 @@ def _soft(who: str, p: Paired, k: int, n_resamples: int, seed: int) -> Figure:
             "systems on shared inputs)",
         )
     h, m = full
-    hp = stats.pairwise_p_values(h, SPA_PERMUTATIONS)
-    mp = stats.pairwise_p_values(m, SPA_PERMUTATIONS)
+    gap = soft_gaps(h, m)
     upper = np.triu_indices(h.shape[0], 1)
-    gap = np.abs(hp - mp)
     value = float(1.0 - gap[upper].mean())
     samples = None
     if n_resamples:

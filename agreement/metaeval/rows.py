@@ -9,8 +9,9 @@ from common.rows import MeasureRow
 
 SECTION = "meta_evaluation"
 NOT_COMPUTED = (
-    "meta-evaluation not computed: the project names no columns for it (setting "
-    "'metaeval': field, group, system); see `cli.py metaeval`"
+    "meta-evaluation not computed here: it is drawn where it is shown (`cli.py metaeval`, "
+    "the Meta-evaluation tab, the report), or asked for with `agreement --metaeval` when "
+    "the project names its columns (setting 'metaeval': field, group, system)"
 )
 
 

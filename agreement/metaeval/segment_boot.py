@@ -21,31 +21,33 @@ MAX_PAIR_ITEMS = 4000
 TOO_MANY = f"no interval: more than {MAX_PAIR_ITEMS} items for the pairwise bootstrap"
 
 
-def _weighted_pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of (B, n) arrays with (B, n) weights, row by row."""
-    sw = w.sum(1)
-    mx, my = (w * x).sum(1) / sw, (w * y).sum(1) / sw
-    xc, yc = x - mx[:, None], y - my[:, None]
-    sxy = (w * xc * yc).sum(1)
-    sxx, syy = (w * xc * xc).sum(1), (w * yc * yc).sum(1)
+def _pearson_from_sums(
+    n: np.ndarray, sx: np.ndarray, sy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, sxy: np.ndarray
+) -> np.ndarray:
+    """Pearson's r of each resample from its weighted sums (values centred beforehand)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
+        cxy = sxy - sx * sy / n
+        cxx, cyy = sxx - sx * sx / n, syy - sy * sy / n
+        return np.clip(cxy / np.sqrt(cxx * cyy), -1.0, 1.0)
 
 
 def _value_ranks(
     w: np.ndarray, g_items: np.ndarray, codes: np.ndarray, k: int, n_groups: int
-) -> np.ndarray:
-    """(B, n) average ranks of each item among the resample's items, by distinct value."""
-    per_group = np.zeros((n_groups, k))
+) -> tuple[np.ndarray, np.ndarray]:
+    """(B, k) average rank of each distinct value among the resample's items, and how
+    many copies of it the resample holds."""
+    # counts and half-integer ranks below 2**24: exact in float32, at half the cost
+    per_group = np.zeros((n_groups, k), dtype=np.float32)
     np.add.at(per_group, (g_items, codes), 1.0)
-    per_value = w @ per_group  # (B, k) copies of each distinct value
+    per_value = w.astype(np.float32) @ per_group  # (B, k) copies of each distinct value
     below = np.cumsum(per_value, axis=1) - per_value
     rank = below + (per_value + 1) / 2.0
-    return rank[:, codes]
+    return rank.astype(np.float64), per_value.astype(np.float64)
 
 
 def _block_sums(m: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    return np.add.reduceat(np.add.reduceat(m, starts, axis=0), starts, axis=1)
+    rows = np.add.reduceat(m, starts, axis=0, dtype=np.int64)
+    return np.add.reduceat(rows, starts, axis=1)
 
 
 def segment_bootstrap(
@@ -66,31 +68,44 @@ def segment_bootstrap(
     g_items = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(x)]))
     n_groups = len(starts)
     w = draw_counts(n_groups, n_resamples, seed)  # (B, groups)
-    counts = w[:, g_items]  # (B, items): copies of each item
+    sizes = np.diff(np.r_[starts, len(x)]).astype(float)
     out: dict[str, np.ndarray] = {}
     why: dict[str, str] = {}
     xc, yc = x - x.mean(), y - y.mean()
-    out["pearson"] = _weighted_pearson(counts, xc[None, :], yc[None, :])
+    # every sum over a resample's items is the draw counts times per-group sums
+    per_group = np.zeros((5, n_groups))
+    for row, v in enumerate((xc, yc, xc * xc, yc * yc, xc * yc)):
+        np.add.at(per_group[row], g_items, v)
+    n_items = w @ sizes
+    sums = w @ per_group.T
+    out["pearson"] = _pearson_from_sums(n_items, *sums.T)
     ux, kx = np.unique(x, return_inverse=True)
     uy, ky = np.unique(y, return_inverse=True)
-    rx = _value_ranks(w, g_items, kx, len(ux), n_groups)
-    ry = _value_ranks(w, g_items, ky, len(uy), n_groups)
-    out["spearman"] = _weighted_pearson(counts, rx, ry)
+    rx, cx = _value_ranks(w, g_items, kx, len(ux), n_groups)
+    ry, cy = _value_ranks(w, g_items, ky, len(uy), n_groups)
+    # the ranks of all n copies add up to n (n + 1) / 2 on both sides
+    counts = w[:, g_items]  # (B, items): copies of each item
+    rank_sum = n_items * (n_items + 1) / 2
+    sxy = np.einsum("bi,bi,bi->b", counts, rx[:, kx], ry[:, ky])
+    sxx, syy = (cx * rx * rx).sum(1), (cy * ry * ry).sum(1)
+    out["spearman"] = _pearson_from_sums(n_items, rank_sum, rank_sum, sxx, syy, sxy)
     if len(x) > MAX_PAIR_ITEMS:
         for name in ("kendall_b", "kendall_c", "acc_eq"):
             why[name] = TOO_MANY
         return out, why
-    dx = x[:, None] - x[None, :]
-    dy = y[:, None] - y[None, :]
-    sign = (np.sign(dx) * np.sign(dy)).astype(np.int32)
-    tx, ty = (dx == 0), (dy == 0)
-    agree = np.where(np.abs(dy) <= epsilon, tx, sign > 0).astype(np.int32)
+    # orders from the distinct values' codes: small integers, not items x items floats
+    sx = np.sign(np.subtract.outer(kx.astype(np.int16), kx.astype(np.int16)))
+    sy = np.sign(np.subtract.outer(ky.astype(np.int16), ky.astype(np.int16)))
+    sign = sx * sy
+    tx, ty = sx == 0, sy == 0
+    tied = np.abs(np.subtract.outer(y, y)) <= epsilon if epsilon > 0 else ty
+    agree = np.where(tied, tx, sign > 0)
 
     def quad(m: np.ndarray) -> np.ndarray:
-        blocks = _block_sums(m.astype(np.float64), starts)
+        blocks = _block_sums(m, starts).astype(np.float64)
         return ((w @ blocks) * w).sum(1)
 
-    n = w @ np.diff(np.r_[starts, len(x)]).astype(float)
+    n = n_items
     tot = (n * n - n) / 2
     s = quad(sign) / 2
     xt = (quad(tx) - n) / 2

@@ -59,6 +59,8 @@ _CHUNK = 2048
 
 def pair_counts(x: np.ndarray, y: np.ndarray, epsilon: float = 0.0) -> PairCounts:
     """Count the pairs; evaluator differences of at most ``epsilon`` are ties."""
+    if epsilon == 0:
+        return _exact_pair_counts(x, y)
     n = len(x)
     con = dis = tx = ty = tb = 0
     for start in range(0, n, _CHUNK):
@@ -75,6 +77,28 @@ def pair_counts(x: np.ndarray, y: np.ndarray, epsilon: float = 0.0) -> PairCount
         con += int((same & ~yt & upper).sum())
         dis += int((~same & ~xt & ~yt & upper).sum())
     return PairCounts(con, dis, tx, ty, tb)
+
+
+def _exact_pair_counts(x: np.ndarray, y: np.ndarray) -> PairCounts:
+    """``pair_counts`` without a threshold, from the values' ranks among the distinct
+    values (small integers): every ordered pair counted, then halved."""
+    n = len(x)
+    cx = np.unique(x, return_inverse=True)[1].astype(np.int32)
+    cy = np.unique(y, return_inverse=True)[1].astype(np.int32)
+    con = dis = tx = ty = tb = 0
+    for start in range(0, n, _CHUNK):
+        sx = np.sign(cx[start : start + _CHUNK, None] - cx[None, :]).astype(np.int8)
+        sy = np.sign(cy[start : start + _CHUNK, None] - cy[None, :]).astype(np.int8)
+        prod = sx * sy
+        con += int(np.count_nonzero(prod > 0))
+        dis += int(np.count_nonzero(prod < 0))
+        xt, yt = sx == 0, sy == 0
+        both = int(np.count_nonzero(xt & yt))
+        tb += both
+        tx += int(np.count_nonzero(xt)) - both
+        ty += int(np.count_nonzero(yt)) - both
+    # each pair was counted twice, each item once with itself (a tie on both sides)
+    return PairCounts(con // 2, dis // 2, tx // 2, ty // 2, (tb - n) // 2)
 
 
 def kendall_from_counts(c: PairCounts, variant: str, x: np.ndarray, y: np.ndarray) -> float:
