@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -105,10 +105,11 @@ class Registry(Generic[T]):
             self._entries[name] = obj
 
     def add_if_absent(self, name: str, obj: T) -> bool:
-        """Register ``obj`` unless ``name`` is taken (by any entry); True when it was
-        added. The test and the insert are one step, under the registry's lock."""
+        """Register ``obj`` unless ``name`` is taken (by any entry); False when it is. The
+        test and the insert are one step, under the registry's lock. A plugin given up on
+        is not refused, but registers nothing (as with :meth:`add`)."""
         if getattr(threading.current_thread(), "given_up", False):
-            return False
+            return True
         if self._check is not None:
             self._check(name, obj)
         with self._lock:
@@ -191,12 +192,13 @@ class Registry(Generic[T]):
         if ref is None:
             return
         module, _, attr = ref.partition(":")
-        obj = importlib.import_module(module)
+        obj: object = importlib.import_module(module)
         for part in attr.split("."):
             if not hasattr(obj, part):
                 raise TypeError(f"{self.what} {name!r}: {ref!r} names nothing ({part!r} missing)")
             obj = getattr(obj, part)
-        self.add(name, obj)  # the module may have registered it already: the same object
+        # the check (if any) vouches for the type; the module may have registered it already
+        self.add(name, cast(T, obj))
 
     def _lookup(self, name: str) -> T | None:
         """The entry called ``name``: registered already, from its lazy reference, or

@@ -139,6 +139,7 @@ def test_a_module_given_by_path_is_checked_when_first_used(
         REGISTRY.add("x", "interop.potato")  # type: ignore[arg-type]
 
 
+@pytest.mark.plugins  # entry points are read (WORKBENCH_PLUGINS=0 turns them off elsewhere)
 @pytest.mark.usefixtures("plugins")
 def test_a_plugin_format_comes_after_the_builtins_and_a_broken_one_is_a_warning() -> None:
     with pytest.warns(RuntimeWarning, match=r"format plugin 'broken'.*ModuleNotFoundError"):
