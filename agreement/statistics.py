@@ -95,10 +95,10 @@ def continuous(t: QuestionType) -> bool:
 
 
 def __getattr__(name: str) -> Any:
-    # ``Measure`` was the among-people name of a Measure; plugins may still import it.
-    if name == "Measure":
+    # ``Statistic`` was the among-people name of a Measure; plugins may still import it.
+    if name == "Statistic":
         warnings.warn(
-            "agreement.statistics.Measure is deprecated: use agreement.measures.Measure",
+            "agreement.statistics.Statistic is deprecated: use agreement.measures.Measure",
             DeprecationWarning,
             stacklevel=2,
         )
