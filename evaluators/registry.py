@@ -42,10 +42,10 @@ E = TypeVar("E", bound=type[Evaluator[Any]])
 
 def _register_builtins() -> None:
     """Every built-in as a lazy reference (importing ``evaluators.builtin`` is cheap)."""
-    from evaluators.builtin import BUILTIN
+    from evaluators import builtin
 
-    for name, ref in BUILTIN.items():
-        EVALUATORS.add_lazy(name, ref)
+    for name, ref in builtin.BUILTIN.items():
+        EVALUATORS.add_lazy(name, f"{builtin.__name__}.{ref}")
 
 
 _register_builtins()

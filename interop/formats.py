@@ -118,15 +118,15 @@ def register_format(name: str, tool: str, module: str | ModuleType) -> Format:
 
 
 for _name, _tool, _module in (
-    ("label-studio", "Label Studio", "interop.label_studio"),
-    ("potato", "Potato", "interop.potato"),
-    ("argilla", "Argilla", "interop.argilla"),
-    ("langfuse", "Langfuse", "interop.langfuse"),
-    ("langsmith", "LangSmith", "interop.langsmith"),
-    ("mturk", "MTurk", "interop.mturk"),
-    ("prolific", "Prolific", "interop.prolific"),  # no labels in it: the import says so
+    ("label-studio", "Label Studio", "label_studio"),
+    ("potato", "Potato", "potato"),
+    ("argilla", "Argilla", "argilla"),
+    ("langfuse", "Langfuse", "langfuse"),
+    ("langsmith", "LangSmith", "langsmith"),
+    ("mturk", "MTurk", "mturk"),
+    ("prolific", "Prolific", "prolific"),  # no labels in it: the import says so
 ):
-    register_format(_name, _tool, _module)
+    register_format(_name, _tool, f"{__package__}.{_module}")  # as this copy names it
 
 
 def format_module(name: str) -> FormatReader:

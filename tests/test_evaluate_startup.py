@@ -39,8 +39,12 @@ def test_the_lazy_table_names_every_builtin_and_the_class_that_registers_it() ->
     assert set(BUILTIN) == {n for n, c in builtins.items() if ".builtin." in c.__module__}
     for name, ref in BUILTIN.items():
         module, _, attr = ref.partition(":")
-        assert getattr(importlib.import_module(module), attr) is registered[name]
-    assert BUILTIN["rougeL"] == "evaluators.builtin.lexical:RougeLEvaluator"
+        assert (
+            getattr(importlib.import_module(f".{module}", "evaluators.builtin"), attr)
+            is (registered[name])
+        )
+    assert BUILTIN["rougeL"] == "lexical:RougeLEvaluator"
+    assert EVALUATORS.lazy_refs()["rougeL"] == "evaluators.builtin.lexical:RougeLEvaluator"
 
 
 def test_looking_up_one_evaluator_imports_only_its_module() -> None:

@@ -6,24 +6,25 @@ run asks for BLEU). A new evaluator module adds its line here; a test checks tha
 table and what the modules register agree.
 """
 
-#: evaluator name -> ``"module:class"`` that defines it.
+#: evaluator name -> ``"module:class"`` that defines it, the module named within this
+#: package (the registry prefixes the package's own name, which differs when installed).
 BUILTIN: dict[str, str] = {
-    "bifact": "evaluators.builtin.bifact:BiFact",
-    "bleu": "evaluators.builtin.lexical:BleuEvaluator",
-    "chrf": "evaluators.builtin.lexical:ChrfEvaluator",
-    "embedding_cosine": "evaluators.builtin.embedding:EmbeddingCosineEvaluator",
-    "fingract": "evaluators.builtin.fingract:FinGrAct",
-    "fingract_ucr": "evaluators.builtin.fingract:FinGrActUCR",
-    "geval": "evaluators.builtin.geval:GEval",
-    "geval_ucr": "evaluators.builtin.geval:GEvalUCR",
-    "intent_resolution": "evaluators.builtin.intent_resolution:IntentResolution",
-    "meteor": "evaluators.builtin.lexical:MeteorEvaluator",
-    "nli_bidirectional": "evaluators.builtin.nli_bidirectional:NLIBidirectionalEvaluator",
-    "prometheus": "evaluators.builtin.prometheus:Prometheus",
-    "prometheus_ucr": "evaluators.builtin.prometheus:PrometheusUCR",
-    "rouge1": "evaluators.builtin.lexical:Rouge1Evaluator",
-    "rouge2": "evaluators.builtin.lexical:Rouge2Evaluator",
-    "rougeL": "evaluators.builtin.lexical:RougeLEvaluator",
-    "ser": "evaluators.builtin.ser:SlotErrorRateEvaluator",
-    "sgsacc": "evaluators.builtin.sgsacc:SGSAccEvaluator",
+    "bifact": "bifact:BiFact",
+    "bleu": "lexical:BleuEvaluator",
+    "chrf": "lexical:ChrfEvaluator",
+    "embedding_cosine": "embedding:EmbeddingCosineEvaluator",
+    "fingract": "fingract:FinGrAct",
+    "fingract_ucr": "fingract:FinGrActUCR",
+    "geval": "geval:GEval",
+    "geval_ucr": "geval:GEvalUCR",
+    "intent_resolution": "intent_resolution:IntentResolution",
+    "meteor": "lexical:MeteorEvaluator",
+    "nli_bidirectional": "nli_bidirectional:NLIBidirectionalEvaluator",
+    "prometheus": "prometheus:Prometheus",
+    "prometheus_ucr": "prometheus:PrometheusUCR",
+    "rouge1": "lexical:Rouge1Evaluator",
+    "rouge2": "lexical:Rouge2Evaluator",
+    "rougeL": "lexical:RougeLEvaluator",
+    "ser": "ser:SlotErrorRateEvaluator",
+    "sgsacc": "sgsacc:SGSAccEvaluator",
 }

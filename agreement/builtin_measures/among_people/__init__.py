@@ -15,4 +15,4 @@ for _module in DISPLAY_ORDER:
     importlib.import_module(f"{__name__}.{_module}")
 
 # the declared question types' statistics, one module each, after the built-ins
-importlib.import_module("agreement.question_stats")
+from agreement import question_stats  # noqa: E402, F401
