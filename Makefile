@@ -11,7 +11,7 @@ RUN_FLAGS ?=
 
 NPM    ?= npm
 
-.PHONY: run test install local install-dev install-llm local-llm lint format e2e wordnet clean js peers
+.PHONY: run test install local install-dev install-llm local-llm lint format e2e wordnet clean js peers golden
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,11 @@ test: install-dev wordnet js
 peers: install-dev
 	bash scripts/build_peer_venv.sh
 	WB_PYTHON=$(abspath $(PY)) .venv-peers/bin/python -m pytest -c tests/peers/pytest.ini tests/peers
+
+## Rewrite the golden agreement documents of the demo projects (tests/data/agreement_golden)
+## when a change to the document is meant; review the diff before committing it.
+golden: install
+	$(PY) -m tests.support.golden
 
 lint: install-dev node_modules/.installed
 	$(NPM) run --silent lint

@@ -23,7 +23,7 @@ _EXPORTS = {
     "BinaryComparison": "agreement.results",
     "Correlation": "agreement.results",
     "Stat": "agreement.results",
-    "Statistic": "agreement.statistics",
+    "Measure": "agreement.measures",
     "declare": "agreement.statistics",
 }
 

@@ -32,11 +32,10 @@ from agreement.inputs import (
     human_reference,
     known_scale,
 )
-from agreement.measures import EVALUATOR_SECTIONS
+from agreement.measures import EVALUATOR_SECTIONS, Measure
 from agreement.metaeval.rows import meta_rows
 from agreement.question_units import question_units
 from agreement.ratings import Ratings
-from agreement.statistics import Statistic
 from agreement.timeline import alpha_over_time
 from agreement.unit_context import with_context
 from common.evaluator_labels import config_labels
@@ -138,7 +137,7 @@ def _human_field(
     n_resamples: int,
     seed: int,
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
-    keep: Callable[[Statistic], bool] | None = None,
+    keep: Callable[[Measure], bool] | None = None,
     all_pairs: bool = False,
 ) -> tuple[VariableAgreement, pd.DataFrame, dict]:
     qt = f.question_type
@@ -234,7 +233,7 @@ def build_document(
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
     evaluators: bool = True,
-    keep: Callable[[Statistic], bool] | None = None,
+    keep: Callable[[Measure], bool] | None = None,
     pairs: bool = False,
 ) -> AgreementDocument:
     """Compute the agreement document. ``fields`` restricts the human fields (and the

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from agreement.measures import Measure
 from agreement.ratings import MISSING
 from agreement.results import Stat
-from agreement.statistics import StatContext, Statistic, declare
+from agreement.statistics import StatContext, declare
 
 
 def text_counts(ctx: StatContext) -> Stat:
@@ -24,7 +25,7 @@ def text_counts(ctx: StatContext) -> Stat:
 
 
 TEXT_COUNTS = declare(
-    Statistic(
+    Measure(
         "text_answers",
         "answers",
         "Free-text answers (no agreement coefficient for free text)",

@@ -8,10 +8,11 @@ from typing import Any
 
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.measure_result import PEOPLE, MeasureResult, write_block
+from agreement.measures import Measure
 from agreement.ratings import Ratings
 from agreement.results import Stat
 from agreement.stat_context import MIN_PAIR_OVERLAP, StatContext
-from agreement.statistics import Statistic, statistics
+from agreement.statistics import statistics
 from common.rows import MeasureRow
 
 __all__ = ["MIN_PAIR_OVERLAP", "VariableAgreement", "variable_agreement"]
@@ -88,7 +89,7 @@ def variable_agreement(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     min_pair_overlap: int = MIN_PAIR_OVERLAP,
-    keep: Callable[[Statistic], bool] | None = None,
+    keep: Callable[[Measure], bool] | None = None,
     all_pairs: bool = False,
 ) -> VariableAgreement:
     """Every declared statistic among people that ``keep`` keeps (all when None).

@@ -235,7 +235,7 @@ class Measure:
 class Entry:
     """One measure of one variable, read back from the JSON document for display."""
 
-    statistic: Measure
+    measure: Measure
     label: str
     level: str | None
     value: float | None
@@ -246,24 +246,19 @@ class Entry:
     p: float | None = None
 
     @property
-    def measure(self) -> Measure:
-        """The declaration (``statistic`` is its older name)."""
-        return self.statistic
-
-    @property
     def text(self) -> str:
         """The formatted value."""
-        return self.statistic.format(self.value)
+        return self.measure.format(self.value)
 
     @property
     def ci_text(self) -> str:
         """The formatted interval."""
-        return self.statistic.format_ci(self.ci)
+        return self.measure.format_ci(self.ci)
 
     @property
     def p_text(self) -> str:
         """The formatted p-value."""
-        return self.statistic.format_p(self.p)
+        return self.measure.format_p(self.p)
 
     @property
     def n_text(self) -> str:
@@ -346,11 +341,20 @@ def _adopt(obj: object) -> None:
     register_measure(obj)
 
 
+def _check(name: str, obj: object) -> None:
+    """A measure entry is a ``Measure`` registered as ``section:key``."""
+    if not isinstance(obj, Measure):
+        raise TypeError(f"measure {name!r}: {obj!r} is not a Measure")
+    if name != f"{obj.section}:{obj.key}":
+        raise TypeError(f"measure {name!r}: it is declared as {obj.section}:{obj.key}")
+
+
 MEASURES: Registry[Measure] = Registry(
     "measure",
     package="agreement.builtin_measures",
     entry_point_group=ENTRY_POINT_GROUP,
     adopt=_adopt,
+    check=_check,
 )
 
 
@@ -358,10 +362,8 @@ def register_measure(m: Measure) -> Measure:
     """Add a measure (its key must be new within its section); returns it."""
     name = f"{m.section}:{m.key}"
     MEASURES.discover()  # built-ins first: declaration order is display order
-    with MEASURES._lock:
-        if name in MEASURES._entries:
-            raise ValueError(f"statistic {m.key!r} is declared twice")
-        MEASURES.add(name, m)
+    if not MEASURES.add_if_absent(name, m):
+        raise ValueError(f"measure {m.key!r} is declared twice")
     return m
 
 

@@ -15,8 +15,9 @@ import json
 
 import numpy as np
 
+from agreement.measures import Measure
 from agreement.results import Stat
-from agreement.statistics import StatContext, Statistic, declare
+from agreement.statistics import StatContext, declare
 from agreement.unit_context import alpha_with_distance, context_of
 
 MULTI = frozenset({"multi_label"})
@@ -76,7 +77,7 @@ def label_alphas(ctx: StatContext) -> Stat:
 
 
 MASI_ALPHA = declare(
-    Statistic(
+    Measure(
         "masi_alpha",
         "alpha MASI",
         "Krippendorff's alpha with the MASI set distance",
@@ -90,7 +91,7 @@ MASI_ALPHA = declare(
     )
 )
 LABEL_ALPHA = declare(
-    Statistic(
+    Measure(
         "label_alpha_mean",
         "alpha per label (mean)",
         "Mean over labels of nominal alpha on whether each label was chosen",

@@ -24,9 +24,10 @@ import numpy as np
 
 from agreement.bootstrap import draw_counts, percentile_ci
 from agreement.bradley_terry import PRIOR_NAME, fit, fit_prior, tallies, why_no_fit
+from agreement.measures import Measure
 from agreement.ratings import MISSING, Ratings
 from agreement.results import Stat
-from agreement.statistics import StatContext, Statistic, declare
+from agreement.statistics import StatContext, declare
 from agreement.unit_context import context_of
 
 PAIRWISE = frozenset({"pairwise"})
@@ -175,7 +176,7 @@ def ranked_systems(
     return Stat(float(value), len(flat), extra=extra)
 
 
-def _per_system(m: Statistic, r: dict, values: np.ndarray, cis: list) -> dict[str, Stat]:
+def _per_system(m: Measure, r: dict, values: np.ndarray, cis: list) -> dict[str, Stat]:
     """One ``Stat`` per system in ranking order; the JSON entries ride on the first."""
     names = [r["systems"][i] for i in r["order"]]
     n = {names[t]: int(round(float(r["played"][i]))) for t, i in enumerate(r["order"])}
@@ -193,7 +194,7 @@ def _per_system(m: Statistic, r: dict, values: np.ndarray, cis: list) -> dict[st
     return out
 
 
-def _strengths(prior: bool, m: Callable[[], Statistic]) -> Callable[[StatContext], Any]:
+def _strengths(prior: bool, m: Callable[[], Measure]) -> Callable[[StatContext], Any]:
     def compute(ctx: StatContext) -> dict[str, Stat] | Stat:
         if ctx.type not in PAIRWISE:
             return Stat.undefined(m().reason_not_applicable())
@@ -252,7 +253,7 @@ def _bootstrap(
 
 
 AGREE_TIES = declare(
-    Statistic(
+    Measure(
         "pairwise_agree_with_ties",
         "agree w/ tie",
         "Agreement among annotator pairs, ties counted (MT-Bench)",
@@ -266,7 +267,7 @@ AGREE_TIES = declare(
     )
 )
 AGREE_NO_TIES = declare(
-    Statistic(
+    Measure(
         "pairwise_agree_without_ties",
         "agree w/o tie",
         "Agreement among annotator pairs, pairs with a tie left out (MT-Bench)",
@@ -278,7 +279,7 @@ AGREE_NO_TIES = declare(
     )
 )
 BRADLEY_TERRY = declare(
-    Statistic(
+    Measure(
         "bradley_terry_top",
         "BT P(top > 2nd)",
         "Bradley-Terry ranking of the compared systems",
@@ -294,12 +295,12 @@ BRADLEY_TERRY = declare(
 )
 
 
-def _ranked(key: str, header: str, name: str, compute: Callable, method: str) -> Statistic:
+def _ranked(key: str, header: str, name: str, compute: Callable, method: str) -> Measure:
     """Declare a per-system measure. It writes its JSON entries itself, only when it has
     figures (other blocks stay as they were); where it has none it is one undefined row
     with its reason, in the rows and the bundle only."""
     return declare(
-        Statistic(
+        Measure(
             key,
             header,
             name,

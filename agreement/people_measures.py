@@ -25,6 +25,7 @@ from agreement.kappa import (
     pair_overlap,
 )
 from agreement.percent import gwet_ac1, percent_agreement
+from agreement.ratings import Ratings
 from agreement.results import Stat
 from agreement.stat_context import StatContext
 
@@ -226,3 +227,66 @@ def _pair_sentence(stats: dict[str, Any], minimum: int) -> str:
             + ", ".join(f"{w['pair']} {w['kappa']:.2f} (n={w['n']})" for w in stats["weakest"])
         )
     return text + ". Every pair: --pairs."
+
+
+#: More distinct values than this make a q x q weight matrix too large to be worth it
+#: (continuous scores); ICC and alpha cover those fields.
+CHANCE_MAX_CATEGORIES = 200
+
+
+def rated_counts(r: Ratings) -> np.ndarray:
+    """The count rows of the items with a rating, in unit order."""
+    order = r.unit_order()
+    return r.counts[order][r.m[order] >= 1]
+
+
+def chance_corrected(ctx: StatContext, which: str, weights: str) -> Stat:
+    """AC1/AC2 (``which="gwet"``) or missing-data Fleiss' kappa with CI and n."""
+    from agreement.chance import (
+        WEIGHTS,
+        agreement_weights,
+        fleiss_missing_from_counts,
+        fleiss_missing_from_parts,
+        gwet_from_counts,
+        gwet_from_parts,
+        parts_many,
+        undefined_reason,
+    )
+
+    r = ctx.ratings
+    counts = rated_counts(r)
+    fn = gwet_from_counts if which == "gwet" else fleiss_missing_from_counts
+    n = len(counts) if which == "fleiss" else int(r.pairable.sum())
+    reason = undefined_reason(counts, len(r.annotators), len(r.domain))
+    if reason:
+        return Stat.undefined(reason, n)
+    if len(r.domain) > CHANCE_MAX_CATEGORIES:
+        return Stat.undefined(
+            f"{len(r.domain)} distinct values: chance-corrected coefficients are computed "
+            f"for up to {CHANCE_MAX_CATEGORIES} categories (see ICC and alpha)",
+            n,
+        )
+    w_cat = agreement_weights(r.numeric_domain(), weights)
+    stat = Stat.of(float(fn(counts, w_cat)[0]), n, "chance agreement is 1: no variation")
+    if stat.value is None or ctx.n_resamples <= 0 or len(counts) < 2:
+        return stat
+    # every weighting's resampled sums in one pass over the draws, shared by the
+    # coefficients of this variable (Fleiss all items, AC2 linear and quadratic)
+    domain = r.numeric_domain()
+    parts = ctx.once(
+        "chance_parts",
+        lambda: dict(
+            zip(
+                WEIGHTS,
+                parts_many(
+                    counts,
+                    [agreement_weights(domain, w) for w in WEIGHTS],
+                    draw_counts(len(counts), ctx.n_resamples, ctx.seed),
+                ),
+                strict=True,
+            )
+        ),
+    )
+    from_parts = gwet_from_parts if which == "gwet" else fleiss_missing_from_parts
+    ci, _ = percentile_ci(from_parts(*parts[weights], w_cat))
+    return Stat(stat.value, n, None, ci)

@@ -15,9 +15,10 @@ import json
 
 import numpy as np
 
+from agreement.measures import Measure
 from agreement.ratings import MISSING, Ratings
 from agreement.results import Stat
-from agreement.statistics import StatContext, Statistic, declare
+from agreement.statistics import StatContext, declare
 from agreement.unit_context import alpha_with_distance, context_of
 
 SPANS = frozenset({"spans"})
@@ -92,7 +93,7 @@ def char_alpha(ctx: StatContext) -> Stat:
 
 
 SPAN_F1_EXACT = declare(
-    Statistic(
+    Measure(
         "span_f1_exact",
         "span F1 exact",
         "Pairwise span F1, same label and range",
@@ -106,7 +107,7 @@ SPAN_F1_EXACT = declare(
     )
 )
 SPAN_F1_OVERLAP = declare(
-    Statistic(
+    Measure(
         "span_f1_overlap",
         "span F1 overlap",
         "Pairwise span F1, same label and overlapping range",
@@ -119,7 +120,7 @@ SPAN_F1_OVERLAP = declare(
     )
 )
 CHAR_ALPHA = declare(
-    Statistic(
+    Measure(
         "span_char_alpha",
         "char alpha (mean)",
         "Character-level alpha per span label",

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 WHATS = ("items", "annotations", "scores")
+# %(choices)s: the formats are listed when help is shown (plugins load then), not on start
 FORMAT_HELP = (
-    "another tool's format: "
-    + ", ".join(FORMATS)
-    + " (default: the workbench's own CSV / JSONL / Parquet, by suffix)"
+    "another tool's format: %(choices)s "
+    "(default: the workbench's own CSV / JSONL / Parquet, by suffix)"
 )
 
 
@@ -33,7 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument(
             "file", help="a .csv, .tsv, .jsonl or .parquet file (or the tool's file / folder)"
         )
-        p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
+        p.add_argument(
+            "--format", choices=FORMATS, metavar="FORMAT", default=None, help=FORMAT_HELP
+        )
         p.add_argument(
             "--map",
             action="append",
@@ -59,7 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         p = esub.add_parser(what, help=f"export {what} as CSV / JSONL / Parquet or for a tool")
         p.add_argument("name", help="project name")
         p.add_argument("--out", required=True, help="output file: .csv, .jsonl or .parquet")
-        p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
+        p.add_argument(
+            "--format", choices=FORMATS, metavar="FORMAT", default=None, help=FORMAT_HELP
+        )
         p.set_defaults(handler=cmd_export)
     bundle = esub.add_parser(
         "agreement", help="agreement results and per-item disagreements (Parquet + CSV)"

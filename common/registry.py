@@ -6,11 +6,12 @@ adding one module, with no list to edit elsewhere. Installed packages add entrie
 an entry point group (``metric_audit.evaluators``, ``metric_audit.kinds``): each entry
 point names a module (which registers on import, as built-ins do) or the object itself.
 
-A registry may also take a cheap *index* (name -> module, read from the modules' source
-without importing them, see :func:`source_index`): :meth:`Registry.get` of an indexed
-name then imports that one module only, as lm-evaluation-harness's lazy placeholders do,
-so ``cli.py evaluate --evaluator bleu`` never imports the NLI models. A name the index
-does not know (a plugin, an entry made at run time) falls back to full discovery.
+An entry may also be registered *lazily*, as a ``"module:object"`` reference
+(:meth:`Registry.add_lazy`, as lm-evaluation-harness's placeholders): :meth:`Registry.get`
+of that name imports that one module only, so ``cli.py evaluate --evaluator bleu`` never
+imports the NLI models. A name with no reference (a plugin, an entry made at run time)
+falls back to full discovery. A registry given a ``check`` runs it on every entry it
+takes (lazy ones when they are resolved): a wrong object is a one-line error naming it.
 A plugin that fails to load (any exception, ``SystemExit`` included) or whose entry
 fails when read (:meth:`Registry.read`) is a warning naming it; the built-ins still
 work. :func:`plugin_warnings` gathers those warnings for the app's admins.
@@ -22,7 +23,6 @@ import importlib
 import logging
 import os
 import pkgutil
-import re
 import threading
 import time
 import warnings
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from common.package import own_module
 
@@ -79,14 +79,14 @@ class Registry(Generic[T]):
         *,
         entry_point_group: str | None = None,
         adopt: Callable[[object], None] | None = None,
-        index: Callable[[], dict[str, str]] | None = None,
+        check: Callable[[str, object], None] | None = None,
     ) -> None:
         self.what = what
         self._package = None if package is None else own_module(package)
         self._group = entry_point_group
         self._adopt = adopt  # registers an object an entry point names directly
-        self._index_fn = index  # name -> module that registers it (read on first use)
-        self._index: dict[str, str] | None = None
+        self._check = check  # raises TypeError when an object cannot be this kind of entry
+        self._lazy: dict[str, str] = {}  # name -> "module:object", resolved on first use
         self.plugin_errors: dict[str, str] = {}
         self._entries: dict[str, T] = {}
         self._lock = threading.RLock()
@@ -110,11 +110,41 @@ class Registry(Generic[T]):
         plugin given up on (too slow to import) registers nothing when it finishes."""
         if getattr(threading.current_thread(), "given_up", False):
             return
+        if self._check is not None:
+            self._check(name, obj)
         with self._lock:
             existing = self._entries.get(name)
             if existing is not None and existing is not obj:
                 raise ValueError(f"{self.what} {name!r} is registered twice")
             self._entries[name] = obj
+
+    def add_if_absent(self, name: str, obj: T) -> bool:
+        """Register ``obj`` unless ``name`` is taken (by any entry); False when it is. The
+        test and the insert are one step, under the registry's lock. A plugin given up on
+        is not refused, but registers nothing (as with :meth:`add`)."""
+        if getattr(threading.current_thread(), "given_up", False):
+            return True
+        if self._check is not None:
+            self._check(name, obj)
+        with self._lock:
+            if name in self._entries:
+                return False
+            self._entries[name] = obj
+            return True
+
+    def add_lazy(self, name: str, ref: str) -> None:
+        """Register ``name`` as a ``"module:object"`` reference, imported (and checked)
+        the first time the name is read; nothing is imported now."""
+        module, sep, attr = ref.partition(":")
+        if not (sep and module and attr):
+            raise ValueError(f"{self.what} {name!r}: {ref!r} is not a 'module:object' reference")
+        with self._lock:
+            self._lazy[name] = ref
+
+    def lazy_refs(self) -> dict[str, str]:
+        """name -> ``"module:object"`` of every lazily registered name."""
+        with self._lock:
+            return dict(self._lazy)
 
     def remove(self, name: str) -> None:
         """Forget the entry called ``name`` (a plugin unloaded, a test's toy entry)."""
@@ -168,22 +198,27 @@ class Registry(Generic[T]):
             self.note_problem(name, "could not be read", exc)
             return None
 
-    def _load_indexed(self, name: str) -> None:
-        """Import the one module the index names for ``name`` (if any)."""
-        if self._index_fn is None or self._discovered:
-            return
+    def _resolve_lazy(self, name: str) -> None:
+        """Import the object the lazy reference of ``name`` names (if any) and register it;
+        a reference to a missing or wrong object is a one-line error naming it."""
         with self._lock:
-            if self._index is None:
-                self._index = self._index_fn()
-            module = self._index.get(name)
-        if module is not None:
-            importlib.import_module(module)
+            ref = self._lazy.get(name)
+        if ref is None:
+            return
+        module, _, attr = ref.partition(":")
+        obj: object = importlib.import_module(module)
+        for part in attr.split("."):
+            if not hasattr(obj, part):
+                raise TypeError(f"{self.what} {name!r}: {ref!r} names nothing ({part!r} missing)")
+            obj = getattr(obj, part)
+        # the check (if any) vouches for the type; the module may have registered it already
+        self.add(name, cast(T, obj))
 
     def _lookup(self, name: str) -> T | None:
-        """The entry called ``name``: registered already, from its indexed module, or
+        """The entry called ``name``: registered already, from its lazy reference, or
         after full discovery; None when there is none."""
         if name not in self._entries:
-            self._load_indexed(name)
+            self._resolve_lazy(name)
         if name not in self._entries:
             self._discover()
         return self._entries.get(name)
@@ -201,15 +236,25 @@ class Registry(Generic[T]):
         afterwards come after the built-ins."""
         self._discover()
 
+    def _discover_all(self) -> None:
+        """Full discovery, then every lazy reference no module registered on import."""
+        self._discover()
+        for name in self.lazy_refs():
+            if name not in self._entries:
+                try:
+                    self._resolve_lazy(name)
+                except PLUGIN_FAILURES as exc:  # listed without it; get(name) raises
+                    self.note_problem(name, "could not be resolved", exc)
+
     def values(self) -> list[T]:
         """Every registered entry, in the order it was registered."""
-        self._discover()
+        self._discover_all()
         with self._lock:
             return list(self._entries.values())
 
     def names(self) -> list[str]:
         """All registered names, sorted."""
-        self._discover()
+        self._discover_all()
         return sorted(self._entries)
 
     def __contains__(self, name: object) -> bool:
@@ -267,27 +312,6 @@ class _PluginLoads:
             if exc is not None:
                 self.registry.note_problem(ep.name, f"({ep.value}) could not be loaded", exc)
         return True
-
-
-def source_index(package: str, pattern: str) -> dict[str, str]:
-    """name -> module for every module of ``package`` whose source matches ``pattern``
-    (its group 1 is a registered name), read as text: nothing is imported but the
-    package itself. A name made at run time is simply not indexed."""
-    package = own_module(package)
-    pkg = importlib.import_module(package)
-    found = re.compile(pattern, re.MULTILINE)
-    out: dict[str, str] = {}
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_"):
-            continue
-        spec = getattr(info.module_finder, "find_spec", lambda *_: None)(info.name, None)
-        origin = getattr(spec, "origin", None)
-        if not origin or not origin.endswith(".py"):
-            continue
-        with open(origin, encoding="utf-8") as f:
-            for name in found.findall(f.read()):
-                out.setdefault(name, f"{package}.{info.name}")
-    return out
 
 
 def never_wait_for_plugins() -> None:

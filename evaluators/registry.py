@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from common.registry import Registry, source_index
+from common.registry import Registry
 from evaluators.base import EvalContext, Evaluator, EvaluatorSettings
 
 #: Entry point group through which installed packages add evaluators.
@@ -19,16 +19,15 @@ def _adopt(obj: object) -> None:
     EVALUATORS.add(obj.name, obj)
 
 
-#: A class-level ``name = "..."`` in a built-in module: the name the module registers.
-#: The index is only a shortcut (a name it misses is found by full discovery), so that a
-#: new evaluator stays one file with no list to edit.
-NAME_IN_SOURCE = r"""^    name(?:\s*:\s*[\w\[\]]+)?\s*=\s*["']([^"'\s]+)["']"""
 BUILTIN_PACKAGE = "evaluators.builtin"
 
 
-def builtin_index() -> dict[str, str]:
-    """evaluator name -> built-in module that registers it, read from the source."""
-    return source_index(BUILTIN_PACKAGE, NAME_IN_SOURCE)
+def _check(name: str, obj: object) -> None:
+    """An evaluator entry is an ``Evaluator`` subclass registered under its own name."""
+    if not (isinstance(obj, type) and issubclass(obj, Evaluator)):
+        raise TypeError(f"evaluator {name!r}: {obj!r} is not an Evaluator subclass")
+    if obj.name != name:
+        raise TypeError(f"evaluator {name!r}: {obj.__qualname__} is named {obj.name!r}")
 
 
 EVALUATORS: Registry[type[Evaluator[Any]]] = Registry(
@@ -36,9 +35,20 @@ EVALUATORS: Registry[type[Evaluator[Any]]] = Registry(
     package=BUILTIN_PACKAGE,
     entry_point_group=ENTRY_POINT_GROUP,
     adopt=_adopt,
-    index=builtin_index,
+    check=_check,
 )
 E = TypeVar("E", bound=type[Evaluator[Any]])
+
+
+def _register_builtins() -> None:
+    """Every built-in as a lazy reference (importing ``evaluators.builtin`` is cheap)."""
+    from evaluators import builtin
+
+    for name, ref in builtin.BUILTIN.items():
+        EVALUATORS.add_lazy(name, f"{builtin.__name__}.{ref}")
+
+
+_register_builtins()
 
 
 def register_evaluator(cls: E) -> E:

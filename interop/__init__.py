@@ -4,41 +4,28 @@ Each format module turns a foreign file into native rows (items, labels, scores)
 tagged with the foreign record it came from; :func:`interop.base.import_foreign` then runs
 the workbench's own validation on all of them before writing anything, so a foreign file
 imports all-or-nothing and an error names the record (``task 3 (id 17), result 'match'``).
-Writers go the other way from the native export frames.
+Writers go the other way from the native export frames. The formats are registered in
+:mod:`interop.formats` (plugins through the ``metric_audit.formats`` entry point group).
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+from interop.formats import (
+    FORMATS,
+    TOOL_NAMES,
+    Format,
+    FormatReader,
+    FormatWriter,
+    format_module,
+    register_format,
+)
 
-from common.package import own_module
-
-#: ``--format`` name -> module. Modules are imported when used (some need pyarrow/datasets).
-FORMATS = {
-    "label-studio": "interop.label_studio",
-    "potato": "interop.potato",
-    "argilla": "interop.argilla",
-    "langfuse": "interop.langfuse",
-    "langsmith": "interop.langsmith",
-    "mturk": "interop.mturk",
-    "prolific": "interop.prolific",  # no labels in it: the import says so and stops
-}
-
-#: ``--format`` name -> the tool's own name (what screens show).
-TOOL_NAMES = {
-    "label-studio": "Label Studio",
-    "potato": "Potato",
-    "argilla": "Argilla",
-    "langfuse": "Langfuse",
-    "langsmith": "LangSmith",
-    "mturk": "MTurk",
-    "prolific": "Prolific",
-}
-
-
-def format_module(name: str) -> ModuleType:
-    """The module of a ``--format`` name (a clear error for an unknown one)."""
-    if name not in FORMATS:
-        raise ValueError(f"unknown format {name!r}: use one of {', '.join(FORMATS)}")
-    return importlib.import_module(own_module(FORMATS[name]))
+__all__ = [
+    "FORMATS",
+    "TOOL_NAMES",
+    "Format",
+    "FormatReader",
+    "FormatWriter",
+    "format_module",
+    "register_format",
+]

@@ -13,7 +13,7 @@ import pandas as pd
 
 from agreement import AgreementDocument, AgreementInputs, build_document
 from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from agreement.statistics import Statistic
+from agreement.measures import Measure
 from annotation_store import ItemRecord, RunInfo, Store
 from annotation_store.crowd.study_quality import for_agreement
 from reports.metaeval_data import with_metaeval
@@ -215,7 +215,7 @@ def agreement_document(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     timeline: bool = True,
-    keep: Callable[[Statistic], bool] | None = None,
+    keep: Callable[[Measure], bool] | None = None,
     reference_method: str = "majority",
     pairs: bool = False,
     metaeval: bool = False,

@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from agreement.exclusions import exclusion_line
-from agreement.measures import EVALUATOR_SECTIONS, NOTE
+from agreement.measures import EVALUATOR_SECTIONS, NOTE, Measure
 from agreement.rows import evaluator_entries
-from agreement.statistics import Entry, Statistic, field_details, field_entries
+from agreement.statistics import Entry, field_details, field_entries
 from agreement.statistics import statistics as statistics_declared
 from annotation_store import Store
 from reports.bias_text import own_model_text
 from reports.data import agreement_document
 
 
-def _in_panel(stat: Statistic) -> bool:
+def _in_panel(stat: Measure) -> bool:
     return stat.panel
 
 
@@ -89,8 +89,8 @@ def panel_summary(
         )
     statistics = [
         {
-            "key": e.statistic.key,
-            "label": f"{e.statistic.label} {e.level}" if e.level else e.statistic.label,
+            "key": e.measure.key,
+            "label": f"{e.measure.label} {e.level}" if e.level else e.measure.label,
             "value": e.value,
             "text": e.text,
             "n": e.n,
@@ -107,7 +107,7 @@ def panel_summary(
             "exclusions": exclusion_line(doc["exclusions"]),
             "with_excluded": [
                 {
-                    "label": f"{e.statistic.label} {e.level}" if e.level else e.statistic.label,
+                    "label": f"{e.measure.label} {e.level}" if e.level else e.measure.label,
                     "text": e.text,
                 }
                 for e in (_panel_entries(g) if g else [])

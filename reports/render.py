@@ -214,7 +214,7 @@ def _n_text(e: Entry, f: dict[str, Any]) -> str:
     pairs it averages: those with a value that share enough items."""
     if e.n is not None or e.value is None:
         return e.n_text
-    key = e.statistic.key
+    key = e.measure.key
     d = next(
         (d for d in field_details(f, PAIRS) if d.measure.key == key and d.few is not None), None
     )

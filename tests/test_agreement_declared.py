@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from agreement.builtin_measures.evaluator_vs_people import SCORED
 from agreement.measures import BIAS, BINARY, EVALUATOR, Measure
 from agreement.results import Stat
-from agreement.statistics import ALL, StatContext, Statistic, declared
+from agreement.statistics import ALL, StatContext, declared
 from annotation_store import Store
 from commands import main
 from reports import build_report, render_report
@@ -33,7 +33,7 @@ def _toy(ctx: StatContext) -> Stat:
     return Stat(0.4242 * r.pairable.mean(), int(r.pairable.sum()), None, (0.31313, 0.51515))
 
 
-TOY = Statistic(
+TOY = Measure(
     "toy_share",
     "Toy share",
     "Toy share of pairable units",

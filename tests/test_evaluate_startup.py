@@ -1,45 +1,50 @@
-"""`evaluate` imports only what it runs: the registry's lazy index and the direct HTTP path."""
+"""`evaluate` imports only what it runs: the registry's lazy references and the direct HTTP path."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pydantic
 import pytest
 
+import common.registry as registry
 from annotation_store import Store
 from common.registry import Registry, UnknownEntryError
+from evaluators.builtin import BUILTIN
 from evaluators.llm.client import LLMClient
 from evaluators.llm.config import LLMConfig
 from evaluators.llm.direct import DirectChat, SDKChat
 from evaluators.llm.streams import StreamChat
-from evaluators.registry import EVALUATORS, builtin_index
+from evaluators.registry import EVALUATORS
 from tests.support.cli import ROOT
 from tests.support.fresh_python import fresh_python
 from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM
-
-#: Names a built-in module makes at run time (lexical.py's ROUGE variants): not indexed,
-#: found by full discovery.
-MADE_AT_RUN_TIME = {"rouge1", "rouge2", "rougeL"}
 
 
 class Score(pydantic.BaseModel):
     score: int
 
 
-def test_the_source_index_points_every_name_at_the_module_that_registers_it() -> None:
-    index = builtin_index()
-    registered = {name: EVALUATORS.get(name).__module__ for name in EVALUATORS.names()}
-    builtins = {n: m for n, m in registered.items() if m.startswith("evaluators.builtin.")}
-    assert set(index) == set(builtins) - MADE_AT_RUN_TIME
-    assert all(index[name] == builtins[name] for name in index)
-    assert index["intent_resolution"] == "evaluators.builtin.intent_resolution"
+def test_the_lazy_table_names_every_builtin_and_the_class_that_registers_it() -> None:
+    registered = {name: EVALUATORS.get(name) for name in EVALUATORS.names()}
+    builtins = {n: c for n, c in registered.items() if c.__module__.startswith("evaluators.")}
+    assert set(BUILTIN) == {n for n, c in builtins.items() if ".builtin." in c.__module__}
+    for name, ref in BUILTIN.items():
+        module, _, attr = ref.partition(":")
+        assert (
+            getattr(importlib.import_module(f".{module}", "evaluators.builtin"), attr)
+            is (registered[name])
+        )
+    assert BUILTIN["rougeL"] == "lexical:RougeLEvaluator"
+    assert EVALUATORS.lazy_refs()["rougeL"] == "evaluators.builtin.lexical:RougeLEvaluator"
 
 
 def test_looking_up_one_evaluator_imports_only_its_module() -> None:
@@ -56,33 +61,80 @@ def test_looking_up_one_evaluator_imports_only_its_module() -> None:
     assert "evaluators.nli" not in loaded
 
 
-def test_a_name_the_index_misses_is_found_by_full_discovery(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def _toy_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """toy_entries: a registry of str entries over two modules, ``alpha`` referenced
+    lazily, ``beta`` found by discovery only."""
     pkg = tmp_path / "toy_entries"
-    pkg.mkdir()
+    (pkg / "parts").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "reg.py").write_text(
         "from common.registry import Registry\n"
-        "REG = Registry('toy', package='toy_entries.parts', index=lambda: INDEX)\n"
-        "INDEX = {'alpha': 'toy_entries.parts.a'}\n"
+        "def check(name, obj):\n"
+        "    if not isinstance(obj, str):\n"
+        "        raise TypeError(f'toy {name!r}: {obj!r} is not a str')\n"
+        "REG = Registry('toy', package='toy_entries.parts', check=check)\n"
+        "REG.add_lazy('alpha', 'toy_entries.parts.a:ALPHA')\n"
     )
-    (pkg / "parts").mkdir()
     (pkg / "parts" / "__init__.py").write_text("")
     for name, value in (("a", "alpha"), ("b", "beta")):
         (pkg / "parts" / f"{name}.py").write_text(
-            f"from toy_entries.reg import REG\nREG.add({value!r}, {value.upper()!r})\n"
+            f"from toy_entries.reg import REG\n{value.upper()} = {value.upper()!r}\n"
+            f"REG.add({value!r}, {value.upper()})\nNUMBER = 7\n"
         )
     monkeypatch.syspath_prepend(str(tmp_path))
+    before = list(registry._REGISTRIES)
+    yield
+    registry._REGISTRIES[:] = before
+    for name in [m for m in sys.modules if m.startswith("toy_entries")]:
+        del sys.modules[name]
+
+
+@pytest.mark.usefixtures("_toy_package")
+def test_a_lazy_name_imports_its_module_and_others_are_found_by_discovery() -> None:
     from toy_entries.reg import REG
 
     assert isinstance(REG, Registry)
+    assert "toy_entries.parts.a" not in sys.modules  # registering a reference imports nothing
     assert REG.get("alpha") == "ALPHA"
-    assert "toy_entries.parts.b" not in sys.modules  # the index named module a only
-    assert REG.get("beta") == "BETA"  # not indexed: every module imported
+    assert "toy_entries.parts.b" not in sys.modules  # the reference named module a only
+    assert REG.get("beta") == "BETA"  # no reference: every module imported
     assert "beta" in REG and REG.names() == ["alpha", "beta"]
     with pytest.raises(UnknownEntryError, match="known: alpha, beta"):
         REG.get("gamma")
+
+
+@pytest.mark.usefixtures("_toy_package")
+def test_a_wrong_entry_or_reference_is_a_one_line_error_naming_it() -> None:
+    from toy_entries.reg import REG
+
+    with pytest.raises(ValueError, match=r"^toy 'delta': 'toy_entries.parts.a' is not a"):
+        REG.add_lazy("delta", "toy_entries.parts.a")
+    REG.add_lazy("seven", "toy_entries.parts.a:NUMBER")
+    with pytest.raises(TypeError, match=r"^toy 'seven': 7 is not a str$"):
+        REG.get("seven")
+    REG.add_lazy("gone", "toy_entries.parts.a:MISSING")
+    with pytest.raises(TypeError, match=r"^toy 'gone': 'toy_entries.parts.a:MISSING' names"):
+        REG.get("gone")
+    with pytest.raises(TypeError, match="not a str"):
+        REG.add("eight", 8)
+    assert "seven" not in REG._entries and "eight" not in REG._entries
+
+
+def test_an_evaluator_registered_under_another_name_is_refused() -> None:
+    bleu = EVALUATORS.get("bleu")
+    with pytest.raises(TypeError, match=r"^evaluator 'bleu2': BleuEvaluator is named 'bleu'$"):
+        EVALUATORS.add("bleu2", bleu)
+    with pytest.raises(TypeError, match="is not an Evaluator subclass"):
+        EVALUATORS.add("toy_object", object)
+    assert "bleu2" not in EVALUATORS.names()
+
+
+def test_adding_unless_present_adds_once() -> None:
+    reg: Registry[str] = Registry("toy")
+    assert reg.add_if_absent("a", "first") is True
+    assert reg.add_if_absent("a", "second") is False
+    assert reg.get("a") == "first"
 
 
 def _intent_resolution_project(tmp_path: Path, n: int, scripted_llm: ScriptedLLM) -> str:

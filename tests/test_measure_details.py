@@ -7,10 +7,10 @@ from __future__ import annotations
 from itertools import combinations
 
 from agreement.human import variable_agreement
-from agreement.measures import NOTE, PAIRS, Detail
+from agreement.measures import NOTE, PAIRS, Detail, Measure
 from agreement.ratings import Ratings
 from agreement.results import Stat
-from agreement.statistics import ALL, Statistic, declared, field_details
+from agreement.statistics import ALL, declared, field_details
 from reports.panel import _items_note, choose_headline
 from reports.render import field_notes
 from reports.text import field_lines
@@ -41,7 +41,7 @@ def _exact_pairs(_ctx) -> Stat:
     return Stat(min(values.values()), 9, extra=extra)
 
 
-TOY = Statistic(
+TOY = Measure(
     "toy_exact",
     "Toy exact",
     "Toy share of exact matches",

@@ -91,7 +91,8 @@ def test_a_plugin_hanging_at_import_is_given_up_with_a_warning(
         names = evaluator_names()
     assert "bleu" in names and "late_plugin_evaluator" not in names
     # no lock held meanwhile: another thread registers and reads while the plugin hangs
-    _in_thread(lambda: EVALUATORS.add("toy_meanwhile", object))
+    toy = type("ToyMeanwhile", (EVALUATORS.get("bleu"),), {"name": "toy_meanwhile"})
+    _in_thread(lambda: EVALUATORS.add("toy_meanwhile", toy))
     assert "toy_meanwhile" in _in_thread(EVALUATORS.names)
     assert any("'blocked'" in w for w in registry.plugin_warnings())
     # once given up on, it stays out even when its import ends at last

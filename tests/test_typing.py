@@ -25,6 +25,7 @@ TYPED = [
     "annotation_store/label_frames.py",
     "evaluators/base.py",
     "evaluators/registry.py",
+    "interop/formats.py",
     "evaluators/pairs.py",
     "evaluators/llm/evaluator.py",
     "evaluators/nli/evaluator.py",

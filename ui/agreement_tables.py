@@ -41,7 +41,7 @@ def summary_frame(data: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, str]]:
         row: dict[str, Any] = {"field": name, **{k: f[v] for k, v in BASE_COLUMNS.items()}}
         for e in field_entries(f, keep=lambda s: s.summary):
             row[e.label] = e.value
-            formats[e.label] = f"{{:.{e.statistic.digits}f}}"
+            formats[e.label] = f"{{:.{e.measure.digits}f}}"
             if e.level is None and e.n is not None:
                 row[f"{e.label} n"] = e.n_text
         rows.append(row)

@@ -17,8 +17,13 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 LEAVE_OUT = "(leave out)"
-#: Formats that come as one file (Potato's output is a folder: use the command line).
-UPLOADABLE = [f for f in FORMATS if f != "potato"]
+#: Formats whose output is a folder, not one file (the command line imports those).
+FOLDER_FORMATS = frozenset({"potato"})
+
+
+def uploadable() -> list[str]:
+    """The formats that come as one file (plugins' included)."""
+    return [f for f in FORMATS if f not in FOLDER_FORMATS]
 
 
 def foreign_import(store: Store, project: str) -> None:
@@ -26,7 +31,7 @@ def foreign_import(store: Store, project: str) -> None:
     with st.expander(
         "Another tool's file (Label Studio, Argilla, Langfuse, LangSmith, MTurk, Prolific)"
     ):
-        fmt = st.selectbox("Format", UPLOADABLE, format_func=TOOL_NAMES.get, key="foreign_format")
+        fmt = st.selectbox("Format", uploadable(), format_func=TOOL_NAMES.get, key="foreign_format")
         upload = st.file_uploader(
             "File", type=["json", "jsonl", "csv", "parquet"], key=f"foreign_upload_{fmt}"
         )

@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.measures import Measure
 from agreement.pairwise_choice import ranked_systems
 from agreement.ratings import Ratings
 from agreement.results import Stat
-from agreement.statistics import StatContext, Statistic, declare
+from agreement.statistics import StatContext, declare
 from agreement.unit_context import context_of
 
 #: The question type these apply to (a plugin copy of this module changes this line only).
@@ -109,10 +110,10 @@ def bradley_terry(ctx: StatContext) -> Stat:
 
 def _declare(
     key: str, header: str, name: str, compute: Callable[[StatContext], Stat], **kw: Any
-) -> Statistic:
+) -> Measure:
     """One of this type's statistics: shown for ranking questions only."""
     return declare(
-        Statistic(
+        Measure(
             f"{NAME}_{key}",
             header,
             name,
