@@ -54,6 +54,10 @@ class Converted:
     #: Final labels a reviewer decided in the other tool (``item_id``, ``field``,
     #: ``value``, ``reviewer``): stored as the workbench's final labels, not as labels.
     finals: list[Tagged] = field(default_factory=list)
+    #: ``answer(question, stored)``: a label's value as the tool stores it, made the
+    #: question's answer once the project's questions are known (None: values as read);
+    #: a ValueError names what does not fit
+    answer: Callable[[Any, Any], Any] | None = None
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
@@ -287,6 +291,30 @@ class DryRunStore:
         return reports
 
 
+def typed_answers(store: Store, project: str, converted: Converted) -> None:
+    """Turn each label's stored value into its question's answer (``converted.answer``);
+    a label of a field the project lacks stays as read, for the import to name."""
+    from kinds import ValidationError
+
+    if converted.answer is None:
+        return
+    info = store.project(project)
+    rows = []
+    for t in converted.annotations:
+        try:
+            spec = info.task_kind.human_field(str(t.row.get("field")), info.settings)
+        except ValidationError:
+            rows.append(t)
+            continue
+        try:
+            value = converted.answer(spec, t.row.get("value"))
+        except (ValueError, TypeError) as exc:
+            raise fail(converted.display, t.record, str(exc)) from None
+        rows.append(Tagged(t.record, {**t.row, "value": value}))
+    converted.annotations = rows
+    converted.answer = None
+
+
 def _validate(dry: DryRunStore, project: str, target: str, converted: Converted) -> None:
     tagged = converted.rows(target)
     data = "".join(json.dumps(t.row, ensure_ascii=False) + "\n" for t in tagged)
@@ -366,6 +394,8 @@ def import_converted(
     if "items" in chosen:
         items_by_reference(store, project, converted)
         chosen = [t for t in chosen if t != "items" or converted.items]
+    if "annotations" in chosen:
+        typed_answers(store, project, converted)
     dry = DryRunStore(store, project)
     for target in chosen:
         if converted.rows(target):
