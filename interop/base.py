@@ -58,6 +58,10 @@ class Converted:
     #: question's answer once the project's questions are known (None: values as read);
     #: a ValueError names what does not fit
     answer: Callable[[Any, Any], Any] | None = None
+    #: ``field_alias(name)``: the name a converted kind gave a field the tool names
+    #: otherwise (Potato's ``"my scheme"`` -> ``my_scheme``), tried when the project
+    #: has no field of the file's name
+    field_alias: Callable[[str], str] | None = None
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
@@ -294,23 +298,23 @@ class DryRunStore:
 def typed_answers(store: Store, project: str, converted: Converted) -> None:
     """Turn each label's stored value into its question's answer (``converted.answer``);
     a label of a field the project lacks stays as read, for the import to name."""
-    from kinds import ValidationError
-
     if converted.answer is None:
         return
     info = store.project(project)
+    known = {f.name: f for f in info.task_kind.human_fields(info.settings)}
+    alias = converted.field_alias or str
     rows = []
     for t in converted.annotations:
-        try:
-            spec = info.task_kind.human_field(str(t.row.get("field")), info.settings)
-        except ValidationError:
+        name = str(t.row.get("field"))
+        spec = known.get(name) or known.get(alias(name))
+        if spec is None:
             rows.append(t)
             continue
         try:
             value = converted.answer(spec, t.row.get("value"))
         except (ValueError, TypeError) as exc:
             raise fail(converted.display, t.record, str(exc)) from None
-        rows.append(Tagged(t.record, {**t.row, "value": value}))
+        rows.append(Tagged(t.record, {**t.row, "field": spec.name, "value": value}))
     converted.annotations = rows
     converted.answer = None
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from interop.base import Converted, Tagged, existing, fail
+from interop.potato_config import safe_name
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -143,7 +144,7 @@ def read(path: str | Path) -> Converted:
     """Labels of a Potato output folder, one ``user_state.json``, or an
     ``annotations.jsonl`` export (or a folder holding one)."""
     root = existing(path)
-    out = Converted(root.name, answer=answer)
+    out = Converted(root.name, answer=answer, field_alias=safe_name)
     extras: Counter[str] = Counter()
     states = [root] if root.name == STATE_FILE else sorted(root.glob(f"*/{STATE_FILE}"))
     if root.is_dir() and not states and (root / EXPORT_FILE).is_file():
@@ -212,8 +213,9 @@ def _state(user: str, instances: dict[str, _Instance]) -> dict[str, Any]:
     }
 
 
-def _put(instance: _Instance, spec: HumanField, value: Any) -> bool:
-    """Store one answer as Potato would; False when Potato cannot hold all of it."""
+def _put(instance: _Instance, spec: HumanField, value: Any) -> str:
+    """Store one answer as Potato would: ``""``, or ``"empty"`` when Potato keeps nothing
+    for it, ``"part"`` when it holds only part of it."""
     qt = spec.question_type
     if qt.potato_spans is not None:
         objects = [_span_object(spec.name, s) for s in qt.potato_spans(spec, value)]
@@ -225,11 +227,21 @@ def _put(instance: _Instance, spec: HumanField, value: Any) -> bool:
         if stored:
             instance.labels[spec.name] = stored
     if not stored:
-        return False
+        return "empty"
     try:
-        return spec.validate(answer(spec, stored)) == spec.validate(value)
+        return "" if spec.validate(answer(spec, stored)) == spec.validate(value) else "part"
     except (ValueError, TypeError):
-        return False
+        return "part"
+
+
+def _loss_note(loss: str, name: str, spec: HumanField, n: int) -> str:
+    kind = spec.question_type.name
+    if loss == "empty":
+        return f"{n} empty answers to {name!r} not exported (Potato keeps no empty {kind} answer)"
+    return (
+        f"{n} answers to {name!r} exported in part (Potato's {kind} form does not hold "
+        "all of them, such as the order the outputs were shown in)"
+    )
 
 
 def write(
@@ -245,14 +257,14 @@ def write(
     fields = {f.name: f for f in info.task_kind.human_fields(info.settings)}
     by_user: dict[str, dict[str, _Instance]] = {}
     left_out: Counter[str] = Counter()
-    partial: Counter[str] = Counter()
+    lost: Counter[tuple[str, str]] = Counter()
     for row in records(annotations_export_frame(store, project)):
         if row["status"] != "submitted":
             left_out[row["status"]] += 1
             continue
         instance = by_user.setdefault(row["annotator"], {}).setdefault(row["item_id"], _Instance())
-        if not _put(instance, fields[row["field"]], row["value"]):
-            partial[row["field"]] += 1
+        if loss := _put(instance, fields[row["field"]], row["value"]):
+            lost[loss, row["field"]] += 1
     folders = {user: folder_name(user) for user in by_user}
     if len(set(folders.values())) < len(folders):
         raise ValueError("two annotator names map to one Potato user folder")
@@ -276,8 +288,6 @@ def write(
             for status, n in sorted(left_out.items())
         )
         notes.extend(
-            f"{n} answers to {name!r} only in part: Potato's {fields[name].question_type.name} "
-            "form does not hold all of them (an empty answer, a strength, the order shown)"
-            for name, n in sorted(partial.items())
+            _loss_note(loss, name, fields[name], n) for (loss, name), n in sorted(lost.items())
         )
     return sum(len(instances) for instances in by_user.values())

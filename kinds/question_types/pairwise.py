@@ -90,13 +90,20 @@ POTATO_SIDES = ("A", "B")
 
 
 def _potato_labels(spec: Any, value: Any) -> dict[str, str]:
-    """Potato's binary pairwise form: ``{"selection": "A" | "B" | "tie"}`` (two outputs;
-    the strength and the order shown have no place in it)."""
+    """Potato's pairwise form for two outputs: binary, ``{"selection": "A" | "B" |
+    "tie"}``, or for a question with strengths its scale, ``{"scale_value": "-2"}``
+    (below 0 prefers A, the size is the strength's place). The order the outputs were
+    shown in has no place in either."""
     if len(spec.outputs) != 2:
         return text_box_labels(spec, value)
-    choice = _validate(spec, value, None, False)["choice"]
+    answer = _validate(spec, value, None, False)
     sides = dict(zip(spec.outputs, POTATO_SIDES, strict=True))
-    return {"selection": sides.get(choice, TIE)}
+    if not spec.strengths:
+        return {"selection": sides.get(answer["choice"], TIE)}
+    if answer["choice"] == TIE:
+        return {"scale_value": "0"}
+    size = spec.strengths.index(answer["strength"]) + 1 if answer["strength"] else 1
+    return {"scale_value": str(-size if answer["choice"] == spec.outputs[0] else size)}
 
 
 def _from_potato_labels(spec: Any, labels: Any) -> Any:
