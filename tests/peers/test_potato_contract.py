@@ -20,7 +20,6 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import pytest
 import yaml
 from conftest import Export, of_format, run_workbench
 from potato.export.base import ExportContext
@@ -47,10 +46,14 @@ def _potato(exports: list[Export]) -> list[Export]:
     return written
 
 
-def _cli(*args: str) -> str:
-    done = run_workbench("cli.py", *args)
+def _cli(db: str, *steps: list[str]) -> list[str]:
+    """Each ``cli.py`` command's output, run in one workbench process; all must pass."""
+    script = str(ROOT / "tests" / "peers" / "cli_steps.py")
+    done = run_workbench(script, json.dumps([["--db", db, *argv] for argv in steps]))
     assert done.returncode == 0, done.stderr
-    return done.stdout
+    results = json.loads(done.stdout)
+    assert [r["rc"] for r in results] == [0] * len(steps), results[-1]["err"]
+    return [r["out"] for r in results]
 
 
 def test_every_exported_user_state_loads_in_potato(exports: list[Export]) -> None:
@@ -165,33 +168,13 @@ def test_pairwise_and_error_span_schemes_become_a_declared_kind(
 ) -> None:
     db = _db(_potato(exports)[0])
     path = _config(tmp_path, [PAIRWISE, ERRORS, TOPICS, EVIDENCE])
-    out = _cli("--db", db, "kind", "create", "potato-answers", "--from", str(path))
-    assert "not carried over: scheme 'which answer': named 'which_answer'" in out
-    assert "not carried over: scheme 'topic-tags': named 'topic_tags'" in out
-    assert "scheme 'mqm': error subtypes not carried over" in out
-    assert "scheme 'mqm': severities and the quality score not carried over" in out
-    shown = json.loads(_cli("--db", db, "kind", "show", "potato-answers", "--json"))
-    questions = {q["name"]: q for q in shown["definition"]["questions"]}
-    assert questions["which_answer"]["type"] == "pairwise"
-    assert questions["which_answer"]["outputs"] == ["answers_a", "answers_b"]
-    assert questions["mqm"] | {"prompt": ""} == {
-        "name": "mqm",
-        "prompt": "",
-        "type": "spans",
-        "field": "text",
-        "labels": ["accuracy", "fluency"],
-    }
-    assert questions["topic_tags"]["type"] == "multi"
-
-    # annotations Potato's own user state writes, into a project of that kind
     items = tmp_path / "items.jsonl"
     rows = [
         {"item_id": "a1", "text": "Le chat dort.", "answers_a": "The cat", "answers_b": "A cat"},
         {"item_id": "a2", "text": "Il pleut.", "answers_a": "It rains", "answers_b": "Rain"},
     ]
     items.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    _cli("--db", db, "project", "create", "potato-own", "--kind", "decl:potato-answers")
-    _cli("--db", db, "import", "items", "potato-own", str(items))
+    # annotations as Potato's own user state writes them
     states = tmp_path / "annotation_output"
     for user, side in (("alice", "A"), ("bob", "tie")):
         state = InMemoryUserState(user)
@@ -205,9 +188,31 @@ def test_pairwise_and_error_span_schemes_become_a_declared_kind(
             span = SpanAnnotation("evidence", "claim", "claim", 3, 7)
             state.add_span_annotation(iid, span, 1)
         state.save(str(states / user))
-    _cli("--db", db, "import", "annotations", "potato-own", str(states), "--format", "potato")
     back = tmp_path / "back.jsonl"
-    _cli("--db", db, "export", "annotations", "potato-own", "--out", str(back))
+    created, shown, *_ = _cli(
+        db,
+        ["kind", "create", "potato-answers", "--from", str(path)],
+        ["kind", "show", "potato-answers", "--json"],
+        ["project", "create", "potato-own", "--kind", "decl:potato-answers"],
+        ["import", "items", "potato-own", str(items)],
+        ["import", "annotations", "potato-own", str(states), "--format", "potato"],
+        ["export", "annotations", "potato-own", "--out", str(back)],
+    )
+    assert "not carried over: scheme 'which answer': named 'which_answer'" in created
+    assert "not carried over: scheme 'topic-tags': named 'topic_tags'" in created
+    assert "scheme 'mqm': error subtypes not carried over" in created
+    assert "scheme 'mqm': severities and the quality score not carried over" in created
+    questions = {q["name"]: q for q in json.loads(shown)["definition"]["questions"]}
+    assert questions["which_answer"]["type"] == "pairwise"
+    assert questions["which_answer"]["outputs"] == ["answers_a", "answers_b"]
+    assert questions["mqm"] | {"prompt": ""} == {
+        "name": "mqm",
+        "prompt": "",
+        "type": "spans",
+        "field": "text",
+        "labels": ["accuracy", "fluency"],
+    }
+    assert questions["topic_tags"]["type"] == "multi"
     got = {
         (r["item_id"], r["annotator"], r["field"]): r["value"]
         for r in map(json.loads, back.read_text().splitlines())
@@ -239,39 +244,32 @@ def test_a_config_without_a_usable_scheme_is_refused_naming_them(
     )
 
 
-@pytest.mark.parametrize("name", ["my scheme", "my-scheme"])
 def test_unsafe_scheme_names_import_under_their_safe_name(
-    exports: list[Export], tmp_path: Path, name: str
+    exports: list[Export], tmp_path: Path
 ) -> None:
     db = _db(_potato(exports)[0])
-    radio = {
-        "annotation_type": "radio",
-        "name": name,
-        "description": "Stance",
-        "labels": ["favor", "against"],
-    }
-    kind = f"k{len(name)}{name[2]}".replace(" ", "s").replace("-", "d")
-    path = _config(tmp_path, [radio])
-    _cli("--db", db, "kind", "create", kind, "--from", str(path))
     items = tmp_path / "items.jsonl"
     items.write_text('{"item_id": "x1", "text": "Tax cuts now."}\n')
-    _cli("--db", db, "project", "create", f"{kind}-p", "--kind", f"decl:{kind}")
-    _cli("--db", db, "import", "items", f"{kind}-p", str(items))
-    state = InMemoryUserState("carol")
-    state.current_phase_and_page = (UserPhase.ANNOTATION, "annotation")
-    state.add_label_annotation("x1", Label(name, "against"), "against")
-    state.save(str(tmp_path / "out" / "carol"))
-    _cli(
-        "--db",
-        db,
-        "import",
-        "annotations",
-        f"{kind}-p",
-        str(tmp_path / "out"),
-        "--format",
-        "potato",
-    )
-    back = tmp_path / "back.jsonl"
-    _cli("--db", db, "export", "annotations", f"{kind}-p", "--out", str(back))
-    (row,) = map(json.loads, back.read_text().splitlines())
-    assert (row["field"], row["value"]) == ("my_scheme", "against")
+    steps, backs = [], []
+    for n, name in enumerate(["my scheme", "my-scheme"]):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        radio = {"annotation_type": "radio", "name": name, "description": "Stance"}
+        path = _config(folder, [radio | {"labels": ["favor", "against"]}])
+        state = InMemoryUserState("carol")
+        state.current_phase_and_page = (UserPhase.ANNOTATION, "annotation")
+        state.add_label_annotation("x1", Label(name, "against"), "against")
+        state.save(str(folder / "out" / "carol"))
+        backs.append(folder / "back.jsonl")
+        steps += [
+            ["kind", "create", f"unsafe-{n}", "--from", str(path)],
+            ["project", "create", f"unsafe-{n}", "--kind", f"decl:unsafe-{n}"],
+            ["import", "items", f"unsafe-{n}", str(items)],
+            ["import", "annotations", f"unsafe-{n}", str(folder / "out"), "--format", "potato"],
+            ["export", "annotations", f"unsafe-{n}", "--out", str(backs[-1])],
+        ]
+    outs = _cli(db, *steps)
+    assert "scheme 'my-scheme': named 'my_scheme'" in outs[5]
+    for back in backs:
+        (row,) = map(json.loads, back.read_text().splitlines())
+        assert (row["field"], row["value"]) == ("my_scheme", "against")
