@@ -312,7 +312,7 @@ def typed_answers(store: Store, project: str, converted: Converted) -> None:
             continue
         try:
             value = converted.answer(spec, t.row.get("value"))
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise fail(converted.display, t.record, str(exc)) from None
         rows.append(Tagged(t.record, {**t.row, "field": spec.name, "value": value}))
     converted.annotations = rows

@@ -115,8 +115,9 @@ def _read_states(out: Converted, files: list[Path], extras: Counter[str]) -> Non
         user = str(state.get("user_id") or file.parent.name)
         by_instance = state.get("instance_id_to_label_to_value") or {}
         spans = state.get("instance_id_to_span_to_value") or {}
-        if not isinstance(by_instance, dict) or not isinstance(spans, dict):
-            raise fail(out.display, where, "instance_id_to_label_to_value must be an object")
+        for key, value in (("label", by_instance), ("span", spans)):
+            if not isinstance(value, dict):
+                raise fail(out.display, where, f"instance_id_to_{key}_to_value must be an object")
         for item_id in dict.fromkeys([*by_instance, *spans]):
             at = f"{where}, instance {item_id!r}"
             _add(out, at, item_id, user, by_instance.get(item_id), spans.get(item_id))

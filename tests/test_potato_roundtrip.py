@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from annotation_store import Store
+from annotation_store.importing import ImportFailure
 from interop import potato
 from workbench_api import add_items, add_labels, create_project, export_file, import_file
 
@@ -100,3 +102,26 @@ def test_what_potato_cannot_hold_is_a_note(store: Store, tmp_path: Path) -> None
         "shown": ["answer_a", "answer_b"],
         "strength": "slightly",
     }
+
+
+@pytest.mark.parametrize(
+    ("field", "stored", "reason"),
+    [
+        ("better", {"selection": "C"}, "selection 'C' is not A, B or tie"),
+        ("order", {"ranks": "1"}, "a Potato ranking needs a rank_order"),
+        ("mistakes", {"mqm": "{not json"}, "an error_span answer must be JSON"),
+    ],
+)
+def test_a_potato_answer_that_does_not_fit_its_question_imports_nothing(
+    store: Store, tmp_path: Path, field: str, stored: dict[str, str], reason: str
+) -> None:
+    _project(store, "rt", {"tone": "curt"})
+    line = {"instance_id": "t1", "user_id": "ann", "labels": {field: stored, "tone": {"x": "x"}}}
+    path = tmp_path / "annotations.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    with pytest.raises(ImportFailure) as caught:
+        import_file(store, "rt", "annotations", path, "potato")
+    assert str(caught.value) == (
+        f"annotations.jsonl, line 1 (instance 't1'), scheme {field!r}: {reason}"
+    )
+    assert _labels(store, "rt") == {"tone": "curt"}

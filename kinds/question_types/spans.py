@@ -100,7 +100,10 @@ def _from_potato_spans(spec: Any, stored: Any) -> Any:
         text = stored.get("text_box")
         if text is None and len(stored) == 1:
             raw = next(iter(stored.values()))
-            data = json.loads(raw) if isinstance(raw, str) and raw.strip()[:1] == "{" else raw
+            try:
+                data = json.loads(raw) if isinstance(raw, str) and raw.strip()[:1] == "{" else raw
+            except json.JSONDecodeError:
+                raise ValueError("an error_span answer must be JSON") from None
             if isinstance(data, dict) and isinstance(data.get("errors"), list):
                 return [
                     {"start": e.get("start"), "end": e.get("end"), "label": e.get("type")}
