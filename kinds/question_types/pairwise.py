@@ -144,10 +144,23 @@ def _from_potato(scheme: Any, text_field: str, losses: list[str]) -> dict[str, A
         f"scheme {name!r}: the two compared texts (a list in {key!r}) are the item "
         f"fields {key}_a and {key}_b"
     )
+    if "labels" in scheme:
+        losses.append(f"scheme {name!r}: labels (the names on the A and B tiles) not carried over")
+    question: dict[str, Any] = {
+        "outputs": [f"{key}_a", f"{key}_b"],
+        "tie": bool(scheme.get("allow_tie", False)),
+    }
     mode = scheme.get("mode", "binary")
-    if mode != "binary":
+    scale = scheme.get("scale") if isinstance(scheme.get("scale"), dict) else {}
+    top = scale.get("max", 3)
+    if mode == "scale" and isinstance(top, int) and not isinstance(top, bool) and top >= 1:
+        question["strength"] = [str(i) for i in range(1, top + 1)]
+        losses.append(f"scheme {name!r}: a scale point's size is its strength (1..{top})")
+        if scale.get("labels"):
+            losses.append(f"scheme {name!r}: the scale's labels not carried over")
+    elif mode != "binary":
         losses.append(f"scheme {name!r}: {mode} mode read as a choice of A, B or a tie")
-    return {"outputs": [f"{key}_a", f"{key}_b"], "tie": bool(scheme.get("allow_tie", False))}
+    return question
 
 
 def _from_label_studio(tag: Any, fields: Any, losses: list[str]) -> dict[str, Any]:
