@@ -73,6 +73,14 @@ def _question(scheme: dict[str, Any], text_field: str, losses: list[str]) -> dic
     return q
 
 
+def _item_field(key: str, losses: list[str]) -> str:
+    """An item property's field name, made safe (named in the losses when changed)."""
+    name = safe_name(key)
+    if name != key:
+        losses.append(f"item field {key!r}: named {name!r} (letters, digits and _ only)")
+    return name
+
+
 def _name_fields(questions: list[dict[str, Any]], fields: list[dict[str, Any]]) -> None:
     """Add the item fields questions name (a pairwise scheme's two outputs, an error
     span's source field) that the config's item properties do not."""
@@ -119,12 +127,21 @@ def convert(text: str) -> tuple[dict[str, Any], list[str]]:
     if not isinstance(schemes, list):
         raise ValueError("no annotation_schemes list in the file")
     props = (doc.get("item_properties") or {}) if isinstance(doc, dict) else {}
-    text_field = safe_name(str(props.get("text_key", "text")))
+    losses: list[str] = []
+    text_field = _item_field(str(props.get("text_key", "text")), losses)
     fields: list[dict[str, Any]] = [{"name": text_field, "role": "text"}]
     if props.get("context_key"):
-        fields.insert(0, {"name": safe_name(str(props["context_key"])), "role": "text"})
-    losses: list[str] = []
+        fields.insert(0, {"name": _item_field(str(props["context_key"]), losses), "role": "text"})
     questions = [q for s in schemes if (q := _question(dict(s), text_field, losses))]
+    taken: set[str] = set()
+    for q in questions:  # "a b" and "a-b" are both a_b: the later ones get a number
+        base, n = q["name"], 1
+        while q["name"] in taken:
+            n += 1
+            q["name"] = f"{base[:60]}_{n}"
+        if q["name"] != base:
+            losses.append(f"question {base!r} repeats a name; this one is {q['name']!r}")
+        taken.add(q["name"])
     if not questions:
         named = ", ".join(
             f"{s.get('name')!r} ({s.get('annotation_type')})"

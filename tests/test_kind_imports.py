@@ -163,3 +163,22 @@ def test_a_potato_file_without_a_usable_scheme_names_its_schemes(
     assert capsys.readouterr().err == (
         "error: bws.yaml: annotation_schemes: no scheme has a workbench question type: 'bw' (bws)\n"
     )
+
+
+def test_potato_names_a_kind_file_cannot_hold_are_made_safe_and_distinct(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "names.yaml"
+    path.write_text(
+        "item_properties: {text_key: tweet-text}\n"
+        "annotation_schemes:\n"
+        "- {annotation_type: radio, name: my scheme, description: a, labels: [x, y]}\n"
+        "- {annotation_type: radio, name: my-scheme, description: b, labels: [x, y]}\n"
+    )
+    assert main(["--db", sqlite_url, "kind", "create", "names", "--from", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "item field 'tweet-text': named 'tweet_text'" in out
+    assert "question 'my_scheme' repeats a name; this one is 'my_scheme_2'" in out
+    kind = get_kind("decl:names@1")
+    assert [f.name for f in kind.item_fields] == ["tweet_text"]
+    assert [f.name for f in kind.human_fields()] == ["my_scheme", "my_scheme_2"]
