@@ -3,7 +3,8 @@ question of every item, each answer built for its question type and checked by t
 type's own ``validate`` before it goes through the workbench's label import.
 
 The answers follow a fixed pattern (no randomness): annotators ``ann-1`` and ``ann-2``
-mostly agree and ``ann-3`` often differs, so agreement has something to measure. A
+mostly agree and ``ann-3`` differs more often (where a question has more than one
+possible answer), so agreement has something to measure. A
 question that another question's ``show_if`` names is answered so that the dependent
 question is asked, which keeps every answer one an annotator could really give.
 """
@@ -15,6 +16,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 ANNOTATORS = ("ann-1", "ann-2", "ann-3")
+#: how far each annotator's pick moves from ann-1's on item ``i``: ann-2 differs on every
+#: third item, ann-3 on every item
+SHIFTS = (lambda i: 0, lambda i: int(i % 3 == 2), lambda i: 1 + i % 2)
 
 
 def _binary(spec: Any, fields: Mapping[str, Any]) -> list[Any]:
@@ -120,7 +124,7 @@ def label_rows(specs: list[Any], items: list[Any]) -> list[dict[str, Any]]:
                 a for a in CANDIDATES[name](spec, item.fields) if _asks_dependents(spec, specs, a)
             ]
             for a, annotator in enumerate(ANNOTATORS):
-                value = options[(i + (a // 2) * (1 + i % 2)) % len(options)]
+                value = options[(i + SHIFTS[a](i)) % len(options)]
                 spec.validate(value, item.fields)  # the type's own check, before import
                 rows.append(
                     {
