@@ -54,6 +54,14 @@ class Converted:
     #: Final labels a reviewer decided in the other tool (``item_id``, ``field``,
     #: ``value``, ``reviewer``): stored as the workbench's final labels, not as labels.
     finals: list[Tagged] = field(default_factory=list)
+    #: ``answer(question, stored)``: a label's value as the tool stores it, made the
+    #: question's answer once the project's questions are known (None: values as read);
+    #: a ValueError names what does not fit
+    answer: Callable[[Any, Any], Any] | None = None
+    #: ``field_alias(name)``: the name a converted kind gave a field the tool names
+    #: otherwise (Potato's ``"my scheme"`` -> ``my_scheme``), tried when the project
+    #: has no field of the file's name
+    field_alias: Callable[[str], str] | None = None
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
@@ -287,6 +295,30 @@ class DryRunStore:
         return reports
 
 
+def typed_answers(store: Store, project: str, converted: Converted) -> None:
+    """Turn each label's stored value into its question's answer (``converted.answer``);
+    a label of a field the project lacks stays as read, for the import to name."""
+    if converted.answer is None:
+        return
+    info = store.project(project)
+    known = {f.name: f for f in info.task_kind.human_fields(info.settings)}
+    alias = converted.field_alias or str
+    rows = []
+    for t in converted.annotations:
+        name = str(t.row.get("field"))
+        spec = known.get(name) or known.get(alias(name))
+        if spec is None:
+            rows.append(t)
+            continue
+        try:
+            value = converted.answer(spec, t.row.get("value"))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise fail(converted.display, t.record, str(exc)) from None
+        rows.append(Tagged(t.record, {**t.row, "field": spec.name, "value": value}))
+    converted.annotations = rows
+    converted.answer = None
+
+
 def _validate(dry: DryRunStore, project: str, target: str, converted: Converted) -> None:
     tagged = converted.rows(target)
     data = "".join(json.dumps(t.row, ensure_ascii=False) + "\n" for t in tagged)
@@ -366,6 +398,8 @@ def import_converted(
     if "items" in chosen:
         items_by_reference(store, project, converted)
         chosen = [t for t in chosen if t != "items" or converted.items]
+    if "annotations" in chosen:
+        typed_answers(store, project, converted)
     dry = DryRunStore(store, project)
     for target in chosen:
         if converted.rows(target):

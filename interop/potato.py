@@ -3,33 +3,40 @@
 Two shapes are read (the fixtures in tests/data/peers/potato are written by Potato's own
 ``UserState.save`` and ``JSONLExporter``, scripts/make_peer_fixtures.py):
 
-- the output folder, ``<output_dir>/<user>/user_state.json``: ``user_id`` and
-  ``instance_id_to_label_to_value``, per instance a list of ``[{"schema", "name"}, value]``
-  pairs (or, from older servers, a ``{schema: {name: value}}`` object);
+- the output folder, ``<output_dir>/<user>/user_state.json``: ``user_id``,
+  ``instance_id_to_label_to_value`` (per instance a list of ``[{"schema", "name"}, value]``
+  pairs, or, from older servers, a ``{schema: {name: value}}`` object) and
+  ``instance_id_to_span_to_value`` (``[span object, value]`` pairs);
 - the ``jsonl`` exporter's ``annotations.jsonl``: one line per user and instance with
-  ``instance_id``, ``user_id``, ``labels`` (``{schema: {name: value}}``), ``spans``, ``links``.
+  ``instance_id``, ``user_id``, ``labels`` (``{schema: {name: value}}``), ``spans``
+  (``{schema: [span object, ...]}``) and ``links``.
 
-A scheme is a workbench field. A radio choice is the chosen label's name, a Likert point is
-named ``"1"``..``"size"`` (read as an integer), a text box is ``{"text_box": text}``.
-Instances carry ids only, so the items must exist already; import annotations. Spans and
-links have no workbench field: they are counted in the import notes.
+A scheme is a workbench question, and what Potato stores for it becomes the question's
+answer by the question's type (``potato_answer`` in kinds/question_types): a radio choice
+is the chosen label's name, a Likert point ``"3"``, a multiselect ``{label: label}`` per
+ticked label, a text box ``{"text_box": text}``, a number ``{"number": "0.5"}``, a
+pairwise choice ``{"selection": "A" | "B" | "tie"}``, a ranking ``{"rank_order":
+"a,b,c"}`` and spans Potato's span objects. Instances carry ids only, so the items must
+exist already; import annotations. Links are counted in the import notes.
 
-The export writes both: one ``<user>/user_state.json`` per annotator (the folder name is
-the user id made safe as one path part; the id itself is kept inside the file) and the
+The export writes both: one ``<user>/user_state.json`` per annotator as Potato's
+``InMemoryUserState.to_json`` writes it (phase ``done``; the folder name is the user id
+made safe as one path part, the id itself is kept inside the file) and the
 ``annotations.jsonl`` Potato's exporter would write. Drafts and skips have no place in a
-Potato state: they are counted in the export notes.
+Potato state, and some answers lose a part Potato cannot hold (a pairwise strength, an
+empty multiselect): both are counted in the export notes.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from interop.base import Converted, existing, fail, label
+from interop.base import Converted, Tagged, existing, fail
+from interop.potato_config import safe_name
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -38,19 +45,13 @@ if TYPE_CHECKING:
 WRITES = ("annotations",)
 STATE_FILE = "user_state.json"
 EXPORT_FILE = "annotations.jsonl"
-_SCALE = re.compile(r"(?:scale_)?(\d+)$")
+#: the phase a finished annotator's state holds (str(potato.phase.UserPhase.DONE))
+DONE = "done"
 
 
-def _scheme_value(labels: Any) -> Any:
-    if not isinstance(labels, dict) or not labels:
-        raise ValueError("a scheme's annotation must be a non-empty object")
-    if "text_box" in labels:
-        return labels["text_box"]
-    chosen = [k for k, v in labels.items() if v not in (False, None, "", "false", 0)]
-    if len(chosen) != 1:
-        raise ValueError(f"expected one chosen label, found {len(chosen)}")
-    point = _SCALE.match(chosen[0])
-    return int(point.group(1)) if point else chosen[0]
+def answer(spec: HumanField, stored: Any) -> Any:
+    """What Potato stores for one scheme, as the question's answer."""
+    return spec.question_type.potato_answer(spec, stored)
 
 
 def _as_schemes(raw: Any) -> dict[str, Any]:
@@ -69,15 +70,33 @@ def _as_schemes(raw: Any) -> dict[str, Any]:
     return schemes
 
 
-def _add(out: Converted, where: str, item_id: Any, user: str, raw: Any) -> None:
+def _spans_by_scheme(raw: Any) -> dict[str, list[Any]]:
+    """``{schema: [span object]}`` from a state's ``[[span, value], ...]`` list or an
+    export's ``{schema: [span, ...]}`` object."""
+    if isinstance(raw, dict):
+        return {str(k): list(v) if isinstance(v, list) else [v] for k, v in raw.items()}
+    if not isinstance(raw, list):
+        raise ValueError("an instance's spans must be a list of pairs or an object")
+    out: dict[str, list[Any]] = {}
+    for entry in raw:
+        span = entry[0] if isinstance(entry, list | tuple) and len(entry) == 2 else entry
+        if not isinstance(span, dict):
+            raise ValueError("each span must be an object with schema, name, start and end")
+        out.setdefault(str(span.get("schema", "")), []).append(span)
+    return out
+
+
+def _add(
+    out: Converted, where: str, item_id: Any, user: str, labels: Any, spans: Any = None
+) -> None:
     try:
-        schemes = _as_schemes(raw)
+        schemes = _as_schemes(labels or {})
+        by_span = _spans_by_scheme(spans or {})
     except ValueError as exc:
         raise fail(out.display, where, str(exc)) from None
-    for scheme, chosen in schemes.items():
-        at = f"{where}, scheme {scheme!r}"
-        row = {"item_id": item_id, "annotator": user, "field": scheme}
-        out.annotations.append(label(out.display, at, lambda c=chosen: _scheme_value(c), **row))
+    for scheme, stored in [*schemes.items(), *by_span.items()]:
+        row = {"item_id": item_id, "annotator": user, "field": scheme, "value": stored}
+        out.annotations.append(Tagged(f"{where}, scheme {scheme!r}", row))
 
 
 def _read_json(display: str, where: str, text: str) -> Any:
@@ -95,13 +114,16 @@ def _read_states(out: Converted, files: list[Path], extras: Counter[str]) -> Non
             raise fail(out.display, where, f"{STATE_FILE} must be an object")
         user = str(state.get("user_id") or file.parent.name)
         by_instance = state.get("instance_id_to_label_to_value") or {}
-        if not isinstance(by_instance, dict):
-            raise fail(out.display, where, "instance_id_to_label_to_value must be an object")
-        for item_id, raw in by_instance.items():
-            _add(out, f"{where}, instance {item_id!r}", item_id, user, raw)
         spans = state.get("instance_id_to_span_to_value") or {}
-        if isinstance(spans, dict):
-            extras["spans"] += sum(1 for v in spans.values() if v)
+        for key, value in (("label", by_instance), ("span", spans)):
+            if not isinstance(value, dict):
+                raise fail(out.display, where, f"instance_id_to_{key}_to_value must be an object")
+        for item_id in dict.fromkeys([*by_instance, *spans]):
+            at = f"{where}, instance {item_id!r}"
+            _add(out, at, item_id, user, by_instance.get(item_id), spans.get(item_id))
+        links = state.get("instance_id_to_link_to_value") or {}
+        if isinstance(links, dict):
+            extras["links"] += sum(1 for v in links.values() if v)
 
 
 def _read_export(out: Converted, file: Path, extras: Counter[str]) -> None:
@@ -113,17 +135,17 @@ def _read_export(out: Converted, file: Path, extras: Counter[str]) -> None:
         if not isinstance(record, dict):
             raise fail(out.display, where, "each line must be an object")
         item_id, user = record.get("instance_id"), str(record.get("user_id") or "")
-        _add(out, f"{where} (instance {item_id!r})", item_id, user, record.get("labels") or {})
-        for extra in ("spans", "links"):
-            if record.get(extra):
-                extras[extra] += 1
+        at = f"{where} (instance {item_id!r})"
+        _add(out, at, item_id, user, record.get("labels"), record.get("spans"))
+        if record.get("links"):
+            extras["links"] += 1
 
 
 def read(path: str | Path) -> Converted:
     """Labels of a Potato output folder, one ``user_state.json``, or an
     ``annotations.jsonl`` export (or a folder holding one)."""
     root = existing(path)
-    out = Converted(root.name)
+    out = Converted(root.name, answer=answer, field_alias=safe_name)
     extras: Counter[str] = Counter()
     states = [root] if root.name == STATE_FILE else sorted(root.glob(f"*/{STATE_FILE}"))
     if root.is_dir() and not states and (root / EXPORT_FILE).is_file():
@@ -141,58 +163,109 @@ def read(path: str | Path) -> Converted:
     return out
 
 
-def _labels(field: HumanField, value: Any) -> dict[str, str]:
-    """``{label name: value}`` as Potato's form stores it for this field."""
-    return field.question_type.potato_labels(field, value)
-
-
 def folder_name(user: str) -> str:
     """One safe path part for a user id: path separators, ``..`` and the like escaped."""
     name = quote(user, safe=" @+-_,=")
     return name if name.strip(". ") else name.replace(".", "%2E") or "%00"
 
 
-def _state(user: str, labels: dict[str, dict[str, dict[str, str]]]) -> dict[str, Any]:
-    """A ``user_state.json`` as ``UserState.to_json`` writes it (the keys its loader reads)."""
-    pairs = {
-        iid: [
-            [{"schema": s, "name": n}, v] for s, named in schemes.items() for n, v in named.items()
+def _span_object(scheme: str, span: dict[str, Any]) -> dict[str, Any]:
+    """A span as ``SpanAnnotation.to_dict`` writes it (its id as Potato's server makes it)."""
+    sid = f"{scheme}_{span['name']}___{span['start']}_{span['end']}"
+    return {"schema": scheme, **span, "id": sid}
+
+
+class _Instance:
+    """One user's answers to one instance, in Potato's two stores."""
+
+    def __init__(self) -> None:
+        self.labels: dict[str, dict[str, str]] = {}
+        self.spans: dict[str, list[dict[str, Any]]] = {}
+
+    def pairs(self) -> list[list[Any]]:
+        return [
+            [{"schema": s, "name": n}, v]
+            for s, named in self.labels.items()
+            for n, v in named.items()
         ]
-        for iid, schemes in labels.items()
-    }
+
+    def span_pairs(self) -> list[list[Any]]:
+        # the value Potato's span tool sends for a marked span
+        return [[span, 1] for spans in self.spans.values() for span in spans]
+
+
+def _state(user: str, instances: dict[str, _Instance]) -> dict[str, Any]:
+    """A ``user_state.json`` as ``InMemoryUserState.to_json`` writes it for an annotator
+    who has finished (the keys its loader reads)."""
     return {
         "user_id": user,
-        "instance_id_ordering": list(labels),
-        "current_instance_index": max(len(labels) - 1, 0),
-        "current_phase_and_page": ["UserPhase.DONE", "annotation"],
+        "instance_id_ordering": list(instances),
+        "current_instance_index": max(len(instances) - 1, 0),
+        "current_phase_and_page": [DONE, None],
         "completed_phase_and_pages": [],
         "max_assignments": -1,
         "instance_id_to_behavioral_data": {},
-        "instance_id_to_label_to_value": pairs,
-        "instance_id_to_span_to_value": {},
+        "instance_id_to_label_to_value": {i: a.pairs() for i, a in instances.items()},
+        "instance_id_to_span_to_value": {
+            i: a.span_pairs() for i, a in instances.items() if a.spans
+        },
         "phase_to_page_to_label_to_value": {},
         "phase_to_page_to_span_to_value": {},
     }
+
+
+def _put(instance: _Instance, spec: HumanField, value: Any) -> str:
+    """Store one answer as Potato would: ``""``, or ``"empty"`` when Potato keeps nothing
+    for it, ``"part"`` when it holds only part of it."""
+    qt = spec.question_type
+    if qt.potato_spans is not None:
+        objects = [_span_object(spec.name, s) for s in qt.potato_spans(spec, value)]
+        if objects:
+            instance.spans[spec.name] = objects
+        stored: Any = objects
+    else:
+        stored = qt.potato_labels(spec, value)
+        if stored:
+            instance.labels[spec.name] = stored
+    if not stored:
+        return "empty"
+    try:
+        return "" if spec.validate(answer(spec, stored)) == spec.validate(value) else "part"
+    except (ValueError, TypeError):
+        return "part"
+
+
+def _loss_note(loss: str, name: str, spec: HumanField, n: int) -> str:
+    kind = spec.question_type.name
+    if loss == "empty":
+        return f"{n} empty answers to {name!r} not exported (Potato keeps no empty {kind} answer)"
+    return (
+        f"{n} answers to {name!r} exported in part (Potato's {kind} form does not hold "
+        "all of them, such as the order the outputs were shown in)"
+    )
 
 
 def write(
     store: Store, project: str, what: str, out: str | Path, notes: list[str] | None = None
 ) -> int:
     """Write ``<user>/user_state.json`` per annotator and ``annotations.jsonl`` (submitted
-    labels); drafts and skips are counted in ``notes``. Returns the user-instance pairs."""
+    labels); drafts, skips and answers Potato holds only in part are counted in ``notes``.
+    Returns the user-instance pairs."""
     from annotation_store.exporting import annotations_export_frame
     from interop.frames import records
 
     info = store.project(project)
     fields = {f.name: f for f in info.task_kind.human_fields(info.settings)}
-    by_user: dict[str, dict[str, dict[str, dict[str, str]]]] = {}
+    by_user: dict[str, dict[str, _Instance]] = {}
     left_out: Counter[str] = Counter()
+    lost: Counter[tuple[str, str]] = Counter()
     for row in records(annotations_export_frame(store, project)):
         if row["status"] != "submitted":
             left_out[row["status"]] += 1
             continue
-        instance = by_user.setdefault(row["annotator"], {}).setdefault(row["item_id"], {})
-        instance[row["field"]] = _labels(fields[row["field"]], row["value"])
+        instance = by_user.setdefault(row["annotator"], {}).setdefault(row["item_id"], _Instance())
+        if loss := _put(instance, fields[row["field"]], row["value"]):
+            lost[loss, row["field"]] += 1
     folders = {user: folder_name(user) for user in by_user}
     if len(set(folders.values())) < len(folders):
         raise ValueError("two annotator names map to one Potato user folder")
@@ -203,14 +276,19 @@ def write(
         folder.mkdir(parents=True, exist_ok=True)
         state = json.dumps(_state(user, instances), ensure_ascii=False, indent=2)
         (folder / STATE_FILE).write_text(state, encoding="utf-8")
-        for iid, schemes in instances.items():
-            record = {"instance_id": iid, "user_id": user, "labels": schemes}
-            lines.append(json.dumps({**record, "spans": {}, "links": {}}, ensure_ascii=False))
+        for iid, inst in instances.items():
+            record = {"instance_id": iid, "user_id": user, "labels": inst.labels}
+            lines.append(
+                json.dumps({**record, "spans": inst.spans, "links": {}}, ensure_ascii=False)
+            )
     root.mkdir(parents=True, exist_ok=True)
     (root / EXPORT_FILE).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     if notes is not None:
         notes.extend(
             f"{n} {status} labels not exported (Potato keeps no {status} labels)"
             for status, n in sorted(left_out.items())
+        )
+        notes.extend(
+            _loss_note(loss, name, fields[name], n) for (loss, name), n in sorted(lost.items())
         )
     return sum(len(instances) for instances in by_user.values())

@@ -16,6 +16,7 @@ lists, flags) and :class:`DeclarationError`, the one-line error of a kind file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -118,6 +119,29 @@ def text_area_control(spec: Any, name: str) -> list[str]:
 def text_box_labels(spec: Any, value: Any) -> dict[str, str]:
     """Potato's text box holding the answer (JSON unless it is text)."""
     return {"text_box": value if isinstance(value, str) else json.dumps(value)}
+
+
+#: a Likert point as Potato names it (``3`` or ``scale_3``)
+_SCALE = re.compile(r"(?:scale_)?(\d+)$")
+
+
+def potato_chosen(labels: Any) -> list[str]:
+    """The label names a Potato scheme's ``{name: value}`` marks as chosen."""
+    if not isinstance(labels, Mapping) or not labels:
+        raise ValueError("a scheme's annotation must be a non-empty object")
+    return [str(k) for k, v in labels.items() if v not in (False, None, "", "false", 0)]
+
+
+def one_potato_label(spec: Any, labels: Any) -> Any:
+    """The answer of a Potato scheme with one chosen label: a text box's text, else the
+    chosen label's name (a Likert point ``3`` or ``scale_3`` read as the number 3)."""
+    chosen = potato_chosen(labels)
+    if "text_box" in labels:
+        return labels["text_box"]
+    if len(chosen) != 1:
+        raise ValueError(f"expected one chosen label, found {len(chosen)}")
+    point = _SCALE.match(chosen[0])
+    return int(point.group(1)) if point else chosen[0]
 
 
 def text_question(spec: Any) -> tuple[str, dict[str, Any]]:
@@ -237,11 +261,19 @@ class QuestionType:
     from_potato: Callable[[Any, Any, list[str]], dict[str, Any] | None] = _no_config
     #: exports: ``label_studio_result(spec, value)`` -> a result's ``type`` and
     #: ``value``, ``label_studio_control(spec, quoted_name)`` -> the labeling config's
-    #: lines, ``potato_labels(spec, value)`` -> Potato's ``{label: value}``; unset: the
-    #: answer as JSON text in a text area / text box
+    #: lines, ``potato_labels(spec, value)`` -> Potato's ``{label: value}`` (``{}``: no
+    #: label; Potato keeps nothing for it); unset: the answer as JSON text in a text
+    #: area / text box
     label_studio_result: Callable[[Any, Any], dict[str, Any]] = as_text_result
     label_studio_control: Callable[[Any, str], list[str]] = text_area_control
     potato_labels: Callable[[Any, Any], dict[str, str]] = text_box_labels
+    #: ``potato_answer(spec, stored)``: the answer from what Potato stores for one scheme
+    #: of one instance (``{label name: value}``, or for ``potato_spans`` the list of its
+    #: span objects); a ValueError names what does not fit
+    potato_answer: Callable[[Any, Any], Any] = one_potato_label
+    #: ``potato_spans(spec, value)`` -> Potato span objects (``name``, ``start``,
+    #: ``end``); set for types Potato keeps as spans, not labels
+    potato_spans: Callable[[Any, Any], list[dict[str, Any]]] | None = None
     #: ``argilla_question(spec)`` -> (Argilla question type, its settings); unset: text
     argilla_question: Callable[[Any], tuple[str, dict[str, Any]]] = text_question
 

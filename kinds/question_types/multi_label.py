@@ -16,6 +16,7 @@ from kinds.question_type import (
     choice_labels,
     decoded,
     labels,
+    potato_chosen,
     scheme_labels,
 )
 
@@ -32,6 +33,13 @@ def chosen(spec: Any, value: Any) -> list[str]:
     if unknown:
         raise ValidationError(f"{unknown[0]!r} is not one of {list(spec.values)}")
     return [v for v in spec.values if v in picked]
+
+
+def _from_potato_labels(spec: Any, labels: Any) -> Any:
+    """Potato's multiselect keeps each ticked label as ``{label: label}``."""
+    if isinstance(labels, dict) and "text_box" in labels:
+        return labels["text_box"]
+    return potato_chosen(labels)
 
 
 def _units(spec: Any, value: Any) -> list[tuple[str, Hashable]]:
@@ -67,5 +75,7 @@ MULTI_LABEL = register_question_type(
         ),
         potato=("multiselect",),
         from_potato=lambda scheme, text_field, losses: {"labels": scheme_labels(scheme, losses)},
+        potato_labels=lambda spec, value: {str(v): str(v) for v in chosen(spec, value)},
+        potato_answer=_from_potato_labels,
     )
 )

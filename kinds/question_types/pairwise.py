@@ -24,6 +24,7 @@ from kinds.question_type import (
     marked_outputs,
     output_fields,
     systems_context,
+    text_box_labels,
 )
 from kinds.values import TIE
 
@@ -84,6 +85,84 @@ def _units(spec: Any, value: Any) -> list[tuple[str, Hashable]]:
     return [("", value.get("choice") if isinstance(value, dict) else None)]
 
 
+#: Potato's pairwise tiles: the first output is A, the second B
+POTATO_SIDES = ("A", "B")
+
+
+def _potato_labels(spec: Any, value: Any) -> dict[str, str]:
+    """Potato's pairwise form for two outputs: binary, ``{"selection": "A" | "B" |
+    "tie"}``, or for a question with strengths its scale, ``{"scale_value": "-2"}``
+    (below 0 prefers A, the size is the strength's place). The order the outputs were
+    shown in has no place in either."""
+    if len(spec.outputs) != 2:
+        return text_box_labels(spec, value)
+    answer = _validate(spec, value, None, False)
+    sides = dict(zip(spec.outputs, POTATO_SIDES, strict=True))
+    if not spec.strengths:
+        return {"selection": sides.get(answer["choice"], TIE)}
+    if answer["choice"] == TIE:
+        return {"scale_value": "0"}
+    size = spec.strengths.index(answer["strength"]) + 1 if answer["strength"] else 1
+    return {"scale_value": str(-size if answer["choice"] == spec.outputs[0] else size)}
+
+
+def _from_potato_labels(spec: Any, labels: Any) -> Any:
+    """A pairwise answer from Potato's binary (``selection``) or scale (``scale_value``:
+    below 0 prefers A, above 0 B; its size picks a strength when the question has them)."""
+    if isinstance(labels, dict) and "text_box" in labels:
+        return labels["text_box"]
+    if not isinstance(labels, dict) or not ({"selection", "scale_value"} & set(labels)):
+        raise ValueError("a Potato pairwise answer needs a selection or a scale_value")
+    if len(spec.outputs) != 2:
+        raise ValueError(f"Potato compares two outputs; this question has {len(spec.outputs)}")
+    answer: dict[str, Any] = {"shown": list(spec.outputs)}
+    if "selection" in labels:
+        side = str(labels["selection"]).strip()
+        sides = dict(zip(POTATO_SIDES, spec.outputs, strict=True))
+        if side not in (*POTATO_SIDES, TIE):
+            raise ValueError(f"selection {side!r} is not A, B or tie")
+        return {**answer, "choice": sides.get(side, TIE)}
+    try:
+        point = float(labels["scale_value"])
+    except (TypeError, ValueError):
+        raise ValueError(f"scale_value {labels['scale_value']!r} is not a number") from None
+    if point == 0:
+        return {**answer, "choice": TIE}
+    answer["choice"] = spec.outputs[0] if point < 0 else spec.outputs[1]
+    size = int(abs(point))
+    if spec.strengths and size == abs(point) and 1 <= size <= len(spec.strengths):
+        answer["strength"] = spec.strengths[size - 1]
+    return answer
+
+
+def _from_potato(scheme: Any, text_field: str, losses: list[str]) -> dict[str, Any]:
+    """Potato's ``pairwise`` scheme: its two compared texts (a list in ``items_key``)
+    become two output fields."""
+    key = str(scheme.get("items_key") or text_field)
+    name = scheme.get("name")
+    losses.append(
+        f"scheme {name!r}: the two compared texts (a list in {key!r}) are the item "
+        f"fields {key}_a and {key}_b"
+    )
+    if "labels" in scheme:
+        losses.append(f"scheme {name!r}: labels (the names on the A and B tiles) not carried over")
+    question: dict[str, Any] = {
+        "outputs": [f"{key}_a", f"{key}_b"],
+        "tie": bool(scheme.get("allow_tie", False)),
+    }
+    mode = scheme.get("mode", "binary")
+    scale = scheme.get("scale") if isinstance(scheme.get("scale"), dict) else {}
+    top = scale.get("max", 3)
+    if mode == "scale" and isinstance(top, int) and not isinstance(top, bool) and top >= 1:
+        question["strength"] = [str(i) for i in range(1, top + 1)]
+        losses.append(f"scheme {name!r}: a scale point's size is its strength (1..{top})")
+        if scale.get("labels"):
+            losses.append(f"scheme {name!r}: the scale's labels not carried over")
+    elif mode != "binary":
+        losses.append(f"scheme {name!r}: {mode} mode read as a choice of A, B or a tie")
+    return question
+
+
 def _from_label_studio(tag: Any, fields: Any, losses: list[str]) -> dict[str, Any]:
     outputs = label_studio_targets(tag, fields)
     mark_outputs(outputs, fields)
@@ -135,5 +214,9 @@ PAIRWISE = register_question_type(
         ),
         label_studio=("Pairwise",),
         from_label_studio=_from_label_studio,
+        potato=("pairwise",),
+        from_potato=_from_potato,
+        potato_labels=_potato_labels,
+        potato_answer=_from_potato_labels,
     )
 )

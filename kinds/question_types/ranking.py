@@ -27,6 +27,7 @@ from kinds.question_type import (
     no_labels,
     output_fields,
     systems_context,
+    text_box_labels,
 )
 
 #: The type's name in kind files, its field type and its control (a plugin copy of this
@@ -81,6 +82,24 @@ def _answer_text(spec: Any, value: Any, item_fields: Any) -> str:
     return " > ".join(" = ".join(map(str, g)) if isinstance(g, list) else str(g) for g in value)
 
 
+def _potato_labels(spec: Any, value: Any) -> dict[str, str]:
+    """Potato's ranking keeps the order as comma-joined names (``rank_order``); a ranking
+    with ties goes in a text box as JSON."""
+    ranked = groups(spec, value)
+    if any(len(g) > 1 for g in ranked) or any("," in o for o in spec.outputs):
+        return text_box_labels(spec, ranked)
+    return {"rank_order": ",".join(g[0] for g in ranked)}
+
+
+def _from_potato_labels(spec: Any, labels: Any) -> Any:
+    """A ranking from Potato's ``rank_order`` or from a text box holding JSON."""
+    if isinstance(labels, dict) and "rank_order" in labels:
+        return [o.strip() for o in str(labels["rank_order"]).split(",") if o.strip()]
+    if isinstance(labels, dict) and "text_box" in labels:
+        return labels["text_box"]
+    raise ValueError("a Potato ranking needs a rank_order")
+
+
 RANKING = register_question_type(
     QuestionType(
         name=NAME,
@@ -107,5 +126,7 @@ RANKING = register_question_type(
         starter=marked_outputs,
         control=NAME,
         shows_outputs=lambda spec: tuple(spec.outputs),
+        potato_labels=_potato_labels,
+        potato_answer=_from_potato_labels,
     )
 )

@@ -12,6 +12,7 @@ from kinds.question_type import (
     FormField,
     QuestionType,
     number_result,
+    one_potato_label,
     validated,
 )
 
@@ -37,6 +38,20 @@ def _validate(spec: Any, value: Any, item_fields: Any, draft: bool) -> float:
 def _number_control(spec: Any, name: str) -> list[str]:
     bounds = f'min="{spec.minimum}" max="{spec.maximum}"' if spec.minimum is not None else ""
     return [f'  <Number name={name} toName="item" {bounds}/>']
+
+
+def _number_text(value: Any) -> str:
+    """A number as Potato's number box holds it (``3``, not ``3.0``)."""
+    number = as_number(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _from_potato_labels(spec: Any, labels: Any) -> Any:
+    """Potato's number, slider or text box value (one chosen label otherwise)."""
+    for key in ("number", "slider", "text_box"):
+        if isinstance(labels, dict) and key in labels:
+            return labels[key]
+    return one_potato_label(spec, labels)
 
 
 def _from_potato(scheme: Any, text_field: str, losses: list[str]) -> dict[str, Any]:
@@ -69,7 +84,8 @@ SCORE = register_question_type(
         control="score",
         label_studio_result=number_result,
         label_studio_control=_number_control,
-        potato_labels=lambda spec, value: {"text_box": str(value)},
+        potato_labels=lambda spec, value: {"number": _number_text(value)},
+        potato_answer=_from_potato_labels,
         label_studio=("Number",),
         from_label_studio=lambda tag, fields, losses: {
             "min": float(tag.get("min", 0)),

@@ -84,6 +84,61 @@ def _context(spec: Any, fields_by_item: Mapping[str, Mapping[str, Any]]) -> dict
     return context
 
 
+def _potato_spans(spec: Any, value: Any) -> list[dict[str, Any]]:
+    """Potato's span objects (its ``name`` is the label)."""
+    return [
+        {"name": s["label"], "title": s["label"], "start": s["start"], "end": s["end"]}
+        for s in _validate(spec, value, None, False)
+    ]
+
+
+def _from_potato_spans(spec: Any, stored: Any) -> Any:
+    """Spans from Potato's span objects (``name``, ``start``, ``end``), from an
+    ``error_span`` scheme's ``{"errors": [{start, end, type ...}]}`` (the type is the
+    label) or from a text box holding the answer as JSON."""
+    if isinstance(stored, dict):
+        text = stored.get("text_box")
+        if text is None and len(stored) == 1:
+            raw = next(iter(stored.values()))
+            try:
+                data = json.loads(raw) if isinstance(raw, str) and raw.strip()[:1] == "{" else raw
+            except json.JSONDecodeError:
+                raise ValueError("an error_span answer must be JSON") from None
+            if isinstance(data, dict) and isinstance(data.get("errors"), list):
+                return [
+                    {"start": e.get("start"), "end": e.get("end"), "label": e.get("type")}
+                    for e in data["errors"]
+                    if isinstance(e, dict)
+                ]
+        if text is None:
+            raise ValueError("expected Potato span objects or an error_span answer")
+        return text
+    if not isinstance(stored, list):
+        raise ValueError("expected a list of Potato span objects")
+    out = []
+    for span in stored:
+        if not isinstance(span, dict):
+            raise ValueError("each Potato span must be an object")
+        out.append({"start": span.get("start"), "end": span.get("end"), "label": span.get("name")})
+    return out
+
+
+def _from_potato(scheme: Any, text_field: str, losses: list[str]) -> dict[str, Any]:
+    """Potato's ``span`` scheme, or its ``error_span`` scheme: the error types are the
+    labels (their subtypes and the severities per span have no counterpart)."""
+    if scheme.get("annotation_type") != "error_span":
+        return {"field": text_field, "labels": scheme_labels(scheme, losses)}
+    name = scheme.get("name")
+    types = [t.get("name") if isinstance(t, dict) else t for t in scheme.get("error_types") or []]
+    if any(isinstance(t, dict) and t.get("subtypes") for t in scheme.get("error_types") or []):
+        losses.append(f"scheme {name!r}: error subtypes not carried over (their type is)")
+    losses.append(
+        f"scheme {name!r}: severities and the quality score not carried over "
+        "(a span keeps its error type)"
+    )
+    return {"field": str(scheme.get("source_field") or text_field), "labels": types}
+
+
 def _starter(fields: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     texts = [f.get("name") for f in fields if f.get("role", "text") in TEXT_ROLES]
     return {"field": texts[0] if texts else "", "labels": ["error"]}
@@ -121,10 +176,10 @@ SPANS = register_question_type(
         control="spans",
         label_studio=("Labels",),
         from_label_studio=_from_label_studio,
-        potato=("span",),
-        from_potato=lambda scheme, text_field, losses: {
-            "field": text_field,
-            "labels": scheme_labels(scheme, losses),
-        },
+        potato=("span", "error_span"),
+        from_potato=_from_potato,
+        potato_labels=lambda spec, value: {},
+        potato_spans=_potato_spans,
+        potato_answer=_from_potato_spans,
     )
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from kinds.field_types import FieldType, Level, ValidationError
 from kinds.question_registry import register_question_type
-from kinds.question_type import FormField, QuestionType, no_labels
+from kinds.question_type import FormField, QuestionType, no_labels, potato_chosen
 
 
 def _parse(q: Any, where: str, fields: Any) -> dict[str, Any]:
@@ -19,6 +19,16 @@ def _validate(spec: Any, value: Any, item_fields: Any, draft: bool) -> str:
     if not text:
         raise ValidationError("value is empty")
     return text
+
+
+def _from_potato_labels(spec: Any, labels: Any) -> Any:
+    """The text of Potato's text box (whatever the box is called)."""
+    potato_chosen(labels)  # a non-empty object, or the one-line error
+    if "text_box" in labels:
+        return labels["text_box"]
+    if len(labels) != 1:
+        raise ValueError(f"expected one text box, found {len(labels)}")
+    return next(iter(labels.values()))
 
 
 TEXT = register_question_type(
@@ -39,5 +49,6 @@ TEXT = register_question_type(
         from_label_studio=lambda tag, fields, losses: {},
         potato=("text",),
         from_potato=lambda scheme, text_field, losses: {},
+        potato_answer=_from_potato_labels,
     )
 )

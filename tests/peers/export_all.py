@@ -2,7 +2,8 @@
 
 Runs in the workbench's own venv (the tests in this folder run in .venv-peers and call
 it as a separate process). It loads the demo projects and one project per example kind
-into a scratch SQLite file, then writes each project's items, annotations and scores in
+(examples/kinds/ and this folder's kinds/) into a scratch SQLite file, gives every
+example project submitted labels from three annotators (example_labels.py), then writes each project's items, annotations and scores in
 every format that holds them::
 
     OUT/<project>/<format>/<what>[.json|.jsonl|/]
@@ -23,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-EXAMPLES = ROOT / "examples" / "kinds"
+#: example kinds (NAME.toml + NAME_items.jsonl): the shipped ones, then the tests' own
+EXAMPLES = (ROOT / "examples" / "kinds", Path(__file__).resolve().parent / "kinds")
 #: where each format's export goes, under OUT/<project>/<format>/
 TARGETS = {
     "label-studio": "{what}.json",
@@ -39,8 +41,8 @@ def example_projects(url: str) -> list[str]:
     from cli import main
 
     names = []
-    for toml in sorted(EXAMPLES.glob("*.toml")):
-        items = EXAMPLES / f"{toml.stem}_items.jsonl"
+    for toml in sorted(t for folder in EXAMPLES for t in folder.glob("*.toml")):
+        items = toml.with_name(f"{toml.stem}_items.jsonl")
         if not items.exists():
             continue
         kind = toml.stem.replace("_", "-")
@@ -56,10 +58,28 @@ def example_projects(url: str) -> list[str]:
     return names
 
 
+def declarable_types() -> set[str]:
+    """Every question type a kind file may name."""
+    from kinds.question_registry import question_types
+
+    return {qt.name for qt in question_types(declarable=True)}
+
+
+def asked_types(store: object, projects: list[str]) -> set[str]:
+    """The question types the projects ask."""
+    found = set()
+    for project in projects:
+        info = store.project(project)
+        found |= {f.question_type.name for f in info.task_kind.human_fields(info.settings)}
+    return found
+
+
 def main(out: Path) -> None:
     """Write every export and the manifest."""
     import contextlib
     import io
+
+    from example_labels import add_example_labels
 
     from annotation_store import Store
     from annotation_store.demo import load_demo
@@ -71,7 +91,13 @@ def main(out: Path) -> None:
     store = Store(url)
     projects = load_demo(store)
     with contextlib.redirect_stdout(io.StringIO()):
-        projects += example_projects(url)
+        examples = example_projects(url)
+    for project in examples:
+        add_example_labels(store, project)
+    uncovered = declarable_types() - asked_types(store, examples)
+    if uncovered:
+        raise SystemExit(f"no example project asks a {', '.join(sorted(uncovered))} question")
+    projects += examples
     manifest = []
     for project in projects:
         kind = store.project(project).kind

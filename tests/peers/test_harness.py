@@ -20,3 +20,14 @@ def test_every_demo_project_is_exported_in_every_format(exports) -> None:
     for fmt in ("label-studio", "potato", "argilla", "langfuse", "langsmith"):
         written = {e.project for e in of_format(exports, fmt)}
         assert {"demo-intent-match", "demo-actionability"} <= written, fmt
+
+
+def test_every_example_project_has_three_annotators_on_every_item(exports) -> None:
+    examples = {e.project for e in exports if e.project.startswith("example-")}
+    assert {"example-every-type", "example-error-spans", "example-ranked-answers"} <= examples
+    for project in examples:
+        mine = [e for e in exports if e.project == project and e.path is not None]
+        items = max(e.count for e in mine if e.what == "items")
+        states = [e.count for e in mine if e.format == "potato" and e.what == "annotations"]
+        # Potato writes one user state per annotator and item
+        assert states == [3 * items] and items > 0, project
