@@ -26,6 +26,8 @@ from kinds.question_type import (
     marked_outputs,
     no_labels,
     output_fields,
+    ranked,
+    ranking_question,
     systems_context,
 )
 
@@ -106,6 +108,8 @@ RANKING = register_question_type(
         ),
         starter=marked_outputs,
         control=NAME,
+        argilla_question=lambda spec: ranking_question(spec.outputs),
+        argilla_response=lambda spec, value, losses: ranked(groups(spec, value)),
         shows_outputs=lambda spec: tuple(spec.outputs),
     )
 )
