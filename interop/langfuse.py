@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from interop.base import Converted, existing, fail
 from interop.scores_common import (
+    Unread,
     add_routed,
+    answer_and_comment,
+    choice_score,
     each_record,
     exported_at,
     label_frames,
@@ -42,13 +45,17 @@ def read(path: str | Path) -> Converted:
     """Each score both as an evaluator score and as a human label; the caller picks."""
     p = existing(path)
     out = Converted(p.name)
+    unread = Unread()
     for where, record in each_record(p, "score"):
         meta = metadata(record)
         data_type = str(_get(record, "dataType", "data_type") or "NUMERIC").upper()
         value = record.get("value")
-        shown = _get(record, "stringValue", "string_value") if data_type == "CATEGORICAL" else value
+        text = _get(record, "stringValue", "string_value")
+        shown = text if data_type in ("CATEGORICAL", "TEXT") else value
         if data_type == "BOOLEAN" and value is not None:
             shown = float(value) == 1.0
+        shown, comment = answer_and_comment(shown, record.get("comment"))
+        unread.add(comment, meta)
         annotator = _get(record, "authorUserId", "author_user_id") or meta.get("annotator")
         base = {
             "item_id": _get(record, "traceId", "trace_id"),
@@ -60,15 +67,20 @@ def read(path: str | Path) -> Converted:
         }
         source = str(record.get("source") or "").upper()
         add_routed(out, where, base, meta, {"ANNOTATION": True, "": None}.get(source, False))
+    unread.notes(out)
     return out
 
 
 def _label_score(row: dict[str, Any]) -> dict[str, Any]:
     value = row["value"]
     score: dict[str, Any] = {"traceId": row["item_id"], "name": row["field"]}
+    choice = choice_score(value)
     if isinstance(value, bool):
         score.update(value=float(value), stringValue=str(value), dataType="BOOLEAN")
-    elif isinstance(value, str | list):
+    elif choice is not None:
+        # The category is the choice; the order shown and the strength ride in the comment.
+        score.update(value=0.0, stringValue=choice[0], dataType="CATEGORICAL", comment=choice[1])
+    elif isinstance(value, str | list | dict):
         # A categorical score's number comes from a score config on the server; with
         # none, Langfuse keeps 0 and the category in stringValue, which is what is read.
         text = value if isinstance(value, str) else json.dumps(value)
