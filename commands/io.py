@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
 from commands.numbers import count, positive_int
-from interop import FORMATS
+from interop import EXPORT_FORMATS, FORMATS
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -19,6 +19,11 @@ WHATS = ("items", "annotations", "scores")
 FORMAT_HELP = (
     "another tool's format: "
     + ", ".join(FORMATS)
+    + " (default: the workbench's own CSV / JSONL / Parquet, by suffix)"
+)
+EXPORT_HELP = (
+    "another tool's format: "
+    + ", ".join(EXPORT_FORMATS)
     + " (default: the workbench's own CSV / JSONL / Parquet, by suffix)"
 )
 
@@ -59,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p = esub.add_parser(what, help=f"export {what} as CSV / JSONL / Parquet or for a tool")
         p.add_argument("name", help="project name")
         p.add_argument("--out", required=True, help="output file: .csv, .jsonl or .parquet")
-        p.add_argument("--format", choices=FORMATS, default=None, help=FORMAT_HELP)
+        p.add_argument("--format", choices=EXPORT_FORMATS, default=None, help=EXPORT_HELP)
         p.set_defaults(handler=cmd_export)
     bundle = esub.add_parser(
         "agreement", help="agreement results and per-item disagreements (Parquet + CSV)"

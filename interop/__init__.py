@@ -23,6 +23,11 @@ FORMATS = {
     "prolific": "interop.prolific",  # no labels in it: the import says so and stops
 }
 
+#: Formats the workbench reads but never writes (a crowd platform's results files).
+IMPORT_ONLY = ("mturk", "prolific")
+#: ``export --format`` choices: the formats that write (their module's ``WRITES``).
+EXPORT_FORMATS = tuple(f for f in FORMATS if f not in IMPORT_ONLY)
+
 #: ``--format`` name -> the tool's own name (what screens show).
 TOOL_NAMES = {
     "label-studio": "Label Studio",
