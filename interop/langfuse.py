@@ -7,6 +7,9 @@ CATEGORICAL), ``source`` (API, EVAL, ANNOTATION), ``authorUserId``, ``metadata``
 trace id is the item id and the score name the field. Imported as evaluator scores, the
 evaluator is ``metadata.evaluator`` (else ``langfuse``); as human labels, the annotator
 is ``authorUserId`` (else ``metadata.annotator``). snake_case keys are accepted too.
+A pairwise answer is written as a CATEGORICAL score of its choice, the whole answer (order
+shown, strength) as JSON in ``comment``, and read back whole; other comments and metadata
+keys no label or score keeps are named in the import's notes.
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ code): ``run_id``, ``trace_id``, ``key``, ``score`` (number or bool) or ``value`
 field; the workbench's own exports keep the item id in ``extra.item_id`` (their run
 ids are UUIDs, as LangSmith wants). As evaluator scores, the evaluator is ``feedback_source.metadata.evaluator`` (else
 ``langsmith``); as human labels, the annotator is ``feedback_source.user_name`` or
-``user_id`` (else ``metadata.annotator``).
+``user_id`` (else ``metadata.annotator``). A pairwise answer is written as its choice
+(``value``) with the whole answer as JSON in ``comment``, and read back whole; other
+comments and metadata keys (``feedback_source.metadata``, ``extra``) no label or score
+keeps are named in the import's notes.
 """
 
 from __future__ import annotations
