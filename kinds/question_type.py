@@ -143,17 +143,6 @@ def text_response(spec: Any, value: Any, losses: list[str]) -> Any:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def ranking_question(outputs: Sequence[str]) -> tuple[str, dict[str, Any]]:
-    """An Argilla ranking question over the compared outputs."""
-    return label_question(outputs, kind="ranking")
-
-
-def ranked(groups: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
-    """Groups of outputs, best first, as an Argilla ranking answer: every output with its
-    rank (1 = best), outputs placed level sharing one."""
-    return [{"value": o, "rank": i} for i, group in enumerate(groups, start=1) for o in group]
-
-
 def number_result(spec: Any, value: Any) -> dict[str, Any]:
     """A Label Studio rating (a whole number) or number result."""
     if isinstance(value, int):

@@ -23,10 +23,9 @@ from kinds.question_type import (
     mark_outputs,
     marked_outputs,
     output_fields,
-    ranked,
-    ranking_question,
     systems_context,
 )
+from kinds.question_types.ranking import ranked, ranking_question
 from kinds.values import TIE
 
 

@@ -12,7 +12,7 @@ Bradley-Terry view of the implied pairs are declared in the ranking measure modu
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from kinds.field_types import Level, ValidationError
@@ -23,11 +23,10 @@ from kinds.question_type import (
     QuestionType,
     decoded,
     flag,
+    label_question,
     marked_outputs,
     no_labels,
     output_fields,
-    ranked,
-    ranking_question,
     systems_context,
 )
 
@@ -69,6 +68,18 @@ def mid_ranks(ranking: list[list[str]]) -> dict[str, float]:
         out.update({o: place for o in group})
         taken += len(group)
     return out
+
+
+def ranking_question(outputs: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """An Argilla ranking question over the compared outputs (its type's name is Argilla's,
+    the same word as this type's)."""
+    return label_question(outputs, kind="ranking")
+
+
+def ranked(ranking: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """Groups of outputs, best first, as an Argilla ranking answer: every output with its
+    rank (1 = best), outputs placed level sharing one."""
+    return [{"value": o, "rank": i} for i, group in enumerate(ranking, start=1) for o in group]
 
 
 def _units(spec: Any, value: Any) -> list[tuple[str, Hashable]]:
