@@ -2,7 +2,7 @@
 writes, and the workbench imports what those models write.
 
 A Langfuse row is parsed as the Langfuse API client parses a score it fetches
-(``parse_obj_as(Score, row)``: the ``Score`` union of ``langfuse.api.commons.types``);
+(``parse_obj_as(Score, row)``, the ``Score`` union of ``langfuse.api.commons.types``);
 a LangSmith row as ``langsmith.schemas.Feedback``. The import side writes scores and
 feedback with those same models (comments, metadata and a pairwise choice among them)
 and imports them with the workbench's CLI in its own venv.
@@ -12,19 +12,38 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import typing
 import uuid
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 from conftest import ROOT, Export, of_format, run_workbench
 from langfuse.api.commons.types.score import Score, Score_Categorical, Score_Text
-from langfuse.api.core.pydantic_utilities import parse_obj_as
+from langfuse.api.core.serialization import convert_and_respect_annotation_metadata
 from langsmith.schemas import Feedback, FeedbackSourceBase
 
 EXAMPLES = ROOT / "examples" / "kinds"
 WHEN = dt.datetime(2026, 3, 1, 9, 30, tzinfo=dt.UTC)
 FORMATS = ("langfuse", "langsmith")
+
+
+#: Langfuse's ``parse_obj_as(Score, row)`` (how its API client reads a score), with the
+#: type adapter built once, and the aliases read through the union member the row's
+#: ``dataType`` names (the same member the discriminator picks; five times faster).
+SCORE = pydantic.TypeAdapter(Score)
+MEMBERS = {
+    member.model_fields["data_type"].default: member
+    for member in typing.get_args(typing.get_args(Score)[0])
+}
+
+
+def _score(row: dict[str, Any]) -> Any:
+    member = MEMBERS.get(row.get("dataType"), Score)  # an unknown tag: the union refuses it
+    return SCORE.validate_python(
+        convert_and_respect_annotation_metadata(object_=row, annotation=member, direction="read")
+    )
 
 
 def _rows(export: Export) -> list[dict[str, Any]]:
@@ -36,7 +55,7 @@ def _rows(export: Export) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("fmt", "parse"),
     [
-        ("langfuse", lambda row: parse_obj_as(Score, row)),
+        ("langfuse", _score),
         ("langsmith", lambda row: Feedback(**row)),
     ],
 )
