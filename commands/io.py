@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 from commands import CommandError
 from commands.numbers import count, positive_int
-from interop import FORMATS
+from interop import EXPORT_FORMATS, FORMATS
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("name", help="project name")
         p.add_argument("--out", required=True, help="output file: .csv, .jsonl or .parquet")
         p.add_argument(
-            "--format", choices=FORMATS, metavar="FORMAT", default=None, help=FORMAT_HELP
+            "--format", choices=EXPORT_FORMATS, metavar="FORMAT", default=None, help=FORMAT_HELP
         )
         p.set_defaults(handler=cmd_export)
     bundle = esub.add_parser(

@@ -11,6 +11,7 @@ Writers go the other way from the native export frames. The formats are register
 from __future__ import annotations
 
 from interop.formats import (
+    EXPORT_FORMATS,
     FORMATS,
     TOOL_NAMES,
     Format,
@@ -21,6 +22,7 @@ from interop.formats import (
 )
 
 __all__ = [
+    "EXPORT_FORMATS",
     "FORMATS",
     "TOOL_NAMES",
     "Format",

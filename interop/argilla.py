@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +53,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         from annotation_store.row_source import check_arrow_files
 
         check_arrow_files(path.name, sorted(path.glob("*.arrow")))
-        return load_from_disk(str(path)).to_list()
+        return _quietly(lambda: load_from_disk(str(path)).to_list())
     if path.suffix.lower() == ".parquet":
         from annotation_store.row_source import check_parquet, open_parquet, parquet_objects
 
@@ -73,6 +75,19 @@ def _rows(path: Path) -> list[dict[str, Any]]:
                     raise fail(path.name, f"line {number}", f"not valid JSON ({exc.msg})") from None
         return rows
     raise fail(path.name, "the file", "use .parquet, .jsonl or a dataset folder")
+
+
+def _quietly(load: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """``load()`` with ``datasets``' progress bars off (no bars on stderr unless asked)."""
+    import datasets
+
+    was_on = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        return load()
+    finally:
+        if was_on:
+            datasets.enable_progress_bars()
 
 
 def users_file(path: Path) -> Path:
@@ -111,6 +126,24 @@ def _suggestion(out: Converted, where: str, record: dict[str, Any], q: str) -> i
     return int(record.get(f"{q}.suggestion.score") is not None)
 
 
+def _groups(value: Any) -> Any:
+    """A ranking answer (``[{"value", "rank"}]``, as Argilla's API keeps it) as groups of
+    values best first, values of one rank level; any other answer as it is."""
+    if not (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, dict) and "value" in v and "start" not in v for v in value)
+    ):
+        return value
+    ranks = [v.get("rank") for v in value]
+    if any(not isinstance(r, int) or isinstance(r, bool) for r in ranks):
+        return [[v["value"]] for v in value]  # no ranks: the list's order is the ranking
+    by_rank: dict[int, list[Any]] = {}
+    for v in sorted(value, key=lambda v: v["rank"]):
+        by_rank.setdefault(v["rank"], []).append(v["value"])
+    return list(by_rank.values())
+
+
 def read(path: str | Path) -> Converted:
     """Items (the records), labels (their responses) and scores (their suggestions)."""
     p = existing(path)
@@ -147,7 +180,7 @@ def read(path: str | Path) -> Converted:
                 if status not in STATUS_IN:
                     raise fail(p.name, at, f"unknown response status {status!r}")
                 who = names.get(str(user), str(user))
-                row = {"item_id": item_id, "annotator": who, "field": q, "value": value}
+                row = {"item_id": item_id, "annotator": who, "field": q, "value": _groups(value)}
                 out.annotations.append(Tagged(at, {**row, "status": STATUS_IN[status]}))
     if confident:
         out.notes.append(f"{confident} suggestion confidence scores not imported")
@@ -159,17 +192,26 @@ def user_uuid(project: str, name: str) -> str:
     return str(uuid.uuid5(_USERS, f"{project}/{name}"))
 
 
-def records(store: Store, project: str, with_labels: bool = True) -> list[dict[str, Any]]:
-    """The project as Argilla records (flat ``datasets`` rows; users as UUIDs)."""
+def records(
+    store: Store, project: str, with_labels: bool = True, notes: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The project as Argilla records (flat ``datasets`` rows; users as UUIDs), each
+    response as its question takes it (``argilla_response``); answers Argilla cannot
+    hold, and what it drops of others, are counted in ``notes``."""
     from annotation_store.exporting import annotations_export_frame, items_frame
     from interop.frames import records as frame_records
 
     info = store.project(project)
-    names = [f.name for f in info.task_kind.human_fields(info.settings)]
+    specs = {f.name: f for f in info.task_kind.human_fields(info.settings)}
+    names = list(specs)
+    losses: Counter[tuple[str, str]] = Counter()
+    dropped: Counter[tuple[str, str]] = Counter()
     rows = {
         r["item_id"]: {"id": r.pop("item_id"), **r}
         for r in frame_records(items_frame(store, project))
     }
+    for row in rows.values():
+        _field_values(info.task_kind.item_fields, row)
     if with_labels:
         for row in rows.values():
             for q in names:
@@ -178,21 +220,48 @@ def records(store: Store, project: str, with_labels: bool = True) -> list[dict[s
         for label in frame_records(annotations_export_frame(store, project)):
             row = rows[label["item_id"]]
             q = label["field"]
-            row[f"{q}.responses"].append(label["value"])
+            lost: list[str] = []
+            value = specs[q].question_type.argilla_response(specs[q], label["value"], lost)
+            if value is None:
+                dropped[(q, lost[0] if lost else "Argilla has no form for them")] += 1
+                continue
+            losses.update((q, phrase) for phrase in lost)
+            row[f"{q}.responses"].append(value)
             row[f"{q}.responses.users"].append(user_uuid(project, label["annotator"]))
             row[f"{q}.responses.status"].append(STATUS_OUT[label["status"]])
     for row in rows.values():
         row["status"] = "completed" if any(row.get(f"{q}.responses") for q in names) else "pending"
+    if notes is not None:
+        notes.extend(
+            f"{n} {q!r} answers not exported: {why}" for (q, why), n in sorted(dropped.items())
+        )
+        notes.extend(f"{n} {q!r} answers: {phrase}" for (q, phrase), n in sorted(losses.items()))
     return list(rows.values())
+
+
+def _field_type(field: Any) -> str:
+    """Argilla's field type for an item field: a chat for a transcript, else text."""
+    return "chat" if "chat" in (field.kind, field.role) else "text"
+
+
+def _field_values(kind_fields: Any, row: dict[str, Any]) -> None:
+    """Item field values as Argilla's fields take them: a chat as its turns, any other
+    value that is not text as JSON text (lists and objects; the import reads them back)."""
+    for f in kind_fields:
+        value = row.get(f.name)
+        if _field_type(f) == "text" and value is not None and not isinstance(value, str):
+            row[f.name] = json.dumps(value, ensure_ascii=False)
 
 
 def settings(store: Store, project: str) -> dict[str, Any]:
     """``.argilla/settings.json`` as ``Settings.to_json`` writes it: a text field per item
-    column, a question per human field."""
+    column, a question per human field (``argilla_question``); a question asked only
+    under a condition, or optional, is not required."""
     info = store.project(project)
     fields = [
-        {"name": f.name, "title": f.name, "required": False, "type": "text"}
-        | {"settings": {"type": "text", "use_markdown": False}, "description": None}
+        {"name": f.name, "title": f.name, "required": False, "type": _field_type(f)}
+        | {"settings": {"type": _field_type(f), "use_markdown": f.role in ("markdown", "chat")}}
+        | {"description": f.description or None}
         for f in info.task_kind.item_fields
     ]
     questions = []
@@ -200,7 +269,8 @@ def settings(store: Store, project: str) -> dict[str, Any]:
         kind, options = f.question_type.argilla_question(f)
         questions.append(
             {"name": f.name, "title": f.name, "description": f.description or None}
-            | {"required": True, "type": kind, "settings": {"type": kind, **options}}
+            | {"required": f.required and f.show_if is None}
+            | {"type": kind, "settings": {"type": kind, **options}}
         )
     return {
         "guidelines": info.task_kind.guideline or None,
@@ -220,7 +290,7 @@ def write(
     """Write the records as ``datasets`` reads them: .parquet, .jsonl, or a dataset folder
     (``.argilla/settings.json`` + ``records.parquet``); user names in a users file.
     Written with pyarrow, so the default install needs no ``datasets``."""
-    rows = records(store, project, with_labels=what == "annotations")
+    rows = records(store, project, with_labels=what == "annotations", notes=notes)
     path = Path(out)
     if path.suffix.lower() == ".parquet":
         _write_parquet(rows, path)

@@ -150,6 +150,21 @@ class FormatNames:
         return len(REGISTRY.values())
 
 
+class ExportFormatNames(FormatNames):
+    """The ``--format`` names ``export`` takes: formats whose module writes (``WRITES``
+    not empty; MTurk and Prolific results are imported only). Testing a name imports
+    that format's module; listing them imports every one (help only)."""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([n for n in FormatNames() if format_module(n).WRITES])
+
+    def __contains__(self, name: object) -> bool:
+        return name in REGISTRY and bool(format_module(str(name)).WRITES)
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
 class ToolNames(Mapping[str, str]):
     """``--format`` name -> the tool's own name (what screens show)."""
 
@@ -167,5 +182,7 @@ class ToolNames(Mapping[str, str]):
 
 #: Every format name (a live view: plugins included).
 FORMATS = FormatNames()
+#: The formats ``export`` writes (a live view).
+EXPORT_FORMATS = ExportFormatNames()
 #: ``--format`` name -> the tool's own name.
 TOOL_NAMES = ToolNames()

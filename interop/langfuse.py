@@ -7,6 +7,9 @@ CATEGORICAL), ``source`` (API, EVAL, ANNOTATION), ``authorUserId``, ``metadata``
 trace id is the item id and the score name the field. Imported as evaluator scores, the
 evaluator is ``metadata.evaluator`` (else ``langfuse``); as human labels, the annotator
 is ``authorUserId`` (else ``metadata.annotator``). snake_case keys are accepted too.
+A pairwise answer is written as a CATEGORICAL score of its choice, the whole answer (order
+shown, strength) as JSON in ``comment``, and read back whole; other comments and metadata
+keys no label or score keeps are named in the import's notes.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from interop.base import Converted, existing, fail
 from interop.scores_common import (
+    Unread,
     add_routed,
+    answer_and_comment,
+    choice_score,
     each_record,
     exported_at,
     label_frames,
@@ -42,13 +48,17 @@ def read(path: str | Path) -> Converted:
     """Each score both as an evaluator score and as a human label; the caller picks."""
     p = existing(path)
     out = Converted(p.name)
+    unread = Unread()
     for where, record in each_record(p, "score"):
         meta = metadata(record)
         data_type = str(_get(record, "dataType", "data_type") or "NUMERIC").upper()
         value = record.get("value")
-        shown = _get(record, "stringValue", "string_value") if data_type == "CATEGORICAL" else value
+        text = _get(record, "stringValue", "string_value")
+        shown = text if data_type in ("CATEGORICAL", "TEXT") else value
         if data_type == "BOOLEAN" and value is not None:
             shown = float(value) == 1.0
+        shown, comment = answer_and_comment(shown, record.get("comment"))
+        unread.add(comment, meta)
         annotator = _get(record, "authorUserId", "author_user_id") or meta.get("annotator")
         base = {
             "item_id": _get(record, "traceId", "trace_id"),
@@ -60,15 +70,20 @@ def read(path: str | Path) -> Converted:
         }
         source = str(record.get("source") or "").upper()
         add_routed(out, where, base, meta, {"ANNOTATION": True, "": None}.get(source, False))
+    unread.notes(out)
     return out
 
 
 def _label_score(row: dict[str, Any]) -> dict[str, Any]:
     value = row["value"]
     score: dict[str, Any] = {"traceId": row["item_id"], "name": row["field"]}
+    choice = choice_score(value)
     if isinstance(value, bool):
         score.update(value=float(value), stringValue=str(value), dataType="BOOLEAN")
-    elif isinstance(value, str | list):
+    elif choice is not None:
+        # The category is the choice; the order shown and the strength ride in the comment.
+        score.update(value=0.0, stringValue=choice[0], dataType="CATEGORICAL", comment=choice[1])
+    elif isinstance(value, str | list | dict):
         # A categorical score's number comes from a score config on the server; with
         # none, Langfuse keeps 0 and the category in stringValue, which is what is read.
         text = value if isinstance(value, str) else json.dumps(value)

@@ -8,7 +8,10 @@ code): ``run_id``, ``trace_id``, ``key``, ``score`` (number or bool) or ``value`
 field; the workbench's own exports keep the item id in ``extra.item_id`` (their run
 ids are UUIDs, as LangSmith wants). As evaluator scores, the evaluator is ``feedback_source.metadata.evaluator`` (else
 ``langsmith``); as human labels, the annotator is ``feedback_source.user_name`` or
-``user_id`` (else ``metadata.annotator``).
+``user_id`` (else ``metadata.annotator``). A pairwise answer is written as its choice
+(``value``) with the whole answer as JSON in ``comment``, and read back whole; other
+comments and metadata keys (``feedback_source.metadata``, ``extra``) no label or score
+keeps are named in the import's notes.
 """
 
 from __future__ import annotations
@@ -31,12 +34,16 @@ def read(path: str | Path) -> Converted:
     """Each feedback both as an evaluator score and as a human label; the caller picks."""
     p = existing(path)
     out = Converted(p.name)
+    unread = common.Unread()
     for where, record in common.each_record(p, "feedback"):
         source = common.metadata(record, "feedback_source")
         meta = common.metadata(source)
         value = record.get("score")
         if value is None:
             value = record.get("value")
+        value, comment = common.answer_and_comment(value, record.get("comment"))
+        unread.add(comment, meta)
+        unread.add(None, common.metadata(record, "extra"), read=frozenset({"item_id"}))
         base = {
             "item_id": common.metadata(record, "extra").get("item_id")
             or record.get("run_id")
@@ -49,6 +56,7 @@ def read(path: str | Path) -> Converted:
         }
         kind = str(source.get("type") or "").lower()
         common.add_routed(out, where, base, meta, {"app": True, "": None}.get(kind, False))
+    unread.notes(out)
     return out
 
 
@@ -71,7 +79,17 @@ def write(
             "created_at": when,
             "modified_at": when,
         }
-        if what == "annotations":
+        choice = common.choice_score(value)
+        if what == "annotations" and choice is not None:
+            # The value is the choice; the order shown and the strength ride in the comment.
+            record.update(
+                id=common.stable_uuid(project, row["item_id"], row["field"], row["annotator"]),
+                score=None,
+                value=choice[0],
+                comment=choice[1],
+                feedback_source={"type": "app", "user_name": row["annotator"], "metadata": {}},
+            )
+        elif what == "annotations":
             scored = isinstance(value, int | float) and not isinstance(value, bool)
             record.update(
                 id=common.stable_uuid(project, row["item_id"], row["field"], row["annotator"]),

@@ -114,6 +114,63 @@ def each_record(path: Path, noun: str) -> Iterator[tuple[str, dict[str, Any]]]:
         yield f"{noun} {index} (id {record.get('id')})", record
 
 
+#: The metadata keys the imports read (the rest is named in a note).
+READ_METADATA = frozenset({"evaluator", "judge_model", "run", "annotator"})
+
+
+def choice_detail(comment: Any) -> dict[str, Any] | None:
+    """The whole answer a categorical score's comment carries (the exports write a
+    pairwise choice's order shown and strength there), or None."""
+    if not isinstance(comment, str) or not comment.startswith("{"):
+        return None
+    try:
+        detail = json.loads(comment)
+    except json.JSONDecodeError:
+        return None
+    return detail if isinstance(detail, dict) and "choice" in detail else None
+
+
+def answer_and_comment(value: Any, comment: Any) -> tuple[Any, Any]:
+    """A categorical answer with the detail its comment carries (that comment is then
+    read), else the value and the comment as they are."""
+    detail = choice_detail(comment)
+    if detail is not None and detail.get("choice") == value:
+        return detail, None
+    return value, comment
+
+
+def choice_score(value: Any) -> tuple[str, str] | None:
+    """A choice between outputs (a pairwise answer) as a category and the comment that
+    keeps the rest of it (order shown, strength), or None for any other answer."""
+    if isinstance(value, dict) and isinstance(value.get("choice"), str):
+        return value["choice"], json.dumps(value, ensure_ascii=False)
+    return None
+
+
+class Unread:
+    """What the records carry that no label or score keeps: counted for the notes."""
+
+    def __init__(self) -> None:
+        self.comments = 0
+        self.keys: Counter[str] = Counter()
+
+    def add(self, comment: Any, *metadata: dict[str, Any], read: frozenset[str] = READ_METADATA):
+        """Count a comment left unread and the metadata keys not among ``read``."""
+        self.comments += bool(isinstance(comment, str) and comment.strip())
+        for meta in metadata:
+            self.keys.update(k for k, v in meta.items() if k not in read and v is not None)
+
+    def notes(self, out: Converted) -> None:
+        """One note per kind of thing not imported."""
+        if self.comments:
+            out.notes.append(
+                f"{self.comments} comments not imported (a workbench label or score keeps none)"
+            )
+        if self.keys:
+            keys = ", ".join(f"{k} ({n})" for k, n in sorted(self.keys.items()))
+            out.notes.append(f"metadata not imported: {keys} (a label or score keeps none)")
+
+
 def add_routed(
     out: Converted, where: str, base: dict[str, Any], meta: dict[str, Any], human: bool | None
 ) -> None:

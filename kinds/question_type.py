@@ -149,10 +149,22 @@ def text_question(spec: Any) -> tuple[str, dict[str, Any]]:
     return "text", {"use_markdown": False}
 
 
-def label_question(labels: Sequence[Any]) -> tuple[str, dict[str, Any]]:
-    """An Argilla single-label question over ``labels``."""
-    options = [{"value": str(v), "text": str(v), "description": None} for v in labels]
-    return "label_selection", {"options": options}
+def label_question(
+    labels: Sequence[Any], texts: Sequence[str] | None = None, kind: str = "label_selection"
+) -> tuple[str, dict[str, Any]]:
+    """An Argilla single-label question over ``labels`` (``texts``: the words shown for
+    them, default the labels); ``kind`` ``multi_label_selection`` lets several be picked."""
+    shown = texts or [str(v) for v in labels]
+    options = [
+        {"value": str(v), "text": str(t), "description": None}
+        for v, t in zip(labels, shown, strict=True)
+    ]
+    return kind, {"options": options}
+
+
+def text_response(spec: Any, value: Any, losses: list[str]) -> Any:
+    """An Argilla text question's answer: the answer as text (JSON unless it is text)."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def number_result(spec: Any, value: Any) -> dict[str, Any]:
@@ -276,6 +288,10 @@ class QuestionType:
     potato_spans: Callable[[Any, Any], list[dict[str, Any]]] | None = None
     #: ``argilla_question(spec)`` -> (Argilla question type, its settings); unset: text
     argilla_question: Callable[[Any], tuple[str, dict[str, Any]]] = text_question
+    #: ``argilla_response(spec, value, losses)`` -> the answer as that question takes it,
+    #: or None when Argilla cannot hold it (left out); what it drops goes in ``losses``
+    #: (a short phrase per answer, counted in the export's notes); unset: JSON text
+    argilla_response: Callable[[Any, Any, list[str]], Any] = text_response
 
     def missing_parts(self) -> list[str]:
         """The parts left out (a declarable type also needs a parser and a control)."""

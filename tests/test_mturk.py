@@ -148,8 +148,9 @@ def test_cli_imports_batch_results_and_refuses_to_write_them(
         "  note: 1 rejected assignments kept out",
     ]
     out = tmp_path / "x.csv"
-    assert main([*db, "export", "annotations", "s", "--out", str(out), "--format", "mturk"]) == 2
-    assert "imported only" in capsys.readouterr().err and not out.exists()
+    with pytest.raises(SystemExit, match="2"):  # an import-only format: no export choice
+        main([*db, "export", "annotations", "s", "--out", str(out), "--format", "mturk"])
+    assert "invalid choice: 'mturk'" in capsys.readouterr().err and not out.exists()
 
 
 def test_a_file_without_the_mturk_columns_is_named(store: Store, tmp_path: Path) -> None:

@@ -37,6 +37,12 @@ def _options(question: Any) -> list[Any]:
     return words if len(words) == 2 else ["no", "yes"]
 
 
+def _argilla_question(spec: Any) -> tuple[str, dict[str, Any]]:
+    """A label question: "yes" / "no" as the answers, the declared words shown."""
+    words = spec.level_descriptions or {}
+    return label_question(("yes", "no"), (words.get(1, "yes"), words.get(0, "no")))
+
+
 BINARY = register_question_type(
     QuestionType(
         name="binary",
@@ -64,6 +70,7 @@ BINARY = register_question_type(
         },
         label_studio_control=lambda spec, name: choices_control(name, ("yes", "no")),
         potato_labels=lambda spec, value: {"yes" if value else "no": "yes" if value else "no"},
-        argilla_question=lambda spec: label_question(("yes", "no")),
+        argilla_question=_argilla_question,
+        argilla_response=lambda spec, value, losses: "yes" if value else "no",
     )
 )

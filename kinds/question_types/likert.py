@@ -12,11 +12,13 @@ from kinds.question_type import (
     DeclarationError,
     FormField,
     QuestionType,
+    label_question,
     labels,
     level_words,
     number_result,
     text_area_control,
     text_question,
+    text_response,
     validated,
 )
 
@@ -73,10 +75,29 @@ def _rating_control(spec: Any, name: str) -> list[str]:
     return [f'  <Rating name={name} toName="item" maxRating="{top}"/>']
 
 
+def _rates(spec: Any) -> bool:
+    """Whether Argilla's rating question holds the levels (whole numbers 0 to 10)."""
+    return all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10 for v in spec.values)
+
+
 def _rating_question(spec: Any) -> tuple[str, dict[str, Any]]:
+    """A rating question over the levels; levels a rating cannot hold (0.2 steps, above
+    10) become a label question, each level shown with its words."""
     if not spec.values:
         return text_question(spec)
-    return "rating", {"options": [{"value": int(v)} for v in spec.values]}
+    if _rates(spec):
+        return "rating", {"options": [{"value": v} for v in spec.values]}
+    return label_question(
+        [str(v) for v in spec.values], [level_words(spec, v) for v in spec.values]
+    )
+
+
+def _rating_response(spec: Any, value: Any, losses: list[str]) -> Any:
+    """The level as the rating (a whole number) or as its label (the level's text)."""
+    if not spec.values:
+        return text_response(spec, value, losses)
+    level = _validate(spec, value, None, False)
+    return level if _rates(spec) else str(level)
 
 
 def _options(question: Any) -> list[Any]:
@@ -111,6 +132,7 @@ LIKERT = register_question_type(
         label_studio_control=_rating_control,
         potato_labels=lambda spec, value: {str(value): str(value)},
         argilla_question=_rating_question,
+        argilla_response=_rating_response,
         label_studio=("Rating",),
         from_label_studio=_from_label_studio,
         potato=("likert",),

@@ -15,6 +15,7 @@ from kinds.question_type import (
     QuestionType,
     choice_labels,
     decoded,
+    label_question,
     labels,
     potato_chosen,
     scheme_labels,
@@ -46,6 +47,15 @@ def _units(spec: Any, value: Any) -> list[tuple[str, Hashable]]:
     return [("", json.dumps(value, sort_keys=True))]
 
 
+def _argilla_response(spec: Any, value: Any, losses: list[str]) -> list[str] | None:
+    """The chosen labels; "none applies" (``[]``) is left out, as an Argilla multi-label
+    answer names at least one label."""
+    if not value:
+        losses.append("'none applies' (an Argilla multi-label answer names at least one label)")
+        return None
+    return list(value)
+
+
 MULTI_LABEL = register_question_type(
     QuestionType(
         name="multi",
@@ -69,6 +79,8 @@ MULTI_LABEL = register_question_type(
         starter=lambda fields: {"labels": list(STARTER)},
         answer_options=lambda q: list(q.get("labels") or []),
         control="multi_label",
+        argilla_question=lambda spec: label_question(spec.values, kind="multi_label_selection"),
+        argilla_response=_argilla_response,
         label_studio=("Choices",),
         from_label_studio=lambda tag, fields, losses: (
             {"labels": choice_labels(tag)} if tag.get("choice") == "multiple" else None

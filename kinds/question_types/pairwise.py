@@ -26,6 +26,7 @@ from kinds.question_type import (
     systems_context,
     text_box_labels,
 )
+from kinds.question_types.ranking import ranked, ranking_question
 from kinds.values import TIE
 
 
@@ -44,8 +45,24 @@ def _parse(q: Any, where: str, fields: Any) -> dict[str, Any]:
     }
 
 
-def _validate(spec: Any, value: Any, item_fields: Any, draft: bool) -> dict[str, Any]:
+def _as_answer(spec: Any, value: Any) -> Any:
+    """A bare choice (``"answer_a"``, ``"tie"``: a categorical score) or a ranking of the
+    outputs, best first (Argilla's ranking question), as an answer object; else as given."""
+    if isinstance(value, str) and value.strip() in (*spec.outputs, TIE):
+        return {"choice": value.strip()}
     value = decoded(value, "a pairwise answer")
+    if not isinstance(value, list | tuple) or not value:
+        return value
+    top = value[0] if isinstance(value[0], list | tuple) else [value[0]]
+    if sorted(map(str, top)) == sorted(spec.outputs):
+        return {"choice": TIE}
+    if len(top) == 1 and len(value) > 1:
+        return {"choice": str(top[0])}
+    raise ValidationError("a ranking read as a pairwise answer puts one output first, or all level")
+
+
+def _validate(spec: Any, value: Any, item_fields: Any, draft: bool) -> dict[str, Any]:
+    value = _as_answer(spec, value)
     if not isinstance(value, Mapping):
         raise ValidationError("a pairwise answer must be an object with 'choice'")
     choice = str(value.get("choice", "")).strip()
@@ -169,6 +186,19 @@ def _from_label_studio(tag: Any, fields: Any, losses: list[str]) -> dict[str, An
     return {"outputs": outputs, "required": True}  # Label Studio always asks for a choice
 
 
+def _argilla_response(spec: Any, value: Any, losses: list[str]) -> list[dict[str, Any]]:
+    """The choice as a ranking: the chosen output first, the others level after it (a
+    tie: all level). The strength and the order shown are left out."""
+    choice = value["choice"]
+    rest = [o for o in spec.outputs if o != choice]
+    ranking = ranked([list(spec.outputs)] if choice == TIE else [[choice], rest])
+    if value.get("strength"):
+        losses.append("strength not exported (an Argilla ranking holds the order only)")
+    if list(value.get("shown") or spec.outputs) != list(spec.outputs):
+        losses.append("order shown not exported (an Argilla ranking holds the preference only)")
+    return ranking
+
+
 def _options(question: Any) -> list[Any]:
     return [*(question.get("outputs") or []), *([TIE] if question.get("tie", True) else [])]
 
@@ -208,6 +238,8 @@ PAIRWISE = register_question_type(
         starter=marked_outputs,
         answer_options=_options,
         control="pairwise",
+        argilla_question=lambda spec: ranking_question(spec.outputs),
+        argilla_response=_argilla_response,
         shows_outputs=lambda spec: tuple(spec.outputs),
         swappable=lambda spec: (
             ((spec.outputs[0], spec.outputs[1]),) if len(spec.outputs) == 2 else ()

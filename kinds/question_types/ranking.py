@@ -12,7 +12,7 @@ Bradley-Terry view of the implied pairs are declared in the ranking measure modu
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from kinds.field_types import Level, ValidationError
@@ -23,6 +23,7 @@ from kinds.question_type import (
     QuestionType,
     decoded,
     flag,
+    label_question,
     marked_outputs,
     no_labels,
     output_fields,
@@ -68,6 +69,18 @@ def mid_ranks(ranking: list[list[str]]) -> dict[str, float]:
         out.update({o: place for o in group})
         taken += len(group)
     return out
+
+
+def ranking_question(outputs: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """An Argilla ranking question over the compared outputs (its type's name is Argilla's,
+    the same word as this type's)."""
+    return label_question(outputs, kind="ranking")
+
+
+def ranked(ranking: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """Groups of outputs, best first, as an Argilla ranking answer: every output with its
+    rank (1 = best), outputs placed level sharing one."""
+    return [{"value": o, "rank": i} for i, group in enumerate(ranking, start=1) for o in group]
 
 
 def _units(spec: Any, value: Any) -> list[tuple[str, Hashable]]:
@@ -125,6 +138,8 @@ RANKING = register_question_type(
         ),
         starter=marked_outputs,
         control=NAME,
+        argilla_question=lambda spec: ranking_question(spec.outputs),
+        argilla_response=lambda spec, value, losses: ranked(groups(spec, value)),
         shows_outputs=lambda spec: tuple(spec.outputs),
         potato_labels=_potato_labels,
         potato_answer=_from_potato_labels,

@@ -59,6 +59,7 @@ SINGLE = register_question_type(
         label_studio_control=lambda spec, name: choices_control(name, spec.values),
         potato_labels=lambda spec, value: {str(value): str(value)},
         argilla_question=lambda spec: label_question(spec.values),
+        argilla_response=lambda spec, value, losses: str(value),
         label_studio=("Choices",),
         from_label_studio=_from_label_studio,
         potato=("radio", "select"),

@@ -18,6 +18,7 @@ from kinds.question_type import (
     FormField,
     QuestionType,
     decoded,
+    label_question,
     labels,
     scheme_labels,
 )
@@ -153,6 +154,12 @@ def _from_label_studio(tag: Any, fields: Any, losses: list[str]) -> dict[str, An
     }
 
 
+def _argilla_question(spec: Any) -> tuple[str, dict[str, Any]]:
+    """A span question on the source field; spans of different labels may overlap."""
+    _, settings = label_question(spec.values)
+    return "span", {"field": spec.source_field, "allow_overlapping": True, **settings}
+
+
 SPANS = register_question_type(
     QuestionType(
         name="spans",
@@ -174,6 +181,10 @@ SPANS = register_question_type(
         ),
         starter=_starter,
         control="spans",
+        argilla_question=_argilla_question,
+        argilla_response=lambda spec, value, losses: [
+            {"label": s["label"], "start": s["start"], "end": s["end"]} for s in value
+        ],
         label_studio=("Labels",),
         from_label_studio=_from_label_studio,
         potato=("span", "error_span"),
