@@ -110,6 +110,7 @@ class JudgeEvaluator(LLMEvaluator):
             from evaluators.llm.client import LLMClient
 
             self._client = LLMClient(dataclasses.replace(base.config, model=wanted), base.cache)
+            self._client.read_cache = getattr(base, "read_cache", True)
         return self._client
 
     def model_name(self) -> str | None:
