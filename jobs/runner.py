@@ -158,23 +158,26 @@ def stored_judge(
 ) -> Evaluator:
     """The evaluator of a stored judge, ``judge:NAME[@N]`` (the latest version without N).
 
-    The only run setting a judge takes is ``probe`` (a probe run of that version, see
-    :mod:`evaluators.judges.probes`); everything else belongs to the version."""
-    from evaluators.judges.evaluator import from_record, split_name
+    A judge takes two run settings: ``probe`` (a probe run of that version, see
+    :mod:`evaluators.judges.probes`) and ``samples`` (replies per item instead of the
+    version's own number; the signature records it); everything else belongs to the
+    version."""
+    from evaluators.judges.evaluator import SAMPLES_KEY, from_record, split_name
     from evaluators.judges.probes import PROBE_KEY
 
-    extra = set(settings or {}) - {PROBE_KEY}
+    extra = set(settings or {}) - {PROBE_KEY, SAMPLES_KEY}
     if extra:
         raise ValueError(
             "a judge's settings belong to its version: edit the judge instead "
-            f"(a run takes only {PROBE_KEY!r})"
+            f"(a run takes only {PROBE_KEY!r} and {SAMPLES_KEY!r})"
         )
     name, version = split_name(evaluator)
     record = store.judge(name, version)
     if record.kind != kind:
         raise ValueError(f"judge {name!r} scores kind {record.kind!r}, the project is {kind!r}")
     probe = (settings or {}).get(PROBE_KEY)
-    return from_record(record, ctx or build_context(store), probe=probe)
+    samples = (settings or {}).get(SAMPLES_KEY)
+    return from_record(record, ctx or build_context(store), probe=probe, samples=samples)
 
 
 MODES = ("online", "batch")
