@@ -178,3 +178,25 @@ def test_alignment_page_shows_the_check_history_per_version_and_model(
         ["2", "m-a", 1.0, 0, "pass"],
         ["2", "m-b", 1.0, 0, "pass"],
     ]
+
+
+def test_anchors_are_stored_once_and_checks_kept_on_both_backends(any_store: Store) -> None:
+    from annotation_store.drift import CheckRecord, record_check, save_anchors
+    from annotation_store.store_projects import StoreError
+
+    any_store.create_project("p", "binary")
+    any_store.upsert_items("p", [{"item_id": i, "fields": {"text": i}} for i in ITEMS])
+    save_anchors(any_store, "p", "judge:j", {"music": "1", "alarm": "0"}, seed=0)
+    assert anchors(any_store, "p", "judge:j") == {"alarm": "0", "music": "1"}  # item order
+    assert anchors(any_store, "p", "judge:other") == {}
+    with pytest.raises(StoreError, match="already has drift anchors"):
+        save_anchors(any_store, "p", "judge:j", {"dinner": None}, seed=0)
+    with pytest.raises(StoreError, match="unknown items: nope"):
+        save_anchors(any_store, "p", "judge:k", {"nope": None}, seed=0)
+    assert anchors(any_store, "p", "judge:k") == {}  # nothing changed
+    figures = {"kappa": 0.5, "moved": [{"item_id": "alarm", "before": 0, "now": 1}]}
+    record_check(any_store, "p", CheckRecord("judge:j", "2", "m", "sig", "label", 2, figures,
+                                             "min-kappa 0.8", False))  # fmt: skip
+    [c] = checks(any_store, "p")
+    assert (c.version, c.model, c.passed, c.figures) == ("2", "m", False, figures)
+    assert c.created_at is not None
