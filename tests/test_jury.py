@@ -100,8 +100,30 @@ def test_a_jury_runs_like_any_judge_and_stores_its_members_order(
 
     capsys.readouterr()
     assert main(["--db", demo, "alignment", PROJECT, "--field", "match", "--json"]) == 0
-    rows = {r["label"] for r in json.loads(capsys.readouterr().out)["versions"]}
-    assert any(label.startswith("jury v1") for label in rows)
+    rows = json.loads(capsys.readouterr().out)["versions"]
+    juries = [r for r in rows if r["label"].startswith("jury v1")]
+    [row] = [r for r in juries if r["jury"]["aggregate"] == "majority"]
+    # people's majority: alarm 0, lights 0, the rest 1. Members alone: A errs on alarm and
+    # lights (4/6), B on nothing (6/6), C on alarm (5/6); the jury errs on alarm (5/6).
+    assert jury.member_order(3, 0, "alarm") == [0, 1, 2]  # A, B, C
+    assert jury.member_order(3, 0, "lights") == [1, 2, 0]  # B, C, A
+    # without A: alarm B 0 / C 1 ties to B (right): 6/6, gain 5/6 - 1;
+    # without B: alarm 1 1 (wrong), lights C 0 / A 1 ties to C (right): 5/6, gain 0;
+    # without C: alarm A 1 / B 0 ties to A (wrong), lights B 0 (right): 5/6, gain 0
+    j = row["jury"]
+    assert j["jury"] == {"value": pytest.approx(5 / 6), "n": 6}
+    got = {m["member"]: (m["value"], m["gain"], m["n"]) for m in j["members"]}
+    assert got == {
+        "judge:juror-a v1": (pytest.approx(4 / 6), pytest.approx(-1 / 6), 6),
+        "judge:juror-b v1": (1.0, pytest.approx(0.0), 6),
+        "judge:juror-c v1": (pytest.approx(5 / 6), pytest.approx(0.0), 6),
+    }
+    assert (
+        main(["--db", demo, "alignment", PROJECT, "--field", "match", "--card", row["label"]]) == 0
+    )
+    card = capsys.readouterr().out
+    assert "| member judge:juror-a v1 | 0.667; marginal gain -0.167 (n 6) | 6 |" in card
+    assert "| jury (majority): agreement with the people's majority decision | 0.833 | 6 |" in card
 
 
 def test_a_two_member_tie_goes_to_the_first_member_in_the_drawn_order(

@@ -3,7 +3,7 @@
 Members are evaluator names (stored judges ``judge:NAME[@N]`` or registered evaluators);
 the runner builds them (:func:`jobs.runner.run_evaluator`) and hands them over with
 ``bind_members``. Each member scores every item on its own; per item and field the jury's
-score is the members' majority, mean or median (:func:`aggregate`). The order of the
+score is the members' majority, mean or median (:mod:`common.jury_rule`). The order of the
 members is drawn per item (seeded by the jury's ``seed`` and the item id) and stored
 with the result: a majority tie goes to the tied value of the earliest member in that
 order. A member that fails on an item is left out of that item's figure; an item no
@@ -16,18 +16,15 @@ new jury signature.
 from __future__ import annotations
 
 import asyncio
-import random
-import statistics
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from common.jury_rule import aggregate as aggregate
+from common.jury_rule import member_order as member_order
 from evaluators.base import EvalItem, EvalResult, Evaluator, EvaluatorSettings, stable_hash
 from evaluators.registry import register_evaluator
-
-AGGREGATES = ("majority", "mean", "median")
 
 
 class JurySettings(EvaluatorSettings):
@@ -37,26 +34,6 @@ class JurySettings(EvaluatorSettings):
     members: list[str] = Field(default_factory=list)
     aggregate: Literal["majority", "mean", "median"] = "majority"
     seed: int = 0
-
-
-def aggregate(values: Sequence[float], how: str) -> tuple[float, bool]:
-    """The jury's value from the members' values in their drawn order, and whether a
-    majority tie was broken by that order."""
-    if how == "mean":
-        return float(statistics.fmean(values)), False
-    if how == "median":
-        return float(statistics.median(values)), False
-    counts = Counter(values)
-    top = max(counts.values())
-    tied = [v for v in values if counts[v] == top]
-    return float(tied[0]), len(set(tied)) > 1
-
-
-def member_order(n: int, seed: int, item_id: str) -> list[int]:
-    """The members' positions in a per-item order drawn from the seed and the item id."""
-    order = list(range(n))
-    random.Random(f"{seed}:{item_id}").shuffle(order)
-    return order
 
 
 def member_label(ev: Evaluator[Any]) -> str:
