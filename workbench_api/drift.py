@@ -91,7 +91,7 @@ def _evaluator(store: Store, project: str, name: str) -> Evaluator:
 
     ctx = build_context(store)
     if ctx.llm is not None:
-        ctx.llm.read_cache = False
+        ctx.llm.read_cache = False  # type: ignore[attr-defined]  # the LLMClient's flag
     kind = store.project(project).kind
     if name.startswith("judge:"):
         return stored_judge(store, kind, name, None, ctx)

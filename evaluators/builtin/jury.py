@@ -123,9 +123,9 @@ class JuryEvaluator(Evaluator[JurySettings]):
         broken = []
         for f in self.fields:
             values = [
-                float(got[k].scores[f])
+                float(x)
                 for k in order
-                if got[k].status == "ok" and isinstance(got[k].scores.get(f), int | float)
+                if got[k].status == "ok" and isinstance(x := got[k].scores.get(f), int | float)
             ]
             if values:
                 scores[f], tie = aggregate(values, how)
