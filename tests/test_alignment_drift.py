@@ -69,6 +69,18 @@ def test_a_failed_reply_is_a_moved_answer_and_max_drop_judges_the_people() -> No
     assert not verdict(f, None, 0.5).passed and verdict(f, None, 0.8).passed
 
 
+def test_one_category_leaves_kappa_undefined_and_agreement_stands_in() -> None:
+    from alignment.drift import majority
+
+    same = dict.fromkeys(ITEMS, 1)
+    f = compare(ITEMS, same, same, {})
+    assert f.kappa is None and f.agreement == 1.0 and "undefined" in f.reasons["stability"]
+    v = verdict(f, 0.9, None)
+    assert v.passed and v.why == "agreement with the stored answers (kappa undefined) 1.000 >= 0.9"
+    assert not verdict(f, None, 0.1).passed  # no people: max-drop has nothing to judge
+    assert majority([1, 0, 1]) == 1.0 and majority([1, 0]) is None and majority([]) is None
+
+
 def test_check_catches_a_judge_that_starts_answering_differently(
     demo: str, fast_llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
