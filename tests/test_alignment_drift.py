@@ -212,3 +212,21 @@ def test_anchors_are_stored_once_and_checks_kept_on_both_backends(any_store: Sto
     [c] = checks(any_store, "p")
     assert (c.version, c.model, c.passed, c.figures) == ("2", "m", False, figures)
     assert c.created_at is not None
+
+
+def test_the_judges_worked_examples_are_never_anchors(
+    demo: str, fast_llm: ScriptedLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fast_llm.handler = _judge(("alarm",))
+    toml = tmp_path / "fs.toml"
+    few = f'\n[few_shot]\nproject = "{PROJECT}"\nitem_ids = ["dinner", "lights"]\n'
+    toml.write_text(TOML.read_text() + few)
+    db = ["--db", demo]
+    assert main([*db, "judge", "create", "fs", "--from", str(toml)]) == 0
+    assert main([*db, "evaluate", PROJECT, "--evaluator", "judge:fs"]) == 0
+    assert main([*db, "alignment", PROJECT, "--check"]) == 0
+    assert "4 anchors" in capsys.readouterr().out
+    store = Store(demo)
+    got = list(anchors(store, PROJECT, "judge:fs"))
+    assert got == ["alarm", "late-message", "flights", "music"]  # dinner, lights were shown
+    store.close()

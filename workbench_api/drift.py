@@ -167,7 +167,10 @@ def check_drift(
     notes: list[str] = []
     chosen = anchors(store, project, sig.evaluator)
     if not chosen:
-        chosen = choose_anchors(list(stored), people, n_anchors or ANCHORS, SEED)
+        # worked examples the judge was shown would agree with people for free
+        shown = set(sig.settings.get("few_shot_item_ids") or ())
+        candidates = [i for i in stored if i not in shown]
+        chosen = choose_anchors(candidates, people, n_anchors or ANCHORS, SEED)
         save_anchors(store, project, sig.evaluator, chosen, SEED)
         notes.append(f"anchors chosen now and stored: {', '.join(chosen)}")
     elif n_anchors is not None and n_anchors != len(chosen):
