@@ -222,8 +222,21 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
             "Biases": biases,
             "Calibration": calibration,
             "Cost": cost,
+            **({"Jury members": jury_lines(r["jury"])} if r.get("jury") else {}),
         },
     )
+
+
+def jury_lines(j: dict[str, Any]) -> list[CardLine]:
+    """The jury's figure, then each member's with its marginal gain (the jury's figure
+    minus the jury's without it; for an error, the error it saves)."""
+    lines = [CardLine(f"jury ({j['aggregate']}): {j['figure']}", _f(j["jury"]["value"]),
+                      j["jury"]["n"])]  # fmt: skip
+    for m in j["members"]:
+        gain = "" if m["gain"] is None else f"; marginal gain {m['gain']:+.3f} (n {m['gain_n']})"
+        value = _f(m["value"]) if m["value"] is not None else m.get("reason", "—")
+        lines.append(CardLine(f"member {m['member']}", f"{value}{gain}", m["n"]))
+    return lines
 
 
 def card_markdown(card: EvaluationCard) -> str:

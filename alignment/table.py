@@ -20,6 +20,7 @@ from agreement.inputs import is_binary_scores
 from agreement.measures import headline
 from alignment.inputs import AlignmentError, FieldInputs, load_field
 from alignment.judge_vs_judge import judge_vs_judge
+from alignment.jury import jury_figures
 from alignment.probes import probes
 from alignment.row_head import row_head
 from alignment.scores import field_scores, per_item, relevant
@@ -103,6 +104,8 @@ def version_row(
     row["probes"] = probes(
         fi, v, kept, means, bias=res.bias, n_resamples=n_resamples, seed=seed, epsilon=epsilon
     )
+    if (jury := jury_figures(fi, v, kept)) is not None:
+        row["jury"] = jury
     return row
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 #: The newest migration's revision (a test checks it against Alembic's own head). A database
 #: already at this revision is opened without importing Alembic (~0.1 s per CLI call).
-HEAD_REVISION = "0011_crowd"
+HEAD_REVISION = "0012_drift"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 

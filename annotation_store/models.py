@@ -463,3 +463,36 @@ class DeclaredKindVersion(Base):
     source: Mapped[str]
     created_by: Mapped[str | None]
     created_at: Mapped[datetime]
+
+
+class DriftAnchor(Base):
+    """One anchor item of a judge's drift check: chosen once (seeded, stratified by the
+    people's majority when there is one) and re-judged by every check."""
+
+    __table__ = tables.drift_anchors
+    id: Mapped[int]
+    project_id: Mapped[int]
+    evaluator: Mapped[str]
+    item_pk: Mapped[int]
+    stratum: Mapped[str | None]
+    seed: Mapped[int]
+    created_at: Mapped[datetime]
+
+
+class DriftCheck(Base):
+    """One drift check of a judge version and model on its anchors: the figures, the bar
+    and whether it passed."""
+
+    __table__ = tables.drift_checks
+    id: Mapped[int]
+    project_id: Mapped[int]
+    evaluator: Mapped[str]
+    version: Mapped[str]
+    model: Mapped[str | None]
+    signature_text: Mapped[str]
+    field: Mapped[str]
+    n_anchors: Mapped[int]
+    figures: Mapped[dict[str, Any]]
+    bar: Mapped[str]
+    passed: Mapped[bool]
+    created_at: Mapped[datetime]

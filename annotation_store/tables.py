@@ -470,3 +470,35 @@ Index(
     assignments.c.status,
     assignments.c.created_at,
 )
+
+
+drift_anchors = Table(
+    "drift_anchors",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("project_id", ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("evaluator", String(200), nullable=False),  # judge:NAME: shared by its versions
+    Column("item_pk", ForeignKey("items.id", ondelete="CASCADE"), nullable=False),
+    Column("stratum", String(200), nullable=True),  # the people's majority when stratified
+    Column("seed", Integer, nullable=False),
+    Column("created_at", DateTime, default=utcnow, nullable=False),
+    UniqueConstraint("project_id", "evaluator", "item_pk"),
+)
+
+
+drift_checks = Table(
+    "drift_checks",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("project_id", ForeignKey("projects.id", ondelete="CASCADE"), index=True, nullable=False),
+    Column("evaluator", String(200), nullable=False),
+    Column("version", String(64), nullable=False),
+    Column("model", String(200), nullable=True),
+    Column("signature_text", Text, nullable=False),
+    Column("field", String(200), nullable=False),
+    Column("n_anchors", Integer, nullable=False),
+    Column("figures", JSON, default=dict, nullable=False),  # agreement, kappa, people, moved
+    Column("bar", String(200), nullable=False),
+    Column("passed", Boolean, nullable=False),
+    Column("created_at", DateTime, default=utcnow, nullable=False),
+)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from commands import CommandError
 from commands.agreement import add_bootstrap_options
-from commands.numbers import positive_number
+from commands.numbers import positive_int, positive_number
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -65,6 +65,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_number,
         default=None,
         help="with --escalate on a graded field: how far from the people's mean still agrees (0.5)",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="drift alarm: re-judge the judge's anchor items (cache bypassed), compare with "
+        "its stored answers and the people; exit 1 below the bar",
+    )
+    p.add_argument(
+        "--anchors",
+        type=positive_int,
+        default=None,
+        help="with --check: how many anchors the first check chooses (20)",
+    )
+    p.add_argument(
+        "--min-kappa",
+        type=float,
+        default=None,
+        help="with --check: the bar, kappa with the stored answers at least K (default 0.8)",
+    )
+    p.add_argument(
+        "--max-drop",
+        type=float,
+        default=None,
+        help="with --check: the bar, the kappa with the people falls by at most D",
+    )
+    p.add_argument(
+        "--evaluator",
+        default=None,
+        help="with --check: the judge (judge:NAME[@VERSION]; default the newest judge run)",
     )
     p.set_defaults(handler=cmd_alignment)
 
@@ -255,11 +284,50 @@ def _escalate(args: argparse.Namespace, store: Store) -> dict[str, Any]:
     )
 
 
+def _check(args: argparse.Namespace, store: Store) -> int:
+    """The drift check: one line per finding (or --json); 1 when below the bar."""
+    from evaluators.base import NotConfiguredError
+    from reports.formats import portable_floats
+    from workbench_api.drift import DriftError, check_drift
+
+    if args.min_kappa is not None and not -1 <= args.min_kappa <= 1:
+        raise CommandError("--min-kappa must be in [-1, 1]")
+    if args.max_drop is not None and not 0 <= args.max_drop <= 2:
+        raise CommandError("--max-drop must be in [0, 2]")
+    try:
+        report = check_drift(
+            store,
+            args.name,
+            args.evaluator,
+            n_anchors=args.anchors,
+            min_kappa=args.min_kappa,
+            max_drop=args.max_drop,
+            field=args.field,
+        )
+    except (DriftError, NotConfiguredError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
+    if args.json:
+        doc = portable_floats(report.to_dict())
+        print(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print("\n".join(report.lines))
+    return 0 if report.verdict.passed else 1
+
+
+CHECK_ONLY = ("anchors", "min_kappa", "max_drop", "evaluator")
+
+
 def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
-    """Print the alignment document (or a version diff)."""
+    """Print the alignment document (or a version diff), or run a drift check."""
     from alignment.inputs import AlignmentError
     from reports.formats import portable_floats
 
+    if not args.check and any(getattr(args, k) is not None for k in CHECK_ONLY):
+        raise CommandError("--anchors, --min-kappa, --max-drop and --evaluator go with --check")
+    if args.check:
+        if args.escalate is not None or args.diff or args.card:
+            raise CommandError("--check runs alone (not with --escalate, --diff or --card)")
+        return _check(args, store)
     if args.resamples < 0:
         raise CommandError("--resamples must be >= 0")
     if args.epsilon is not None and not 0 <= args.epsilon < 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from commands import CommandError
 from commands.numbers import positive_int, positive_number
@@ -58,6 +58,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "exchanged; reverse_options: a label judge's options in reverse order); the Alignment "
         "page and `alignment` report the share of changed decisions",
     )
+    p.add_argument(
+        "--samples",
+        type=positive_int,
+        default=None,
+        help="LLM judges: replies per item (default: the judge's own setting); each item "
+        "keeps its k answers, and the Alignment card gives the flip rate and the judge's "
+        "alpha among them; cached samples are reused",
+    )
     p.set_defaults(handler=cmd_evaluate)
 
 
@@ -85,6 +93,8 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         if not args.evaluator.startswith("judge:"):
             raise CommandError("--probe runs a stored judge (--evaluator judge:NAME[@VERSION])")
         settings = {**(settings or {}), "probe": args.probe}
+    if args.samples is not None:
+        settings = with_samples(args.evaluator, settings, args.samples)
     item_ids = [i.strip() for i in args.items.split(",")] if args.items else None
     try:
         progress = run_evaluator(
@@ -120,6 +130,27 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         if summary is not None:
             print(f"  run {run_id}: {summary_line(summary)}")
     return 0
+
+
+def with_samples(evaluator: str, settings: dict[str, Any] | None, k: int) -> dict[str, Any]:
+    """The run settings with ``samples`` k, for a judge that draws samples (a stored
+    judge, or a registered evaluator whose settings have ``samples``)."""
+    if (settings or {}).get("samples", k) != k:
+        raise CommandError("--samples and --settings give different samples: give one")
+    if not evaluator.startswith("judge:"):
+        from evaluators.registry import get_evaluator_class
+
+        try:
+            cls = get_evaluator_class(evaluator)
+        except (KeyError, ValueError):
+            cls = None  # the run itself names the unknown evaluator
+        model = getattr(cls, "Settings", None)
+        if cls is not None and "samples" not in getattr(model, "model_fields", {}):
+            raise CommandError(
+                f"--samples: {evaluator!r} draws no samples (stored judges, judge:NAME, "
+                "and evaluators with a 'samples' setting do)"
+            )
+    return {**(settings or {}), "samples": k}
 
 
 def run_label(store: Store, project: str, evaluator: str, run_ids: list[int]) -> str:

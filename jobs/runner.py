@@ -92,13 +92,15 @@ def run_evaluator(
         evaluator = stored_judge(store, info.kind, evaluator, settings, ctx)
     if isinstance(evaluator, str):
         cls = get_evaluator_class(evaluator)
-        if not cls.applies_to(info.kind):
+        if not cls.applies_to(info.kind) and not getattr(cls, "panel", False):
             raise ValueError(
                 f"evaluator {evaluator!r} does not apply to kind {info.kind!r} "
                 f"(it applies to {', '.join(cls.kinds) or 'kinds that declare what it needs'})"
             )
         ctx = ctx or build_context(store)
         evaluator = create_evaluator(evaluator, settings, ctx)
+    if hasattr(evaluator, "bind_members"):  # a jury: its members are built here
+        evaluator.bind_members(jury_members(store, info.kind, evaluator))
     evaluator.check_available()
     if mode == "batch" and not supports_batch(evaluator):
         raise ValueError(
@@ -158,23 +160,43 @@ def stored_judge(
 ) -> Evaluator:
     """The evaluator of a stored judge, ``judge:NAME[@N]`` (the latest version without N).
 
-    The only run setting a judge takes is ``probe`` (a probe run of that version, see
-    :mod:`evaluators.judges.probes`); everything else belongs to the version."""
-    from evaluators.judges.evaluator import from_record, split_name
+    A judge takes two run settings: ``probe`` (a probe run of that version, see
+    :mod:`evaluators.judges.probes`) and ``samples`` (replies per item instead of the
+    version's own number; the signature records it); everything else belongs to the
+    version."""
+    from evaluators.judges.evaluator import SAMPLES_KEY, from_record, split_name
     from evaluators.judges.probes import PROBE_KEY
 
-    extra = set(settings or {}) - {PROBE_KEY}
+    extra = set(settings or {}) - {PROBE_KEY, SAMPLES_KEY}
     if extra:
         raise ValueError(
             "a judge's settings belong to its version: edit the judge instead "
-            f"(a run takes only {PROBE_KEY!r})"
+            f"(a run takes only {PROBE_KEY!r} and {SAMPLES_KEY!r})"
         )
     name, version = split_name(evaluator)
     record = store.judge(name, version)
     if record.kind != kind:
         raise ValueError(f"judge {name!r} scores kind {record.kind!r}, the project is {kind!r}")
     probe = (settings or {}).get(PROBE_KEY)
-    return from_record(record, ctx or build_context(store), probe=probe)
+    samples = (settings or {}).get(SAMPLES_KEY)
+    return from_record(record, ctx or build_context(store), probe=probe, samples=samples)
+
+
+def jury_members(store: Store, kind: str, jury: Any) -> list[Evaluator]:
+    """A jury's member evaluators, built like any run's (stored judges from the store),
+    sharing the jury's context."""
+    members: list[Evaluator] = []
+    for name in jury.settings.members:
+        if name.startswith("judge:"):
+            members.append(stored_judge(store, kind, name, None, jury.ctx))
+            continue
+        if name == jury.name:
+            raise ValueError("a jury cannot sit on a jury")
+        cls = get_evaluator_class(name)
+        if not cls.applies_to(kind):
+            raise ValueError(f"jury member {name!r} does not apply to kind {kind!r}")
+        members.append(create_evaluator(name, None, jury.ctx))
+    return members
 
 
 MODES = ("online", "batch")

@@ -106,7 +106,7 @@ def submit_evaluate_job(
     info = store.project(project)
     for name in params["evaluators"]:
         cls = get_evaluator_class(name)
-        if not cls.applies_to(info.kind):
+        if not cls.applies_to(info.kind) and not getattr(cls, "panel", False):
             raise ValueError(f"evaluator {name!r} does not apply to kind {info.kind!r}")
     return store.create_job(project, dict(params), kind="evaluate", created_by=created_by)
 

@@ -36,6 +36,7 @@ from alignment.label_diff import label_diff
 from alignment.table import alignment_table
 from ui.autocalibration_view import autocalibration_control
 from ui.context import get_store, require_project
+from ui.drift_view import drift_history_section
 from ui.escalation_view import escalation_section
 from ui.probe_runs import probe_control
 from ui.tables import DASH, dash_missing, number_columns
@@ -195,6 +196,8 @@ if labels:
     escalation_section(
         project.name, data_version, doc["field"], labels, default_card(doc["versions"])
     )
+
+drift_history_section(project.name)
 
 st.header("Version diff")
 if len(labels) < 2:

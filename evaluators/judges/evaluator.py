@@ -29,6 +29,8 @@ from evaluators.judges.template import TemplateError, render_template
 from evaluators.llm.evaluator import LLMEvaluator, Usage
 
 PREFIX = "judge:"
+#: The run setting that overrides a version's number of samples per item.
+SAMPLES_KEY = "samples"
 
 
 def split_name(evaluator: str) -> tuple[str, int | None]:
@@ -110,6 +112,7 @@ class JudgeEvaluator(LLMEvaluator):
             from evaluators.llm.client import LLMClient
 
             self._client = LLMClient(dataclasses.replace(base.config, model=wanted), base.cache)
+            self._client.read_cache = getattr(base, "read_cache", True)
         return self._client
 
     def model_name(self) -> str | None:
@@ -263,9 +266,19 @@ def _json(value: Any) -> str:
 
 
 def from_record(
-    record: Any, ctx: EvalContext | None = None, probe: str | None = None
+    record: Any,
+    ctx: EvalContext | None = None,
+    probe: str | None = None,
+    samples: int | None = None,
 ) -> JudgeEvaluator:
     """The evaluator of a stored judge version (a ``JudgeRecord`` from the store), or a
-    probe run of it (``probe``: see :mod:`evaluators.judges.probes`)."""
+    probe run of it (``probe``: see :mod:`evaluators.judges.probes`); ``samples`` replies
+    per item instead of the version's own number (ValueError outside 1 to 20)."""
     spec = JudgeSpec.model_validate(record.definition)
+    if samples is not None:
+        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 20:
+            raise ValueError(f"samples must be a whole number from 1 to 20, got {samples!r}")
+        spec = spec.model_copy(
+            update={"sampling": spec.sampling.model_copy(update={"samples": samples})}
+        )
     return JudgeEvaluator(record.name, record.version, spec, ctx, probe)

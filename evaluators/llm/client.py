@@ -143,6 +143,9 @@ class LLMClient:
         self._mode_unsaved = False
         self.http_calls = 0
         self.cache_hits = 0
+        #: False: every request is asked afresh (a drift check must see today's answers,
+        #: not the cached ones of a temperature-0 judge); replies are still written.
+        self.read_cache = True
         self._loop: asyncio.AbstractEventLoop | None = None
         self._transport: ChatTransport | None = None
         self._sdk: Any = None  # the openai client of the loop (batch mode's files, batches)
@@ -374,7 +377,7 @@ class LLMClient:
         if messages_json is not None:
             known["messages",] = messages_json
         key = cache_key_parts(record, known) if known else cache_key(record)
-        hit = await self._get(key)
+        hit = await self._get(key) if self.read_cache else None
         session = self.batch
         if hit is not None:
             if session is not None and key in session.fresh:
