@@ -18,6 +18,7 @@ BUILTIN: dict[str, str] = {
     "geval": "geval:GEval",
     "geval_ucr": "geval:GEvalUCR",
     "intent_resolution": "intent_resolution:IntentResolution",
+    "jury": "jury:JuryEvaluator",
     "meteor": "lexical:MeteorEvaluator",
     "nli_bidirectional": "nli_bidirectional:NLIBidirectionalEvaluator",
     "prometheus": "prometheus:Prometheus",
