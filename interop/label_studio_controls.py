@@ -155,13 +155,15 @@ def results(
             for s in value
         ]
     if kind == "pairwise":
+        # the order the outputs were shown in rides in the result's meta
+        meta = {"meta": {"shown": list(value["shown"])}} if value.get("shown") else {}
         if pairwise_choices(spec) is None:
             side = "left" if value["choice"] == spec.outputs[0] else "right"
-            return [{**base, "type": "pairwise", "value": {"selected": side}}]
+            return [{**base, "type": "pairwise", "value": {"selected": side}, **meta}]
         choice = value["choice"]
         if value.get("strength"):
             choice = f"{choice} ({value['strength']})"
-        return [{**base, "type": "choices", "value": {"choices": [choice]}}]
+        return [{**base, "type": "choices", "value": {"choices": [choice]}, **meta}]
     return [{**base, **spec.question_type.label_studio_result(spec, value)}]
 
 
@@ -213,9 +215,12 @@ def result_value(result: Any) -> Any:
     value = result.get("value") or {}
     if not isinstance(value, dict):
         raise ValueError("a result's value must be an object")
+    meta = result.get("meta")
+    shown = meta.get("shown") if isinstance(meta, dict) else None
     if kind == "choices":
         choices = value.get("choices") or []
-        return choices[0] if len(choices) == 1 else choices
+        picked = choices[0] if len(choices) == 1 else choices
+        return {"picked": picked, "shown": shown} if isinstance(shown, list) else picked
     if kind == "taxonomy":
         return [path[-1] for path in value.get("taxonomy") or [] if path]
     if kind in ("rating", "number"):
@@ -228,7 +233,8 @@ def result_value(result: Any) -> Any:
             for label in value.get("labels") or []
         ]
     if kind == "pairwise":
-        return {"selected": value.get("selected")}
+        side = {"selected": value.get("selected")}
+        return {**side, "shown": shown} if isinstance(shown, list) else side
     raise ValueError(
         f"result type {kind!r} is not supported "
         "(choices, taxonomy, rating, number, textarea, labels, pairwise)"
@@ -242,17 +248,22 @@ def answer(spec: Any, value: Any) -> Any:
     if kind == "multi" and isinstance(value, str):
         return [value]
     if kind == "pairwise":
+        shown = value.get("shown") if isinstance(value, dict) else None
+        extra = {"shown": shown} if shown else {}
         if isinstance(value, dict) and "selected" in value:
             side = {"left": 0, "right": 1}.get(str(value["selected"]))
             if side is None or side >= len(spec.outputs):
                 raise ValueError(f"pairwise selection {value['selected']!r} is not left or right")
-            return {"choice": spec.outputs[side]}
-        if isinstance(value, str) and not value.lstrip().startswith("{"):
-            choice, _, strength = value.partition(" (")
-            out: dict[str, Any] = {"choice": choice.strip()}
+            return {"choice": spec.outputs[side], **extra}
+        picked = value.get("picked") if isinstance(value, dict) else value
+        if isinstance(picked, str) and not picked.lstrip().startswith("{"):
+            choice, _, strength = picked.partition(" (")
+            out: dict[str, Any] = {"choice": choice.strip(), **extra}
             if strength.endswith(")"):
                 out["strength"] = strength[:-1]
             return out
+    if isinstance(value, dict) and set(value) == {"picked", "shown"}:
+        return value["picked"]  # an order shown means nothing to other questions
     return value
 
 
