@@ -108,3 +108,47 @@ def test_spans_travel_as_one_result_per_span(sqlite_url: str, store: Store, tmp_
     import_file(store, "es2", "annotations", out, "label-studio")
     want = [row for row in labels(store, "es") if row[:3] != ("e2", "ann", "errors")]
     assert labels(store, "es2") == want
+
+
+STRICT = """
+title = "A or B"
+[[fields]]
+name = "a"
+output = true
+[[fields]]
+name = "b"
+output = true
+[[questions]]
+name = "better"
+type = "pairwise"
+tie = false
+"""
+
+
+def test_a_pairwise_without_tie_is_label_studios_pairwise(
+    sqlite_url: str, store: Store, tmp_path: Path
+) -> None:
+    toml = tmp_path / "strict.toml"
+    toml.write_text(STRICT)
+    assert main(["--db", sqlite_url, "kind", "create", "strict", "--from", str(toml)]) == 0
+    for name in ("ab", "ab2"):
+        assert main(["--db", sqlite_url, "project", "create", name, "--kind", "decl:strict"]) == 0
+    add_items(store, "ab", pd.DataFrame({"item_id": ["x", "y"], "a": ["one", "two"], "b": "b"}))
+    rows = [
+        {"item_id": "x", "annotator": "ann", "field": "better", "value": '{"choice": "b"}'},
+        {"item_id": "y", "annotator": "ann", "field": "better", "value": '{"choice": "a"}'},
+    ]
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    import_file(store, "ab", "annotations", path)
+    out = tmp_path / "ab.json"
+    export_file(store, "ab", "annotations", out, "label-studio")
+    assert (
+        '<Pairwise name="better" toName="a,b"/>' in (tmp_path / "ab.label_config.xml").read_text()
+    )
+    picked = [
+        r["value"] for t in json.loads(out.read_text()) for r in t["annotations"][0]["result"]
+    ]
+    assert picked == [{"selected": "right"}, {"selected": "left"}]
+    import_file(store, "ab2", "annotations", out, "label-studio")
+    assert labels(store, "ab2") == labels(store, "ab")
