@@ -3,24 +3,29 @@
 tests/data/peers/label-studio, written with the SDK's ``Annotation`` / ``Prediction``).
 
 A result's ``from_name`` is the workbench field (``--map`` renames it); its ``type`` says
-where the value is: ``choices`` (``{"choices": ["yes"]}``), ``rating``, ``number`` or
-``textarea`` (``{"text": ["..."]}``, also fact lists as JSON). ``data.item_id`` is the
-item id (else the task id). What each part becomes:
+where the value is (``choices``, ``taxonomy``, ``rating``, ``number``, ``textarea``,
+``labels`` spans, ``pairwise``; :mod:`interop.label_studio_controls` makes it the
+question's answer once the project is known). ``data.item_id`` is the item id (else the
+task id). What each part becomes:
 
 - annotations: labels; ``completed_by`` is a user id (an integer: ``ls-user-<id>``, or
   the name a ``<export>.users.json`` beside the file gives it; an object's email);
-  ``was_cancelled`` is a skip; ``lead_time`` is the time on task;
+  ``was_cancelled`` is a skip; ``lead_time`` is the time on task; ``ground_truth`` (a
+  Label Studio server sets it on every imported annotation) is a mark kept in the
+  annotator's note on the item, beside their labels: they stay that person's labels;
 - drafts: draft labels of their user;
 - predictions: evaluator scores (evaluator ``label-studio``, judge model the
-  ``model_version``); their confidence ``score`` is counted in the notes;
-- ``ground_truth`` annotations: a reviewer's decision, so they become the workbench's
-  final labels (adjudicated, the reviewer named by their user), not that user's labels.
+  ``model_version``) where they are numbers (a binary choice with its confidence
+  ``score`` is the chance of yes); other confidences, non-numeric predictions and
+  predictions listed by id only are counted in the notes.
 
 The export writes integer ``completed_by`` (the names in ``<out>.users.json``), drafts,
-skips as cancelled annotations, lead times, evaluator scores as predictions, final labels
-as ``ground_truth`` annotations of their reviewer (whole fields; per-fact final labels and
-a final label's source and cause are counted in the notes), and the labeling config Label
-Studio needs to open the tasks (``<out>.label_config.xml``).
+skips as cancelled annotations, lead times, the ground-truth mark where Label Studio set
+it, evaluator scores as predictions typed to their question's control, and the labeling
+config Label Studio needs to open the tasks (``<out>.label_config.xml``: every item field
+an annotator sees, each question as Label Studio's own control). Final labels (a
+reviewer's decision, no one's annotation), span answers marking nothing and scores no
+control holds are counted in the notes.
 """
 
 from __future__ import annotations
@@ -140,14 +145,14 @@ CONFIDENCE = "_confidence"
 def _resolve(out: Converted, fields: Mapping[str, Any]) -> None:
     """Values read from results made answers of the project's fields; predictions made
     scores (a binary choice with its confidence), the rest dropped with a note."""
-    for rows in (out.annotations, out.finals):
-        for n, t in enumerate(rows):
-            spec = fields.get(str(t.row.get("field")))
-            if spec is not None:
-                try:
-                    rows[n] = Tagged(t.record, {**t.row, "value": answer(spec, t.row["value"])})
-                except ValueError as exc:
-                    raise fail(out.display, t.record, str(exc)) from None
+    rows = out.annotations
+    for n, t in enumerate(rows):
+        spec = fields.get(str(t.row.get("field")))
+        if spec is not None:
+            try:
+                rows[n] = Tagged(t.record, {**t.row, "value": answer(spec, t.row["value"])})
+            except ValueError as exc:
+                raise fail(out.display, t.record, str(exc)) from None
     kept, dropped, unused = [], Counter(), 0
     for t in out.scores:
         row = dict(t.row)
