@@ -152,3 +152,32 @@ def test_a_pairwise_without_tie_is_label_studios_pairwise(
     assert picked == [{"selected": "right"}, {"selected": "left"}]
     import_file(store, "ab2", "annotations", out, "label-studio")
     assert labels(store, "ab2") == labels(store, "ab")
+
+
+def test_a_pairwise_side_that_is_neither_left_nor_right_imports_nothing(
+    sqlite_url: str, store: Store, tmp_path: Path
+) -> None:
+    from annotation_store.importing import ImportFailure
+
+    toml = tmp_path / "strict.toml"
+    toml.write_text(STRICT)
+    assert main(["--db", sqlite_url, "kind", "create", "strict", "--from", str(toml)]) == 0
+    assert main(["--db", sqlite_url, "project", "create", "ab", "--kind", "decl:strict"]) == 0
+    side = {"from_name": "better", "to_name": "a", "type": "pairwise"}
+    tasks = [
+        {
+            "id": n,
+            "data": {"item_id": f"i{n}", "a": "one", "b": "two"},
+            "annotations": [{"completed_by": 1, "result": [{**side, "value": {"selected": s}}]}],
+        }
+        for n, s in ((1, "left"), (2, "middle"))
+    ]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(tasks))
+    with pytest.raises(ImportFailure) as failed:
+        import_file(store, "ab", "annotations", path, "label-studio")
+    assert str(failed.value) == (
+        "bad.json, task 2 (id 2), annotation 1, result 'better': "
+        "pairwise selection 'middle' is not left or right"
+    )
+    assert store.items("ab") == [] and labels(store, "ab") == []
