@@ -62,6 +62,13 @@ class Converted:
     #: otherwise (Potato's ``"my scheme"`` -> ``my_scheme``), tried when the project
     #: has no field of the file's name
     field_alias: Callable[[str], str] | None = None
+    #: Markers the tool put on an annotator's work (``item_id``, ``annotator``, text),
+    #: kept in their note on the item beside the labels (Label Studio's ground truth).
+    marks: list[tuple[Any, Any, str]] = field(default_factory=list)
+    #: ``resolve(converted, fields)``: turn values read without the project into the
+    #: answers of the project's human fields (by name), before validation; may drop rows
+    #: with a note. None: the values are answers as read.
+    resolve: Callable[[Converted, Mapping[str, Any]], None] | None = None
 
     def rows(self, target: str) -> list[Tagged]:
         """The rows of one target (items, annotations or scores)."""
@@ -162,6 +169,7 @@ def _rekey(converted: Converted, column: str) -> None:
             ],
         )
     converted.seconds = [(new_ids.get(i, i), who, s) for i, who, s in converted.seconds]
+    converted.marks = [(new_ids.get(i, i), who, t) for i, who, t in converted.marks]
 
 
 def items_by_reference(store: Store, project: str, converted: Converted) -> None:
@@ -398,6 +406,11 @@ def import_converted(
     if "items" in chosen:
         items_by_reference(store, project, converted)
         chosen = [t for t in chosen if t != "items" or converted.items]
+    if converted.resolve is not None:
+        info = store.project(project)
+        converted.resolve(
+            converted, {f.name: f for f in info.task_kind.human_fields(info.settings)}
+        )
     if "annotations" in chosen:
         typed_answers(store, project, converted)
     dry = DryRunStore(store, project)
@@ -422,6 +435,10 @@ def import_converted(
         from annotation_store.time_on_task import set_time_on_task
 
         set_time_on_task(store, project, converted.seconds, converted.time_source)
+    if converted.marks and "annotations" in chosen:
+        from annotation_store.progress_marks import add_marks
+
+        add_marks(store, project, converted.marks)
     notes = list(converted.notes)
     for target in TARGETS:
         if target not in chosen and converted.rows(target):

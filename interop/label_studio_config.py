@@ -1,12 +1,14 @@
 """A declared kind from a Label Studio labeling config (the XML of a project's UI).
 
 Carried over: object tags ``<Text>`` / ``<HyperText>`` (as text or Markdown fields;
-``value="$name"`` names the field), ``<Paragraphs>`` (as a chat transcript), and the
-controls each question type reads (its ``label_studio`` tags and ``from_label_studio``:
+``value="$name"`` names the field), ``<Paragraphs>`` and ``<Chat>`` (as a chat
+transcript), and the controls each question type reads (its ``label_studio`` tags and
+``from_label_studio``:
 ``<Choices>`` as single or, with ``choice="multiple"``, multi-label, ``<Rating>`` as
 Likert, ``<Number>`` as a score, ``<TextArea>`` as free text, ``<Labels>`` as spans,
 ``<Pairwise>`` as pairwise), with ``required`` and a ``visibleWhen="choice-selected"``
-condition. Anything else is listed in the loss report, one plain sentence each.
+condition, the control's own or that of a ``<View>`` holding it. Anything else (other
+``visibleWhen`` kinds among them) is listed in the loss report, one plain sentence each.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from kinds.declared import DeclarationError
 from kinds.kind_file import TOO_DEEP
 from kinds.question_registry import question_types
 
-OBJECTS = {"Text": "text", "HyperText": "markdown", "Paragraphs": "chat"}
+OBJECTS = {"Text": "text", "HyperText": "markdown", "Paragraphs": "chat", "Chat": "chat"}
 LAYOUT = {"View", "Header", "Style", "Collapse", "Filter"}
 
 
@@ -62,18 +64,37 @@ def _question(tag: Element, fields: dict[str, dict], losses: list[str]) -> dict[
     return q
 
 
-def _condition(tag: Element, q: dict[str, Any], seen: set[str], losses: list[str]) -> None:
-    when = tag.get("visibleWhen")
-    if not when:
+def _condition(
+    tag: Element, view: Element | None, q: dict[str, Any], seen: set[str], losses: list[str]
+) -> None:
+    """The control's own ``visibleWhen``, else that of the ``<View>`` holding it."""
+    source = tag if tag.get("visibleWhen") else view
+    if source is None:
         return
-    other, value = tag.get("whenTagName"), tag.get("whenChoiceValue")
+    when = source.get("visibleWhen")
+    other, value = source.get("whenTagName"), source.get("whenChoiceValue")
     if when == "choice-selected" and other in seen and value:
         q["show_if"] = {"question": other, "answer": value.split(",")}
     else:
+        where = "" if source is tag else " (on the <View> holding it)"
         losses.append(
-            f"<{tag.tag} name={q['name']!r}>: visibleWhen={when!r} cannot be carried over; "
-            "the question is always asked"
+            f"<{tag.tag} name={q['name']!r}>: visibleWhen={when!r}{where} cannot be carried "
+            "over; the question is always asked"
         )
+
+
+def _views(root: Element) -> dict[Element, Element]:
+    """Each tag -> the nearest enclosing ``<View>`` with a ``visibleWhen`` (if any)."""
+    found: dict[Element, Element] = {}
+    stack: list[tuple[Element, Element | None]] = [(root, None)]
+    while stack:
+        tag, view = stack.pop()
+        if tag.tag == "View" and tag.get("visibleWhen"):
+            view = tag
+        if view is not None and tag is not view:
+            found[tag] = view
+        stack.extend((child, view) for child in tag)
+    return found
 
 
 def _check_depth(root: Element) -> None:
@@ -104,6 +125,7 @@ def convert(xml: str) -> tuple[dict[str, Any], list[str]]:
                 losses.append(f"<HyperText name={tag.get('name')!r}>: shown as Markdown, no HTML")
     questions: list[dict[str, Any]] = []
     seen: set[str] = set()
+    views = _views(root)
     for tag in root.iter():
         if tag.tag in OBJECTS or tag.tag in LAYOUT or tag.tag in ("Choice", "Label"):
             continue
@@ -113,7 +135,7 @@ def convert(xml: str) -> tuple[dict[str, Any], list[str]]:
         q = _question(tag, fields, losses)
         if q is None:
             continue
-        _condition(tag, q, seen, losses)
+        _condition(tag, views.get(tag), q, seen, losses)
         seen.add(q["name"])
         questions.append(q)
     headers = [h.get("value", "") for h in root.iter("Header") if h.get("value")]

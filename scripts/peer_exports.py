@@ -41,7 +41,7 @@ def main(root: Path) -> None:
             wb.export_file(store, "peers", what, ours / f"langsmith-{what}.jsonl", "langsmith")
         wb.export_file(store, "peers", "annotations", ours / "label-studio.json", "label-studio")
         wb.export_file(store, "peers", "annotations", ours / "potato", "potato")
-        # Label Studio's own export back out: its ground truth leaves as final labels
+        # Label Studio's own export back out: its ground-truth mark travels with the label
         wb.create_project(store, "peers-ls", "likert", {"min": 1, "max": 5, "k": 2})
         ls_export = root / "label-studio" / "export.json"
         wb.import_file(store, "peers-ls", "annotations", ls_export, "label-studio", mapping=rename)

@@ -33,7 +33,7 @@ CASES = [
         "ls_annotations_not_list.json",
         "annotations",
         "label-studio",
-        "task 1 (id 1): 'annotations' must be a list of objects",
+        "task 1 (id 1): 'annotations' must be a list",
     ),
     (
         "ls_result_not_list.json",
@@ -69,7 +69,8 @@ CASES = [
         "ls_nul_in_reviewer.json",
         "annotations",
         "label-studio",
-        "task 1 (id 1), annotation 1 (ground truth), result 'label', column 'reviewer': a NUL",
+        # a ground-truth annotation is its annotator's: the NUL is in the annotator's name
+        "task 1 (id 1), annotation 1, result 'label', column 'annotator': a NUL",
     ),
     (
         "lf_nan.json",

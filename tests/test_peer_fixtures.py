@@ -113,37 +113,42 @@ def final_labels(store: Store, project: str) -> list:
     return sorted((r.item_id, r.field, r.value, r.source, r.reviewer) for r in df.itertuples())
 
 
+GROUND_TRUTH = "ground truth in Label Studio"
+
+
+def marks(store: Store, project: str) -> list:
+    frame = store.progress_frame(project)
+    return sorted((r.item_id, r.annotator, r.note) for r in frame.itertuples() if r.note)
+
+
 def test_label_studio_export_with_drafts_predictions_and_lead_times(store: Store) -> None:
     store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
     path = PEERS / "label-studio" / "export.json"
     reports = import_file(store, "p", "annotations", path, "label-studio", mapping=RENAME)
     ids = {f"i{n}": str(n) for n in range(1, 5)}  # task ids: the data has no item_id
     users = {"alice": "ls-user-11", "bob": "ls-user-12"}
-    # alice's annotation of i3 is the task's ground truth: a reviewer's final label
-    annotated = {
-        u: {i: v for i, v in r.items() if (u, i) != ("alice", "i3")} for u, r in PEOPLE.items()
-    }
-    people = {users[u]: {ids[i]: v for i, v in r.items()} for u, r in annotated.items()}
+    # alice's annotation of i3 is the task's ground truth: her label, marked beside it
+    people = {users[u]: {ids[i]: v for i, v in r.items()} for u, r in PEOPLE.items()}
     assert labels(store, "p") == submitted(people)
-    assert final_labels(store, "p") == [("3", "label", 3, "adjudicated", "ls-user-11")]
+    assert final_labels(store, "p") == []
+    assert marks(store, "p") == [("3", "ls-user-11", GROUND_TRUTH)]
     assert labels(store, "p", ("draft",)) == [("2", "ls-user-13", "label", 3, "draft")]
     assert model_scores(store, "p") == {ids[i]: v for i, v in MODEL.items()}
     assert set(store.scores_frame("p")["model"]) == {"judge-v2"}
     progress = store.progress_frame("p").set_index(["item_id", "annotator"])["seconds_spent"]
     assert progress[("2", "ls-user-11")] == 14.5 and progress[("1", "ls-user-12")] == 13.5
-    assert reports["annotations"].notes == [
-        "1 final labels stored from the file's ground truth (the reviewer's decision, not "
-        "an annotator's label)"
-    ]
     assert reports["scores"].notes == [
-        "4 prediction confidence scores not imported",
         "1 cancelled (skipped) annotations hold no result and are not imported",
+        "1 annotations marked ground truth: kept as their annotator's labels, the mark in "
+        f"the annotator's note on the item ({GROUND_TRUTH!r})",
+        "4 prediction confidence scores not imported",
     ]
 
 
 def test_label_studio_ground_truth_round_trip(store: Store, tmp_path: Path) -> None:
-    """Final labels leave as ground-truth annotations of their reviewer and come back as
-    final labels; a reviewer's final label set in the workbench travels the same way."""
+    """The ground-truth mark leaves with its annotator's annotation and comes back beside
+    the label; a final label set in the workbench (a reviewer's decision, no one's
+    annotation) is counted in the notes, not written."""
     from annotation_store.adjudication import set_final_label
     from workbench_api import export_file
 
@@ -167,18 +172,16 @@ def test_label_studio_ground_truth_round_trip(store: Store, tmp_path: Path) -> N
         for a in t["annotations"]
         if a.get("ground_truth")
     )
-    assert truth == [(1, "rita", 4), (3, "ls-user-11", 3)]
+    assert truth == [(3, "ls-user-11", 3)]
     assert notes == [
-        "2 final labels written as ground-truth annotations; their source (unanimous, "
-        "majority, adjudicated), cause and note are not carried"
+        "1 final labels not written (Label Studio keeps one person's answers per "
+        "annotation; a final label is a reviewer's decision)"
     ]
     store.create_project("q", "likert", {"min": 1, "max": 5, "k": 2})
     import_file(store, "q", "annotations", out, "label-studio")
-    assert final_labels(store, "q") == [
-        ("1", "label", 4, "adjudicated", "rita"),
-        ("3", "label", 3, "adjudicated", "ls-user-11"),
-    ]
-    assert labels(store, "q") == labels(store, "p")  # ordinary labels: unchanged
+    assert final_labels(store, "q") == []
+    assert labels(store, "q") == labels(store, "p")  # every annotator's label
+    assert marks(store, "q") == marks(store, "p") == [("3", "ls-user-11", GROUND_TRUTH)]
 
 
 def test_label_studio_export_passed_the_sdk() -> None:
@@ -191,7 +194,7 @@ def test_label_studio_export_passed_the_sdk() -> None:
     ):
         assert results[name]["errors"] == [], results[name]
         assert results[name]["valid"] == results[name]["checked"] > 0
-    # the final label read from LS's own export went back out as LS ground truth
+    # the ground-truth mark read from LS's own export went back out with its annotation
     assert results["label-studio-ground-truth.json annotations"]["ground_truth"] == 1
 
 
@@ -245,6 +248,6 @@ def test_label_studio_bad_ground_truth_imports_nothing(store: Store, tmp_path: P
     with pytest.raises(ImportFailure) as failed:
         import_file(store, "p", "annotations", bad, "label-studio", mapping=RENAME)
     message = str(failed.value)
-    assert "bad.json, task 3 (id 3), annotation 1 (ground truth), result 'quality'" in message
+    assert "bad.json, task 3 (id 3), annotation 1, result 'quality'" in message
     assert "\n" not in message and "9" in message
     assert store.items("p") == [] and labels(store, "p") == [] and final_labels(store, "p") == []
