@@ -126,7 +126,6 @@ test("a conditional question counts only while the server says it is asked", () 
   assert.equal(setAsked(s, "1", ["bad", "errors", "score", "note"]), true);
   assert.equal(setAsked(s, "1", ["bad", "errors", "score", "note"]), false); // no change
   assert.deepEqual(missingRequired(s), ["errors", "score"]);
-  moveFocus(s, -1);
   assert.equal(s.item.targets[s.focus].key, "errors");
   applyValue(s, { ref: "1", target: "errors", value: [{ start: 0, end: 3, label: "fact" }] });
   applyValue(s, { ref: "1", target: "score", value: 0.5 });
@@ -143,4 +142,12 @@ test("a conditional question counts only while the server says it is asked", () 
   assert.equal(s.item.targets[s.focus].key, "score");
   moveFocus(s, -1);
   assert.equal(s.item.targets[s.focus].key, "bad");
+});
+
+test("a question the answer just opened takes the focus back", () => {
+  const s = newItemState(valueItem("1"));
+  applyChoice(s, { ref: "1", target: "bad", index: 0 });
+  assert.equal(s.item.targets[s.focus].key, "score");
+  setAsked(s, "1", ["bad", "errors", "score", "note"]);
+  assert.equal(s.item.targets[s.focus].key, "errors");
 });

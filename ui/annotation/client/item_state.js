@@ -96,19 +96,23 @@ export function applyValue(state, action) {
 
 /**
  * The server's word on which targets are asked (``keys``, after a save on item
- * ``ref``). Returns true when a target was shown or hidden; the focus leaves a hidden one.
+ * ``ref``). Returns true when a target was shown or hidden; the focus leaves a hidden
+ * one, and goes back to a question just shown before it without an answer (the one the
+ * answer just given opened).
  */
 export function setAsked(state, ref, keys) {
   if (ref !== state.item.ref || !Array.isArray(keys)) return false;
   let changed = false;
-  for (const t of state.item.targets) {
+  let opened = -1;
+  state.item.targets.forEach((t, i) => {
     const asked = keys.includes(t.key);
-    if (isAsked(t) !== asked) {
-      t.asked = asked;
-      changed = true;
-    }
-  }
-  if (changed && !isAsked(state.item.targets[state.focus])) {
+    if (isAsked(t) === asked) return;
+    t.asked = asked;
+    changed = true;
+    if (asked && opened < 0 && !answered(state, t)) opened = i;
+  });
+  if (opened >= 0 && opened < state.focus) state.focus = opened;
+  else if (changed && !isAsked(state.item.targets[state.focus])) {
     state.focus = nextAsked(state, state.focus, 1);
   }
   return changed;

@@ -95,7 +95,13 @@ function saved(job, body) {
     const p = document.querySelector("#wb-lane [data-testid=wbScores]");
     if (p) p.replaceChildren(...scoreSpans(body.scores));
   }
-  if (body && body.asked && L.cur && setAsked(L.cur, job.ref, body.asked) && !L.held) render();
+  if (body && body.asked && L.cur) {
+    const before = L.cur.focus;
+    if (setAsked(L.cur, job.ref, body.asked) && !L.held) {
+      render();
+      if (L.cur.focus !== before) focusRow(); // a question the answer opened
+    }
+  }
   if (L.leaving && !L.posts.jobs.length) leave();
   // a submit held until the item's saves said which questions are asked
   if (L.held && L.held === L.cur && !L.posts.jobs.some((j) => j.ref === L.cur.item.ref)) {
@@ -334,6 +340,18 @@ function markSpan(cur, target, index) {
   const marked = { start: target.words[sel.from][0], end: target.words[sel.to][1] };
   announce("Marked " + target.choices[index].label + ": " + spanText(target.text, marked));
   return undefined;
+}
+
+// The keyboard goes to the current question's first control (its answer box, its first
+// word or option), and the question is announced.
+function focusRow() {
+  const cur = L.cur;
+  const t = cur && cur.item.targets[cur.focus];
+  const row = t && document.querySelector('#wb-lane .wb-row[data-target="' + t.key + '"]');
+  if (!row) return;
+  const first = row.querySelector('[data-fid^="answer:"]') || row.querySelector("button, input, textarea");
+  if (first) first.focus({ preventScroll: true });
+  announce(t.title);
 }
 
 // The current question's text box or score box takes the keyboard (typing goes there).
@@ -740,7 +758,7 @@ function render(opts = {}) {
     if (t.byValue) {
       // a click or Tab into a value question makes it the current one
       row.addEventListener("focusin", () => {
-        if (L.cur === cur && cur.focus !== i) {
+        if (L.cur === cur && cur.focus !== i && !L.restoring) {
           cur.focus = i;
           marks();
         }
@@ -760,7 +778,9 @@ function render(opts = {}) {
   // the keyboard focus stays on the control it was on (or the new item's title)
   if (hadFocus !== null) {
     const again = hadFocus && !opts.newItem ? box.querySelector('[data-fid="' + hadFocus + '"]') : null;
+    L.restoring = true; // the focus put back is no move to another question
     (again || box.querySelector("h4")).focus();
+    L.restoring = false;
   }
   const focused = box.querySelector(".wb-focus");
   if (focused) focused.scrollIntoView({ block: "nearest" });
