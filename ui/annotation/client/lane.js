@@ -820,8 +820,10 @@ function pageKey(ev) {
 
 function onKey(ev) {
   touch();
-  if (L.open && L.held && ev.key !== "Tab") {
-    // a submit waits on this item's saves: nothing else happens until it is through
+  // a submit waiting on this item's saves holds every key but Tab and Esc (no longer
+  // once the item is gone, or a save was refused: Esc opens the item then)
+  if (L.held && (L.held !== L.cur || L.posts.refused)) L.held = null;
+  if (L.open && L.held && ev.key !== "Tab" && ev.key !== "Escape") {
     ev.preventDefault();
     ev.stopImmediatePropagation();
     return;
