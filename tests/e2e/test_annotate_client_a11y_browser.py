@@ -163,13 +163,15 @@ def _click(page, name: str) -> None:
     wait_for_streamlit(page)
 
 
-def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str) -> None:
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, scheme: str) -> None:
     store = Store(sqlite_url)
     store.create_project("p", "binary", {"k": 1}, guideline="Say yes when it is true.")
     store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Water is wet."}}])
     set_study(store, "p", {**STUDY, "training": STUDY["training"][:1], "gold_rate": 0})
     link = f"?study=p&token={TOKEN}&PROLIFIC_PID=W1&STUDY_ID=ST1&SESSION_ID=SE1"
-    with running_app(sqlite_url, {"WORKBENCH_AUTH_MODE": "crowd"}) as app, browser_page() as page:
+    crowd_mode = {"WORKBENCH_AUTH_MODE": "crowd"}
+    with running_app(sqlite_url, crowd_mode) as app, browser_page(color_scheme=scheme) as page:
         page.route(f"{DONE_URL}**", lambda route: route.fulfill(body="back on Prolific"))
         open_page(page, app, link)
         _see(page, "Do you take part?")
@@ -178,11 +180,11 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str) -> N
         _click(page, "I have read the guideline")
         # practice: the training item, then its feedback
         _see(page, "Check my answer")
-        assert _axe(page, MAIN) == [], "practice item"
+        assert _axe(page, MAIN) == [], f"practice item, {scheme}"
         page.locator('[data-testid="stRadio"]').get_by_text("yes", exact=True).click()
         _click(page, "Check my answer")
         _see(page, "Continue")
-        assert _axe(page, MAIN) == [], "practice feedback"
+        assert _axe(page, MAIN) == [], f"practice feedback, {scheme}"
         _click(page, "Continue")
         page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
         page.keyboard.press("y")
@@ -193,7 +195,7 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str) -> N
         _see(page, "CRWD-9")
         # the completion view, its countdown stopped (it would leave the page)
         _click(page, "Stay on this page")
-        assert _axe(page, MAIN) == [], "completion"
+        assert _axe(page, MAIN) == [], f"completion, {scheme}"
 
 
 def test_axe_finds_no_violation_in_value_question_controls(sqlite_url: str) -> None:
