@@ -300,7 +300,10 @@ function submit() {
 function choose(action) {
   const cur = L.cur;
   const target = cur ? cur.item.targets.find((t) => t.key === action.target) : null;
-  if (target && target.control === "spans") return markSpan(cur, target, action.index);
+  if (target && target.control === "spans") {
+    // a label for the selected words, given on this item only
+    return action.ref === cur.item.ref ? markSpan(cur, target, action.index) : undefined;
+  }
   const change = cur ? applyChoice(cur, action) : null;
   if (change === null) return undefined; // a choice for another item: dropped
   marks();
