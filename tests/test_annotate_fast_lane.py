@@ -180,7 +180,7 @@ def test_a_choice_is_saved_the_moment_it_is_given_without_submitting(
         headers=_headers(token),
     )
     assert key.status_code == 200
-    assert key.json() == {"saved": True, "submitted": False, "scores": []}
+    assert key.json() == {"saved": True, "submitted": False, "scores": [], "asked": ["label"]}
     state = store.item_state("p", first, "ann")
     assert state["labels"] == {"label": 0} and state["status"] == "draft"
     changed = client.post(

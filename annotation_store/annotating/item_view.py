@@ -82,16 +82,18 @@ def facts_of(view: ItemView, spec: HumanField) -> list[str]:
     return list(view.item.fields.get(spec.facts_field or "", []) or [])
 
 
-def build_targets(view: ItemView, order: list[str] | None = None) -> list[Target]:
+def build_targets(
+    view: ItemView, order: list[str] | None = None, *, every: bool = False
+) -> list[Target]:
     """Every keyboard target of the item: each fact of fact fields, then other fields
-    (questions whose condition is not met are not asked)."""
+    (questions whose condition is not met are not asked, and left out unless ``every``)."""
     names = order or sorted(
         view.fields, key=lambda n: view.fields[n].type is not FieldType.FACT_LABELS
     )
     out: list[Target] = []
     for name in names:
         spec = view.fields[name]
-        if not is_asked(spec, view.labels):
+        if not every and not is_asked(spec, view.labels):
             continue
         if spec.type is FieldType.FACT_LABELS:
             out += [Target(spec, i) for i in range(len(facts_of(view, spec)))]

@@ -14,8 +14,20 @@ import pytest
 
 from annotation_store import Store
 from annotation_store.accounts import users as accounts
+from annotation_store.studies.flow_settings import set_study
 from tests.annotate_fixtures import ITEMS
-from tests.e2e.harness import LOCAL_AUTH, ROOT, browser_page, open_page, running_app, sign_in
+from tests.e2e.harness import (
+    LOCAL_AUTH,
+    ROOT,
+    browser_page,
+    open_page,
+    running_app,
+    sign_in,
+    wait_for_streamlit,
+    wait_until,
+)
+from tests.support.crowd import DONE_URL, STUDY, TOKEN
+from tests.support.value_kind import value_project
 
 pytestmark = pytest.mark.e2e
 
@@ -24,16 +36,18 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
 
-def _axe(page) -> list[str]:
-    """axe-core's violations in the panel: rule id and the first offending element."""
+def _axe(page, where: str = "#wb-lane") -> list[str]:
+    """axe-core's violations in the element ``where`` (the panel): rule id and the first
+    offending element."""
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run `npm ci` (make test does)")
-    page.add_script_tag(path=str(AXE))
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
     found = page.evaluate(
-        """async (tags) => (await axe.run(document.getElementById('wb-lane'),
+        """async ([where, tags]) => (await axe.run(document.querySelector(where),
             {runOnly: {type: 'tag', values: tags}})).violations
-            .map((v) => v.id + ': ' + v.nodes[0].html)""",
-        WCAG,
+            .map((v) => v.id + ': ' + v.nodes.map((n) => n.html).join(' | '))""",
+        [where, WCAG],
     )
     return list(found)
 
@@ -131,3 +145,90 @@ def test_keyboard_only_tab_space_enter_and_shortcuts_off(sqlite_url: str) -> Non
         page.reload()
         page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
         assert page.get_attribute(f"{LANE} button[data-fid=shortcuts]", "aria-pressed") == "false"
+
+
+MAIN = "[data-testid=stMain]"
+
+
+def _main(page) -> str:
+    return page.locator(MAIN).inner_text()
+
+
+def _see(page, text: str) -> None:
+    wait_until(page, lambda: text in _main(page), lambda: f"{text!r} never shown: {_main(page)}")
+
+
+def _click(page, name: str) -> None:
+    page.get_by_role("button", name=name).click()
+    wait_for_streamlit(page)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, scheme: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 1}, guideline="Say yes when it is true.")
+    store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Water is wet."}}])
+    set_study(store, "p", {**STUDY, "training": STUDY["training"][:1], "gold_rate": 0})
+    link = f"?study=p&token={TOKEN}&PROLIFIC_PID=W1&STUDY_ID=ST1&SESSION_ID=SE1"
+    crowd_mode = {"WORKBENCH_AUTH_MODE": "crowd"}
+    with running_app(sqlite_url, crowd_mode) as app, browser_page(color_scheme=scheme) as page:
+        page.route(f"{DONE_URL}**", lambda route: route.fulfill(body="back on Prolific"))
+        open_page(page, app, link)
+        _see(page, "Do you take part?")
+        _click(page, "I agree, start")
+        _see(page, "Say yes when it is true.")
+        _click(page, "I have read the guideline")
+        # practice: the training item, then its feedback
+        _see(page, "Check my answer")
+        assert _axe(page, MAIN) == [], f"practice item, {scheme}"
+        page.locator('[data-testid="stRadio"]').get_by_text("yes", exact=True).click()
+        _click(page, "Check my answer")
+        _see(page, "Continue")
+        assert _axe(page, MAIN) == [], f"practice feedback, {scheme}"
+        _click(page, "Continue")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        page.keyboard.press("y")
+        page.keyboard.press("Enter")
+        _see(page, "How clear was the task?")
+        page.locator('[data-testid="stRadio"]').get_by_text("4", exact=True).click()
+        _click(page, "Finish")
+        _see(page, "CRWD-9")
+        # the completion view, its countdown stopped (it would leave the page)
+        _click(page, "Stay on this page")
+        assert _axe(page, MAIN) == [], f"completion, {scheme}"
+
+
+def test_axe_finds_no_violation_in_value_question_controls(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    value_project(store)
+    people = {"light": "ana", "dark": "bea"}
+    for who in people.values():
+        accounts.add_user(store, who, "annotator", password=f"{who}-password")
+    with running_app(sqlite_url, LOCAL_AUTH) as app:
+        for scheme, who in people.items():
+            with browser_page(color_scheme=scheme, bypass_csp=True) as page:
+                open_page(page, app)
+                sign_in(page, who, f"{who}-password")
+                open_page(page, app, "annotate?project=rc")
+                page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+                # the spans question opened, a word selected, one span marked, a score set
+                page.keyboard.press("y")
+                page.wait_for_selector(f"{LANE} [data-target=errors] button.wb-word")
+                page.keyboard.press("Space")
+                page.keyboard.press("1")
+                page.wait_for_selector(f"{LANE} .wb-spans li")
+                page.click(f"{LANE} [data-fid='word:errors:2']")
+                page.fill(f"{LANE} [data-fid='answer:quality']", "0.5")
+                page.keyboard.press("Tab")
+                page.wait_for_selector(f"{LANE} [data-testid=wbSaving]:has-text('all saved')")
+                assert _axe(page) == [], scheme
+                # each control named by its question; the selected word exposes its state
+                assert (
+                    page.get_attribute(f"{LANE} [data-fid='word:errors:2']", "aria-pressed")
+                    == "true"
+                )
+                lane = page.locator(LANE)
+                assert lane.get_by_role("slider", name="Overall quality, 0 to 1").count() == 1
+                assert lane.get_by_role("textbox", name="The reply in one line").count() == 1
+                assert lane.get_by_role("textbox", name="Anything else (optional)").count() == 1
+                assert lane.get_by_role("group", name="Words to mark · Mark each error.").count()

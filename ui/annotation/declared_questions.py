@@ -9,7 +9,6 @@ spans are chosen as a range of words (type to filter in the word lists) and a la
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import streamlit as st
@@ -18,11 +17,9 @@ from kinds.values import TIE
 from ui.annotation.context import ItemContext, Target, save_target
 from ui.annotation.controls import register_control
 from ui.annotation.declared_fields import show_field
-from ui.annotation.options import PAIR_KEYS, response_title, shown_order
+from ui.annotation.options import PAIR_KEYS, response_title, shown_order, words
 from ui.annotation.widgets import MISSING_MARK, _plain, question
 from ui.safe_markdown import no_images
-
-_WORD = re.compile(r"\S+")
 
 
 def save_and_stay(ctx: ItemContext, target: Target, value: Any) -> None:
@@ -126,11 +123,6 @@ def pairwise(ctx: ItemContext, target: Target) -> None:
                     on_click=save_target,
                     args=(ctx, target, {**saved, "strength": level}),
                 )
-
-
-def words(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, word) of every whitespace-separated word."""
-    return [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
 
 
 def spans(ctx: ItemContext, target: Target) -> None:

@@ -11,8 +11,9 @@ submits, flags, notes and skips go through the same actions as the page's own ca
 (``annotation_store.annotating.actions``).
 
 Covered: items whose questions the client draws (``ui.annotation.options``: fact lists,
-binary, Likert, label sets, multi-label, pairwise without strengths) with no conditional
-questions; in a study, while the worker is at its annotation stage (consent, training,
+binary, Likert, label sets, multi-label, pairwise without strengths, scores, free text,
+spans; conditional questions are drawn hidden and shown when the server's answer to a save
+says they are asked); in a study, while the worker is at its annotation stage (consent, training,
 survey and the endings stay on the page). Anything else keeps the ordinary page.
 """
 
@@ -34,21 +35,26 @@ from annotation_store.annotating import actions
 from annotation_store.annotating.actions import ActionRefused
 from annotation_store.annotating.item_view import (
     ItemView,
+    Target,
     build_targets,
     derived_values,
     facts_of,
     is_required,
 )
 from kinds import FieldType
+from kinds.values import is_asked
 from ui.annotation.blind import blinded_item, may_see_item_ids
 from ui.annotation.options import (
+    by_value,
     chosen_index,
     control,
     drawn_by_client,
     options,
     response_title,
     shown_order,
+    source_text,
     value_of,
+    words,
 )
 
 LANE_IDLE_S = 3600  # a lane unused this long is refused (the page's next run makes a new one)
@@ -233,6 +239,8 @@ def _panels(ctx: ItemView) -> list[dict[str, str]]:
     outputs a pairwise question compares, in the annotator's shown order, titled
     "Response A", "Response B" ... (never by field or system name)."""
     facts = {f.facts_field for f in ctx.fields.values() if f.facts_field}
+    # a spans question shows its text itself (with the spans marked)
+    facts |= {f.source_field for f in ctx.fields.values() if f.type is FieldType.SPANS}
     pairs = [f for f in ctx.fields.values() if f.type is FieldType.PAIRWISE]
     compared = {o for f in pairs for o in f.outputs}
     systems = {s for f in pairs for s in f.systems}
@@ -260,10 +268,12 @@ def item_payload(
 
 def payload_of(ctx: ItemView, ref: str) -> dict[str, Any]:
     """:func:`item_payload` of an item context already built (its item blinded, its
-    targets and saved state read), named ``ref`` (see :func:`reference`)."""
+    targets and saved state read), named ``ref`` (see :func:`reference`). Every question
+    is in it; ``asked`` is false for one whose condition does not hold now."""
     project, user, item_id = ctx.project, ctx.user, ctx.item.item_id
     targets = []
-    for target in ctx.targets:
+    asked = asked_keys(ctx)
+    for target in build_targets(ctx, every=True):
         spec = target.field
         if target.index is None:
             title = spec.description or spec.name
@@ -280,6 +290,9 @@ def payload_of(ctx: ItemView, ref: str) -> dict[str, Any]:
                 "multi": spec.type is FieldType.MULTI_LABEL,
                 "choices": [{"label": o.label, "keys": list(o.keys)} for o in opts],
                 "chosen": chosen_index(ctx, target, opts),
+                "asked": target.key in asked,
+                "byValue": by_value(spec),
+                **value_control(ctx, target),
             }
         )
     shows_ids = may_see_item_ids(user.role, project.settings)
@@ -295,7 +308,37 @@ def payload_of(ctx: ItemView, ref: str) -> dict[str, Any]:
         "panels": _panels(ctx),
         "targets": targets,
         "scores": live_scores(ctx),
+        "conditional": any(f.show_if is not None for f in ctx.fields.values()),
     }
+
+
+def asked_keys(ctx: ItemView) -> list[str]:
+    """The keys of the targets asked now (a conditional question's condition holds)."""
+    return [t.key for t in ctx.targets]
+
+
+def value_control(ctx: ItemView, target: Target) -> dict[str, Any]:
+    """What a value question's control needs besides its title: a score's range and
+    step, a spans question's text and its words (start, end, word)."""
+    spec = target.field
+    if not by_value(spec):
+        return {}
+    if control(spec) == "score":
+        lo = spec.minimum if spec.minimum is not None else 0.0
+        hi = spec.maximum if spec.maximum is not None else 1.0
+        return {"min": lo, "max": hi, "step": score_step(lo, hi)}
+    if control(spec) == "spans":
+        text = source_text(ctx, spec)
+        return {"text": text, "words": [list(w) for w in words(text)]}
+    return {}
+
+
+def score_step(lo: float, hi: float) -> float:
+    """A slider's step: a hundredth of a range up to 1 wide, else 1 for whole-number
+    bounds, else a hundredth of the range."""
+    if hi - lo > 1 and float(lo).is_integer() and float(hi).is_integer():
+        return 1.0
+    return (hi - lo) / 100
 
 
 def title_of(project: ProjectInfo, user: AnnotatorInfo) -> str:
@@ -344,18 +387,26 @@ def save_choices(
 ) -> ItemView:
     """Save the posted choices (target key -> option index, or indices for a label set)
     the moment they are given, as the page's choice buttons do, and return the item's
-    view afterwards; LaneError says what was refused (and nothing is saved then)."""
+    view afterwards; LaneError says what was refused (and nothing is saved then). A
+    value question takes its value (text, number, spans); a conditional question is
+    refused unless its condition holds with the answers saved and posted before it."""
     ctx = _context(store, project, user, item_id)
-    by_key = {t.key: t for t in ctx.targets}
+    by_key = {t.key: t for t in build_targets(ctx, every=True)}
+    answers = dict(ctx.labels)
     values = []
     for key, index in chosen.items():
         target = by_key.get(key)
         if target is None:
             raise LaneError(f"no question {key!r} on this item", 400)
+        if not is_asked(target.field, answers):
+            raise LaneError(f"{key!r} is not asked on this item: its condition does not hold", 409)
         try:
-            values.append((target, value_of(target, options(ctx, target), index)))
+            value = value_of(target, options(ctx, target), index)
         except ValueError as exc:
             raise LaneError(str(exc), 400) from None
+        values.append((target, value))
+        if target.index is None:
+            answers[target.field.name] = value
     return actions.save_values(ctx, values)
 
 

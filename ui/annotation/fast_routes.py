@@ -81,7 +81,12 @@ def _label(lane: Lane, user: AnnotatorInfo, body: dict[str, Any]) -> dict[str, A
         raise LaneError("malformed request", 400)
     if body.get("submit", True) is False:
         ctx = fast_lane.save_choices(lane.store, project, user, item_id, chosen)
-        return {"saved": True, "submitted": False, "scores": fast_lane.live_scores(ctx)}
+        return {
+            "saved": True,
+            "submitted": False,
+            "scores": fast_lane.live_scores(ctx),
+            "asked": fast_lane.asked_keys(ctx),
+        }
     seconds, active = _seconds(body, "seconds"), _seconds(body, "active_seconds")
     fast_lane.save_and_submit(lane.store, project, user, item_id, chosen, seconds, active)
     return {"saved": True}

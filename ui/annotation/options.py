@@ -7,12 +7,17 @@ value with the label shown on it and the keys that pick it, as labelled: C / M (
 0) for facts, Y / N (and 1 / 0) for yes / no, A / B / T for pairs, digits for scales and
 label sets. A pairwise question's options follow the annotator's shown order, and each
 keeps that order with the choice it saves.
+
+Free text, scores and spans are answered with a value, not an option's index: the text,
+the number, or the spans (character ranges of whole words of the question's text field,
+each with one of the question's labels, whose options are those labels).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +32,12 @@ from ui.keyboard import option_keys
 #: a fact list is a yes / no question: C / M or 1 / 0).
 SAME_AS = {"fact_labels": "binary"}
 #: The controls the client draws today; items with any other question stay on the page.
-CLIENT_CONTROLS = frozenset({"binary", "single", "likert", "multi_label", "pairwise"})
+CLIENT_CONTROLS = frozenset(
+    {"binary", "single", "likert", "multi_label", "pairwise", "score", "text", "spans"}
+)
+#: Controls answered with a value (text, number, spans) rather than an option's index.
+VALUE_CONTROLS = frozenset({"score", "text", "spans"})
+_WORD = re.compile(r"\S+")
 #: Keys of a pair's outputs in shown order: A, B, then further outputs (c, r: Streamlit's).
 PAIR_KEYS = ("a", "b", "d", "e", "f", "g")
 
@@ -48,11 +58,26 @@ def control(spec: HumanField) -> str:
 
 
 def drawn_by_client(spec: HumanField) -> bool:
-    """True when the client can draw and save this question (an unmet condition hides
-    it until the answer it depends on is saved, which the page does)."""
-    if spec.show_if is not None or control(spec) not in CLIENT_CONTROLS:
+    """True when the client can draw and save this question (a conditional one is drawn
+    hidden; the server's answer to each save says which questions are asked)."""
+    if control(spec) not in CLIENT_CONTROLS:
         return False
     return not (spec.type is FieldType.PAIRWISE and spec.strengths)
+
+
+def by_value(spec: HumanField) -> bool:
+    """True when the client answers this question with a value, not an option's index."""
+    return control(spec) in VALUE_CONTROLS
+
+
+def words(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) of every whitespace-separated word."""
+    return [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
+
+
+def source_text(view: ItemView, spec: HumanField) -> str:
+    """The text a spans question marks (its source field, as stored)."""
+    return str(view.item.fields.get(spec.source_field or "", ""))
 
 
 def shown_order(view: ItemView, outputs: tuple[str, ...]) -> list[str]:
@@ -84,6 +109,12 @@ def options(view: ItemView, target: Target) -> list[Option]:
         if spec.allow_tie:
             out.append(Option({"choice": TIE, "shown": order}, "Tie", ("t",)))
         return out
+    if control(spec) in ("score", "text"):
+        return []
+    if spec.type is FieldType.SPANS:
+        return [
+            Option(v, str(v), (str(i + 1),) if i < 9 else ()) for i, v in enumerate(spec.values)
+        ]
     labels = spec.level_descriptions or {}
     if spec.type is FieldType.BINARY:
         return [
@@ -100,10 +131,11 @@ def options(view: ItemView, target: Target) -> list[Option]:
 
 
 def chosen_index(view: ItemView, target: Target, opts: list[Option]) -> int | list[int] | None:
-    """The saved answer as option indices (a list for a label set), None when unanswered."""
+    """The saved answer as option indices (a list for a label set), None when unanswered;
+    a value question's saved value itself."""
     saved = view.value(target)
-    if saved is None:
-        return None
+    if saved is None or by_value(target.field):
+        return saved
     if target.field.type is FieldType.MULTI_LABEL:
         values = saved if isinstance(saved, list) else []
         return [i for i, o in enumerate(opts) if o.value in values]
@@ -117,8 +149,22 @@ def chosen_index(view: ItemView, target: Target, opts: list[Option]) -> int | li
 
 
 def value_of(target: Target, opts: list[Option], chosen: Any) -> Any:
-    """The value to save for the client's answer (an index, or indices for a label set);
-    ValueError when it names no option."""
+    """The value to save for the client's answer (an index, or indices for a label set;
+    a value question's value, checked by its question type when saved); ValueError when
+    it names no option or is no value of the question's shape."""
+    name = control(target.field)
+    if name == "text":
+        if not isinstance(chosen, str) or not chosen.strip():
+            raise ValueError(f"no text for {target.key!r}")
+        return chosen
+    if name == "score":
+        if not isinstance(chosen, int | float) or isinstance(chosen, bool):
+            raise ValueError(f"no number {chosen!r} for {target.key!r}")
+        return chosen
+    if name == "spans":
+        if not isinstance(chosen, list) or not all(isinstance(s, Mapping) for s in chosen):
+            raise ValueError(f"no spans {chosen!r} for {target.key!r}")
+        return [dict(s) for s in chosen]
     if target.field.type is FieldType.MULTI_LABEL:
         if not isinstance(chosen, list) or not all(_index_ok(i, opts) for i in chosen):
             raise ValueError(f"no choices {chosen!r} for {target.key!r}")

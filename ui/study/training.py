@@ -126,7 +126,8 @@ def render_training(
     pending = st.session_state.get(FEEDBACK_KEY)
     if pending in answered:
         number = [t.id for t in items].index(pending) + 1
-        st.caption(f"Practice item {number} of {len(items)}")
+        # plain text, not st.caption: the caption's faded grey is below 4.5:1 on white
+        st.markdown(f"Practice item {number} of {len(items)}")
         _feedback(next(t for t in items if t.id == pending), answered[pending], fields)
         return
     todo = [t for t in items if t.id not in answered]
@@ -134,7 +135,7 @@ def render_training(
         crowd.finish_training(store, project.name, user.name)
         st.rerun()
     item = todo[0]
-    st.caption(
+    st.markdown(
         f"Practice item {len(answered) + 1} of {len(items)}: after each answer you see "
         "whether it was right, and why."
     )

@@ -1,8 +1,9 @@
 // One item in the panel: its choices so far, the question in focus, what is missing.
 //
 // Pure (no DOM): lane.js draws it. The server says which questions are required (each
-// target's ``required``); the panel asks only for those, and the server still has the
-// last word on submit.
+// target's ``required``) and which are asked (``asked``: false while a conditional
+// question's condition does not hold; each save's answer says it again); the panel asks
+// only for those, and the server still has the last word on submit.
 
 /** A fresh state for ``item`` (its saved choices marked, focus on the first to do). */
 export function newItemState(item, now = Date.now()) {
@@ -10,8 +11,9 @@ export function newItemState(item, now = Date.now()) {
   for (const t of item.targets) {
     if (t.chosen !== null && t.chosen !== undefined) chosen[t.key] = t.chosen;
   }
-  const state = { item, chosen, focus: 0, missing: false, keyed: false, shown: now, away: 0 };
-  state.focus = Math.max(firstTodo(state), 0);
+  const state = { item, chosen, focus: 0, missing: false, keyed: false, shown: now, away: 0, spanSel: {} };
+  const todo = firstTodo(state);
+  state.focus = todo >= 0 ? todo : item.targets.length ? nextAsked(state, 0, 1) : 0;
   return state;
 }
 
@@ -20,14 +22,31 @@ function answered(state, target) {
   return value !== undefined && value !== null;
 }
 
-/** Index of the first target without an answer (-1 when all have one). */
-export function firstTodo(state) {
-  return state.item.targets.findIndex((t) => !answered(state, t));
+/** Whether a target is asked now (shown): its condition, if any, holds. */
+export function isAsked(target) {
+  return target.asked !== false;
 }
 
-/** Keys of the required targets still without an answer. */
+/** Index of the first asked target without an answer (-1 when all have one). */
+export function firstTodo(state) {
+  return state.item.targets.findIndex((t) => isAsked(t) && !answered(state, t));
+}
+
+/** Keys of the required asked targets still without an answer. */
 export function missingRequired(state) {
-  return state.item.targets.filter((t) => t.required !== false && !answered(state, t)).map((t) => t.key);
+  return state.item.targets
+    .filter((t) => isAsked(t) && t.required !== false && !answered(state, t))
+    .map((t) => t.key);
+}
+
+// the next asked target from ``i`` on, going ``step`` (wrapping); ``i`` when none is
+function nextAsked(state, i, step) {
+  const n = state.item.targets.length;
+  for (let k = 0; k < n; k += 1) {
+    const j = (((i + step * k) % n) + n) % n;
+    if (isAsked(state.item.targets[j])) return j;
+  }
+  return i;
 }
 
 /**
@@ -39,7 +58,7 @@ export function applyChoice(state, action) {
   if (!action || action.ref !== state.item.ref) return null;
   const i = state.item.targets.findIndex((t) => t.key === action.target);
   const target = state.item.targets[i];
-  if (!target || !Number.isInteger(action.index)) return null;
+  if (!target || !isAsked(target) || !Number.isInteger(action.index)) return null;
   if (action.index < 0 || action.index >= target.choices.length) return null;
   let value = action.index;
   if (target.multi) {  // a label set: the key toggles its label, the focus stays
@@ -47,19 +66,63 @@ export function applyChoice(state, action) {
     value = now.includes(action.index)
       ? now.filter((x) => x !== action.index)
       : [...now, action.index].sort((a, b) => a - b);
-  } else {
-    state.focus = Math.min(i + 1, state.item.targets.length - 1);
+  } else if (i + 1 < state.item.targets.length) {
+    const next = nextAsked(state, i + 1, 1);
+    if (next > i) state.focus = next;
   }
   state.chosen[target.key] = value;
   state.keyed = true;
   return { [target.key]: value };
 }
 
-/** Move the focus by ``step`` questions (wrapping). */
+/**
+ * Set the answer of a value question (text, score, spans) given on the item ``ref``:
+ * ``{ref, target, value}``, value null for none. Returns the change to post
+ * (``{target: value}``), {} when there is nothing to post (no answer now), or null when
+ * the value is not for this item or an asked value question of it. The focus stays.
+ */
+export function applyValue(state, action) {
+  if (!action || action.ref !== state.item.ref) return null;
+  const target = state.item.targets.find((t) => t.key === action.target);
+  if (!target || !isAsked(target) || !target.byValue) return null;
+  state.keyed = true;
+  if (action.value === null || action.value === undefined) {
+    delete state.chosen[target.key];
+    return {};
+  }
+  state.chosen[target.key] = action.value;
+  return { [target.key]: action.value };
+}
+
+/**
+ * The server's word on which targets are asked (``keys``, after a save on item
+ * ``ref``). Returns true when a target was shown or hidden; the focus leaves a hidden
+ * one, and goes back to a question just shown before it without an answer (the one the
+ * answer just given opened).
+ */
+export function setAsked(state, ref, keys) {
+  if (ref !== state.item.ref || !Array.isArray(keys)) return false;
+  let changed = false;
+  let opened = -1;
+  state.item.targets.forEach((t, i) => {
+    const asked = keys.includes(t.key);
+    if (isAsked(t) === asked) return;
+    t.asked = asked;
+    changed = true;
+    if (asked && opened < 0 && !answered(state, t)) opened = i;
+  });
+  if (opened >= 0 && opened < state.focus) state.focus = opened;
+  else if (changed && !isAsked(state.item.targets[state.focus])) {
+    state.focus = nextAsked(state, state.focus, 1);
+  }
+  return changed;
+}
+
+/** Move the focus by ``step`` asked questions (wrapping). */
 export function moveFocus(state, step) {
   const n = state.item.targets.length;
   if (!n) return;
-  state.focus = (state.focus + step + n) % n;
+  state.focus = nextAsked(state, (state.focus + step + n) % n, step < 0 ? -1 : 1);
   state.keyed = true;
 }
 
@@ -74,7 +137,12 @@ export function trySubmit(state) {
     state.focus = state.item.targets.findIndex((t) => t.key === missing[0]);
     return null;
   }
-  return { ...state.chosen };
+  // an answer to a question no longer asked is not sent (the server would refuse it)
+  const out = {};
+  for (const t of state.item.targets) {
+    if (isAsked(t) && answered(state, t)) out[t.key] = state.chosen[t.key];
+  }
+  return out;
 }
 
 /** Take saved choices the panel does not have yet (a rerun of the page drew the same item). */

@@ -10,18 +10,36 @@
 // Keys belong to the item on screen: every choice carries the item's ref and the
 // question it was given on (keys.js, item_state.js), and Enter submits: it never
 // activates a focused option. Tab, Shift+Tab and Space are left to the browser.
+//
+// Free text, scores and spans are answered in their own controls (values.js), saved
+// when the answer is complete (the text box or slider left, a span marked); a
+// conditional question is drawn once the server's answer to a save says it is asked.
 
 import { keyAction, keyHint, keyName } from "./keys.js";
 import {
   adoptSaved,
   applyChoice,
+  applyValue,
+  isAsked,
   isChosen,
   missingRequired,
   moveFocus,
   newItemState,
+  setAsked,
   trySubmit,
 } from "./item_state.js";
 import { PostQueue } from "./post_queue.js";
+import {
+  addSpan,
+  inSelection,
+  removeSpan,
+  scoreAnswer,
+  selectWord,
+  spanText,
+  stepDecimals,
+  textAnswer,
+  wordMarked,
+} from "./values.js";
 
 const FULL_KEY = "wbLaneFullPage"; // sessionStorage: the item Esc opened on the full page
 const SHORTCUTS_KEY = "wbShortcutsOff"; // localStorage: single-key shortcuts turned off
@@ -70,13 +88,27 @@ async function sendJob(job) {
 }
 
 // a saved choice comes back with the item's live scores (if the kind has any)
+// and the questions asked now (a conditional question shown or hidden)
 function saved(job, body) {
   if (body && body.scores && L.cur && L.cur.item.ref === job.ref) {
     L.cur.item.scores = body.scores;
     const p = document.querySelector("#wb-lane [data-testid=wbScores]");
     if (p) p.replaceChildren(...scoreSpans(body.scores));
   }
+  if (body && body.asked && L.cur) {
+    const before = L.cur.focus;
+    if (setAsked(L.cur, job.ref, body.asked) && !L.held) {
+      render();
+      if (L.cur.focus !== before) focusRow(); // a question the answer opened
+    }
+  }
   if (L.leaving && !L.posts.jobs.length) leave();
+  // a submit held until the item's saves said which questions are asked
+  if (L.held && L.held === L.cur && !L.posts.jobs.some((j) => j.ref === L.cur.item.ref)) {
+    L.held = null;
+    render();
+    submit();
+  }
 }
 
 async function fetchNext(ref) {
@@ -246,6 +278,13 @@ function advance() {
 
 function submit() {
   const cur = L.cur;
+  // with conditional questions, the server's answers to this item's saves say which are
+  // asked: the submit waits for them (keys meanwhile are dropped, never moved on)
+  if (cur.item.conditional && L.posts.jobs.some((j) => j.ref === cur.item.ref && !j.submit)) {
+    L.held = cur;
+    announce("Saving, then submitting…");
+    return;
+  }
   const chosen = trySubmit(cur);
   if (chosen === null) {
     render();
@@ -260,13 +299,71 @@ function submit() {
 
 function choose(action) {
   const cur = L.cur;
+  const target = cur ? cur.item.targets.find((t) => t.key === action.target) : null;
+  if (target && target.control === "spans") {
+    // a label for the selected words, given on this item only
+    return action.ref === cur.item.ref ? markSpan(cur, target, action.index) : undefined;
+  }
   const change = cur ? applyChoice(cur, action) : null;
-  if (change === null) return; // a choice for another item: dropped
+  if (change === null) return undefined; // a choice for another item: dropped
   marks();
-  const target = cur.item.targets.find((t) => t.key === action.target);
   announce(target.choices[action.index].label + " · " + target.title);
   // saved the moment it is given, as the page's buttons save it: a reload loses nothing
   post({ ref: cur.item.ref, name: cur.item.name, chosen: change, submit: false });
+  focusAnswerBox();
+  return undefined;
+}
+
+// A value question's answer (text, score, spans) given on ``cur``'s item; ``send``:
+// post it now (a text or a score is posted when its box is left).
+function giveValue(cur, target, value, send) {
+  if (L.cur !== cur) return null;
+  const change = applyValue(cur, { ref: cur.item.ref, target: target.key, value });
+  if (change === null) return null;
+  const row = document.querySelector('#wb-lane .wb-row[data-target="' + target.key + '"]');
+  if (row && value !== null) row.querySelectorAll(".wb-missing").forEach((m) => m.remove());
+  if (send && Object.keys(change).length) {
+    post({ ref: cur.item.ref, name: cur.item.name, chosen: change, submit: false });
+  }
+  return change;
+}
+
+// The selected words marked with label ``index`` of a spans question.
+function markSpan(cur, target, index) {
+  if (L.cur !== cur || !target.choices[index]) return undefined;
+  const sel = cur.spanSel && cur.spanSel[target.key];
+  const spans = addSpan(cur.chosen[target.key], target.words, sel, target.choices[index].label);
+  if (spans === null) {
+    announce("Select the words first, then their label · " + target.title);
+    return undefined;
+  }
+  cur.spanSel[target.key] = null;
+  giveValue(cur, target, spans, true);
+  render();
+  const marked = { start: target.words[sel.from][0], end: target.words[sel.to][1] };
+  announce("Marked " + target.choices[index].label + ": " + spanText(target.text, marked));
+  return undefined;
+}
+
+// The keyboard goes to the current question's first control (its answer box, its first
+// word or option), and the question is announced.
+function focusRow() {
+  const cur = L.cur;
+  const t = cur && cur.item.targets[cur.focus];
+  const row = t && document.querySelector('#wb-lane .wb-row[data-target="' + t.key + '"]');
+  if (!row) return;
+  const first = row.querySelector('[data-fid^="answer:"]') || row.querySelector("button, input, textarea");
+  if (first) first.focus({ preventScroll: true });
+  announce(t.title);
+}
+
+// The current question's text box or score box takes the keyboard (typing goes there).
+function focusAnswerBox() {
+  const cur = L.cur;
+  const t = cur && cur.item.targets[cur.focus];
+  if (!t || (t.control !== "text" && t.control !== "score")) return;
+  const box = document.querySelector('#wb-lane [data-fid="answer:' + t.key + '"]');
+  if (box) box.focus({ preventScroll: true });
 }
 
 // A choice or a focus move restyles the rows in place (no new panel: less work for a
@@ -275,15 +372,18 @@ function marks() {
   const box = document.getElementById("wb-lane");
   const cur = L.cur;
   const rows = box ? box.querySelectorAll(".wb-row") : [];
-  if (!box || rows.length !== cur.item.targets.length) return render();
-  rows.forEach((row, i) => {
+  const shown = cur.item.targets.filter(isAsked);
+  if (!box || rows.length !== shown.length) return render();
+  rows.forEach((row) => {
+    const i = cur.item.targets.findIndex((t) => t.key === row.getAttribute("data-target"));
     const t = cur.item.targets[i];
+    if (!t) return;
     const focused = i === cur.focus;
     row.classList.toggle("wb-focus", focused);
     if (focused) row.setAttribute("aria-current", "true");
     else row.removeAttribute("aria-current");
     if (cur.chosen[t.key] !== undefined) row.querySelectorAll(".wb-missing").forEach((m) => m.remove());
-    row.querySelectorAll("button").forEach((b, j) => {
+    row.querySelectorAll("button[data-opt]").forEach((b, j) => {
       const on = isChosen(cur, t, j);
       b.classList.toggle("wb-on", on);
       b.setAttribute("aria-pressed", on ? "true" : "false");
@@ -320,12 +420,149 @@ function optionButton(cur, t, c, j) {
       "aria-label": c.label + " · " + t.title,
       "aria-keyshortcuts": L.shortcuts && c.keys && c.keys.length ? c.keys.join(" ") : null,
       "data-fid": "opt:" + t.key + ":" + j,
+      "data-opt": String(j),
       // the item and question this button was drawn for go with its click
       onclick: () => choose({ ref, target: t.key, index: j }),
     },
     shows ? null : h("kbd", { class: "wb-key", "aria-hidden": "true" }, hint),
     c.label,
   );
+}
+
+function textControl(cur, t, titleId) {
+  const saved = cur.chosen[t.key];
+  const box = h("textarea", {
+    class: "wb-answer",
+    rows: "3",
+    maxlength: "20000",
+    "aria-labelledby": titleId,
+    "aria-describedby": "wb-text-help",
+    "data-fid": "answer:" + t.key,
+    "data-answer": "text",
+  });
+  box.value = typeof saved === "string" ? saved : "";
+  box.addEventListener("input", () => giveValue(cur, t, textAnswer(box.value), false));
+  box.addEventListener("change", () => giveValue(cur, t, textAnswer(box.value), true));
+  return box;
+}
+
+function scoreControl(cur, t, titleId) {
+  const saved = cur.chosen[t.key];
+  const has = typeof saved === "number";
+  const shown = (v) => (v === null ? "not answered" : v.toFixed(stepDecimals(t.step)));
+  const bounds = { min: String(t.min), max: String(t.max), step: String(t.step) };
+  const slider = h("input", {
+    type: "range",
+    ...bounds,
+    "aria-labelledby": titleId,
+    "aria-valuetext": shown(has ? saved : null),
+    "data-fid": "slider:" + t.key,
+    "data-answer": "score",
+  });
+  slider.value = String(has ? saved : t.min);
+  const box = h("input", {
+    type: "number",
+    ...bounds,
+    class: "wb-number",
+    "aria-label": t.title + " (a number from " + t.min + " to " + t.max + ")",
+    "data-fid": "answer:" + t.key,
+    "data-answer": "score",
+  });
+  box.value = has ? String(saved) : "";
+  const from = (el, other, send) => {
+    const value = scoreAnswer(el.value, t);
+    if (value !== null) other.value = String(value);
+    slider.setAttribute("aria-valuetext", shown(value));
+    giveValue(cur, t, value, send);
+  };
+  slider.addEventListener("input", () => from(slider, box, false));
+  slider.addEventListener("change", () => from(slider, box, true));
+  box.addEventListener("input", () => from(box, slider, false));
+  box.addEventListener("change", () => from(box, slider, true));
+  return [slider, box, h("span", { class: "wb-range" }, t.min + " – " + t.max)];
+}
+
+function pickWord(cur, t, k) {
+  if (L.cur !== cur) return;
+  cur.spanSel[t.key] = selectWord(cur.spanSel[t.key], k);
+  const sel = cur.spanSel[t.key];
+  render();
+  announce("Selected: " + spanText(t.text, { start: t.words[sel.from][0], end: t.words[sel.to][1] }));
+}
+
+function spansControl(cur, t) {
+  const sel = cur.spanSel[t.key];
+  const spans = Array.isArray(cur.chosen[t.key]) ? cur.chosen[t.key] : [];
+  const ref = cur.item.ref;
+  const words = h("div", { class: "wb-words", role: "group", "aria-label": "Words to mark · " + t.title });
+  t.words.forEach((w, k) => {
+    const marked = wordMarked(spans, w);
+    words.append(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "wb-word" + (marked ? " wb-marked" : ""),
+          "aria-pressed": inSelection(sel, k) ? "true" : "false",
+          "aria-label": w[2] + (marked ? " (marked)" : ""),
+          "data-fid": "word:" + t.key + ":" + k,
+          onclick: () => pickWord(cur, t, k),
+        },
+        w[2],
+      ),
+    );
+  });
+  const marks = t.choices.map((c, j) =>
+    h(
+      "button",
+      {
+        type: "button",
+        "aria-label": "Mark the selected words as " + c.label + " · " + t.title,
+        "aria-keyshortcuts": L.shortcuts && c.keys.length ? c.keys.join(" ") : null,
+        "data-fid": "mark:" + t.key + ":" + j,
+        onclick: () => choose({ ref, target: t.key, index: j }),
+      },
+      c.keys.length ? h("kbd", { class: "wb-key", "aria-hidden": "true" }, keyHint(c)) : null,
+      "Mark as " + c.label,
+    ),
+  );
+  const none = h(
+    "button",
+    {
+      type: "button",
+      "aria-pressed": Array.isArray(cur.chosen[t.key]) && !spans.length ? "true" : "false",
+      "data-fid": "nospans:" + t.key,
+      onclick: () => {
+        if (giveValue(cur, t, [], true) !== null) render();
+      },
+    },
+    "No spans",
+  );
+  const list = h("ul", { class: "wb-spans", "aria-label": "Marked spans · " + t.title });
+  spans.forEach((s, k) => {
+    const what = s.label + ": “" + spanText(t.text, s) + "”";
+    list.append(
+      h(
+        "li",
+        {},
+        what + " ",
+        h(
+          "button",
+          {
+            type: "button",
+            "aria-label": "Remove " + what,
+            "data-fid": "unmark:" + t.key + ":" + k,
+            onclick: () => {
+              if (giveValue(cur, t, removeSpan(spans, k), true) !== null) render();
+              announce("Removed " + what);
+            },
+          },
+          "Remove",
+        ),
+      ),
+    );
+  });
+  return [words, h("div", { class: "wb-marks" }, ...marks, none), list];
 }
 
 function progressText(cfg) {
@@ -492,6 +729,7 @@ function render(opts = {}) {
   for (const p of item.panels) kids.push(h("div", { class: "wb-panel" }, h("h5", {}, p.title), p.text));
   let group = null;
   item.targets.forEach((t, i) => {
+    if (!isAsked(t)) return; // a conditional question whose condition does not hold
     if (t.group && t.group !== group) {
       group = t.group;
       kids.push(h("h5", { class: "wb-group" }, group));
@@ -516,7 +754,19 @@ function render(opts = {}) {
         miss ? h("span", { class: "wb-missing" }, "answer this") : null,
       ),
     );
-    t.choices.forEach((c, j) => row.append(optionButton(cur, t, c, j)));
+    if (t.control === "text") row.append(textControl(cur, t, titleId));
+    else if (t.control === "score") row.append(...scoreControl(cur, t, titleId));
+    else if (t.control === "spans") row.append(...spansControl(cur, t));
+    else t.choices.forEach((c, j) => row.append(optionButton(cur, t, c, j)));
+    if (t.byValue) {
+      // a click or Tab into a value question makes it the current one
+      row.addEventListener("focusin", () => {
+        if (L.cur === cur && cur.focus !== i && !L.restoring) {
+          cur.focus = i;
+          marks();
+        }
+      });
+    }
     kids.push(row);
   });
   if (item.scores && item.scores.length) {
@@ -524,11 +774,16 @@ function render(opts = {}) {
   }
   kids.push(tools(cur));
   kids.push(h("p", { class: "wb-help wb-key-help" }, L.cfg.help));
+  if (item.targets.some((t) => t.control === "text" && isAsked(t))) {
+    kids.push(h("p", { class: "wb-help", id: "wb-text-help" }, "In a text answer, Enter submits; Shift+Enter starts a new line."));
+  }
   box.replaceChildren(...kids);
   // the keyboard focus stays on the control it was on (or the new item's title)
   if (hadFocus !== null) {
     const again = hadFocus && !opts.newItem ? box.querySelector('[data-fid="' + hadFocus + '"]') : null;
+    L.restoring = true; // the focus put back is no move to another question
     (again || box.querySelector("h4")).focus();
+    L.restoring = false;
   }
   const focused = box.querySelector(".wb-focus");
   if (focused) focused.scrollIntoView({ block: "nearest" });
@@ -568,7 +823,24 @@ function pageKey(ev) {
 
 function onKey(ev) {
   touch();
-  if (typing(ev.target)) return;
+  // a submit waiting on this item's saves holds every key but Tab and Esc (no longer
+  // once the item is gone, or a save was refused: Esc opens the item then)
+  if (L.held && (L.held !== L.cur || L.posts.refused)) L.held = null;
+  if (L.open && L.held && ev.key !== "Tab" && ev.key !== "Escape") {
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    return;
+  }
+  if (typing(ev.target)) {
+    // Enter in an answer's box submits (Shift+Enter: a new line of a text answer)
+    const box = ev.target.hasAttribute && ev.target.hasAttribute("data-answer");
+    if (L.open && box && ev.key === "Enter" && !ev.shiftKey && !ev.repeat) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+      if (!L.waiting && !L.leaving) submit();
+    }
+    return;
+  }
   if (!L.open) {
     pageKey(ev);
     return;
@@ -603,6 +875,7 @@ function onKey(ev) {
     moveFocus(cur, action.step);
     marks();
     announce(cur.item.targets[cur.focus].title);
+    focusAnswerBox();
   } else if (action.type === "choose") choose(action);
 }
 

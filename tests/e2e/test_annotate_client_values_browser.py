@@ -1,0 +1,121 @@
+"""Real browser: a declared kind with free text, scores on 0-1 and on 1-10, spans, a label
+set, an optional question and a conditional one, labelled through the annotation client
+(issue #46). What was entered, by keys and by clicks, is what the database holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation_store import Store
+from annotation_store import assignments as asg
+from annotation_store.accounts import users as accounts
+from tests.e2e.harness import LOCAL_AUTH, browser_page, open_page, running_app, sign_in
+from tests.support.value_kind import value_project
+
+pytestmark = pytest.mark.e2e
+
+LANE = "#wb-lane"
+
+
+def _focused(page) -> str:
+    return page.evaluate("() => document.activeElement.getAttribute('data-fid') || ''")
+
+
+def _saved(page) -> None:
+    page.wait_for_function("() => window.__wbLane && !window.__wbLane.queue.length")
+
+
+def test_value_and_conditional_questions_store_what_was_entered(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    value_project(store)
+    accounts.add_user(store, "ana", "annotator", password="ana-password")
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=rc")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        first = asg.display_order(store, "rc", "ana")[0]
+        text = store.item("rc", first).fields["text"]
+        # the spans question waits for a "yes"; its text is shown in it, not twice
+        assert page.locator(f"{LANE} [data-target=errors]").count() == 0
+        page.keyboard.press("y")
+        page.wait_for_selector(f"{LANE} [data-target=errors] button.wb-word")
+        page.wait_for_function(
+            "() => (document.activeElement.getAttribute('data-fid') || '')"
+            ".startsWith('word:errors:')"
+        )
+        assert page.locator(f"{LANE} .wb-panel:has-text('{text}')").count() == 0
+        # the first two words, marked "tone" by Space, Tab, Space and the label's key
+        page.keyboard.press("Space")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Space")
+        assert page.locator(f"{LANE} button.wb-word[aria-pressed=true]").count() == 2
+        page.keyboard.press("2")
+        page.wait_for_selector(f"{LANE} .wb-spans li")
+        # the third word by clicks: the word, then its label
+        page.click(f"{LANE} [data-fid='word:errors:2']")
+        page.click(f"{LANE} [data-fid='mark:errors:0']")
+        page.wait_for_selector(f"{LANE} .wb-spans li:nth-child(2)")
+        # scores: a typed number, a slider moved by arrow keys from its lowest value
+        page.fill(f"{LANE} [data-fid='answer:quality']", "0.75")
+        page.focus(f"{LANE} [data-fid='slider:stars']")
+        for _ in range(6):
+            page.keyboard.press("ArrowRight")
+        assert page.input_value(f"{LANE} [data-fid='answer:stars']") == "7"
+        # a label set: two labels by their keys on the question in focus, one removed
+        page.click(f"{LANE} [data-target=topics] button[data-opt='0']")
+        page.click(f"{LANE} [data-target=topics] button[data-opt='2']")
+        page.click(f"{LANE} [data-target=topics] button[data-opt='0']")
+        page.click(f"{LANE} [data-target=topics] button[data-opt='1']")
+        chosen = page.locator(f"{LANE} [data-target=topics] button[aria-pressed=true]")
+        assert chosen.count() == 2
+        # free text: Shift+Enter a new line, Enter submits (the optional comment left empty)
+        page.click(f"{LANE} [data-fid='answer:summary']")
+        page.keyboard.type("A cat")
+        page.keyboard.press("Shift+Enter")
+        page.keyboard.type("on a sofa. ")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        _saved(page)
+        state = store.item_state("rc", first, "ana")
+        assert state["status"] == "submitted"
+        assert state["labels"] == {
+            "has_errors": 1,
+            "errors": [
+                {"start": 0, "end": 7, "label": "tone"},
+                {"start": 8, "end": 13, "label": "fact"},
+            ],
+            "quality": 0.75,
+            "stars": 7.0,
+            "topics": ["travel", "health"],
+            "summary": "A cat\non a sofa.",
+        }
+        assert text[0:7] == "The cat" and text[8:13] == "sleep"
+
+        # item 2: "no" keeps the spans question away; a refused submit names what is left
+        second = asg.display_order(store, "rc", "ana")[1]
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} .wb-missing")
+        assert "Still to answer" in page.inner_text("#wb-live")
+        assert page.locator(f"{LANE} [data-target=errors]").count() == 0
+        page.focus(f"{LANE} [data-fid='slider:quality']")
+        for _ in range(30):
+            page.keyboard.press("ArrowRight")
+        page.fill(f"{LANE} [data-fid='answer:stars']", "10")
+        page.click(f"{LANE} [data-target=topics] button[data-opt='0']")
+        page.fill(f"{LANE} [data-fid='answer:comment']", "Fine.")
+        page.fill(f"{LANE} [data-fid='answer:summary']", "Hourly trains.")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
+        _saved(page)
+        state = store.item_state("rc", second, "ana")
+        assert state["status"] == "submitted"
+        assert state["labels"] == {
+            "has_errors": 0,
+            "quality": 0.3,
+            "stars": 10.0,
+            "topics": ["billing"],
+            "summary": "Hourly trains.",
+            "comment": "Fine.",
+        }
