@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
-
-from annotation_store.models import Annotator, Item, ItemProgress
+from annotation_store.time_on_task import progress_rows
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -24,14 +22,7 @@ def add_marks(store: Store, project: str, marks: Iterable[tuple[str, str, str]])
         return 0
     done = 0
     with store.write() as s:
-        pid = store._project_row(s, project).id
-        rows = s.execute(
-            select(ItemProgress, Item.item_id, Annotator.name)
-            .join(Item, Item.id == ItemProgress.item_pk)
-            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
-            .where(ItemProgress.project_id == pid)
-        ).all()
-        for progress, item_id, name in rows:
+        for progress, item_id, name in progress_rows(store, s, project):
             new = [t for t in wanted.get((item_id, name), []) if t not in (progress.note or "")]
             if new:
                 progress.note = "\n".join([*filter(None, [progress.note]), *new])

@@ -12,6 +12,8 @@ from sqlalchemy import select
 from annotation_store.models import Annotator, Item, ItemProgress
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
     from annotation_store import Store
 
 
@@ -69,16 +71,24 @@ def set_time_on_task(
         return 0
     done = 0
     with store.write() as s:
-        pid = store._project_row(s, project).id
-        rows = s.execute(
-            select(ItemProgress, Item.item_id, Annotator.name)
-            .join(Item, Item.id == ItemProgress.item_pk)
-            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
-            .where(ItemProgress.project_id == pid)
-        ).all()
-        for progress, item_id, name in rows:
+        for progress, item_id, name in progress_rows(store, s, project):
             if (item_id, name) in wanted:
                 progress.seconds_spent = wanted[(item_id, name)]
                 progress.time_source = source[:64]
                 done += 1
     return done
+
+
+def progress_rows(store: Store, s: Session, project: str) -> list[tuple[ItemProgress, str, str]]:
+    """Every progress row of ``project`` with its item id and annotator name (in the
+    caller's write session, so changes to the rows are saved with it)."""
+    pid = store._project_row(s, project).id
+    return [
+        (progress, item_id, name)
+        for progress, item_id, name in s.execute(
+            select(ItemProgress, Item.item_id, Annotator.name)
+            .join(Item, Item.id == ItemProgress.item_pk)
+            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
+            .where(ItemProgress.project_id == pid)
+        )
+    ]

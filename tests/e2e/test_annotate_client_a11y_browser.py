@@ -10,7 +10,10 @@ never also picks the focused option, and the single-key shortcuts can be turned 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from playwright.sync_api import Page
 
 from annotation_store import Store
 from annotation_store.accounts import users as accounts
@@ -52,6 +55,22 @@ def _axe(page, where: str = "#wb-lane") -> list[str]:
     return list(found)
 
 
+def _each_scheme(sqlite_url: str, store: Store, path: str) -> Iterator[tuple[str, Page]]:
+    """The app at ``path`` in the light, then the dark theme, each signed in as an
+    annotator of its own (so each starts on a fresh item), the lane's first item drawn."""
+    people = {"light": "ana", "dark": "bea"}
+    for who in people.values():
+        accounts.add_user(store, who, "annotator", password=f"{who}-password")
+    with running_app(sqlite_url, LOCAL_AUTH) as app:
+        for scheme, who in people.items():
+            with browser_page(color_scheme=scheme, bypass_csp=True) as page:
+                open_page(page, app)
+                sign_in(page, who, f"{who}-password")
+                open_page(page, app, path)
+                page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+                yield scheme, page
+
+
 def _focused(page) -> str:
     return page.evaluate(
         "() => { const el = document.activeElement;"
@@ -63,31 +82,20 @@ def test_axe_finds_no_violation_in_the_panel_in_light_and_dark(sqlite_url: str) 
     store = Store(sqlite_url)
     store.create_project("im", "intent_match", {"k": 2})
     store.upsert_items("im", ITEMS["intent_match"])
-    people = {"light": "ana", "dark": "bea"}  # each starts on a fresh item
-    for who in people.values():
-        accounts.add_user(store, who, "annotator", password=f"{who}-password")
-    with running_app(sqlite_url, LOCAL_AUTH) as app:
-        for scheme, who in people.items():
-            with browser_page(color_scheme=scheme, bypass_csp=True) as page:
-                open_page(page, app)
-                sign_in(page, who, f"{who}-password")
-                open_page(page, app, "annotate?project=im")
-                page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
-                page.keyboard.press("c")  # a chosen option, the focus moved on, a save
-                page.wait_for_selector(f"{LANE} button.wb-on")
-                page.wait_for_selector(f"{LANE} [data-testid=wbSaving]:has-text('all saved')")
-                assert _axe(page) == [], scheme
-                # a landmark; the page beneath hidden from assistive technology
-                assert page.get_attribute(LANE, "aria-label") == "Annotation panel"
-                assert page.get_attribute("[data-testid=stMain]", "aria-hidden") == "true"
-                chosen = page.locator(f"{LANE} .wb-row button[aria-pressed=true]")
-                assert chosen.count() == 1
-                assert chosen.get_attribute("aria-label") == (
-                    "C · 1. The user wants to book a table."
-                )
-                current = page.locator(f"{LANE} [aria-current=true] .wb-title")
-                assert current.inner_text().startswith("2. The party is two people.")
-                assert "C · 1. The user wants" in page.inner_text("#wb-live")
+    for scheme, page in _each_scheme(sqlite_url, store, "annotate?project=im"):
+        page.keyboard.press("c")  # a chosen option, the focus moved on, a save
+        page.wait_for_selector(f"{LANE} button.wb-on")
+        page.wait_for_selector(f"{LANE} [data-testid=wbSaving]:has-text('all saved')")
+        assert _axe(page) == [], scheme
+        # a landmark; the page beneath hidden from assistive technology
+        assert page.get_attribute(LANE, "aria-label") == "Annotation panel"
+        assert page.get_attribute("[data-testid=stMain]", "aria-hidden") == "true"
+        chosen = page.locator(f"{LANE} .wb-row button[aria-pressed=true]")
+        assert chosen.count() == 1
+        assert chosen.get_attribute("aria-label") == ("C · 1. The user wants to book a table.")
+        current = page.locator(f"{LANE} [aria-current=true] .wb-title")
+        assert current.inner_text().startswith("2. The party is two people.")
+        assert "C · 1. The user wants" in page.inner_text("#wb-live")
 
 
 def test_keyboard_only_tab_space_enter_and_shortcuts_off(sqlite_url: str) -> None:
@@ -201,34 +209,22 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, sche
 def test_axe_finds_no_violation_in_value_question_controls(sqlite_url: str) -> None:
     store = Store(sqlite_url)
     value_project(store)
-    people = {"light": "ana", "dark": "bea"}
-    for who in people.values():
-        accounts.add_user(store, who, "annotator", password=f"{who}-password")
-    with running_app(sqlite_url, LOCAL_AUTH) as app:
-        for scheme, who in people.items():
-            with browser_page(color_scheme=scheme, bypass_csp=True) as page:
-                open_page(page, app)
-                sign_in(page, who, f"{who}-password")
-                open_page(page, app, "annotate?project=rc")
-                page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
-                # the spans question opened, a word selected, one span marked, a score set
-                page.keyboard.press("y")
-                page.wait_for_selector(f"{LANE} [data-target=errors] button.wb-word")
-                page.keyboard.press("Space")
-                page.keyboard.press("1")
-                page.wait_for_selector(f"{LANE} .wb-spans li")
-                page.click(f"{LANE} [data-fid='word:errors:2']")
-                page.fill(f"{LANE} [data-fid='answer:quality']", "0.5")
-                page.keyboard.press("Tab")
-                page.wait_for_selector(f"{LANE} [data-testid=wbSaving]:has-text('all saved')")
-                assert _axe(page) == [], scheme
-                # each control named by its question; the selected word exposes its state
-                assert (
-                    page.get_attribute(f"{LANE} [data-fid='word:errors:2']", "aria-pressed")
-                    == "true"
-                )
-                lane = page.locator(LANE)
-                assert lane.get_by_role("slider", name="Overall quality, 0 to 1").count() == 1
-                assert lane.get_by_role("textbox", name="The reply in one line").count() == 1
-                assert lane.get_by_role("textbox", name="Anything else (optional)").count() == 1
-                assert lane.get_by_role("group", name="Words to mark · Mark each error.").count()
+    for scheme, page in _each_scheme(sqlite_url, store, "annotate?project=rc"):
+        # the spans question opened, a word selected, one span marked, a score set
+        page.keyboard.press("y")
+        page.wait_for_selector(f"{LANE} [data-target=errors] button.wb-word")
+        page.keyboard.press("Space")
+        page.keyboard.press("1")
+        page.wait_for_selector(f"{LANE} .wb-spans li")
+        page.click(f"{LANE} [data-fid='word:errors:2']")
+        page.fill(f"{LANE} [data-fid='answer:quality']", "0.5")
+        page.keyboard.press("Tab")
+        page.wait_for_selector(f"{LANE} [data-testid=wbSaving]:has-text('all saved')")
+        assert _axe(page) == [], scheme
+        # each control named by its question; the selected word exposes its state
+        assert page.get_attribute(f"{LANE} [data-fid='word:errors:2']", "aria-pressed") == "true"
+        lane = page.locator(LANE)
+        assert lane.get_by_role("slider", name="Overall quality, 0 to 1").count() == 1
+        assert lane.get_by_role("textbox", name="The reply in one line").count() == 1
+        assert lane.get_by_role("textbox", name="Anything else (optional)").count() == 1
+        assert lane.get_by_role("group", name="Words to mark · Mark each error.").count()
