@@ -53,7 +53,10 @@ def _self_consistency(
     fi: FieldInputs, v: Version, kept: pd.DataFrame, n_resamples: int, seed: int
 ) -> dict[str, Any]:
     units = []
-    for details in kept.loc[kept["status"] == "ok", "details"]:
+    # one result an item: a re-run of the same signature (its samples from the cache)
+    # stores the same samples again, which are not new draws
+    ok = kept[kept["status"] == "ok"].drop_duplicates("item_id", keep="last")
+    for details in ok["details"]:
         samples = details.get("samples")
         if isinstance(samples, list):
             values = [x for x in (sample_value(s, fi.field) for s in samples) if x is not None]

@@ -86,6 +86,11 @@ def test_samples_are_stored_reused_and_give_flip_rate_and_self_alpha(
     assert main(run) == 0
     assert fast_llm.calls == 18
     assert "0 failed, 6 cached" in capsys.readouterr().out
+    # ... and the figures are the same: the cached samples are not new draws
+    assert main([*db, "alignment", PROJECT, "--field", "match", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)["versions"]
+    [row2] = [r for r in again if r["label"] == row["label"]]
+    assert row2["probes"]["self_consistency"] == sc
 
 
 def test_samples_refused_in_one_line_where_they_do_not_apply(
