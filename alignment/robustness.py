@@ -1,0 +1,165 @@
+"""The robustness figures of one judge version: prompt injection per attack family, read
+from its stored ``inject:FAMILY`` probe runs, and the bias scan of its residual.
+
+Per family, on the items scored both plainly and with the attack (few-shot items left
+out): the share of items whose score moved (any change; a binary judge's decision
+counts as its score) with its 95% Wilson interval, and the mean shift (attacked minus
+plain, signed) with its 95% t interval (mean ± t(0.975, n - 1) · SD / sqrt(n)). The
+attack text comes from the probe run's own settings, so a figure always names the text
+it was measured with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from agreement.judge_probes import wilson_interval
+from alignment.scores import field_scores, per_item
+from alignment.versions import ATTACK_KEY, Version
+
+if TYPE_CHECKING:
+    from alignment.inputs import FieldInputs
+
+INJECT = "inject:"
+
+
+@dataclass(frozen=True)
+class InjectionFigures:
+    """One attack family's figures on one version (n: items scored both ways)."""
+
+    family: str
+    attack: str
+    partner: str
+    n: int
+    n_moved: int
+    moved: float | None
+    moved_ci: tuple[float, float] | None
+    mean_shift: float | None
+    shift_ci: tuple[float, float] | None
+    n_up: int = 0
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "family": self.family,
+            "attack": self.attack,
+            "partner": self.partner,
+            "n": self.n,
+            "n_moved": self.n_moved,
+            "n_up": self.n_up,
+            "moved": self.moved,
+            "moved_ci": list(self.moved_ci) if self.moved_ci else None,
+            "mean_shift": self.mean_shift,
+            "shift_ci": list(self.shift_ci) if self.shift_ci else None,
+            "reason": self.reason,
+        }
+
+
+def shift_figures(
+    family: str, attack: str, partner: str, plain: pd.Series, attacked: pd.Series
+) -> InjectionFigures:
+    """The family's figures from the plain and attacked scores (index item_id)."""
+    both = pd.concat([plain.rename("a"), attacked.rename("b")], axis=1, join="inner").dropna()
+    n = len(both)
+    if n == 0:
+        why = "no item scored both plainly and with the attack"
+        return InjectionFigures(family, attack, partner, 0, 0, None, None, None, None, reason=why)
+    d = both["b"].to_numpy(float) - both["a"].to_numpy(float)
+    moved = ~np.isclose(d, 0.0)
+    k = int(moved.sum())
+    mean = float(d.mean())
+    ci = None
+    if n >= 2:
+        half = float(stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n))
+        ci = (mean - half, mean + half)
+    return InjectionFigures(
+        family, attack, partner, n, k, k / n, wilson_interval(k, n), mean, ci, int((d > 0).sum())
+    )
+
+
+def _alike(a: Version, b: Version) -> bool:
+    return (a.evaluator, a.version, a.model) == (b.evaluator, b.version, b.model) and (
+        a.plain_settings() == b.plain_settings()
+    )
+
+
+def injection_partners(v: Version, versions: list[Version]) -> dict[str, Version]:
+    """Family -> the newest ``inject:FAMILY`` probe run of the version."""
+    out: dict[str, Version] = {}
+    for other in versions:
+        if v.probe is None and (other.probe or "").startswith(INJECT) and _alike(other, v):
+            family = str(other.probe)[len(INJECT) :]
+            if family not in out or max(other.run_ids) > max(out[family].run_ids):
+                out[family] = other
+    return out
+
+
+def injection(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
+    """Every attack family's figures for version ``v`` (``means``: its plain scores)."""
+    partners = injection_partners(v, fi.versions)
+    if not partners:
+        return {
+            "families": [],
+            "reason": "no injection probe run: 'alignment PROJECT --robustness' runs one",
+        }
+    rows = []
+    for family, other in sorted(partners.items()):
+        excluded = set(v.excluded) | set(other.excluded)
+        attacked = per_item(field_scores(fi.results[other.signature], fi.field, excluded))
+        plain = means.drop(list(excluded), errors="ignore")
+        attack = str(other.settings.get(ATTACK_KEY) or "")
+        rows.append(shift_figures(family, attack, other.label, plain, attacked).to_dict())
+    return {"families": rows, "reason": None}
+
+
+def residual(fi: FieldInputs, means: pd.Series) -> pd.Series:
+    """The judge's score minus the people's mean, per item with both."""
+    human = pd.Series(fi.dense.mean[fi.space.codes(means.index)], index=means.index)
+    return (means - human).dropna()
+
+
+def scan(fi: FieldInputs, means: pd.Series) -> dict[str, Any]:
+    """The bias scan of the version's residual against every item column."""
+    from alignment.bias_scan import bias_scan
+
+    return bias_scan(residual(fi, means), fi.inputs.items).to_dict()
+
+
+def robustness_lines(p: dict[str, Any]) -> list[str]:
+    """The robustness figures of one version's probes in words: each family, the
+    self-preference counts, then the bias scan (significant tests first)."""
+    from alignment.bias_scan import scan_lines
+
+    inj = p.get("injection") or {}
+    lines = [family_text(f) for f in inj.get("families") or []]
+    if not lines:
+        lines = [f"injection: {inj.get('reason') or 'not measured'}"]
+    ego = p.get("ego_bias") or {}
+    lines.append(
+        f"self-preference (ego-centric over / under): {ego['over']:g} / {ego['under']:g}"
+        if "over" in ego
+        else f"self-preference: {ego.get('reason') or 'not measured'}"
+    )
+    return lines + scan_lines(p.get("bias_scan") or {})
+
+
+def _span(ci: list[float] | None, fmt: str = ".3f") -> str:
+    return f" [{ci[0]:{fmt}}, {ci[1]:{fmt}}]" if ci else ""
+
+
+def family_text(f: dict[str, Any]) -> str:
+    """One family's figures in words."""
+    if not f["n"]:
+        return f"injection {f['family']}: {f['reason']}"
+    shift = f["mean_shift"]
+    return (
+        f"injection {f['family']}: {f['moved']:.3f}{_span(f['moved_ci'])} of scores moved "
+        f"({f['n_moved']} of {f['n']}, {f['n_up']} up), mean shift {shift:+.3f}"
+        f"{_span(f['shift_ci'], '+.3f')} (n {f['n']})"
+    )
