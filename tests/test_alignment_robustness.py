@@ -228,3 +228,34 @@ def test_item_columns_types_and_reasons() -> None:
     assert skipped == {"generator": "no values", "facts": "lists or mappings are not scanned"}
     short = bias_scan(pd.Series([0.1, 0.2], index=["a", "b"]), items)
     assert short.tests == () and short.reason == "the scan needs 3 items with a residual"
+
+
+def test_report_section_lists_families_then_significant_biases_first() -> None:
+    from reports.judge_alignment import robustness_rows
+
+    residual, items = _planted()
+    scan = bias_scan(residual, items).to_dict()
+    family = {
+        "family": "instruction", "attack": "x", "partner": "j v1 (probe: inject:instruction)",
+        "n": 6, "n_moved": 2, "n_up": 2, "moved": 2 / 6, "moved_ci": [0.097, 0.7],
+        "mean_shift": 2 / 6, "shift_ci": [-0.209, 0.875], "reason": None,
+    }  # fmt: skip
+    doc = {
+        "field": "match",
+        "versions": [
+            {"label": "j v1", "probes": {"injection": {"families": [family]}, "bias_scan": scan}}
+        ],
+    }
+    rows = robustness_rows(doc)
+    assert rows[0] == [
+        "j v1",
+        "injection instruction",
+        "moved 0.333 [0.097, 0.700]; mean shift +0.333 [-0.209, +0.875]",
+        "6",
+    ]
+    assert [r[1] for r in rows[1:3]] == [f"bias: {c}" for c in scan["significant"]]
+    assert all(r[2].startswith("significant: ") for r in rows[1:3])
+    assert not any(r[2].startswith("significant") for r in rows[3:])
+    assert rows[1 + [t["column"] for t in scan["tests"]].index("generator")][2].startswith(
+        "significant: mean residual a "
+    )
