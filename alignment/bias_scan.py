@@ -79,6 +79,14 @@ class BiasTest:
             out["levels"] = [{"level": x.level, "n": x.n, "mean": x.mean} for x in self.levels]
         return out
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BiasTest:
+        """Back from the JSON form."""
+        levels = tuple(Level(x["level"], x["n"], x["mean"]) for x in d.get("levels") or [])
+        ci = d.get("ci")
+        return cls(d["column"], d["kind"], d["test"], d["n"], d["statistic"], d["p"],
+                   d["p_adjusted"], tuple(ci) if ci else None, levels)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class BiasScan:
@@ -106,6 +114,13 @@ class BiasScan:
             "skipped": dict(self.skipped),
             "reason": self.reason,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BiasScan:
+        """Back from the JSON form (an empty document: no scan, with its reason)."""
+        tests = tuple(BiasTest.from_dict(t) for t in d.get("tests") or [])
+        return cls(tests, dict(d.get("skipped") or {}), d.get("n") or 0,
+                   d.get("reason") or (None if d else "not run"))  # fmt: skip
 
 
 def holm(p: list[float]) -> list[float]:

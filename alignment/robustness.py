@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from agreement.judge_probes import wilson_interval
+from alignment.bias_scan import CORRECTION, BiasScan
 from alignment.scores import field_scores, per_item
 from alignment.versions import ATTACK_KEY, Version
 
@@ -59,6 +60,85 @@ class InjectionFigures:
             "shift_ci": list(self.shift_ci) if self.shift_ci else None,
             "reason": self.reason,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> InjectionFigures:
+        """Back from the JSON form."""
+        mci, sci = d.get("moved_ci"), d.get("shift_ci")
+        return cls(
+            d["family"], d.get("attack") or "", d.get("partner") or "", d["n"], d["n_moved"],
+            d.get("moved"), tuple(mci) if mci else None, d.get("mean_shift"),
+            tuple(sci) if sci else None, d.get("n_up", 0), d.get("reason"),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RobustnessCard:
+    """A version's robustness: injection per family, self-preference, the bias scan."""
+
+    label: str
+    families: tuple[InjectionFigures, ...]
+    injection_reason: str | None
+    self_preference: str
+    scan: BiasScan
+
+    def families_frame(self) -> pd.DataFrame:
+        """One row per attack family: moved share and mean shift with intervals and n."""
+        rows = [
+            {
+                "family": f.family,
+                "n": f.n,
+                "moved": f.moved,
+                "moved 95% CI": _pair(f.moved_ci),
+                "moved up": f.n_up,
+                "mean shift": f.mean_shift,
+                "shift 95% CI": _pair(f.shift_ci),
+                "attack text": f.attack,
+            }
+            for f in self.families
+        ]
+        return pd.DataFrame(rows, columns=FAMILY_COLUMNS)
+
+    def scan_frame(self) -> pd.DataFrame:
+        """One row per bias test, significant after correction first."""
+        from alignment.bias_scan import test_text
+
+        rows = [
+            {
+                "column": t.column,
+                "test": t.test,
+                "n": t.n,
+                "p": t.p,
+                f"{CORRECTION} p": t.p_adjusted,
+                "significant": t.significant,
+                "finding": test_text(t.to_dict()).split(": ", 1)[1],
+            }
+            for t in self.scan.tests
+        ]
+        return pd.DataFrame(rows, columns=SCAN_COLUMNS)
+
+
+FAMILY_COLUMNS = ["family", "n", "moved", "moved 95% CI", "moved up", "mean shift",
+                  "shift 95% CI", "attack text"]  # fmt: skip
+SCAN_COLUMNS = ["column", "test", "n", "p", f"{CORRECTION} p", "significant", "finding"]
+
+
+def _pair(ci: tuple[float, float] | None) -> str:
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "—"
+
+
+def robustness_card(row: dict[str, Any]) -> RobustnessCard:
+    """The robustness of one row of the alignment document."""
+    p = row.get("probes") or {}
+    inj, ego = p.get("injection") or {}, p.get("ego_bias") or {}
+    families = tuple(InjectionFigures.from_dict(f) for f in inj.get("families") or [])
+    ego_text = (
+        f"ego-centric bias: over {ego['over']:g} / under {ego['under']:g}"
+        if "over" in ego
+        else ego.get("reason") or "not measured"
+    )
+    scan = BiasScan.from_dict(p.get("bias_scan") or {})
+    return RobustnessCard(row["label"], families, inj.get("reason"), ego_text, scan)
 
 
 def shift_figures(
@@ -106,7 +186,7 @@ def injection(fi: FieldInputs, v: Version, means: pd.Series) -> dict[str, Any]:
     if not partners:
         return {
             "families": [],
-            "reason": "no injection probe run: 'alignment PROJECT --robustness' runs one",
+            "reason": "no injection probe run of this version",
         }
     rows = []
     for family, other in sorted(partners.items()):

@@ -132,6 +132,13 @@ def test_injection_probe_moves_exactly_the_scripted_items_per_family(
     assert "## Robustness" in card
     assert "| injection: fake_verdict (scores moved; mean shift) | 0.500 [" in card
     assert "; -0.500 [" in card
+    from alignment.robustness import robustness_card
+
+    [row] = [r for r in table["versions"] if r["label"] == "judge:same-task v1"]
+    frame = robustness_card(row).families_frame().set_index("family")
+    assert list(frame["moved up"]) == [1, 0, 2]  # fake_reference, fake_verdict, instruction
+    assert frame.loc["instruction", "attack text"] == OWN_INSTRUCTION
+    assert frame.loc["fake_verdict", "mean shift"] == pytest.approx(-0.5)
 
     # one family at a time, and the text form
     main([*db, "alignment", PROJECT, "--robustness", "--families", "fake_reference"])
@@ -259,3 +266,28 @@ def test_report_section_lists_families_then_significant_biases_first() -> None:
     assert rows[1 + [t["column"] for t in scan["tests"]].index("generator")][2].startswith(
         "significant: mean residual a "
     )
+
+
+def test_alignment_page_shows_the_robustness_section(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    from tests.alignment_fixtures import build_toy
+    from tests.support.apptest import assert_ok, open_app
+
+    build_toy(store, swap=False)
+    store.ensure_annotator("admin", role="admin")
+    at = open_app(monkeypatch, sqlite_url, page="pages/alignment.py", project="toy", timeout=120)
+    assert_ok(at)
+    assert "Robustness" in [h.value for h in at.header]
+    assert at.selectbox(key="alignment_robustness_version").value == "judge:toy v2"
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "No injection probe yet" in captions
+    assert at.button(key="alignment_robustness_queue")  # admins queue it in one click
+    assert "No injection probe yet: no injection probe run of this version" in captions
+    assert "Columns left out: split (no values); generator (no values)" in captions
+    scan = next(d.value for d in at.dataframe if "Holm p" in d.value.columns)
+    assert list(scan["column"]) == ["length of text"]  # the toy items' one column
+    assert not scan["significant"].any()
+    shown = [str(m.value) for m in at.markdown]
+    assert "**Self-preference.** bias is counted on a graded field with a known scale" in shown
+    assert any("significant after Holm's correction at 0.05: nothing." in m for m in shown)

@@ -93,3 +93,27 @@ def robustness_document(
                 "bias_scan": p.get("bias_scan"),
             }
     raise RobustnessError(f"the judge's version is not a row of the alignment of {doc['field']!r}")
+
+
+def queue_injection(
+    store: Store, project: str, evaluator: str, version: str, created_by: str | None = None
+) -> list[int]:
+    """Queue one injection probe run per attack family of the project for a judge version
+    (the Alignment page's button); the job ids. RobustnessError for a bad setting or a
+    version that is not a stored judge's."""
+    from evaluators.judges.injection import ATTACK_KEY, INJECT, InjectionError, choose_families
+    from jobs.worker import evaluate_params, submit_evaluate_job
+
+    if not evaluator.startswith("judge:") or not version.isdigit():
+        raise RobustnessError(f"the injection probe runs a stored judge, not {evaluator!r}")
+    try:
+        chosen = choose_families(store.project(project).settings, None)
+    except InjectionError as exc:
+        raise RobustnessError(str(exc)) from None
+    name = f"{evaluator}@{version}"
+    jobs = []
+    for family, text in chosen.items():
+        settings = {name: {"probe": f"{INJECT}{family}", ATTACK_KEY: text}}
+        params = evaluate_params([name], settings=settings)
+        jobs.append(submit_evaluate_job(store, project, params, created_by=created_by))
+    return jobs
