@@ -211,6 +211,14 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         f"{hc['people']['n_pairs']} pairs, n {hc['n']})",
         "recalibration": (rec := p.get("recalibration") or {}).get("raw")
         and f"{recalibration_text(rec)} ({rec['k']}-fold cross-fitted, n {rec['n']})",
+        "injection": "; ".join(
+            f"{f['family']} {_fmt(f['moved'])} moved, shift {f['mean_shift']:+.3f} (n {f['n']})"
+            for f in (p.get("injection") or {}).get("families") or []
+            if f["n"]
+        ),
+        "bias scan": (bs := p.get("bias_scan") or {}).get("tests")
+        and f"significant after {bs['correction']}: {', '.join(bs['significant']) or 'nothing'} "
+        f"({len(bs['tests'])} tests, n {bs['n']} items)",
     }
     reasons = {
         "calibration": cal.get("reason"),
@@ -220,6 +228,8 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "option order": (p.get("option_order") or {}).get("reason"),
         "recalibration": (p.get("recalibration") or {}).get("reason"),
         "human ceiling": (p.get("human_ceiling") or {}).get("reason"),
+        "injection": (p.get("injection") or {}).get("reason"),
+        "bias scan": (p.get("bias_scan") or {}).get("reason"),
     }
     return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
 

@@ -145,6 +145,14 @@ def test_injection_probe_moves_exactly_the_scripted_items_per_family(
     out = capsys.readouterr().out
     assert "ran fake_reference: 6 judged with the attack, 0 failed, 6 cached" in out
     assert "injection fake_reference: 0.167 [" in out
+    # the plain alignment table names every family on the version's probe lines
+    assert main([*db, "alignment", PROJECT, "--field", "match", "--resamples", "0"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "injection: fake_reference 0.167 moved, shift +0.167 (n 6); fake_verdict 0.500 moved, "
+        "shift -0.500 (n 6); instruction 0.333 moved, shift +0.333 (n 6)"
+    ) in out
+    assert "bias scan: significant after Holm: nothing (4 tests, n 6 items)" in out
 
 
 def test_robustness_says_in_one_line_what_it_cannot_do(
