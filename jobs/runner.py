@@ -172,7 +172,7 @@ def stored_judge(
     if extra:
         raise ValueError(
             "a judge's settings belong to its version: edit the judge instead "
-            f"(a run takes only {PROBE_KEY!r} and {SAMPLES_KEY!r})"
+            f"(a run takes only {PROBE_KEY!r}, {ATTACK_KEY!r} and {SAMPLES_KEY!r})"
         )
     name, version = split_name(evaluator)
     record = store.judge(name, version)

@@ -172,6 +172,13 @@ def test_robustness_says_in_one_line_what_it_cannot_do(
     assert "unknown attack family 'nope'" in capsys.readouterr().err
     assert main([*db, "--robustness", "--evaluator", "judge:same-task"]) == 2
     assert "has no stored results" in capsys.readouterr().err
+    store = Store(demo)
+    bad = {**store.project(PROJECT).settings, SETTING: {"instruction": ""}}
+    store.update_settings(PROJECT, bad)
+    store.close()
+    assert main([*db, "--robustness", "--evaluator", "judge:same-task"]) == 2
+    err = capsys.readouterr().err
+    assert "injection_attacks['instruction']: the attack must be text of 1 to 2000" in err
     assert fast_llm.calls == calls  # nothing asked, nothing stored
     store = Store(demo)
     assert [r for r in store.runs(PROJECT) if r.evaluator == "judge:same-task"] == []
