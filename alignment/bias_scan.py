@@ -147,7 +147,9 @@ def item_columns(items: pd.DataFrame) -> tuple[dict[str, pd.Series], dict[str, s
     raw: dict[str, list[Any]] = {c: list(items[c]) for c in ITEM_COLUMNS if c in items}
     for k, fields in enumerate(items["fields"] if "fields" in items else []):
         for name, value in (fields or {}).items():
-            raw.setdefault(name, [None] * len(ids))[k] = value
+            if name not in raw:
+                raw[name] = [None] * len(ids)
+            raw[name][k] = value
     columns: dict[str, pd.Series] = {}
     skipped: dict[str, str] = {}
     for name, values in raw.items():
@@ -206,13 +208,19 @@ def _categorical(name: str, x: pd.Series, residual: pd.Series) -> BiasTest | str
                     levels=levels)  # fmt: skip
 
 
-def bias_scan(residual: pd.Series, items: pd.DataFrame) -> BiasScan:
-    """The scan of ``residual`` (index item_id) against every column of ``items``."""
+def bias_scan(
+    residual: pd.Series,
+    items: pd.DataFrame,
+    columns: tuple[dict[str, pd.Series], dict[str, str]] | None = None,
+) -> BiasScan:
+    """The scan of ``residual`` (index item_id) against every column of ``items``
+    (``columns``: :func:`item_columns` of them, when the caller already has it)."""
     residual = residual.dropna()
     residual.index = residual.index.astype(str)
     if len(residual) < 3:
         return BiasScan((), {}, len(residual), "the scan needs 3 items with a residual")
-    columns, skipped = item_columns(items)
+    columns_by_name, skipped = columns if columns is not None else item_columns(items)
+    columns, skipped = columns_by_name, dict(skipped)
     found: list[BiasTest] = []
     for name, values in columns.items():
         test = (_numeric if values.dtype.kind == "f" else _categorical)(name, values, residual)

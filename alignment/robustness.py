@@ -11,6 +11,7 @@ it was measured with.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -204,11 +205,20 @@ def residual(fi: FieldInputs, means: pd.Series) -> pd.Series:
     return (means - human).dropna()
 
 
+#: The scan's columns of the last items frame (a weak reference to it, and its columns):
+#: built once for all the versions of one document.
+_LAST: list[Any] = [None]
+
+
 def scan(fi: FieldInputs, means: pd.Series) -> dict[str, Any]:
     """The bias scan of the version's residual against every item column."""
-    from alignment.bias_scan import bias_scan
+    from alignment.bias_scan import bias_scan, item_columns
 
-    return bias_scan(residual(fi, means), fi.inputs.items).to_dict()
+    items = fi.inputs.items
+    cached = _LAST[0]  # one tuple, swapped whole: safe when page sessions share it
+    if cached is None or cached[0]() is not items:
+        cached = _LAST[0] = (weakref.ref(items), item_columns(items))
+    return bias_scan(residual(fi, means), items, cached[1]).to_dict()
 
 
 def robustness_lines(p: dict[str, Any]) -> list[str]:
