@@ -306,3 +306,26 @@ def test_alignment_page_shows_the_robustness_section(
     shown = [str(m.value) for m in at.markdown]
     assert "**Self-preference.** bias is counted on a graded field with a known scale" in shown
     assert any("significant after Holm's correction at 0.05: nothing." in m for m in shown)
+
+
+def test_queued_injection_jobs_store_the_same_probe_runs(demo: str, fast_llm: ScriptedLLM) -> None:
+    from jobs.worker import execute_job
+    from workbench_api.judges import save_judge
+    from workbench_api.robustness import RobustnessError, queue_injection
+
+    fast_llm.handler = _judge
+    store = Store(demo)
+    save_judge(store, "same-task", TOML.read_text())
+    with pytest.raises(RobustnessError, match="runs a stored judge"):
+        queue_injection(store, PROJECT, "word-overlap", "1")
+    jobs = queue_injection(store, PROJECT, "judge:same-task", "1")
+    assert len(jobs) == len(DEFAULT_ATTACKS)
+    for job in jobs:
+        assert execute_job(store, job).status == "done"
+    runs = [
+        r.signature["settings"] for r in store.runs(PROJECT) if r.evaluator == "judge:same-task"
+    ]
+    assert sorted((s["probe"], s["attack"]) for s in runs) == sorted(
+        (f"inject:{f}", text) for f, text in DEFAULT_ATTACKS.items()
+    )
+    store.close()
