@@ -306,6 +306,20 @@ def test_alignment_page_shows_the_robustness_section(
     shown = [str(m.value) for m in at.markdown]
     assert "**Self-preference.** bias is counted on a graded field with a known scale" in shown
     assert any("significant after Holm's correction at 0.05: nothing." in m for m in shown)
+    # admins replace an attack text in the project settings; too long a text changes nothing
+    at.text_area(key="alignment_robustness_attack_instruction").set_value("x" * 2001)
+    at = _submit(at)
+    assert any("1 to 2000 characters" in str(e.value) for e in at.error)
+    assert SETTING not in store.project("toy").settings
+    at.text_area(key="alignment_robustness_attack_instruction").set_value(OWN_INSTRUCTION)
+    at = _submit(at)
+    assert_ok(at)
+    assert store.project("toy").settings[SETTING] == {"instruction": OWN_INSTRUCTION}
+
+
+def _submit(at: Any) -> Any:
+    [button] = [b for b in at.button if b.label == "Save attack texts"]
+    return button.click().run()
 
 
 def test_queued_injection_jobs_store_the_same_probe_runs(demo: str, fast_llm: ScriptedLLM) -> None:

@@ -36,6 +36,36 @@ def _queue(project: str, row: dict[str, Any]) -> None:
         st.success(f"Queued as jobs {', '.join(map(str, jobs))}; reload the page when done.")
 
 
+def _attack_texts(project: str) -> None:
+    """Admins: the project's attack text per family (blank: the default), saved in the
+    project setting ``injection_attacks``; a bad text changes nothing."""
+    from evaluators.judges.injection import DEFAULT_ATTACKS, SETTING, InjectionError, attacks
+
+    if not has_role("admin"):
+        return
+    store = get_store()
+    info = store.project(project)
+    own = dict(info.settings.get(SETTING) or {})
+    with st.expander("Attack texts of this project"), st.form(f"{KEY}_attacks"):
+        texts = {
+            family: st.text_area(
+                family, own.get(family, ""), placeholder=default, key=f"{KEY}_attack_{family}"
+            )
+            for family, default in DEFAULT_ATTACKS.items()
+        }
+        if st.form_submit_button("Save attack texts"):
+            chosen = {f: t for f, t in texts.items() if t.strip()}
+            extra = {f: t for f, t in own.items() if f not in DEFAULT_ATTACKS}
+            settings = {**info.settings, SETTING: {**extra, **chosen}}
+            try:
+                attacks(settings)
+            except InjectionError as exc:
+                st.error(str(exc))
+                return
+            store.update_settings(project, settings)
+            st.success("Attack texts saved; the next injection probe uses them.")
+
+
 def robustness_section(project: str, rows: list[dict[str, Any]], default: int) -> None:
     """The chosen version's injection figures, self-preference and bias scan."""
     if not rows:
@@ -59,6 +89,7 @@ def robustness_section(project: str, rows: list[dict[str, Any]], default: int) -
             f"(`workbench alignment {project} --robustness`)."
         )
     _queue(project, row)
+    _attack_texts(project)
     st.markdown(f"**Self-preference.** {card.self_preference}")
     scan = card.scan
     if scan.tests:
