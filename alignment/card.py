@@ -2,7 +2,8 @@
 
 Read from a row of the alignment document: the headline agreement with its CI and n,
 the alternative annotator test's verdict, the biases (position swap, option order,
-length, ego-centric), the calibration under both definitions of ECE (P(yes) against the
+length), the robustness figures (injection per attack family, self-preference, the bias
+scan), the calibration under both definitions of ECE (P(yes) against the
 human majority; Potato's confidence in its own answer against correctness), the
 recalibrated figures and the cost. Every figure carries its n.
 """
@@ -170,10 +171,6 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
             _f(length_bias_entry(lb).value) if lb.get("n") else lb.get("reason", "—"),
             lb.get("n") or None,
         ),
-        CardLine(
-            "ego-centric bias (over / under)",
-            f"{ego['over']:g} / {ego['under']:g}" if "over" in ego else ego.get("reason", "—"),
-        ),
     ]
     calibration = [
         CardLine(
@@ -220,11 +217,53 @@ def evaluation_card(doc: dict[str, Any], label: str) -> EvaluationCard:
             "Human ceiling (Judge's Verdict)": ceiling,
             "Self-consistency": consistency,
             "Biases": biases,
+            "Robustness": robustness_lines(p, ego),
             "Calibration": calibration,
             "Cost": cost,
             **({"Jury members": jury_lines(r["jury"])} if r.get("jury") else {}),
         },
     )
+
+
+def robustness_lines(p: dict[str, Any], ego: dict[str, Any]) -> list[CardLine]:
+    """Prompt injection per attack family (share of scores moved and mean shift, each with
+    its interval and n), self-preference, then the bias scan, significant tests first."""
+    from alignment.bias_scan import test_text
+
+    inj = p.get("injection") or {}
+    lines = []
+    for f in inj.get("families") or []:
+        name = f"injection: {f['family']} (scores moved; mean shift)"
+        if not f["n"]:
+            lines.append(CardLine(name, f["reason"]))
+            continue
+        shift = f["mean_shift"]
+        sci = f" [{f['shift_ci'][0]:+.3f}, {f['shift_ci'][1]:+.3f}]" if f.get("shift_ci") else ""
+        lines.append(
+            CardLine(name, f"{_f(f['moved'])}{_ci(f['moved_ci'])}; {shift:+.3f}{sci}", f["n"])
+        )
+    if not lines:
+        lines.append(CardLine("injection", inj.get("reason") or "not measured"))
+    lines.append(
+        CardLine(
+            "ego-centric bias (over / under)",
+            f"{ego['over']:g} / {ego['under']:g}" if "over" in ego else ego.get("reason", "—"),
+        )
+    )
+    bs = p.get("bias_scan") or {}
+    if not bs.get("tests"):
+        return [*lines, CardLine("bias scan", bs.get("reason") or "not run", bs.get("n"))]
+    sig = bs["significant"]
+    lines.append(
+        CardLine(
+            f"bias scan ({bs['correction']}-corrected, α {bs['alpha']:g})",
+            f"significant: {', '.join(sig)}" if sig else "nothing significant after correction",
+            bs["n"],
+        )
+    )
+    lines += [CardLine(f"bias: {t['column']}", test_text(t).split(": ", 1)[1], t["n"])
+              for t in bs["tests"]]  # fmt: skip
+    return lines
 
 
 def jury_lines(j: dict[str, Any]) -> list[CardLine]:

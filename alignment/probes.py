@@ -4,8 +4,9 @@ Where the numbers come from: ``details["samples"]`` (one value per sample, or a 
 holding the field) for self-consistency, ``details["probability"]`` (0..1) for
 calibration, the item's judged text for length bias, a probe run of the same version
 (``probe: swap`` / ``reverse_options`` in its settings, or an older run with
-``swap_texts: true``) for the position swap and the option order, and the ego-centric
-bias counts of :mod:`agreement.bias`.
+``swap_texts: true``) for the position swap and the option order, the ego-centric
+bias counts of :mod:`agreement.bias`, and the robustness figures of
+:mod:`alignment.robustness` (injection probe runs, the bias scan of the residual).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from agreement import judge_probes
 from agreement.alt_test import AltTestResult, Q, alt_test
 from agreement.label_judge import confidence_calibration
 from alignment.human_ceiling import human_ceiling
+from alignment.robustness import injection, scan
 from alignment.scores import field_scores, per_item
 from alignment.self_consistency import self_consistency_figures
 from alignment.versions import Version
@@ -231,4 +233,6 @@ def probes(
             weights=None if fi.binary else "quadratic",
         ),
         "recalibration": _recalibration(fi, kept, means, seed),
+        "injection": injection(fi, v, means),
+        "bias_scan": scan(fi, means),
     }

@@ -32,6 +32,8 @@ FEW_SHOT_KEY = "few_shot_item_ids"
 SWAP_KEY = "swap_texts"
 #: A probe run of a version (``evaluators/judges/probes.py``): not a row of its own.
 PROBE_KEY = "probe"
+#: An injection probe run's attack text (``evaluators/judges/injection.py``).
+ATTACK_KEY = "attack"
 
 
 @dataclass
@@ -68,9 +70,10 @@ class Version:
         return self.probe == "swap" or bool(self.settings.get(SWAP_KEY))
 
     def plain_settings(self) -> dict[str, Any]:
-        """The settings without the swap flag and the probe (to pair a probe run with the
-        runs it probes)."""
-        return {k: v for k, v in self.settings.items() if k not in (SWAP_KEY, PROBE_KEY)}
+        """The settings without the swap flag, the probe and its attack text (to pair a
+        probe run with the runs it probes)."""
+        drop = (SWAP_KEY, PROBE_KEY, ATTACK_KEY)
+        return {k: v for k, v in self.settings.items() if k not in drop}
 
 
 def _labels(versions: list[Version]) -> None:

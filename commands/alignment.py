@@ -93,7 +93,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--evaluator",
         default=None,
-        help="with --check: the judge (judge:NAME[@VERSION]; default the newest judge run)",
+        help="with --check or --robustness: the judge (judge:NAME[@VERSION]; default the "
+        "newest judge run)",
+    )
+    p.add_argument(
+        "--robustness",
+        action="store_true",
+        help="injection probe: re-judge the judge's items with each attack family's text in "
+        "the judged output (stored as probe runs), then the share of scores moved, the mean "
+        "shift, self-preference and the bias scan of its residual over every item column",
+    )
+    p.add_argument(
+        "--families",
+        nargs="+",
+        default=None,
+        metavar="FAMILY",
+        help="with --robustness: the attack families (default: all; texts from the project "
+        "setting injection_attacks, else the defaults)",
     )
     p.set_defaults(handler=cmd_alignment)
 
@@ -195,6 +211,14 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         f"{hc['people']['n_pairs']} pairs, n {hc['n']})",
         "recalibration": (rec := p.get("recalibration") or {}).get("raw")
         and f"{recalibration_text(rec)} ({rec['k']}-fold cross-fitted, n {rec['n']})",
+        "injection": "; ".join(
+            f"{f['family']} {_fmt(f['moved'])} moved, shift {f['mean_shift']:+.3f} (n {f['n']})"
+            for f in (p.get("injection") or {}).get("families") or []
+            if f["n"]
+        ),
+        "bias scan": (bs := p.get("bias_scan") or {}).get("tests")
+        and f"significant after {bs['correction']}: {', '.join(bs['significant']) or 'nothing'} "
+        f"({len(bs['tests'])} tests, n {bs['n']} items)",
     }
     reasons = {
         "calibration": cal.get("reason"),
@@ -204,6 +228,8 @@ def probe_lines(p: dict[str, Any]) -> list[str]:
         "option order": (p.get("option_order") or {}).get("reason"),
         "recalibration": (p.get("recalibration") or {}).get("reason"),
         "human ceiling": (p.get("human_ceiling") or {}).get("reason"),
+        "injection": (p.get("injection") or {}).get("reason"),
+        "bias scan": (p.get("bias_scan") or {}).get("reason"),
     }
     return [f"{k}: {v or reasons.get(k) or '-'}" for k, v in out.items()]
 
@@ -314,7 +340,43 @@ def _check(args: argparse.Namespace, store: Store) -> int:
     return 0 if report.verdict.passed else 1
 
 
-CHECK_ONLY = ("anchors", "min_kappa", "max_drop", "evaluator")
+CHECK_ONLY = ("anchors", "min_kappa", "max_drop")
+
+
+def robustness_text(doc: dict[str, Any], notes: list[str]) -> str:
+    """The robustness document in lines: the runs made, each family, self-preference and
+    the bias scan (significant tests first)."""
+    from alignment.robustness import robustness_lines
+
+    head = f"{doc['project']} · {doc['field']} · {doc['version']}: robustness"
+    probes = {
+        "injection": doc["injection"],
+        "ego_bias": doc["self_preference"],
+        "bias_scan": doc["bias_scan"],
+    }
+    return "\n".join(
+        [head, *(f"  ran {n}" for n in notes), *(f"  {x}" for x in robustness_lines(probes))]
+    )
+
+
+def _robustness(args: argparse.Namespace, store: Store) -> int:
+    from evaluators.base import NotConfiguredError
+    from reports.formats import portable_floats
+    from workbench_api.robustness import RobustnessError, robustness_document, run_injection
+
+    try:
+        sig, _, notes = run_injection(store, args.name, args.evaluator, args.families)
+        doc = robustness_document(
+            store, args.name, sig, args.field, n_resamples=args.resamples, seed=args.seed
+        )
+    except (RobustnessError, NotConfiguredError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
+    if args.json:
+        text = json.dumps(portable_floats(doc), indent=2, ensure_ascii=False, allow_nan=False)
+        print(text)
+    else:
+        print(robustness_text(doc, notes))
+    return 0
 
 
 def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
@@ -323,7 +385,17 @@ def cmd_alignment(args: argparse.Namespace, store: Store) -> int:
     from reports.formats import portable_floats
 
     if not args.check and any(getattr(args, k) is not None for k in CHECK_ONLY):
-        raise CommandError("--anchors, --min-kappa, --max-drop and --evaluator go with --check")
+        raise CommandError("--anchors, --min-kappa and --max-drop go with --check")
+    if args.evaluator is not None and not (args.check or args.robustness):
+        raise CommandError("--evaluator goes with --check or --robustness")
+    if args.families is not None and not args.robustness:
+        raise CommandError("--families goes with --robustness")
+    if args.robustness:
+        if args.check or args.escalate is not None or args.diff or args.card:
+            raise CommandError(
+                "--robustness runs alone (not with --check, --escalate, --diff or --card)"
+            )
+        return _robustness(args, store)
     if args.check:
         if args.escalate is not None or args.diff or args.card:
             raise CommandError("--check runs alone (not with --escalate, --diff or --card)")

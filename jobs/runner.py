@@ -165,13 +165,14 @@ def stored_judge(
     version's own number; the signature records it); everything else belongs to the
     version."""
     from evaluators.judges.evaluator import SAMPLES_KEY, from_record, split_name
+    from evaluators.judges.injection import ATTACK_KEY
     from evaluators.judges.probes import PROBE_KEY
 
-    extra = set(settings or {}) - {PROBE_KEY, SAMPLES_KEY}
+    extra = set(settings or {}) - {PROBE_KEY, SAMPLES_KEY, ATTACK_KEY}
     if extra:
         raise ValueError(
             "a judge's settings belong to its version: edit the judge instead "
-            f"(a run takes only {PROBE_KEY!r} and {SAMPLES_KEY!r})"
+            f"(a run takes only {PROBE_KEY!r}, {ATTACK_KEY!r} and {SAMPLES_KEY!r})"
         )
     name, version = split_name(evaluator)
     record = store.judge(name, version)
@@ -179,7 +180,10 @@ def stored_judge(
         raise ValueError(f"judge {name!r} scores kind {record.kind!r}, the project is {kind!r}")
     probe = (settings or {}).get(PROBE_KEY)
     samples = (settings or {}).get(SAMPLES_KEY)
-    return from_record(record, ctx or build_context(store), probe=probe, samples=samples)
+    attack = (settings or {}).get(ATTACK_KEY)
+    return from_record(
+        record, ctx or build_context(store), probe=probe, samples=samples, attack=attack
+    )
 
 
 def jury_members(store: Store, kind: str, jury: Any) -> list[Evaluator]:

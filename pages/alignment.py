@@ -39,6 +39,7 @@ from ui.context import get_store, require_project
 from ui.drift_view import drift_history_section
 from ui.escalation_view import escalation_section
 from ui.probe_runs import probe_control
+from ui.robustness_view import robustness_section
 from ui.tables import DASH, dash_missing, number_columns
 from workbench_api.autocalibration import field_step
 
@@ -196,6 +197,7 @@ if labels:
     escalation_section(
         project.name, data_version, doc["field"], labels, default_card(doc["versions"])
     )
+    robustness_section(project.name, doc["versions"], default_card(doc["versions"]))
 
 drift_history_section(project.name)
 

@@ -27,6 +27,7 @@ PROBE_HEADER = [
     "human ceiling z (pairs, n)",
     "recalibrated, cross-fitted (n)",
 ]
+ROBUSTNESS_HEADER = ["version", "figure", "value (95% CI)", "n"]
 ALT_HEADER = ["version", "annotator", "n", "judge ρ_f", "annotator ρ_h", "p", "BY p", "rejected"]
 
 
@@ -103,6 +104,35 @@ def _recalibrated(rec: dict[str, Any]) -> str:
     return f"{text} (n {rec['n']})" if text else "—"
 
 
+def _bias_value(t: dict[str, Any]) -> str:
+    mark = "significant: " if t["significant"] else ""
+    p = f"p {t['p']:.3g}, Holm p {t['p_adjusted']:.3g}"
+    if t["kind"] == "numeric":
+        ci = f" [{t['ci'][0]:.3f}, {t['ci'][1]:.3f}]" if t.get("ci") else ""
+        return f"{mark}r {t['r']:.3f}{ci}; {p}"
+    levels = ", ".join(f"{x['level']} {x['mean']:+.3f} (n {x['n']})" for x in t["levels"])
+    return f"{mark}mean residual {levels}; Kruskal-Wallis H {t['statistic']:.3f}; {p}"
+
+
+def robustness_rows(doc: dict[str, Any]) -> list[list[str]]:
+    """Per version: each injection family (share of scores moved, mean shift), then the
+    bias scan's tests, significant after Holm's correction first."""
+    out = []
+    for r in doc["versions"]:
+        p = r["probes"]
+        for f in (p.get("injection") or {}).get("families") or []:
+            if not f["n"]:
+                out.append([r["label"], f"injection {f['family']}", f["reason"], "0"])
+                continue
+            ci, sci = f["moved_ci"], f.get("shift_ci")
+            shift = f"{f['mean_shift']:+.3f}" + (f" [{sci[0]:+.3f}, {sci[1]:+.3f}]" if sci else "")
+            value = f"moved {f['moved']:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]; mean shift {shift}"
+            out.append([r["label"], f"injection {f['family']}", value, str(f["n"])])
+        for t in (p.get("bias_scan") or {}).get("tests") or []:
+            out.append([r["label"], f"bias: {t['column']}", _bias_value(t), str(t["n"])])
+    return out
+
+
 def alt_rows(doc: dict[str, Any]) -> list[list[str]]:
     """One row per version and tested annotator (the per-annotator figures)."""
     out = []
@@ -129,6 +159,10 @@ def alignment_markdown(doc: dict[str, Any] | None) -> list[str]:
 
         return [*lines, NOTE, "", *md_table(PAIRWISE_HEADER, pairwise_rows(doc))]
     lines += md_table(PROBE_HEADER, probe_rows(doc))
+    robust = robustness_rows(doc)
+    if robust:
+        lines += ["", "Robustness (injection probe runs; bias scan of the residual):", ""]
+        lines += md_table(ROBUSTNESS_HEADER, robust)
     rows = alt_rows(doc)
     if rows:
         lines += ["", f"Alternative annotator test (ε = {doc['meta']['epsilon']}):", ""]
@@ -166,6 +200,10 @@ def alignment_html(doc: dict[str, Any] | None) -> str:
         rows = pairwise_rows(doc)
         return "\n".join([head, f"<p>{html.escape(NOTE)}</p>", html_table(PAIRWISE_HEADER, rows)])
     parts = [head, html_table(PROBE_HEADER, probe_rows(doc))]
+    robust = robustness_rows(doc)
+    if robust:
+        parts.append("<p>Robustness (injection probe runs; bias scan of the residual):</p>")
+        parts.append(html_table(ROBUSTNESS_HEADER, robust))
     rows = alt_rows(doc)
     if rows:
         parts.append(f"<p>Alternative annotator test (ε = {doc['meta']['epsilon']}):</p>")

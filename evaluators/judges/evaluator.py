@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from evaluators.base import EvalContext, EvalItem, EvalResult, Signature
+from evaluators.judges.injection import ATTACK_KEY, injected, is_injection
 from evaluators.judges.output import (
     JudgeReply,
     combine,
@@ -89,10 +90,14 @@ class JudgeEvaluator(LLMEvaluator):
         spec: JudgeSpec,
         ctx: EvalContext | None = None,
         probe: str | None = None,
+        attack: str | None = None,
     ) -> None:
         super().__init__(None, ctx)
         check_probe(spec, probe)
+        if is_injection(probe) != bool(attack):
+            raise ValueError("an injection probe (inject:FAMILY) and its attack text go together")
         self.probe = probe
+        self.attack = attack
         self.name = f"{PREFIX}{judge_name}"  # type: ignore[misc]
         self.version = str(version)  # type: ignore[misc]
         self.kinds = (spec.kind,)  # type: ignore[misc]
@@ -131,6 +136,8 @@ class JudgeEvaluator(LLMEvaluator):
         settings = self.spec.signature_settings()
         if self.probe:
             settings["probe"] = self.probe
+        if self.attack:
+            settings[ATTACK_KEY] = self.attack
         return settings
 
     @property
@@ -143,10 +150,19 @@ class JudgeEvaluator(LLMEvaluator):
     def item_values(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The values a template sees: every item field of the kind ('' when absent), with
         the two texts exchanged when ``swap_texts`` (or the swap probe) is on."""
-        values = {name: fields.get(name, "") for name in item_field_names(self.spec.kind)}
+        names = item_field_names(self.spec.kind)
+        values = {name: fields.get(name, "") for name in names}
         if self.texts_swapped:
             for a, b in SWAPPABLE.get(self.spec.kind, ()):
                 values[a], values[b] = values[b], values[a]
+        return values
+
+    def item_text(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The item's values with the injection probe's attack in its judged output (worked
+        examples keep theirs unchanged)."""
+        values = self.item_values(fields)
+        if self.attack:
+            values = injected(values, item_field_names(self.spec.kind), self.attack)
         return values
 
     def facts(self, values: Mapping[str, Any]) -> list[str]:
@@ -159,7 +175,7 @@ class JudgeEvaluator(LLMEvaluator):
 
     def messages(self, fields: Mapping[str, Any]) -> list[dict[str, str]]:
         """The chat messages for one item (TemplateError when the template cannot render)."""
-        values = self.item_values(fields)
+        values = self.item_text(fields)
         out = self.spec.output
         parts: list[str] = []
         examples = self.spec.few_shot.examples
@@ -270,10 +286,12 @@ def from_record(
     ctx: EvalContext | None = None,
     probe: str | None = None,
     samples: int | None = None,
+    attack: str | None = None,
 ) -> JudgeEvaluator:
     """The evaluator of a stored judge version (a ``JudgeRecord`` from the store), or a
     probe run of it (``probe``: see :mod:`evaluators.judges.probes`); ``samples`` replies
-    per item instead of the version's own number (ValueError outside 1 to 20)."""
+    per item instead of the version's own number (ValueError outside 1 to 20); ``attack``
+    the text of an ``inject:FAMILY`` probe."""
     spec = JudgeSpec.model_validate(record.definition)
     if samples is not None:
         if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 20:
@@ -281,4 +299,4 @@ def from_record(
         spec = spec.model_copy(
             update={"sampling": spec.sampling.model_copy(update={"samples": samples})}
         )
-    return JudgeEvaluator(record.name, record.version, spec, ctx, probe)
+    return JudgeEvaluator(record.name, record.version, spec, ctx, probe, attack)

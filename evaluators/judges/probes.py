@@ -9,11 +9,14 @@ version's plain runs and reports the share of decisions that changed:
   question among them: a label naming an output is stored by content, see
   :func:`by_content`);
 - ``reverse_options``: a ``label`` output's options listed in reverse order in the reply
-  instructions (option-order bias); answers are still stored by the version's own order.
+  instructions (option-order bias); answers are still stored by the version's own order;
+- ``inject:FAMILY``: an attack appended to the judged output (prompt injection, see
+  :mod:`evaluators.judges.injection`); the run's ``attack`` setting holds its text.
 """
 
 from __future__ import annotations
 
+from evaluators.judges.injection import is_injection
 from evaluators.judges.spec import SWAPPABLE, JudgeError, JudgeSpec, OutputSpec
 
 #: Probe name -> what it perturbs (for help texts and the page).
@@ -27,6 +30,8 @@ PROBE_KEY = "probe"
 def check_probe(spec: JudgeSpec, probe: str | None) -> None:
     """JudgeError when ``probe`` is unknown or does not apply to the judge."""
     if probe is None:
+        return
+    if is_injection(probe) and len(probe) > len("inject:"):
         return
     if probe not in PROBES:
         raise JudgeError(f"unknown probe {probe!r} (choose from {', '.join(PROBES)})")
