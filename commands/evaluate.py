@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commands import CommandError
@@ -28,7 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", type=positive_int, default=None, help="repeat the run N times")
     p.add_argument("--limit", type=positive_int, default=None, help="only the first N items")
     p.add_argument("--items", default=None, help="comma-separated item ids")
-    p.add_argument("--settings", default=None, help="evaluator settings as JSON")
+    p.add_argument(
+        "--settings",
+        default=None,
+        help="evaluator settings as JSON, or @FILE to read them from a JSON file "
+        "(a jury's members, for instance)",
+    )
     p.add_argument(
         "--batch-size",
         type=positive_int,
@@ -86,7 +92,7 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
     from workbench_api.data import ApiError, parse_settings
 
     try:
-        settings = parse_settings(args.settings)
+        settings = parse_settings(settings_text(args.settings))
     except ApiError as exc:
         raise CommandError(f"--{exc}") from None
     if args.probe:
@@ -130,6 +136,18 @@ def cmd_evaluate(args: argparse.Namespace, store: Store) -> int:
         if summary is not None:
             print(f"  run {run_id}: {summary_line(summary)}")
     return 0
+
+
+def settings_text(value: str | None) -> str | None:
+    """``--settings`` as given, or the text of the file ``@FILE`` names."""
+    if not value or not value.startswith("@"):
+        return value
+    path = Path(value[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise CommandError(f"--settings {value}: cannot read {path}: {reason}") from None
 
 
 def with_samples(evaluator: str, settings: dict[str, Any] | None, k: int) -> dict[str, Any]:

@@ -133,8 +133,10 @@ def test_a_two_member_tie_goes_to_the_first_member_in_the_drawn_order(
     fast_llm.handler = _handler
     _create_jurors(demo, tmp_path)
     settings = {"members": ["judge:juror-a", "judge:juror-b"], "seed": 7}
+    declared = tmp_path / "jury.json"  # the jury declared in a file
+    declared.write_text(json.dumps(settings), encoding="utf-8")
     args = ["--db", demo, "evaluate", PROJECT, "--evaluator", "jury"]
-    assert main([*args, "--settings", json.dumps(settings)]) == 0
+    assert main([*args, "--settings", f"@{declared}"]) == 0
     store = Store(demo)
     got = _jury_run(store, "majority")
     store.close()
@@ -153,4 +155,7 @@ def test_a_jury_refuses_bad_panels_in_one_line(
     assert "two or more members" in capsys.readouterr().err
     assert main([*args, json.dumps({"members": ["bleu", "jury"]})]) == 2
     assert "cannot sit on a jury" in capsys.readouterr().err
+    assert main([*args, "@/no/such/jury.json"]) == 2
+    err = capsys.readouterr().err
+    assert "--settings @/no/such/jury.json: cannot read /no/such/jury.json" in err
     assert fast_llm.calls == 0
