@@ -21,6 +21,7 @@ import pandas as pd
 
 from agreement.alt_test import alt_test
 from agreement.label_judge import compare_labels, confidence_calibration
+from alignment.bias_scan import bias_scan, item_columns
 from alignment.human_ceiling import human_ceiling
 from alignment.probes import changed_share, options_partner, swap_partner
 from alignment.row_head import row_head
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from annotation_store import Store
 
 NOT_HERE = "not measured on a categorical field"
+INJECTION_NOT_HERE = "the injection probe runs on score judges, not on a label judge"
+#: What the bias scan of a label judge scans.
+DISAGREEMENT = "disagreement with the people's majority label (1 differs, 0 agrees)"
 
 
 def categorical_fields(inputs: Any) -> list[str]:
@@ -115,6 +119,12 @@ def _row(
     scores = pd.Series(
         {i: float(cats.index(x)) for i, x in mine["labels"].items() if x in cats}, dtype=float
     )
+    # a label has no signed error: the scan's residual is 1 where the judge's label
+    # differs from the people's majority, 0 where it agrees
+    disagree = pd.Series(
+        {i: float(x != majority[i]) for i, x in mine["labels"].items() if i in majority},
+        dtype=float,
+    )
     return {
         **row_head(v, kept),
         "n": cmp["n"],
@@ -135,6 +145,7 @@ def _row(
             "calibration": calibration,
             "length_bias": {"n": 0, "reason": NOT_HERE},
             "ego_bias": {"reason": NOT_HERE},
+            "injection": {"families": [], "reason": INJECTION_NOT_HERE},
             "alt_test": _alt_test(mine["labels"], people, cats, epsilon),
             "human_ceiling": human_ceiling(
                 pd.Series(mine["labels"], dtype=object),
@@ -144,6 +155,7 @@ def _row(
             ),
         },
         "_scores": scores,
+        "_disagree": disagree,
     }
 
 
@@ -202,6 +214,7 @@ def categorical_table(
     cats = [str(c) for c in human.values]
     labels = field_frame(inputs.annotations, field)
     pairing: Any = _Pairing(results, field, versions)
+    columns = item_columns(inputs.items)  # once for every version
     rows = []
     for v in versions:
         r = results[v.signature]
@@ -209,6 +222,8 @@ def categorical_table(
             continue
         row = _row(v, r, field, labels, cats, n_resamples=n_resamples, seed=seed, epsilon=epsilon)
         means = row.pop("_scores")
+        scan = bias_scan(row.pop("_disagree"), inputs.items, columns).to_dict()
+        row["probes"]["bias_scan"] = {**scan, "residual": DISAGREEMENT}
         row["probes"]["position_swap"] = changed_share(
             pairing, v, swap_partner(v, versions), means, "no swapped run"
         )

@@ -200,3 +200,46 @@ def test_label_version_diff_moves_toward_and_away(moods: Store) -> None:
     moods.finish_run(run)
     with pytest.raises(DiffRefused, match=r"different evaluators \(judge:mood, judge:tone\)"):
         diff_versions(moods, "moods", "judge:mood v2", "judge:tone v1")
+
+
+def test_a_label_judge_gets_the_bias_scan_of_its_disagreements(store: Store) -> None:
+    """The judge errs on every 4th item, which all come from 'forum': the scan finds the
+    source and not the item's number, with scipy's Kruskal-Wallis and Pearson figures."""
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    store.create_project("moods", "categorical", settings={"labels": CATS})
+    ids = [f"i{k:02d}" for k in range(N)]
+    source = ["forum" if k % 4 == 0 else "news" for k in range(N)]
+    number = [float((k * 7) % 11) for k in range(N)]  # unrelated to the errors
+    store.upsert_items(
+        "moods",
+        [
+            {"item_id": i, "fields": {"text": i, "source": s, "number": x}}
+            for i, s, x in zip(ids, source, number, strict=True)
+        ],
+    )
+    store.import_labels(
+        "moods",
+        [
+            {"item_id": i, "annotator": who, "field": "label", "value": person(k, w)}
+            | {"status": "submitted"}
+            for k, i in enumerate(ids)
+            for w, who in enumerate(PEOPLE)
+        ],
+    )
+    add_run(store, {i: judge(k) for k, i in enumerate(ids)}, {})
+    [row] = alignment_table(store, "moods", n_resamples=0)["versions"]
+    scan = row["probes"]["bias_scan"]
+    assert scan["residual"].startswith("disagreement with the people's majority label")
+    assert row["probes"]["injection"]["reason"].startswith("the injection probe runs on score")
+    wrong = [float(judge(k) != majority(k)) for k in range(N)]
+    by = {t["column"]: t for t in scan["tests"]}
+    forum = [w for w, s in zip(wrong, source, strict=True) if s == "forum"]
+    news = [w for w, s in zip(wrong, source, strict=True) if s == "news"]
+    assert by["source"]["p"] == pytest.approx(stats.kruskal(forum, news).pvalue)
+    assert by["number"]["p"] == pytest.approx(stats.pearsonr(number, wrong).pvalue)
+    raw = [t["p"] for t in scan["tests"]]
+    holm = multipletests(raw, method="holm")[1]
+    assert [t["p_adjusted"] for t in scan["tests"]] == pytest.approx(list(holm))
+    assert scan["significant"] == ["source"]
