@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${LS_VENV:-.venv-ls}
+case "$VENV" in /*) ;; *) VENV="$PWD/$VENV" ;; esac
 PYTHON=${PYTHON:-python3.11}
 PINS=requirements-ls-server.txt
 STAMP="$VENV/.installed"
@@ -26,9 +27,9 @@ if [ ! -f "$VENV/ls-template/label_studio.sqlite3" ]; then
   rm -rf "$VENV/ls-template.tmp"
   mkdir -p "$VENV/ls-template.tmp"
   # `label-studio user` applies the migrations, then only looks a user up (none exists yet).
-  LABEL_STUDIO_BASE_DATA_DIR="$PWD/$VENV/ls-template.tmp" LATEST_VERSION_CHECK=false \
+  LABEL_STUDIO_BASE_DATA_DIR="$VENV/ls-template.tmp" LATEST_VERSION_CHECK=false \
     COLLECT_ANALYTICS=false SENTRY_DSN= FRONTEND_SENTRY_DSN= \
-    "$VENV/bin/label-studio" user --data-dir "$PWD/$VENV/ls-template.tmp" \
+    "$VENV/bin/label-studio" user --data-dir "$VENV/ls-template.tmp" \
     --username nobody@localhost >/dev/null 2>&1
   mv "$VENV/ls-template.tmp" "$VENV/ls-template"
 fi
