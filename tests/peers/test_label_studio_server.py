@@ -158,6 +158,16 @@ def _through_server(server: Server, export: Export, out: Path) -> Path:
     return back
 
 
+def _marks(path: Path) -> list[tuple[str, str, bool]]:
+    """(item, annotator, ground truth) of every annotation in a Label Studio file."""
+    names = json.loads(path.with_name(f"{path.stem}.users.json").read_text())
+    return sorted(
+        (t["data"]["item_id"], names[str(a["completed_by"])], bool(a.get("ground_truth")))
+        for t in json.loads(path.read_text(encoding="utf-8"))
+        for a in t["annotations"]
+    )
+
+
 def _round_trip(url: str, pairs: list[str]) -> dict[str, Any]:
     side = Path(__file__).with_name("label_studio_side.py")
     done = run_workbench(str(side), "round-trip", url, *pairs)
@@ -179,15 +189,20 @@ def test_every_annotators_label_comes_back_from_a_label_studio_server(
     for suffix in ("", "-wal"):  # the export run may leave its last writes in the WAL
         if Path(f"{source}{suffix}").is_file():
             shutil.copy(f"{source}{suffix}", f"{db}{suffix}")
-    pairs = [f"{e.project}={_through_server(server, e, tmp_path)}" for e in written]
-    found = _round_trip(f"sqlite:///{db}", pairs)
+    back = {e.project: _through_server(server, e, tmp_path) for e in written}
+    found = _round_trip(f"sqlite:///{db}", [f"{p}={path}" for p, path in back.items()])
     compared = 0
     for export in written:
+        assert export.path is not None
+        # every annotation is back under its annotator, ground truth only where it was
+        assert _marks(back[export.project]) == _marks(export.path), export.project
         before, after = found[export.project]["labels"]
         if any("marking no span" in n for n in export.notes):
             # answers marking no span were not written (the note says so): the rest came back
             assert after and all(row in before for row in after), export.project
             continue
         assert after == before, export.project
+        figures = found[export.project]["agreement"]
+        assert figures[1] == figures[0], export.project
         compared += 1
     assert compared >= 4
