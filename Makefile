@@ -91,9 +91,11 @@ test: install-dev wordnet js
 	$(MAKE) peers
 
 ## Contract tests: every export read by the peer tools' own loaders and validators, in a
-## side venv of their own (.venv-peers; their pins clash with ours).
+## side venv of their own (.venv-peers; their pins clash with ours); a Label Studio server
+## in .venv-ls for the round trip through it.
 peers: install-dev
 	bash scripts/build_peer_venv.sh
+	bash scripts/build_ls_server_venv.sh || echo "no Label Studio server venv: the round trip through a server is skipped"
 	WB_PYTHON=$(abspath $(PY)) .venv-peers/bin/python -m pytest -c tests/peers/pytest.ini tests/peers
 
 ## Rewrite the golden agreement documents of the demo projects (tests/data/agreement_golden)

@@ -251,7 +251,9 @@ class Layout:
 
 def layout(kind: Any, settings: Any) -> Layout:
     """Every item field an annotator sees (hidden fields left out), each under a header:
-    chats as ``<Paragraphs>`` (turns' role and content), the rest as ``<Text>``."""
+    chats as ``<Paragraphs>`` (turns' role and content), objects as ``<Table>`` (a Label
+    Studio server refuses tasks whose ``<Text>`` value is an object), the rest as
+    ``<Text>``."""
     questions = {f.name for f in kind.human_fields(settings)}
     shown = [f for f in kind.item_fields if not f.hidden] or [ItemField("text")]
     objects, lines = {}, []
@@ -265,6 +267,8 @@ def layout(kind: Any, settings: Any) -> Layout:
                 f'  <Paragraphs name={quoteattr(name)} value={value} nameKey="role" '
                 'textKey="content"/>'
             )
+        elif f.kind == "object":
+            lines.append(f"  <Table name={quoteattr(name)} value={value}/>")
         else:
             lines.append(f"  <Text name={quoteattr(name)} value={value}/>")
     outputs = [f.name for f in shown if f.output]
@@ -289,6 +293,8 @@ def tasks(
     tasks_by_item: dict[str, dict[str, Any]] = {}
     for n, row in enumerate(records(items_frame(store, project)), start=1):
         data = {k: v for k, v in row.items() if v is not None}
+        # a Label Studio server refuses a task lacking a value its config shows
+        data.update({name: "" for name in shape.objects if name not in data})
         tasks_by_item[row["item_id"]] = {
             "id": n,
             "data": data,

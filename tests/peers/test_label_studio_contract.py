@@ -64,7 +64,7 @@ out = {}
 for name in sys.argv[2:]:
     info = store.project(name)
     out[name] = {
-        "shown": [[f.name, f.role] for f in info.task_kind.item_fields if not f.hidden],
+        "shown": [[f.name, f.role, f.kind] for f in info.task_kind.item_fields if not f.hidden],
         "questions": [[f.name, f.question_type.name, f.source_field, list(f.outputs)]
                       for f in info.task_kind.human_fields(info.settings)],
     }
@@ -111,10 +111,10 @@ def test_the_config_shows_every_field_an_annotator_sees(exports: list[Export]) -
         interface = LabelInterface(_config(export))
         shown = {o.value_name: o for o in interface.objects}
         kind = kinds[export.project]
-        for name, role in kind["shown"]:
+        for name, role, form in kind["shown"]:
             assert name in shown, (export.project, name)
-            tag = shown[name].tag
-            assert tag == ("Paragraphs" if role == "chat" else "Text"), (export.project, name)
+            want = "Paragraphs" if role == "chat" else "Table" if form == "object" else "Text"
+            assert shown[name].tag == want, (export.project, name)
         object_of = {o.name: o.value_name for o in interface.objects}
         for name, qtype, source, outputs in kind["questions"]:
             targets = [object_of[t] for t in interface.get_control(name).to_name]
