@@ -63,7 +63,8 @@ def _see_both_versions(page: Any, app: Any) -> None:
         _pick(page, "Field", "match")
     page.get_by_role("heading", name="Version diff").wait_for(timeout=60_000)
     for label in ("judge:same-task v1", "judge:same-task v2"):  # the chart's versions
-        page.locator(".xtick").get_by_text(label, exact=True).wait_for()
+        # the chart draws after the tables: on a busy machine that is past the default wait
+        page.locator(".xtick").get_by_text(label, exact=True).wait_for(timeout=60_000)
     _pick(page, "From", "judge:same-task v1")
     _pick(page, "To", "judge:same-task v2")
     both = page.locator('[data-testid="stMetric"]').filter(has_text="Items in both")
