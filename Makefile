@@ -96,6 +96,7 @@ test: install-dev wordnet js
 peers: install-dev
 	bash scripts/build_peer_venv.sh
 	bash scripts/build_ls_server_venv.sh || echo "no Label Studio server venv: the round trip through a server is skipped"
+	bash scripts/build_argilla_server_venv.sh || echo "no argilla-server venv: its own answer check is skipped"
 	WB_PYTHON=$(abspath $(PY)) .venv-peers/bin/python -m pytest -c tests/peers/pytest.ini tests/peers
 
 ## Rewrite the golden agreement documents of the demo projects (tests/data/agreement_golden)

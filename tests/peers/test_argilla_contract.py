@@ -3,15 +3,17 @@
 Each ``.argilla/settings.json`` goes through ``rg.Settings.from_json``; each record goes
 through the path ``Dataset.from_hub`` takes (``IngestedRecordMapper`` builds the record,
 ``rg.Response`` its answers, ``Record.api_model()`` the payload the server receives),
-and every answer in that payload is checked against its question by the rules of
-argilla-server's response validators (``validators/response_values.py``; the server is
-not installed, so they are restated here). No server is contacted.
+and every answer in that payload is checked against its question by argilla-server's
+own response validator (``ResponseValueValidator``, run in .venv-argilla-server by
+``argilla_server_check.py``) and by the same rules restated here. No server is contacted.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -218,3 +220,57 @@ def test_a_folder_reads_back_as_json_the_workbench_wrote(exports: list[Export]) 
         rows = pq.read_table(export.path / "records.parquet").to_pylist()
         seen = {u for row in rows for k, v in row.items() if k.endswith(".users") for u in v or []}
         assert seen <= set(users), export.project
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER_PYTHON = (
+    Path(os.environ.get("ARGILLA_SERVER_VENV", str(ROOT / ".venv-argilla-server")))
+    / "bin"
+    / "python"
+)
+
+
+def test_every_answer_passes_argilla_servers_own_validator(
+    exports: list[Export], tmp_path: Path
+) -> None:
+    """argilla-server 2.8.0's ``ResponseValueValidator`` (what its API runs on each
+    response) takes every answer of every export, with the question settings as the
+    client sends them and the record's fields for spans."""
+    if not SERVER_PYTHON.exists():
+        pytest.skip(
+            f"no argilla-server venv at {SERVER_PYTHON.parent.parent} "
+            "(build it: bash scripts/build_argilla_server_venv.sh)"
+        )
+    cases = []
+    for export in _folders(exports, "annotations"):
+        for record, settings in _records(export):
+            payload = record.api_model()
+            fields = {k: v for k, v in payload.fields.items() if v is not None}
+            for response in payload.responses:
+                for name, answer in (response.values or {}).items():
+                    question = settings.questions[name].api_model()
+                    cases.append(
+                        {
+                            "where": f"{export.project}, record {record.id}, {name}",
+                            "settings": question.settings.model_dump(mode="json"),
+                            "value": answer["value"],
+                            "status": response.status.value,
+                            "fields": fields,
+                        }
+                    )
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(cases, default=str), encoding="utf-8")
+    done = subprocess.run(
+        [
+            str(SERVER_PYTHON),
+            str(Path(__file__).with_name("argilla_server_check.py")),
+            str(answers),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["checked"] == len(cases) > 500
+    assert result["refused"] == []
