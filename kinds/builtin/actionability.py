@@ -104,7 +104,7 @@ ACTIONABILITY = register_kind(
             ItemField("evidence", description="trusted evidence about the claim"),
             ItemField("label", description="the verdict the system gave"),
             ItemField("explanation", description="the system's explanation (may hold links)"),
-            ItemField("generator", required=False, description="model that wrote it"),
+            ItemField("generator", required=False, hidden=True, description="model that wrote it"),
         ),
         human_fields_fn=_human_fields,
         derived_scores=(

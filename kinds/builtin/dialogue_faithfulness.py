@@ -69,7 +69,7 @@ DIALOGUE_FAITHFULNESS = register_kind(
                 required=False,
                 description="ground-truth utterance when `utterance` is generated text",
             ),
-            ItemField("generator", required=False, description="system that wrote it"),
+            ItemField("generator", required=False, hidden=True, description="system that wrote it"),
             ItemField(
                 "utterance_id",
                 required=False,

@@ -10,7 +10,7 @@ from kinds.registry import register_kind
 
 TEXT_FIELDS = (
     ItemField("text", description="the text to judge; other columns are kept as context"),
-    ItemField("generator", required=False, description="model that produced the text"),
+    ItemField("generator", required=False, hidden=True, description="model that produced the text"),
 )
 
 

@@ -93,7 +93,12 @@ INTENT_MATCH = register_kind(
             ItemField(
                 "predicted_facts", "list", required=False, description="atomic predicted facts"
             ),
-            ItemField("generator", required=False, description="model that made the prediction"),
+            ItemField(
+                "generator",
+                required=False,
+                hidden=True,
+                description="model that made the prediction",
+            ),
         ),
         human_fields_fn=_human_fields,
         derived_scores=(

@@ -53,7 +53,7 @@ INTENT_RESOLUTION = register_kind(
         item_fields=(
             ItemField("query", description="the user's query"),
             ItemField("response", description="the response to judge"),
-            ItemField("generator", required=False, description="model that responded"),
+            ItemField("generator", required=False, hidden=True, description="model that responded"),
         ),
         human_fields_fn=_human_fields,
         guideline=GUIDELINE,
