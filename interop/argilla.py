@@ -255,14 +255,23 @@ def _field_values(kind_fields: Any, row: dict[str, Any]) -> None:
 
 def settings(store: Store, project: str) -> dict[str, Any]:
     """``.argilla/settings.json`` as ``Settings.to_json`` writes it: a text field per item
-    column, a question per human field (``argilla_question``); a question asked only
-    under a condition, or optional, is not required."""
+    column annotators see, a question per human field (``argilla_question``); a question
+    asked only under a condition, or optional, is not required. Hidden item fields (the
+    system behind an output, gold, provenance) are metadata kept from annotators."""
     info = store.project(project)
+    item_fields = info.task_kind.item_fields
     fields = [
         {"name": f.name, "title": f.name, "required": False, "type": _field_type(f)}
         | {"settings": {"type": _field_type(f), "use_markdown": f.role in ("markdown", "chat")}}
         | {"description": f.description or None}
-        for f in info.task_kind.item_fields
+        for f in item_fields
+        if not f.hidden
+    ]
+    metadata = [
+        {"name": f.name, "title": f.name, "visible_for_annotators": False}
+        | {"type": "terms", "settings": {"type": "terms", "values": None}}
+        for f in item_fields
+        if f.hidden and f.kind == "text"  # terms hold text; other hidden values stay columns
     ]
     questions = []
     for f in info.task_kind.human_fields(info.settings):
@@ -277,7 +286,7 @@ def settings(store: Store, project: str) -> dict[str, Any]:
         "questions": questions,
         "fields": fields,
         "vectors": [],
-        "metadata": [],
+        "metadata": metadata,
         "allow_extra_metadata": True,
         "distribution": {"strategy": "overlap", "min_submitted": 1},
         "mapping": None,
