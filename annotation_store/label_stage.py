@@ -10,10 +10,10 @@ history rows and item progress likewise inside the database) and commits. A read
 this process or another, sees none of the import or all of it; a ``kill -9`` at any
 moment leaves none of it and nothing to take back.
 
-That transaction holds SQLite's only write lock for about 45 microseconds per label at
-load 10 on the shared 2-core machine (300,000 labels: 13.6 s), so only imports of up to
-:data:`ATOMIC_LABELS` labels go this way, which keeps a label save's wait within what one
-chunk of the chunked path costs. Larger imports are written in chunks
+That transaction holds SQLite's only write lock all along (300,000 labels: 13.6 s at
+load 10 on the shared 2-core machine), so only imports of up to :data:`ATOMIC_LABELS`
+labels go this way, which keeps a label save's wait within what one chunk of the chunked
+path costs. Larger imports are written in chunks
 (:func:`~annotation_store.label_import.write_chunked`) under a journal
 (:mod:`annotation_store.import_journal`): all or nothing after the next start, but their
 rows are visible while they run and between a kill and that start.
@@ -43,9 +43,9 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 #: The most labels (new and changed) a SQLite import writes in one transaction; its
-#: write lock then lasts about as long as one chunk of the chunked path at most
-#: (10,000 labels: about 0.45 s at load 10).
-ATOMIC_LABELS = 10_000
+#: write lock then lasts about as long as one chunk of the chunked path (at load 18,
+#: 10,000 labels held it 1.5-1.8 s in one transaction against 0.5-0.6 s per chunk).
+ATOMIC_LABELS = 4_000
 
 _STAGE = (
     "CREATE TEMP TABLE IF NOT EXISTS label_stage (annotator TEXT NOT NULL, "
