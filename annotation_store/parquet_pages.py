@@ -17,7 +17,7 @@ from typing import IO, Any, NamedTuple
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 #: The deepest nesting of Thrift structs / lists skipped inside a header.
 MAX_DEPTH = 16
-_FIRST_READ = 64 * 1024
+_FIRST_READ = 4096  # a header is tens of bytes; statistics can make it longer
 # Thrift compact type codes.
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE = range(8)
 _BINARY, _LIST, _SET, _MAP, _STRUCT = range(8, 13)

@@ -92,7 +92,7 @@ def test_a_malformed_header_is_refused(header: bytes, reason: str) -> None:
 
 
 def test_a_long_header_is_read_past_the_first_window() -> None:
-    """A header longer than the first 64 KiB read (large statistics) is still read."""
+    """A header longer than the first reads (large statistics) is still read."""
     binary = b"\x18" + _varint(200_000) + b"x" * 200_000  # field 1: binary, skipped
     header = binary + b"\x15" + _zigzag(7) + b"\x15" + _zigzag(5) + b"\x00"
     assert read_header(io.BytesIO(header + b"page!"), 0, len(header) + 5) == (7, 5, len(header))
