@@ -20,7 +20,8 @@ for over a minute. It stays all-or-nothing for the importer: every row is checke
 the first chunk, and if a later chunk fails, what the earlier ones wrote is undone (see
 :func:`undo_import`); a killed importer's journal has the next start undo it the same way
 (:mod:`annotation_store.import_journal`). While it runs, readers may see the labels
-written so far. On PostgreSQL :func:`write_at_once` writes the same statements in one
+written so far (imports of up to ``label_stage.ATOMIC_LABELS`` labels are staged and moved
+in by one transaction instead: :mod:`annotation_store.label_stage`). On PostgreSQL :func:`write_at_once` writes the same statements in one
 transaction: its row locks keep other annotators' saves going, and a killed importer's
 transaction is simply rolled back.
 """

@@ -12,7 +12,8 @@ integer longer than Python's 4,300 digits, a CSV that ends inside a quoted cell 
 file) or has text after a closing quote, NaN / Infinity inside a JSON value or a NUL
 character (PostgreSQL stores neither), a Parquet column of bytes, times or decimals, and
 a Parquet file that decompresses to more than :data:`MAX_PARQUET_BYTES`, by its
-metadata or, counted batch by batch before any batch becomes Python objects, by what its
+metadata, by its page headers (one page or all together; a malformed header is refused
+too) or, counted batch by batch before any batch becomes Python objects, by what its
 dictionary-encoded values expand to (one 1 MB value shared by 5,000 rows is 5 GB).
 """
 
@@ -38,8 +39,9 @@ MAX_JSON_DEPTH = MAX_NESTING
 TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
 #: Rows per Parquet record batch read at a time.
 PARQUET_BATCH = 5_000
-#: The most a Parquet file may decompress to: its row groups' uncompressed size (checked
-#: before any page is decompressed) and the running size of its decoded record batches
+#: The most a Parquet file may decompress to: its row groups' uncompressed size and the
+#: sizes its page headers declare, one page and all together (checked before any page is
+#: decompressed), and the running size of its decoded record batches
 #: (dictionary-encoded values counted once per row, checked before each batch becomes
 #: Python objects).
 MAX_PARQUET_BYTES = 200 * 1024 * 1024
@@ -132,15 +134,44 @@ def _over_cap(display: str, size: int, verb: str) -> ImportFailure:
     )
 
 
-def check_parquet(display: str, parquet: Any, *, types: bool = True) -> None:
-    """Refuse a Parquet file that decompresses past the cap or (``types``) has columns
-    the store cannot keep as JSON (bytes, times, decimals), before reading any rows."""
+def check_pages(display: str, source: Path | bytes, parquet: Any) -> None:
+    """Refuse a Parquet file one of whose pages, or all of them together, decompress past
+    the cap by their own headers (Arrow decompresses a page whole, and the footer's sizes
+    are only what the writer claims), or whose page headers are not readable."""
+    from annotation_store.parquet_pages import MalformedHeader, page_sizes
+
+    with source.open("rb") if isinstance(source, Path) else io.BytesIO(source) as fh:
+        size = fh.seek(0, io.SEEK_END)
+        total = 0
+        try:
+            for page in page_sizes(fh, parquet.metadata, size):
+                if page.uncompressed > MAX_PARQUET_BYTES:
+                    raise _over_cap(
+                        display,
+                        page.uncompressed,
+                        f"a page of column {page.column!r} at byte {page.offset:,} decompresses to",
+                    )
+                total += page.uncompressed
+                if total > MAX_PARQUET_BYTES:
+                    raise _over_cap(display, total, "its pages decompress to at least")
+        except MalformedHeader as exc:
+            raise ImportFailure(
+                display, None, None, f"not a readable Parquet file (page header: {exc})"
+            ) from None
+
+
+def check_parquet(display: str, parquet: Any, *, source: Path | bytes, types: bool = True) -> None:
+    """Refuse a Parquet file that decompresses past the cap, by its footer and by every
+    page header of ``source`` (the file, or the uploaded bytes, ``parquet`` was opened
+    from), or (``types``) has columns the store cannot keep as JSON (bytes, times,
+    decimals), before reading any rows."""
     import pyarrow.types as t
 
     meta = parquet.metadata
     size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if size > MAX_PARQUET_BYTES:
         raise _over_cap(display, size, "decompresses to")
+    check_pages(display, source, parquet)
     if not types:
         return
     kinds = (
@@ -341,7 +372,7 @@ class RowSource:
         display, number = self.display, 0
         try:
             parquet = self._parquet()
-            check_parquet(display, parquet)
+            check_parquet(display, parquet, source=self.path or self.data or b"")
             for obj in parquet_objects(display, parquet):
                 number += 1
                 row = {str(k): v for k, v in _flatten(obj).items()}

@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, select
 
+from annotation_store import label_stage
 from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
 from annotation_store.import_journal import Journal, recover
 from annotation_store.label_import import (
+    CheckedRows,
     check_rows,
     existing_labels,
     plan_import,
@@ -35,6 +37,7 @@ from annotation_store.models import (
     Item,
     ItemProgress,
     Project,
+    map_models,
     utcnow,
 )
 from annotation_store.records import ImportReport, SaveOutcome
@@ -373,8 +376,10 @@ class LabelsMixin(StoreBase):
         values raise :class:`StoreError` naming the row, and nothing is imported. Created
         and changed labels get history rows; item progress follows the label status.
         Written with bulk Core statements (:mod:`annotation_store.label_import`): on
-        SQLite in short transactions, undone if one fails and, after a kill, at the next
-        start (its journal), so label saves never wait long; on PostgreSQL in one.
+        PostgreSQL in one transaction; on SQLite up to ``label_stage.ATOMIC_LABELS``
+        labels staged and then moved in one short transaction (:mod:`label_stage`),
+        larger imports in short transactions, undone if one fails and, after a kill,
+        at the next start (its journal), so label saves never wait long.
         """
         with self.read() as s:
             proj = self._project_row(s, project)
@@ -390,6 +395,10 @@ class LabelsMixin(StoreBase):
                 plan = plan_import(checked, people, existing_labels(s, pid, False))
                 return write_at_once(s, pid, guideline_version, plan, source, now)
         taken_back = recover(self)  # a killed import the running app has not seen yet
+        if label_stage.fits(checked):  # one transaction: nobody sees a part of it
+            report = self._import_staged(pid, guideline_version, checked, source, now)
+            report.notes.extend(taken_back)
+            return report
         journal = Journal.begin(self, pid, source, now)
         try:
             with self.write() as s:
@@ -408,6 +417,37 @@ class LabelsMixin(StoreBase):
             return report
         finally:
             journal.finish()
+
+    def _import_staged(
+        self, pid: int, guideline_version: int, checked: CheckedRows, source: str, now: datetime
+    ) -> ImportReport:
+        """SQLite, a small import: planned, staged in a temporary table of one connection
+        (no write lock), then moved in by one write transaction (:mod:`label_stage`)."""
+        from sqlalchemy.orm import Session
+
+        map_models()
+        with self.engine.connect() as conn:
+            with Session(bind=conn) as s:
+                known = dict(
+                    s.execute(
+                        select(Annotator.name, Annotator.id).where(
+                            Annotator.name.in_(checked.names)
+                        )
+                    ).all()
+                )
+                existing = existing_labels(s, pid, True)
+            conn.rollback()
+            people = label_stage.placeholder_people(checked.names, known)
+            plan = plan_import(checked, people, existing)
+            del existing
+            try:
+                label_stage.stage(conn, plan, {v: k for k, v in people.items()})
+                with self._write_lock(conn), Session(bind=conn) as s:
+                    self._import_people(s, [n for n in checked.names if n not in known], now)
+                    label_stage.write_staged(s, pid, guideline_version, plan, source, now)
+            finally:
+                label_stage.unstage(conn)
+        return plan.report()
 
     def _import_people(self, s: Session, names: Sequence[str], now: datetime) -> dict[str, int]:
         """Annotator ids by name. Names new to the workbench become external raters (no

@@ -60,7 +60,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         parquet = open_parquet(path)
         # The decompressed-size cap, before any page and batch by batch; Argilla's own
         # time columns are record metadata and never reach the store.
-        check_parquet(path.name, parquet, types=False)
+        check_parquet(path.name, parquet, source=path, types=False)
         return [
             {k: v for k, v in row.items() if k not in RECORD_META or k in ("id", "status")}
             for row in parquet_objects(path.name, parquet)

@@ -21,6 +21,7 @@ from workbench_api import add_items, import_file
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
 
+PAGE_BOMB = "a page of column 'text' at byte 43 decompresses to 400 MiB, over the cap of 200 MiB"
 # (file in tests/data/hostile, what, format, the one line expected after "<file>, ")
 CASES = [
     ("not_utf8.jsonl", "items", None, "row 1, column 'text': not UTF-8 text (byte 0xe9)"),
@@ -83,6 +84,10 @@ CASES = [
     # while the metadata counts the dictionary page once (1 MiB).
     ("dict_bomb.parquet", "items", None, "expands to at least 5,000 MiB, over the cap of 200"),
     ("dict_bomb.parquet", "annotations", "argilla", "expands to at least 5,000 MiB"),
+    # 13 KB: one zstd data page holding one plain-encoded 400 MiB text, which Arrow would
+    # decompress whole; its footer claims 100 bytes (make_page_bomb.py remakes it).
+    ("page_bomb.parquet", "items", None, PAGE_BOMB),
+    ("page_bomb.parquet", "annotations", "argilla", PAGE_BOMB),
     # Cut files: a CSV whose last cell's quote is never closed (on main the cut cell
     # replaced item a's text), a JSON line or array cut mid-value.
     ("cut_quote.csv", "items", None, "row 1: the file ends inside a quoted cell (cut short?)"),
@@ -227,6 +232,29 @@ def test_the_dictionary_bomb_is_refused_from_an_upload_too(project: Store) -> No
     nothing_imported(project)
 
 
+@pytest.mark.parametrize("upload", [False, True])
+def test_a_parquet_page_header_that_is_not_thrift(
+    project: Store, tmp_path: Path, upload: bool
+) -> None:
+    """Page headers are read before Arrow sees the file; garbage in one is one line."""
+    from annotation_store.importing import import_items
+
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"item_id": ["b"], "text": ["t"]}), path, compression="zstd")
+    offset = pq.ParquetFile(path).metadata.row_group(0).column(1).data_page_offset
+    raw = bytearray(path.read_bytes())
+    raw[offset : offset + 8] = b"\x0f" * 8  # field type 15: none in Thrift
+    path.write_bytes(bytes(raw))
+    line = "bad.parquet: not a readable Parquet file (page header: unknown Thrift type 15)"
+    with pytest.raises(ImportFailure) as caught:
+        if upload:
+            import_items(project, "p", path.read_bytes(), "bad.parquet")
+        else:
+            import_file(project, "p", "items", path)
+    assert str(caught.value) == line
+    nothing_imported(project)
+
+
 def test_a_dictionary_bomb_in_an_argilla_datasets_folder(project: Store, tmp_path: Path) -> None:
     """The Arrow files of a ``datasets`` folder are counted the same way before
     ``load_from_disk`` turns them into rows."""
@@ -248,10 +276,20 @@ def test_a_dictionary_bomb_in_an_argilla_datasets_folder(project: Store, tmp_pat
     nothing_imported(project)
 
 
-def test_the_dictionary_bomb_costs_the_cli_little_memory(sqlite_url: str, tmp_path: Path) -> None:
-    """A whole ``cli.py import`` under a 1 GiB address-space limit (on main the rows
-    were written out first: 11 GB without a limit): one line, exit 2, a peak resident
-    size under 300 MB, nothing written."""
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("dict_bomb.parquet", "expands to at least 5,000 MiB, over the cap of 200 MiB"),
+        # on main Arrow decompressed the page first: 1.3 GB without a limit
+        ("page_bomb.parquet", PAGE_BOMB),
+    ],
+)
+def test_a_parquet_bomb_costs_the_cli_little_memory(
+    sqlite_url: str, tmp_path: Path, name: str, reason: str
+) -> None:
+    """A whole ``cli.py import`` under a 1 GiB address-space limit (on main the
+    dictionary bomb's rows were written out first: 11 GB without a limit): one line,
+    exit 2, a peak resident size under 300 MB, nothing written."""
     import os
     import resource
     import subprocess
@@ -279,7 +317,7 @@ def test_the_dictionary_bomb_costs_the_cli_little_memory(sqlite_url: str, tmp_pa
     )
     child = subprocess.run(
         [sys.executable, "-c", runner, cli, "--db", sqlite_url, "import", "items", "p"]
-        + [str(HOSTILE / "dict_bomb.parquet")],
+        + [str(HOSTILE / name)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -292,10 +330,7 @@ def test_the_dictionary_bomb_costs_the_cli_little_memory(sqlite_url: str, tmp_pa
     # a note from an earlier test's leftovers (a recovered import) may come first
     err = err.splitlines(keepends=True)[-1] if err else err
     assert child.returncode == 2
-    assert err == (
-        "error: nothing imported: dict_bomb.parquet: expands to at least 5,000 MiB, "
-        "over the cap of 200 MiB\n"
-    )
+    assert err == f"error: nothing imported: {name}: {reason}\n"
     assert int(peak_file.read_text()) < 300 * 1024  # kilobytes
     store = Store(sqlite_url)
     try:
@@ -318,7 +353,8 @@ def test_cli_prints_one_line_and_no_traceback(sqlite_url: str, capsys) -> None:
 
 def test_the_committed_hostile_files_are_all_covered() -> None:
     covered = {c[0] for c in CASES} | {c[0] for c in KIND_CASES}
-    assert {p.name for p in HOSTILE.iterdir() if p.suffix != ".md"} == covered
+    files = {p.name for p in HOSTILE.iterdir() if p.suffix not in (".md", ".py")}
+    assert files == covered
     assert json.loads((HOSTILE / "ls_result_not_list.json").read_text())[0]["id"] == 1
 
 

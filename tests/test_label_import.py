@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sqlalchemy import select
 
-from annotation_store import Store, StoreError, label_import
+from annotation_store import Store, StoreError, label_import, label_stage
 from annotation_store.models import Annotator, Item, ItemProgress
 
 
@@ -154,10 +154,13 @@ def test_a_row_repeated_exactly_counts_as_unchanged(any_store: Store) -> None:
     assert len(any_store.history("p")) == 1
 
 
+@pytest.mark.parametrize("staged", [True, False])
 def test_chunks_keep_each_new_label_with_its_own_history(
-    any_store: Store, monkeypatch: pytest.MonkeyPatch
+    any_store: Store, monkeypatch: pytest.MonkeyPatch, staged: bool
 ) -> None:
+    """Staged and moved in one transaction (SQLite, small imports) or chunked."""
     monkeypatch.setattr(label_import, "CHUNK", 7)  # many chunks from few rows
+    monkeypatch.setattr(label_stage, "ATOMIC_LABELS", 10_000 if staged else 0)
     _project(any_store, n_items=20)
     statuses = ("submitted", "draft", "skipped")
     rows = [
@@ -222,6 +225,7 @@ def test_a_chunk_that_fails_undoes_the_chunks_before_it(
     annotators the import created are as before. On PostgreSQL the chunks are one
     transaction: other sessions never see them, and the failure rolls it back."""
     monkeypatch.setattr(label_import, "CHUNK", 3)
+    monkeypatch.setattr(label_stage, "ATOMIC_LABELS", 0)  # SQLite: the chunked path
     _project(any_store, n_items=8)
     any_store.import_labels("p", [_row("i0", "ann", 1), _row("i1", "ann", 0, "draft")])
     any_store.save_label("p", "i2", "ann", "label", 1, status="draft")
@@ -248,6 +252,39 @@ def test_a_chunk_that_fails_undoes_the_chunks_before_it(
     monkeypatch.setattr(label_import, "_insert_new", real)
     report = any_store.import_labels("p", rows)  # the same file again goes through
     assert (report.created, report.updated) == (10, 2)
+
+
+def test_a_staged_import_that_fails_leaves_nothing_to_take_back(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite, a small import: staged, then one transaction; a failure at its last
+    statement rolls all of it back (changed values, new labels, history, progress, the
+    annotators it created), and other sessions saw none of it meanwhile."""
+    _project(store, n_items=8)
+    store.import_labels("p", [_row("i0", "ann", 1), _row("i1", "ann", 0, "draft")])
+    store.save_label("p", "i2", "ann", "label", 1, status="draft")
+    before = (_labels(store), len(store.history("p")), _progress(store))
+    real = label_stage.move_staged
+    seen: list[object] = []
+
+    def fails_after_moving(*args: object, **kwargs: object) -> None:
+        real(*args, **kwargs)  # type: ignore[arg-type]
+        seen.append((_labels(store), len(store.history("p")), _progress(store)))
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(label_stage, "move_staged", fails_after_moving)
+    rows = [_row("i0", "ann", 0), _row("i1", "ann", 1)]  # two changes
+    rows += [_row(f"i{i}", who, 1) for i in range(3, 8) for who in ("ann", "newbie")]
+    with pytest.raises(RuntimeError, match="disk full"):
+        store.import_labels("p", rows)
+    assert seen == [before]  # another session, inside the import's open transaction
+    assert (_labels(store), len(store.history("p")), _progress(store)) == before
+    with store.read() as s:
+        assert s.scalars(select(Annotator.name)).all() == ["ann"]
+    monkeypatch.setattr(label_stage, "move_staged", real)
+    report = store.import_labels("p", rows)
+    assert (report.created, report.updated) == (10, 2)
+    assert len(store.history("p")) == before[1] + 12
 
 
 def test_one_status_frame_equals_the_filtered_frame_of_several(any_store: Store) -> None:
