@@ -80,9 +80,12 @@ def strengths_project(store: Store, name: str = "ps", n: int = 3) -> str:
     return name
 
 
-def ranking_project(store: Store, name: str = "rk", n: int = 3, ties: bool = True) -> str:
-    """A project of the ranking kind (ties allowed or not) with ``n`` items."""
+def ranking_project(
+    store: Store, name: str = "rk", n: int = 3, ties: bool = True, k: int = 1
+) -> str:
+    """A project of the ranking kind (ties allowed or not) with ``n`` items, each for
+    ``k`` annotators."""
     save_kind(store, name, RANKING.replace("TIES", "true" if ties else "false"))
-    store.create_project(name, f"decl:{name}", {"k": 1})
+    store.create_project(name, f"decl:{name}", {"k": k})
     store.upsert_items(name, _items(n, ("answer_a", "answer_b", "answer_c")))
     return name
