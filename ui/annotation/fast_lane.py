@@ -392,7 +392,8 @@ def save_choices(
     """Save the posted choices (target key -> option index, or indices for a label set)
     the moment they are given, as the page's choice buttons do, and return the item's
     view afterwards; LaneError says what was refused (and nothing is saved then). A
-    value question takes its value (text, number, spans); a conditional question is
+    value question takes its value (text, number, spans); null clears an answer
+    (``actions.save_values`` decides whether it may be); a conditional question is
     refused unless its condition holds with the answers saved and posted before it."""
     ctx = _context(store, project, user, item_id)
     by_key = {t.key: t for t in build_targets(ctx, every=True)}
@@ -404,6 +405,10 @@ def save_choices(
             raise LaneError(f"no question {key!r} on this item", 400)
         if not is_asked(target.field, answers):
             raise LaneError(f"{key!r} is not asked on this item: its condition does not hold", 409)
+        if index is None:  # an answer emptied: the action decides whether it may be cleared
+            values.append((target, None))
+            answers.pop(target.field.name, None)
+            continue
         try:
             value = value_of(target, options(ctx, target), index)
         except ValueError as exc:

@@ -13,7 +13,9 @@ export function newItemState(item, now = Date.now()) {
   for (const t of item.targets) {
     if (t.chosen !== null && t.chosen !== undefined) chosen[t.key] = t.chosen;
   }
-  const state = { item, chosen, focus: 0, missing: false, keyed: false, shown: now, away: 0, spanSel: {} };
+  // saved: the value questions the server holds an answer to (an emptied one is cleared)
+  const saved = Object.fromEntries(Object.keys(chosen).map((k) => [k, true]));
+  const state = { item, chosen, saved, focus: 0, missing: false, keyed: false, shown: now, away: 0, spanSel: {} };
   const todo = firstTodo(state);
   state.focus = todo >= 0 ? todo : item.targets.length ? nextAsked(state, 0, 1) : 0;
   return state;
@@ -106,17 +108,24 @@ export function applyChoice(state, action) {
  * ``{ref, target, value}``, value null for none. Returns the change to post
  * (``{target: value}``), {} when there is nothing to post (no answer now), or null when
  * the value is not for this item or an asked value question of it. The focus stays.
+ * A text answer emptied when the server holds one gives ``{target: null}``: the
+ * server clears it (or refuses). ``action.send``: the change is posted now (the server
+ * then holds the answer, or no longer does).
  */
 export function applyValue(state, action) {
   if (!action || action.ref !== state.item.ref) return null;
   const target = state.item.targets.find((t) => t.key === action.target);
   if (!target || !isAsked(target) || !target.byValue) return null;
   state.keyed = true;
+  if (!state.saved) state.saved = {};
   if (action.value === null || action.value === undefined) {
     delete state.chosen[target.key];
-    return {};
+    if (!state.saved[target.key] || target.control !== "text") return {};
+    if (action.send) delete state.saved[target.key];
+    return { [target.key]: null };
   }
   state.chosen[target.key] = action.value;
+  if (action.send) state.saved[target.key] = true;
   return { [target.key]: action.value };
 }
 

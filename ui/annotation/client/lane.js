@@ -344,7 +344,7 @@ function reorder(cur, target, ranking) {
 // post it now (a text or a score is posted when its box is left).
 function giveValue(cur, target, value, send) {
   if (L.cur !== cur) return null;
-  const change = applyValue(cur, { ref: cur.item.ref, target: target.key, value });
+  const change = applyValue(cur, { ref: cur.item.ref, target: target.key, value, send });
   if (change === null) return null;
   const row = document.querySelector('#wb-lane .wb-row[data-target="' + target.key + '"]');
   if (row && value !== null) row.querySelectorAll(".wb-missing").forEach((m) => m.remove());
