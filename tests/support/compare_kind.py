@@ -62,7 +62,8 @@ tie = TIES
 """
 
 
-def _items(n: int, outputs: tuple[str, ...]) -> list[dict]:
+def items(n: int, outputs: tuple[str, ...]) -> list[dict]:
+    """``n`` items: a request and a text for each output."""
     return [
         {
             "item_id": f"c{i:02d}",
@@ -76,7 +77,7 @@ def strengths_project(store: Store, name: str = "ps", n: int = 3) -> str:
     """A project of the pairwise-with-strengths kind with ``n`` items."""
     save_kind(store, name, PAIRWISE_STRENGTHS)
     store.create_project(name, f"decl:{name}", {"k": 1})
-    store.upsert_items(name, _items(n, ("answer_a", "answer_b")))
+    store.upsert_items(name, items(n, ("answer_a", "answer_b")))
     return name
 
 
@@ -87,5 +88,5 @@ def ranking_project(
     ``k`` annotators."""
     save_kind(store, name, RANKING.replace("TIES", "true" if ties else "false"))
     store.create_project(name, f"decl:{name}", {"k": k})
-    store.upsert_items(name, _items(n, ("answer_a", "answer_b", "answer_c")))
+    store.upsert_items(name, items(n, ("answer_a", "answer_b", "answer_c")))
     return name
