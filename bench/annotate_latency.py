@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from annotation_store import Store
 from annotation_store.demo import load_demo
 from bench.cpu_load import cpu_load, load_line
+from kinds.question_types.ranking import NAME as RANKING
 from tests.e2e.harness import browser_page, running_app, wait_for_streamlit
 
 WAIT_MS = 120_000  # a loaded machine can take this long for a first page load
@@ -129,7 +130,7 @@ PANEL_KEYS = """() => { const l = window.__wbLane;
     const keys = [];
     for (const t of l.cur.item.targets.filter((t) => t.asked !== false)) {
         if (t.byValue) return null;
-        const n = t.control === 'ranking' ? t.places : 1;
+        const n = t.places || 1;  // a ranking: each output in turn
         for (let j = 0; j < n; j += 1) keys.push(t.choices[j].keys[0]);
     }
     return keys; }"""
@@ -241,7 +242,7 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
 
 
 #: The declared comparison kinds ``--kind`` takes by name, beside the built-in kinds.
-COMPARISONS = ("pairwise", "pairwise-strengths", "ranking")
+COMPARISONS = ("pairwise", "pairwise-strengths", RANKING)
 
 
 def kind_project(store: Store, kind: str, n: int) -> str:
@@ -251,7 +252,7 @@ def kind_project(store: Store, kind: str, n: int) -> str:
 
     if kind == "pairwise-strengths":
         return compare_kind.strengths_project(store, kind, n)
-    if kind == "ranking":
+    if kind == RANKING:
         return compare_kind.ranking_project(store, kind, n)
     if kind == "pairwise":
         from workbench_api.kinds import save_kind

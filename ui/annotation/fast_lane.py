@@ -45,6 +45,7 @@ from kinds import FieldType
 from kinds.values import is_asked
 from ui.annotation.blind import blinded_item, may_see_item_ids
 from ui.annotation.options import (
+    RANKING,
     by_value,
     chosen_index,
     control,
@@ -323,7 +324,7 @@ def value_control(ctx: ItemView, target: Target) -> dict[str, Any]:
     step, a spans question's text and its words (start, end, word); a ranking's number
     of places (its outputs) and whether outputs may be placed level."""
     spec = target.field
-    if control(spec) == "ranking":
+    if control(spec) == RANKING:
         return {"places": len(spec.outputs), "ties": spec.allow_tie}
     if not by_value(spec):
         return {}

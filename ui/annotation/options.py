@@ -31,6 +31,7 @@ from typing import Any
 from annotation_store.annotating.item_view import ItemView, Target
 from kinds import FieldType, HumanField
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED
+from kinds.question_types.ranking import NAME as RANKING
 from kinds.values import TIE
 from ui.keyboard import option_keys
 
@@ -39,7 +40,7 @@ from ui.keyboard import option_keys
 SAME_AS = {"fact_labels": "binary"}
 #: The controls the client draws today; items with any other question stay on the page.
 CLIENT_CONTROLS = frozenset(
-    {"binary", "single", "likert", "multi_label", "pairwise", "score", "text", "spans", "ranking"}
+    {"binary", "single", "likert", "multi_label", "pairwise", "score", "text", "spans", RANKING}
 )
 #: Controls answered with a value (text, number, spans) rather than an option's index.
 VALUE_CONTROLS = frozenset({"score", "text", "spans"})
@@ -108,7 +109,7 @@ def options(view: ItemView, target: Target) -> list[Option]:
         return [Option(FACT_IMPLIED, "C", ("c", "1")), Option(FACT_NOT_IMPLIED, "M", ("m", "0"))]
     if spec.type is FieldType.PAIRWISE and spec.strengths:
         return _strength_scale(spec, shown_order(view, spec.outputs))
-    if control(spec) == "ranking":
+    if control(spec) == RANKING:
         order = shown_order(view, spec.outputs)
         out = [Option(name, response_title(p), _letter(p)) for p, name in enumerate(order)]
         return (
@@ -184,7 +185,7 @@ def chosen_index(view: ItemView, target: Target, opts: list[Option]) -> int | li
     if target.field.type is FieldType.MULTI_LABEL:
         values = saved if isinstance(saved, list) else []
         return [i for i, o in enumerate(opts) if o.value in values]
-    if control(target.field) == "ranking":
+    if control(target.field) == RANKING:
         return _ranking_indices(saved, opts)
     if target.field.type is FieldType.PAIRWISE:
         if not isinstance(saved, Mapping):
@@ -233,7 +234,7 @@ def value_of(target: Target, opts: list[Option], chosen: Any) -> Any:
         if not isinstance(chosen, list) or not all(isinstance(s, Mapping) for s in chosen):
             raise ValueError(f"no spans {chosen!r} for {target.key!r}")
         return [dict(s) for s in chosen]
-    if name == "ranking":
+    if name == RANKING:
         places = [o for o in opts if o.value != LEVEL]
         ok = isinstance(chosen, list) and all(
             isinstance(g, list) and g and all(_index_ok(i, places) for i in g) for g in chosen
