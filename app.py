@@ -9,6 +9,7 @@ import streamlit as st
 from common.redact import install_log_redaction
 from common.registry import never_wait_for_plugins
 from common.warmup import warm_up
+from ui import app_style
 from ui.agreement_panel import agreement_panel
 from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
@@ -23,6 +24,7 @@ never_wait_for_plugins()  # a plugin slow to import shows up later, never holds 
 # The tab's icon is served by the app itself (a :material/ icon there would be fetched
 # from a third-party font host by every page).
 st.set_page_config(page_title="Metric-audit workbench", page_icon=ICON, layout="wide")
+app_style.apply()  # readable primary buttons on every page, sign-in and studies included
 
 st.session_state[ENTRY_KEY] = True
 warm_up()  # the Agreement page's libraries load while the user signs in or reads Home

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Row, and_, insert, select, update
+from sqlalchemy import Row, and_, delete, insert, select, update
 
 from annotation_store.models import (
     Annotation,
@@ -145,6 +145,15 @@ def upsert_label(
     )
     add_history(s, t.project_id, [(old.id, old.value, old.status, value)], status, source, now)
     return SaveOutcome("updated", value)
+
+
+def delete_label(s: Session, t: LabelTarget, who: int, field: str) -> bool:
+    """Remove one label (its history goes with it); True when there was one."""
+    old = _label_row(s, t.item_pk, who, field)
+    if old is None:
+        return False
+    s.execute(delete(Annotation).where(Annotation.id == old.id))
+    return True
 
 
 def set_labels_status(

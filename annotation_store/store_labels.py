@@ -21,6 +21,7 @@ from annotation_store.label_import import (
 )
 from annotation_store.label_writes import (
     LabelTarget,
+    delete_label,
     find_target,
     set_labels_status,
     touch_progress,
@@ -109,6 +110,18 @@ class LabelsMixin(StoreBase):
             outcome = upsert_label(s, t, who, field, canon, status, source, now)
             touch_progress(s, t.project_id, t.item_pk, who, now)
             return outcome
+
+    def clear_label(self, project: str, item_id: str, annotator: str, field: str) -> bool:
+        """Remove one label (item x annotator x field), as an annotator emptying an
+        answer; True when there was one. Its history goes with it."""
+        with self.write() as s:
+            t = find_target(s, project, item_id, annotator.strip())
+            if t.annotator_id is None:
+                return False
+            cleared = delete_label(s, t, t.annotator_id, field)
+            if cleared:
+                touch_progress(s, t.project_id, t.item_pk, t.annotator_id, utcnow())
+            return cleared
 
     def submit_item(
         self, project: str, item_id: str, annotator: str, seconds: float | None = None

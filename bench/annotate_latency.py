@@ -23,6 +23,16 @@ its load: run it more than once.
     .venv/bin/python bench/annotate_latency.py --declared 10   # a 10-question declared kind
     .venv/bin/python bench/annotate_latency.py --load 16 --both  # built-in and declared, loaded
 
+``--kind K [K ...]`` measures each kind on a project of its own (``--items`` + 1 items),
+printed per kind against the annotation client's targets (issue #46: key -> selection
+p95 < 50 ms, submit -> next item shown p95 < 150 ms): a built-in kind by name
+(``binary``, ``likert``, ``intent_match`` ...), or ``pairwise``, ``pairwise-strengths``
+and ``ranking`` (declared kinds of two or three outputs). Each item is answered with the
+first option of every question (a ranking: its letters in order); a kind with questions
+answered by value (free text, scores, spans) is named as not measured.
+
+    .venv/bin/python bench/annotate_latency.py --load 16 --kind binary pairwise-strengths ranking
+
 ``--load N`` starts busy processes until the load average nears N (bench/cpu_load.py)
 and measures under it (the app starts and warms up before the load); ``--both`` measures
 the built-in project and then a 10-question declared kind (issue #32's check: the same
@@ -44,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from annotation_store import Store
 from annotation_store.demo import load_demo
 from bench.cpu_load import cpu_load, load_line
+from kinds.question_types.ranking import NAME as RANKING
 from tests.e2e.harness import browser_page, running_app, wait_for_streamlit
 
 WAIT_MS = 120_000  # a loaded machine can take this long for a first page load
@@ -110,6 +121,26 @@ def _label_item(page, keys: list[str], samples: list[float], lane: list[float]) 
         if in_lane:
             lane.append(samples[-1])
         _idle(page)
+
+
+# The keys that answer the panel's item: every asked question's first option (a
+# ranking: each output's letter in turn); null when a question takes a value instead.
+PANEL_KEYS = """() => { const l = window.__wbLane;
+    if (!l || !l.open || !l.cur) return [];
+    const keys = [];
+    for (const t of l.cur.item.targets.filter((t) => t.asked !== false)) {
+        if (t.byValue) return null;
+        const n = t.places || 1;  // a ranking: each output in turn
+        for (let j = 0; j < n; j += 1) keys.push(t.choices[j].keys[0]);
+    }
+    return keys; }"""
+
+
+def _keys(page) -> list[str] | None:
+    """The keys that answer the item in view: from the panel, else "1" per question."""
+    if page.evaluate("() => !!document.getElementById('wb-lane')"):
+        return page.evaluate(PANEL_KEYS)
+    return ["1"] * _targets(page)
 
 
 def _targets(page) -> int:
@@ -179,7 +210,10 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
     _idle(page)
     for _ in range(items):
         header = page.evaluate(HEADER)
-        _label_item(page, ["1"] * _targets(page), out.keys, out.lane_keys)
+        keys = _keys(page)
+        if keys is None:
+            raise ValueError(f"{project}: a question is answered by value, not by a key")
+        _label_item(page, keys, out.keys, out.lane_keys)
         start = time.perf_counter()
         page.keyboard.press("Enter")
         # shown: the next item's header and unselected choices are drawn and the
@@ -205,6 +239,64 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
     # back to the ordinary page (once every label is saved) for the next project
     page.wait_for_function(IDLE, polling="raf")
     return out
+
+
+#: The declared comparison kinds ``--kind`` takes by name, beside the built-in kinds.
+COMPARISONS = ("pairwise", "pairwise-strengths", RANKING)
+
+
+def kind_project(store: Store, kind: str, n: int) -> str:
+    """A project named ``kind`` of ``n`` items: a built-in kind's test items repeated,
+    or a declared comparison kind (:data:`COMPARISONS`)."""
+    from tests.support import compare_kind
+
+    if kind == "pairwise-strengths":
+        return compare_kind.strengths_project(store, kind, n)
+    if kind == RANKING:
+        return compare_kind.ranking_project(store, kind, n)
+    if kind == "pairwise":
+        from workbench_api.kinds import save_kind
+
+        definition = compare_kind.PAIRWISE_STRENGTHS.replace('strength = ["slightly", "much"]', "")
+        save_kind(store, kind, definition)
+        store.create_project(kind, f"decl:{kind}", {"k": 1})
+        store.upsert_items(kind, compare_kind.items(n, ("answer_a", "answer_b")))
+        return kind
+    from tests.annotate_fixtures import ITEMS
+
+    store.create_project(kind, kind, {"k": 1})
+    base = ITEMS[kind]
+    rows = [{**base[i % len(base)], "item_id": f"{kind}-{i}"} for i in range(n)]
+    store.upsert_items(kind, rows)
+    return kind
+
+
+def run_kinds(kinds: list[str], items: int, load: float = 0) -> None:
+    """Measure each kind in ``kinds`` on a project of its own (``items`` timed, one more
+    to go to) and print its figures against the client's targets (50 ms, 150 ms)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        store = Store(url)
+        names = [kind_project(store, kind, items + 1) for kind in kinds]
+        store.close()
+        with running_app(url, log_dir=Path(tmp)) as app, browser_page(1440, 1000) as page:
+            page.set_default_timeout(WAIT_MS)
+            page.goto(app.url)
+            _idle(page)
+            for name in names:  # warm: each kind drawn once before timing
+                page.goto(f"{app.url}/annotate?project={name}")
+                page.wait_for_url("**item=**")
+                _idle(page)
+            with cpu_load(load):
+                for name in names:
+                    try:
+                        got = _measure(page, app.url, name, items)
+                    except ValueError as exc:
+                        print(f"{name}: not measured ({exc})", flush=True)
+                        continue
+                    print(f"kind {name}, {items} items, chromium 1440x1000 ({load_line()})")
+                    print(_summary("  key -> selection", got.keys, 50))
+                    print(_summary("  submit -> next item shown", got.shown, 150), flush=True)
 
 
 def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
@@ -253,7 +345,16 @@ def main() -> None:
     parser.add_argument(
         "--both", action="store_true", help="--project, then a 10-question declared kind"
     )
+    parser.add_argument(
+        "--kind",
+        nargs="+",
+        default=[],
+        help=f"measure these kinds, each on its own project (built-in names, {COMPARISONS})",
+    )
     args = parser.parse_args()
+    if args.kind:
+        run_kinds(args.kind, args.items, args.load)
+        return
     run(args.items, args.project, 10 if args.both else args.declared, args.load)
 
 

@@ -50,7 +50,9 @@ def submitted_is_final(role: str, project_settings: Mapping[str, Any]) -> bool:
 def save_values(view: ItemView, values: Sequence[tuple[Target, Any]]) -> ItemView:
     """Save answers the moment they are given (a draft, or still submitted when the item
     already was); ``values``: (target, value) pairs, a fact's answer going into its place
-    in the fact list. Returns ``view`` read again."""
+    in the fact list. A value of None clears a question's answer (an emptied text box),
+    except a fact's (a fact list keeps its places) and a required one of a submitted item
+    (ActionRefused: it would no longer be complete). Returns ``view`` read again."""
     if not values:
         return view
     fresh = view.store.item_state(view.project.name, view.item.item_id, view.user.name)
@@ -58,7 +60,11 @@ def save_values(view: ItemView, values: Sequence[tuple[Target, Any]]) -> ItemVie
     if submitted and submitted_is_final(view.user.role, view.project.settings):
         raise ActionRefused("This item is submitted; in this study that is final.", 409)
     updates: dict[str, Any] = {}
+    clears: list[str] = []
     for target, value in values:
+        if value is None:
+            clears.append(_clearable(target, submitted))
+            continue
         if target.index is None:
             updates[target.field.name] = value
             continue
@@ -74,7 +80,21 @@ def save_values(view: ItemView, values: Sequence[tuple[Target, Any]]) -> ItemVie
         view.store.save_label(
             view.project.name, view.item.item_id, view.user.name, name, value, status=status
         )
+    for name in clears:
+        if name not in updates:
+            view.store.clear_label(view.project.name, view.item.item_id, view.user.name, name)
     return view.refresh()
+
+
+def _clearable(target: Target, submitted: bool) -> str:
+    """The field whose answer ``target`` may clear; ActionRefused when it may not."""
+    if target.index is not None:
+        raise ActionRefused(f"a fact's answer is changed, not cleared ({target.key})", 400)
+    if submitted and target.field.required:
+        raise ActionRefused(
+            f"{target.key} is required and the item is submitted: give another answer", 409
+        )
+    return target.field.name
 
 
 def submit(view: ItemView, seconds: float | None, active_seconds: float | None = None) -> None:

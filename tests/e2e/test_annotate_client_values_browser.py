@@ -119,3 +119,28 @@ def test_value_and_conditional_questions_store_what_was_entered(sqlite_url: str)
             "summary": "Hourly trains.",
             "comment": "Fine.",
         }
+
+
+def test_a_text_answer_emptied_in_the_client_is_cleared_on_the_server(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    value_project(store)
+    accounts.add_user(store, "ana", "annotator", password="ana-password")
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=rc")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        first = asg.display_order(store, "rc", "ana")[0]
+        box = f"{LANE} [data-fid='answer:comment']"
+        page.click(box)
+        page.keyboard.type("Worth a second look.")
+        page.keyboard.press("Tab")  # the box left: its answer is posted
+        _saved(page)
+        assert store.item_state("rc", first, "ana")["labels"]["comment"] == "Worth a second look."
+        page.click(box)
+        page.keyboard.press("Control+a")
+        page.keyboard.press("Delete")
+        page.keyboard.press("Tab")
+        _saved(page)
+        assert "comment" not in store.item_state("rc", first, "ana")["labels"]
+        assert page.locator(f"{LANE} [data-testid=wbSaveError]").count() == 0

@@ -151,3 +151,24 @@ test("a question the answer just opened takes the focus back", () => {
   setAsked(s, "1", ["bad", "errors", "score", "note"]);
   assert.equal(s.item.targets[s.focus].key, "errors");
 });
+
+test("a saved text answer emptied is posted as null once (the server clears it)", () => {
+  const it = valueItem("1");
+  it.targets[3].chosen = "Typed before.";
+  const s = newItemState(it);
+  // typing it away: the box's input events post nothing, its change event posts null
+  assert.deepEqual(applyValue(s, { ref: "1", target: "note", value: null, send: false }), { note: null });
+  assert.deepEqual(applyValue(s, { ref: "1", target: "note", value: null, send: true }), { note: null });
+  assert.equal(s.chosen.note, undefined);
+  // the server holds nothing now: emptied again, nothing to post
+  assert.deepEqual(applyValue(s, { ref: "1", target: "note", value: null, send: true }), {});
+  // typed and posted, then emptied: null again
+  applyValue(s, { ref: "1", target: "note", value: "New.", send: true });
+  assert.deepEqual(applyValue(s, { ref: "1", target: "note", value: null, send: true }), { note: null });
+});
+
+test("a text never posted, emptied, posts nothing", () => {
+  const s = newItemState(valueItem("1"));
+  applyValue(s, { ref: "1", target: "note", value: "Draft", send: false });
+  assert.deepEqual(applyValue(s, { ref: "1", target: "note", value: null, send: true }), {});
+});

@@ -74,7 +74,8 @@ def multi_label(ctx: ItemContext, target: Target) -> None:
 
 
 def free_text(ctx: ItemContext, target: Target) -> None:
-    """A text area saved when it loses focus."""
+    """A text area saved when it loses focus; emptied, it clears the saved answer (the
+    server decides whether it may)."""
     key = f"text::{ctx.token}::{target.key}"
     if key not in st.session_state:
         st.session_state[key] = ctx.value(target) or ""
@@ -82,6 +83,8 @@ def free_text(ctx: ItemContext, target: Target) -> None:
     def on_change() -> None:
         if str(st.session_state[key]).strip():
             save_target(ctx, target, st.session_state[key])
+        elif ctx.value(target) is not None:
+            save_target(ctx, target, None)
 
     st.text_area(target.field.name, key=key, on_change=on_change, label_visibility="collapsed")
 

@@ -11,8 +11,8 @@ submits, flags, notes and skips go through the same actions as the page's own ca
 (``annotation_store.annotating.actions``).
 
 Covered: items whose questions the client draws (``ui.annotation.options``: fact lists,
-binary, Likert, label sets, multi-label, pairwise without strengths, scores, free text,
-spans; conditional questions are drawn hidden and shown when the server's answer to a save
+binary, Likert, label sets, multi-label, pairwise with or without strengths, rankings,
+scores, free text, spans; conditional questions are drawn hidden and shown when the server's answer to a save
 says they are asked); in a study, while the worker is at its annotation stage (consent, training,
 survey and the endings stay on the page). Anything else keeps the ordinary page.
 """
@@ -45,6 +45,7 @@ from kinds import FieldType
 from kinds.values import is_asked
 from ui.annotation.blind import blinded_item, may_see_item_ids
 from ui.annotation.options import (
+    RANKING,
     by_value,
     chosen_index,
     control,
@@ -241,8 +242,9 @@ def _panels(ctx: ItemView) -> list[dict[str, str]]:
     facts = {f.facts_field for f in ctx.fields.values() if f.facts_field}
     # a spans question shows its text itself (with the spans marked)
     facts |= {f.source_field for f in ctx.fields.values() if f.type is FieldType.SPANS}
-    pairs = [f for f in ctx.fields.values() if f.type is FieldType.PAIRWISE]
-    compared = {o for f in pairs for o in f.outputs}
+    # pairwise and ranking questions: their outputs, once per set of outputs
+    pairs = [f for f in ctx.fields.values() if f.question_type.shows_outputs(f)]
+    compared = {o for f in pairs for o in f.question_type.shows_outputs(f)}
     systems = {s for f in pairs for s in f.systems}
     panels = []
     for spec in ctx.project.task_kind.item_fields:
@@ -250,8 +252,8 @@ def _panels(ctx: ItemView) -> list[dict[str, str]]:
         skip = spec.hidden or spec.name in facts | compared | systems or spec.name == "generator"
         if not skip and text is not None:
             panels.append({"title": spec.name.replace("_", " ").capitalize(), "text": text})
-    for pair in pairs:
-        for pos, name in enumerate(shown_order(ctx, pair.outputs)):
+    for outputs in dict.fromkeys(f.question_type.shows_outputs(f) for f in pairs):
+        for pos, name in enumerate(shown_order(ctx, outputs)):
             text = _text(ctx.item.fields.get(name))
             panels.append({"title": response_title(pos), "text": text or ""})
     return panels
@@ -319,8 +321,11 @@ def asked_keys(ctx: ItemView) -> list[str]:
 
 def value_control(ctx: ItemView, target: Target) -> dict[str, Any]:
     """What a value question's control needs besides its title: a score's range and
-    step, a spans question's text and its words (start, end, word)."""
+    step, a spans question's text and its words (start, end, word); a ranking's number
+    of places (its outputs) and whether outputs may be placed level."""
     spec = target.field
+    if control(spec) == RANKING:
+        return {"places": len(spec.outputs), "ties": spec.allow_tie}
     if not by_value(spec):
         return {}
     if control(spec) == "score":
@@ -388,7 +393,8 @@ def save_choices(
     """Save the posted choices (target key -> option index, or indices for a label set)
     the moment they are given, as the page's choice buttons do, and return the item's
     view afterwards; LaneError says what was refused (and nothing is saved then). A
-    value question takes its value (text, number, spans); a conditional question is
+    value question takes its value (text, number, spans); null clears an answer
+    (``actions.save_values`` decides whether it may be); a conditional question is
     refused unless its condition holds with the answers saved and posted before it."""
     ctx = _context(store, project, user, item_id)
     by_key = {t.key: t for t in build_targets(ctx, every=True)}
@@ -400,6 +406,10 @@ def save_choices(
             raise LaneError(f"no question {key!r} on this item", 400)
         if not is_asked(target.field, answers):
             raise LaneError(f"{key!r} is not asked on this item: its condition does not hold", 409)
+        if index is None:  # an answer emptied: the action decides whether it may be cleared
+            values.append((target, None))
+            answers.pop(target.field.name, None)
+            continue
         try:
             value = value_of(target, options(ctx, target), index)
         except ValueError as exc:

@@ -52,7 +52,8 @@ from ui.session_cookie import GUARD_HEADER, SESSION_TOKEN_KEY
 HELP = (
     f"{keyboard.NEXT_TARGET} / {keyboard.PREVIOUS_TARGET}: next / previous question · "
     "the key on an option picks it (C / M or 1 / 0 for facts, Y / N for yes / no, A / B / T "
-    "for pairs) · Enter: submit · ←: previous item · Esc: the full page (Shift+S / Shift+F "
+    "for pairs, the digits shown for a pair with strengths; a ranking: the letters best first, "
+    "= puts the last one level) · Enter: submit · ←: previous item · Esc: the full page (Shift+S / Shift+F "
     "skip / flag there) · Tab moves between the buttons"
 )
 

@@ -6,7 +6,13 @@ spans, ranking). An option is a
 value with the label shown on it and the keys that pick it, as labelled: C / M (and 1 /
 0) for facts, Y / N (and 1 / 0) for yes / no, A / B / T for pairs, digits for scales and
 label sets. A pairwise question's options follow the annotator's shown order, and each
-keeps that order with the choice it saves.
+keeps that order with the choice it saves. A pairwise question with strengths is a scale
+read left to right, keyed by digits: with two outputs and strengths "slightly, clearly",
+1 = A is better (clearly), 2 = A is better (slightly), 3 = Tie (also T), 4 = B is better
+(slightly), 5 = B is better (clearly). A ranking's options are its outputs, keyed by
+their letters (A, B, C ...): each press puts that output in the next place (a second
+press takes it out again), and "=" (when ties are allowed) puts the last one placed
+level with the place above.
 
 Free text, scores and spans are answered with a value, not an option's index: the text,
 the number, or the spans (character ranges of whole words of the question's text field,
@@ -25,6 +31,7 @@ from typing import Any
 from annotation_store.annotating.item_view import ItemView, Target
 from kinds import FieldType, HumanField
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED
+from kinds.question_types.ranking import NAME as RANKING
 from kinds.values import TIE
 from ui.keyboard import option_keys
 
@@ -33,13 +40,15 @@ from ui.keyboard import option_keys
 SAME_AS = {"fact_labels": "binary"}
 #: The controls the client draws today; items with any other question stay on the page.
 CLIENT_CONTROLS = frozenset(
-    {"binary", "single", "likert", "multi_label", "pairwise", "score", "text", "spans"}
+    {"binary", "single", "likert", "multi_label", "pairwise", "score", "text", "spans", RANKING}
 )
 #: Controls answered with a value (text, number, spans) rather than an option's index.
 VALUE_CONTROLS = frozenset({"score", "text", "spans"})
 _WORD = re.compile(r"\S+")
 #: Keys of a pair's outputs in shown order: A, B, then further outputs (c, r: Streamlit's).
 PAIR_KEYS = ("a", "b", "d", "e", "f", "g")
+#: A ranking's "level with the place above" option: its value and key.
+LEVEL = "="
 
 
 @dataclass(frozen=True)
@@ -60,9 +69,7 @@ def control(spec: HumanField) -> str:
 def drawn_by_client(spec: HumanField) -> bool:
     """True when the client can draw and save this question (a conditional one is drawn
     hidden; the server's answer to each save says which questions are asked)."""
-    if control(spec) not in CLIENT_CONTROLS:
-        return False
-    return not (spec.type is FieldType.PAIRWISE and spec.strengths)
+    return control(spec) in CLIENT_CONTROLS
 
 
 def by_value(spec: HumanField) -> bool:
@@ -100,6 +107,14 @@ def options(view: ItemView, target: Target) -> list[Option]:
     spec = target.field
     if spec.type is FieldType.FACT_LABELS:
         return [Option(FACT_IMPLIED, "C", ("c", "1")), Option(FACT_NOT_IMPLIED, "M", ("m", "0"))]
+    if spec.type is FieldType.PAIRWISE and spec.strengths:
+        return _strength_scale(spec, shown_order(view, spec.outputs))
+    if control(spec) == RANKING:
+        order = shown_order(view, spec.outputs)
+        out = [Option(name, response_title(p), _letter(p)) for p, name in enumerate(order)]
+        return (
+            [*out, Option(LEVEL, "Level with the place above", (LEVEL,))] if spec.allow_tie else out
+        )
     if spec.type is FieldType.PAIRWISE:
         order = shown_order(view, spec.outputs)
         out = [
@@ -130,6 +145,37 @@ def options(view: ItemView, target: Target) -> list[Option]:
     return out
 
 
+def _letter(position: int) -> tuple[str, ...]:
+    """The key of the output shown at ``position`` of a ranking: its letter (a-i)."""
+    return (chr(97 + position),) if position < 9 else ()
+
+
+def _strength_scale(spec: HumanField, order: list[str]) -> list[Option]:
+    """A pairwise question with strengths as one scale, keyed 1, 2, 3 ... left to right
+    (the tie also T): two outputs read A strongest .. A weakest, Tie, B weakest .. B
+    strongest; more outputs each strongest first, then Tie."""
+    strongest_first = list(reversed(spec.strengths))
+    sides = []
+    for p, name in enumerate(order):
+        levels = strongest_first if p == 0 or len(order) > 2 else spec.strengths
+        sides.append(
+            [
+                ({"choice": name, "shown": order, "strength": s}, f"{chr(65 + p)} is better ({s})")
+                for s in levels
+            ]
+        )
+    tie = [({"choice": TIE, "shown": order, "strength": None}, "Tie")] if spec.allow_tie else []
+    if len(order) == 2:
+        scale = [*sides[0], *tie, *sides[1]]
+    else:
+        scale = [*(o for side in sides for o in side), *tie]
+    out = []
+    for i, (value, label) in enumerate(scale):
+        keys = (str(i + 1),) if i < 9 else ()
+        out.append(Option(value, label, (*keys, "t") if value["choice"] == TIE else keys))
+    return out
+
+
 def chosen_index(view: ItemView, target: Target, opts: list[Option]) -> int | list[int] | None:
     """The saved answer as option indices (a list for a label set), None when unanswered;
     a value question's saved value itself."""
@@ -139,13 +185,36 @@ def chosen_index(view: ItemView, target: Target, opts: list[Option]) -> int | li
     if target.field.type is FieldType.MULTI_LABEL:
         values = saved if isinstance(saved, list) else []
         return [i for i, o in enumerate(opts) if o.value in values]
+    if control(target.field) == RANKING:
+        return _ranking_indices(saved, opts)
     if target.field.type is FieldType.PAIRWISE:
-        choice = saved.get("choice") if isinstance(saved, Mapping) else None
-        return next((i for i, o in enumerate(opts) if o.value["choice"] == choice), None)
+        if not isinstance(saved, Mapping):
+            return None
+        picked = (saved.get("choice"), saved.get("strength"))
+        return next(
+            (
+                i
+                for i, o in enumerate(opts)
+                if o.value["choice"] == picked[0]
+                and (not target.field.strengths or o.value["strength"] == picked[1])
+            ),
+            None,
+        )
     for i, o in enumerate(opts):
         if o.value == saved or str(o.value) == str(saved):
             return i
     return None
+
+
+def _ranking_indices(saved: Any, opts: list[Option]) -> list[list[int]] | None:
+    """A saved ranking (groups of outputs, best first) as groups of option indices."""
+    at = {o.value: i for i, o in enumerate(opts) if o.value != LEVEL}
+    if not isinstance(saved, list):
+        return None
+    groups = [g if isinstance(g, list) else [g] for g in saved]
+    if not all(str(o) in at for g in groups for o in g):
+        return None
+    return [sorted(at[str(o)] for o in g) for g in groups]
 
 
 def value_of(target: Target, opts: list[Option], chosen: Any) -> Any:
@@ -165,6 +234,14 @@ def value_of(target: Target, opts: list[Option], chosen: Any) -> Any:
         if not isinstance(chosen, list) or not all(isinstance(s, Mapping) for s in chosen):
             raise ValueError(f"no spans {chosen!r} for {target.key!r}")
         return [dict(s) for s in chosen]
+    if name == RANKING:
+        places = [o for o in opts if o.value != LEVEL]
+        ok = isinstance(chosen, list) and all(
+            isinstance(g, list) and g and all(_index_ok(i, places) for i in g) for g in chosen
+        )
+        if not ok:
+            raise ValueError(f"no ranking {chosen!r} for {target.key!r}")
+        return [[places[i].value for i in g] for g in chosen]
     if target.field.type is FieldType.MULTI_LABEL:
         if not isinstance(chosen, list) or not all(_index_ok(i, opts) for i in chosen):
             raise ValueError(f"no choices {chosen!r} for {target.key!r}")

@@ -59,7 +59,6 @@ def render_study(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> Non
     part = crowd.participant(store, project.name, user.name) or crowd.join(
         store, project.name, user.name
     )
-    st.html(f"<style>{client_assets.text('study.css')}</style>")
     stage = part.stage
     if stage == "consent":
         _consent(store, project, user, study)

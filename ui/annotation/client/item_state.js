@@ -5,21 +5,35 @@
 // question's condition does not hold; each save's answer says it again); the panel asks
 // only for those, and the server still has the last word on submit.
 
+import { levelLast, placeOf, pressOutput, rankingComplete } from "./ranking.js";
+
 /** A fresh state for ``item`` (its saved choices marked, focus on the first to do). */
 export function newItemState(item, now = Date.now()) {
   const chosen = {};
   for (const t of item.targets) {
     if (t.chosen !== null && t.chosen !== undefined) chosen[t.key] = t.chosen;
   }
-  const state = { item, chosen, focus: 0, missing: false, keyed: false, shown: now, away: 0, spanSel: {} };
+  // saved: the value questions the server holds an answer to (an emptied one is cleared)
+  const saved = Object.fromEntries(Object.keys(chosen).map((k) => [k, true]));
+  const state = { item, chosen, saved, focus: 0, missing: false, keyed: false, shown: now, away: 0, spanSel: {} };
   const todo = firstTodo(state);
   state.focus = todo >= 0 ? todo : item.targets.length ? nextAsked(state, 0, 1) : 0;
   return state;
 }
 
-function answered(state, target) {
+/** Whether ``target`` has an answer now (a ranking: once every output has a place). */
+export function answered(state, target) {
   const value = state.chosen[target.key];
+  if (target.control === "ranking") return rankingComplete(value, target.places);
   return value !== undefined && value !== null;
+}
+
+// A press on a ranking's option: an output placed next (or taken out), or "level with
+// the place above". Returns the new ranking, or null when the press changes nothing.
+function rankingPress(state, target, index) {
+  const now = state.chosen[target.key];
+  if (index < target.places) return pressOutput(now, index);
+  return levelLast(now);
 }
 
 /** Whether a target is asked now (shown): its condition, if any, holds. */
@@ -61,6 +75,20 @@ export function applyChoice(state, action) {
   if (!target || !isAsked(target) || !Number.isInteger(action.index)) return null;
   if (action.index < 0 || action.index >= target.choices.length) return null;
   let value = action.index;
+  if (target.control === "ranking") {
+    // the ranking is posted once every output has a place; the focus moves on then,
+    // unless a tie may still be made ("=" after the last output)
+    value = rankingPress(state, target, action.index);
+    if (value === null) return null;
+    state.chosen[target.key] = value;
+    state.keyed = true;
+    const complete = rankingComplete(value, target.places);
+    if (complete && !target.ties && i + 1 < state.item.targets.length) {
+      const next = nextAsked(state, i + 1, 1);
+      if (next > i) state.focus = next;
+    }
+    return complete ? { [target.key]: value } : {};
+  }
   if (target.multi) {  // a label set: the key toggles its label, the focus stays
     const now = Array.isArray(state.chosen[target.key]) ? state.chosen[target.key] : [];
     value = now.includes(action.index)
@@ -80,17 +108,24 @@ export function applyChoice(state, action) {
  * ``{ref, target, value}``, value null for none. Returns the change to post
  * (``{target: value}``), {} when there is nothing to post (no answer now), or null when
  * the value is not for this item or an asked value question of it. The focus stays.
+ * A text answer emptied when the server holds one gives ``{target: null}``: the
+ * server clears it (or refuses). ``action.send``: the change is posted now (the server
+ * then holds the answer, or no longer does).
  */
 export function applyValue(state, action) {
   if (!action || action.ref !== state.item.ref) return null;
   const target = state.item.targets.find((t) => t.key === action.target);
   if (!target || !isAsked(target) || !target.byValue) return null;
   state.keyed = true;
+  if (!state.saved) state.saved = {};
   if (action.value === null || action.value === undefined) {
     delete state.chosen[target.key];
-    return {};
+    if (!state.saved[target.key] || target.control !== "text") return {};
+    if (action.send) delete state.saved[target.key];
+    return { [target.key]: null };
   }
   state.chosen[target.key] = action.value;
+  if (action.send) state.saved[target.key] = true;
   return { [target.key]: action.value };
 }
 
@@ -161,8 +196,23 @@ export function adoptSaved(state, item) {
   return changed;
 }
 
-/** Whether option ``j`` of ``target`` is chosen. */
+/**
+ * Put a ranking given on item ``ref`` by a reorder (move up / down, start over):
+ * ``{ref, target, ranking}``. Returns the change to post, {} when the ranking is not
+ * complete (nothing to post), or null when it is not for this item's asked ranking.
+ */
+export function applyRanking(state, action) {
+  if (!action || action.ref !== state.item.ref || !Array.isArray(action.ranking)) return null;
+  const target = state.item.targets.find((t) => t.key === action.target);
+  if (!target || !isAsked(target) || target.control !== "ranking") return null;
+  state.chosen[target.key] = action.ranking;
+  state.keyed = true;
+  return rankingComplete(action.ranking, target.places) ? { [target.key]: action.ranking } : {};
+}
+
+/** Whether option ``j`` of ``target`` is chosen (a ranking's output: placed). */
 export function isChosen(state, target, j) {
   const value = state.chosen[target.key];
+  if (target.control === "ranking") return j < target.places && placeOf(value, j) > 0;
   return Array.isArray(value) ? value.includes(j) : value === j;
 }

@@ -18,7 +18,9 @@
 import { keyAction, keyHint, keyName } from "./keys.js";
 import {
   adoptSaved,
+  answered,
   applyChoice,
+  applyRanking,
   applyValue,
   isAsked,
   isChosen,
@@ -29,6 +31,7 @@ import {
   trySubmit,
 } from "./item_state.js";
 import { PostQueue } from "./post_queue.js";
+import { moveOutput, placeOf, rankingComplete, rankingText } from "./ranking.js";
 import {
   addSpan,
   inSelection,
@@ -306,6 +309,7 @@ function choose(action) {
   }
   const change = cur ? applyChoice(cur, action) : null;
   if (change === null) return undefined; // a choice for another item: dropped
+  if (target.control === "ranking") return ranked(cur, target, change);
   marks();
   announce(target.choices[action.index].label + " · " + target.title);
   // saved the moment it is given, as the page's buttons save it: a reload loses nothing
@@ -314,11 +318,33 @@ function choose(action) {
   return undefined;
 }
 
+// A ranking changed on ``cur``'s item (a key, a click, a move): drawn again, said, and
+// posted once complete (``change`` holds it then; {} while an output has no place).
+function ranked(cur, target, change) {
+  render();
+  const names = target.choices.map((c) => c.label);
+  const value = cur.chosen[target.key];
+  const left = target.places - (Array.isArray(value) ? value.flat().length : 0);
+  const text = rankingText(value, names) || "nothing placed";
+  announce("Ranking: " + text + (left ? " · " + left + " to place" : "") + " · " + target.title);
+  if (Object.keys(change).length) {
+    post({ ref: cur.item.ref, name: cur.item.name, chosen: change, submit: false });
+  }
+  return undefined;
+}
+
+// A reorder of a ranking (move up / down, start over) given on ``cur``'s item.
+function reorder(cur, target, ranking) {
+  if (L.cur !== cur || ranking === null) return;
+  const change = applyRanking(cur, { ref: cur.item.ref, target: target.key, ranking });
+  if (change !== null) ranked(cur, target, change);
+}
+
 // A value question's answer (text, score, spans) given on ``cur``'s item; ``send``:
 // post it now (a text or a score is posted when its box is left).
 function giveValue(cur, target, value, send) {
   if (L.cur !== cur) return null;
-  const change = applyValue(cur, { ref: cur.item.ref, target: target.key, value });
+  const change = applyValue(cur, { ref: cur.item.ref, target: target.key, value, send });
   if (change === null) return null;
   const row = document.querySelector('#wb-lane .wb-row[data-target="' + target.key + '"]');
   if (row && value !== null) row.querySelectorAll(".wb-missing").forEach((m) => m.remove());
@@ -382,7 +408,7 @@ function marks() {
     row.classList.toggle("wb-focus", focused);
     if (focused) row.setAttribute("aria-current", "true");
     else row.removeAttribute("aria-current");
-    if (cur.chosen[t.key] !== undefined) row.querySelectorAll(".wb-missing").forEach((m) => m.remove());
+    if (answered(cur, t)) row.querySelectorAll(".wb-missing").forEach((m) => m.remove());
     row.querySelectorAll("button[data-opt]").forEach((b, j) => {
       const on = isChosen(cur, t, j);
       b.classList.toggle("wb-on", on);
@@ -565,6 +591,60 @@ function spansControl(cur, t) {
   return [words, h("div", { class: "wb-marks" }, ...marks, none), list];
 }
 
+// A ranking: a button per output (its letter places it next, again takes it out), "="
+// to put the last one level with the place above, and the ranking so far as a list
+// whose outputs move up and down by buttons (named with the output and its place).
+function rankingControl(cur, t) {
+  const ranking = Array.isArray(cur.chosen[t.key]) ? cur.chosen[t.key] : [];
+  const names = t.choices.map((c) => c.label);
+  const buttons = t.choices.map((c, j) => {
+    const button = optionButton(cur, t, c, j);
+    const place = j < t.places ? placeOf(ranking, j) : 0;
+    const what = j < t.places ? c.label + (place ? ", place " + place : ", not placed") : c.label;
+    button.setAttribute("aria-label", what + " · " + t.title);
+    if (j >= t.places) button.removeAttribute("aria-pressed");
+    return button;
+  });
+  const list = h("ol", { class: "wb-ranking", "aria-label": "Your ranking, best first · " + t.title });
+  ranking.forEach((group, g) => {
+    const entry = h("li", {}, group.map((j) => names[j]).join(" = "));
+    for (const j of group) {
+      for (const [step, word] of [[-1, "up"], [1, "down"]]) {
+        const moved = moveOutput(ranking, j, step);
+        entry.append(
+          " ",
+          h(
+            "button",
+            {
+              type: "button",
+              "aria-label": "Move " + names[j] + " " + word + " (place " + (g + 1) + ") · " + t.title,
+              "data-fid": "move:" + t.key + ":" + j + ":" + word,
+              disabled: moved === null,
+              onclick: () => reorder(cur, t, moveOutput(cur.chosen[t.key], j, step)),
+            },
+            (group.length > 1 ? names[j] + " " : "") + (step < 0 ? "↑ up" : "↓ down"),
+          ),
+        );
+      }
+    }
+    list.append(entry);
+  });
+  const restart = h(
+    "button",
+    {
+      type: "button",
+      "data-fid": "restart:" + t.key,
+      disabled: !ranking.length,
+      onclick: () => reorder(cur, t, []),
+    },
+    "Start over",
+  );
+  const status = rankingComplete(ranking, t.places)
+    ? null
+    : h("span", { class: "wb-help" }, "Press the responses best first (" + (t.places - ranking.flat().length) + " to place)");
+  return [...buttons, list, restart, status];
+}
+
 function progressText(cfg) {
   const p = cfg.progress;
   if (!p) return "";
@@ -734,7 +814,7 @@ function render(opts = {}) {
       group = t.group;
       kids.push(h("h5", { class: "wb-group" }, group));
     }
-    const miss = cur.missing && cur.chosen[t.key] === undefined && t.required !== false;
+    const miss = cur.missing && !answered(cur, t) && t.required !== false;
     const titleId = "wb-t-" + i;
     const row = h(
       "div",
@@ -757,6 +837,7 @@ function render(opts = {}) {
     if (t.control === "text") row.append(textControl(cur, t, titleId));
     else if (t.control === "score") row.append(...scoreControl(cur, t, titleId));
     else if (t.control === "spans") row.append(...spansControl(cur, t));
+    else if (t.control === "ranking") row.append(...rankingControl(cur, t));
     else t.choices.forEach((c, j) => row.append(optionButton(cur, t, c, j)));
     if (t.byValue) {
       // a click or Tab into a value question makes it the current one
@@ -780,13 +861,24 @@ function render(opts = {}) {
   box.replaceChildren(...kids);
   // the keyboard focus stays on the control it was on (or the new item's title)
   if (hadFocus !== null) {
-    const again = hadFocus && !opts.newItem ? box.querySelector('[data-fid="' + hadFocus + '"]') : null;
+    const again = hadFocus && !opts.newItem ? focusable(box, hadFocus) : null;
     L.restoring = true; // the focus put back is no move to another question
     (again || box.querySelector("h4")).focus();
     L.restoring = false;
   }
   const focused = box.querySelector(".wb-focus");
   if (focused) focused.scrollIntoView({ block: "nearest" });
+}
+
+// The control with ``fid`` in the new panel, if it can take the focus; a ranking's move
+// button that can no longer move (its output reached the top or the bottom) hands it to
+// the same output's other move button.
+function focusable(box, fid) {
+  const el = box.querySelector('[data-fid="' + fid + '"]');
+  if (!el || !el.disabled) return el;
+  const other = fid.replace(/:(up|down)$/, (_, w) => (w === "up" ? ":down" : ":up"));
+  const alt = other !== fid ? box.querySelector('[data-fid="' + other + '"]') : null;
+  return alt && !alt.disabled ? alt : null;
 }
 
 function toggleShortcuts() {
