@@ -153,7 +153,16 @@ def acc_eq(rows: list[tuple[np.ndarray, np.ndarray]]) -> TieCalibration:
     (with 0); a pair whose difference is at most the threshold counts as a tie. The
     threshold with the highest mean accuracy wins (the first, i.e. the smallest, when
     several do), as in mt-metrics-eval's ``tau_optimization`` with ``sample_rate=1``.
+    One row (the segment level) takes ``_acc_eq_one_row``: same threshold, exact counts.
     """
+    usable = [(x, y) for x, y in rows if len(x) >= 2]
+    if len(usable) == 1:
+        return _acc_eq_one_row(*usable[0])
+    return _acc_eq_sorted(rows)
+
+
+def _acc_eq_sorted(rows: list[tuple[np.ndarray, np.ndarray]]) -> TieCalibration:
+    """``acc_eq`` of many rows: every pair's difference sorted, each row's change added."""
     diffs, gains, sizes, base = [], [], [], []
     for k, (x, y) in enumerate(rows):
         n = len(x)
@@ -185,6 +194,41 @@ def acc_eq(rows: list[tuple[np.ndarray, np.ndarray]]) -> TieCalibration:
         thresholds, taus = thresholds[1:], taus[1:]
     best = int(np.nanargmax(taus))
     return TieCalibration(float(taus[best]), float(thresholds[best]), n_rows)
+
+
+def _acc_eq_one_row(x: np.ndarray, y: np.ndarray) -> TieCalibration:
+    """``acc_eq`` of one row from integer pair counts, without sorting every pair.
+
+    Raising the threshold past a pair's difference turns it into a tie: +1 when people tie
+    it (``plus``), -1 when it was concordant (``minus``), no change otherwise. The best
+    threshold is 0 or one of the ``plus`` differences, so only those are sorted; the
+    ``minus`` ones are counted below each (sorted once, binary search). The value is the
+    exact count over the pairs, rounded once, where the many-row path adds each pair's
+    share in turn: the two can differ in the last digit, the threshold not. 1,400 items:
+    about a quarter of the many-row path's time (no argsort of a million differences).
+    """
+    n = len(x)
+    order = np.argsort(y, kind="stable")
+    ys = y[order]
+    cx = np.unique(x, return_inverse=True)[1][order]
+    # i before j in the evaluator's order: dy >= 0 above the diagonal, <= 0 below
+    dy = ys[None, :] - ys[:, None]
+    up = dy > 0
+    same = cx[:, None] == cx[None, :]
+    plus = same & up
+    minus = (cx[:, None] < cx[None, :]) & up  # concordant pairs
+    tie_both = (int(np.count_nonzero(same & (dy == 0))) - n) // 2
+    pairs = n * (n - 1) // 2
+    base = int(np.count_nonzero(minus)) + tie_both
+    ups = np.sort(dy[plus])
+    if len(ups) == 0:
+        return TieCalibration(base / pairs, 0.0, 1)
+    ends = np.flatnonzero(np.r_[ups[1:] != ups[:-1], True])
+    gain = (ends + 1) - np.searchsorted(np.sort(dy[minus]), ups[ends], side="right")
+    best = int(np.argmax(gain))
+    if gain[best] <= 0:  # no threshold beats 0 (the first of equals wins)
+        return TieCalibration(base / pairs, 0.0, 1)
+    return TieCalibration((base + int(gain[best])) / pairs, float(ups[ends[best]]), 1)
 
 
 def williams_p(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
