@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agreement.metaeval import stats
+from agreement.bootstrap import draw_counts
+from agreement.metaeval import segment_boot, stats
 
 
 def _row(rng: np.random.Generator, n: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -41,3 +42,35 @@ def test_one_row_acc_eq_with_constant_sides() -> None:
     assert stats.acc_eq([(y, x)]) == stats._acc_eq_sorted([(y, x)])
     short = (np.array([1.0]), np.array([2.0]))
     assert stats.acc_eq([short, (x, y)]).threshold == 0.7  # a one-item row is skipped
+
+
+def _resampled(x, y, group, w_row):
+    take = np.concatenate([np.flatnonzero(group == g).repeat(c) for g, c in enumerate(w_row)])
+    return x[take], y[take]
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.15])
+def test_segment_bootstrap_equals_the_statistics_of_each_resample(epsilon: float) -> None:
+    # groups of 1-6 items, people on 5 levels, an evaluator on a coarse grid: ties on both
+    # sides, within a group and across groups, and differences equal to the threshold
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 7, 9)
+    group = np.repeat(np.arange(9), sizes)
+    x = rng.integers(0, 5, len(group)) / 4.0
+    y = np.round(x + rng.normal(0, 0.4, len(group)), 1)
+    order = rng.permutation(len(group))  # items need not come sorted by group
+    x, y, group = x[order], y[order], group[order]
+    boot, why = segment_boot.segment_bootstrap(x, y, group, epsilon, 40, 11)
+    assert why == {}
+    w = draw_counts(9, 40, 11)
+    for b in range(40):
+        xs, ys = _resampled(x, y, group, w[b])
+        expected = {
+            "pearson": stats.pearson(xs, ys),
+            "spearman": stats.spearman(xs, ys),
+            "kendall_b": stats.kendall(xs, ys, "b"),
+            "kendall_c": stats.kendall(xs, ys, "c"),
+            "acc_eq": stats.acc_eq_rows([(xs, ys)], epsilon)[0],
+        }
+        for name, value in expected.items():
+            assert boot[name][b] == pytest.approx(value, abs=1e-12, nan_ok=True), (name, b)
