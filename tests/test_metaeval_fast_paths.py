@@ -3,11 +3,19 @@ measures why they exist)."""
 
 from __future__ import annotations
 
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from agreement.bootstrap import draw_counts
 from agreement.metaeval import segment_boot, stats
+from annotation_store import Store
+from tests.test_metaeval import _project
 
 
 def _row(rng: np.random.Generator, n: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -74,3 +82,42 @@ def test_segment_bootstrap_equals_the_statistics_of_each_resample(epsilon: float
         }
         for name, value in expected.items():
             assert boot[name][b] == pytest.approx(value, abs=1e-12, nan_ok=True), (name, b)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 5, 11, 19, 20, 40, 97, 500, 1397])
+def test_t_lower_tail_is_scipys_stdtr(df: int) -> None:
+    from scipy.special import stdtr
+
+    for t in (-0.01, -0.3, -1.0, -1.7, -2.5, -4.0, -8.0, -20.0, -60.0):
+        expected = float(stdtr(df, t))
+        assert stats.t_lower_tail(df, t) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    assert stats.t_lower_tail(df, 0.0) == 0.5
+    assert stats.t_lower_tail(df, -math.inf) == 0.0
+    assert math.isnan(stats.t_lower_tail(df, math.nan))
+
+
+PROBE = """
+import contextlib, io, json, sys
+from commands import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    assert main(sys.argv[1:]) == 0
+doc = json.loads(out.getvalue())
+williams = [c["p"] for c in doc["comparisons"] if c["test"] == "williams"]
+print(json.dumps([len(williams), sorted({m.split(".")[0] for m in sys.modules if m.startswith("scipy")})]))
+"""
+
+
+def test_metaeval_process_imports_no_scipy(store: Store, sqlite_url: str, tmp_path: Path) -> None:
+    _project(store, tmp_path)
+    args = ["--db", sqlite_url, "metaeval", "me", "--field", "resolution", "--group", "input"]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args, "--resamples", "20", "--json"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    n_williams, scipy_modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert n_williams > 0  # Williams' test ran, with its t tail
+    assert scipy_modules == []
