@@ -121,3 +121,25 @@ def test_metaeval_process_imports_no_scipy(store: Store, sqlite_url: str, tmp_pa
     n_williams, scipy_modules = json.loads(done.stdout.strip().splitlines()[-1])
     assert n_williams > 0  # Williams' test ran, with its t tail
     assert scipy_modules == []
+
+
+def test_batched_complete_paths_match_the_masked_ones() -> None:
+    from agreement.correlation_tests import average_ranks
+    from agreement.metaeval import batched
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 4, 9).astype(float)  # one row of people, ties included
+    y = rng.integers(0, 5, (30, 9)).astype(float)
+    origin = np.broadcast_to(np.arange(9), y.shape)  # no copies: the masked path, same pairs
+    fast = batched.pair_counts(x[None, :], y)
+    masked = batched.pair_counts(np.broadcast_to(x, y.shape), y, origin)
+    for key in ("con", "dis", "tie_x", "tie_y", "tie_both"):
+        assert fast[key].shape == (30,)
+        assert np.array_equal(fast[key], masked[key]), key
+    ok = np.ones(y.shape, dtype=bool)
+    assert np.array_equal(batched.ranks(y, ok), np.array([average_ranks(r) for r in y]))
+    assert np.array_equal(batched._distinct(y, ok), [len(np.unique(r)) for r in y])
+    for name in ("kendall_b", "kendall_c", "spearman", "pairwise_accuracy"):
+        one_row = batched.several(x[None, :], y, (name,))[name]
+        repeated = batched.several(np.broadcast_to(x, y.shape), y, (name,), origin)[name]
+        assert np.allclose(one_row, repeated, rtol=0, atol=1e-15, equal_nan=True), name
