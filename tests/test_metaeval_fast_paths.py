@@ -143,3 +143,18 @@ def test_batched_complete_paths_match_the_masked_ones() -> None:
         one_row = batched.several(x[None, :], y, (name,))[name]
         repeated = batched.several(np.broadcast_to(x, y.shape), y, (name,), origin)[name]
         assert np.allclose(one_row, repeated, rtol=0, atol=1e-15, equal_nan=True), name
+
+
+def test_cells_hold_the_mean_of_their_items() -> None:
+    import pandas as pd
+
+    from agreement.metaeval.grid import _cells
+
+    ids = ["a", "b", "c", "d"]
+    sys_codes = pd.Series([0, 0, 1, 1], index=ids, dtype="int8")
+    grp_codes = pd.Series([0, 0, 1, 0], index=ids, dtype="int8")
+    # a and b share a cell; c has no value; "z" is no item of the grid
+    values = pd.Series([0.2, 0.5, np.nan, 1.0, 7.0], index=["a", "b", "c", "d", "z"])
+    cells = _cells(values, sys_codes, grp_codes, (2, 2))
+    expected = np.array([[0.35, np.nan], [1.0, np.nan]])
+    assert np.allclose(cells, expected, rtol=0, atol=1e-15, equal_nan=True)
