@@ -158,3 +158,13 @@ def test_cells_hold_the_mean_of_their_items() -> None:
     cells = _cells(values, sys_codes, grp_codes, (2, 2))
     expected = np.array([[0.35, np.nan], [1.0, np.nan]])
     assert np.allclose(cells, expected, rtol=0, atol=1e-15, equal_nan=True)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "grid", "reversed"])
+def test_segment_pairs_counts_are_pair_counts(kind: str) -> None:
+    rng = np.random.default_rng(9)
+    for n in (2, 5, 60):
+        x, y = _row(rng, n, kind)
+        cal, counts = stats.segment_pairs(x, y)
+        assert counts == stats.pair_counts(x, y)
+        assert cal == stats.acc_eq([(x, y)])

@@ -197,7 +197,12 @@ def _acc_eq_sorted(rows: list[tuple[np.ndarray, np.ndarray]]) -> TieCalibration:
 
 
 def _acc_eq_one_row(x: np.ndarray, y: np.ndarray) -> TieCalibration:
-    """``acc_eq`` of one row from integer pair counts, without sorting every pair.
+    """``acc_eq`` of one row from integer pair counts (``segment_pairs``)."""
+    return segment_pairs(x, y)[0]
+
+
+def segment_pairs(x: np.ndarray, y: np.ndarray) -> tuple[TieCalibration, PairCounts]:
+    """acc_eq of one row (2+ items) and its pair counts, from one items x items pass.
 
     Raising the threshold past a pair's difference turns it into a tie: +1 when people tie
     it (``plus``), -1 when it was concordant (``minus``), no change otherwise. The best
@@ -214,21 +219,28 @@ def _acc_eq_one_row(x: np.ndarray, y: np.ndarray) -> TieCalibration:
     # i before j in the evaluator's order: dy >= 0 above the diagonal, <= 0 below
     dy = ys[None, :] - ys[:, None]
     up = dy > 0
+    y_tie = dy == 0
     same = cx[:, None] == cx[None, :]
     plus = same & up
     minus = (cx[:, None] < cx[None, :]) & up  # concordant pairs
-    tie_both = (int(np.count_nonzero(same & (dy == 0))) - n) // 2
+    # every ordered pair counted twice, each item once with itself
+    tie_both = (int(np.count_nonzero(same & y_tie)) - n) // 2
+    tie_x = (int(np.count_nonzero(same)) - n) // 2 - tie_both
+    tie_y = (int(np.count_nonzero(y_tie)) - n) // 2 - tie_both
     pairs = n * (n - 1) // 2
-    base = int(np.count_nonzero(minus)) + tie_both
+    con = int(np.count_nonzero(minus))
+    counts = PairCounts(con, pairs - con - tie_x - tie_y - tie_both, tie_x, tie_y, tie_both)
+    base = con + tie_both
     ups = np.sort(dy[plus])
     if len(ups) == 0:
-        return TieCalibration(base / pairs, 0.0, 1)
+        return TieCalibration(base / pairs, 0.0, 1), counts
     ends = np.flatnonzero(np.r_[ups[1:] != ups[:-1], True])
     gain = (ends + 1) - np.searchsorted(np.sort(dy[minus]), ups[ends], side="right")
     best = int(np.argmax(gain))
     if gain[best] <= 0:  # no threshold beats 0 (the first of equals wins)
-        return TieCalibration(base / pairs, 0.0, 1)
-    return TieCalibration((base + int(gain[best])) / pairs, float(ups[ends[best]]), 1)
+        return TieCalibration(base / pairs, 0.0, 1), counts
+    cal = TieCalibration((base + int(gain[best])) / pairs, float(ups[ends[best]]), 1)
+    return cal, counts
 
 
 def williams_p(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
