@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import krippendorff
 import numpy as np
-from scipy import sparse
 
 from agreement.ratings import Ratings
 from agreement.results import Stat
@@ -90,6 +89,8 @@ def alpha_from_coincidences(o: np.ndarray, domain: np.ndarray, level: str) -> np
 def coincidences(counts: np.ndarray) -> np.ndarray:
     """The (V, V) coincidence matrix of value counts ``counts`` (units, V); units with
     fewer than two values are left out (sparse product)."""
+    from scipy import sparse  # a third of a second to import: only where it is used
+
     m = counts.sum(axis=1)
     keep = m >= 2
     c = sparse.csr_matrix(counts[keep].astype(float))

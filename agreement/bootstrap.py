@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-from scipy import sparse
 
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -73,6 +72,8 @@ def group_sums(w_t: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
     group (0..n_groups-1) of each item. With integer weights the sums are exact, so they
     equal any other way of adding them up.
     """
+    from scipy import sparse  # a third of a second to import: only where it is used
+
     n = len(codes)
     onehot = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_groups, n))
     return np.ascontiguousarray((onehot @ w_t).T)

@@ -9,7 +9,17 @@ CPU time (user + system, from ``wait4``) of each, their medians, and the machine
 average before and after (on a shared machine wall time follows the load; CPU time much
 less).
 
-    .venv/bin/python bench/metaeval.py [--repeats 3] [--db sqlite:////tmp/metaeval-bench.db]
+    .venv/bin/python bench/metaeval.py [--repeats 3] [--resamples 1000] [--baseline ../main]
+        [--db sqlite:////tmp/metaeval-bench.db]
+
+``--baseline DIR`` alternates each run with the same process of another checkout, so both
+see the same load (before/after).
+
+Figures (CPU = user + system of the whole process; details in docs/performance.md, "metaeval
+at 14 x 100 x 10"). Before (9df4c5a), 8.5 s CPU at load 14 and 4.0 s with --resamples 0.
+Branch metaspeed, alternating with 9df4c5a at load 33-40: 8.2 s CPU against 12.5 s (medians
+of 2). With --resamples 0 at load 40-58: 3.1 s against 6.4 s. Same JSON. The goal (under
+2.5 s CPU, so under 3 s wall on a quiet machine) is not met.
 """
 
 from __future__ import annotations
@@ -85,11 +95,11 @@ def build(url: str) -> None:
     store.close()
 
 
-def run_once(url: str, resamples: int) -> tuple[float, float]:
-    """(wall, cpu) seconds of one whole ``cli.py metaeval`` process."""
+def run_once(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float]:
+    """(wall, cpu) seconds of one whole ``cli.py metaeval`` process of checkout ``root``."""
     cmd = [
         sys.executable,
-        str(ROOT / "cli.py"),
+        str(root / "cli.py"),
         "--db",
         url,
         "metaeval",
@@ -104,7 +114,7 @@ def run_once(url: str, resamples: int) -> tuple[float, float]:
     ]
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, cwd=ROOT)
+        proc = subprocess.Popen(cmd, stdout=out, cwd=root)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         if status != 0:
@@ -122,19 +132,31 @@ def main() -> int:
     ap.add_argument("--db", default="sqlite:////tmp/metaeval-bench.db")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (e.g. ../main): its processes alternate with this one's",
+    )
     args = ap.parse_args()
     build(args.db)
-    before = os.getloadavg()[0]
-    runs = [run_once(args.db, args.resamples) for _ in range(args.repeats)]
-    after = os.getloadavg()[0]
-    for k, (wall, cpu) in enumerate(runs, 1):
-        print(f"run {k}: wall {wall:.2f} s, cpu {cpu:.2f} s")
-    print(
-        f"median wall {statistics.median(r[0] for r in runs):.2f} s, "
-        f"median cpu {statistics.median(r[1] for r in runs):.2f} s "
-        f"({SYSTEMS} systems x {GROUPS} groups x {EVALUATORS} evaluators, "
-        f"{args.resamples} resamples; load {before:.1f} -> {after:.1f})"
+    roots = {"this checkout": ROOT} | (
+        {f"baseline {args.baseline}": args.baseline.resolve()} if args.baseline else {}
     )
+    before = os.getloadavg()[0]
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in roots}
+    for k in range(1, args.repeats + 1):
+        for name, root in roots.items():
+            wall, cpu = run_once(args.db, args.resamples, root)
+            runs[name].append((wall, cpu))
+            print(f"run {k}, {name}: wall {wall:.2f} s, cpu {cpu:.2f} s")
+    after = os.getloadavg()[0]
+    for name, timed in runs.items():
+        print(
+            f"{name}: median wall {statistics.median(r[0] for r in timed):.2f} s, "
+            f"median cpu {statistics.median(r[1] for r in timed):.2f} s "
+            f"({SYSTEMS} systems x {GROUPS} groups x {EVALUATORS} evaluators, "
+            f"{args.resamples} resamples; load {before:.1f} -> {after:.1f})"
+        )
     return 0
 
 

@@ -44,6 +44,9 @@ def _constant(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
 def ranks(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """Average ranks (1-based, ties share the mean rank) of the valid values; NaN elsewhere."""
     xi, xj = x[..., :, None], x[..., None, :]
+    if ok.all():  # no mask: x's own shape, which may be one row broadcast over a batch
+        less = np.count_nonzero(xj < xi, axis=-1)
+        return less + (np.count_nonzero(xj == xi, axis=-1) + 1) / 2.0
     okj = ok[..., None, :]
     less = ((xj < xi) & okj).sum(-1)
     equal = ((xj == xi) & okj).sum(-1)
@@ -63,6 +66,8 @@ def pair_counts(
     valid units once; pairs of copies of one origin left out)."""
     ok = np.isfinite(x) & np.isfinite(y)
     i, j = np.triu_indices(x.shape[-1], 1)
+    if origin is None and ok.all():
+        return _complete_pair_counts(x, y, i, j)
     pair = ok[..., i] & ok[..., j]
     if origin is not None:
         pair &= origin[..., i] != origin[..., j]
@@ -80,10 +85,29 @@ def pair_counts(
     }
 
 
+def _complete_pair_counts(
+    x: np.ndarray, y: np.ndarray, i: np.ndarray, j: np.ndarray
+) -> dict[str, np.ndarray]:
+    """``pair_counts`` without missing values or copies: comparisons, no float signs, and
+    each side on its own shape (the people's one row is not repeated per permutation)."""
+    gx, lx = x[..., i] > x[..., j], x[..., i] < x[..., j]
+    gy, ly = y[..., i] > y[..., j], y[..., i] < y[..., j]
+    xt, yt = ~(gx | lx), ~(gy | ly)
+    con = np.count_nonzero((gx & gy) | (lx & ly), axis=-1)
+    dis = np.count_nonzero((gx & ly) | (lx & gy), axis=-1)
+    tie_both = np.count_nonzero(xt & yt, axis=-1)
+    tie_x = np.count_nonzero(xt, axis=-1) - tie_both
+    tie_y = np.count_nonzero(yt, axis=-1) - tie_both
+    con, dis, tie_x, tie_y, tie_both = np.broadcast_arrays(con, dis, tie_x, tie_y, tie_both)
+    return {"con": con, "dis": dis, "tie_x": tie_x, "tie_y": tie_y, "tie_both": tie_both}
+
+
 def _distinct(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """How many distinct valid values along the last axis."""
     k = x.shape[-1]
     lower = np.tril(np.ones((k, k), dtype=bool), -1)
+    if ok.all():
+        return np.count_nonzero(~((x[..., :, None] == x[..., None, :]) & lower).any(-1), axis=-1)
     seen = ((x[..., :, None] == x[..., None, :]) & ok[..., None, :] & lower).any(-1)
     return (ok & ~seen).sum(-1)
 

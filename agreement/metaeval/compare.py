@@ -113,7 +113,7 @@ def system_permutation(
     # hybrid a's sums are a's plus the swapped cells' steps; a's and b's add up to both
     ha = (za @ onehot + u @ ((zb - za)[:, None] * onehot)) / count
     hb = ((za + zb) @ onehot) / count - ha
-    hx = np.broadcast_to(hs, ha.shape)
+    hx = hs[None, :]  # the people's side: one row, the batched statistics broadcast it
     sa, sb = batched.several(hx, ha, names), batched.several(hx, hb, names)
     return {n: sa[n] - sb[n] for n in names}
 

@@ -63,16 +63,18 @@ def _column(items: pd.DataFrame, name: str) -> pd.Series:
 
 def _cells(values: pd.Series, sys_codes: pd.Series, grp_codes: pd.Series, shape) -> np.ndarray:
     """Mean value per (system, group) cell of per-item ``values`` (indexed by item_id)."""
-    frame = pd.DataFrame({"v": values}).join(pd.DataFrame({"s": sys_codes, "g": grp_codes}))
-    frame = frame.dropna()
-    out = np.full(shape, np.nan)
-    if frame.empty:
-        return out
-    means = frame.groupby(["s", "g"])["v"].mean()
-    out[
-        means.index.get_level_values(0).astype(int), means.index.get_level_values(1).astype(int)
-    ] = means.to_numpy()
-    return out
+    at = sys_codes.index.get_indexer(values.index)  # -1: an item without system or group
+    v = values.to_numpy(dtype=float, na_value=np.nan)
+    keep = (at >= 0) & ~np.isnan(v)
+    cell = (
+        sys_codes.to_numpy()[at[keep]].astype(np.int64) * shape[1] + grp_codes.to_numpy()[at[keep]]
+    )
+    size = shape[0] * shape[1]
+    count = np.bincount(cell, minlength=size)
+    # sums by one bincount: a cell of one item holds its value exactly
+    total = np.bincount(cell, weights=v[keep], minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan).reshape(shape)
 
 
 def build_grid(
@@ -139,10 +141,12 @@ def build_grid(
     scores = scores[scores["field"] == field_name]
     by_eval: dict[str, np.ndarray] = {}
     if not scores.empty:
+        # one key per distinct (evaluator, model, signature), not per score row
+        keys: dict[tuple, tuple] = {}
         configs = [
-            config_of(e, m, s)
-            for e, m, s in zip(
-                scores["evaluator"], scores["model"], scores["signature"], strict=True
+            keys.get(row) or keys.setdefault(row, config_of(*row))
+            for row in zip(
+                *(scores[c].tolist() for c in ("evaluator", "model", "signature")), strict=True
             )
         ]
         labels_of = config_labels(configs)

@@ -146,8 +146,7 @@ def segment_figures(
         return _left_out(
             who, SEGMENT, n, f"n={n}: fewer than {MIN_UNITS} items scored by both"
         ), None
-    cal = stats.acc_eq([(x, y)])
-    counts = stats.pair_counts(x, y)
+    cal, counts = stats.segment_pairs(x, y)
     values = {
         "pearson": stats.pearson(x, y),
         "spearman": stats.spearman(x, y),

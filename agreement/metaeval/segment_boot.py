@@ -32,22 +32,48 @@ def _pearson_from_sums(
 
 
 def _value_ranks(
-    w: np.ndarray, g_items: np.ndarray, codes: np.ndarray, k: int, n_groups: int
+    w: np.ndarray, g_items: np.ndarray, codes: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """(B, k) average rank of each distinct value among the resample's items, and how
     many copies of it the resample holds."""
-    # counts and half-integer ranks below 2**24: exact in float32, at half the cost
-    per_group = np.zeros((n_groups, k), dtype=np.float32)
-    np.add.at(per_group, (g_items, codes), 1.0)
-    per_value = w.astype(np.float32) @ per_group  # (B, k) copies of each distinct value
+    # copies of a value: the draw counts of its items' groups, added (integers, exact);
+    # a gather and a sum per value rather than a (B, groups) x (groups, k) product
+    by_value = np.argsort(codes, kind="stable")
+    per_value = w[:, g_items[by_value]]
+    if k < len(codes):
+        per_value = np.add.reduceat(
+            per_value, np.r_[0, np.flatnonzero(np.diff(codes[by_value])) + 1], axis=1
+        )
     below = np.cumsum(per_value, axis=1) - per_value
-    rank = below + (per_value + 1) / 2.0
-    return rank.astype(np.float64), per_value.astype(np.float64)
+    return below + (per_value + 1) / 2.0, per_value
 
 
 def _block_sums(m: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    rows = np.add.reduceat(m, starts, axis=0, dtype=np.int64)
-    return np.add.reduceat(rows, starts, axis=1)
+    """(groups, groups) sums of an items x items matrix of -1/0/1 (int8 or bool) over
+    each pair of groups; int16 row sums hold MAX_PAIR_ITEMS items."""
+    rows = np.add.reduceat(m, starts, axis=0, dtype=np.int16)
+    return np.add.reduceat(rows, starts, axis=1, dtype=np.int64)
+
+
+def _tie_blocks(g_items: np.ndarray, codes: np.ndarray, n_groups: int, k: int) -> np.ndarray:
+    """(groups, groups) ordered pairs of items (each with itself too) of one value: the
+    product of the groups' counts of each value, no items x items matrix."""
+    per_group = np.zeros((n_groups, k))
+    np.add.at(per_group, (g_items, codes), 1.0)
+    return per_group @ per_group.T
+
+
+def _distinct_drawn(
+    present: np.ndarray, g_items: np.ndarray, codes: np.ndarray, n_groups: int, k: int
+) -> np.ndarray:
+    """(B,) distinct values among each resample's items (``present``: groups drawn). A
+    value of one group is there when its group is; the others need a product."""
+    has = _group_values(g_items, codes, n_groups, k)
+    single = has.sum(0) == 1
+    out = present @ has[:, single].sum(1)
+    if not single.all():
+        out = out + ((present @ has[:, ~single]) > 0).sum(1)
+    return out
 
 
 def segment_bootstrap(
@@ -81,8 +107,8 @@ def segment_bootstrap(
     out["pearson"] = _pearson_from_sums(n_items, *sums.T)
     ux, kx = np.unique(x, return_inverse=True)
     uy, ky = np.unique(y, return_inverse=True)
-    rx, cx = _value_ranks(w, g_items, kx, len(ux), n_groups)
-    ry, cy = _value_ranks(w, g_items, ky, len(uy), n_groups)
+    rx, cx = _value_ranks(w, g_items, kx, len(ux))
+    ry, cy = _value_ranks(w, g_items, ky, len(uy))
     # the ranks of all n copies add up to n (n + 1) / 2 on both sides
     counts = w[:, g_items]  # (B, items): copies of each item
     rank_sum = n_items * (n_items + 1) / 2
@@ -94,32 +120,37 @@ def segment_bootstrap(
             why[name] = TOO_MANY
         return out, why
     # orders from the distinct values' codes: small integers, not items x items floats
-    sx = np.sign(np.subtract.outer(kx.astype(np.int16), kx.astype(np.int16)))
-    sy = np.sign(np.subtract.outer(ky.astype(np.int16), ky.astype(np.int16)))
+    sx = np.sign(np.subtract.outer(kx.astype(np.int16), kx.astype(np.int16))).astype(np.int8)
+    sy = np.sign(np.subtract.outer(ky.astype(np.int16), ky.astype(np.int16))).astype(np.int8)
     sign = sx * sy
-    tx, ty = sx == 0, sy == 0
-    tied = np.abs(np.subtract.outer(y, y)) <= epsilon if epsilon > 0 else ty
-    agree = np.where(tied, tx, sign > 0)
-
-    def quad(m: np.ndarray) -> np.ndarray:
-        blocks = _block_sums(m, starts).astype(np.float64)
-        return ((w @ blocks) * w).sum(1)
+    if epsilon > 0:
+        agree = np.where(np.abs(np.subtract.outer(y, y)) <= epsilon, sx == 0, sign > 0)
+    else:  # tied in y: agree when tied in x too, i.e. sign 0 in y and x
+        agree = (sign > 0) | ((sx == 0) & (sy == 0))
+    tx = _tie_blocks(g_items, kx, n_groups, len(ux))
+    ty = _tie_blocks(g_items, ky, n_groups, len(uy))
+    # every quadratic form w' M w from one product with the four block matrices
+    blocks = np.concatenate(
+        [_block_sums(sign, starts), tx, ty, _block_sums(agree, starts)], axis=1
+    ).astype(np.float64)
+    quads = ((w @ blocks).reshape(len(w), 4, n_groups) * w[:, None, :]).sum(2)
 
     n = n_items
     tot = (n * n - n) / 2
-    s = quad(sign) / 2
-    xt = (quad(tx) - n) / 2
-    yt = (quad(ty) - n) / 2
+    s = quads[:, 0] / 2
+    xt = (quads[:, 1] - n) / 2
+    yt = (quads[:, 2] - n) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         tau_b = s / np.sqrt((tot - xt) * (tot - yt))
         out["kendall_b"] = np.where((xt == tot) | (yt == tot), np.nan, tau_b)
-        present = w > 0
-        px = (present @ _group_values(g_items, kx, n_groups, len(ux))) > 0
-        py = (present @ _group_values(g_items, ky, n_groups, len(uy))) > 0
-        m = np.minimum(px.sum(1), py.sum(1)).astype(float)
+        present = (w > 0).astype(np.float64)
+        m = np.minimum(
+            _distinct_drawn(present, g_items, kx, n_groups, len(ux)),
+            _distinct_drawn(present, g_items, ky, n_groups, len(uy)),
+        ).astype(float)
         tau_c = 2 * s / (n * n * (m - 1) / m)
         out["kendall_c"] = np.where((xt == tot) | (yt == tot), np.nan, tau_c)
-        out["acc_eq"] = (quad(agree) - n) / 2 / tot
+        out["acc_eq"] = (quads[:, 3] - n) / 2 / tot
     return out, why
 
 
