@@ -352,7 +352,11 @@ class LabelsMixin(StoreBase):
     def data_version(self, project: str) -> str:
         """A cheap token that changes whenever submitted labels, results, adjudications,
         items or exclusions change. Drafts do not count: every figure cached on this token
-        reads submitted labels only, and an annotator's every click saves a draft."""
+        reads submitted labels only, and an annotator's every click saves a draft.
+
+        A store that stays open (the app server) first takes back the label imports of
+        processes killed since it opened, so no figure is ever cached on their rows."""
+        self.recovered_imports += recover(self)
         with self.read() as s:
             pid = self._project_row(s, project).id
             a = s.execute(

@@ -262,3 +262,36 @@ def test_a_reader_sees_none_of_a_running_import_then_all_of_it(
         reader.close()
     assert set(polls) <= {BEFORE, AFTER} and polls[0] == BEFORE and polls[-1] == AFTER
     assert len(polls) > 5  # the import was watched while it ran
+
+
+def test_a_running_app_takes_back_a_killed_chunked_import_before_its_next_figure(
+    tmp_path: Path,
+) -> None:
+    """The app server's store, open all along, reads a project's data version (every
+    analysis page does, before any figure): a killed chunked import's rows are taken back
+    then, not only at the next start, and the line saying so is kept."""
+    url = f"sqlite:///{tmp_path / 'wb.db'}"
+    before = _prepare(url)
+    server = Store(url)  # opened before the import starts
+    child = _start(url, tmp_path, "midway", "chunked")
+    try:
+        deadline = time.monotonic() + 300  # a safety net for a broken hook, not a measure
+        while not (tmp_path / "stopped").exists() and child.poll() is None:
+            assert time.monotonic() < deadline, "the child never reached the kill point"
+            time.sleep(0.05)
+        assert child.poll() is None, child.communicate()
+        server.data_version("p")  # the import is alive: its rows are left alone
+        assert _visible(server) != BEFORE and server.recovered_imports == []
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.kill()
+        child.communicate()
+    try:
+        server.data_version("p")
+        assert _counts(server) == before
+        [line] = server.recovered_imports
+        assert "was stopped before it finished" in line and "taken back" in line
+        server.data_version("p")  # said once
+        assert len(server.recovered_imports) == 1
+    finally:
+        server.close()
