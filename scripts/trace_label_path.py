@@ -38,6 +38,7 @@ ENDS = {
     "store": (
         "annotation_store.store",
         "annotation_store.store_",
+        "annotation_store.exclusions",  # a mixin of Store, like the store_*.py parts
         "annotation_store.models",
         "annotation_store.db",
         "annotation_store.label_frames",

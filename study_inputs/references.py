@@ -1,24 +1,21 @@
-"""Annotator quality, aggregated labels and the human reference of one project (store ->
-agreement; the CLI, the views and workbench_api.quality call these)."""
+"""What evaluators are compared with: the people's majority / mean, Dawid-Skene or MACE
+labels on nominal fields, the mean or median on ordinal ones, adjudicated labels."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from study_inputs.labels import field_labels
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from agreement.aggregation import Aggregation
-    from annotation_store import ItemRecord, ProjectInfo, Store
+    from annotation_store import ProjectInfo, Store
 
 #: Human references evaluators can be compared with: the default (the people's mean,
 #: majority for binary fields) or aggregated labels on nominal fields.
 REFERENCES = ("majority", "dawid_skene", "mace")
-#: How the ordinal quality figures are made, said beside them.
-ORDINAL_METHOD = (
-    "each annotator against the mean of the other annotators' ratings of the same items: "
-    "Pearson r, mean absolute difference and bias (own - others), leave one out"
-)
 
 
 def aggregable_fields(info: ProjectInfo) -> list[str]:
@@ -53,39 +50,11 @@ def aggregate_ordinal(
         raise ValueError(
             f"{field!r} is not an ordinal or score field; choose one of {', '.join(fields)}"
         )
-    return ordinal_reference(_labels(store, project, field, False), method), field
+    return ordinal_reference(field_labels(store, project, field, False), method), field
 
 
-def gold_answers(store: Store, project: str, items: list[ItemRecord], field: str) -> dict[str, Any]:
-    """Gold answer per item for ``field``: the store's gold items (``annotation_store.studies.gold``),
-    then, for other items, an item field ``gold`` that maps field names to answers (a plain
-    ``gold`` value, such as intent-match's reference intent, is no label)."""
-    from annotation_store.studies.gold import gold_items
-
-    out = {}
-    for item in items:
-        gold = (item.fields or {}).get("gold")
-        if isinstance(gold, dict) and gold.get(field) not in (None, ""):
-            out[item.item_id] = gold[field]
-    for item_id, stored in gold_items(store, project).items():
-        if stored["answers"].get(field) is not None:
-            out[item_id] = stored["answers"][field]
-    return out
-
-
-def apply_crowd_flags(store: Store, project: str) -> list[Any]:
-    """Record the crowd study's flags (not qualified, low gold accuracy, speeders) as
-    exclusions with their source and reason; returns the records written (none where
-    the project runs no crowd study)."""
-    from annotation_store.crowd.study_quality import crowd_flags
-
-    return [
-        store.exclude_annotator(project, f.annotator, f.reason, source=f.source, by="study checks")
-        for f in crowd_flags(store, project)
-    ]
-
-
-def _field(store: Store, project: str, field: str | None) -> tuple[ProjectInfo, str]:
+def nominal_field(store: Store, project: str, field: str | None) -> tuple[ProjectInfo, str]:
+    """The project and ``field`` checked to be nominal (None: its first nominal field)."""
     info = store.project(project)
     fields = aggregable_fields(info)
     if not fields:
@@ -96,16 +65,6 @@ def _field(store: Store, project: str, field: str | None) -> tuple[ProjectInfo, 
     return info, field
 
 
-def _labels(store: Store, project: str, field: str, with_excluded: bool) -> pd.DataFrame:
-    from agreement.exclusions import without_excluded
-    from agreement.inputs import field_frame
-
-    labels = field_frame(store.annotations_frame(project), field)
-    if with_excluded:
-        return labels
-    return without_excluded(labels, store.excluded_annotators(project))
-
-
 def aggregate_labels(
     store: Store, project: str, field: str | None = None, method: str = "majority"
 ) -> tuple[Aggregation, str]:
@@ -114,8 +73,8 @@ def aggregate_labels(
 
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}: use {', '.join(METHODS)}")
-    _, field = _field(store, project, field)
-    return aggregate(_labels(store, project, field, False), method), field
+    _, field = nominal_field(store, project, field)
+    return aggregate(field_labels(store, project, field, False), method), field
 
 
 def aggregated_reference(store: Store, project: str, method: str) -> pd.DataFrame | None:
@@ -154,44 +113,3 @@ def combined_reference(
         frames.append(adjudicated_reference(store, project))
     frames = [f for f in frames if f is not None and not f.empty]
     return pd.concat(frames, ignore_index=True) if frames else None
-
-
-def annotator_table(store: Store, project: str, field: str | None = None) -> dict[str, Any]:
-    """Per annotator and nominal field: labels, gold accuracy, leave-one-out majority
-    agreement, Dawid-Skene and MACE competence, and whether they are excluded (their
-    figures are computed with everyone, so an excluded annotator can be judged too)."""
-    from agreement.annotator_quality import annotator_quality
-    from agreement.ordinal_quality import ordinal_quality
-
-    info = store.project(project)
-    ordered = ordinal_fields(info)
-    if field in ordered:
-        fields, ordered = [], [field]
-    else:
-        fields = [_field(store, project, field)[1]] if field else aggregable_fields(info)
-        ordered = [] if field else ordered
-    items = store.items(project)
-    excluded = store.excluded_annotators(project)
-    out: dict[str, Any] = {"project": project, "fields": {}}
-    if ordered:
-        out["ordinal"] = {}
-    for name in ordered:
-        rows = []
-        for q in ordinal_quality(_labels(store, project, name, True)):
-            row = q.to_dict()
-            row["excluded"] = [
-                {"source": r.source, "reason": r.reason} for r in excluded.get(q.annotator, [])
-            ]
-            rows.append(row)
-        out["ordinal"][name] = {"method": ORDINAL_METHOD, "annotators": rows}
-    for name in fields:
-        gold = gold_answers(store, project, items, name)
-        rows = []
-        for q in annotator_quality(_labels(store, project, name, True), gold):
-            row = q.to_dict()
-            row["excluded"] = [
-                {"source": r.source, "reason": r.reason} for r in excluded.get(q.annotator, [])
-            ]
-            rows.append(row)
-        out["fields"][name] = {"n_gold_items": len(gold), "annotators": rows}
-    return out
