@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from annotation_store.crowd.study_quality import StudyChecks, crowd_flags, study_checks
+from annotation_store.crowd.study_quality import StudyChecks, study_checks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,6 +83,8 @@ def apply_crowd_flags(store: Store, project: str) -> list[Any]:
     """Record the crowd study's flags (not qualified, low gold accuracy, speeders) as
     exclusions with their source and reason; returns the records written (none where
     the project runs no crowd study)."""
+    from annotation_store.crowd.study_quality import crowd_flags
+
     return [
         store.exclude_annotator(project, f.annotator, f.reason, source=f.source, by="study checks")
         for f in crowd_flags(store, project)

@@ -62,6 +62,7 @@ def load_inputs(
     (``exclusions=False``: everyone's labels); ``meta["exclusions"]`` says who and why.
     """
     project = store.project(name)
+    kind = project.task_kind
     items = store.items(name)
     item_frame = pd.DataFrame(
         [(i.item_id, i.split, i.generator, i.fields) for i in items],
@@ -89,7 +90,7 @@ def load_inputs(
         reference = pd.concat([aggregated, reference], ignore_index=True)
     return StudyInputs(
         name,
-        project.task_kind,
+        kind,
         dict(project.settings),
         item_frame,
         labels.labels,
