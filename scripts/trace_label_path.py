@@ -16,9 +16,9 @@ is followed. Printed at the end:
 
 - ``modules``: distinct modules on the path (each end counted as one);
 - ``entries``: calls from one module into another;
-- ``returns``: returns to a caller that then calls into another module again (the caller
-  had to take control back and hand it on: a round trip in the middle of the path; the
-  final unwinding is not counted);
+- ``returns``: returns to a caller that then itself calls into another module (the
+  caller had to take control back and hand it on: a round trip in the middle of the
+  path; the final unwinding is not counted);
 - the modules entered more than once, with how often.
 """
 
@@ -119,8 +119,8 @@ def summary(steps: list[tuple[str, str]]) -> dict[str, Any]:
     entries = [m for arrow, m in steps if arrow == "->"]
     returns = sum(
         1
-        for i, (arrow, _) in enumerate(steps)
-        if arrow == "<-" and any(a == "->" for a, _ in steps[i + 1 :])
+        for (arrow, _), (after, _) in zip(steps, steps[1:], strict=False)
+        if arrow == "<-" and after == "->"
     )
     modules = {m for _, m in steps}
     again = {m: n for m, n in Counter(entries).items() if n > 1 and m not in ENDS}
