@@ -1,6 +1,6 @@
 """The agreement engine: pure functions over tidy frames, returning typed results.
 
-No streamlit, no store, no evaluators: ``reports.data`` loads a project into
+No streamlit, no store, no evaluators: ``study_inputs.load`` loads a project into
 :class:`AgreementInputs`; :func:`build_document` computes everything.
 
 The public names are imported on first use (PEP 562), so importing a small submodule

@@ -173,7 +173,7 @@ def load_categorical(
     store: Store, project: str
 ) -> tuple[Any, list[Version], dict[str, pd.DataFrame]]:
     """The project's inputs, its versions (leakage guard applied) and their results."""
-    from reports.data import load_inputs
+    from study_inputs.load import load_inputs
 
     inputs = load_inputs(store, project)
     versions = load_versions(store, project)

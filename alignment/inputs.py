@@ -101,7 +101,7 @@ def field_reference(
 
 def load_field(store: Store, project: str, field: str | None = None) -> FieldInputs:
     """Load one field (default: the first one some version scored)."""
-    from reports.data import load_inputs
+    from study_inputs.load import load_inputs
 
     inputs = load_inputs(store, project)
     versions = load_versions(store, project)

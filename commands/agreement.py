@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_agreement)
 
 
-REFERENCES = ("majority", "dawid_skene", "mace")  # reports.quality.REFERENCES
+REFERENCES = ("majority", "dawid_skene", "mace")  # study_inputs.references.REFERENCES
 
 
 def add_reference_option(p: argparse.ArgumentParser) -> None:

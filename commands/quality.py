@@ -184,7 +184,7 @@ def cmd_aggregate(args: argparse.Namespace, store: Store) -> int:
 def _ordinal_wanted(store: Store, args: argparse.Namespace) -> bool:
     """True when ``aggregate`` reads an ordinal or score field: a mean / median method,
     an ordinal field named, or no nominal field to fall back on."""
-    from reports.quality import aggregable_fields, ordinal_fields
+    from study_inputs.references import aggregable_fields, ordinal_fields
 
     if args.method in ORDINAL_METHODS:
         return True
@@ -196,7 +196,7 @@ def _ordinal_wanted(store: Store, args: argparse.Namespace) -> bool:
 
 def _aggregate_ordinal(store: Store, args: argparse.Namespace) -> int:
     """Print each item's reference on an ordinal / score field (mean or median, with n)."""
-    from reports.quality import aggregate_ordinal
+    from study_inputs.references import aggregate_ordinal
 
     method = args.method or "mean"
     if method not in ORDINAL_METHODS:

@@ -33,7 +33,7 @@ TREE = frozenset(
     {
         *("agreement", "alignment", "annotation_store", "audit", "commands", "common"),
         *("estimates", "evaluators", "interop", "jobs", "kinds", "pages", "reports", "ui"),
-        *("workbench_api", "app", "serve", "cli", "demo"),
+        *("study_inputs", "workbench_api", "app", "serve", "cli", "demo"),
     }
 )
 #: Names that are both a package of the tree and a function of the API (``wb.agreement``):

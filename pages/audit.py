@@ -24,7 +24,7 @@ from audit.analysis import (
 )
 from common.csv_safe import csv_bytes
 from evaluators.registry import registry_scales
-from reports.quality import combined_reference
+from study_inputs.references import combined_reference
 from ui.agreement_panel import _store_for
 from ui.audit.drilldown import render_drilldown
 from ui.audit.paging import page_slice

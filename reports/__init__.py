@@ -1,4 +1,4 @@
-"""Agreement reports: load a project from the Store, build the document, render it.
+"""Agreement reports: a project's document from its inputs (``study_inputs``), rendered.
 
 Public names are imported on first use (PEP 562) to keep the command line quick to start.
 """
@@ -12,8 +12,6 @@ from common.package import own_module
 
 _EXPORTS = {
     "agreement_document": "reports.data",
-    "dataset_hash": "reports.data",
-    "load_inputs": "reports.data",
     "Report": "reports.render",
     "build_report": "reports.render",
     "render_report": "reports.render",

@@ -9,54 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation_store import RunInfo, Store
-
-#: Why an item's score is left out of a judge version's agreement figures.
-FEW_SHOT_REASON = "few-shot examples"
-#: The per-item reason when only the ids are known (results of another database).
-FEW_SHOT_ITEM = "a few-shot example"
-
-
-def few_shot_exclusions(
-    store: Store, runs: Sequence[RunInfo], items: Mapping[str, Mapping[str, Any]]
-) -> dict[str, dict[str, Any]]:
-    """Signature text -> the items left out of that version's figures: its worked
-    examples and, for a stored judge, every item whose template text equals an example's
-    (``evaluators/judges/leakage.py``): ``evaluator``, ``item_ids``, ``reasons`` (item ->
-    why). Signatures without worked examples are left out. The agreement document, the
-    alignment view and the reports all read this one function."""
-    out: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        settings = (run.signature or {}).get("settings") or {}
-        ids = [str(i) for i in settings.get("few_shot_item_ids") or []]
-        if not ids or not run.signature_text or run.signature_text in out:
-            continue
-        reasons = _judge_leaks(store, run, items) or {i: FEW_SHOT_ITEM for i in ids}
-        out[run.signature_text] = {
-            "evaluator": run.evaluator,
-            "item_ids": list(reasons),
-            "reasons": reasons,
-        }
-    return out
-
-
-def _judge_leaks(
-    store: Store, run: RunInfo, items: Mapping[str, Mapping[str, Any]]
-) -> dict[str, str] | None:
-    """The stored judge version's leaked items, None when it is not a stored judge."""
-    from annotation_store import StoreError
-    from evaluators.judges.evaluator import split_name
-    from evaluators.judges.leakage import leaked_items
-    from evaluators.judges.spec import JudgeSpec
-
-    version = str((run.signature or {}).get("version") or "")
-    if not run.evaluator.startswith("judge:") or not version.isdigit():
-        return None
-    try:
-        name, _ = split_name(run.evaluator)
-        record = store.judge(name, int(version))
-        return leaked_items(JudgeSpec.model_validate(record.definition), items)
-    except (StoreError, ValueError):  # imported results, or a definition no longer valid
-        return None
+from study_inputs.scores import FEW_SHOT_ITEM
 
 
 def used_judges(store: Store, runs: Sequence[RunInfo]) -> list[dict[str, Any]]:

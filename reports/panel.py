@@ -40,7 +40,7 @@ def panel_summary(
 ) -> dict[str, Any]:
     """The declared panel statistics with n, and each evaluator's correlations and bias
     counts, for ``field`` (default: the project's first human field); evaluators against
-    ``reference`` (see ``reports.quality.REFERENCES``). With annotators excluded,
+    ``reference`` (see ``study_inputs.references.REFERENCES``). With annotators excluded,
     ``exclusions`` says who and why and ``with_excluded`` gives the figures with them."""
     info = store.project(project)
     names = [f.name for f in info.task_kind.human_fields(info.settings)]

@@ -27,7 +27,7 @@ from agreement.statistics import field_details, field_entries, statistics
 from annotation_store import Store
 from common.csv_safe import to_csv
 from common.notes import footnoted, once_each
-from reports.data import load_inputs, with_alarms, with_everyone, with_metaeval
+from reports.data import with_alarms, with_everyone
 from reports.estimates_section import estimates_html, estimates_lines
 from reports.formats import FORMATS, format_of, portable_floats
 from reports.judge_alignment import alignment_html, alignment_markdown
@@ -40,12 +40,14 @@ from reports.measure_tables import (
     evaluator_rows,
     method_notes,
 )
+from reports.metaeval_data import with_metaeval
 from reports.metaeval_section import metaeval_html, metaeval_markdown
 from reports.methods import METHOD_NOTES
 from reports.plotly_embed import figure_html, plotly_loader
 from reports.run_notes import notes_text, run_notes
 from reports.tables import cell, html_table, md_table
 from reports.verdict import VERDICT_CSS, verdict_html, verdict_markdown, verdicts
+from study_inputs.load import load_inputs
 
 CI_TITLE = (
     "95% intervals (percentile bootstrap over units; ICC: pingouin's F-based intervals), "
@@ -127,8 +129,8 @@ def build_report(
 
     inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {"n_resamples": n_resamples, "seed": seed}
-    doc = with_everyone(build_document(inputs, **options), store, inputs, **options)
-    doc = with_alarms(with_metaeval(doc, inputs, None, n_resamples, seed), store, inputs)
+    doc = with_everyone(build_document(inputs, **options), inputs, **options)
+    doc = with_alarms(with_metaeval(doc, inputs, None, n_resamples, seed), inputs)
     data = doc.to_dict()
     provenance = {
         "project": name,

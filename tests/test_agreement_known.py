@@ -532,7 +532,7 @@ def test_reference_override_replaces_human_majority(tmp_path):
 
     from agreement import build_document
     from annotation_store import Store
-    from reports.data import load_inputs
+    from study_inputs.load import load_inputs
 
     store = Store(f"sqlite:///{tmp_path / 'o.db'}")
     store.create_project("o", "binary")

@@ -27,6 +27,7 @@ DOMAIN = {
     "interop",
     "alignment",
     "reports",
+    "study_inputs",
     "estimates",
     "jobs",
     "audit",
@@ -55,8 +56,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     "workbench_api": frozenset(DOMAIN),
     # domain
     "interop": frozenset({"annotation_store", "kinds", "common"}),
-    "alignment": frozenset({"reports", "agreement", "annotation_store", "kinds", "common"}),
-    "reports": frozenset({"agreement", "annotation_store", "evaluators", "kinds", "common"}),
+    "alignment": frozenset(
+        {"reports", "study_inputs", "agreement", "annotation_store", "kinds", "common"}
+    ),
+    "reports": frozenset(
+        {"study_inputs", "agreement", "annotation_store", "evaluators", "kinds", "common"}
+    ),
+    # what a study's figures are computed from: labels with exclusions, references,
+    # scores per evaluator configuration, gold and times
+    "study_inputs": frozenset({"agreement", "annotation_store", "evaluators", "kinds", "common"}),
     # pure maths of judge-assisted estimates and planning: arrays and frames in, dataclasses out
     "estimates": frozenset({"common"}),
     "jobs": frozenset({"annotation_store", "evaluators", "kinds", "common"}),

@@ -17,7 +17,7 @@ from annotation_store.importing import ImportFailure, import_items
 from annotation_store.models import utcnow
 from annotation_store.studies import gold
 from annotation_store.studies.flow_settings import StudyError, parse_study, set_study, study_of
-from reports.data import load_inputs
+from study_inputs.load import load_inputs
 
 TRAINING = [
     {"id": "t1", "fields": {"text": "sky is blue"}, "answers": {"label": 1}, "explanation": "Yes."},

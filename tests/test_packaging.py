@@ -118,7 +118,7 @@ OWN_NAMES = {"metric_audit_workbench", f"metric_audit_workbench-{__version__}.di
 #: The repository's top-level names: none of them may be importable after an install.
 GENERIC = ("app", "cli", "serve", "common", "ui", "reports", "jobs", "commands", "audit")
 GENERIC += ("interop", "kinds", "pages", "agreement", "alignment", "estimates", "evaluators")
-GENERIC += ("annotation_store", "workbench_api", "demo")
+GENERIC += ("annotation_store", "study_inputs", "workbench_api", "demo")
 
 
 @pytest.mark.slow

@@ -80,10 +80,6 @@ def disagreements_frame(store: Store, project: str) -> pd.DataFrame:
 def audit_labels(store: Store, project: str) -> pd.DataFrame:
     """The submitted labels the audit compares with: the agreement filter (no gold items,
     no worker who failed qualification), then without excluded annotators."""
-    from agreement.exclusions import without_excluded
-    from annotation_store.crowd.study_quality import for_agreement
+    from study_inputs.labels import load_labels
 
-    labels = store.annotations_frame(project, ("submitted",))
-    return without_excluded(
-        for_agreement(store, project, labels), store.excluded_annotators(project)
-    )
+    return load_labels(store, project).labels

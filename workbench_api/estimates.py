@@ -50,7 +50,7 @@ def load_field_data(store: Store, project: str, field: str | None) -> FieldData:
     """Items, labels and scores, read once in bulk (no per-result objects)."""
     from alignment.inputs import AlignmentError, choose_field, field_reference, numeric_fields
     from alignment.versions import load_versions
-    from reports.data import load_inputs
+    from study_inputs.load import load_inputs
 
     inputs = load_inputs(store, project)
     candidates = numeric_fields(inputs)
@@ -281,7 +281,7 @@ def estimate_choices(store: Store, project: str) -> dict[str, list[str]]:
     (newest run last), for the page's and the side panel's pickers."""
     from alignment.inputs import numeric_fields
     from alignment.versions import load_versions
-    from reports.data import load_inputs
+    from study_inputs.load import load_inputs
 
     inputs = load_inputs(store, project)
     scores = inputs.scores

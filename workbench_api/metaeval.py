@@ -21,8 +21,8 @@ def metaeval(
     """Load the project as ``agreement`` does (same people's reference) and meta-evaluate
     ``field``; ``options``: group, system, evaluators, statistics, n_resamples, seed.
     Raises ``agreement.metaeval.MetaEvalError`` (one line) for a request that does not fit."""
-    from reports.data import load_inputs
     from reports.metaeval_data import metaeval_from_inputs
+    from study_inputs.load import load_inputs
 
     inputs = load_inputs(store, project, reference_method=reference)
     return metaeval_from_inputs(inputs, field, **options)

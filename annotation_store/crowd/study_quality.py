@@ -1,8 +1,9 @@
-"""Quality of a crowd study: active time, speeders, flags, the agreement filter, dashboard.
+"""Quality of a crowd study: active time, speeders, flags, the checks agreement reads, dashboard.
 
-``for_agreement`` is the one filter between the store's labels and the agreement engine:
-gold items and workers who did not qualify never enter agreement. ``crowd_flags`` is
-the one list of flagged workers (for exclusions elsewhere).
+``study_checks`` is the one call through which the study plugs into the figures
+(``study_inputs.labels`` makes it once per load): the gold items and the workers who did
+not qualify, which never enter agreement, and the times the speeder alarm reads.
+``crowd_flags`` is the one list of flagged workers (for exclusions elsewhere).
 """
 
 from __future__ import annotations
@@ -150,14 +151,27 @@ def crowd_flags(store: Store, project: str) -> list[Flag]:
     return sorted(flags, key=lambda f: (f.annotator, f.source))
 
 
-def for_agreement(store: Store, project: str, labels: pd.DataFrame) -> pd.DataFrame:
-    """The labels agreement may use: no gold items, no worker who failed qualification."""
-    golds = set(gold.gold_items(store, project))
-    dropped = not_qualified(store, project)
-    if not golds and not dropped or labels.empty:
-        return labels
-    keep = ~labels["item_id"].isin(golds) & ~labels["annotator"].isin(dropped)
-    return labels[keep].reset_index(drop=True)
+@dataclass(frozen=True)
+class StudyChecks:
+    """What the study says about its labels: the gold items and the workers who did not
+    qualify (neither enters agreement: ``study_inputs.labels`` leaves them out), and the
+    times the speeder alarm reads with what they are (``alarm_times``)."""
+
+    gold_items: frozenset[str]
+    not_qualified: frozenset[str]
+    times: pd.DataFrame
+    time_source: str | None
+
+
+def study_checks(store: Store, project: str) -> StudyChecks:
+    """The study's checks of one project in one call (see ``StudyChecks``)."""
+    times, source = alarm_times(store, project)
+    return StudyChecks(
+        frozenset(gold.gold_items(store, project)),
+        frozenset(not_qualified(store, project)),
+        times,
+        source,
+    )
 
 
 def should_stop(store: Store, project: str, annotator: str) -> bool:
