@@ -6,7 +6,8 @@ saves never wait for the whole import (:mod:`annotation_store.label_import`). Be
 first write it leaves a small JSON file beside the database (project, source, the time
 stamp its rows carry) and holds an exclusive ``flock`` on it; the file goes when the
 import has finished (or has undone a failure itself). A journal nobody holds locked
-belongs to a process that died mid-import: :func:`recover` (run when a store opens)
+belongs to a process that died mid-import: :func:`recover` (run when a store opens, and
+by a store that stays open before each data-version read)
 takes its rows back with :func:`~annotation_store.label_import.undo_import` and says so
 in one line. An import is therefore all or nothing, even when killed: a live import is
 never touched (its lock is held), and readers may see its rows only while it runs.
