@@ -9,7 +9,7 @@ s}`` saves the choices and submits the item; with ``"submit": false`` it only sa
 ``POST /api/annotate/act`` flags, notes or skips an item. Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
 origin, like ``ui.session_routes``; the lane is checked against the sign-in behind it
-and the user's current role on every request (``Lanes.check``), saves are rate-limited
+and the user's current role on every request (``Lanes.enter``), saves are rate-limited
 per lane (429 with ``Retry-After``), and a save's body is read only after all that, up
 to :data:`MAX_BODY` bytes. The store is blocking: the work runs in a thread.
 
