@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Row, and_, exists, false, func, insert, select, true, update
+from sqlalchemy import Row, and_, bindparam, exists, false, func, insert, select, true, update
 from sqlalchemy.orm import Session
 
 from annotation_store.label_writes import LabelTarget, find_target
@@ -128,14 +128,20 @@ def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # -- looking up and counting -----------------------------------------------------------
+# The claim's and submit's statements are built once with bound parameters: building one
+# took several times the CPU of running it on SQLite, and a built statement keeps its
+# cache key, so each run only binds (issue #39: the fast lane's CPU per item).
+_IDS = (
+    select(Project.id, Project.settings, Annotator.id)
+    .select_from(Project)
+    .outerjoin(Annotator, Annotator.name == bindparam("who"))
+    .where(Project.name == bindparam("project"))
+)
+
+
 def _ids(s: Session, project: str, annotator: str) -> tuple[int, dict[str, Any], int]:
     """(project id, settings, annotator id) in one statement, taking no lock."""
-    row = s.execute(
-        select(Project.id, Project.settings, Annotator.id)
-        .select_from(Project)
-        .outerjoin(Annotator, Annotator.name == annotator)
-        .where(Project.name == project)
-    ).first()
+    row = s.execute(_IDS, {"project": project, "who": annotator}).first()
     if row is None:
         raise StoreError(f"no project called {project!r}")
     if row[2] is None:
@@ -143,16 +149,37 @@ def _ids(s: Session, project: str, annotator: str) -> tuple[int, dict[str, Any],
     return row[0], row[1] or {}, row[2]
 
 
+_LOCK_ITEM = {
+    skip: select(Item.id)
+    .where(Item.id == bindparam("item_pk"))
+    .with_for_update(of=Item, key_share=True, skip_locked=skip)
+    for skip in (False, True)
+}
+
+
 def _lock_item(s: Session, item_pk: int, *, skip_locked: bool = False) -> bool:
     """Lock one item's row (``FOR NO KEY UPDATE``: label saves, which only reference the
     item, go on); with ``skip_locked`` False when another claim holds it. SQLite write
     sessions are serialised already (``BEGIN IMMEDIATE``)."""
-    row = s.execute(
-        select(Item.id)
-        .where(Item.id == item_pk)
-        .with_for_update(of=Item, key_share=True, skip_locked=skip_locked)
-    ).first()
-    return row is not None
+    return s.execute(_LOCK_ITEM[skip_locked], {"item_pk": item_pk}).first() is not None
+
+
+_PROGRESS_COLUMNS = (
+    ItemProgress.item_pk,
+    ItemProgress.annotator_id,
+    ItemProgress.status,
+    ItemProgress.updated_at,
+)
+_CLAIM_COLUMNS = (
+    Assignment.id,
+    Assignment.item_pk,
+    Assignment.annotator_id,
+    Assignment.status,
+    Assignment.explicit,
+    Assignment.created_at,
+)
+_ITEM_PROGRESS = select(*_PROGRESS_COLUMNS).where(ItemProgress.item_pk == bindparam("item_pk"))
+_ITEM_CLAIMS = select(*_CLAIM_COLUMNS).where(Assignment.item_pk == bindparam("item_pk"))
 
 
 @dataclass(frozen=True)
@@ -166,7 +193,11 @@ class _Claims:
     @classmethod
     def of_item(cls, s: Session, item_pk: int) -> _Claims:
         """One item's claims and progress rows (two indexed statements)."""
-        return cls.read(s, Assignment.item_pk == item_pk, ItemProgress.item_pk == item_pk)
+        params = {"item_pk": item_pk}
+        progress = {
+            (pk, who): (status, at) for pk, who, status, at in s.execute(_ITEM_PROGRESS, params)
+        }
+        return cls(progress, s.execute(_ITEM_CLAIMS, params).all())
 
     @classmethod
     def read(cls, s: Session, claims_where: Any, progress_where: Any) -> _Claims:
@@ -240,30 +271,33 @@ def _reopen(store: Store, item_pks: Iterable[int]) -> None:
         )
 
 
+_STALE = (
+    select(Assignment.item_pk, Assignment.created_at, ItemProgress.updated_at)
+    .join(Item, Item.id == Assignment.item_pk)
+    .outerjoin(
+        ItemProgress,
+        and_(
+            ItemProgress.item_pk == Assignment.item_pk,
+            ItemProgress.annotator_id == Assignment.annotator_id,
+        ),
+    )
+    .where(
+        Assignment.project_id == bindparam("pid"),
+        Assignment.status == "open",
+        Assignment.created_at < bindparam("cutoff"),
+        Assignment.explicit == false(),
+        Item.queue_full == true(),
+    )
+)
+
+
 def _reopen_stale(s: Session, pid: int, cfg: AnnotationSettings, now: datetime) -> None:
     """Clear the full mark of items holding a stale queue claim: an indexed read of the
     project's open claims older than the timeout (at most one or two per annotator).
     Items another claim is checking right now are passed over (``SKIP LOCKED``): that
     check sees the stale claim itself, and this one waits for no lock."""
     cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
-    rows = s.execute(
-        select(Assignment.item_pk, Assignment.created_at, ItemProgress.updated_at)
-        .join(Item, Item.id == Assignment.item_pk)
-        .outerjoin(
-            ItemProgress,
-            and_(
-                ItemProgress.item_pk == Assignment.item_pk,
-                ItemProgress.annotator_id == Assignment.annotator_id,
-            ),
-        )
-        .where(
-            Assignment.project_id == pid,
-            Assignment.status == "open",
-            Assignment.created_at < cutoff,
-            Assignment.explicit == false(),
-            Item.queue_full == true(),
-        )
-    ).all()
+    rows = s.execute(_STALE, {"pid": pid, "cutoff": cutoff}).all()
     for pk in sorted({pk for pk, created, seen in rows if max(created, seen or created) < cutoff}):
         if _lock_item(s, pk, skip_locked=True):
             _mark_full(s, pk, False)
@@ -283,23 +317,28 @@ def _order_key(
     return key
 
 
+_INSERT_CLAIM = insert(Assignment.__table__)
+
+
 def _queue_claim(s: Session, project_id: int, item_pk: int, who: int, now: datetime) -> None:
     """A new open claim made by the queue (not an admin's explicit assignment)."""
     s.execute(
-        insert(Assignment).values(
+        _INSERT_CLAIM,
+        dict(
             project_id=project_id,
             item_pk=item_pk,
             annotator_id=who,
             explicit=False,
             status="open",
             created_at=now,
-        )
+        ),
     )
 
 
-def _open_items(pid: int, who: int) -> Any:
-    """Items of the project not marked full that ``who`` never held nor labelled, in
-    queue order (the index ``ix_items_project_queue``), with their gold mark."""
+def _open_items() -> Any:
+    """Items of the project ``pid`` not marked full that ``who`` never held nor labelled,
+    in queue order (the index ``ix_items_project_queue``), with their gold mark."""
+    pid, who = bindparam("pid"), bindparam("who")
     return (
         select(Item.id, Item.item_id, Item.position, GoldItem.item_pk)
         .outerjoin(GoldItem, GoldItem.item_pk == Item.id)
@@ -311,6 +350,10 @@ def _open_items(pid: int, who: int) -> Any:
         )
         .order_by(Item.position, Item.id)
     )
+
+
+_OPEN_ITEMS = _open_items()
+_NEXT_OPEN = _OPEN_ITEMS.limit(1).with_for_update(of=Item, key_share=True, skip_locked=True)
 
 
 def _try_claim(
@@ -337,11 +380,8 @@ def _claim_in_order(
     """The first item in position order with a free slot: one indexed row at a time,
     locked with ``SKIP LOCKED`` (another claim checking it makes this one take the
     next); gold and full items met on the way are marked so no claim meets them again."""
-    query = (
-        _open_items(pid, who).limit(1).with_for_update(of=Item, key_share=True, skip_locked=True)
-    )
     while True:
-        row = s.execute(query).first()
+        row = s.execute(_NEXT_OPEN, {"pid": pid, "who": who}).first()
         if row is None:
             return None
         if row[3] is not None:  # gold: never on the ordinary path
@@ -356,7 +396,7 @@ def _claim_by_key(
 ) -> str | None:
     """The random, active and least-annotated orders: the open items' ids (no project
     lock) sorted by the strategy's key, then the first whose lock and slot check pass."""
-    rows = [r for r in s.execute(_open_items(pid, who)).all() if r[3] is None]
+    rows = [r for r in s.execute(_OPEN_ITEMS, {"pid": pid, "who": who}).all() if r[3] is None]
     if cfg.assignment == "active":
         drawn = selected_pks(s, pid)
         if drawn is not None:
@@ -398,6 +438,18 @@ def claim_next(
         _reopen(store, freed)
 
 
+_MINE = select(
+    Assignment.id, Assignment.item_pk, Assignment.status, Assignment.explicit, Assignment.created_at
+).where(Assignment.annotator_id == bindparam("who"), Assignment.project_id == bindparam("pid"))
+_DONE_HERE = select(ItemProgress.item_pk, ItemProgress.status).where(
+    ItemProgress.annotator_id == bindparam("who"), ItemProgress.project_id == bindparam("pid")
+)
+_AHEAD = select(Item.id).where(
+    Item.project_id == bindparam("pid"), Item.item_id.in_(bindparam("ids", expanding=True))
+)
+_ITEM_ID = select(Item.item_id).where(Item.id == bindparam("item_pk"))
+
+
 def _claim(
     s: Session,
     project: str,
@@ -409,31 +461,13 @@ def _claim(
     """:func:`claim_next` inside its write session; items whose slot freed go to ``freed``."""
     pid, settings, who = _ids(s, project, annotator)
     cfg = annotation_settings(settings)
-    mine = {
-        a.item_pk: a
-        for a in s.execute(
-            select(
-                Assignment.id,
-                Assignment.item_pk,
-                Assignment.status,
-                Assignment.explicit,
-                Assignment.created_at,
-            ).where(Assignment.annotator_id == who, Assignment.project_id == pid)
-        )
-    }
-    done_here: dict[int, str] = dict(
-        s.execute(
-            select(ItemProgress.item_pk, ItemProgress.status).where(
-                ItemProgress.annotator_id == who, ItemProgress.project_id == pid
-            )
-        ).all()
-    )
+    ids = {"pid": pid, "who": who}
+    mine = {a.item_pk: a for a in s.execute(_MINE, ids)}
+    done_here: dict[int, str] = dict(s.execute(_DONE_HERE, ids).all())
     pretend: set[int] = set()  # ``ahead_of`` items counted as submitted though not yet
     if ahead_of:
         ahead_of = [ahead_of] if isinstance(ahead_of, str) else list(ahead_of)
-        ahead_pks = s.scalars(
-            select(Item.id).where(Item.project_id == pid, Item.item_id.in_(ahead_of))
-        ).all()
+        ahead_pks = s.scalars(_AHEAD, {"pid": pid, "ids": ahead_of}).all()
         for pk in ahead_pks:
             if done_here.get(pk) not in ("submitted", "skipped"):
                 done_here[pk] = "submitted"
@@ -450,7 +484,7 @@ def _claim(
             if status == "released":
                 freed.add(a.item_pk)
             continue
-        return s.scalar(select(Item.item_id).where(Item.id == a.item_pk))
+        return s.scalar(_ITEM_ID, {"item_pk": a.item_pk})
     # 2. quota
     submitted = sum(1 for st in done_here.values() if st == "submitted")
     if cfg.quota is not None and submitted >= cfg.quota:
@@ -557,15 +591,16 @@ def _locked_target(s: Session, project: str, item_id: str, annotator: str) -> La
     return t
 
 
+_OWN_CLAIM = select(Assignment.id, Assignment.status, Assignment.explicit).where(
+    Assignment.item_pk == bindparam("item_pk"), Assignment.annotator_id == bindparam("who")
+)
+
+
 def _reserve(s: Session, t: LabelTarget, bypass: bool) -> None:
     """:func:`reserve_submit` inside a write session that locked the item's row."""
     who = t.annotator_id
     assert who is not None
-    row = s.execute(
-        select(Assignment.id, Assignment.status, Assignment.explicit).where(
-            Assignment.item_pk == t.item_pk, Assignment.annotator_id == who
-        )
-    ).first()
+    row = s.execute(_OWN_CLAIM, {"item_pk": t.item_pk, "who": who}).first()
     holds = row is not None and (row.status in ("done", "open") or row.explicit)
     if not holds and not bypass:
         cfg = annotation_settings(t.settings or {})
@@ -644,21 +679,32 @@ def skip(store: Store, project: str, item_id: str, annotator: str) -> None:
     release(store, project, item_id, annotator)
 
 
+_QUEUE = (
+    select(Item.item_id, Project.id, Annotator.id, Assignment.status)
+    .select_from(Project)
+    .outerjoin(Annotator, Annotator.name == bindparam("who"))
+    .outerjoin(
+        Assignment,
+        and_(Assignment.project_id == Project.id, Assignment.annotator_id == Annotator.id),
+    )
+    .outerjoin(Item, Item.id == Assignment.item_pk)
+    .where(Project.name == bindparam("project"))
+    .order_by(Assignment.created_at, Assignment.id)
+)
+_DISPLAY_ORDER = (
+    select(Item.item_id)
+    .join(Assignment, Item.id == Assignment.item_pk)
+    .join(Project, Project.id == Assignment.project_id)
+    .join(Annotator, Annotator.id == Assignment.annotator_id)
+    .where(Project.name == bindparam("project"), Annotator.name == bindparam("who"))
+    .order_by(Assignment.created_at, Assignment.id)
+)
+
+
 def queue(store: Store, project: str, annotator: str) -> list[str]:
     """The items an annotator may open, in the order they got them (open and done)."""
-    with store.read() as s:
-        rows = s.execute(
-            select(Item.item_id, Project.id, Annotator.id, Assignment.status)
-            .select_from(Project)
-            .outerjoin(Annotator, Annotator.name == annotator)
-            .outerjoin(
-                Assignment,
-                and_(Assignment.project_id == Project.id, Assignment.annotator_id == Annotator.id),
-            )
-            .outerjoin(Item, Item.id == Assignment.item_pk)
-            .where(Project.name == project)
-            .order_by(Assignment.created_at, Assignment.id)
-        ).all()
+    with store.read_statement() as conn:
+        rows = conn.execute(_QUEUE, {"project": project, "who": annotator}).all()
     if not rows:  # one statement: the project (and annotator) come with the claims
         raise StoreError(f"no project called {project!r}")
     return [r[0] for r in rows if r[3] in ("open", "done")]
@@ -670,15 +716,8 @@ def display_order(store: Store, project: str, annotator: str) -> list[str]:
     Position + 1 is the item's neutral display number for that annotator: it stays the
     same when an item is skipped or released, and tells nothing about the item.
     """
-    with store.read() as s:
-        rows = s.execute(
-            select(Item.item_id)
-            .join(Assignment, Item.id == Assignment.item_pk)
-            .join(Project, Project.id == Assignment.project_id)
-            .join(Annotator, Annotator.id == Assignment.annotator_id)
-            .where(Project.name == project, Annotator.name == annotator)
-            .order_by(Assignment.created_at, Assignment.id)
-        ).all()
+    with store.read_statement() as conn:
+        rows = conn.execute(_DISPLAY_ORDER, {"project": project, "who": annotator}).all()
     return list(dict.fromkeys(r[0] for r in rows))
 
 

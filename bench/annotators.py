@@ -19,7 +19,8 @@ clients were told:
 
 With ``--json`` it prints one JSON object per backend and crowd size: backend,
 annotators, items, save_p95_ms, submit_p95_ms, next_p95_ms, items_per_s, lost,
-duplicated, over_k (and more: p50s, counts, errors, the load average). Targets (issue
+duplicated, over_k (and more: p50s, counts, errors, the server process's CPU seconds
+while the crowd labelled and per submitted item, the load average). Targets (issue
 #39) on a quiet 2-core machine: at 50 annotators p95 save < 100 ms, submit < 150 ms,
 next < 300 ms; at 200 annotators items per second at least that of 50; lost =
 duplicated = over_k = 0. SQLite runs on a fresh file; PostgreSQL on a fresh database
@@ -83,6 +84,15 @@ def _serve(url: str, names: list[str], port: int, conn: Any) -> None:
     server = uvicorn.Server(config)
     conn.send(lanes)
     server.run()
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a process has used so far, from ``/proc`` (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port() -> int:
@@ -244,15 +254,22 @@ def run_one(backend: str, n: int, args: Any) -> dict[str, Any]:
                 for name in names
             ]
             started = time.perf_counter()
+            cpu_before = _cpu_seconds(server.pid)
             for th in threads:
                 th.start()
             for th in threads:
                 th.join()
             wall = time.perf_counter() - started
+            cpu_after = _cpu_seconds(server.pid)
         finally:
             server.terminate()
             server.join(10)
         figures = _check(url, tally)
+    server_cpu = (
+        round(cpu_after - cpu_before, 2)
+        if cpu_before is not None and cpu_after is not None
+        else None
+    )
     load = os.getloadavg()
     return {
         "backend": backend,
@@ -273,6 +290,13 @@ def run_one(backend: str, n: int, args: Any) -> dict[str, Any]:
         "errors": len(tally.errors),
         "first_error": tally.errors[0] if tally.errors else None,
         "seconds": round(wall, 1),
+        # the server process's CPU while the crowd labelled, per submitted item
+        "server_cpu_s": server_cpu,
+        "server_cpu_per_item_ms": (
+            round(server_cpu / figures["submitted"] * 1000, 1)
+            if server_cpu is not None and figures["submitted"]
+            else None
+        ),
         "think_s": args.think,
         "load_average": [round(x, 1) for x in load],
         "cpus": os.cpu_count(),

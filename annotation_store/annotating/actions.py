@@ -16,6 +16,7 @@ from annotation_store import assignments as asg
 from annotation_store.annotating.item_view import (
     ItemView,
     Target,
+    build_targets,
     facts_of,
     missing_answers,
     missing_targets,
@@ -47,16 +48,23 @@ def submitted_is_final(role: str, project_settings: Mapping[str, Any]) -> bool:
     return role not in REVIEW_ROLES and study_of(project_settings).active
 
 
-def save_values(view: ItemView, values: Sequence[tuple[Target, Any]]) -> ItemView:
+def save_values(
+    view: ItemView, values: Sequence[tuple[Target, Any]], *, fresh: bool = False
+) -> ItemView:
     """Save answers the moment they are given (a draft, or still submitted when the item
     already was); ``values``: (target, value) pairs, a fact's answer going into its place
     in the fact list. A value of None clears a question's answer (an emptied text box),
     except a fact's (a fact list keeps its places) and a required one of a submitted item
-    (ActionRefused: it would no longer be complete). Returns ``view`` read again."""
+    (ActionRefused: it would no longer be complete). Returns ``view`` read again; with
+    ``fresh`` (its state was read in this request) nothing is read: the saved values go
+    into its state as stored."""
     if not values:
         return view
-    fresh = view.store.item_state(view.project.name, view.item.item_id, view.user.name)
-    submitted = fresh["status"] == "submitted"
+    if fresh:
+        state = view.state
+    else:
+        state = view.store.item_state(view.project.name, view.item.item_id, view.user.name)
+    submitted = state["status"] == "submitted"
     if submitted and submitted_is_final(view.user.role, view.project.settings):
         raise ActionRefused("This item is submitted; in this study that is final.", 409)
     updates: dict[str, Any] = {}
@@ -70,20 +78,36 @@ def save_values(view: ItemView, values: Sequence[tuple[Target, Any]]) -> ItemVie
             continue
         n = len(facts_of(view, target.field))
         current = updates.get(target.field.name) or list(
-            fresh["labels"].get(target.field.name) or []
+            state["labels"].get(target.field.name) or []
         )
         current = (list(current) + [FACT_UNSET] * n)[:n]
         current[target.index] = value
         updates[target.field.name] = current
     status = "submitted" if submitted else "draft"
-    for name, value in updates.items():
-        view.store.save_label(
+    if fresh and state["status"] == status:
+        # the same value again would change nothing but the activity time (a submit
+        # posts the choices its saves already stored): no write transaction for it
+        saved_now = state["labels"]
+        updates = {k: v for k, v in updates.items() if k not in saved_now or saved_now[k] != v}
+    saved = {
+        name: view.store.save_label(
             view.project.name, view.item.item_id, view.user.name, name, value, status=status
-        )
-    for name in clears:
-        if name not in updates:
-            view.store.clear_label(view.project.name, view.item.item_id, view.user.name, name)
-    return view.refresh()
+        ).value
+        for name, value in updates.items()
+    }
+    cleared = [name for name in clears if name not in updates]
+    for name in cleared:
+        view.store.clear_label(view.project.name, view.item.item_id, view.user.name, name)
+    if not fresh:
+        return view.refresh()
+    # the progress row a save creates is a draft; an existing one keeps its status
+    labels = {**state["labels"], **saved}
+    for name in cleared:
+        labels.pop(name, None)
+    view.state = {**state, "labels": labels}
+    view.state["status"] = state["status"] or "draft"
+    view.targets = build_targets(view)
+    return view
 
 
 def _clearable(target: Target, submitted: bool) -> str:
@@ -97,11 +121,19 @@ def _clearable(target: Target, submitted: bool) -> str:
     return target.field.name
 
 
-def submit(view: ItemView, seconds: float | None, active_seconds: float | None = None) -> None:
+def submit(
+    view: ItemView,
+    seconds: float | None,
+    active_seconds: float | None = None,
+    *,
+    fresh: bool = False,
+) -> None:
     """Submit the item when nothing required is missing (else ActionRefused 422 naming
     what is), then store the time on it; ``active_seconds`` is the time measured in the
-    browser without the time away (``None``: the caller records it)."""
-    view.refresh()
+    browser without the time away (``None``: the caller records it). ``fresh``: the
+    view's state was read (or saved) in this request, so it is not read again."""
+    if not fresh:
+        view.refresh()
     missing = missing_answers(view)
     if missing:
         raise ActionRefused(
@@ -154,12 +186,20 @@ def save_note(view: ItemView, note: str) -> None:
 
 
 def next_item(
-    store: Store, project: ProjectInfo, user: AnnotatorInfo, after: str, pending: Sequence[str] = ()
+    store: Store,
+    project: ProjectInfo,
+    user: AnnotatorInfo,
+    after: str,
+    pending: Sequence[str] = (),
+    *,
+    queue: Sequence[str] | None = None,
 ) -> str | None:
     """The item to show once ``after`` is submitted: the next one in the annotator's
     queue, or a new claim, made now as if ``after`` and the ``pending`` items (submitted
-    in the browser, their posts not yet through) were submitted."""
-    queue = asg.queue(store, project.name, user.name)
+    in the browser, their posts not yet through) were submitted. ``queue``: the
+    annotator's queue as the caller just read it (else it is read here)."""
+    if queue is None:
+        queue = asg.queue(store, project.name, user.name)
     if after in queue and queue.index(after) + 1 < len(queue):
         return queue[queue.index(after) + 1]
     nxt = asg.claim_next(store, project.name, user.name, ahead_of=[after, *pending])

@@ -24,15 +24,14 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
 from annotation_store import assignments as asg
 from annotation_store.accounts import sign_in_sessions as auth_sessions
-from annotation_store.accounts import users as accounts
 from annotation_store.annotating import actions
-from annotation_store.annotating.actions import ActionRefused
+from annotation_store.annotating.actions import REVIEW_ROLES, ActionRefused
 from annotation_store.annotating.item_view import (
     ItemView,
     Target,
@@ -41,6 +40,7 @@ from annotation_store.annotating.item_view import (
     facts_of,
     is_required,
 )
+from annotation_store.annotating.lane_reads import asker, lane_item
 from kinds import FieldType
 from kinds.values import is_asked
 from ui.annotation.blind import blinded_item, may_see_item_ids
@@ -90,6 +90,10 @@ class Lane:
     session: str | None = None
     saves: float | None = None  # the save allowance left (None: full), as of saved_at
     saved_at: float = 0.0
+    #: The user's display order as last read (item ids; number n is order[n - 1]). It
+    #: only grows (items handed out later come last), so a number within it is read
+    #: from it and one beyond it reads the order again.
+    order: list[str] = field(default_factory=list)
 
 
 class Lanes:
@@ -134,19 +138,29 @@ class Lanes:
         """The lane of ``token`` and its user as the database has them now; LaneError
         403 (and every lane of the user ended) once the sign-in behind it was signed
         out or expired, the account disabled, or the user's role changed."""
+        lane, user, _ = self.enter(token)
+        return lane, user
+
+    def enter(self, token: str | None) -> tuple[Lane, AnnotatorInfo, ProjectInfo]:
+        """:meth:`check`, with the lane's project as the database has it now: one
+        statement for the user and the project (two behind a sign-in: the session's
+        and the project's)."""
         lane = self.get(token)
         name = lane.user.name
         if lane.session is not None:
             user = auth_sessions.touch(lane.store, lane.session)  # None: ended or expired
+            project = lane.store.project(lane.project) if user is not None else None
         else:
-            user = lane.store.annotator(name) if accounts.is_active(lane.store, name) else None
+            now = asker(lane.store, name, lane.project)
+            user, project = (now.user if now.active else None), now.project
         if user is None or user.name != name:
             self.close_user(name)
             raise LaneError("you were signed out or your account was disabled", 403)
         if user.role != lane.user.role:
             self.close_user(name)
             raise LaneError("your role changed; reload the page", 403)
-        return lane, user
+        assert project is not None
+        return lane, user, project
 
     def take_save(self, lane: Lane) -> None:
         """Count one save against the lane's allowance; LaneError 429 (with the seconds
@@ -223,6 +237,85 @@ def resolve(store: Store, project: ProjectInfo, user: AnnotatorInfo, ref: str) -
     if not asg.may_open(store, project.name, item_id, user.name, user.role):
         raise LaneError(f"item {ref} is not assigned to you", 404)
     return item_id
+
+
+def _lane_item_id(lane: Lane, project: ProjectInfo, user: AnnotatorInfo, ref: str) -> str | None:
+    """The item id a reference names in the lane (None: none): the display order is
+    read again only for a number beyond the lane's copy of it."""
+    if may_see_item_ids(user.role, project.settings):
+        return ref
+    if not ref.isdigit() or int(ref) < 1:
+        return None
+    number = int(ref)
+    if number > len(lane.order):
+        lane.order = asg.display_order(lane.store, project.name, user.name)
+    order = lane.order
+    return order[number - 1] if number <= len(order) else None
+
+
+def lane_ref(lane: Lane, project: ProjectInfo, user: AnnotatorInfo, item_id: str) -> str:
+    """:func:`reference` from the lane's copy of the display order (read again when
+    ``item_id`` is not in it)."""
+    if may_see_item_ids(user.role, project.settings):
+        return item_id
+    if item_id not in lane.order:
+        lane.order = asg.display_order(lane.store, project.name, user.name)
+    order = lane.order
+    return str(order.index(item_id) + 1) if item_id in order else ""
+
+
+def open_view(lane: Lane, project: ProjectInfo, user: AnnotatorInfo, ref: str) -> ItemView:
+    """The item a reference names as :func:`resolve` checks it (LaneError 404 unless
+    this user may open it) and as :func:`item_payload` shows it: one statement reads
+    the item, the user's claim on it, their progress and labels."""
+    item_id = _lane_item_id(lane, project, user, ref)
+    try:
+        if item_id is None:
+            raise StoreError(ref)
+        got = lane_item(lane.store, project, item_id, user.name)
+    except StoreError:
+        raise LaneError(f"no item {ref} for you in this project", 404) from None
+    if user.role not in REVIEW_ROLES and got.claim not in ("open", "done"):
+        raise LaneError(f"item {ref} is not assigned to you", 404)
+    kind = project.task_kind
+    ctx = ItemView(
+        lane.store,
+        project,
+        blinded_item(got.item, user.role, project.settings, [f.name for f in kind.item_fields]),
+        user,
+        got.state,
+        {f.name: f for f in kind.human_fields(project.settings)},
+    )
+    ctx.targets = build_targets(ctx)
+    return ctx
+
+
+def lane_next(
+    lane: Lane, project: ProjectInfo, user: AnnotatorInfo, after: str, pending: Sequence[str]
+) -> dict[str, Any] | None:
+    """The payload of the item the page shows once ``after`` (and the ``pending`` items)
+    are submitted, None at the end of the queue; LaneError 404 when one of them is not
+    this user's to open. Annotators' references are checked against their queue, read
+    once for the check and the next item."""
+    refs = [after, *pending]
+    if user.role in REVIEW_ROLES:
+        ids = [open_view(lane, project, user, ref).item.item_id for ref in refs]
+        queue = None
+    else:
+        queue = asg.queue(lane.store, project.name, user.name)
+        ids = []
+        for ref in refs:
+            item_id = _lane_item_id(lane, project, user, ref)
+            if item_id is None:
+                raise LaneError(f"no item {ref} for you in this project", 404)
+            if item_id not in queue:
+                raise LaneError(f"item {ref} is not assigned to you", 404)
+            ids.append(item_id)
+    nxt = actions.next_item(lane.store, project, user, ids[0], ids[1:], queue=queue)
+    if nxt is None:
+        return None
+    ref = lane_ref(lane, project, user, nxt)
+    return payload_of(open_view(lane, project, user, ref), ref)
 
 
 def _text(value: Any) -> str | None:
@@ -396,7 +489,12 @@ def save_choices(
     value question takes its value (text, number, spans); null clears an answer
     (``actions.save_values`` decides whether it may be); a conditional question is
     refused unless its condition holds with the answers saved and posted before it."""
-    ctx = _context(store, project, user, item_id)
+    return choose(_context(store, project, user, item_id), chosen, fresh=False)
+
+
+def choose(ctx: ItemView, chosen: dict[str, Any], *, fresh: bool = True) -> ItemView:
+    """:func:`save_choices` on an item's view; ``fresh``: its state was read in this
+    request (``open_view``), so the save reads nothing more."""
     by_key = {t.key: t for t in build_targets(ctx, every=True)}
     answers = dict(ctx.labels)
     values = []
@@ -417,7 +515,7 @@ def save_choices(
         values.append((target, value))
         if target.index is None:
             answers[target.field.name] = value
-    return actions.save_values(ctx, values)
+    return actions.save_values(ctx, values, fresh=fresh)
 
 
 def save_and_submit(
@@ -445,7 +543,11 @@ def act(
     """Flag or unflag (``{"action": "flag", "flagged": bool}``), note (``{"action":
     "note", "note": text}``) or skip (``{"action": "skip"}``) the item, through the same
     actions as the page; LaneError says what was refused."""
-    view = _context(store, project, user, item_id)
+    return act_on(_context(store, project, user, item_id), body)
+
+
+def act_on(view: ItemView, body: dict[str, Any]) -> dict[str, Any]:
+    """:func:`act` on an item's view."""
     action = body.get("action")
     if action == "flag" and isinstance(body.get("flagged"), bool):
         actions.set_flag(view, body["flagged"])

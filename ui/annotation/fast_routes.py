@@ -9,7 +9,7 @@ s}`` saves the choices and submits the item; with ``"submit": false`` it only sa
 ``POST /api/annotate/act`` flags, notes or skips an item. Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
 origin, like ``ui.session_routes``; the lane is checked against the sign-in behind it
-and the user's current role on every request (``Lanes.check``), saves are rate-limited
+and the user's current role on every request (``Lanes.enter``), saves are rate-limited
 per lane (429 with ``Retry-After``), and a save's body is read only after all that, up
 to :data:`MAX_BODY` bytes. The store is blocking: the work runs in a thread.
 
@@ -29,7 +29,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from annotation_store import AnnotatorInfo, StoreError
+from annotation_store import AnnotatorInfo, ProjectInfo, StoreError
+from annotation_store.annotating import actions
 from annotation_store.annotating.actions import ActionRefused
 from ui.annotation import fast_lane
 from ui.annotation.fast_lane import LANES, Lane, LaneError
@@ -48,18 +49,14 @@ MAX_SECONDS = 86_400
 _SERVED = threading.Event()
 
 
-def _next(lane: Lane, user: AnnotatorInfo, after: str, pending: list[str]) -> dict[str, Any]:
-    project = lane.store.project(lane.project)
+def _next(
+    lane: Lane, user: AnnotatorInfo, project: ProjectInfo, after: str, pending: list[str]
+) -> dict[str, Any]:
     try:
         fast_lane.study_gate(lane.store, project, user)
     except LaneError:
         return {"item": None}  # the end of the lane: the page shows the study's next stage
-    here = fast_lane.resolve(lane.store, project, user, after)
-    waiting = [fast_lane.resolve(lane.store, project, user, ref) for ref in pending]
-    nxt = fast_lane.next_item(lane.store, project, user, here, waiting)
-    if nxt is None:
-        return {"item": None}
-    return {"item": fast_lane.item_payload(lane.store, project, user, nxt)}
+    return {"item": fast_lane.lane_next(lane, project, user, after, pending)}
 
 
 def _seconds(body: dict[str, Any], key: str) -> float | None:
@@ -72,15 +69,16 @@ def _seconds(body: dict[str, Any], key: str) -> float | None:
     return float(value)
 
 
-def _label(lane: Lane, user: AnnotatorInfo, body: dict[str, Any]) -> dict[str, Any]:
-    project = lane.store.project(lane.project)
+def _label(
+    lane: Lane, user: AnnotatorInfo, project: ProjectInfo, body: dict[str, Any]
+) -> dict[str, Any]:
     fast_lane.study_gate(lane.store, project, user)
-    item_id = fast_lane.resolve(lane.store, project, user, str(body.get("item", "")))
+    view = fast_lane.open_view(lane, project, user, str(body.get("item", "")))
     chosen = body.get("chosen") or {}
     if not isinstance(chosen, dict):
         raise LaneError("malformed request", 400)
     if body.get("submit", True) is False:
-        ctx = fast_lane.save_choices(lane.store, project, user, item_id, chosen)
+        ctx = fast_lane.choose(view, chosen)
         return {
             "saved": True,
             "submitted": False,
@@ -88,15 +86,17 @@ def _label(lane: Lane, user: AnnotatorInfo, body: dict[str, Any]) -> dict[str, A
             "asked": fast_lane.asked_keys(ctx),
         }
     seconds, active = _seconds(body, "seconds"), _seconds(body, "active_seconds")
-    fast_lane.save_and_submit(lane.store, project, user, item_id, chosen, seconds, active)
+    # the view was read in this request and the save updates it: the submit reads it no more
+    actions.submit(fast_lane.choose(view, chosen), seconds, active, fresh=True)
     return {"saved": True}
 
 
-def _act(lane: Lane, user: AnnotatorInfo, body: dict[str, Any]) -> dict[str, Any]:
-    project = lane.store.project(lane.project)
+def _act(
+    lane: Lane, user: AnnotatorInfo, project: ProjectInfo, body: dict[str, Any]
+) -> dict[str, Any]:
     fast_lane.study_gate(lane.store, project, user)
-    item_id = fast_lane.resolve(lane.store, project, user, str(body.get("item", "")))
-    return fast_lane.act(lane.store, project, user, item_id, body)
+    view = fast_lane.open_view(lane, project, user, str(body.get("item", "")))
+    return fast_lane.act_on(view, body)
 
 
 def _refuse_constant(name: str) -> None:
@@ -124,18 +124,18 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 async def _answer(request: Request, work: Any, *args: Any, saves: bool = False) -> Response:
-    """Run ``work(lane, user, *args)`` once the request passed every door, in order:
+    """Run ``work(lane, user, project, *args)`` once the request passed every door, in order:
     the guard header and origin, the lane and the sign-in behind it, the save allowance
     and (for a save) the body, read last."""
     refused = refused_request(request)
     if refused is not None:
         return refused
     try:
-        lane, user = await run_in_threadpool(LANES.check, request.headers.get(LANE_HEADER))
+        lane, user, project = await run_in_threadpool(LANES.enter, request.headers.get(LANE_HEADER))
         if saves:
             LANES.take_save(lane)
             args = (*args, await _body(request))
-        return JSONResponse(await run_in_threadpool(work, lane, user, *args))
+        return JSONResponse(await run_in_threadpool(work, lane, user, project, *args))
     except ActionRefused as exc:  # the lane's refusals and the domain actions' alike
         retry = getattr(exc, "retry_after", None)
         wait = {"Retry-After": str(retry)} if retry else None
