@@ -84,6 +84,37 @@ def test_segment_bootstrap_equals_the_statistics_of_each_resample(epsilon: float
             assert boot[name][b] == pytest.approx(value, abs=1e-12, nan_ok=True), (name, b)
 
 
+def test_rows_with_the_same_people_share_one_people_side() -> None:
+    rng = np.random.default_rng(5)
+    group = np.repeat(np.arange(12), 4)
+    x = rng.integers(0, 5, len(group)) / 4.0
+    ys = [np.round(x + rng.normal(0, s, len(group)), 1) for s in (0.2, 0.5)]
+    segment_boot._LAST.clear()
+    shared = [segment_boot.segment_bootstrap(x, y, group, 0.1, 30, 4)[0] for y in ys]
+    side = segment_boot._people_side(x.copy(), group.copy(), 30, 4)
+    assert side is segment_boot._people_side(x, group, 30, 4)  # built once, not per row
+    assert side is not segment_boot._people_side(x, group, 31, 4)  # other draws: rebuilt
+    for y, got in zip(ys, shared, strict=True):
+        segment_boot._LAST.clear()
+        fresh = segment_boot.segment_bootstrap(x, y, group, 0.1, 30, 4)[0]
+        for name, values in fresh.items():
+            assert np.array_equal(got[name], values, equal_nan=True), name
+
+
+def test_near_codes_are_the_float_tests_runs() -> None:
+    # decimals whose sums and differences round: u[a] + eps and u[b] - u[a] disagree
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        u = np.unique(np.round(rng.uniform(0, 3, 40), rng.integers(1, 3)))
+        d = np.abs(np.subtract.outer(u, u))
+        for eps in (*rng.choice(d[d > 0], 5), 0.1, 0.3):
+            lo, hi = segment_boot._near_codes(u, float(eps))
+            near = d <= eps
+            codes = np.arange(len(u))
+            run = (codes[None, :] >= lo[:, None]) & (codes[None, :] <= hi[:, None])
+            assert np.array_equal(near, run), eps
+
+
 @pytest.mark.parametrize("df", [1, 2, 3, 5, 11, 19, 20, 40, 97, 500, 1397])
 def test_t_lower_tail_is_scipys_stdtr(df: int) -> None:
     from scipy.special import stdtr

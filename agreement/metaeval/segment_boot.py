@@ -11,6 +11,8 @@ Without a group column each item is its own group.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from agreement.bootstrap import draw_counts
@@ -58,8 +60,8 @@ def _block_sums(m: np.ndarray, starts: np.ndarray) -> np.ndarray:
 def _tie_blocks(g_items: np.ndarray, codes: np.ndarray, n_groups: int, k: int) -> np.ndarray:
     """(groups, groups) ordered pairs of items (each with itself too) of one value: the
     product of the groups' counts of each value, no items x items matrix."""
-    per_group = np.zeros((n_groups, k))
-    np.add.at(per_group, (g_items, codes), 1.0)
+    per_group = np.bincount(g_items * k + codes, minlength=n_groups * k).reshape(n_groups, k)
+    per_group = per_group.astype(np.float64)  # counts: the product is exact
     return per_group @ per_group.T
 
 
@@ -76,6 +78,86 @@ def _distinct_drawn(
     return out
 
 
+@dataclass(frozen=True)
+class _PeopleSide:
+    """What a row's bootstrap needs of the people's values and the groups alone: the
+    same for every evaluator scored on the same items, so it is built once for them all."""
+
+    order: np.ndarray
+    starts: np.ndarray
+    g_items: np.ndarray
+    w: np.ndarray
+    n_items: np.ndarray
+    xc: np.ndarray
+    kx: np.ndarray
+    rx: np.ndarray
+    cx: np.ndarray
+    sx: np.ndarray | None
+    tx: np.ndarray | None
+    distinct_x: np.ndarray | None
+
+
+#: The last people side built, by its inputs' bytes: one entry (the 13 rows of a
+#: meta-evaluation share it; a row with other items replaces it).
+_LAST: dict[str, tuple[tuple, _PeopleSide]] = {}
+
+
+def _people_side(x: np.ndarray, group: np.ndarray, n_resamples: int, seed: int) -> _PeopleSide:
+    """The people's side of ``segment_bootstrap`` (cached for the next row)."""
+    key = (x.tobytes(), np.asarray(group).tobytes(), str(group.dtype), n_resamples, seed)
+    last = _LAST.get("side")
+    if last is not None and last[0] == key:
+        return last[1]
+    order = np.argsort(group, kind="stable")
+    x, group = x[order], group[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(group)) + 1]
+    g_items = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(x)]))
+    n_groups = len(starts)
+    w = draw_counts(n_groups, n_resamples, seed)  # (B, groups)
+    n_items = w @ np.diff(np.r_[starts, len(x)]).astype(float)
+    ux, kx = np.unique(x, return_inverse=True)
+    rx, cx = _value_ranks(w, g_items, kx, len(ux))
+    sx = tx = distinct_x = None
+    if len(x) <= MAX_PAIR_ITEMS:
+        # orders from the distinct values' codes: small integers, not items x items floats
+        k16 = kx.astype(np.int16)
+        sx = np.sign(np.subtract.outer(k16, k16)).astype(np.int8)
+        tx = _tie_blocks(g_items, kx, n_groups, len(ux))
+        present = (w > 0).astype(np.float64)
+        distinct_x = _distinct_drawn(present, g_items, kx, n_groups, len(ux))
+    side = _PeopleSide(
+        order, starts, g_items, w, n_items, x - x.mean(), kx, rx, cx, sx, tx, distinct_x
+    )
+    _LAST["side"] = (key, side)
+    return side
+
+
+def _near_codes(u: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each distinct sorted value ``u[a]``: the first and last codes ``b`` with
+    ``|u[b] - u[a]| <= epsilon``, exactly as the float test decides (a rounded difference
+    grows with ``b``, so they form one run of codes; a search finds it roughly, then
+    steps fix the ends)."""
+    k = len(u)
+    a = np.arange(k)
+    hi = np.clip(np.searchsorted(u, u + epsilon, side="right") - 1, a, k - 1)
+    lo = np.clip(np.searchsorted(u, u - epsilon, side="left"), 0, a)
+    while True:  # the rounded sum may land a code off either way
+        down = (hi > a) & (u[hi] - u[a] > epsilon)
+        up = (hi + 1 < k) & ~down
+        up[up] = u[hi[up] + 1] - u[a[up]] <= epsilon
+        if not (down.any() or up.any()):
+            break
+        hi = hi - down + up
+    while True:
+        down = (lo < a) & (u[a] - u[lo] > epsilon)
+        up = (lo > 0) & ~down
+        up[up] = u[a[up]] - u[lo[up] - 1] <= epsilon
+        if not (down.any() or up.any()):
+            break
+        lo = lo + down - up
+    return lo, hi
+
+
 def segment_bootstrap(
     x: np.ndarray,
     y: np.ndarray,
@@ -88,26 +170,25 @@ def segment_bootstrap(
 
     ``x`` people, ``y`` the evaluator, ``group`` each item's group code.
     """
-    order = np.argsort(group, kind="stable")
-    x, y, group = x[order], y[order], group[order]
-    starts = np.r_[0, np.flatnonzero(np.diff(group)) + 1]
-    g_items = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(x)]))
+    ps = _people_side(x, group, n_resamples, seed)
+    y = y[ps.order]
+    w, g_items, n_items, kx, starts = ps.w, ps.g_items, ps.n_items, ps.kx, ps.starts
     n_groups = len(starts)
-    w = draw_counts(n_groups, n_resamples, seed)  # (B, groups)
-    sizes = np.diff(np.r_[starts, len(x)]).astype(float)
     out: dict[str, np.ndarray] = {}
     why: dict[str, str] = {}
-    xc, yc = x - x.mean(), y - y.mean()
+    xc, yc = ps.xc, y - y.mean()
     # every sum over a resample's items is the draw counts times per-group sums
-    per_group = np.zeros((5, n_groups))
-    for row, v in enumerate((xc, yc, xc * xc, yc * yc, xc * yc)):
-        np.add.at(per_group[row], g_items, v)
-    n_items = w @ sizes
+    # bincount adds in item order, as np.add.at did: the same sums
+    per_group = np.stack(
+        [
+            np.bincount(g_items, weights=v, minlength=n_groups)
+            for v in (xc, yc, xc * xc, yc * yc, xc * yc)
+        ]
+    )
     sums = w @ per_group.T
     out["pearson"] = _pearson_from_sums(n_items, *sums.T)
-    ux, kx = np.unique(x, return_inverse=True)
     uy, ky = np.unique(y, return_inverse=True)
-    rx, cx = _value_ranks(w, g_items, kx, len(ux))
+    rx, cx = ps.rx, ps.cx
     ry, cy = _value_ranks(w, g_items, ky, len(uy))
     # the ranks of all n copies add up to n (n + 1) / 2 on both sides
     counts = w[:, g_items]  # (B, items): copies of each item
@@ -115,23 +196,27 @@ def segment_bootstrap(
     sxy = np.einsum("bi,bi,bi->b", counts, rx[:, kx], ry[:, ky])
     sxx, syy = (cx * rx * rx).sum(1), (cy * ry * ry).sum(1)
     out["spearman"] = _pearson_from_sums(n_items, rank_sum, rank_sum, sxx, syy, sxy)
-    if len(x) > MAX_PAIR_ITEMS:
+    if ps.sx is None:
         for name in ("kendall_b", "kendall_c", "acc_eq"):
             why[name] = TOO_MANY
         return out, why
-    # orders from the distinct values' codes: small integers, not items x items floats
-    sx = np.sign(np.subtract.outer(kx.astype(np.int16), kx.astype(np.int16))).astype(np.int8)
-    sy = np.sign(np.subtract.outer(ky.astype(np.int16), ky.astype(np.int16))).astype(np.int8)
+    sx = ps.sx
+    ky16 = ky.astype(np.int16)
+    sy = np.sign(np.subtract.outer(ky16, ky16)).astype(np.int8)
     sign = sx * sy
     if epsilon > 0:
-        agree = np.where(np.abs(np.subtract.outer(y, y)) <= epsilon, sx == 0, sign > 0)
+        # within epsilon in y, from the codes: code j in item i's run [lo, hi]
+        lo, hi = _near_codes(uy, epsilon)
+        lo_i = lo[ky].astype(np.int16)
+        width = (hi - lo)[ky].astype(np.uint16)
+        near = (ky16[None, :] - lo_i[:, None]).view(np.uint16) <= width[:, None]
+        agree = np.where(near, sx == 0, sign > 0)
     else:  # tied in y: agree when tied in x too, i.e. sign 0 in y and x
         agree = (sign > 0) | ((sx == 0) & (sy == 0))
-    tx = _tie_blocks(g_items, kx, n_groups, len(ux))
     ty = _tie_blocks(g_items, ky, n_groups, len(uy))
     # every quadratic form w' M w from one product with the four block matrices
     blocks = np.concatenate(
-        [_block_sums(sign, starts), tx, ty, _block_sums(agree, starts)], axis=1
+        [_block_sums(sign, starts), ps.tx, ty, _block_sums(agree, starts)], axis=1
     ).astype(np.float64)
     quads = ((w @ blocks).reshape(len(w), 4, n_groups) * w[:, None, :]).sum(2)
 
@@ -145,8 +230,7 @@ def segment_bootstrap(
         out["kendall_b"] = np.where((xt == tot) | (yt == tot), np.nan, tau_b)
         present = (w > 0).astype(np.float64)
         m = np.minimum(
-            _distinct_drawn(present, g_items, kx, n_groups, len(ux)),
-            _distinct_drawn(present, g_items, ky, n_groups, len(uy)),
+            ps.distinct_x, _distinct_drawn(present, g_items, ky, n_groups, len(uy))
         ).astype(float)
         tau_c = 2 * s / (n * n * (m - 1) / m)
         out["kendall_c"] = np.where((xt == tot) | (yt == tot), np.nan, tau_c)
