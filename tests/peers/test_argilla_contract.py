@@ -274,3 +274,22 @@ def test_every_answer_passes_argilla_servers_own_validator(
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["checked"] == len(cases) > 500
     assert result["refused"] == []
+
+
+def test_hidden_item_fields_are_metadata_kept_from_annotators(exports: list[Export]) -> None:
+    """The system behind an output (``generator``, hidden in every built-in kind) reaches
+    Argilla as a metadata property annotators do not see, never as a field drawn for them;
+    its value travels with each record."""
+    seen = 0
+    for export in _folders(exports, "items"):
+        settings = _settings(export)
+        hidden = {m.name: m for m in settings.metadata}
+        assert not hidden.keys() & {f.name for f in settings.fields}, export.project
+        assert all(not m.visible_for_annotators for m in hidden.values()), export.project
+        rows = pq.read_table(export.path / "records.parquet").to_pylist()
+        for (record, _), row in zip(_records(export), rows, strict=True):
+            for name in hidden:
+                if row.get(name) is not None:
+                    assert record.metadata[name] == row[name], (export.project, name)
+                    seen += 1
+    assert seen  # the demos' items carry their generator
