@@ -166,3 +166,12 @@ def test_status_rows_cut_server_paths() -> None:
         {"evaluator": "bleu", "status": "ready", "how to enable": ""},
         {"evaluator": "meteor", "status": "not available", "how to enable": "no …/wn here"},
     ]
+
+
+def test_item_panel_note_cuts_server_paths() -> None:
+    from ui.evaluator_panel import unavailable_note
+
+    note = unavailable_note(
+        {"meteor": "WordNet not found in /srv/app/data/nltk_data", "bleu": None}
+    )
+    assert note == "Unavailable here: **meteor**: WordNet not found in …/nltk_data"
