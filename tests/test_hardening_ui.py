@@ -146,7 +146,7 @@ def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypa
             f" (+{gold} gold)" if gold else ""
         )
     im = table.loc["demo-intent-match"]
-    assert im["submissions"] == 18 and im["submitted answers"] == 54
+    assert im["submissions"] == 18 and im["answers"] == 54
     # k = 4 and three demo annotators: no item is complete until you label it too
     assert im["complete items"] == "0 / 6"
     progress = open_app(monkeypatch, store.url, page="pages/progress.py")
