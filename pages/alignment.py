@@ -107,8 +107,9 @@ st.caption(
     f"with several signatures has one row per signature). Headline: {headline_name(doc['headline'])}, "
     "95% percentile bootstrap CIs over items."
 )
+frame, undefined = without_empty_columns(versions_frame(doc))
 frame, config = dash_missing(
-    versions_frame(doc),
+    frame,
     number_columns(versions_formats(doc)),
     why={
         "mean cost": "no model tokens used (imported or local scores)",
@@ -116,6 +117,8 @@ frame, config = dash_missing(
     },
 )
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_versions")
+if undefined:
+    st.caption(f"Undefined for every version here, so not shown: {', '.join(undefined)}.")
 for row in doc["versions"]:
     if row["excluded"]["n"]:
         why = "; ".join(f"{i}: {r}" for i, r in (row["excluded"].get("reasons") or {}).items())

@@ -23,6 +23,8 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     assert list(versions["version"]) == ["judge:toy v1", "judge:toy v2"]
     assert list(versions["n"]) == [39, 38]
     assert list(versions["excluded (few-shot)"]) == [0, 2]
+    assert "why undefined" not in versions.columns  # the headline is defined for both
+    assert any("so not shown: why undefined" in str(c.value) for c in at.caption)
     captions = " ".join(str(c.value) for c in at.caption)
     assert "judge:toy v2**: 2 item(s) excluded" in captions
     probes = at.dataframe[1].value
