@@ -47,13 +47,7 @@ with st.expander(
         pd.DataFrame(status_rows(reasons), columns=["evaluator", "status", "how to enable"]),
         hide_index=True,
         width="stretch",
-        # narrow name and status columns: the hint gets the width (a long one is cut, and
-        # shown whole on hover)
-        column_config={
-            "evaluator": st.column_config.TextColumn(width="medium"),
-            "status": st.column_config.TextColumn(width="small"),
-            "how to enable": st.column_config.TextColumn(width="large"),
-        },
+        column_config={"how to enable": st.column_config.TextColumn(width="large")},
     )
 
 if not has_role("admin", "reviewer"):
