@@ -18,6 +18,6 @@ def test_asked_for_then_last_used_then_the_readmes_then_the_first() -> None:
 
 def test_the_cookie_script_quotes_the_name() -> None:
     script = remember_script('x</script>"y')
-    assert f"document.cookie = '{COOKIE}=' + encodeURIComponent(\"x<\\/script>\\\"y\")" in script
+    assert f'document.cookie = \'{COOKIE}=\' + encodeURIComponent("x<\\/script>\\"y")' in script
     assert "</script>" not in script.removesuffix("</script>")
     assert remember_script(None) == ""
