@@ -15,6 +15,8 @@ from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
 from ui.estimates_panel import estimates_panel
+from ui.last_project import last_used, remember_script
+from ui.narrow_layout import fold_sidebar_when_narrow
 from ui.page_index import PAGES, default_project
 from ui.study.entry import crowd_project, run_study_session
 
@@ -40,7 +42,7 @@ get_worker()
 def _project_picker() -> None:
     names = [p.name for p in store.projects()]
     wanted = default_project(
-        names, st.session_state.get(PROJECT_KEY) or st.query_params.get("project")
+        names, st.session_state.get(PROJECT_KEY) or st.query_params.get("project"), last_used()
     )
     if not names:
         st.sidebar.caption("No projects yet.")
@@ -107,3 +109,5 @@ finally:
         with panel_slot:
             agreement_panel(st.session_state[PROJECT_KEY])
             estimates_panel(st.session_state[PROJECT_KEY])
+    # last in the sidebar: a script's element keeps a small gap, at the end it moves nothing
+    fold_sidebar_when_narrow(remember_script(st.session_state.get(PROJECT_KEY)))

@@ -173,10 +173,26 @@ def one_sided_p(d: np.ndarray, epsilon: float, test: str = "ttest") -> float:
 
 
 def by_adjust(p: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
-    """Benjamini-Yekutieli: (rejected, adjusted p-values) at false discovery rate q."""
-    from statsmodels.stats.multitest import multipletests
+    """Benjamini-Yekutieli: (rejected, adjusted p-values) at false discovery rate q.
 
-    rejected, adjusted, _, _ = multipletests(p, alpha=q, method="fdr_by")
+    Written out (statsmodels' ``multipletests(method="fdr_by")``, which the tests compare
+    with, is not in the default install): step-up on the sorted p-values with
+    c(m) = 1 + 1/2 + ... + 1/m, adjusted values made monotone from the largest down.
+    """
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    if m == 0:
+        return np.zeros(0, dtype=bool), np.zeros(0)
+    order = np.argsort(p, kind="mergesort")
+    ranked = p[order]
+    scale = np.sum(1.0 / np.arange(1, m + 1)) * m / np.arange(1, m + 1)
+    passing = np.nonzero(ranked <= q / scale)[0]
+    rejected = np.zeros(m, dtype=bool)
+    if passing.size:
+        rejected[order[: passing[-1] + 1]] = True
+    adjusted_sorted = np.minimum(1.0, np.minimum.accumulate((ranked * scale)[::-1])[::-1])
+    adjusted = np.empty(m)
+    adjusted[order] = adjusted_sorted
     return rejected, adjusted
 
 

@@ -146,6 +146,39 @@ PROBE_FIGURES = (
 )  # fmt: skip
 
 
+def probe_help(epsilon: float) -> dict[str, str]:
+    """What each probe column means: the table's column help (a header's tooltip);
+    ``epsilon`` is the alternative annotator test's margin."""
+    return {
+        "samples unanimous": "share of items whose k samples of the version all agree",
+        "samples α": "Krippendorff's alpha with the version's samples as raters",
+        "ECE": "expected calibration error, 10 equal-width bins (see ECE definition)",
+        "ECE definition": "binary field: the judge's P(yes) against the human majority; "
+        "label judge: its confidence in its own answer against correctness (Potato's)",
+        "Brier": "Brier score of the same probabilities as the ECE",
+        "length ρ (residual)": LENGTH_BIAS.name,
+        "swap: share changed": "share of decisions a swapped-position run changed, "
+        "95% Wilson interval beside it",
+        "options reversed: share changed": "share of decisions a run with the options in "
+        "reverse order changed",
+        "own model over-estimated": "ego-centric bias (FinGrAct's headline): the judge's own "
+        "model's outputs scored above the people",
+        "over-estimated": "items the judge scored above the people",
+        "under-estimated": "items the judge scored below the people",
+        "alt-test ω": "alternative annotator test: the share of annotators the judge can "
+        "replace (leave one out, one-sided paired t-test with "
+        f"ε = {epsilon}, Benjamini-Yekutieli at q = 0.05; "
+        "passes at ω ≥ 0.5; needs 3 annotators with 30 items each)",
+        "alt-test ρ": "alternative annotator test: the judge's average advantage probability",
+        "human ceiling z": "Judge's Verdict: (judge's mean kappa with each annotator - the "
+        "annotator pairs' mean kappa) / their SD; |z| < 1 human-like, z > 1 super-consistent; "
+        "after a correlation filter (Pearson r ≥ 0.80 with the people's mean), quadratic "
+        "weights on graded fields",
+        "recalibrated (cross-fitted)": "Platt / isotonic maps, 5-fold cross-fitted, beside the "
+        "raw figure",
+    }
+
+
 def probes_formats() -> dict[str, str]:
     """printf formats of :func:`probes_frame`'s figures (three decimals each)."""
     return dict.fromkeys(PROBE_FIGURES, "%.3f")

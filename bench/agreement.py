@@ -18,7 +18,7 @@ before and after (on a shared machine wall time follows the load; CPU time much 
 ``--baseline DIR`` alternates them with another checkout's processes (before/after).
 
     .venv/bin/python bench/agreement.py [--items 10000] [--db sqlite:////tmp/x.db]
-        [--process [--baseline ../main]]
+        [--process [--baseline DIR]]   # DIR: another checkout, e.g. git worktree add /tmp/base main
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Import the Agreement page's heavy libraries once, in the background, when the server starts.
 
 The first visit to the Agreement page used to pay for importing the statistics stack
-(SciPy, statsmodels, plotly's figure factories: about 3 s on a
+(SciPy, plotly's figure factories: about 3 s on a
 2-core machine) before it computed anything. A daemon thread started with the first
 session imports them while the user signs in or looks at Home, so that visit only
 computes. Python's import lock makes a page that needs a module meanwhile wait for the

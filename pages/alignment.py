@@ -24,6 +24,7 @@ from alignment.frames import (
     confusion_frame,
     headline_name,
     price_note,
+    probe_help,
     probes_formats,
     probes_frame,
     undrawn_versions,
@@ -40,7 +41,7 @@ from ui.drift_view import drift_history_section
 from ui.escalation_view import escalation_section
 from ui.probe_runs import probe_control
 from ui.robustness_view import robustness_section
-from ui.tables import DASH, dash_missing, number_columns
+from ui.tables import DASH, dash_missing, number_columns, with_help, without_empty_columns
 from workbench_api.autocalibration import field_step
 
 NO_DECISIONS = (
@@ -106,8 +107,9 @@ st.caption(
     f"with several signatures has one row per signature). Headline: {headline_name(doc['headline'])}, "
     "95% percentile bootstrap CIs over items."
 )
+frame, undefined = without_empty_columns(versions_frame(doc))
 frame, config = dash_missing(
-    versions_frame(doc),
+    frame,
     number_columns(versions_formats(doc)),
     why={
         "mean cost": "no model tokens used (imported or local scores)",
@@ -115,6 +117,8 @@ frame, config = dash_missing(
     },
 )
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_versions")
+if undefined:
+    st.caption(f"Undefined for every version here, so not shown: {', '.join(undefined)}.")
 for row in doc["versions"]:
     if row["excluded"]["n"]:
         why = "; ".join(f"{i}: {r}" for i, r in (row["excluded"].get("reasons") or {}).items())
@@ -137,25 +141,16 @@ for row in doc["versions"]:
         st.dataframe(confusion, key=f"alignment_confusion_{row['label']}")
 
 st.header("Reliability and bias probes")
+# Columns no version has a figure for are left out and named once; what each column
+# means is its header's help, not a paragraph.
+frame, not_measured = without_empty_columns(probes_frame(doc))
 frame, config = dash_missing(
-    probes_frame(doc),
-    number_columns(probes_formats()),
+    frame, with_help(number_columns(probes_formats()), probe_help(doc["meta"]["epsilon"]))
 )
 st.dataframe(frame, column_config=config, hide_index=True, key="alignment_probes")
 st.caption(
-    f"Alternative annotator test: leave one annotator out, one-sided paired t-test with "
-    f"ε = {doc['meta']['epsilon']}, Benjamini-Yekutieli at q = 0.05; ω is the share of "
-    "annotators the judge can replace (passes at ω ≥ 0.5), ρ its average advantage "
-    "probability. Needs 3 annotators with 30 items each. Each figure's n is beside it. "
-    "ECE (10 equal-width bins) says its definition: the judge's P(yes) against the human "
-    "majority on a binary field; a label judge's confidence in its own answer against "
-    "correctness (Potato's); each version's card shows both. Swap / options reversed: the "
-    "share of decisions a probe run of the version changed, 95% Wilson interval. "
-    "Recalibrated: Platt / isotonic maps, 5-fold cross-fitted, beside the raw figure. "
-    "Human ceiling (Judge's Verdict): the judge's mean kappa with each annotator against the "
-    "annotator pairs' kappas, as z = (judge - pairs' mean) / pairs' SD: |z| < 1 human-like, "
-    "z > 1 super-consistent; after a correlation filter (Pearson r ≥ 0.80 with the people's "
-    "mean); quadratic-weighted kappa on ordinal and other graded fields."
+    "Each figure's n is beside it; point at a column's name for what it measures."
+    + (f" Not measured for any version yet: {', '.join(not_measured)}." if not_measured else "")
 )
 probe_control(project.name, doc["versions"])
 for row in doc["versions"]:

@@ -48,8 +48,9 @@ if has_role("admin", "reviewer"):
         "kind": "kind",
         "items": "items",
         "annotators": "annotators",
-        "submitted_labels": "submitted answers",
-        "draft_labels": "draft answers",
+        # short headers (what they count is their help): the table fits 1440 px whole
+        "submitted_labels": "answers",
+        "draft_labels": "drafts",
         "evaluator_results": "evaluator results",
     }
     empty = (
@@ -96,8 +97,11 @@ st.dataframe(
         "submissions": st.column_config.NumberColumn(
             help="One per annotator per submitted item (as on Progress)"
         ),
-        "submitted answers": st.column_config.NumberColumn(
+        "answers": st.column_config.NumberColumn(
             help="Submitted label fields: one per question an annotator answered"
+        ),
+        "drafts": st.column_config.NumberColumn(
+            help="Label fields saved as drafts, not submitted yet"
         ),
     },
 )

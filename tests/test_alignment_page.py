@@ -23,10 +23,23 @@ def test_rows_for_both_versions_and_a_diff_with_a_moved_item(
     assert list(versions["version"]) == ["judge:toy v1", "judge:toy v2"]
     assert list(versions["n"]) == [39, 38]
     assert list(versions["excluded (few-shot)"]) == [0, 2]
+    assert "why undefined" not in versions.columns  # the headline is defined for both
+    assert any("so not shown: why undefined" in str(c.value) for c in at.caption)
     captions = " ".join(str(c.value) for c in at.caption)
     assert "judge:toy v2**: 2 item(s) excluded" in captions
     probes = at.dataframe[1].value
     assert probes.loc[1, "samples unanimous"] == f"{37 / 38:.3f}"  # three decimals, as above
+    # columns no version has a figure for are left out, named once under the table
+    empty = [c for c in probes.columns if (probes[c].astype(str) == "—").all()]
+    assert empty == []
+    assert "own model over-estimated" not in probes.columns  # no model of its own here
+    [said] = [str(c.value) for c in at.caption if "Not measured for any version yet" in c.value]
+    assert "own model over-estimated" in said
+    # definitions are the headers' help, not a paragraph
+    assert '"help": "alternative annotator test: the share of annotators' in (
+        at.dataframe[1].proto.columns
+    )
+    assert not any("Benjamini" in str(c.value) for c in at.caption)
     # the diff: v1 -> v2, moved items by default; item 3 moved toward the humans
     assert at.selectbox(key="alignment_diff_a").value == "judge:toy v1"
     assert at.selectbox(key="alignment_diff_b").value == "judge:toy v2"

@@ -195,3 +195,26 @@ def test_alt_test_equals_the_item_by_item_computation(discrete: bool) -> None:
     result = alt_test(judge, labels, discrete=discrete, min_items=1, min_annotators=1)
     got = {a.annotator: (a.n, a.rho_f, a.rho_h) for a in result.annotators}
     assert got == {k: v for k, v in expected.items() if v[0] >= 1}
+
+
+def test_by_adjust_equals_statsmodels_fdr_by() -> None:
+    """The written-out Benjamini-Yekutieli (statsmodels is a dev requirement only)."""
+    from statsmodels.stats.multitest import multipletests
+
+    from agreement.alt_test import by_adjust
+
+    rng = np.random.default_rng(7)
+    cases = [
+        rng.uniform(0, 0.05, 12),
+        np.array([0.001, 0.001, 0.04, 0.04, 0.2, 0.9, 0.001]),  # ties
+        np.array([0.5]),
+        np.concatenate([rng.uniform(0, 0.001, 5), rng.uniform(0.3, 1, 20)]),
+    ]
+    for p in cases:
+        for q in (0.05, 0.2):
+            rejected, adjusted = by_adjust(p, q)
+            want_rejected, want_adjusted, _, _ = multipletests(p, alpha=q, method="fdr_by")
+            assert rejected.tolist() == want_rejected.tolist()
+            np.testing.assert_allclose(adjusted, want_adjusted, rtol=1e-12)
+    assert any(by_adjust(cases[3], 0.05)[0])  # the cases test rejections, not only none
+    assert by_adjust(np.array([]), 0.05)[0].size == 0

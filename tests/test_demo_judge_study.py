@@ -82,9 +82,11 @@ def test_the_demo_alignment_page_shows_no_zeros_that_mean_not_applicable(
     flipped = next(m for m in at.metric if m.label == "Decisions flipped")
     assert flipped.value == "—" and "graded" in flipped.help
     assert at.segmented_control(key="alignment_diff_show").options == ["moved", "all"]
-    # no calibration run: the ECE definition is empty, not 0
-    probes = next(d.value for d in at.dataframe if "ECE definition" in d.value.columns)
-    assert set(probes["ECE definition"]) == {"—"}
+    # no calibration run: no ECE column of zeros, the column is left out and named
+    probes = next(d.value for d in at.dataframe if "alt-test ω" in d.value.columns)
+    assert "ECE definition" not in probes.columns and "ECE" not in probes.columns
+    [said] = [str(c.value) for c in at.caption if "Not measured for any version yet" in c.value]
+    assert "ECE, ECE definition, Brier" in said
     # the card opens on the judge being edited (version 2), not the metric named last
     assert at.selectbox(key="alignment_card").value == "judge:demo-resolves v2"
     # the card of the imported metric: no model tokens, counts as counts, names in words

@@ -146,7 +146,7 @@ def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypa
             f" (+{gold} gold)" if gold else ""
         )
     im = table.loc["demo-intent-match"]
-    assert im["submissions"] == 18 and im["submitted answers"] == 54
+    assert im["submissions"] == 18 and im["answers"] == 54
     # k = 4 and three demo annotators: no item is complete until you label it too
     assert im["complete items"] == "0 / 6"
     progress = open_app(monkeypatch, store.url, page="pages/progress.py")
@@ -166,3 +166,12 @@ def test_status_rows_cut_server_paths() -> None:
         {"evaluator": "bleu", "status": "ready", "how to enable": ""},
         {"evaluator": "meteor", "status": "not available", "how to enable": "no …/wn here"},
     ]
+
+
+def test_item_panel_note_cuts_server_paths() -> None:
+    from ui.evaluator_panel import unavailable_note
+
+    note = unavailable_note(
+        {"meteor": "WordNet not found in /srv/app/data/nltk_data", "bleu": None}
+    )
+    assert note == "Unavailable here: **meteor**: WordNet not found in …/nltk_data"

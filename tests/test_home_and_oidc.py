@@ -26,8 +26,8 @@ HOME_COLUMNS = [
     "complete items",
     "annotators",
     "submissions",
-    "submitted answers",
-    "draft answers",
+    "answers",
+    "drafts",
     "evaluator results",
 ]
 

@@ -160,3 +160,24 @@ def test_a_file_without_the_mturk_columns_is_named(store: Store, tmp_path: Path)
     with pytest.raises(Exception, match="other.csv, the header: not an MTurk batch results"):
         import_file(store, "s", "annotations", path, "mturk")
     assert store.items("s") == []
+
+
+def test_the_readmes_mturk_lines_run_as_written(
+    sqlite_url: str, results_csv: Path, tmp_path: Path, capsys
+) -> None:
+    """The README creates the project its MTurk import names, then imports the batch."""
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    at = readme.index("--format mturk --map")
+    lines = readme[: readme.index("\n", at)].splitlines()[-2:]
+    commands = [shlex.split(line.split("  #")[0]) for line in lines]
+    assert [c[:3] for c in commands] == [
+        ["python", "cli.py", "project"],
+        ["python", "cli.py", "import"],
+    ]
+    assert commands[0][4] == commands[1][4]  # the import's project is the one created
+    for args in commands:
+        args = [str(results_csv) if a.endswith("batch_results.csv") else a for a in args[2:]]
+        assert main(["--db", sqlite_url, *args]) == 0
+    assert "annotations: 18 created, 0 updated, 0 unchanged" in capsys.readouterr().out

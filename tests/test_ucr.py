@@ -528,3 +528,16 @@ def test_bounded_inflater_counts_what_it_inflates() -> None:
         small = fetch_mod.BoundedInflater(encoding, 100)
         small.feed(data)
         assert bytes(small.body) == b"hi" and not small.full
+
+
+def test_without_trafilatura_the_page_is_tag_stripped_and_says_how_to_add_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from evaluators.ucr.extract import WITHOUT_TRAFILATURA, html_to_text
+
+    markup = "<html><script>x()</script><nav>Menu</nav><p>Rates rose &amp; fell.</p></html>"
+    monkeypatch.setitem(sys.modules, "trafilatura", None)  # as if not installed
+    assert html_to_text(markup) == ("Menu Rates rose & fell.", WITHOUT_TRAFILATURA)
+    assert "pip install trafilatura" in WITHOUT_TRAFILATURA

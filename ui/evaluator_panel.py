@@ -90,7 +90,7 @@ def unavailable_note(reasons: Mapping[str, str | None]) -> str | None:
     """One Markdown+HTML paragraph saying which evaluators are unavailable and why, each
     reason once; None when every evaluator can run."""
     parts = [
-        ", ".join(f"**{n}**" for n in names) + ": " + breakable(reason)
+        ", ".join(f"**{n}**" for n in names) + ": " + breakable(without_paths(reason))
         for names, reason in grouped_reasons(reasons)
     ]
     return "Unavailable here: " + "; ".join(parts) if parts else None
@@ -221,7 +221,9 @@ def _run_button(col: Any, name: str, base: str, reason: str | None, again: bool)
         icon=":material/play_arrow:",
         on_click=st.session_state.__setitem__,
         args=(f"{base}-{name}-run", True),
-        help=reason or "Evaluate this item now (a cached reply comes back at once)",
+        help=without_paths(reason)
+        if reason
+        else "Evaluate this item now (a cached reply comes back at once)",
     )
 
 

@@ -168,7 +168,7 @@ def _question(
     fields = [f for f in data.get("fields") or [] if isinstance(f, dict)]
     names = [str(f.get("name", "")) for f in fields]
     qtype = q.get("type")
-    c = st.columns([4, 4, 2], vertical_alignment="bottom")
+    c = st.columns([8, 2], vertical_alignment="bottom")
     _widget(
         st.text_input,
         "Name",
@@ -178,6 +178,8 @@ def _question(
         rename_question(i),
         host=c[0],
     )
+    _entry_buttons(c[1], "questions", i)
+    # A row of its own: beside the name, at 1024 px, "Likert (a label per level)" was cut.
     _widget(
         st.selectbox,
         "Type",
@@ -186,12 +188,10 @@ def _question(
         path,
         retype(fields),
         structural=True,
-        host=c[1],
         options=declarable_names(),
         format_func=type_title,
     )
-    _entry_buttons(c[2], "questions", i)
-    c = st.columns([4, 1], vertical_alignment="bottom")
+    c = st.columns([3, 1], vertical_alignment="bottom")
     _widget(
         st.text_input,
         "Prompt",

@@ -122,11 +122,15 @@ PAGES: tuple[PageEntry, ...] = (
 )
 
 
-def default_project(names: list[str], wanted: str | None) -> str | None:
-    """The project to open: the one asked for (session or link), else the README's first
-    project, else the first by name; None without projects."""
-    if wanted in names:
-        return wanted
+def default_project(
+    names: list[str], wanted: str | None, last_used: str | None = None
+) -> str | None:
+    """The project to open: the one asked for (session or link), else the last one this
+    browser used, else the README's first project, else the first by name; None without
+    projects."""
+    for name in (wanted, last_used):
+        if name in names:
+            return name
     if FIRST_PROJECT in names:
         return FIRST_PROJECT
     return names[0] if names else None

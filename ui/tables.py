@@ -73,3 +73,24 @@ def dash_missing(
 def number_columns(formats: Mapping[str, str]) -> dict[str, Any]:
     """Column config of number columns from printf formats (``{"estimate": "%.3f"}``)."""
     return {c: st.column_config.NumberColumn(format=f) for c, f in formats.items()}
+
+
+def without_empty_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` without the columns missing in every row, and those columns' names
+    (a column of dashes only says nothing; the page names them once instead)."""
+    empty = [c for c in frame.columns if all(_missing(v) for v in frame[c])] if len(frame) else []
+    return frame.drop(columns=empty), empty
+
+
+def with_help(config: Mapping[str, Any], helps: Mapping[str, str]) -> dict[str, Any]:
+    """``config`` with each column of ``helps`` given that help (its header's tooltip);
+    a column without a config becomes a text column."""
+    out = dict(config)
+    for col, text in helps.items():
+        spec = out.get(col)
+        out[col] = (
+            {**spec, "help": text}
+            if isinstance(spec, Mapping)
+            else st.column_config.TextColumn(spec if isinstance(spec, str) else None, help=text)
+        )
+    return out

@@ -11,11 +11,18 @@ _SPACE = re.compile(r"[ \t\r\f\v]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{1,}")
 
 
+#: The method recorded when trafilatura (an optional package since the default install
+#: was slimmed) is missing: the page's whole text, navigation included.
+WITHOUT_TRAFILATURA = "tag-strip (for the main text only: pip install trafilatura, or make local)"
+
+
 def html_to_text(markup: str) -> tuple[str, str]:
     """(text, method): trafilatura's main text, else a tag strip; '' when nothing is left."""
     try:
         import trafilatura
-
+    except ImportError:
+        return _strip(markup), WITHOUT_TRAFILATURA
+    try:
         text = (
             trafilatura.extract(
                 markup, include_comments=False, include_tables=True, favor_recall=True
@@ -26,8 +33,11 @@ def html_to_text(markup: str) -> tuple[str, str]:
         text = ""
     if text.strip():
         return _tidy(text), "trafilatura"
-    stripped = html.unescape(_TAG.sub(" ", _SCRIPT.sub(" ", markup)))
-    return _tidy(stripped), "tag-strip"
+    return _strip(markup), "tag-strip"
+
+
+def _strip(markup: str) -> str:
+    return _tidy(html.unescape(_TAG.sub(" ", _SCRIPT.sub(" ", markup))))
 
 
 def _tidy(text: str) -> str:
