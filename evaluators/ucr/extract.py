@@ -13,7 +13,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{1,}")
 
 #: The method recorded when trafilatura (an optional package since the default install
 #: was slimmed) is missing: the page's whole text, navigation included.
-WITHOUT_TRAFILATURA = "tag-strip (for the main text only: pip install trafilatura, or make local)"
+WITHOUT_TRAFILATURA = "tag-strip (for the main text only: pip install trafilatura)"
 
 
 def html_to_text(markup: str) -> tuple[str, str]:
