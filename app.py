@@ -103,5 +103,6 @@ try:
 finally:
     if panel_slot is not None:
         with panel_slot:
-            agreement_panel(st.session_state[PROJECT_KEY])
-            estimates_panel(st.session_state[PROJECT_KEY])
+            live = page.url_path == "annotate"  # where labels arrive: tick every second
+            agreement_panel(st.session_state[PROJECT_KEY], live=live)
+            estimates_panel(st.session_state[PROJECT_KEY], live=live)
