@@ -11,6 +11,8 @@ Builds (once, cached under /tmp) the agreement bench's project (``bench/agreemen
 - ``cpu_s`` per page (first, repeat): CPU seconds (user+sys, from ``/proc/PID/stat``) the app
   server spent on the visit; unlike the wall-clock figures it hardly depends on the load;
 - ``start_cpu_s``: the server's CPU seconds from its start to Home drawn;
+- ``audit_row_click``: on Audit, a click on a row of the table to its drill-down drawn
+  (the median of ``--repeats`` clicks on rows 2, 3, ...), with the server's CPU seconds;
 - ``server_rss_mb``: the app server's resident memory after every page was visited;
 - ``load``: the one-minute load average at the end.
 
@@ -63,6 +65,42 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _row_clicks(page, nav, pid: int, repeats: int) -> dict:
+    """Open Audit, click rows 2, 3, ... of its table: seconds and server CPU per click."""
+    from tests.e2e.harness import wait_for_streamlit
+
+    nav.get_by_role("link", name="Audit", exact=True).click()
+    page.wait_for_selector('h1:has-text("Metric audit")', timeout=600_000)
+    wait_for_streamlit(page, 600_000)
+    heading = page.locator("h3").filter(has_text="Item").first
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    times, cpus = [], []
+    for row in range(1, repeats + 1):
+        before = heading.inner_text()
+        box = grid.bounding_box()
+        cpu0 = _cpu_s(pid)
+        t0 = time.perf_counter()
+        # the row marker (selection) column is the grid's first; rows are 35 px high
+        page.mouse.click(box["x"] + 12, box["y"] + 35 * (row + 1) + 17)
+        page.wait_for_function(
+            """(before) => {
+                const h = [...document.querySelectorAll('h3')].find(e => e.innerText.includes('Item'));
+                return h && h.innerText !== before;
+            }""",
+            arg=before,
+            timeout=600_000,
+        )
+        wait_for_streamlit(page, 600_000)
+        times.append(time.perf_counter() - t0)
+        cpus.append(_cpu_s(pid) - cpu0)
+    return {
+        "click_s": round(statistics.median(times), 2),
+        "click_all_s": [round(t, 2) for t in times],
+        "click_cpu_s": round(statistics.median(cpus), 2),
+    }
+
+
 def measure(url: str, repeats: int) -> dict:
     """Start the server, visit each page; the figures described in the module docstring."""
     from tests.e2e.harness import CHROMIUM, browser_page, running_app, wait_for_streamlit
@@ -105,6 +143,7 @@ def measure(url: str, repeats: int) -> dict:
                 "first_cpu_s": round(first_cpu, 2),
                 "repeat_cpu_s": round(statistics.median(c for _, c in again), 2),
             }
+        pages["audit_row_click"] = _row_clicks(page, nav, pid, repeats)
         rss = _rss_mb(pid)
     return {
         "pages": pages,
@@ -134,6 +173,9 @@ def main() -> None:
         f" ({out['start_cpu_s']} s server CPU)"
     )
     for name, fig in out["pages"].items():
+        if "click_s" in fig:
+            print(f"  {name:<10} {fig['click_s']:>6.2f} s ({fig['click_cpu_s']:.2f} s CPU)")
+            continue
         print(
             f"  {name:<10} first {fig['first_s']:>6.2f} s ({fig['first_cpu_s']:.2f} s CPU)"
             f"   repeat {fig['repeat_s']:>6.2f} s ({fig['repeat_cpu_s']:.2f} s CPU)"
