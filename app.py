@@ -107,7 +107,8 @@ try:
 finally:
     if panel_slot is not None:
         with panel_slot:
-            agreement_panel(st.session_state[PROJECT_KEY])
-            estimates_panel(st.session_state[PROJECT_KEY])
+            live = page.url_path == "annotate"  # where labels arrive: tick every second
+            agreement_panel(st.session_state[PROJECT_KEY], live=live)
+            estimates_panel(st.session_state[PROJECT_KEY], live=live)
     # last in the sidebar: a script's element keeps a small gap, at the end it moves nothing
     fold_sidebar_when_narrow(remember_script(st.session_state.get(PROJECT_KEY)))

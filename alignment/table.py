@@ -117,14 +117,17 @@ def alignment_table(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     epsilon: float | None = None,
+    inputs: FieldInputs | None = None,
 ) -> dict[str, Any]:
     """The alignment document of one field (what ``cli.py alignment --json`` prints); a
-    categorical field's label judges are compared by :mod:`alignment.categorical`."""
+    categorical field's label judges are compared by :mod:`alignment.categorical`.
+    ``inputs``: the field's inputs when the caller has loaded them (``load_field(store,
+    project, field)``), so they are not read twice."""
     from agreement.alt_test import EPSILON
 
     eps = EPSILON if epsilon is None else epsilon
     try:
-        fi = load_field(store, project, field)
+        fi = inputs if inputs is not None else load_field(store, project, field)
     except AlignmentError:
         from alignment.categorical import categorical_table
 

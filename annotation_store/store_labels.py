@@ -231,7 +231,13 @@ class LabelsMixin(StoreBase):
         raw = RawColumns(self.is_sqlite)
         with self.read() as s:
             pid = self._project_row(s, project).id
-            items = self._item_keys(s, pid)
+            if item_id is None:
+                items = self._item_keys(s, pid)
+            else:  # one item's key, not the 10,000 of a large project
+                pk = s.scalar(
+                    select(Item.id).where(Item.project_id == pid, Item.item_id == item_id)
+                )
+                items = [] if pk is None else [(int(pk), item_id)]
             people = s.execute(select(Annotator.id, Annotator.name).order_by(Annotator.name)).all()
             # No joins or ORDER BY in SQL: ids are mapped to names and sorted in numpy below,
             # which is several times faster than SQLite sorting 150,000 joined rows. With
@@ -248,8 +254,7 @@ class LabelsMixin(StoreBase):
                 *status_column,
             ).where(Annotation.project_id == pid, Annotation.status.in_(wanted))
             if item_id is not None:
-                pk = next((k for k, code in items if code == item_id), None)
-                q = q.where(Annotation.item_pk == (-1 if pk is None else pk))
+                q = q.where(Annotation.item_pk == (items[0][0] if items else -1))
             rows = raw.fetch(s, q)
         if not rows:
             return _frame([], FRAME_COLUMNS)

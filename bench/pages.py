@@ -8,6 +8,11 @@ Builds (once, cached under /tmp) the agreement bench's project (``bench/agreemen
 - per page (Agreement, Audit, Alignment, Estimates): click on the sidebar link to the
   page drawn (Streamlit idle and the page's title shown; no fixed sleeps), the first visit
   (which computes and caches) and the median of ``--repeats`` later visits (Home between);
+- ``cpu_s`` per page (first, repeat): CPU seconds (user+sys, from ``/proc/PID/stat``) the app
+  server spent on the visit; unlike the wall-clock figures it hardly depends on the load;
+- ``start_cpu_s``: the server's CPU seconds from its start to Home drawn;
+- ``audit_row_click``: on Audit, a click on a row of the table to its drill-down drawn
+  (the median of ``--repeats`` clicks on rows 2, 3, ...), with the server's CPU seconds;
 - ``server_rss_mb``: the app server's resident memory after every page was visited;
 - ``load``: the one-minute load average at the end.
 
@@ -49,6 +54,53 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + sys) ``pid`` has used so far, 0 where /proc is missing."""
+    try:
+        # the command name (field 2) may hold spaces: split after its closing parenthesis
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # utime and stime are fields 14 and 15 of stat(5); fields[0] is field 3
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _row_clicks(page, nav, pid: int, repeats: int) -> dict:
+    """Open Audit, click rows 2, 3, ... of its table: seconds and server CPU per click."""
+    from tests.e2e.harness import wait_for_streamlit
+
+    nav.get_by_role("link", name="Audit", exact=True).click()
+    page.wait_for_selector('h1:has-text("Metric audit")', timeout=600_000)
+    wait_for_streamlit(page, 600_000)
+    heading = page.locator("h3").filter(has_text="Item").first
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    times, cpus = [], []
+    for row in range(1, repeats + 1):
+        before = heading.inner_text()
+        box = grid.bounding_box()
+        cpu0 = _cpu_s(pid)
+        t0 = time.perf_counter()
+        # the row marker (selection) column is the grid's first; rows are 35 px high
+        page.mouse.click(box["x"] + 12, box["y"] + 35 * (row + 1) + 17)
+        page.wait_for_function(
+            """(before) => {
+                const h = [...document.querySelectorAll('h3')].find(e => e.innerText.includes('Item'));
+                return h && h.innerText !== before;
+            }""",
+            arg=before,
+            timeout=600_000,
+        )
+        wait_for_streamlit(page, 600_000)
+        times.append(time.perf_counter() - t0)
+        cpus.append(_cpu_s(pid) - cpu0)
+    return {
+        "click_s": round(statistics.median(times), 2),
+        "click_all_s": [round(t, 2) for t in times],
+        "click_cpu_s": round(statistics.median(cpus), 2),
+    }
+
+
 def measure(url: str, repeats: int) -> dict:
     """Start the server, visit each page; the figures described in the module docstring."""
     from tests.e2e.harness import CHROMIUM, browser_page, running_app, wait_for_streamlit
@@ -61,34 +113,42 @@ def measure(url: str, repeats: int) -> dict:
         wait_for_streamlit(page, 300_000)
         page.wait_for_selector('h1:has-text("Metric-audit workbench")', timeout=300_000)
         start_s = time.perf_counter() - started
+        pid = app.process.pid
+        start_cpu_s = _cpu_s(pid)
         nav = page.locator('[data-testid="stSidebarNav"]')
 
-        def visit(path: str) -> float:
+        def visit(path: str) -> tuple[float, float]:
             link, title = PAGES[path]
+            cpu0 = _cpu_s(pid)
             t0 = time.perf_counter()
             nav.get_by_role("link", name=link, exact=True).click()
             page.wait_for_url(f"**/{path}**")
             page.wait_for_selector(f'h1:has-text("{title}")', timeout=600_000)
             wait_for_streamlit(page, 600_000)
             took = time.perf_counter() - t0
+            cpu = _cpu_s(pid) - cpu0
             nav.get_by_role("link", name="Home", exact=True).click()
             page.wait_for_url(lambda u: f"/{path}" not in u)
             wait_for_streamlit(page, 600_000)
-            return took
+            return took, cpu
 
         pages = {}
         for path in PAGES:
-            first = visit(path)
+            first, first_cpu = visit(path)
             again = [visit(path) for _ in range(repeats)]
             pages[path] = {
                 "first_s": round(first, 2),
-                "repeat_s": round(statistics.median(again), 2),
-                "repeat_all_s": [round(t, 2) for t in again],
+                "repeat_s": round(statistics.median(t for t, _ in again), 2),
+                "repeat_all_s": [round(t, 2) for t, _ in again],
+                "first_cpu_s": round(first_cpu, 2),
+                "repeat_cpu_s": round(statistics.median(c for _, c in again), 2),
             }
-        rss = _rss_mb(app.process.pid)
+        pages["audit_row_click"] = _row_clicks(page, nav, pid, repeats)
+        rss = _rss_mb(pid)
     return {
         "pages": pages,
         "start_s": round(start_s, 2),
+        "start_cpu_s": round(start_cpu_s, 2),
         "server_rss_mb": round(rss),
         "load": round(os.getloadavg()[0], 1),
     }
@@ -108,9 +168,18 @@ def main() -> None:
     if args.json:
         print(json.dumps(out))
         return
-    print(f"{args.items} items · load {out['load']} · server start to Home {out['start_s']} s")
+    print(
+        f"{args.items} items · load {out['load']} · server start to Home {out['start_s']} s"
+        f" ({out['start_cpu_s']} s server CPU)"
+    )
     for name, fig in out["pages"].items():
-        print(f"  {name:<10} first {fig['first_s']:>6.2f} s   repeat {fig['repeat_s']:>6.2f} s")
+        if "click_s" in fig:
+            print(f"  {name:<10} {fig['click_s']:>6.2f} s ({fig['click_cpu_s']:.2f} s CPU)")
+            continue
+        print(
+            f"  {name:<10} first {fig['first_s']:>6.2f} s ({fig['first_cpu_s']:.2f} s CPU)"
+            f"   repeat {fig['repeat_s']:>6.2f} s ({fig['repeat_cpu_s']:.2f} s CPU)"
+        )
     print(f"  app server memory after the pages: {out['server_rss_mb']} MB")
 
 

@@ -57,13 +57,19 @@ def _document(
     url: str, project: str, version: str, field: str | None, resamples: int
 ) -> dict[str, Any]:
     """The alignment document, once per data version, field and resamples (``url`` and
-    ``version`` are only part of the cache key)."""
-    return alignment_table(get_store(), project, field, n_resamples=resamples)
+    ``version`` are only part of the cache key); the field's inputs are the version diff's
+    (read once, not once for each)."""
+    try:
+        inputs = _field(url, project, version, field)
+    except AlignmentError:  # not a numeric field: the table reads what it needs
+        inputs = None
+    return alignment_table(get_store(), project, field, n_resamples=resamples, inputs=inputs)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl=3600)
-def _field(url: str, project: str, version: str, field: str) -> FieldInputs:
-    """The field's inputs for the version diff (read-only)."""
+def _field(url: str, project: str, version: str, field: str | None) -> FieldInputs:
+    """The field's inputs (None: the default field) for the table and the version diff
+    (read-only)."""
     return load_field(get_store(), project, field)
 
 
@@ -76,22 +82,22 @@ resamples = st.sidebar.select_slider(
 )
 
 
-def _load() -> dict[str, Any]:
-    """The document for the picked field; a field another project had falls back to the
-    default field."""
+def _load() -> tuple[dict[str, Any], str | None]:
+    """The document for the picked field, and the field it was asked for (None: the
+    default); a field another project had falls back to the default field."""
     picked = st.session_state.get(FIELD_KEY)
     with st.spinner("Comparing every evaluator version with the humans…", show_time=True):
         try:
-            return _document(store.url, project.name, data_version, picked, resamples)
+            return _document(store.url, project.name, data_version, picked, resamples), picked
         except AlignmentError:
             if picked is None:
                 raise
             st.session_state.pop(FIELD_KEY, None)
-            return _document(store.url, project.name, data_version, None, resamples)
+            return _document(store.url, project.name, data_version, None, resamples), None
 
 
 try:
-    doc = _load()
+    doc, doc_field_arg = _load()
 except AlignmentError as exc:
     st.info(f"{exc}. Run a judge or another evaluator on the **Evaluate** page.")
     st.stop()
@@ -213,9 +219,9 @@ def _diff(label_a: str, label_b: str) -> pd.DataFrame:
     """The item-by-item diff of two versions (or of one version with itself)."""
     if doc["field_type"] == "categorical":
         return label_diff(store, project.name, doc["field"], label_a, label_b)
-    return version_diff(
-        _field(store.url, project.name, data_version, doc["field"]), label_a, label_b
-    )
+    # the inputs the table was computed from (read under the field it was asked for)
+    inputs = _field(store.url, project.name, data_version, doc_field_arg)
+    return version_diff(inputs, label_a, label_b)
 
 
 row_b = doc["versions"][labels.index(b)]

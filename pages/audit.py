@@ -236,57 +236,71 @@ shown_cols = [
     "split",
     "failed",
 ]
-shown_view = shown.assign(
-    human_majority=[
-        v if isinstance(v, str) or v is None else f"{v:.2f}" for v in shown["human_majority"]
-    ]
-)
 
-st.caption(f"**{len(shown)}** of {len(frame)} items · field `{field}` (scale {lo:g}-{hi:g})")
-page_view, first = page_slice(shown_view[shown_cols], "audit_page")
-shown_table, config = dash_missing(
-    page_view, config, {"split": "no split given", "generator": "not given"}
-)
-event = st.dataframe(
-    shown_table,
-    hide_index=True,
-    width="stretch",
-    height=min(420, 38 + 35 * max(len(page_view), 1)),
-    column_config=config,
-    on_select="rerun",
-    selection_mode="single-row",
-    key="audit_table",
-)
-rows = list(event.selection.rows) if event is not None else []
-# The table keeps its selected row *position* when the rows re-sort (the reference
-# toggle, a filter, another page): only a new click picks an item, so the open item
-# stays open.
-if rows and rows != st.session_state.get(LAST_CLICK) and first + rows[0] < len(shown):
-    st.session_state[SELECTED] = str(shown.loc[first + rows[0], "item_id"])
-st.session_state[LAST_CLICK] = rows
 
-d1, d2 = st.columns([1, 3])
-d1.download_button(
-    "Download table (CSV)",
-    lambda: csv_bytes(shown),  # written on click, not on every rerun
-    file_name=f"{project.name}-audit-{field}.csv",
-    mime="text/csv",
-    icon=":material/download:",
-    on_click="ignore",
-    key="audit_csv",
-)
+def _majority_text(page: pd.DataFrame) -> pd.DataFrame:
+    """The majority column as text (numbers with two decimals), for the drawn page only."""
+    return page.assign(
+        human_majority=[
+            v if isinstance(v, str) or v is None else f"{v:.2f}" for v in page["human_majority"]
+        ]
+    )
 
+
+# A row click, a page of the table or a drill-down widget reruns only this part: the
+# filters, counts and the table's frame above are not recomputed (issue #47).
+@st.fragment
+def _table_and_drilldown(shown: pd.DataFrame, frame: pd.DataFrame, config: dict) -> None:
+    st.caption(f"**{len(shown)}** of {len(frame)} items · field `{field}` (scale {lo:g}-{hi:g})")
+    page_view, first = page_slice(shown[shown_cols], "audit_page")
+    shown_table, page_config = dash_missing(
+        _majority_text(page_view), config, {"split": "no split given", "generator": "not given"}
+    )
+    event = st.dataframe(
+        shown_table,
+        hide_index=True,
+        width="stretch",
+        height=min(420, 38 + 35 * max(len(page_view), 1)),
+        column_config=page_config,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="audit_table",
+    )
+    rows = list(event.selection.rows) if event is not None else []
+    # The table keeps its selected row *position* when the rows re-sort (the reference
+    # toggle, a filter, another page): only a new click picks an item, so the open item
+    # stays open.
+    if rows and rows != st.session_state.get(LAST_CLICK) and first + rows[0] < len(shown):
+        st.session_state[SELECTED] = str(shown.loc[first + rows[0], "item_id"])
+    st.session_state[LAST_CLICK] = rows
+
+    d1, d2 = st.columns([1, 3])
+    d1.download_button(
+        "Download table (CSV)",
+        lambda: csv_bytes(shown),  # written on click, not on every rerun
+        file_name=f"{project.name}-audit-{field}.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+        key="audit_csv",
+    )
+
+    selected = st.session_state.get(SELECTED)
+    if selected not in set(shown["item_id"]):
+        selected = str(shown.loc[0, "item_id"]) if not shown.empty else None
+        if selected is not None:
+            st.session_state[SELECTED] = selected  # stays open when the table re-sorts
+            st.caption("Showing the most disagreeing item; click a row to open another.")
+    st.divider()
+    if selected is not None:
+        row = frame.loc[frame["item_id"] == selected].iloc[0].to_dict()
+        render_drilldown(project, selected, user, row, compared=field)
+
+
+_table_and_drilldown(shown, frame, config)
 selected = st.session_state.get(SELECTED)
 if selected not in set(shown["item_id"]):
-    selected = str(shown.loc[0, "item_id"]) if not shown.empty else None
-    if selected is not None:
-        st.session_state[SELECTED] = selected  # stays open when the table re-sorts
-        st.caption("Showing the most disagreeing item; click a row to open another.")
-st.divider()
-if selected is not None:
-    row = frame.set_index("item_id").loc[selected].to_dict()
-    render_drilldown(project, selected, user, row, compared=field)
-
+    selected = None
 st.divider()
 report_section(
     store,

@@ -3,6 +3,7 @@ own projects and counts only)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 
 import pandas as pd
@@ -32,6 +33,17 @@ def _table(records: list, columns: dict[str, str]) -> pd.DataFrame:
     frame = pd.DataFrame([asdict(r) for r in records], columns=list(columns))
     frame["kind"] = [kind_title(k) for k in frame["kind"]]
     return frame.rename(columns=columns)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, ttl=3600)
+def _progress(url: str, name: str, version: str, settings: str) -> dict:
+    """A project's progress totals, counted once per data version and settings (``url``,
+    ``version`` and ``settings`` key the cache): at 10,000 items a count reads every label."""
+    return asg.project_progress(store, name)
+
+
+def _settings_key(name: str) -> str:
+    return json.dumps(store.project(name).settings, sort_keys=True, default=str)
 
 
 def _complete(progress: dict, n_items: int) -> str:
@@ -79,7 +91,10 @@ table = _table(records, columns)
 if "annotators" in columns:
     # The same words and figures as Progress: an item is complete once k people
     # submitted it; a submission is one person submitting one item.
-    progress = [asg.project_progress(store, r.name) for r in records]
+    progress = [
+        _progress(store.url, r.name, store.data_version(r.name), _settings_key(r.name))
+        for r in records
+    ]
     table.insert(
         3, "complete items", [_complete(p, r.items) for p, r in zip(progress, records, strict=True)]
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -63,32 +65,8 @@ def _captions(at: AppTest) -> str:
     return " ".join(str(c.value) for c in at.caption)
 
 
-def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
-    demo_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The panel's figures are cached on (project, data version, field): a rerun with the
-    same data reuses them, a newly saved label (a new data version) recomputes them."""
-    import ui.agreement_panel as panel
-
-    calls: list[str] = []
-    real = panel.panel_summary
-
-    def counting(store, project, field=None):
-        calls.append(project)
-        return real(store, project, field)
-
-    monkeypatch.setattr(panel, "panel_summary", counting)
-    panel.cached_summary.clear()
-    at = AppTest.from_function(_panel_script, default_timeout=120).run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert calls == ["demo-intent-resolution"]
-    assert "15 ratings" in _captions(at)
-    at.run()
-    assert not at.exception
-    assert len(calls) == 1, "same data version: the cached summary is reused"
-    assert "15 ratings" in _captions(at)
-
-    store = Store(demo_url)
+def _save_late_label(url: str) -> None:
+    store = Store(url)
     try:
         before = store.data_version("demo-intent-resolution")
         store.save_label(
@@ -102,12 +80,92 @@ def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
         assert store.data_version("demo-intent-resolution") != before
     finally:
         store.close()
+
+
+def _run_until(at: AppTest, text: str, tries: int = 50) -> None:
+    """Rerun (as the panel's tick does) until ``text`` shows: the figures of a new data
+    version are computed in the background."""
+    for _ in range(tries):
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        if text in _captions(at):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never shown: {_captions(at)}")
+
+
+def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
+    demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The panel's figures are computed once per (project, data version, field): a rerun
+    with the same data reuses them, a newly saved label (a new data version) recomputes
+    them."""
+    import ui.agreement_panel as panel
+
+    calls: list[str] = []
+    real = panel.panel_summary
+
+    def counting(store, project, field=None):
+        calls.append(project)
+        return real(store, project, field)
+
+    monkeypatch.setattr(panel, "panel_summary", counting)
+    panel.LIVE.clear()
+    at = AppTest.from_function(_panel_script, default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert calls == ["demo-intent-resolution"]
+    assert "15 ratings" in _captions(at)
     at.run()
     assert not at.exception
-    assert len(calls) == 2, "a new label changes the data version: recomputed"
-    assert "16 ratings" in _captions(at)
+    assert len(calls) == 1, "same data version: the computed summary is reused"
+    assert "15 ratings" in _captions(at)
+
+    _save_late_label(demo_url)
+    _run_until(at, "16 ratings")
+    assert len(calls) == 2, "a new label changes the data version: recomputed once"
     at.run()
     assert len(calls) == 2 and "16 ratings" in _captions(at)
+    assert panel.UPDATING not in _captions(at)
+
+
+def test_side_panel_keeps_the_last_figures_marked_updating_while_new_ones_compute(
+    demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a submit the panel does not wait for the new figures: a tick draws the last
+    ones with an "updating" mark, and the next tick after they are computed draws them."""
+    import ui.agreement_panel as panel
+
+    real = panel.panel_summary
+    release = threading.Event()
+    calls: list[str] = []
+
+    def slow_after_first(store, project, field=None):
+        calls.append(project)
+        if len(calls) > 1:
+            assert release.wait(60)
+        return real(store, project, field)
+
+    monkeypatch.setattr(panel, "panel_summary", slow_after_first)
+    monkeypatch.setattr(panel, "WAIT_S", 0.05)
+    panel.LIVE.clear()
+    at = AppTest.from_function(_panel_script, default_timeout=120).run()
+    assert "15 ratings" in _captions(at) and panel.UPDATING not in _captions(at)
+
+    _save_late_label(demo_url)
+    started = time.perf_counter()
+    at.run()
+    took = time.perf_counter() - started
+    assert not at.exception, [e.value for e in at.exception]
+    assert "15 ratings" in _captions(at), "the last figures stay while new ones compute"
+    assert _captions(at).count(panel.UPDATING) == 1
+    assert took < 10, took  # the tick did not wait for the (held) computation
+    at.run()  # a tick while it still runs starts no second computation
+    assert len(calls) == 2
+
+    release.set()
+    _run_until(at, "16 ratings")
+    assert panel.UPDATING not in _captions(at)
+    assert len(calls) == 2
 
 
 def test_agreement_page_shows_the_figures_krippendorff_and_scipy_give(demo_app: AppTest) -> None:

@@ -101,3 +101,30 @@ def test_the_diff_gives_scores_and_the_people_with_three_decimals(
     formats = {c: v.get("type_config", {}).get("format") for c, v in columns.items()}
     for header in ("score · judge:toy v1", "score · judge:toy v2", "people (mean or majority)"):
         assert formats[header] == "%.3f", (header, formats)
+
+
+def test_the_table_and_the_version_diff_read_the_field_once(
+    monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
+) -> None:
+    """The field's inputs (every label and score of it: the first visit's largest read
+    at 10,000 items) are loaded once for the versions table and the diff, not once each
+    (the escalation section reads its own, not counted here)."""
+    import sys
+
+    import alignment.inputs
+    import alignment.table
+
+    calls: list[str | None] = []
+    real = alignment.inputs.load_field
+
+    def counting(st_store, project, field=None):
+        if sys._getframe(1).f_globals.get("__name__") != "alignment.escalate":
+            calls.append(field)
+        return real(st_store, project, field)
+
+    monkeypatch.setattr(alignment.inputs, "load_field", counting)
+    monkeypatch.setattr(alignment.table, "load_field", counting)
+    at = _page(monkeypatch, store, sqlite_url)
+    assert at.selectbox(key="alignment_diff_b").value == "judge:toy v2"
+    assert any("item" in d.value.columns for d in at.dataframe)  # the diff was drawn
+    assert len(calls) == 1, calls

@@ -137,6 +137,45 @@ def test_home_lists_every_project_with_its_kind_and_counts(
     assert [s.value for s in at.main.subheader] == ["Projects", "Continue with alpha"]
 
 
+def test_home_counts_progress_once_per_data_version(
+    monkeypatch: pytest.MonkeyPatch, store: Store
+) -> None:
+    """Home's complete items and submissions are counted once per project and data
+    version (at 10,000 items a count reads every label); a new submission counts again."""
+    from annotation_store import assignments
+
+    _two_projects(store)
+    calls: list[str] = []
+    real = assignments.project_progress
+
+    def counting(st_store, project):
+        calls.append(project)
+        return real(st_store, project)
+
+    monkeypatch.setattr(assignments, "project_progress", counting)
+    at = _app(monkeypatch, store)
+    at.run()
+    assert sorted(calls) == ["alpha", "beta"]
+    assert_ok(at.run())
+    assert sorted(calls) == ["alpha", "beta"], "same data: the counts are reused"
+    store.import_labels(
+        "alpha",
+        [
+            {
+                "item_id": "a1",
+                "annotator": "bob",
+                "field": "label",
+                "value": 0,
+                "status": "submitted",
+            }
+        ],
+    )
+    assert_ok(at.run())
+    assert sorted(calls) == ["alpha", "alpha", "beta"]
+    row = at.main.dataframe[0].value.set_index("project").loc["alpha"]
+    assert (row["complete items"], row["submissions"]) == ("0 / 3", 4)
+
+
 def test_home_without_projects_says_so_and_shows_no_table(
     monkeypatch: pytest.MonkeyPatch, store: Store
 ) -> None:

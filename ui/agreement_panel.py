@@ -1,9 +1,11 @@
 """The live agreement side panel: headline figures for the current field, redrawn as
 labels arrive.
 
-A read-only ``st.fragment(run_every=...)``: each tick reads the cheap
-``store.data_version``; the computation is cached on (project, version, field) with
-``st.cache_data``, so every open tab shares one computation per data version.
+A read-only ``st.fragment(run_every=...)``: each tick (every second on Annotate, where
+labels arrive, else every 15 s) reads the cheap ``store.data_version``. The figures are
+computed off the request path (``common.latest``), once per data version for every open
+tab: until the new ones are ready the panel keeps the last ones with an "updating" mark,
+so a submit shows in the panel within a tick and never holds up the next item.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import streamlit as st
 
 from annotation_store import Store
+from common.latest import Latest
 from reports.panel import panel_summary
 from ui.chart_preload import preload_charts
 from ui.context import get_store
@@ -21,6 +24,15 @@ FIELD_KEY = "agreement_field"
 #: Session key of the human reference picked on the Agreement page (ui.reference_view).
 REFERENCE_KEY = "agreement_reference"
 REFRESH = "15s"
+#: The tick on Annotate: a submit shows in the panel within about a second.
+LIVE_REFRESH = "1s"
+#: How long a tick waits for new figures before it draws the last ones as updating.
+WAIT_S = 0.3
+#: How long the first draw waits (no figures yet to show meanwhile).
+FIRST_WAIT_S = 5.0
+#: The newest figures per (url, project, field, reference), shared by every session.
+LIVE: Latest[dict[str, Any]] = Latest(max_keys=64)
+UPDATING = ":gray[:material/sync: updating with the newest labels…]"
 
 
 @st.cache_resource(show_spinner=False)
@@ -75,18 +87,45 @@ def bias_text(e: dict[str, Any]) -> str:
     )
 
 
-@st.fragment(run_every=REFRESH)
-def _panel(project_name: str) -> None:
+def _summary(store: Store, project: str, field: str | None, reference: str) -> dict[str, Any]:
+    if reference == "majority":
+        return panel_summary(store, project, field)
+    return panel_summary(store, project, field, reference=reference)
+
+
+def live_summary(
+    url: str, project: str, version: str, field: str | None, reference: str
+) -> tuple[dict[str, Any] | None, bool]:
+    """The panel figures for ``version`` if ready within a short wait, else the last ones
+    (None before the first) and True: newer ones are being computed in the background."""
+    key = (url, project, field, reference)
+    store = _store_for(url)  # here: a cached resource is not read from the worker thread
+    snap = LIVE.get(
+        key,
+        version,
+        lambda: _summary(store, project, field, reference),
+        wait=WAIT_S if LIVE.has(key) else FIRST_WAIT_S,
+    )
+    return snap.value, snap.updating
+
+
+def _body(project_name: str) -> None:
     store = get_store()
     version = store.data_version(project_name)
-    s = cached_summary(
+    s, updating = live_summary(
         store.url,
         project_name,
         version,
         st.session_state.get(FIELD_KEY),
         st.session_state.get(REFERENCE_KEY, "majority"),
     )
+    if s is None:
+        st.markdown("**Agreement**")
+        st.caption(":gray[:material/sync: computing the figures…]")
+        return
     st.markdown(f"**Agreement** · `{s['field'] or '—'}`")
+    if updating:
+        st.caption(UPDATING)
     if s["field"] is None:
         st.caption("No human field in this project.")
         return
@@ -113,8 +152,19 @@ def _panel(project_name: str) -> None:
         st.caption(f"**{e['evaluator']}** {figures} · n {e['n']}{bias_text(e)}{why}")
 
 
-def agreement_panel(project_name: str) -> None:
-    """Draw the panel (call it inside ``with st.sidebar:``); and, as only those who see it
-    may open the chart pages, have the browser load the chart library while idle."""
-    _panel(project_name)
+@st.fragment(run_every=REFRESH)
+def _panel(project_name: str) -> None:
+    _body(project_name)
+
+
+@st.fragment(run_every=LIVE_REFRESH)
+def _live_panel(project_name: str) -> None:
+    _body(project_name)
+
+
+def agreement_panel(project_name: str, live: bool = False) -> None:
+    """Draw the panel (call it inside ``with st.sidebar:``), ticking every second when
+    ``live`` (the Annotate page); and, as only those who see it may open the chart pages,
+    have the browser load the chart library while idle."""
+    (_live_panel if live else _panel)(project_name)
     preload_charts()

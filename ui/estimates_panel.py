@@ -1,15 +1,20 @@
 """The live estimates in the side panel: PPI++ per system, redrawn as labels arrive.
 
 Like the agreement panel, a read-only fragment that re-reads the cheap
-``store.data_version`` every tick; the estimates are cached per data version, field and
-judge. The field and judge are the ones picked on the Estimates page, else the first
-scored field and its newest judge version.
+``store.data_version`` every tick (every second on Annotate) and computes the estimates
+off the request path once per data version, field and judge (``common.latest``), drawing
+the last ones with an "updating" mark meanwhile. The field and judge are the ones picked
+on the Estimates page, else the first scored field and its newest judge version.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
+from annotation_store import Store
+from common.latest import Latest
 from estimates.table import EstimateTable
 from ui.context import get_store
 from workbench_api.data import ApiError
@@ -18,6 +23,12 @@ from workbench_api.estimates import estimate, estimate_choices
 FIELD_KEY = "estimates_field"
 JUDGE_KEY = "estimates_judge"
 REFRESH = "15s"
+LIVE_REFRESH = "1s"
+WAIT_S = 0.3
+FIRST_WAIT_S = 5.0
+#: (field, judge, table) per (url, project, picked field, picked judge); None: no judge.
+LIVE: Latest[tuple[str, str, EstimateTable] | None] = Latest(max_keys=64)
+UPDATING = ":gray[:material/sync: updating with the newest labels…]"
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=3600)
@@ -36,13 +47,27 @@ def cached_table(
 
 def picked(choices: dict[str, list[str]]) -> tuple[str, str]:
     """The field and judge in the session if still valid, else the defaults."""
-    field = st.session_state.get(FIELD_KEY)
+    return pick(choices, st.session_state.get(FIELD_KEY), st.session_state.get(JUDGE_KEY))
+
+
+def pick(choices: dict[str, list[str]], field: Any, judge: Any) -> tuple[str, str]:
+    """``field`` and ``judge`` if ``choices`` offer them, else the first field and its
+    newest judge."""
     if field not in choices:
         field = next(iter(choices))
-    judge = st.session_state.get(JUDGE_KEY)
     if judge not in choices[field]:
         judge = choices[field][-1]
     return field, judge
+
+
+def _compute(
+    store: Store, project: str, field: Any, judge: Any
+) -> tuple[str, str, EstimateTable] | None:
+    choices = estimate_choices(store, project)
+    if not choices:
+        return None
+    field, judge = pick(choices, field, judge)
+    return field, judge, estimate(store, project, field, judge, by_generator=True)
 
 
 def _line(name: str, t: EstimateTable) -> str:
@@ -55,23 +80,45 @@ def _line(name: str, t: EstimateTable) -> str:
     )
 
 
-@st.fragment(run_every=REFRESH)
-def estimates_panel(project_name: str) -> None:
-    """Draw the panel (inside ``with st.sidebar:``); nothing when no judge scored a field."""
+def _body(project_name: str) -> None:
     store = get_store()
     version = store.data_version(project_name)
-    choices = cached_choices(store.url, project_name, version)
-    if not choices:
-        return
-    field, judge = picked(choices)
+    wanted = (st.session_state.get(FIELD_KEY), st.session_state.get(JUDGE_KEY))
+    key = (store.url, project_name, *wanted)
     try:
-        t = cached_table(store.url, project_name, version, field, judge)
+        snap = LIVE.get(
+            key,
+            version,
+            lambda: _compute(store, project_name, *wanted),
+            wait=WAIT_S if LIVE.has(key) else FIRST_WAIT_S,
+        )
     except ApiError as exc:
         st.caption(f"Estimates: {exc}")
         return
+    if snap.value is None:  # no judge scored a field (or not computed yet)
+        return
+    field, judge, t = snap.value
     st.markdown(f"**Estimates (PPI++)** · `{field}` · {judge}")
+    if snap.updating:
+        st.caption(UPDATING)
     for line in panel_lines(t):
         st.caption(line)
+
+
+@st.fragment(run_every=REFRESH)
+def _panel(project_name: str) -> None:
+    _body(project_name)
+
+
+@st.fragment(run_every=LIVE_REFRESH)
+def _live_panel(project_name: str) -> None:
+    _body(project_name)
+
+
+def estimates_panel(project_name: str, live: bool = False) -> None:
+    """Draw the panel (inside ``with st.sidebar:``), ticking every second when ``live``
+    (the Annotate page); nothing when no judge scored a field."""
+    (_live_panel if live else _panel)(project_name)
 
 
 def panel_lines(t: EstimateTable) -> list[str]:

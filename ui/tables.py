@@ -51,7 +51,11 @@ def dash_missing(
     config = dict(config or {})
     out = frame.copy()
     for col in frame.columns:
-        missing = [_missing(v) for v in frame[col]]
+        column = frame[col]
+        # a typed column cannot hold lists: one vectorised test instead of one per cell
+        missing = (
+            column.isna().tolist() if column.dtype != object else [_missing(v) for v in column]
+        )
         if not any(missing):
             continue
         spec = config.get(col)
