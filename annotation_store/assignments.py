@@ -213,16 +213,7 @@ class _Claims:
                 ).where(progress_where)
             )
         }
-        rows = s.execute(
-            select(
-                Assignment.id,
-                Assignment.item_pk,
-                Assignment.annotator_id,
-                Assignment.status,
-                Assignment.explicit,
-                Assignment.created_at,
-            ).where(claims_where)
-        ).all()
+        rows = s.execute(select(*_CLAIM_COLUMNS).where(claims_where)).all()
         return cls(progress, rows)
 
     def active_by_item(
