@@ -1,17 +1,18 @@
-"""Record real replies of the local model for the parser tests (tests/fixtures/).
+"""Record real replies of the local model for the parser tests (tests/data/llm_replies/).
 
 Runs the JSON judges (and G-Eval, Prometheus) on demo items against llama.cpp's server
 with SmolLM2-135M-Instruct, constrained (the negotiated mode) and unconstrained
 (``WORKBENCH_LLM_JSON_MODE=text``), re-asks off, and writes every reply with what it was
-asked for: the schema's name (JSON replies), the mode and the finish reason, and the
-model and server version.
+asked for: the schema's name (JSON replies), the mode and the finish reason; the header
+names the model file, its sha256, llama-cpp-python's version and the server's command line.
 
-    .venv/bin/python bench/record_llm_replies.py [--out tests/fixtures/real_llm_replies.json]
+    .venv/bin/python bench/record_llm_replies.py [--out tests/data/llm_replies/replies.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -54,9 +55,24 @@ def schema_of(request: dict[str, Any], names: dict[str, str]) -> str | None:
     return names.get(json.dumps(schema, sort_keys=True))
 
 
+def _item_of(request: dict[str, Any]) -> str:
+    """A short fingerprint of the prompt (tells replies to the same prompt apart)."""
+    text = json.dumps(request.get("messages"), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _facts_asked(request: dict[str, Any]) -> int | None:
+    """How many facts a fact-labels judge listed in its prompt (None: not such a judge)."""
+    text = str(request["messages"][-1]["content"])
+    if "Facts to label:\n" not in text:
+        return None
+    listed = text.split("Facts to label:\n", 1)[1].split("\n\n", 1)[0]
+    return sum(1 for line in listed.splitlines() if line.split(".", 1)[0].isdigit())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=str(ROOT / "tests/fixtures/real_llm_replies.json"))
+    parser.add_argument("--out", default=str(ROOT / "tests/data/llm_replies/replies.json"))
     parser.add_argument("--items", type=int, default=3)
     args = parser.parse_args()
     import llama_cpp
@@ -94,6 +110,8 @@ def main() -> None:
                         replies.append(
                             {
                                 "evaluator": evaluator,
+                                "item": _item_of(ex.request),
+                                "facts": _facts_asked(ex.request),
                                 "mode": ex.format or "text",
                                 "schema": schema_of(ex.request, names),
                                 "max_tokens": ex.request.get("max_tokens"),
@@ -102,10 +120,14 @@ def main() -> None:
                             }
                         )
             store.close()
+    command = spec.command(python="python")
     doc = {
         "model": spec.alias,
         "model_file": spec.model.name,
+        "model_sha256": hashlib.sha256(spec.model.read_bytes()).hexdigest(),
         "server": f"llama-cpp-python {llama_cpp.__version__}",
+        # the command line, the model's path and the port (machine-specific) left out
+        "server_command": [a for a in command if a not in (str(spec.model), str(spec.port))],
         "note": "Replies of a 135M model to the workbench's judges (bench/record_llm_replies.py)",
         "replies": replies,
     }
