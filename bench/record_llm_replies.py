@@ -102,8 +102,9 @@ def replies_from_store(path: Path, names: dict[str, str]) -> list[dict[str, Any]
             evaluator = "geval"  # its samples ask for log-probabilities
         else:
             evaluator = "prometheus"
-        finishes = response.get("finish_reasons") or [None] * len(response["texts"])
-        for text, finish in zip(response["texts"], finishes, strict=False):
+        texts = response["texts"]
+        finishes = response.get("finish_reasons") or [None] * len(texts)
+        for text, finish in zip(texts, finishes, strict=False):
             out.append(
                 {
                     "evaluator": evaluator,
