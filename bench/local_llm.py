@@ -111,7 +111,7 @@ def throughput(server: LocalServer, folder: Path, items: int) -> None:
             progress = run_evaluator(
                 store,
                 study,
-                "demo-intent-resolution",
+                "intent_resolution",
                 runs=1,
                 limit=items,
                 settings={"max_tokens": 200},

@@ -1,17 +1,18 @@
-"""Record real replies of the local model for the parser tests (tests/fixtures/).
+"""Record real replies of the local model for the parser tests (tests/data/llm_replies/).
 
 Runs the JSON judges (and G-Eval, Prometheus) on demo items against llama.cpp's server
 with SmolLM2-135M-Instruct, constrained (the negotiated mode) and unconstrained
 (``WORKBENCH_LLM_JSON_MODE=text``), re-asks off, and writes every reply with what it was
-asked for: the schema's name (JSON replies), the mode and the finish reason, and the
-model and server version.
+asked for: the schema's name (JSON replies), the mode and the finish reason; the header
+names the model file, its sha256, llama-cpp-python's version and the server's command line.
 
-    .venv/bin/python bench/record_llm_replies.py [--out tests/fixtures/real_llm_replies.json]
+    .venv/bin/python bench/record_llm_replies.py [--out tests/data/llm_replies/replies.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -54,16 +55,92 @@ def schema_of(request: dict[str, Any], names: dict[str, str]) -> str | None:
     return names.get(json.dumps(schema, sort_keys=True))
 
 
+def _item_of(request: dict[str, Any]) -> str:
+    """A short fingerprint of the prompt (tells replies to the same prompt apart)."""
+    text = json.dumps(request.get("messages"), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _facts_asked(request: dict[str, Any]) -> int | None:
+    """How many facts a fact-labels judge listed in its prompt (None: not such a judge)."""
+    text = str(request["messages"][-1]["content"])
+    if "Facts to label:\n" not in text:
+        return None
+    listed = text.split("Facts to label:\n", 1)[1].split("\n\n", 1)[0]
+    return sum(1 for line in listed.splitlines() if line.split(".", 1)[0].isdigit())
+
+
+#: The evaluator that asks for each reply schema.
+_EVALUATOR_OF = {
+    "IntentRecord": "intent_resolution",
+    "Facts": "bifact",
+    "Assessment": "bifact",
+    "Segmentation": "fingract",
+    "ExplanationCheck": "fingract",
+}
+
+
+def replies_from_store(path: Path, names: dict[str, str]) -> list[dict[str, Any]]:
+    """The entries for the replies in a store's LLM cache (a recording that was stopped,
+    or a test run's database): the same fields, the evaluator told by the request."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT request, response FROM llm_cache ORDER BY created_at").fetchall()
+    out: list[dict[str, Any]] = []
+    for raw_request, raw_response in rows:
+        request, response = json.loads(raw_request), json.loads(raw_response)
+        if "messages" not in request or not response.get("texts"):
+            continue  # the structured-output mode, not a reply
+        fmt = request.get("response_format") or {}
+        # the cache keys the schema the evaluator asked for; the mode sent is the reply's
+        asked = fmt.get("json_schema") if isinstance(fmt, dict) else None
+        schema = names.get(json.dumps(asked, sort_keys=True)) if asked else None
+        if schema:
+            evaluator = _EVALUATOR_OF.get(schema.rsplit(".", 1)[1], "judge")
+        elif request.get("logprobs") or "sample:" in str(request.get("cache_salt", "")):
+            evaluator = "geval"  # its samples ask for log-probabilities
+        else:
+            evaluator = "prometheus"
+        texts = response["texts"]
+        finishes = response.get("finish_reasons") or [None] * len(texts)
+        for text, finish in zip(texts, finishes, strict=False):
+            out.append(
+                {
+                    "evaluator": evaluator,
+                    "item": _item_of(request),
+                    "facts": _facts_asked(request),
+                    "mode": response.get("output_mode") or "text",
+                    "schema": schema,
+                    "max_tokens": request.get("max_tokens"),
+                    "finish_reason": finish,
+                    "text": text,
+                }
+            )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=str(ROOT / "tests/fixtures/real_llm_replies.json"))
+    parser.add_argument("--out", default=str(ROOT / "tests/data/llm_replies/replies.json"))
     parser.add_argument("--items", type=int, default=3)
+    parser.add_argument(
+        "--from-store",
+        nargs="+",
+        type=Path,
+        help="SQLite stores whose LLM cache holds the replies (no server is started)",
+    )
     args = parser.parse_args()
     import llama_cpp
 
     spec = make_spec(port=free_port())
     names = schema_names()
     replies: list[dict[str, Any]] = []
+    if args.from_store:
+        for path in args.from_store:
+            replies += replies_from_store(path, names)
+        write(args.out, spec, llama_cpp.__version__, replies)
+        return
     with (
         tempfile.TemporaryDirectory() as tmp,
         LocalServer(spec) as server,
@@ -94,6 +171,8 @@ def main() -> None:
                         replies.append(
                             {
                                 "evaluator": evaluator,
+                                "item": _item_of(ex.request),
+                                "facts": _facts_asked(ex.request),
                                 "mode": ex.format or "text",
                                 "schema": schema_of(ex.request, names),
                                 "max_tokens": ex.request.get("max_tokens"),
@@ -102,16 +181,25 @@ def main() -> None:
                             }
                         )
             store.close()
+    write(args.out, spec, llama_cpp.__version__, replies)
+
+
+def write(out: str, spec: Any, version: str, replies: list[dict[str, Any]]) -> None:
+    """The fixture: the model, the server and the replies."""
+    command = spec.command(python="python")
     doc = {
         "model": spec.alias,
         "model_file": spec.model.name,
-        "server": f"llama-cpp-python {llama_cpp.__version__}",
+        "model_sha256": hashlib.sha256(spec.model.read_bytes()).hexdigest(),
+        "server": f"llama-cpp-python {version}",
+        # the command line, the model's path and the port (machine-specific) left out
+        "server_command": [a for a in command if a not in (str(spec.model), str(spec.port))],
         "note": "Replies of a 135M model to the workbench's judges (bench/record_llm_replies.py)",
         "replies": replies,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"{len(replies)} replies written to {args.out}")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    print(f"{len(replies)} replies written to {out}")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,27 @@ def test_extract_json_refuses_non_json(text: str) -> None:
         extract_json(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a number running into the cut may be the start of a longer one: dropped
+        ('{"explanation": "fine", "answer": 4', {"explanation": "fine"}),
+        ('{"answer": 0.', None),
+        ('{"facts": ["a", "b"], "score": 1', {"facts": ["a", "b"]}),
+        # a number followed by a delimiter is complete
+        ('{"answer": 4, "explanation": "cut he', {"answer": 4, "explanation": "cut he"}),
+        ('{"answer": 4\n', {"answer": 4}),
+        ('{"x": [1, 2, 3', {"x": [1, 2]}),
+    ],
+)
+def test_a_number_at_the_cut_is_not_read(text: str, expected: dict | None) -> None:
+    if expected is None:
+        with pytest.raises(JSONExtractError, match="cut off"):
+            extract_json(text)
+    else:
+        assert extract_json(text) == expected
+
+
 def test_no_endpoint_means_no_client() -> None:
     assert build_llm_client() is None
 

@@ -241,7 +241,7 @@ class LLMClient:
 
         def usable(response: dict[str, Any]) -> bool:
             texts = response.get("texts") or [""]
-            checked[id(response)] = _validate(texts[0], schema, check)
+            checked[id(response)] = validate_reply(texts[0], schema, check)
             return checked[id(response)][0] is not None
 
         for _attempt in range(reasks + 1):
@@ -259,7 +259,9 @@ class LLMClient:
             texts = call.response.get("texts") or [""]
             raw = texts[0]
             mode = call.response.get("output_mode", mode)
-            value, error = checked.pop(id(call.response), None) or _validate(raw, schema, check)
+            value, error = checked.pop(id(call.response), None) or validate_reply(
+                raw, schema, check
+            )
             if value is not None:
                 return _account(JSONReply(value, raw, None, attempts=len(calls), mode=mode), calls)
             if (call.response.get("finish_reasons") or [None])[0] == "length":
@@ -799,9 +801,11 @@ def _account(reply: Any, calls: list[_Call]) -> Any:
     return reply
 
 
-def _validate(
-    raw: str | None, schema: type[pydantic.BaseModel], check: ReplyCheck | None
+def validate_reply(
+    raw: str | None, schema: type[pydantic.BaseModel], check: ReplyCheck | None = None
 ) -> tuple[Any | None, str]:
+    """(the reply read as ``schema`` and passed by ``check``, "") or (None, the reason):
+    how every JSON judge reads a reply."""
     try:
         data = extract_json(raw)
     except JSONExtractError as exc:

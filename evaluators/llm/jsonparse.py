@@ -17,6 +17,8 @@ from typing import Any
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)(?:```|$)", re.S)
 _TRAILING_COMMA = re.compile(r",(\s*[\]}])")
 _VALID_ESCAPES = set('"\\/bfnrtu')
+#: A bare value at the very end of a cut-off reply (no closer, comma or space after it).
+_CUT_SCALAR = re.compile(r"[-+.\deEtrufalsn]")
 
 
 class JSONExtractError(ValueError):
@@ -164,6 +166,19 @@ def _python_literal(text: str) -> Any | None:
 def _repair_truncated(text: str) -> Any | None:
     """Close a reply cut off mid-object, dropping the last incomplete member if needed."""
     cut = text
+    chars, in_string = _outside_strings(text)
+    if (
+        not in_string
+        and chars
+        and chars[-1][0] == len(text) - 1
+        and _CUT_SCALAR.match(chars[-1][1])
+    ):
+        # A number (or true/false/null) running into the cut may have been longer ("4"
+        # of "45", "0." of "0.8"): drop its member rather than read a made-up value.
+        comma = _last_structural_comma(text)
+        if comma is None:
+            return None
+        cut = text[:comma]
     for _ in range(50):
         closed = _close(cut)
         if closed is not None:
