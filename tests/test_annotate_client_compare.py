@@ -30,9 +30,9 @@ def test_pairwise_with_strengths_is_a_scale_keyed_by_digits(store: Store) -> Non
     assert target["control"] == "pairwise"
     assert target["choices"] == [
         {"label": "A is better (much)", "keys": ["1"]},
-        {"label": "A is better (slightly)", "keys": ["2"]},
+        {"label": "A is better (slightly)", "keys": ["2", "a"]},
         {"label": "Tie", "keys": ["3", "t"]},
-        {"label": "B is better (slightly)", "keys": ["4"]},
+        {"label": "B is better (slightly)", "keys": ["4", "b"]},
         {"label": "B is better (much)", "keys": ["5"]},
     ]
     titles = [p["title"] for p in payload["panels"]]

@@ -54,7 +54,8 @@ def test_three_annotators_answer_a_pairwise_kind_by_keyboard(sqlite_url: str) ->
                 expected = "tie" if key == "t" else pref["shown"][0 if key == "a" else 1]
                 assert pref["choice"] == expected
                 if key != "t":  # the follow-up question is asked; its first label is 1
-                    page.get_by_text("What made the difference?").wait_for()
+                    # the follow-up's title (the live region announces it too)
+                    page.locator(".wb-title", has_text="What made the difference?").wait_for()
                     press(page, "1")
                     wait_until(
                         page,

@@ -9,7 +9,8 @@ label sets. A pairwise question's options follow the annotator's shown order, an
 keeps that order with the choice it saves. A pairwise question with strengths is a scale
 read left to right, keyed by digits: with two outputs and strengths "slightly, clearly",
 1 = A is better (clearly), 2 = A is better (slightly), 3 = Tie (also T), 4 = B is better
-(slightly), 5 = B is better (clearly). A ranking's options are its outputs, keyed by
+(slightly), 5 = B is better (clearly); A and B also pick their side at the mildest
+strength. A ranking's options are its outputs, keyed by
 their letters (A, B, C ...): each press puts that output in the next place (a second
 press takes it out again), and "=" (when ties are allowed) puts the last one placed
 level with the place above.
@@ -169,10 +170,15 @@ def _strength_scale(spec: HumanField, order: list[str]) -> list[Option]:
         scale = [*sides[0], *tie, *sides[1]]
     else:
         scale = [*(o for side in sides for o in side), *tie]
+    side_key = {name: PAIR_KEYS[p] for p, name in enumerate(order) if p < len(PAIR_KEYS)}
     out = []
     for i, (value, label) in enumerate(scale):
         keys = (str(i + 1),) if i < 9 else ()
-        out.append(Option(value, label, (*keys, "t") if value["choice"] == TIE else keys))
+        if value["choice"] == TIE:
+            keys = (*keys, "t")
+        elif value["strength"] == spec.strengths[0] and value["choice"] in side_key:
+            keys = (*keys, side_key[value["choice"]])  # A / B: that side, the mildest strength
+        out.append(Option(value, label, keys))
     return out
 
 
