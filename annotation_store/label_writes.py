@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Row, and_, bindparam, delete, insert, select, update
@@ -96,19 +97,23 @@ def find_target(
     return LabelTarget(*row)
 
 
-_LABEL_ROW = (
-    select(Annotation.id, Annotation.value, Annotation.status)
-    .where(
-        Annotation.item_pk == bindparam("item_pk"),
-        Annotation.annotator_id == bindparam("who"),
-        Annotation.field == bindparam("field"),
+# Statements built once, on first use: built at import they would map the ORM models, which
+# an evaluate process must not pay for before its first call (tests/test_evaluate_startup.py).
+@cache
+def _label_row_query() -> Any:
+    return (
+        select(Annotation.id, Annotation.value, Annotation.status)
+        .where(
+            Annotation.item_pk == bindparam("item_pk"),
+            Annotation.annotator_id == bindparam("who"),
+            Annotation.field == bindparam("field"),
+        )
+        .with_for_update()
     )
-    .with_for_update()
-)
 
 
 def _label_row(s: Session, item_pk: int, who: int, field: str) -> Row[Any] | None:
-    return s.execute(_LABEL_ROW, {"item_pk": item_pk, "who": who, "field": field}).first()
+    return s.execute(_label_row_query(), {"item_pk": item_pk, "who": who, "field": field}).first()
 
 
 def upsert_label(
@@ -170,11 +175,15 @@ def delete_label(s: Session, t: LabelTarget, who: int, field: str) -> bool:
     return True
 
 
-_ITEM_LABELS = (
-    select(Annotation.id, Annotation.field, Annotation.value, Annotation.status)
-    .where(Annotation.item_pk == bindparam("item_pk"), Annotation.annotator_id == bindparam("who"))
-    .with_for_update()
-)
+@cache
+def _item_labels_query() -> Any:
+    return (
+        select(Annotation.id, Annotation.field, Annotation.value, Annotation.status)
+        .where(
+            Annotation.item_pk == bindparam("item_pk"), Annotation.annotator_id == bindparam("who")
+        )
+        .with_for_update()
+    )
 
 
 def set_labels_status(
@@ -190,7 +199,7 @@ def set_labels_status(
 
     ``check(field, value)`` sees every label first and raises to refuse the change (the
     labels are read once, locked, for both)."""
-    rows = s.execute(_ITEM_LABELS, {"item_pk": t.item_pk, "who": who}).all()
+    rows = s.execute(_item_labels_query(), {"item_pk": t.item_pk, "who": who}).all()
     if check is not None:
         for r in rows:
             check(r.field, r.value)
