@@ -151,7 +151,7 @@ def test_every_question_type_by_form_with_toml_and_live_preview(
     no.click()
     assert_ok(at.run())
     assert any(k.startswith("text::") for k in _keys(at))  # asked now
-    assert not at.error
+    assert not at.error, [e.value for e in at.error]
 
     toml = at.text_area(key="kd_toml").value
     assert [q.type.value for q in parse_definition(tomllib.loads(toml)).questions] == [
@@ -188,7 +188,7 @@ def test_a_bad_entry_is_named_in_place_and_creates_nothing(
     assert "kd_preview" not in str(_keys(at))
     at.text_area(key="kf::q0::labels").set_value("same\nother")
     assert_ok(at.run())
-    assert not at.error
+    assert not at.error, [e.value for e in at.error]
     _add(at, "binary")
     at.text_input(key="kf::q1::name").set_value("question1")  # a duplicate name
     assert_ok(at.run())
@@ -215,13 +215,13 @@ def test_toml_edits_fill_the_form_and_renames_follow_conditions(
     assert_ok(at.run())
     assert _toml(at)["questions"][1]["show_if"]["question"] == "pick"
     assert at.selectbox(key="kf::q1::when").value == "pick"
-    assert not at.error
+    assert not at.error, [e.value for e in at.error]
     at.text_input(key="kf::f1::name").set_value("first")  # a compared output renamed
     assert_ok(at.run())
     assert _toml(at)["questions"][0]["outputs"] == ["first", "answer_b"]
     assert at.multiselect(key="kf::q0::outputs").value == ["first", "answer_b"]
     assert _toml(at)["questions"][1]["show_if"]["answer"] == ["first", "answer_b"]
-    assert not at.error
+    assert not at.error, [e.value for e in at.error]
     at.button(key="kf::q2::up").click()  # "note" before "reasons"
     assert_ok(at.run())
     assert [q["name"] for q in _toml(at)["questions"]] == ["pick", "note", "reasons"]
@@ -236,7 +236,7 @@ def test_toml_edits_fill_the_form_and_renames_follow_conditions(
     )
     at.button(key="kf::q2::up").click()
     assert_ok(at.run())
-    assert not at.error
+    assert not at.error, [e.value for e in at.error]
     # the TOML changes, the form follows
     text = at.text_area(key="kd_toml").value.replace('"clearly"', '"much"')
     at.text_area(key="kd_toml").set_value(text)

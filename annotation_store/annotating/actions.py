@@ -89,12 +89,13 @@ def save_values(
         # posts the choices its saves already stored): no write transaction for it
         saved_now = state["labels"]
         updates = {k: v for k, v in updates.items() if k not in saved_now or saved_now[k] != v}
-    saved = {
-        name: view.store.save_label(
+    saved = {}
+    for name, value in updates.items():
+        outcome = view.store.save_label(
             view.project.name, view.item.item_id, view.user.name, name, value, status=status
-        ).value
-        for name, value in updates.items()
-    }
+        )
+        # the value as stored (cleaned); a preview's store answers None: the value given
+        saved[name] = value if outcome is None else outcome.value
     cleared = [name for name in clears if name not in updates]
     for name in cleared:
         view.store.clear_label(view.project.name, view.item.item_id, view.user.name, name)
