@@ -48,6 +48,16 @@ class StoreBase:
     _factories: tuple[sessionmaker[Session], sessionmaker[Session]] | None = None
     _write_turn: threading.RLock | None  # SQLite: this process's writers queue here
     _statement_bind: Engine  # autocommit on PostgreSQL: see read_statement
+    #: One line per label import a killed process left half-written, undone since opening.
+    recovered_imports: list[str]
+
+    @contextmanager
+    def _write_lock(self, conn: Connection) -> Iterator[None]:
+        """A write transaction on ``conn`` (SQLite: ``BEGIN IMMEDIATE`` after this
+        process's other writers), as :meth:`write` takes for its sessions."""
+        options = {"sqlite_begin": "IMMEDIATE"} if self.is_sqlite else {}
+        with self._write_turn or nullcontext(), conn.execution_options(**options).begin():
+            yield
 
     @contextmanager
     def read_statement(self) -> Iterator[Connection]:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Row, func, select, text, true, update
@@ -172,14 +171,6 @@ class ProjectsMixin(StoreBase):
             if report is not None:
                 return report
         raise AssertionError("the locked attempt always writes")
-
-    @contextmanager
-    def _write_lock(self, conn: Connection) -> Iterator[None]:
-        """A write transaction on ``conn`` (SQLite: ``BEGIN IMMEDIATE`` after this
-        process's other writers), as :meth:`write` takes for its sessions."""
-        options = {"sqlite_begin": "IMMEDIATE"} if self.is_sqlite else {}
-        with self._write_turn or nullcontext(), conn.execution_options(**options).begin():
-            yield
 
     def _stage_items(
         self,
