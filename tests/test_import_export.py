@@ -639,7 +639,16 @@ def test_an_import_interrupted_mid_write_leaves_the_database_unchanged(
             raise RuntimeError("connection lost")
         return original(self, s, name, role)
 
+    def dies_after_its_annotators(*args, **kwargs):
+        # SQLite's staged import: the new annotator is written in the transaction, then
+        # the move of the staged labels fails
+        calls["n"] = 2
+        raise RuntimeError("connection lost")
+
+    from annotation_store import label_stage
+
     monkeypatch.setattr(Store, "_annotator_row", dies_on_second_annotator)
+    monkeypatch.setattr(label_stage, "write_staged", dies_after_its_annotators)
     text = "item_id,annotator,field,value\na,u,label,0\nb,v,label,1\n"
     with pytest.raises(RuntimeError, match="connection lost"):
         import_annotations(any_store, "p", write(tmp_path, "l2.csv", text))
