@@ -13,11 +13,11 @@ from ui.items_browser import bar_update
 def import_upload(store: Store, project: str, what: str, name: str, data: bytes) -> None:
     """Import ``data`` (file ``name``) as ``what`` into ``project`` and say how it went; a
     failure the importer did not foresee is logged and shown in one line, no traceback."""
+    bar = None
     try:
         if what == "items":  # the big one: show how far the check and the write are
             bar = st.progress(0.0, text="Reading the file")
             report = import_items(store, project, data, name, on_progress=bar_update(bar))
-            bar.empty()
         else:
             report = IMPORTERS[what](store, project, data, name)
     except ImportFailure as exc:
@@ -26,3 +26,6 @@ def import_upload(store: Store, project: str, what: str, name: str, data: bytes)
         show_failure(f"Importing {name!r}", exc)
     else:
         st.success(report.summary(what))
+    finally:
+        if bar is not None:  # a refused file leaves no half-filled bar behind
+            bar.empty()

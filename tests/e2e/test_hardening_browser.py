@@ -64,3 +64,40 @@ def test_progress_table_fits_the_page(demo: str) -> None:
         )
         assert widths and max(widths) <= 1440, widths
         screenshot(page, "progress_1440", full_page=False)
+
+
+def _peak_rss_mb(pid: int) -> float:
+    """The process's peak resident memory so far (VmHWM), in MB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM in /proc status")
+
+
+def test_the_data_page_refuses_a_parquet_page_bomb_in_one_line(demo: str) -> None:
+    """Issue #37, point 1, in a running app: the 13 KB file whose one data page inflates
+    to 400 MiB is refused on upload with one line, no traceback, nothing imported, and the
+    server's peak memory grows by far less than the page would take."""
+    from pathlib import Path
+
+    from annotation_store import Store
+
+    bomb = Path(__file__).resolve().parents[1] / "data" / "hostile" / "page_bomb.parquet"
+    before_items = len(Store(demo).items("demo-intent-match"))
+    with running_app(demo) as app, browser_page(1440, 1000) as page:
+        _open(page, app, "data?project=demo-intent-match")
+        peak_before = _peak_rss_mb(app.process.pid)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(bomb))
+        page.get_by_role("button", name="Import items").click()
+        alert = page.locator("[data-testid=stAlert]").filter(has_text="page_bomb.parquet")
+        alert.wait_for()
+        wait_for_streamlit(page, SLOW_MS)
+        text = alert.inner_text().strip()
+        assert "decompresses to 400 MiB, over the cap of 200 MiB" in text, text
+        assert len(text.splitlines()) == 1, text
+        assert page.get_by_text("Reading the file").count() == 0  # no bar left half-filled
+        screenshot(page, "data_page_refuses_page_bomb", full_page=False)
+        grown = _peak_rss_mb(app.process.pid) - peak_before
+        assert grown < 150, f"the server's peak memory grew by {grown:.0f} MB"
+    assert len(Store(demo).items("demo-intent-match")) == before_items
