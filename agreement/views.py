@@ -127,11 +127,13 @@ def variable_names(doc: Doc, derived: bool = True) -> list[str]:
 def variable(doc: Doc, name: str | None, derived: bool = True) -> VariableView | None:
     """The human field ``name`` (else, unless ``derived`` is False, the derived score);
     None when the document has neither."""
+    if name is None:
+        return None
     block = _section(doc, FIELDS).get(name)
     if block is not None:
-        return VariableView(str(name), block)
+        return VariableView(name, block)
     block = _section(doc, DERIVED).get(name) if derived else None
-    return VariableView(str(name), block, True) if block is not None else None
+    return VariableView(name, block, True) if block is not None else None
 
 
 def evaluator_views(doc: Doc, field: str | None = None) -> list[EvaluatorView]:
@@ -147,8 +149,8 @@ def evaluator_views(doc: Doc, field: str | None = None) -> list[EvaluatorView]:
 
 def evaluator_view(doc: Doc, evaluator: str, field: str | None) -> EvaluatorView | None:
     """Evaluator ``evaluator`` on ``field``; None when it has no block there."""
-    block = (_section(doc, EVALUATORS).get(evaluator) or {}).get(field)
-    return EvaluatorView(evaluator, str(field), block) if block is not None else None
+    block = (_section(doc, EVALUATORS).get(evaluator) or {}).get(field) if field else None
+    return EvaluatorView(evaluator, field, block) if field and block is not None else None
 
 
 def by_evaluator(doc: Doc) -> dict[str, dict[str, Block]]:
