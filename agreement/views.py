@@ -71,7 +71,9 @@ class VariableView:
         return field_details(self.block, kind)
 
     def rows(self) -> tuple[MeasureRow, ...]:
-        """The statistics among people as long-form rows (subject "people")."""
+        """The statistics among people that apply, as long-form rows (subject "people"):
+        the rows the block was written from, but for an n the JSON keeps none of (Cohen's
+        pair mean)."""
         return tuple(_row(e, PEOPLE, self.name) for e in self.entries())
 
 
