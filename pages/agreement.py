@@ -10,6 +10,7 @@ import streamlit as st
 
 from agreement import AgreementDocument
 from agreement.binary import flag_lines
+from agreement.views import variable, variable_names, variables
 from common.csv_safe import csv_bytes
 from reports import figures
 from reports.data import agreement_document
@@ -100,7 +101,7 @@ if data["meta"].get("excluded"):  # the leakage guard: a judge version's worked 
     from reports.judges import exclusion_lines
 
     st.caption("Left out of their judge version's figures: " + exclusion_lines(data["meta"]) + ".")
-names = list(data["fields"]) + list(data["derived"])
+names = variable_names(data)
 picked = None
 if names:
     st.session_state.setdefault(FIELD_KEY, names[0])
@@ -132,19 +133,20 @@ if _open(PEOPLE):
     with tabs[PEOPLE]:
         charts.add(figures.reliability_bars(data))
         agreement_tables.human_tables(data, charted=[picked] if picked else [])
-        ranked = figures.ranking_charts(data["fields"].get(picked, {}), str(picked))
+        human = variable(data, picked, derived=False)
+        ranked = figures.ranking_charts(human.block if human else {}, str(picked))
         if ranked:
             st.header("Ranking of the compared systems")
             for fig in ranked:
                 charts.add(fig)
         st.header("Annotator pairs")
-        if picked not in data["fields"]:
+        if human is None:
             st.caption(f"Cohen's kappa per pair is drawn for human fields; {picked} is derived.")
-        for name, f in data["fields"].items():
-            fig = figures.kappa_heatmap(f, name) if name == picked else None
+        for v in variables(data, derived=False):
+            fig = figures.kappa_heatmap(v.block, v.name) if v.name == picked else None
             if fig is not None:
                 charts.add(fig)
-                if note := figures.pair_note(f):
+                if note := figures.pair_note(v.block):
                     st.caption(note)
 
 if _open(EVALUATORS):

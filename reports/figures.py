@@ -13,6 +13,7 @@ from agreement.evaluator import EvaluatorAgreement
 from agreement.human import MIN_PAIR_OVERLAP
 from agreement.measures import PAIRS, DetailEntry, fit_measure, read
 from agreement.statistics import DASH, field_details, statistics
+from agreement.views import evaluator_view, variables
 from reports.bias_text import own_model_text
 
 #: The template of figures in the HTML report; on the page Streamlit's own theme applies
@@ -47,12 +48,12 @@ def reliability_bars(doc: dict[str, Any], template: str | None = None) -> go.Fig
     fig = go.Figure()
     rows = []
     charted = [m for m in statistics() if m.chart]
-    for section in ("fields", "derived"):
-        for name, f in doc.get(section, {}).items():
-            unit = f.get("unit", "item")
-            x = f"{name}<br>{f.get('n_items', 0)} {unit}s"
-            for e in (e for m in charted for e in read(m, f)):
-                rows.append((e.label, x, e.value, e.ci, e.n or 0))
+    for v in variables(doc):
+        f = v.block
+        unit = f.get("unit", "item")
+        x = f"{v.name}<br>{f.get('n_items', 0)} {unit}s"
+        for e in (e for m in charted for e in read(m, f)):
+            rows.append((e.label, x, e.value, e.ci, e.n or 0))
     y_min, y_max = min(-0.1, *(r[2] for r in rows if r[2] is not None), 0), 1.05
     for stat in dict.fromkeys(r[0] for r in rows):
         part = [r for r in rows if r[0] == stat and r[2] is not None]
@@ -362,7 +363,8 @@ def document_figures(
     """Every figure of the document, titled, in reading order."""
     data = data or doc.to_dict()
     figs: list[tuple[str, go.Figure]] = [("reliability", reliability_bars(data, template))]
-    for name, f in data["fields"].items():
+    for v in variables(data, derived=False):
+        name, f = v.name, v.block
         hm = kappa_heatmap(f, name, template)
         if hm is not None:
             figs.append((f"kappa-{name}", hm))
@@ -373,10 +375,11 @@ def document_figures(
             if res.pairs is not None and len(res.pairs):
                 r = fit_value(res)
                 figs.append((f"scatter-{ev}-{field}", scatter(res.pairs, ev, field, r, template)))
-            b = data["evaluators"][ev][field].get("binary")
+            view = evaluator_view(data, ev, field)
+            b = view.binary if view else None
             if b and b["n"]:
                 figs.append((f"confusion-{ev}-{field}", confusion(b, ev, field, template)))
-            bias = data["evaluators"][ev][field].get("bias")
+            bias = view.bias if view else None
             fig = bias and bias_bars(bias, f"{ev} on {field}: bias by generator", template)
             if fig is not None and bias:
                 figs.append((f"bias-{ev}-{field}", fig))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agreement.measures import BIAS, BINARY, DASH, EVALUATOR, Entry, Measure, measures, read
-from agreement.rows import evaluator_entries
+from agreement.views import evaluator_views
 from common.notes import once_each
 from reports.bias_text import own_model_text
 
@@ -38,13 +38,12 @@ def _bias_cell(e: Entry) -> str:
 def evaluator_rows(data: dict[str, Any]) -> list[list[Any]]:
     """One row per evaluator and field of the JSON document ``data``."""
     rows = []
-    for ev, by_field in data["evaluators"].items():
-        for name, e in by_field.items():
-            row: list[Any] = [ev, name, e["n"], e["n_runs"]]
-            for x in evaluator_entries(e, EVALUATOR):
-                row += [_with_ci(x), x.p_text] if _tested(x.measure) else [_with_ci(x)]
-            bias = [x for x in evaluator_entries(e, BIAS) if x.measure.summary]
-            rows.append(row + [_bias_cell(x) for x in bias])
+    for v in evaluator_views(data):
+        row: list[Any] = [v.evaluator, v.field, v.block["n"], v.block["n_runs"]]
+        for x in v.entries(EVALUATOR):
+            row += [_with_ci(x), x.p_text] if _tested(x.measure) else [_with_ci(x)]
+        bias = [x for x in v.entries(BIAS) if x.measure.summary]
+        rows.append(row + [_bias_cell(x) for x in bias])
     return rows
 
 
@@ -71,16 +70,16 @@ def evaluator_notes(data: dict[str, Any]) -> list[str]:
     """Why an evaluator figure or a calibrated row shows a dash, and how 1-5 grades were
     mapped for the bias counts; each reason once, with the figures it concerns."""
     out: list[tuple[str, str]] = []
-    for ev, by_field in data.get("evaluators", {}).items():
-        for name, e in by_field.items():
-            for x in evaluator_entries(e, EVALUATOR):
-                if x.reason:
-                    out.append((f"{ev} / {name} / {x.measure.key}", x.reason))
-            mapping = (e.get("bias") or {}).get("scale_mapping")
-            if mapping:
-                out.append((f"{ev} / {name} / bias", f"1-5 grades {mapping}"))
-            if e.get("bias"):
-                out.append((f"{ev} / {name} / bias", own_model_text(e["bias"])))
+    for v in evaluator_views(data):
+        where = f"{v.evaluator} / {v.field}"
+        for x in v.entries(EVALUATOR):
+            if x.reason:
+                out.append((f"{where} / {x.measure.key}", x.reason))
+        mapping = (v.bias or {}).get("scale_mapping")
+        if mapping:
+            out.append((f"{where} / bias", f"1-5 grades {mapping}"))
+        if v.bias:
+            out.append((f"{where} / bias", own_model_text(v.bias)))
     for rows in data.get("calibrated", {}).values():
         for r in rows:
             if r.get("reason"):

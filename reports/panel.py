@@ -10,9 +10,9 @@ from typing import Any
 
 from agreement.exclusions import exclusion_line
 from agreement.measures import EVALUATOR_SECTIONS, NOTE, Measure
-from agreement.rows import evaluator_entries
 from agreement.statistics import Entry, field_details, field_entries
 from agreement.statistics import statistics as statistics_declared
+from agreement.views import evaluator_views, variable, with_excluded
 from annotation_store import Store
 from reports.bias_text import own_model_text
 from reports.data import agreement_document
@@ -57,19 +57,17 @@ def panel_summary(
         keep=_in_panel,
         reference_method=reference,
     ).to_dict()
-    f = doc["fields"].get(field) or doc["derived"].get(field)
+    view = variable(doc, field)
+    f = view.block if view else None
     evaluators = []
-    for name, by_field in doc["evaluators"].items():
-        e = by_field.get(field)
-        if e is None:
-            continue
-        bias = e.get("bias") or {}
-        shown = [x for sec in EVALUATOR_SECTIONS for x in evaluator_entries(e, sec)]
+    for v in evaluator_views(doc, field):
+        bias = v.bias or {}
+        shown = [x for sec in EVALUATOR_SECTIONS for x in v.entries(sec)]
         shown = [x for x in shown if x.measure.panel]
         evaluators.append(
             {
-                "evaluator": name,
-                "n": e["n"],
+                "evaluator": v.evaluator,
+                "n": v.block["n"],
                 "measures": [
                     {
                         "key": x.measure.key,
@@ -101,8 +99,8 @@ def panel_summary(
     ]
     extra: dict[str, Any] = {}
     if doc.get("exclusions"):
-        everyone = doc["exclusions"]["with_excluded"]
-        g = everyone["fields"].get(field) or everyone["derived"].get(field)
+        everyone = variable(with_excluded(doc) or {}, field)
+        g = everyone.block if everyone else None
         extra = {
             "exclusions": exclusion_line(doc["exclusions"]),
             "with_excluded": [

@@ -24,6 +24,7 @@ from agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agreement.exclusions import exclusion_line
 from agreement.measures import NOTE, PAIRS, DetailEntry, Entry
 from agreement.statistics import field_details, field_entries, statistics
+from agreement.views import evaluator_names, variables, with_excluded
 from annotation_store import Store
 from common.csv_safe import to_csv
 from common.notes import footnoted, once_each
@@ -184,7 +185,7 @@ STAT_HEADER = ["field", "statistic", "value", "95% CI", "n / units", "note"]
 
 def field_sections(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(name, block) of every human field, then every derived score, of a document."""
-    return [(n, f) for sec in ("fields", "derived") for n, f in data.get(sec, {}).items()]
+    return [(v.name, v.block) for v in variables(data)]
 
 
 def _field_rows(data: dict[str, Any]) -> list[list[Any]]:
@@ -346,13 +347,13 @@ def render_markdown(report: Report, csv_names: dict[str, str] | None = None) -> 
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     lines += _md_alarms(d)
     if d.get("exclusions"):
-        everyone = d["exclusions"]["with_excluded"]
+        everyone = with_excluded(d) or {}
         lines += ["", "## With the excluded annotators", "", _excluded_text(d), ""]
         lines += md_table(FIELD_HEADER, _field_rows(everyone))
         stat_rows, stat_notes = statistic_table(everyone)
         lines += ["", ""] + md_table(STAT_HEADER, stat_rows)
         lines += ["", *(f"- {n}" for n in stat_notes)] if stat_notes else []
-    if d["evaluators"]:
+    if evaluator_names(d):
         lines += ["", "## Evaluators vs humans", ""] + md_table(
             evaluator_header(), evaluator_rows(d)
         )
@@ -473,7 +474,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
     parts.append(_html_list(stat_notes + field_notes(d)))
     parts.append(_html_alarms(d))
     if d.get("exclusions"):
-        everyone = d["exclusions"]["with_excluded"]
+        everyone = with_excluded(d) or {}
         parts += [
             "<h2>With the excluded annotators</h2>",
             f"<p>{html.escape(_excluded_text(d))}</p>",
@@ -481,7 +482,7 @@ def render_html(report: Report, csv_names: dict[str, str] | None = None) -> str:
             html_table(STAT_HEADER, statistic_table(everyone)[0]),
             _html_list(statistic_table(everyone)[1]),
         ]
-    if d["evaluators"]:
+    if evaluator_names(d):
         parts += [
             "<h2>Evaluators vs humans</h2>",
             html_table(evaluator_header(), evaluator_rows(d)),

@@ -7,6 +7,7 @@ from typing import Any
 from agreement.measures import BIAS, BINARY, EVALUATOR, NOTE, DetailEntry, Entry
 from agreement.rows import evaluator_entries
 from agreement.statistics import field_details, field_entries
+from agreement.views import by_evaluator, variables, with_excluded
 from reports.bias_text import own_match_text
 
 
@@ -102,13 +103,12 @@ def document_text(doc: dict[str, Any]) -> str:
 
         lines += [exclusion_line(excluded) + " Figures below leave them out.", ""]
     lines += alarms_text(doc)
-    for name, f in doc["fields"].items():
-        lines += field_lines(name, f) + [""]
-    for name, f in doc.get("derived", {}).items():
-        lines += field_lines(f"{name} [derived]", f) + [""]
-    if doc["evaluators"]:
+    for v in variables(doc):
+        lines += field_lines(f"{v.name} [derived]" if v.derived else v.name, v.block) + [""]
+    evaluators = by_evaluator(doc)
+    if evaluators:
         lines.append("evaluators vs humans (CI: 95% bootstrap)")
-        for name, by_field in doc["evaluators"].items():
+        for name, by_field in evaluators.items():
             lines += evaluator_lines(name, by_field)
         lines.append("")
     for against, rows in doc.get("calibrated", {}).items():
@@ -127,7 +127,7 @@ def document_text(doc: dict[str, Any]) -> str:
         lines.append("")
     if excluded:
         lines.append("with the excluded annotators' labels:")
-        for name, f in excluded["with_excluded"]["fields"].items():
-            lines += field_lines(name, f) + [""]
+        for v in variables(with_excluded(doc) or {}, derived=False):
+            lines += field_lines(v.name, v.block) + [""]
     lines += [f"note: {n}" for n in doc.get("notes", [])]
     return "\n".join(lines).rstrip() + "\n"

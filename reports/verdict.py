@@ -48,7 +48,10 @@ def _statistic_name(key: str) -> str:
 def _people_line(agreement: Mapping[str, Any], field: str | None) -> str:
     """The people's own agreement on ``field``: Krippendorff's alpha at the field's level
     of measurement, with its interval."""
-    f = (agreement.get("fields") or {}).get(field or "", {})
+    from agreement.views import variable
+
+    view = variable(agreement, field or "", derived=False)
+    f = view.block if view else {}
     alpha = f.get("krippendorff_alpha") or {}
     level = f.get("level") if f.get("level") in alpha else next(iter(alpha), None)
     value = alpha.get(level) if level else None

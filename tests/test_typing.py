@@ -40,6 +40,8 @@ TYPED = [
     "estimates",
     "workbench_api/estimates.py",
     "agreement/paired_compare.py",
+    # the typed views the renderers read the agreement document through
+    "agreement/views.py",
 ]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from agreement import AgreementDocument
+from agreement.views import evaluator_view
 from reports import figures
 from ui import agreement_tables
 from ui.deferred_charts import DeferredCharts
@@ -29,9 +30,10 @@ def evaluators_section(
         st.caption(f"Figures for {picked}; evaluators also score {others} (pick above).")
     for ev, by_field in doc.evaluators.items():
         res = by_field.get(picked) if picked is not None else None
-        if res is None:
+        view = evaluator_view(data, ev, picked)
+        if res is None or view is None:
             continue
-        e = data["evaluators"][ev][picked]
+        e = view.block
         cols = st.columns(2)
         if res.pairs is not None and len(res.pairs):
             charts.add(figures.scatter(res.pairs, ev, picked, figures.fit_value(res)), cols[0])

@@ -16,8 +16,9 @@ import streamlit as st
 from agreement.measures import BINARY, EVALUATOR, measures
 from agreement.rows import evaluator_entries
 from agreement.statistics import DASH, field_entries
+from agreement.views import variables
 from common.notes import once_each
-from reports.render import STAT_HEADER, field_notes, field_sections, statistic_table
+from reports.render import STAT_HEADER, field_notes, statistic_table
 from ui.tables import dash_missing
 
 NOT_SHOWN = (
@@ -37,8 +38,9 @@ def summary_frame(data: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, str]]:
     """One row per field: counts and the declared summary statistics, each with its n as
     ``n / units`` beside it; and the number format of every statistic column."""
     rows, formats = [], {}
-    for name, f in field_sections(data):
-        row: dict[str, Any] = {"field": name, **{k: f[v] for k, v in BASE_COLUMNS.items()}}
+    for view in variables(data):
+        f = view.block
+        row: dict[str, Any] = {"field": view.name, **{k: f[v] for k, v in BASE_COLUMNS.items()}}
         for e in field_entries(f, keep=lambda s: s.summary):
             row[e.label] = e.value
             formats[e.label] = f"{{:.{e.measure.digits}f}}"

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from agreement.views import scored_fields
 from reports.metaeval_data import configured
 from reports.metaeval_figure import level_scatter
 from reports.metaeval_section import INTRO, LEVEL_TITLES, cluster_lines, level_notes, level_table
@@ -67,7 +68,7 @@ def metaeval_section(
 ) -> None:
     """Draw the tab."""
     st.caption(INTRO)
-    fields = sorted({f for by in data["evaluators"].values() for f in by})
+    fields = scored_fields(data)
     if not fields:
         st.caption("No evaluator has scores to meta-evaluate yet.")
         return

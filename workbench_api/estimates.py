@@ -220,10 +220,12 @@ def _agreement_data(
 
 def _alpha_plan(table: EstimateTable, target: float, agreement_data: dict[str, Any]) -> Plan:
     """Krippendorff's alpha among the people on the field (items with two or more labels)."""
+    from agreement.views import variable
     from estimates.planning import Plan, plan_from_interval
 
     figure = "Krippendorff's alpha (people)"
-    entry = agreement_data.get("fields", {}).get(table.field)
+    view = variable(agreement_data, table.field, derived=False)
+    entry = view.block if view else None
     if not entry:
         return Plan(figure, 0, None, target, None, None, "no alpha for this field")
     cis = entry.get("krippendorff_alpha_ci") or {}
