@@ -30,7 +30,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Row, and_, bindparam, exists, false, func, insert, select, true, update
+from sqlalchemy import (
+    DateTime,
+    Row,
+    and_,
+    bindparam,
+    cast,
+    exists,
+    false,
+    func,
+    insert,
+    literal_column,
+    null,
+    select,
+    true,
+    union_all,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from annotation_store.label_writes import LabelTarget, find_target
@@ -178,8 +194,28 @@ _CLAIM_COLUMNS = (
     Assignment.explicit,
     Assignment.created_at,
 )
-_ITEM_PROGRESS = select(*_PROGRESS_COLUMNS).where(ItemProgress.item_pk == bindparam("item_pk"))
-_ITEM_CLAIMS = select(*_CLAIM_COLUMNS).where(Assignment.item_pk == bindparam("item_pk"))
+
+
+def _item_holders() -> Any:
+    """One item's claims (kind "c") and progress rows (kind "p") in one statement."""
+    item_pk = bindparam("item_pk")
+    return union_all(
+        select(literal_column("'c'").label("kind"), *_CLAIM_COLUMNS).where(
+            Assignment.item_pk == item_pk
+        ),
+        select(
+            literal_column("'p'"),
+            null(),
+            ItemProgress.item_pk,
+            ItemProgress.annotator_id,
+            ItemProgress.status,
+            null(),
+            ItemProgress.updated_at,
+        ).where(ItemProgress.item_pk == item_pk),
+    )
+
+
+_ITEM_HOLDERS = _item_holders()
 
 
 @dataclass(frozen=True)
@@ -192,12 +228,15 @@ class _Claims:
 
     @classmethod
     def of_item(cls, s: Session, item_pk: int) -> _Claims:
-        """One item's claims and progress rows (two indexed statements)."""
-        params = {"item_pk": item_pk}
-        progress = {
-            (pk, who): (status, at) for pk, who, status, at in s.execute(_ITEM_PROGRESS, params)
-        }
-        return cls(progress, s.execute(_ITEM_CLAIMS, params).all())
+        """One item's claims and progress rows (one indexed statement)."""
+        progress: dict[tuple[int, int], tuple[str, datetime | None]] = {}
+        claims: list[Any] = []
+        for row in s.execute(_ITEM_HOLDERS, {"item_pk": item_pk}):
+            if row[0] == "c":
+                claims.append(tuple(row[1:]))
+            else:
+                progress[(row[2], row[3])] = (row[4], row[6])
+        return cls(progress, claims)
 
     @classmethod
     def read(cls, s: Session, claims_where: Any, progress_where: Any) -> _Claims:
@@ -263,7 +302,16 @@ def _reopen(store: Store, item_pks: Iterable[int]) -> None:
 
 
 _STALE = (
-    select(Assignment.item_pk, Assignment.created_at, ItemProgress.updated_at)
+    select(
+        literal_column("'s'"),
+        null(),
+        Assignment.item_pk,
+        null(),
+        null(),
+        Assignment.created_at,
+        null(),
+        ItemProgress.updated_at,
+    )
     .join(Item, Item.id == Assignment.item_pk)
     .outerjoin(
         ItemProgress,
@@ -282,13 +330,12 @@ _STALE = (
 )
 
 
-def _reopen_stale(s: Session, pid: int, cfg: AnnotationSettings, now: datetime) -> None:
-    """Clear the full mark of items holding a stale queue claim: an indexed read of the
-    project's open claims older than the timeout (at most one or two per annotator).
-    Items another claim is checking right now are passed over (``SKIP LOCKED``): that
-    check sees the stale claim itself, and this one waits for no lock."""
-    cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
-    rows = s.execute(_STALE, {"pid": pid, "cutoff": cutoff}).all()
+def _reopen_stale(s: Session, rows: list[Any], cutoff: datetime) -> None:
+    """Clear the full mark of items holding a stale queue claim (``rows``: the project's
+    open claims older than the timeout on full items, item_pk, created_at, last save; at
+    most one or two per annotator). Items another claim is checking right now are passed
+    over (``SKIP LOCKED``): that check sees the stale claim itself, and this one waits
+    for no lock."""
     for pk in sorted({pk for pk, created, seen in rows if max(created, seen or created) < cutoff}):
         if _lock_item(s, pk, skip_locked=True):
             _mark_full(s, pk, False)
@@ -409,13 +456,16 @@ def claim_next(
     annotator: str,
     now: datetime | None = None,
     ahead_of: Iterable[str] = (),
+    *,
+    known: tuple[int, Mapping[str, Any], int] | None = None,
 ) -> str | None:
     """Hand ``annotator`` their next item (resuming an open one first), or None.
 
     None means: the quota is reached, or every item they have not done already has k
     active annotators. ``ahead_of``: claim as if those items were already submitted (the
     Annotate page's browser fetches the next item while the current one is labelled and
-    the ones before it are still being saved).
+    the ones before it are still being saved). ``known``: the project's id and settings
+    and the annotator's id as the caller just read them (else they are read here).
 
     No project lock and no read of the whole project: the annotator's own claims and
     progress, then the queue's index (items not marked full), one locked item at a time.
@@ -424,21 +474,51 @@ def claim_next(
     freed: set[int] = set()
     try:
         with store.write() as s:
-            return _claim(s, project, annotator, now, ahead_of, freed)
+            return _claim(s, project, annotator, now, ahead_of, freed, known)
     finally:
         _reopen(store, freed)
 
 
-_MINE = select(
-    Assignment.id, Assignment.item_pk, Assignment.status, Assignment.explicit, Assignment.created_at
-).where(Assignment.annotator_id == bindparam("who"), Assignment.project_id == bindparam("pid"))
-_DONE_HERE = select(ItemProgress.item_pk, ItemProgress.status).where(
-    ItemProgress.annotator_id == bindparam("who"), ItemProgress.project_id == bindparam("pid")
-)
-_AHEAD = select(Item.id).where(
+def _own_rows() -> Any:
+    """In one statement: the annotator's claims ("c": id, item_pk, status, explicit,
+    created_at, item_id), their progress rows ("p": item_pk, status, item_id) and the
+    project's stale claim candidates ("s", see ``_STALE``)."""
+    pid, who = bindparam("pid"), bindparam("who")
+    claims = (
+        select(
+            literal_column("'c'").label("kind"),
+            Assignment.id,
+            Assignment.item_pk,
+            Assignment.status,
+            Assignment.explicit,
+            Assignment.created_at,
+            Item.item_id,
+            cast(null(), DateTime).label("seen"),  # PostgreSQL types a union pairwise
+        )
+        .join(Item, Item.id == Assignment.item_pk)
+        .where(Assignment.annotator_id == who, Assignment.project_id == pid)
+    )
+    progress = (
+        select(
+            literal_column("'p'"),
+            null(),
+            ItemProgress.item_pk,
+            ItemProgress.status,
+            null(),
+            null(),
+            Item.item_id,
+            cast(null(), DateTime),
+        )
+        .join(Item, Item.id == ItemProgress.item_pk)
+        .where(ItemProgress.annotator_id == who, ItemProgress.project_id == pid)
+    )
+    return union_all(claims, progress, _STALE)
+
+
+_OWN = _own_rows()
+_AHEAD = select(Item.item_id, Item.id).where(
     Item.project_id == bindparam("pid"), Item.item_id.in_(bindparam("ids", expanding=True))
 )
-_ITEM_ID = select(Item.item_id).where(Item.id == bindparam("item_pk"))
 
 
 def _claim(
@@ -448,18 +528,33 @@ def _claim(
     now: datetime,
     ahead_of: Iterable[str],
     freed: set[int],
+    known: tuple[int, Mapping[str, Any], int] | None = None,
 ) -> str | None:
-    """:func:`claim_next` inside its write session; items whose slot freed go to ``freed``."""
-    pid, settings, who = _ids(s, project, annotator)
+    """:func:`claim_next` inside its write session; items whose slot freed go to ``freed``.
+    Reads the annotator's claims and progress and the stale claims in one statement."""
+    pid, settings, who = known if known is not None else _ids(s, project, annotator)
     cfg = annotation_settings(settings)
-    ids = {"pid": pid, "who": who}
-    mine = {a.item_pk: a for a in s.execute(_MINE, ids)}
-    done_here: dict[int, str] = dict(s.execute(_DONE_HERE, ids).all())
+    cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
+    mine: dict[int, Any] = {}
+    done_here: dict[int, str] = {}
+    pk_of: dict[str, int] = {}
+    stale_rows = []
+    for row in s.execute(_OWN, {"pid": pid, "who": who, "cutoff": cutoff}):
+        if row.kind == "c":
+            mine[row.item_pk] = row
+            pk_of[row.item_id] = row.item_pk
+        elif row.kind == "p":
+            done_here[row.item_pk] = row.status
+            pk_of[row.item_id] = row.item_pk
+        else:
+            stale_rows.append((row.item_pk, row.created_at, row.seen))
     pretend: set[int] = set()  # ``ahead_of`` items counted as submitted though not yet
     if ahead_of:
         ahead_of = [ahead_of] if isinstance(ahead_of, str) else list(ahead_of)
-        ahead_pks = s.scalars(_AHEAD, {"pid": pid, "ids": ahead_of}).all()
-        for pk in ahead_pks:
+        unknown = [i for i in ahead_of if i not in pk_of]
+        if unknown:  # items the annotator never held (a reviewer's): looked up
+            pk_of.update(s.execute(_AHEAD, {"pid": pid, "ids": unknown}).tuples().all())
+        for pk in dict.fromkeys(pk_of[i] for i in ahead_of if i in pk_of):
             if done_here.get(pk) not in ("submitted", "skipped"):
                 done_here[pk] = "submitted"
                 pretend.add(pk)
@@ -475,7 +570,7 @@ def _claim(
             if status == "released":
                 freed.add(a.item_pk)
             continue
-        return s.scalar(_ITEM_ID, {"item_pk": a.item_pk})
+        return a.item_id
     # 2. quota
     submitted = sum(1 for st in done_here.values() if st == "submitted")
     if cfg.quota is not None and submitted >= cfg.quota:
@@ -488,7 +583,7 @@ def _claim(
             _queue_claim(s, pid, gold_pk, who, now)
             return s.scalar(select(Item.item_id).where(Item.id == gold_pk))
     # 3. the next eligible item under the strategy
-    _reopen_stale(s, pid, cfg, now)
+    _reopen_stale(s, stale_rows, cutoff)
     if cfg.assignment == "in_order":
         return _claim_in_order(s, pid, who, cfg, now)
     return _claim_by_key(s, pid, who, annotator, cfg, now)
@@ -573,9 +668,12 @@ def reserve_submit(
         _reserve(s, _locked_target(s, project, item_id, annotator), bypass)
 
 
-def _locked_target(s: Session, project: str, item_id: str, annotator: str) -> LabelTarget:
-    """The label target with its item's row locked (claims of that item wait)."""
-    t = find_target(s, project, item_id, annotator)
+def _locked_target(
+    s: Session, project: str, item_id: str, annotator: str, known: LabelTarget | None = None
+) -> LabelTarget:
+    """The label target (``known``, else read) with its item's row locked (claims of
+    that item wait)."""
+    t = known or find_target(s, project, item_id, annotator)
     if t.annotator_id is None:
         raise StoreError(f"no annotator called {annotator!r}")
     _lock_item(s, t.item_pk)
@@ -624,11 +722,14 @@ def submit(
     annotator: str,
     seconds: float | None = None,
     bypass: bool = False,
+    *,
+    target: LabelTarget | None = None,
 ) -> int:
     """Reserve the slot and mark the annotator's labels on the item submitted, in one
-    transaction (a refused submit changes nothing); returns how many labels."""
+    transaction (a refused submit changes nothing); returns how many labels. ``target``:
+    the project, item and annotator as the caller just read them, else read here."""
     with store.write() as s:
-        t = _locked_target(s, project, item_id, annotator)
+        t = _locked_target(s, project, item_id, annotator, target)
         _reserve(s, t, bypass)
         return store.set_item_status(s, t, annotator, "submitted", seconds)
 
