@@ -49,13 +49,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from annotation_store import tables
 from annotation_store.label_writes import LabelTarget, find_target
 from annotation_store.models import (
-    Annotator,
     Assignment,
-    GoldItem,
-    Item,
-    ItemProgress,
     Project,
     utcnow,
 )
@@ -146,12 +143,14 @@ def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
 # -- looking up and counting -----------------------------------------------------------
 # The claim's and submit's statements are built once with bound parameters: building one
 # took several times the CPU of running it on SQLite, and a built statement keeps its
-# cache key, so each run only binds (issue #39: the fast lane's CPU per item).
+# cache key, so each run only binds (issue #39: the fast lane's CPU per item). They name
+# the Core tables, not the ORM classes: a statement on a class runs through the ORM's
+# execution layer, about 0.1 ms more CPU per statement (inside SQLite's write lock).
 _IDS = (
-    select(Project.id, Project.settings, Annotator.id)
-    .select_from(Project)
-    .outerjoin(Annotator, Annotator.name == bindparam("who"))
-    .where(Project.name == bindparam("project"))
+    select(tables.projects.c.id, tables.projects.c.settings, tables.annotators.c.id)
+    .select_from(tables.projects)
+    .outerjoin(tables.annotators, tables.annotators.c.name == bindparam("who"))
+    .where(tables.projects.c.name == bindparam("project"))
 )
 
 
@@ -166,9 +165,9 @@ def _ids(s: Session, project: str, annotator: str) -> tuple[int, dict[str, Any],
 
 
 _LOCK_ITEM = {
-    skip: select(Item.id)
-    .where(Item.id == bindparam("item_pk"))
-    .with_for_update(of=Item, key_share=True, skip_locked=skip)
+    skip: select(tables.items.c.id)
+    .where(tables.items.c.id == bindparam("item_pk"))
+    .with_for_update(of=tables.items, key_share=True, skip_locked=skip)
     for skip in (False, True)
 }
 
@@ -181,18 +180,18 @@ def _lock_item(s: Session, item_pk: int, *, skip_locked: bool = False) -> bool:
 
 
 _PROGRESS_COLUMNS = (
-    ItemProgress.item_pk,
-    ItemProgress.annotator_id,
-    ItemProgress.status,
-    ItemProgress.updated_at,
+    tables.item_progress.c.item_pk,
+    tables.item_progress.c.annotator_id,
+    tables.item_progress.c.status,
+    tables.item_progress.c.updated_at,
 )
 _CLAIM_COLUMNS = (
-    Assignment.id,
-    Assignment.item_pk,
-    Assignment.annotator_id,
-    Assignment.status,
-    Assignment.explicit,
-    Assignment.created_at,
+    tables.assignments.c.id,
+    tables.assignments.c.item_pk,
+    tables.assignments.c.annotator_id,
+    tables.assignments.c.status,
+    tables.assignments.c.explicit,
+    tables.assignments.c.created_at,
 )
 
 
@@ -201,17 +200,17 @@ def _item_holders() -> Any:
     item_pk = bindparam("item_pk")
     return union_all(
         select(literal_column("'c'").label("kind"), *_CLAIM_COLUMNS).where(
-            Assignment.item_pk == item_pk
+            tables.assignments.c.item_pk == item_pk
         ),
         select(
             literal_column("'p'"),
             null(),
-            ItemProgress.item_pk,
-            ItemProgress.annotator_id,
-            ItemProgress.status,
+            tables.item_progress.c.item_pk,
+            tables.item_progress.c.annotator_id,
+            tables.item_progress.c.status,
             null(),
-            ItemProgress.updated_at,
-        ).where(ItemProgress.item_pk == item_pk),
+            tables.item_progress.c.updated_at,
+        ).where(tables.item_progress.c.item_pk == item_pk),
     )
 
 
@@ -245,10 +244,10 @@ class _Claims:
             (item_pk, who): (status, updated_at)
             for item_pk, who, status, updated_at in s.execute(
                 select(
-                    ItemProgress.item_pk,
-                    ItemProgress.annotator_id,
-                    ItemProgress.status,
-                    ItemProgress.updated_at,
+                    tables.item_progress.c.item_pk,
+                    tables.item_progress.c.annotator_id,
+                    tables.item_progress.c.status,
+                    tables.item_progress.c.updated_at,
                 ).where(progress_where)
             )
         }
@@ -280,11 +279,15 @@ class _Claims:
 
 
 def _set_claim_status(s: Session, claim_ids: list[int], status: str) -> None:
-    s.execute(update(Assignment).where(Assignment.id.in_(claim_ids)).values(status=status))
+    s.execute(
+        update(tables.assignments)
+        .where(tables.assignments.c.id.in_(claim_ids))
+        .values(status=status)
+    )
 
 
 def _mark_full(s: Session, item_pk: int, full: bool = True) -> None:
-    s.execute(update(Item).where(Item.id == item_pk).values(queue_full=full))
+    s.execute(update(tables.items).where(tables.items.c.id == item_pk).values(queue_full=full))
 
 
 def _reopen(store: Store, item_pks: Iterable[int]) -> None:
@@ -297,7 +300,9 @@ def _reopen(store: Store, item_pks: Iterable[int]) -> None:
         return
     with store.write() as s:
         s.execute(
-            update(Item).where(Item.id.in_(pks), Item.queue_full == true()).values(queue_full=False)
+            update(tables.items)
+            .where(tables.items.c.id.in_(pks), tables.items.c.queue_full == true())
+            .values(queue_full=False)
         )
 
 
@@ -305,27 +310,27 @@ _STALE = (
     select(
         literal_column("'s'"),
         null(),
-        Assignment.item_pk,
+        tables.assignments.c.item_pk,
         null(),
         null(),
-        Assignment.created_at,
+        tables.assignments.c.created_at,
         null(),
-        ItemProgress.updated_at,
+        tables.item_progress.c.updated_at,
     )
-    .join(Item, Item.id == Assignment.item_pk)
+    .join(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
     .outerjoin(
-        ItemProgress,
+        tables.item_progress,
         and_(
-            ItemProgress.item_pk == Assignment.item_pk,
-            ItemProgress.annotator_id == Assignment.annotator_id,
+            tables.item_progress.c.item_pk == tables.assignments.c.item_pk,
+            tables.item_progress.c.annotator_id == tables.assignments.c.annotator_id,
         ),
     )
     .where(
-        Assignment.project_id == bindparam("pid"),
-        Assignment.status == "open",
-        Assignment.created_at < bindparam("cutoff"),
-        Assignment.explicit == false(),
-        Item.queue_full == true(),
+        tables.assignments.c.project_id == bindparam("pid"),
+        tables.assignments.c.status == "open",
+        tables.assignments.c.created_at < bindparam("cutoff"),
+        tables.assignments.c.explicit == false(),
+        tables.items.c.queue_full == true(),
     )
 )
 
@@ -355,7 +360,7 @@ def _order_key(
     return key
 
 
-_INSERT_CLAIM = insert(Assignment.__table__)
+_INSERT_CLAIM = insert(tables.assignments)
 
 
 def _queue_claim(s: Session, project_id: int, item_pk: int, who: int, now: datetime) -> None:
@@ -378,20 +383,31 @@ def _open_items() -> Any:
     in queue order (the index ``ix_items_project_queue``), with their gold mark."""
     pid, who = bindparam("pid"), bindparam("who")
     return (
-        select(Item.id, Item.item_id, Item.position, GoldItem.item_pk)
-        .outerjoin(GoldItem, GoldItem.item_pk == Item.id)
-        .where(
-            Item.project_id == pid,
-            Item.queue_full == false(),
-            ~exists().where(Assignment.item_pk == Item.id, Assignment.annotator_id == who),
-            ~exists().where(ItemProgress.item_pk == Item.id, ItemProgress.annotator_id == who),
+        select(
+            tables.items.c.id,
+            tables.items.c.item_id,
+            tables.items.c.position,
+            tables.gold_items.c.item_pk,
         )
-        .order_by(Item.position, Item.id)
+        .outerjoin(tables.gold_items, tables.gold_items.c.item_pk == tables.items.c.id)
+        .where(
+            tables.items.c.project_id == pid,
+            tables.items.c.queue_full == false(),
+            ~exists().where(
+                tables.assignments.c.item_pk == tables.items.c.id,
+                tables.assignments.c.annotator_id == who,
+            ),
+            ~exists().where(
+                tables.item_progress.c.item_pk == tables.items.c.id,
+                tables.item_progress.c.annotator_id == who,
+            ),
+        )
+        .order_by(tables.items.c.position, tables.items.c.id)
     )
 
 
 _OPEN_ITEMS = _open_items()
-_NEXT_OPEN = _OPEN_ITEMS.limit(1).with_for_update(of=Item, key_share=True, skip_locked=True)
+_NEXT_OPEN = _OPEN_ITEMS.limit(1).with_for_update(of=tables.items, key_share=True, skip_locked=True)
 
 
 def _try_claim(
@@ -441,7 +457,9 @@ def _claim_by_key(
             rows = [r for r in rows if r.id in drawn]
     counts: dict[int, int] = {}
     if cfg.assignment == "least_annotated":  # reads the project's claims (not the default)
-        claims = _Claims.read(s, Assignment.project_id == pid, ItemProgress.project_id == pid)
+        claims = _Claims.read(
+            s, tables.assignments.c.project_id == pid, tables.item_progress.c.project_id == pid
+        )
         counts = {pk: len(who_) for pk, who_ in claims.active_by_item(cfg, now)[0].items()}
     for row in sorted(rows, key=_order_key(cfg, annotator, counts)):
         if _lock_item(s, row.id, skip_locked=True) and _try_claim(s, pid, row.id, who, cfg, now):
@@ -487,37 +505,38 @@ def _own_rows() -> Any:
     claims = (
         select(
             literal_column("'c'").label("kind"),
-            Assignment.id,
-            Assignment.item_pk,
-            Assignment.status,
-            Assignment.explicit,
-            Assignment.created_at,
-            Item.item_id,
+            tables.assignments.c.id,
+            tables.assignments.c.item_pk,
+            tables.assignments.c.status,
+            tables.assignments.c.explicit,
+            tables.assignments.c.created_at,
+            tables.items.c.item_id,
             cast(null(), DateTime).label("seen"),  # PostgreSQL types a union pairwise
         )
-        .join(Item, Item.id == Assignment.item_pk)
-        .where(Assignment.annotator_id == who, Assignment.project_id == pid)
+        .join(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
+        .where(tables.assignments.c.annotator_id == who, tables.assignments.c.project_id == pid)
     )
     progress = (
         select(
             literal_column("'p'"),
             null(),
-            ItemProgress.item_pk,
-            ItemProgress.status,
+            tables.item_progress.c.item_pk,
+            tables.item_progress.c.status,
             null(),
             null(),
-            Item.item_id,
+            tables.items.c.item_id,
             cast(null(), DateTime),
         )
-        .join(Item, Item.id == ItemProgress.item_pk)
-        .where(ItemProgress.annotator_id == who, ItemProgress.project_id == pid)
+        .join(tables.items, tables.items.c.id == tables.item_progress.c.item_pk)
+        .where(tables.item_progress.c.annotator_id == who, tables.item_progress.c.project_id == pid)
     )
     return union_all(claims, progress, _STALE)
 
 
 _OWN = _own_rows()
-_AHEAD = select(Item.item_id, Item.id).where(
-    Item.project_id == bindparam("pid"), Item.item_id.in_(bindparam("ids", expanding=True))
+_AHEAD = select(tables.items.c.item_id, tables.items.c.id).where(
+    tables.items.c.project_id == bindparam("pid"),
+    tables.items.c.item_id.in_(bindparam("ids", expanding=True)),
 )
 
 
@@ -577,11 +596,15 @@ def _claim(
         return None
     # 2b. a gold check at the study's rate (gold items never take the ordinary path)
     if study_of(settings).gold_rate > 0:
-        golds = set(s.scalars(select(GoldItem.item_pk).where(GoldItem.project_id == pid)))
+        golds = set(
+            s.scalars(
+                select(tables.gold_items.c.item_pk).where(tables.gold_items.c.project_id == pid)
+            )
+        )
         gold_pk = gold.pick_gold(settings, annotator, mine, golds)
         if gold_pk is not None:
             _queue_claim(s, pid, gold_pk, who, now)
-            return s.scalar(select(Item.item_id).where(Item.id == gold_pk))
+            return s.scalar(select(tables.items.c.item_id).where(tables.items.c.id == gold_pk))
     # 3. the next eligible item under the strategy
     _reopen_stale(s, stale_rows, cutoff)
     if cfg.assignment == "in_order":
@@ -599,8 +622,8 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
         pid, _, who = _ids(s, project, annotator)
         pks = dict(
             s.execute(
-                select(Item.item_id, Item.id).where(
-                    Item.project_id == pid, Item.item_id.in_(item_ids)
+                select(tables.items.c.item_id, tables.items.c.id).where(
+                    tables.items.c.project_id == pid, tables.items.c.item_id.in_(item_ids)
                 )
             ).all()
         )
@@ -611,7 +634,8 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
             a.item_pk: a
             for a in s.scalars(
                 select(Assignment).where(
-                    Assignment.annotator_id == who, Assignment.item_pk.in_(list(pks.values()))
+                    tables.assignments.c.annotator_id == who,
+                    tables.assignments.c.item_pk.in_(list(pks.values())),
                 )
             )
         }
@@ -640,9 +664,15 @@ def unassign(store: Store, project: str, item_id: str, annotator: str) -> bool:
     """Admin: withdraw an open assignment (labels already given stay). True if removed."""
     with store.write() as s:
         pid, _, who = _ids(s, project, annotator)
-        item_pk = s.scalar(select(Item.id).where(Item.project_id == pid, Item.item_id == item_id))
+        item_pk = s.scalar(
+            select(tables.items.c.id).where(
+                tables.items.c.project_id == pid, tables.items.c.item_id == item_id
+            )
+        )
         row = s.scalar(
-            select(Assignment).where(Assignment.item_pk == item_pk, Assignment.annotator_id == who)
+            select(Assignment).where(
+                tables.assignments.c.item_pk == item_pk, tables.assignments.c.annotator_id == who
+            )
         )
         if row is None or row.status != "open":
             return False
@@ -680,8 +710,11 @@ def _locked_target(
     return t
 
 
-_OWN_CLAIM = select(Assignment.id, Assignment.status, Assignment.explicit).where(
-    Assignment.item_pk == bindparam("item_pk"), Assignment.annotator_id == bindparam("who")
+_OWN_CLAIM = select(
+    tables.assignments.c.id, tables.assignments.c.status, tables.assignments.c.explicit
+).where(
+    tables.assignments.c.item_pk == bindparam("item_pk"),
+    tables.assignments.c.annotator_id == bindparam("who"),
 )
 
 
@@ -702,7 +735,7 @@ def _reserve(s: Session, t: LabelTarget, bypass: bool) -> None:
             )
     if row is None:
         s.execute(
-            insert(Assignment).values(
+            insert(tables.assignments).values(
                 project_id=t.project_id,
                 item_pk=t.item_pk,
                 annotator_id=who,
@@ -739,11 +772,11 @@ def own_counts(store: Store, project: str, annotator: str) -> dict[str, int]:
     draft); gold items included."""
     with store.read() as s:
         rows = s.execute(
-            select(ItemProgress.status, func.count())
-            .join(Project, Project.id == ItemProgress.project_id)
-            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
-            .where(Project.name == project, Annotator.name == annotator)
-            .group_by(ItemProgress.status)
+            select(tables.item_progress.c.status, func.count())
+            .join(tables.projects, tables.projects.c.id == tables.item_progress.c.project_id)
+            .join(tables.annotators, tables.annotators.c.id == tables.item_progress.c.annotator_id)
+            .where(tables.projects.c.name == project, tables.annotators.c.name == annotator)
+            .group_by(tables.item_progress.c.status)
         ).all()
     return {status: int(n) for status, n in rows}
 
@@ -772,24 +805,34 @@ def skip(store: Store, project: str, item_id: str, annotator: str) -> None:
 
 
 _QUEUE = (
-    select(Item.item_id, Project.id, Annotator.id, Assignment.status)
-    .select_from(Project)
-    .outerjoin(Annotator, Annotator.name == bindparam("who"))
-    .outerjoin(
-        Assignment,
-        and_(Assignment.project_id == Project.id, Assignment.annotator_id == Annotator.id),
+    select(
+        tables.items.c.item_id,
+        tables.projects.c.id,
+        tables.annotators.c.id,
+        tables.assignments.c.status,
     )
-    .outerjoin(Item, Item.id == Assignment.item_pk)
-    .where(Project.name == bindparam("project"))
-    .order_by(Assignment.created_at, Assignment.id)
+    .select_from(tables.projects)
+    .outerjoin(tables.annotators, tables.annotators.c.name == bindparam("who"))
+    .outerjoin(
+        tables.assignments,
+        and_(
+            tables.assignments.c.project_id == tables.projects.c.id,
+            tables.assignments.c.annotator_id == tables.annotators.c.id,
+        ),
+    )
+    .outerjoin(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
+    .where(tables.projects.c.name == bindparam("project"))
+    .order_by(tables.assignments.c.created_at, tables.assignments.c.id)
 )
 _DISPLAY_ORDER = (
-    select(Item.item_id)
-    .join(Assignment, Item.id == Assignment.item_pk)
-    .join(Project, Project.id == Assignment.project_id)
-    .join(Annotator, Annotator.id == Assignment.annotator_id)
-    .where(Project.name == bindparam("project"), Annotator.name == bindparam("who"))
-    .order_by(Assignment.created_at, Assignment.id)
+    select(tables.items.c.item_id)
+    .join(tables.assignments, tables.items.c.id == tables.assignments.c.item_pk)
+    .join(tables.projects, tables.projects.c.id == tables.assignments.c.project_id)
+    .join(tables.annotators, tables.annotators.c.id == tables.assignments.c.annotator_id)
+    .where(
+        tables.projects.c.name == bindparam("project"), tables.annotators.c.name == bindparam("who")
+    )
+    .order_by(tables.assignments.c.created_at, tables.assignments.c.id)
 )
 
 
@@ -823,21 +866,21 @@ def may_open(store: Store, project: str, item_id: str, annotator: str, role: str
 def assignments_frame(store: Store, project: str) -> list[dict[str, Any]]:
     """Every assignment of a project as plain rows (for the admin page)."""
     with store.read() as s:
-        proj = s.scalar(select(Project).where(Project.name == project))
+        proj = s.scalar(select(Project).where(tables.projects.c.name == project))
         if proj is None:
             raise StoreError(f"no project called {project!r}")
         rows = s.execute(
             select(
-                Item.item_id,
-                Annotator.name,
-                Assignment.status,
-                Assignment.explicit,
-                Assignment.created_at,
+                tables.items.c.item_id,
+                tables.annotators.c.name,
+                tables.assignments.c.status,
+                tables.assignments.c.explicit,
+                tables.assignments.c.created_at,
             )
-            .join(Item, Item.id == Assignment.item_pk)
-            .join(Annotator, Annotator.id == Assignment.annotator_id)
-            .where(Assignment.project_id == proj.id)
-            .order_by(Item.position, Annotator.name)
+            .join(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
+            .join(tables.annotators, tables.annotators.c.id == tables.assignments.c.annotator_id)
+            .where(tables.assignments.c.project_id == proj.id)
+            .order_by(tables.items.c.position, tables.annotators.c.name)
         ).all()
         return [
             dict(item_id=r[0], annotator=r[1], status=r[2], explicit=r[3], created_at=r[4])
