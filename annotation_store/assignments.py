@@ -30,16 +30,29 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Row, and_, bindparam, exists, false, func, insert, select, true, update
+from sqlalchemy import (
+    DateTime,
+    Row,
+    and_,
+    bindparam,
+    cast,
+    exists,
+    false,
+    func,
+    insert,
+    literal_column,
+    null,
+    select,
+    true,
+    union_all,
+    update,
+)
 from sqlalchemy.orm import Session
 
+from annotation_store import tables
 from annotation_store.label_writes import LabelTarget, find_target
 from annotation_store.models import (
-    Annotator,
     Assignment,
-    GoldItem,
-    Item,
-    ItemProgress,
     Project,
     utcnow,
 )
@@ -130,12 +143,14 @@ def validate_annotation_settings(updates: Mapping[str, Any]) -> dict[str, Any]:
 # -- looking up and counting -----------------------------------------------------------
 # The claim's and submit's statements are built once with bound parameters: building one
 # took several times the CPU of running it on SQLite, and a built statement keeps its
-# cache key, so each run only binds (issue #39: the fast lane's CPU per item).
+# cache key, so each run only binds (issue #39: the fast lane's CPU per item). They name
+# the Core tables, not the ORM classes: a statement on a class runs through the ORM's
+# execution layer, about 0.1 ms more CPU per statement (inside SQLite's write lock).
 _IDS = (
-    select(Project.id, Project.settings, Annotator.id)
-    .select_from(Project)
-    .outerjoin(Annotator, Annotator.name == bindparam("who"))
-    .where(Project.name == bindparam("project"))
+    select(tables.projects.c.id, tables.projects.c.settings, tables.annotators.c.id)
+    .select_from(tables.projects)
+    .outerjoin(tables.annotators, tables.annotators.c.name == bindparam("who"))
+    .where(tables.projects.c.name == bindparam("project"))
 )
 
 
@@ -150,9 +165,9 @@ def _ids(s: Session, project: str, annotator: str) -> tuple[int, dict[str, Any],
 
 
 _LOCK_ITEM = {
-    skip: select(Item.id)
-    .where(Item.id == bindparam("item_pk"))
-    .with_for_update(of=Item, key_share=True, skip_locked=skip)
+    skip: select(tables.items.c.id)
+    .where(tables.items.c.id == bindparam("item_pk"))
+    .with_for_update(of=tables.items, key_share=True, skip_locked=skip)
     for skip in (False, True)
 }
 
@@ -165,21 +180,41 @@ def _lock_item(s: Session, item_pk: int, *, skip_locked: bool = False) -> bool:
 
 
 _PROGRESS_COLUMNS = (
-    ItemProgress.item_pk,
-    ItemProgress.annotator_id,
-    ItemProgress.status,
-    ItemProgress.updated_at,
+    tables.item_progress.c.item_pk,
+    tables.item_progress.c.annotator_id,
+    tables.item_progress.c.status,
+    tables.item_progress.c.updated_at,
 )
 _CLAIM_COLUMNS = (
-    Assignment.id,
-    Assignment.item_pk,
-    Assignment.annotator_id,
-    Assignment.status,
-    Assignment.explicit,
-    Assignment.created_at,
+    tables.assignments.c.id,
+    tables.assignments.c.item_pk,
+    tables.assignments.c.annotator_id,
+    tables.assignments.c.status,
+    tables.assignments.c.explicit,
+    tables.assignments.c.created_at,
 )
-_ITEM_PROGRESS = select(*_PROGRESS_COLUMNS).where(ItemProgress.item_pk == bindparam("item_pk"))
-_ITEM_CLAIMS = select(*_CLAIM_COLUMNS).where(Assignment.item_pk == bindparam("item_pk"))
+
+
+def _item_holders() -> Any:
+    """One item's claims (kind "c") and progress rows (kind "p") in one statement."""
+    item_pk = bindparam("item_pk")
+    return union_all(
+        select(literal_column("'c'").label("kind"), *_CLAIM_COLUMNS).where(
+            tables.assignments.c.item_pk == item_pk
+        ),
+        select(
+            literal_column("'p'"),
+            null(),
+            tables.item_progress.c.item_pk,
+            tables.item_progress.c.annotator_id,
+            tables.item_progress.c.status,
+            null(),
+            tables.item_progress.c.updated_at,
+        ).where(tables.item_progress.c.item_pk == item_pk),
+    )
+
+
+_ITEM_HOLDERS = _item_holders()
 
 
 @dataclass(frozen=True)
@@ -192,12 +227,15 @@ class _Claims:
 
     @classmethod
     def of_item(cls, s: Session, item_pk: int) -> _Claims:
-        """One item's claims and progress rows (two indexed statements)."""
-        params = {"item_pk": item_pk}
-        progress = {
-            (pk, who): (status, at) for pk, who, status, at in s.execute(_ITEM_PROGRESS, params)
-        }
-        return cls(progress, s.execute(_ITEM_CLAIMS, params).all())
+        """One item's claims and progress rows (one indexed statement)."""
+        progress: dict[tuple[int, int], tuple[str, datetime | None]] = {}
+        claims: list[Any] = []
+        for row in s.execute(_ITEM_HOLDERS, {"item_pk": item_pk}):
+            if row[0] == "c":
+                claims.append(tuple(row[1:]))
+            else:
+                progress[(row[2], row[3])] = (row[4], row[6])
+        return cls(progress, claims)
 
     @classmethod
     def read(cls, s: Session, claims_where: Any, progress_where: Any) -> _Claims:
@@ -206,10 +244,10 @@ class _Claims:
             (item_pk, who): (status, updated_at)
             for item_pk, who, status, updated_at in s.execute(
                 select(
-                    ItemProgress.item_pk,
-                    ItemProgress.annotator_id,
-                    ItemProgress.status,
-                    ItemProgress.updated_at,
+                    tables.item_progress.c.item_pk,
+                    tables.item_progress.c.annotator_id,
+                    tables.item_progress.c.status,
+                    tables.item_progress.c.updated_at,
                 ).where(progress_where)
             )
         }
@@ -241,11 +279,15 @@ class _Claims:
 
 
 def _set_claim_status(s: Session, claim_ids: list[int], status: str) -> None:
-    s.execute(update(Assignment).where(Assignment.id.in_(claim_ids)).values(status=status))
+    s.execute(
+        update(tables.assignments)
+        .where(tables.assignments.c.id.in_(claim_ids))
+        .values(status=status)
+    )
 
 
 def _mark_full(s: Session, item_pk: int, full: bool = True) -> None:
-    s.execute(update(Item).where(Item.id == item_pk).values(queue_full=full))
+    s.execute(update(tables.items).where(tables.items.c.id == item_pk).values(queue_full=full))
 
 
 def _reopen(store: Store, item_pks: Iterable[int]) -> None:
@@ -258,37 +300,47 @@ def _reopen(store: Store, item_pks: Iterable[int]) -> None:
         return
     with store.write() as s:
         s.execute(
-            update(Item).where(Item.id.in_(pks), Item.queue_full == true()).values(queue_full=False)
+            update(tables.items)
+            .where(tables.items.c.id.in_(pks), tables.items.c.queue_full == true())
+            .values(queue_full=False)
         )
 
 
 _STALE = (
-    select(Assignment.item_pk, Assignment.created_at, ItemProgress.updated_at)
-    .join(Item, Item.id == Assignment.item_pk)
+    select(
+        literal_column("'s'"),
+        null(),
+        tables.assignments.c.item_pk,
+        null(),
+        null(),
+        tables.assignments.c.created_at,
+        null(),
+        tables.item_progress.c.updated_at,
+    )
+    .join(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
     .outerjoin(
-        ItemProgress,
+        tables.item_progress,
         and_(
-            ItemProgress.item_pk == Assignment.item_pk,
-            ItemProgress.annotator_id == Assignment.annotator_id,
+            tables.item_progress.c.item_pk == tables.assignments.c.item_pk,
+            tables.item_progress.c.annotator_id == tables.assignments.c.annotator_id,
         ),
     )
     .where(
-        Assignment.project_id == bindparam("pid"),
-        Assignment.status == "open",
-        Assignment.created_at < bindparam("cutoff"),
-        Assignment.explicit == false(),
-        Item.queue_full == true(),
+        tables.assignments.c.project_id == bindparam("pid"),
+        tables.assignments.c.status == "open",
+        tables.assignments.c.created_at < bindparam("cutoff"),
+        tables.assignments.c.explicit == false(),
+        tables.items.c.queue_full == true(),
     )
 )
 
 
-def _reopen_stale(s: Session, pid: int, cfg: AnnotationSettings, now: datetime) -> None:
-    """Clear the full mark of items holding a stale queue claim: an indexed read of the
-    project's open claims older than the timeout (at most one or two per annotator).
-    Items another claim is checking right now are passed over (``SKIP LOCKED``): that
-    check sees the stale claim itself, and this one waits for no lock."""
-    cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
-    rows = s.execute(_STALE, {"pid": pid, "cutoff": cutoff}).all()
+def _reopen_stale(s: Session, rows: list[Any], cutoff: datetime) -> None:
+    """Clear the full mark of items holding a stale queue claim (``rows``: the project's
+    open claims older than the timeout on full items, item_pk, created_at, last save; at
+    most one or two per annotator). Items another claim is checking right now are passed
+    over (``SKIP LOCKED``): that check sees the stale claim itself, and this one waits
+    for no lock."""
     for pk in sorted({pk for pk, created, seen in rows if max(created, seen or created) < cutoff}):
         if _lock_item(s, pk, skip_locked=True):
             _mark_full(s, pk, False)
@@ -308,7 +360,7 @@ def _order_key(
     return key
 
 
-_INSERT_CLAIM = insert(Assignment.__table__)
+_INSERT_CLAIM = insert(tables.assignments)
 
 
 def _queue_claim(s: Session, project_id: int, item_pk: int, who: int, now: datetime) -> None:
@@ -331,20 +383,31 @@ def _open_items() -> Any:
     in queue order (the index ``ix_items_project_queue``), with their gold mark."""
     pid, who = bindparam("pid"), bindparam("who")
     return (
-        select(Item.id, Item.item_id, Item.position, GoldItem.item_pk)
-        .outerjoin(GoldItem, GoldItem.item_pk == Item.id)
-        .where(
-            Item.project_id == pid,
-            Item.queue_full == false(),
-            ~exists().where(Assignment.item_pk == Item.id, Assignment.annotator_id == who),
-            ~exists().where(ItemProgress.item_pk == Item.id, ItemProgress.annotator_id == who),
+        select(
+            tables.items.c.id,
+            tables.items.c.item_id,
+            tables.items.c.position,
+            tables.gold_items.c.item_pk,
         )
-        .order_by(Item.position, Item.id)
+        .outerjoin(tables.gold_items, tables.gold_items.c.item_pk == tables.items.c.id)
+        .where(
+            tables.items.c.project_id == pid,
+            tables.items.c.queue_full == false(),
+            ~exists().where(
+                tables.assignments.c.item_pk == tables.items.c.id,
+                tables.assignments.c.annotator_id == who,
+            ),
+            ~exists().where(
+                tables.item_progress.c.item_pk == tables.items.c.id,
+                tables.item_progress.c.annotator_id == who,
+            ),
+        )
+        .order_by(tables.items.c.position, tables.items.c.id)
     )
 
 
 _OPEN_ITEMS = _open_items()
-_NEXT_OPEN = _OPEN_ITEMS.limit(1).with_for_update(of=Item, key_share=True, skip_locked=True)
+_NEXT_OPEN = _OPEN_ITEMS.limit(1).with_for_update(of=tables.items, key_share=True, skip_locked=True)
 
 
 def _try_claim(
@@ -394,7 +457,9 @@ def _claim_by_key(
             rows = [r for r in rows if r.id in drawn]
     counts: dict[int, int] = {}
     if cfg.assignment == "least_annotated":  # reads the project's claims (not the default)
-        claims = _Claims.read(s, Assignment.project_id == pid, ItemProgress.project_id == pid)
+        claims = _Claims.read(
+            s, tables.assignments.c.project_id == pid, tables.item_progress.c.project_id == pid
+        )
         counts = {pk: len(who_) for pk, who_ in claims.active_by_item(cfg, now)[0].items()}
     for row in sorted(rows, key=_order_key(cfg, annotator, counts)):
         if _lock_item(s, row.id, skip_locked=True) and _try_claim(s, pid, row.id, who, cfg, now):
@@ -409,13 +474,16 @@ def claim_next(
     annotator: str,
     now: datetime | None = None,
     ahead_of: Iterable[str] = (),
+    *,
+    known: tuple[int, Mapping[str, Any], int] | None = None,
 ) -> str | None:
     """Hand ``annotator`` their next item (resuming an open one first), or None.
 
     None means: the quota is reached, or every item they have not done already has k
     active annotators. ``ahead_of``: claim as if those items were already submitted (the
     Annotate page's browser fetches the next item while the current one is labelled and
-    the ones before it are still being saved).
+    the ones before it are still being saved). ``known``: the project's id and settings
+    and the annotator's id as the caller just read them (else they are read here).
 
     No project lock and no read of the whole project: the annotator's own claims and
     progress, then the queue's index (items not marked full), one locked item at a time.
@@ -424,21 +492,52 @@ def claim_next(
     freed: set[int] = set()
     try:
         with store.write() as s:
-            return _claim(s, project, annotator, now, ahead_of, freed)
+            return _claim(s, project, annotator, now, ahead_of, freed, known)
     finally:
         _reopen(store, freed)
 
 
-_MINE = select(
-    Assignment.id, Assignment.item_pk, Assignment.status, Assignment.explicit, Assignment.created_at
-).where(Assignment.annotator_id == bindparam("who"), Assignment.project_id == bindparam("pid"))
-_DONE_HERE = select(ItemProgress.item_pk, ItemProgress.status).where(
-    ItemProgress.annotator_id == bindparam("who"), ItemProgress.project_id == bindparam("pid")
+def _own_rows() -> Any:
+    """In one statement: the annotator's claims ("c": id, item_pk, status, explicit,
+    created_at, item_id), their progress rows ("p": item_pk, status, item_id) and the
+    project's stale claim candidates ("s", see ``_STALE``)."""
+    pid, who = bindparam("pid"), bindparam("who")
+    claims = (
+        select(
+            literal_column("'c'").label("kind"),
+            tables.assignments.c.id,
+            tables.assignments.c.item_pk,
+            tables.assignments.c.status,
+            tables.assignments.c.explicit,
+            tables.assignments.c.created_at,
+            tables.items.c.item_id,
+            cast(null(), DateTime).label("seen"),  # PostgreSQL types a union pairwise
+        )
+        .join(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
+        .where(tables.assignments.c.annotator_id == who, tables.assignments.c.project_id == pid)
+    )
+    progress = (
+        select(
+            literal_column("'p'"),
+            null(),
+            tables.item_progress.c.item_pk,
+            tables.item_progress.c.status,
+            null(),
+            null(),
+            tables.items.c.item_id,
+            cast(null(), DateTime),
+        )
+        .join(tables.items, tables.items.c.id == tables.item_progress.c.item_pk)
+        .where(tables.item_progress.c.annotator_id == who, tables.item_progress.c.project_id == pid)
+    )
+    return union_all(claims, progress, _STALE)
+
+
+_OWN = _own_rows()
+_AHEAD = select(tables.items.c.item_id, tables.items.c.id).where(
+    tables.items.c.project_id == bindparam("pid"),
+    tables.items.c.item_id.in_(bindparam("ids", expanding=True)),
 )
-_AHEAD = select(Item.id).where(
-    Item.project_id == bindparam("pid"), Item.item_id.in_(bindparam("ids", expanding=True))
-)
-_ITEM_ID = select(Item.item_id).where(Item.id == bindparam("item_pk"))
 
 
 def _claim(
@@ -448,18 +547,33 @@ def _claim(
     now: datetime,
     ahead_of: Iterable[str],
     freed: set[int],
+    known: tuple[int, Mapping[str, Any], int] | None = None,
 ) -> str | None:
-    """:func:`claim_next` inside its write session; items whose slot freed go to ``freed``."""
-    pid, settings, who = _ids(s, project, annotator)
+    """:func:`claim_next` inside its write session; items whose slot freed go to ``freed``.
+    Reads the annotator's claims and progress and the stale claims in one statement."""
+    pid, settings, who = known if known is not None else _ids(s, project, annotator)
     cfg = annotation_settings(settings)
-    ids = {"pid": pid, "who": who}
-    mine = {a.item_pk: a for a in s.execute(_MINE, ids)}
-    done_here: dict[int, str] = dict(s.execute(_DONE_HERE, ids).all())
+    cutoff = now - timedelta(minutes=cfg.claim_timeout_minutes)
+    mine: dict[int, Any] = {}
+    done_here: dict[int, str] = {}
+    pk_of: dict[str, int] = {}
+    stale_rows = []
+    for row in s.execute(_OWN, {"pid": pid, "who": who, "cutoff": cutoff}):
+        if row.kind == "c":
+            mine[row.item_pk] = row
+            pk_of[row.item_id] = row.item_pk
+        elif row.kind == "p":
+            done_here[row.item_pk] = row.status
+            pk_of[row.item_id] = row.item_pk
+        else:
+            stale_rows.append((row.item_pk, row.created_at, row.seen))
     pretend: set[int] = set()  # ``ahead_of`` items counted as submitted though not yet
     if ahead_of:
         ahead_of = [ahead_of] if isinstance(ahead_of, str) else list(ahead_of)
-        ahead_pks = s.scalars(_AHEAD, {"pid": pid, "ids": ahead_of}).all()
-        for pk in ahead_pks:
+        unknown = [i for i in ahead_of if i not in pk_of]
+        if unknown:  # items the annotator never held (a reviewer's): looked up
+            pk_of.update(s.execute(_AHEAD, {"pid": pid, "ids": unknown}).tuples().all())
+        for pk in dict.fromkeys(pk_of[i] for i in ahead_of if i in pk_of):
             if done_here.get(pk) not in ("submitted", "skipped"):
                 done_here[pk] = "submitted"
                 pretend.add(pk)
@@ -475,20 +589,24 @@ def _claim(
             if status == "released":
                 freed.add(a.item_pk)
             continue
-        return s.scalar(_ITEM_ID, {"item_pk": a.item_pk})
+        return a.item_id
     # 2. quota
     submitted = sum(1 for st in done_here.values() if st == "submitted")
     if cfg.quota is not None and submitted >= cfg.quota:
         return None
     # 2b. a gold check at the study's rate (gold items never take the ordinary path)
     if study_of(settings).gold_rate > 0:
-        golds = set(s.scalars(select(GoldItem.item_pk).where(GoldItem.project_id == pid)))
+        golds = set(
+            s.scalars(
+                select(tables.gold_items.c.item_pk).where(tables.gold_items.c.project_id == pid)
+            )
+        )
         gold_pk = gold.pick_gold(settings, annotator, mine, golds)
         if gold_pk is not None:
             _queue_claim(s, pid, gold_pk, who, now)
-            return s.scalar(select(Item.item_id).where(Item.id == gold_pk))
+            return s.scalar(select(tables.items.c.item_id).where(tables.items.c.id == gold_pk))
     # 3. the next eligible item under the strategy
-    _reopen_stale(s, pid, cfg, now)
+    _reopen_stale(s, stale_rows, cutoff)
     if cfg.assignment == "in_order":
         return _claim_in_order(s, pid, who, cfg, now)
     return _claim_by_key(s, pid, who, annotator, cfg, now)
@@ -504,8 +622,8 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
         pid, _, who = _ids(s, project, annotator)
         pks = dict(
             s.execute(
-                select(Item.item_id, Item.id).where(
-                    Item.project_id == pid, Item.item_id.in_(item_ids)
+                select(tables.items.c.item_id, tables.items.c.id).where(
+                    tables.items.c.project_id == pid, tables.items.c.item_id.in_(item_ids)
                 )
             ).all()
         )
@@ -516,7 +634,8 @@ def assign(store: Store, project: str, item_ids: list[str], annotator: str) -> i
             a.item_pk: a
             for a in s.scalars(
                 select(Assignment).where(
-                    Assignment.annotator_id == who, Assignment.item_pk.in_(list(pks.values()))
+                    tables.assignments.c.annotator_id == who,
+                    tables.assignments.c.item_pk.in_(list(pks.values())),
                 )
             )
         }
@@ -545,9 +664,15 @@ def unassign(store: Store, project: str, item_id: str, annotator: str) -> bool:
     """Admin: withdraw an open assignment (labels already given stay). True if removed."""
     with store.write() as s:
         pid, _, who = _ids(s, project, annotator)
-        item_pk = s.scalar(select(Item.id).where(Item.project_id == pid, Item.item_id == item_id))
+        item_pk = s.scalar(
+            select(tables.items.c.id).where(
+                tables.items.c.project_id == pid, tables.items.c.item_id == item_id
+            )
+        )
         row = s.scalar(
-            select(Assignment).where(Assignment.item_pk == item_pk, Assignment.annotator_id == who)
+            select(Assignment).where(
+                tables.assignments.c.item_pk == item_pk, tables.assignments.c.annotator_id == who
+            )
         )
         if row is None or row.status != "open":
             return False
@@ -573,17 +698,23 @@ def reserve_submit(
         _reserve(s, _locked_target(s, project, item_id, annotator), bypass)
 
 
-def _locked_target(s: Session, project: str, item_id: str, annotator: str) -> LabelTarget:
-    """The label target with its item's row locked (claims of that item wait)."""
-    t = find_target(s, project, item_id, annotator)
+def _locked_target(
+    s: Session, project: str, item_id: str, annotator: str, known: LabelTarget | None = None
+) -> LabelTarget:
+    """The label target (``known``, else read) with its item's row locked (claims of
+    that item wait)."""
+    t = known or find_target(s, project, item_id, annotator)
     if t.annotator_id is None:
         raise StoreError(f"no annotator called {annotator!r}")
     _lock_item(s, t.item_pk)
     return t
 
 
-_OWN_CLAIM = select(Assignment.id, Assignment.status, Assignment.explicit).where(
-    Assignment.item_pk == bindparam("item_pk"), Assignment.annotator_id == bindparam("who")
+_OWN_CLAIM = select(
+    tables.assignments.c.id, tables.assignments.c.status, tables.assignments.c.explicit
+).where(
+    tables.assignments.c.item_pk == bindparam("item_pk"),
+    tables.assignments.c.annotator_id == bindparam("who"),
 )
 
 
@@ -604,7 +735,7 @@ def _reserve(s: Session, t: LabelTarget, bypass: bool) -> None:
             )
     if row is None:
         s.execute(
-            insert(Assignment).values(
+            insert(tables.assignments).values(
                 project_id=t.project_id,
                 item_pk=t.item_pk,
                 annotator_id=who,
@@ -624,11 +755,14 @@ def submit(
     annotator: str,
     seconds: float | None = None,
     bypass: bool = False,
+    *,
+    target: LabelTarget | None = None,
 ) -> int:
     """Reserve the slot and mark the annotator's labels on the item submitted, in one
-    transaction (a refused submit changes nothing); returns how many labels."""
+    transaction (a refused submit changes nothing); returns how many labels. ``target``:
+    the project, item and annotator as the caller just read them, else read here."""
     with store.write() as s:
-        t = _locked_target(s, project, item_id, annotator)
+        t = _locked_target(s, project, item_id, annotator, target)
         _reserve(s, t, bypass)
         return store.set_item_status(s, t, annotator, "submitted", seconds)
 
@@ -638,11 +772,11 @@ def own_counts(store: Store, project: str, annotator: str) -> dict[str, int]:
     draft); gold items included."""
     with store.read() as s:
         rows = s.execute(
-            select(ItemProgress.status, func.count())
-            .join(Project, Project.id == ItemProgress.project_id)
-            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
-            .where(Project.name == project, Annotator.name == annotator)
-            .group_by(ItemProgress.status)
+            select(tables.item_progress.c.status, func.count())
+            .join(tables.projects, tables.projects.c.id == tables.item_progress.c.project_id)
+            .join(tables.annotators, tables.annotators.c.id == tables.item_progress.c.annotator_id)
+            .where(tables.projects.c.name == project, tables.annotators.c.name == annotator)
+            .group_by(tables.item_progress.c.status)
         ).all()
     return {status: int(n) for status, n in rows}
 
@@ -671,24 +805,34 @@ def skip(store: Store, project: str, item_id: str, annotator: str) -> None:
 
 
 _QUEUE = (
-    select(Item.item_id, Project.id, Annotator.id, Assignment.status)
-    .select_from(Project)
-    .outerjoin(Annotator, Annotator.name == bindparam("who"))
-    .outerjoin(
-        Assignment,
-        and_(Assignment.project_id == Project.id, Assignment.annotator_id == Annotator.id),
+    select(
+        tables.items.c.item_id,
+        tables.projects.c.id,
+        tables.annotators.c.id,
+        tables.assignments.c.status,
     )
-    .outerjoin(Item, Item.id == Assignment.item_pk)
-    .where(Project.name == bindparam("project"))
-    .order_by(Assignment.created_at, Assignment.id)
+    .select_from(tables.projects)
+    .outerjoin(tables.annotators, tables.annotators.c.name == bindparam("who"))
+    .outerjoin(
+        tables.assignments,
+        and_(
+            tables.assignments.c.project_id == tables.projects.c.id,
+            tables.assignments.c.annotator_id == tables.annotators.c.id,
+        ),
+    )
+    .outerjoin(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
+    .where(tables.projects.c.name == bindparam("project"))
+    .order_by(tables.assignments.c.created_at, tables.assignments.c.id)
 )
 _DISPLAY_ORDER = (
-    select(Item.item_id)
-    .join(Assignment, Item.id == Assignment.item_pk)
-    .join(Project, Project.id == Assignment.project_id)
-    .join(Annotator, Annotator.id == Assignment.annotator_id)
-    .where(Project.name == bindparam("project"), Annotator.name == bindparam("who"))
-    .order_by(Assignment.created_at, Assignment.id)
+    select(tables.items.c.item_id)
+    .join(tables.assignments, tables.items.c.id == tables.assignments.c.item_pk)
+    .join(tables.projects, tables.projects.c.id == tables.assignments.c.project_id)
+    .join(tables.annotators, tables.annotators.c.id == tables.assignments.c.annotator_id)
+    .where(
+        tables.projects.c.name == bindparam("project"), tables.annotators.c.name == bindparam("who")
+    )
+    .order_by(tables.assignments.c.created_at, tables.assignments.c.id)
 )
 
 
@@ -722,21 +866,21 @@ def may_open(store: Store, project: str, item_id: str, annotator: str, role: str
 def assignments_frame(store: Store, project: str) -> list[dict[str, Any]]:
     """Every assignment of a project as plain rows (for the admin page)."""
     with store.read() as s:
-        proj = s.scalar(select(Project).where(Project.name == project))
+        proj = s.scalar(select(Project).where(tables.projects.c.name == project))
         if proj is None:
             raise StoreError(f"no project called {project!r}")
         rows = s.execute(
             select(
-                Item.item_id,
-                Annotator.name,
-                Assignment.status,
-                Assignment.explicit,
-                Assignment.created_at,
+                tables.items.c.item_id,
+                tables.annotators.c.name,
+                tables.assignments.c.status,
+                tables.assignments.c.explicit,
+                tables.assignments.c.created_at,
             )
-            .join(Item, Item.id == Assignment.item_pk)
-            .join(Annotator, Annotator.id == Assignment.annotator_id)
-            .where(Assignment.project_id == proj.id)
-            .order_by(Item.position, Annotator.name)
+            .join(tables.items, tables.items.c.id == tables.assignments.c.item_pk)
+            .join(tables.annotators, tables.annotators.c.id == tables.assignments.c.annotator_id)
+            .where(tables.assignments.c.project_id == proj.id)
+            .order_by(tables.items.c.position, tables.annotators.c.name)
         ).all()
         return [
             dict(item_id=r[0], annotator=r[1], status=r[2], explicit=r[3], created_at=r[4])

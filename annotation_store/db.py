@@ -9,12 +9,13 @@ under the busy timeout), plain ``BEGIN`` for reads, which WAL never blocks.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -43,7 +44,36 @@ def make_engine(url: str) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    engine = create_engine(url, pool_size=10, max_overflow=20, pool_recycle=POOL_RECYCLE_S)
+    _ping_when_idle(engine)
+    return engine
+
+
+#: A pooled PostgreSQL connection idle this long is pinged at checkout; one used more
+#: recently is not (``pool_pre_ping`` pinged every checkout: a round trip on every one of
+#: a request's statements). A dead one found by a request is replaced and the request
+#: run once more (``StoreBase.one_connection``).
+PING_AFTER_IDLE_S = 10.0
+#: A PostgreSQL connection is replaced after this long, whatever it did.
+POOL_RECYCLE_S = 1800
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_conn: Any, record: Any) -> None:
+        record.info["checked_in"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("checked_in")
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_S:
+            return
+        try:
+            with dbapi_conn.cursor() as cur:
+                cur.execute("SELECT 1")
+            dbapi_conn.rollback()
+        except Exception as exc:  # the pool opens a new connection instead
+            raise DisconnectionError(str(exc)) from exc
 
 
 def _configure_sqlite(engine: Engine) -> None:

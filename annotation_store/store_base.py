@@ -8,11 +8,13 @@ as ``Any``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, Any
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy.exc import DBAPIError
 
 from annotation_store.item_upsert import FACT_FIELDS
 from annotation_store.models import Annotator, FactListVersion, Item, Project, map_models, utcnow
@@ -38,6 +40,32 @@ class StoreError(ValueError):
     """A request the store refuses (unknown project, duplicate name ...)."""
 
 
+T = TypeVar("T")
+
+
+class _Pin:
+    """The one connection a request's reads and writes share (see ``one_connection``):
+    ``busy`` while a unit (statement, session) runs on it, ``used`` once one finished,
+    ``autocommit`` whether it is in autocommit now."""
+
+    __slots__ = ("store", "conn", "busy", "used", "autocommit")
+
+    def __init__(self, store: StoreBase, conn: Connection) -> None:
+        self.store, self.conn = store, conn
+        self.busy = self.used = self.autocommit = False
+
+    def mode(self, autocommit: bool) -> Connection:
+        """The connection in autocommit (one read statement) or in transactions."""
+        if autocommit != self.autocommit:
+            level = "AUTOCOMMIT" if autocommit else self.conn.default_isolation_level
+            self.conn.execution_options(isolation_level=level)
+            self.autocommit = autocommit
+        return self.conn
+
+
+_PINNED: ContextVar[_Pin | None] = ContextVar("store_pinned_connection", default=None)
+
+
 class StoreBase:
     """Engine, sessions and row lookups; ``Store.__init__`` sets the attributes."""
 
@@ -59,6 +87,52 @@ class StoreBase:
         with self._write_turn or nullcontext(), conn.execution_options(**options).begin():
             yield
 
+    # -- one connection per request (PostgreSQL) ---------------------------------------
+    def one_connection(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` with every read and write of this store in it (in this thread)
+        on one pooled connection: one checkout for a whole request instead of one per
+        statement or session. Units still run as they would (a read statement in
+        autocommit, a session in its own transaction); one nested in another takes a
+        connection of its own, as before. The pool pings no connection at checkout on
+        PostgreSQL (``db.make_engine``): a connection found dead by the work's first
+        statement is replaced and ``work`` run once more, since nothing was done yet.
+        SQLite checkouts cost no round trip: the work just runs."""
+        if self.is_sqlite or _PINNED.get() is not None:
+            return work(*args)
+        for attempt in (1, 2):
+            pin = _Pin(self, self.engine.connect())
+            token = _PINNED.set(pin)
+            try:
+                return work(*args)
+            except DBAPIError as exc:
+                if attempt == 2 or pin.used or not exc.connection_invalidated:
+                    raise
+            finally:
+                _PINNED.reset(token)
+                pin.conn.close()
+        raise AssertionError("unreachable")
+
+    def _pin(self) -> _Pin | None:
+        """The request's connection when it is free for one more unit, else None."""
+        pin = _PINNED.get()
+        if pin is None or pin.busy or pin.store is not self:
+            return None
+        return pin
+
+    @contextmanager
+    def _pinned(self, pin: _Pin, autocommit: bool) -> Iterator[Connection]:
+        """One unit on the request's connection; whatever it left open is rolled back
+        (a finished transaction leaves nothing; in autocommit nothing is sent)."""
+        pin.busy, conn = True, pin.conn
+        try:
+            conn = pin.mode(autocommit)
+            yield conn
+            pin.used = True
+        finally:
+            if conn.in_transaction():
+                conn.rollback()
+            pin.busy = False
+
     @contextmanager
     def read_statement(self) -> Iterator[Connection]:
         """A connection for ONE read statement (hot paths such as the label save).
@@ -66,6 +140,11 @@ class StoreBase:
         A single statement sees one snapshot by itself, so on PostgreSQL it runs in
         autocommit: no BEGIN / ROLLBACK round trips.
         """
+        pin = self._pin()
+        if pin is not None:
+            with self._pinned(pin, autocommit=True) as conn:
+                yield conn
+            return
         with self._statement_bind.connect() as conn:
             yield conn
 
@@ -73,6 +152,11 @@ class StoreBase:
     def read_connection(self) -> Iterator[Connection]:
         """A connection for Core reads in one transaction, rolled back on exit: what
         :meth:`read` gives, without an ORM session (so without importing the ORM)."""
+        pin = self._pin()
+        if pin is not None:
+            with self._pinned(pin, autocommit=False) as conn:
+                yield conn
+            return
         with self.engine.connect() as conn:
             yield conn
 
@@ -80,6 +164,11 @@ class StoreBase:
     def write_statement(self) -> Iterator[Connection]:
         """A connection in one transaction for Core writes: committed on success, rolled
         back on error, and queued for SQLite's writer like :meth:`write`."""
+        pin = self._pin()
+        if pin is not None:
+            with self._pinned(pin, autocommit=False) as conn, conn.begin():
+                yield conn
+            return
         with self._write_turn or nullcontext(), self._write_bind.begin() as conn:
             yield conn
 
@@ -99,13 +188,28 @@ class StoreBase:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A session for queries; rolled back on exit."""
-        with self._sessions()[0]() as session:
+        factory = self._sessions()[0]
+        pin = self._pin()
+        if pin is not None:
+            with self._pinned(pin, autocommit=False) as conn, factory(bind=conn) as session:
+                yield session
+            return
+        with factory() as session:
             yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A session for one atomic change: committed on success, rolled back on error."""
         factory = self._sessions()[1]
+        pin = self._pin()
+        if pin is not None:
+            with (
+                self._pinned(pin, autocommit=False) as conn,
+                factory(bind=conn) as session,
+                session.begin(),
+            ):
+                yield session
+            return
         if self._write_turn is None:
             with factory() as session, session.begin():
                 yield session

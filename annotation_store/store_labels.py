@@ -93,6 +93,7 @@ class LabelsMixin(StoreBase):
         *,
         status: str = "draft",
         source: str = "app",
+        target: LabelTarget | None = None,
     ) -> SaveOutcome:
         """Validate and upsert one label (item x annotator x field).
 
@@ -100,9 +101,11 @@ class LabelsMixin(StoreBase):
         value or status updates the row in place and appends the old and new values to
         the history. Safe under retries, double clicks and concurrent writers. One short
         transaction of a few statements (:mod:`annotation_store.label_writes`).
+        ``target``: the project, item and annotator as the caller just read them (the
+        item's fields unblinded), else they are read here.
         """
         with self.write() as s:
-            t = find_target(s, project, item_id, annotator.strip())
+            t = target or find_target(s, project, item_id, annotator.strip())
             who = self._target_annotator(s, t, annotator)
             field_spec = get_kind(t.kind).human_field(field, t.settings)
             canon = field_spec.validate(value, t.item_fields, draft=status == "draft")

@@ -2,8 +2,8 @@
 
 Builds a binary project of ``--items`` items (k = 3), opens ``--annotators`` lanes as
 the Annotate page does, then labels ``--rounds`` items per annotator through the routes'
-own handlers (``fast_routes._next`` / ``_label`` after ``LANES.check``, as the HTTP
-routes call them, without the HTTP): for each item the ``next`` (fetched ahead), the
+own handlers (``fast_routes._next`` / ``_label`` through ``fast_routes.serve``, as the
+HTTP routes call them, without the HTTP): for each item the ``next`` (fetched ahead), the
 *save* (``"submit": false``) and the *submit*. Prints per request kind the median CPU
 time (this process: the Python server's share) and the statements run, and the
 statements per labelled item. ``--profile FILE`` writes a cProfile of the whole loop.
@@ -77,8 +77,7 @@ def run(backend: str, n_items: int, n_people: int, rounds: int, profile: str | N
 
         def timed(kind: str, work: Any, *args: Any) -> Any:
             c0, s0 = time.process_time(), count[0]
-            lane, user, project = fast_lane.LANES.enter(args[0])
-            out = work(lane, user, project, *args[1:])
+            out = fast_routes.serve(args[0], work, *args[1:])
             cpu[kind].append(time.process_time() - c0)
             sql[kind].append(count[0] - s0)
             return out

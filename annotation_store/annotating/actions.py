@@ -92,7 +92,13 @@ def save_values(
     saved = {}
     for name, value in updates.items():
         outcome = view.store.save_label(
-            view.project.name, view.item.item_id, view.user.name, name, value, status=status
+            view.project.name,
+            view.item.item_id,
+            view.user.name,
+            name,
+            value,
+            status=status,
+            target=view.target,
         )
         # the value as stored (cleaned); a preview's store answers None: the value given
         saved[name] = value if outcome is None else outcome.value
@@ -142,7 +148,13 @@ def submit(
         )
     project, item_id, user = view.project.name, view.item.item_id, view.user
     asg.submit(
-        view.store, project, item_id, user.name, seconds=seconds, bypass=user.role in REVIEW_ROLES
+        view.store,
+        project,
+        item_id,
+        user.name,
+        seconds=seconds,
+        bypass=user.role in REVIEW_ROLES,
+        target=view.target,
     )
     if active_seconds is not None:
         crowd_quality.record_active_seconds(view.store, project, item_id, user.name, active_seconds)
@@ -203,7 +215,13 @@ def next_item(
         queue = asg.queue(store, project.name, user.name)
     if after in queue and queue.index(after) + 1 < len(queue):
         return queue[queue.index(after) + 1]
-    nxt = asg.claim_next(store, project.name, user.name, ahead_of=[after, *pending])
+    nxt = asg.claim_next(
+        store,
+        project.name,
+        user.name,
+        ahead_of=[after, *pending],
+        known=(project.id, project.settings, user.id),
+    )
     return None if nxt == after or nxt in pending else nxt
 
 

@@ -8,13 +8,16 @@ focus) and the annotation client's routes read items through this one model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from annotation_store.records import AnnotatorInfo, ItemRecord, ProjectInfo
 from annotation_store.store import Store
 from kinds import FieldType, HumanField
 from kinds.base import FACT_UNSET
 from kinds.values import is_asked
+
+if TYPE_CHECKING:
+    from annotation_store.label_writes import LabelTarget
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class ItemView:
     state: dict[str, Any]
     fields: dict[str, HumanField]
     targets: list[Target] = field(default_factory=list)
+    #: The item's label target as this request read it (the fast lane's ``open_view``):
+    #: its saves and submit look up no project, item and annotator again.
+    target: LabelTarget | None = None
 
     @property
     def labels(self) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, select
 
-from annotation_store.models import Annotation, Annotator, Assignment, Item, ItemProgress, Project
+from annotation_store import tables
+from annotation_store.models import Annotator, Item, Project
 from annotation_store.records import AnnotatorInfo, ItemRecord, ProjectInfo
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError, project_info
@@ -93,30 +94,39 @@ def _item_query() -> Any:
             items.c.fields,
             items.c.split,
             items.c.generator,
-            Assignment.status.label("claim"),
-            ItemProgress.id.label("progress_id"),
-            ItemProgress.status,
-            ItemProgress.note,
-            ItemProgress.flagged,
-            Annotation.field,
-            Annotation.value,
+            tables.assignments.c.status.label("claim"),
+            tables.item_progress.c.id.label("progress_id"),
+            tables.item_progress.c.status,
+            tables.item_progress.c.note,
+            tables.item_progress.c.flagged,
+            tables.annotations.c.field,
+            tables.annotations.c.value,
         )
         .select_from(items)
-        .outerjoin(Annotator, Annotator.name == bindparam("who"))
+        .outerjoin(tables.annotators, tables.annotators.c.name == bindparam("who"))
         .outerjoin(
-            Assignment,
-            and_(Assignment.item_pk == items.c.id, Assignment.annotator_id == Annotator.id),
+            tables.assignments,
+            and_(
+                tables.assignments.c.item_pk == items.c.id,
+                tables.assignments.c.annotator_id == tables.annotators.c.id,
+            ),
         )
         .outerjoin(
-            ItemProgress,
-            and_(ItemProgress.item_pk == items.c.id, ItemProgress.annotator_id == Annotator.id),
+            tables.item_progress,
+            and_(
+                tables.item_progress.c.item_pk == items.c.id,
+                tables.item_progress.c.annotator_id == tables.annotators.c.id,
+            ),
         )
         .outerjoin(
-            Annotation,
-            and_(Annotation.item_pk == items.c.id, Annotation.annotator_id == Annotator.id),
+            tables.annotations,
+            and_(
+                tables.annotations.c.item_pk == items.c.id,
+                tables.annotations.c.annotator_id == tables.annotators.c.id,
+            ),
         )
         .where(items.c.project_id == bindparam("pid"), items.c.item_id == bindparam("item"))
-        .order_by(Annotation.id)
+        .order_by(tables.annotations.c.id)
     )
 
 

@@ -41,6 +41,7 @@ from annotation_store.annotating.item_view import (
     is_required,
 )
 from annotation_store.annotating.lane_reads import asker, lane_item
+from annotation_store.label_writes import LabelTarget
 from kinds import FieldType
 from kinds.values import is_asked
 from ui.annotation.blind import blinded_item, may_see_item_ids
@@ -285,6 +286,15 @@ def open_view(lane: Lane, project: ProjectInfo, user: AnnotatorInfo, ref: str) -
         user,
         got.state,
         {f.name: f for f in kind.human_fields(project.settings)},
+        target=LabelTarget(
+            project.id,
+            project.kind,
+            project.settings,
+            project.guideline_version,
+            got.item.pk,
+            got.item.fields,
+            user.id,
+        ),
     )
     ctx.targets = build_targets(ctx)
     return ctx
