@@ -226,3 +226,15 @@ def test_a_demoted_reviewer_keeps_no_reviewer_lane(
     assert store.item_state("p", "i2", "rev")["status"] is None
     store.set_role("rev", "reviewer")  # and the lane stays ended
     assert _works(client, token) == 403
+
+
+def test_an_ended_sign_in_is_refused_before_the_body_is_read(
+    store: Store, client: TestClient, meter: BodyMeter
+) -> None:
+    """A lane whose sign-in ended gets its 403 without the server reading a byte of the
+    save's body (an over-cap body would otherwise be read up to the cap, then 413)."""
+    token, session = _signed_in_lane(store, "annotator")
+    auth_sessions.revoke(store, session)
+    big = b'{"item": "1", "pad": "' + b"x" * 1_000_000 + b'"}'
+    refused = client.post(LABEL_ROUTE, content=big, headers=_headers(token))
+    assert refused.status_code == 403 and meter.read == 0

@@ -8,13 +8,12 @@ s}`` saves the choices and submits the item; with ``"submit": false`` it only sa
 (each key's choice is posted the moment it is given, as the page's buttons save it);
 ``POST /api/annotate/act`` flags, notes or skips an item. Both need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
-origin, like ``ui.session_routes``; saves are rate-limited per lane (429 with
-``Retry-After``), and a save's body is read only after those doors, up to
-:data:`MAX_BODY` bytes. The store is blocking: the work runs in a thread, on one
-database connection for the whole request, and begins by checking the lane against the
-sign-in behind it and the user's current role (``Lanes.enter``; nothing of the body is
-used before). Holding no connection while a body arrives keeps a slow client from
-tying up the pool.
+origin, like ``ui.session_routes``; the lane is checked against the sign-in behind it
+and the user's current role (``Lanes.enter``), saves are rate-limited per lane (429 with
+``Retry-After``), and a save's body is read only after all that, up to :data:`MAX_BODY`
+bytes, with no database connection held while it arrives. The store is blocking: the
+work runs in a thread, on one database connection for the whole request, and checks the
+lane and the sign-in again there before it uses the body.
 
 The page's script opens its panel on the first item only when :func:`served` says this
 process serves the routes (``serve.py`` takes them through :func:`routes`); under
@@ -133,6 +132,10 @@ def serve(token: str | None, work: Any, *args: Any) -> Any:
     return LANES.get(token).store.one_connection(_entered, token, work, *args)
 
 
+def _the_lane(lane: Any, _user: Any, _project: Any) -> Any:
+    return lane
+
+
 def _entered(token: str | None, work: Any, *args: Any) -> Any:
     lane, user, project = LANES.enter(token)
     return work(lane, user, project, *args)
@@ -140,16 +143,20 @@ def _entered(token: str | None, work: Any, *args: Any) -> Any:
 
 async def _answer(request: Request, work: Any, *args: Any, saves: bool = False) -> Response:
     """Run ``work(lane, user, project, *args)`` once the request passed every door, in order:
-    the guard header and origin, the lane, the save allowance and (for a save) the body,
-    then, with the work in one thread and on one database connection, the sign-in behind
-    the lane and the user's role (:func:`serve`)."""
+    the guard header and origin, the lane and the sign-in behind it, the save allowance
+    and (for a save) the body, read last; the work runs in one thread on one database
+    connection, the lane and sign-in checked again there (:func:`serve`)."""
     refused = refused_request(request)
     if refused is not None:
         return refused
     token = request.headers.get(LANE_HEADER)
     try:
         if saves:
-            LANES.take_save(LANES.get(token))
+            # The sign-in and role are checked before a byte of the body is read (a short
+            # checkout of its own: no connection is held while the body arrives); the work
+            # checks them again on its own connection, so a sign-out in between still wins.
+            lane = await run_in_threadpool(serve, token, _the_lane)
+            LANES.take_save(lane)
             args = (*args, await _body(request))
         return JSONResponse(await run_in_threadpool(serve, token, work, *args))
     except ActionRefused as exc:  # the lane's refusals and the domain actions' alike
