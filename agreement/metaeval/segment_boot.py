@@ -34,20 +34,34 @@ def _pearson_from_sums(
 
 
 def _value_ranks(
-    w: np.ndarray, g_items: np.ndarray, codes: np.ndarray, k: int
+    w_t: np.ndarray, g_items: np.ndarray, codes: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(B, k) average rank of each distinct value among the resample's items, and how
-    many copies of it the resample holds."""
+    """(k, B) average rank of each distinct value among each resample's items, and how
+    many copies of it the resample holds (``w_t``: groups x resamples draw counts)."""
     # copies of a value: the draw counts of its items' groups, added (integers, exact);
-    # a gather and a sum per value rather than a (B, groups) x (groups, k) product
+    # rows of the (groups, B) counts gathered, not a (B, groups) x (groups, k) product
     by_value = np.argsort(codes, kind="stable")
-    per_value = w[:, g_items[by_value]]
+    per_value = np.take(w_t, g_items[by_value], axis=0)
     if k < len(codes):
         per_value = np.add.reduceat(
-            per_value, np.r_[0, np.flatnonzero(np.diff(codes[by_value])) + 1], axis=1
+            per_value, np.r_[0, np.flatnonzero(np.diff(codes[by_value])) + 1], axis=0
         )
-    below = np.cumsum(per_value, axis=1) - per_value
-    return below + (per_value + 1) / 2.0, per_value
+    # running totals row by row: numpy's cumsum along axis 0 is many times slower, and
+    # the counts are integers, so any order of adding gives the same ranks
+    ranks = np.empty_like(per_value)
+    ranks[0] = per_value[0]
+    for i in range(1, len(per_value)):
+        np.add(ranks[i - 1], per_value[i], out=ranks[i])
+    ranks -= per_value * 0.5
+    ranks += 0.5
+    return ranks, per_value
+
+
+def _weighted_squares(r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """(B,) sum over values of copies x rank squared ((k, B) operands; exact)."""
+    out = r * r
+    out *= c
+    return out.sum(0)
 
 
 def _block_sums(m: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -90,7 +104,7 @@ class _PeopleSide:
     n_items: np.ndarray
     xc: np.ndarray
     kx: np.ndarray
-    rx: np.ndarray
+    rx: np.ndarray  # (values, B) ranks and copies of the people's distinct values
     cx: np.ndarray
     sx: np.ndarray | None
     tx: np.ndarray | None
@@ -116,7 +130,7 @@ def _people_side(x: np.ndarray, group: np.ndarray, n_resamples: int, seed: int) 
     w = draw_counts(n_groups, n_resamples, seed)  # (B, groups)
     n_items = w @ np.diff(np.r_[starts, len(x)]).astype(float)
     ux, kx = np.unique(x, return_inverse=True)
-    rx, cx = _value_ranks(w, g_items, kx, len(ux))
+    rx, cx = _value_ranks(w.T, g_items, kx, len(ux))
     sx = tx = distinct_x = None
     if len(x) <= MAX_PAIR_ITEMS:
         # orders from the distinct values' codes: small integers, not items x items floats
@@ -189,12 +203,17 @@ def segment_bootstrap(
     out["pearson"] = _pearson_from_sums(n_items, *sums.T)
     uy, ky = np.unique(y, return_inverse=True)
     rx, cx = ps.rx, ps.cx
-    ry, cy = _value_ranks(w, g_items, ky, len(uy))
+    w_t = w.T  # (groups, B), C-contiguous: item rows gathered and summed row by row
+    ry, cy = _value_ranks(w_t, g_items, ky, len(uy))
     # the ranks of all n copies add up to n (n + 1) / 2 on both sides
-    counts = w[:, g_items]  # (B, items): copies of each item
     rank_sum = n_items * (n_items + 1) / 2
-    sxy = np.einsum("bi,bi,bi->b", counts, rx[:, kx], ry[:, ky])
-    sxx, syy = (cx * rx * rx).sum(1), (cy * ry * ry).sum(1)
+    # counts times half-integer ranks: integers and halves, so every sum is exact and
+    # the layout (items x resamples) does not change a bit
+    prod = np.take(rx, kx, axis=0)
+    prod *= np.take(ry, ky, axis=0)
+    prod *= np.take(w_t, g_items, axis=0)  # copies of each item
+    sxy = prod.sum(0)
+    sxx, syy = _weighted_squares(rx, cx), _weighted_squares(ry, cy)
     out["spearman"] = _pearson_from_sums(n_items, rank_sum, rank_sum, sxx, syy, sxy)
     if ps.sx is None:
         for name in ("kendall_b", "kendall_c", "acc_eq"):
