@@ -19,7 +19,8 @@ def metaeval(
     **options: Any,
 ) -> MetaEvaluation:
     """Load the project as ``agreement`` does (same people's reference) and meta-evaluate
-    ``field``; ``options``: group, system, evaluators, statistics, n_resamples, seed.
+    ``field``; ``options``: group, system, evaluators, statistics, n_resamples, seed,
+    workers (processes; 1, the default, where forking is unsafe, as in the app).
     Raises ``agreement.metaeval.MetaEvalError`` (one line) for a request that does not fit."""
     from reports.metaeval_data import metaeval_from_inputs
     from study_inputs.load import load_inputs

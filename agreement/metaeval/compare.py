@@ -96,6 +96,24 @@ def _swaps(n_cells: int, k: int, seed: int) -> np.ndarray:
     return np.unpackbits(drawn, axis=1, count=n_cells).view(bool)
 
 
+#: Bit t (most significant first) of every byte value: row v of the byte tables.
+_BITS = ((np.arange(256)[:, None] >> np.arange(7, -1, -1)[None, :]) & 1).astype(float)
+
+
+def _swapped_sums(moves: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """(k,) ``_swaps(len(moves), k, seed) @ moves`` without the (k, n) float mask: per
+    drawn byte, a table of its 256 values' sums of the eight moves it covers, looked up.
+    The sums are added in another order (p-values count nulls against delta - 1e-12)."""
+    n = len(moves)
+    n_bytes = (n + 7) // 8
+    drawn = np.random.default_rng(seed).integers(0, 256, (k, n_bytes), dtype=np.uint8)
+    padded = np.zeros(n_bytes * 8)
+    padded[:n] = moves
+    table = padded.reshape(n_bytes, 8) @ _BITS.T  # (bytes, 256)
+    at = drawn + (np.arange(n_bytes) * 256)[None, :]
+    return np.take(table.ravel(), at).sum(1)
+
+
 def system_permutation(
     pa: Paired, pb: Paired, names: tuple[str, ...], k: int, seed: int
 ) -> dict[str, np.ndarray]:
@@ -154,9 +172,10 @@ def group_permutation(
     u = _swaps(h.size, k, seed).reshape(k, *h.shape)
     out: dict[str, np.ndarray] = {}
     if no_ties(za, zb, ok):  # the rank statistics' differences are linear in the mask
-        out = group_linear_differences(h, za, zb, u, rh, distinct_h, names)
+        uf = (u & ok[None]).astype(float)  # once for every statistic's product
+        out = group_linear_differences(h, za, zb, u, rh, distinct_h, names, uf)
         if "pearson" in names:
-            out["pearson"] = group_pearson_differences(h, za, zb, u)
+            out["pearson"] = group_pearson_differences(h, za, zb, u, uf)
     rest = tuple(n for n in names if n not in out)
     if rest:
         sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, rest)
@@ -179,22 +198,23 @@ def segment_pearson_spearman(
     _, yb, _ = pb.flat()
     za, zb = _z(ya), _z(yb)
     u = _swaps(len(x), k, seed)
+    uf = u.astype(float)  # once for both statistics' products
     out = {}
     if "pearson" in names:
-        out["pearson"] = _swapped_pearson(x - x.mean(), za, zb, u)
+        out["pearson"] = _swapped_pearson(x - x.mean(), za, zb, uf)
     if "spearman" in names:
         from agreement.correlation_tests import average_ranks
 
         rx = average_ranks(x)
-        out["spearman"] = _rank_pearson(rx, za, zb, u)
+        out["spearman"] = _rank_pearson(rx, za, zb, u, uf)
     return out
 
 
-def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Pearson of hybrid a (``where(u, zb, za)``) minus hybrid b from sums linear in ``u``:
-    the two hybrids add up to ``za + zb`` item by item."""
+def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, uf: np.ndarray) -> np.ndarray:
+    """Pearson of hybrid a (``where(u, zb, za)``) minus hybrid b from sums linear in the
+    mask (``uf``, as floats): the two hybrids add up to ``za + zb`` item by item."""
     step = zb - za
-    lin = u.astype(float) @ np.stack([xc * step, step, zb * zb - za * za], 1)
+    lin = uf @ np.stack([xc * step, step, zb * zb - za * za], 1)
     n = len(xc)
     sxy_a = float(xc @ za) + lin[:, 0]
     sy_a = float(za.sum()) + lin[:, 1]
@@ -209,17 +229,20 @@ def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarr
     return ra - rb
 
 
-def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Spearman of hybrid a minus hybrid b (``rx`` the people's ranks)."""
+def _rank_pearson(
+    rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray, uf: np.ndarray | None = None
+) -> np.ndarray:
+    """Spearman of hybrid a minus hybrid b (``rx`` the people's ranks; ``uf`` the mask
+    ``u`` as floats)."""
     both = np.r_[za, zb]
     order = np.argsort(both, kind="stable")
     srt = both[order]
     if np.all(srt[1:] > srt[:-1]):
-        return _rank_pearson_distinct(rx, order, u)
+        return _rank_pearson_distinct(rx, order, u.astype(float) if uf is None else uf)
     return _rank_pearson_ties(rx, za, zb, u)
 
 
-def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> np.ndarray:
+def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, uf: np.ndarray) -> np.ndarray:
     """Without ties among the 2n scores the difference is linear in the swap mask.
 
     Sort both evaluators' scores together; position p holds weight w_p (the people's
@@ -229,7 +252,7 @@ def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> 
     Both ranks' spreads are n (n^2 - 1) / 12 (no ties), so rho_a - rho_b is one matrix-
     vector product of the mask.
     """
-    n = u.shape[1]
+    n = uf.shape[1]
     rxc = rx - rx.mean()
     w = np.r_[rxc, rxc][order]
     pos = np.arange(1, 2 * n + 1, dtype=float)
@@ -240,8 +263,8 @@ def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> 
     base = float(va.sum() - w @ pos)
     den = math.sqrt(float(rxc @ rxc) * n * (n * n - 1) / 12.0)
     if den == 0:
-        return np.full(u.shape[0], np.nan)
-    return (base + u.astype(float) @ (vb - va)) / den
+        return np.full(uf.shape[0], np.nan)
+    return (base + uf @ (vb - va)) / den
 
 
 def _rank_pearson_ties(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -377,8 +400,7 @@ def group_acc_eq_permutation(
         2 * np.broadcast_to(weight, only_b.shape)[only_b],
     ]
     observed = ((only_a.sum((1, 2)) - only_b.sum((1, 2))) / n_pairs).sum()
-    swapped = _swaps(len(moves), k, seed).astype(float)
-    return (observed + swapped @ moves) / max(len(n_pairs), 1)
+    return (observed + _swapped_sums(moves, k, seed)) / max(len(n_pairs), 1)
 
 
 # ---- clusters ----------------------------------------------------------------------------

@@ -1,0 +1,60 @@
+"""The meta-evaluation on several processes gives the document one process gives, and the
+byte-table permutation sums equal the plain products."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agreement.metaeval import compare, parallel
+from agreement.metaeval.document import meta_evaluate
+from agreement.metaeval.grid import Grid
+
+pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="needs fork")
+
+
+def _grid() -> Grid:
+    rng = np.random.default_rng(5)
+    systems, groups = 6, 9
+    truth = rng.normal(0, 1, (systems, groups))
+    people = np.round(truth * 2) / 2  # ties among people's values
+    evaluators = {f"m{e}": truth + rng.normal(0, 0.3 + 0.2 * e, truth.shape) for e in range(4)}
+    partial = evaluators["m3"].copy()
+    partial[0, :2] = np.nan  # other items: its pairs are not tested
+    evaluators["m3"] = partial
+    annotators = {a: people + rng.normal(0, 0.4, people.shape) for a in ("p1", "p2", "p3")}
+    return Grid(
+        "f",
+        "generator",
+        "input",
+        tuple(f"s{s}" for s in range(systems)),
+        tuple(f"g{g}" for g in range(groups)),
+        people,
+        evaluators,
+        annotators,
+    )
+
+
+@pytest.mark.parametrize("statistics", [None, ("kendall_b", "soft_pairwise_accuracy")])
+def test_two_processes_give_the_same_document(statistics) -> None:
+    grid = _grid()
+    one = meta_evaluate(grid, n_resamples=60, seed=3, statistics=statistics).to_dict()
+    two = meta_evaluate(grid, n_resamples=60, seed=3, statistics=statistics, workers=2).to_dict()
+    assert one == two
+    tested = [c for c in one["comparisons"] if c["test"] == "permutation" and c["p"] is not None]
+    assert len(tested) >= 3  # the comparison took place, not only the untestable pairs
+    assert any("different items" in (c["reason"] or "") for c in one["comparisons"])
+
+
+def test_run_all_keeps_the_order() -> None:
+    assert parallel.run_all(abs, [-3, 2, -1, 0], 2) == [3, 2, 1, 0]
+    assert parallel.run_all(abs, [-3], 2) == [3]
+    assert 1 <= parallel.default_workers() <= 2
+
+
+@pytest.mark.parametrize("n", [1, 8, 13, 4001])
+def test_swapped_sums_are_the_mask_products(n: int) -> None:
+    moves = np.random.default_rng(n).normal(size=n)
+    plain = compare._swaps(n, 200, 9).astype(float) @ moves
+    assert np.allclose(compare._swapped_sums(moves, 200, 9), plain, rtol=0, atol=1e-12)
+    assert plain.std() > 0
