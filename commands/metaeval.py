@@ -71,7 +71,10 @@ def cmd_metaeval(args: argparse.Namespace, store: Store) -> int:
     """Print the meta-evaluation."""
     from agreement.metaeval.grid import MetaEvalError
     from agreement.metaeval.parallel import default_workers
+    from common.heap import keep_freed_memory
     from workbench_api.metaeval import metaeval
+
+    keep_freed_memory()
 
     with gc_paused():
         try:

@@ -58,3 +58,12 @@ def test_swapped_sums_are_the_mask_products(n: int) -> None:
     plain = compare._swaps(n, 200, 9).astype(float) @ moves
     assert np.allclose(compare._swapped_sums(moves, 200, 9), plain, rtol=0, atol=1e-12)
     assert plain.std() > 0
+
+
+@pytest.mark.skipif(
+    not __import__("platform").libc_ver()[0] == "glibc", reason="glibc's mallopt only"
+)
+def test_keep_freed_memory_takes_on_glibc() -> None:
+    from common.heap import keep_freed_memory
+
+    assert keep_freed_memory() is True
