@@ -38,7 +38,7 @@ from agreement.metaeval.group_linear import (
 )
 from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
-from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
+from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS, _near_codes
 
 WILLIAMS, PERMUTATION = "williams", "permutation"
 ALPHA = 0.05
@@ -295,22 +295,68 @@ def _rank_pearson_ties(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.nda
 # ---- pair-swap permutations (segment level, Kendall and acc_eq) ------------------------
 
 
-def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
-    """Each pair of items (i < j) coded by the evaluator's verdict: sign agreement with
-    people (0, 1, 2 for -1, 0, +1), a tie in its scores (3), agreement at its acc_eq
-    threshold (6)."""
-    i, j = np.triu_indices(len(x), 1)
-    dx, dy = x[i] - x[j], y[i] - y[j]
-    k = (np.sign(dx) * np.sign(dy)).astype(np.int8) + 1
-    t = (dy == 0).astype(np.int8)
-    a = np.where(np.abs(dy) <= epsilon, dx == 0, k == 2).astype(np.int8)
-    return k + 3 * t + 6 * a
+#: A pair's state code: sign agreement with people (0, 1, 2 for -1, 0, +1), + 3 for a
+#: tie in the evaluator's scores, + 6 for agreement at its acc_eq threshold.
+N_STATES = 12
+#: An item paired with itself: tied on both sides, agreeing.
+_SELF = 1 + 3 + 6
+
+
+@dataclass(frozen=True)
+class PairStates:
+    """An evaluator's verdicts on every ordered pair of items (i, j), itself included, as
+    bit planes: per state code, the packed mask of the pairs in it (row-major over the
+    items x items matrix, the same layout for every evaluator of the same items)."""
+
+    n: int
+    planes: dict[int, np.ndarray]  # state code -> packed bits as uint64
+
+
+def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> PairStates:
+    """Each pair of items coded by the evaluator's verdict (``N_STATES`` codes), from the
+    distinct values' integer codes: the signs, ties and thresholds the float differences
+    give, without a float items x items matrix."""
+    kx = np.unique(x, return_inverse=True)[1].astype(np.int16)
+    uy, ky = np.unique(y, return_inverse=True)
+    ky = ky.astype(np.int16)
+    sx = np.sign(np.subtract.outer(kx, kx)).astype(np.int8)
+    sy = np.sign(np.subtract.outer(ky, ky)).astype(np.int8)
+    state = sx * sy
+    state += 1
+    tie_y = sy == 0
+    if epsilon > 0:  # |y_i - y_j| <= epsilon, decided as the float test does
+        lo, hi = _near_codes(uy, epsilon)
+        width = (hi - lo)[ky].astype(np.uint16)
+        near = (ky[None, :] - lo[ky].astype(np.int16)[:, None]).view(np.uint16) <= width[:, None]
+    else:
+        near = tie_y
+    agree = np.where(near, sx == 0, state == 2)
+    state += 3 * tie_y.view(np.int8)
+    state += 6 * agree.view(np.int8)
+    flat = state.ravel()
+    planes = {}
+    for code in np.flatnonzero(np.bincount(flat.view(np.uint8), minlength=N_STATES)):
+        bits = np.packbits(flat == code)
+        planes[int(code)] = np.pad(bits, (0, -len(bits) % 8)).view(np.uint64)
+    return PairStates(len(x), planes)
+
+
+def pair_histogram(sa: PairStates, sb: PairStates) -> np.ndarray:
+    """(N_STATES * N_STATES,) unordered pairs of items (i < j) by (a's state, b's state):
+    popcounts of the planes' intersections; every matrix holds each pair twice and each
+    item once with itself."""
+    hist = np.zeros(N_STATES * N_STATES, dtype=np.int64)
+    for va, pa in sa.planes.items():
+        for vb, pb in sb.planes.items():
+            hist[va * N_STATES + vb] = int(np.bitwise_count(pa & pb).sum(dtype=np.int64))
+    hist[_SELF * N_STATES + _SELF] -= sa.n
+    return hist // 2
 
 
 def segment_pair_permutation(
     x: np.ndarray,
-    sa: np.ndarray,
-    sb: np.ndarray,
+    sa: PairStates,
+    sb: PairStates,
     k: int,
     seed: int,
     distinct: tuple[int, int] | None = None,
@@ -321,8 +367,8 @@ def segment_pair_permutation(
     ``distinct``: tau-c's m of each evaluator (the fewer distinct values of people and
     its scores); each side keeps its own, as each keeps its own acc_eq threshold. Without
     it there is no tau-c."""
-    n_states = 12
-    hist = np.bincount(sa.astype(np.int64) * n_states + sb, minlength=n_states * n_states)
+    n_states = N_STATES
+    hist = pair_histogram(sa, sb)
     kinds = np.flatnonzero(hist)
     st_a, st_b = kinds // n_states, kinds % n_states
 
@@ -441,6 +487,9 @@ __all__ = [
     "group_acc_eq_permutation",
     "group_permutation",
     "p_value",
+    "N_STATES",
+    "PairStates",
+    "pair_histogram",
     "pair_states",
     "segment_pair_permutation",
     "segment_pearson_spearman",
