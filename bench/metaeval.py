@@ -95,8 +95,11 @@ def build(url: str) -> None:
     store.close()
 
 
-def run_once(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float]:
-    """(wall, cpu) seconds of one whole ``cli.py metaeval`` process of checkout ``root``."""
+def run_once(
+    url: str, resamples: int, root: Path = ROOT, extra: tuple[str, ...] = ()
+) -> tuple[float, float]:
+    """(wall, cpu) seconds of one whole ``cli.py metaeval`` process of checkout ``root``
+    (``extra``: more options, e.g. ``--workers 1``)."""
     cmd = [
         sys.executable,
         str(root / "cli.py"),
@@ -111,6 +114,7 @@ def run_once(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float]
         "--resamples",
         str(resamples),
         "--json",
+        *extra,
     ]
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
@@ -137,7 +141,13 @@ def main() -> int:
         type=Path,
         help="another checkout (e.g. ../main): its processes alternate with this one's",
     )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        help="this checkout's --workers (the baseline's own default: it may not know it)",
+    )
     args = ap.parse_args()
+    extra = ("--workers", str(args.workers)) if args.workers else ()
     build(args.db)
     roots = {"this checkout": ROOT} | (
         {f"baseline {args.baseline}": args.baseline.resolve()} if args.baseline else {}
@@ -146,7 +156,7 @@ def main() -> int:
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in roots}
     for k in range(1, args.repeats + 1):
         for name, root in roots.items():
-            wall, cpu = run_once(args.db, args.resamples, root)
+            wall, cpu = run_once(args.db, args.resamples, root, extra if root == ROOT else ())
             runs[name].append((wall, cpu))
             print(f"run {k}, {name}: wall {wall:.2f} s, cpu {cpu:.2f} s")
     after = os.getloadavg()[0]

@@ -67,3 +67,19 @@ def test_keep_freed_memory_takes_on_glibc() -> None:
     from common.heap import keep_freed_memory
 
     assert keep_freed_memory() is True
+
+
+def test_cli_workers_print_the_same_document(store, sqlite_url: str, tmp_path, capsys) -> None:
+    import json
+
+    from cli import main
+    from tests.test_metaeval import _project
+
+    _project(store, tmp_path)
+    args = ["--db", sqlite_url, "metaeval", "me", "--field", "resolution", "--json"]
+    outputs = []
+    for workers in ("1", "2", "0"):
+        assert main([*args, "--group", "input", "--resamples", "80", "--workers", workers]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert json.loads(outputs[0])["comparisons"]
