@@ -38,7 +38,7 @@ from agreement.metaeval.group_linear import (
 )
 from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
-from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS, _near_codes
+from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS, _near_codes, signs
 
 WILLIAMS, PERMUTATION = "williams", "permutation"
 ALPHA = 0.05
@@ -312,6 +312,10 @@ class PairStates:
     planes: dict[int, np.ndarray]  # state code -> packed bits as uint64
 
 
+#: The codes a pair can have: a tie in the evaluator's scores has sign product 0.
+_CODES = (0, 1, 2, 6, 7, 8, 1 + 3, 1 + 3 + 6)
+
+
 def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> PairStates:
     """Each pair of items coded by the evaluator's verdict (``N_STATES`` codes), from the
     distinct values' integer codes: the signs, ties and thresholds the float differences
@@ -319,8 +323,7 @@ def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> PairStates:
     kx = np.unique(x, return_inverse=True)[1].astype(np.int16)
     uy, ky = np.unique(y, return_inverse=True)
     ky = ky.astype(np.int16)
-    sx = np.sign(np.subtract.outer(kx, kx)).astype(np.int8)
-    sy = np.sign(np.subtract.outer(ky, ky)).astype(np.int8)
+    sx, sy = signs(kx), signs(ky)
     state = sx * sy
     state += 1
     tie_y = sy == 0
@@ -330,14 +333,17 @@ def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> PairStates:
         near = (ky[None, :] - lo[ky].astype(np.int16)[:, None]).view(np.uint16) <= width[:, None]
     else:
         near = tie_y
-    agree = np.where(near, sx == 0, state == 2)
+    agree = ((sx == 0) & near) | ((state == 2) & ~near)  # boolean masks: no np.where
     state += 3 * tie_y.view(np.int8)
     state += 6 * agree.view(np.int8)
     flat = state.ravel()
     planes = {}
-    for code in np.flatnonzero(np.bincount(flat.view(np.uint8), minlength=N_STATES)):
-        bits = np.packbits(flat == code)
-        planes[int(code)] = np.pad(bits, (0, -len(bits) % 8)).view(np.uint64)
+    for code in _CODES:
+        hit = flat == code
+        if not hit.any():
+            continue
+        bits = np.packbits(hit)
+        planes[code] = np.pad(bits, (0, -len(bits) % 8)).view(np.uint64)
     return PairStates(len(x), planes)
 
 

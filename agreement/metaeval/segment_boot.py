@@ -64,6 +64,14 @@ def _weighted_squares(r: np.ndarray, c: np.ndarray) -> np.ndarray:
     return out.sum(0)
 
 
+def signs(codes: np.ndarray) -> np.ndarray:
+    """(n, n) int8 sign of ``codes[i] - codes[j]`` from two comparisons (a third of the
+    time of the subtraction's sign)."""
+    return (codes[:, None] > codes[None, :]).view(np.int8) - (codes[:, None] < codes[None, :]).view(
+        np.int8
+    )
+
+
 def _block_sums(m: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """(groups, groups) sums of an items x items matrix of -1/0/1 (int8 or bool) over
     each pair of groups; int16 row sums hold MAX_PAIR_ITEMS items."""
@@ -135,7 +143,7 @@ def _people_side(x: np.ndarray, group: np.ndarray, n_resamples: int, seed: int) 
     if len(x) <= MAX_PAIR_ITEMS:
         # orders from the distinct values' codes: small integers, not items x items floats
         k16 = kx.astype(np.int16)
-        sx = np.sign(np.subtract.outer(k16, k16)).astype(np.int8)
+        sx = signs(k16)
         tx = _tie_blocks(g_items, kx, n_groups, len(ux))
         present = (w > 0).astype(np.float64)
         distinct_x = _distinct_drawn(present, g_items, kx, n_groups, len(ux))
@@ -221,7 +229,7 @@ def segment_bootstrap(
         return out, why
     sx = ps.sx
     ky16 = ky.astype(np.int16)
-    sy = np.sign(np.subtract.outer(ky16, ky16)).astype(np.int8)
+    sy = signs(ky16)
     sign = sx * sy
     if epsilon > 0:
         # within epsilon in y, from the codes: code j in item i's run [lo, hi]
@@ -229,7 +237,7 @@ def segment_bootstrap(
         lo_i = lo[ky].astype(np.int16)
         width = (hi - lo)[ky].astype(np.uint16)
         near = (ky16[None, :] - lo_i[:, None]).view(np.uint16) <= width[:, None]
-        agree = np.where(near, sx == 0, sign > 0)
+        agree = ((sx == 0) & near) | ((sign > 0) & ~near)  # boolean masks: no np.where
     else:  # tied in y: agree when tied in x too, i.e. sign 0 in y and x
         agree = (sign > 0) | ((sx == 0) & (sy == 0))
     ty = _tie_blocks(g_items, ky, n_groups, len(uy))
