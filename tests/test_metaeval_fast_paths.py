@@ -246,3 +246,34 @@ def test_segment_pairs_match_every_difference_sorted(kind: str) -> None:
         thresholds.add(got[0].threshold)
     if kind in ("continuous", "noisy"):  # thresholds past 0 were searched
         assert len(thresholds) > 1
+
+
+def test_segment_bootstrap_shortcuts_match_the_general_sums() -> None:
+    from agreement.metaeval import segment_boot as sb
+
+    rng = np.random.default_rng(4)
+    sizes = np.array([3, 1, 4, 2, 5])  # unequal groups
+    g_items = np.repeat(np.arange(5), sizes)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    n = len(g_items)
+    distinct = rng.permutation(n)  # every value once: the shortcuts
+    present = (rng.integers(0, 3, (40, 5)) > 0).astype(float)
+    # one unused code more takes the general path with the same values
+    assert np.array_equal(
+        sb._tie_blocks(g_items, distinct, 5, n), sb._tie_blocks(g_items, distinct, 5, n + 1)
+    )
+    assert np.array_equal(
+        sb._distinct_drawn(present, g_items, distinct, 5, n),
+        sb._distinct_drawn(present, g_items, distinct, 5, n + 1),
+    )
+    m = sb.signs(rng.integers(0, 4, n).astype(np.int16))
+    for matrix in (m, m > 0):  # int8 signs and a boolean mask
+        direct = np.array(
+            [[int(matrix[g_items == g][:, g_items == h].sum()) for h in range(5)] for g in range(5)]
+        )
+        assert np.array_equal(sb._block_sums(matrix, starts), direct) and direct.any()
+    w = rng.integers(0, 4, (30, 6)).astype(float)
+    blocks = rng.integers(-50, 50, (6, 8)).astype(float)
+    assert np.array_equal(sb._products(w, blocks), w @ blocks)
+    big = blocks * 2.0**22  # sums past 2**24: the double-precision product
+    assert np.array_equal(sb._products(w, big), w @ big)

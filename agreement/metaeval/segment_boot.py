@@ -75,13 +75,29 @@ def signs(codes: np.ndarray) -> np.ndarray:
 def _block_sums(m: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """(groups, groups) sums of an items x items matrix of -1/0/1 (int8 or bool) over
     each pair of groups; int16 row sums hold MAX_PAIR_ITEMS items."""
-    rows = np.add.reduceat(m, starts, axis=0, dtype=np.int16)
+    # a sum over each group's rows (contiguous row additions) is several times faster
+    # than reduceat along axis 0
+    ends = np.r_[starts[1:], m.shape[0]]
+    rows = np.empty((len(starts), m.shape[1]), dtype=np.int16)
+    for g, (a, b) in enumerate(zip(starts, ends, strict=True)):
+        m[a:b].sum(0, dtype=np.int16, out=rows[g])
     return np.add.reduceat(rows, starts, axis=1, dtype=np.int64)
+
+
+def _products(w: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """``w @ blocks`` of integer matrices: in single precision (twice as fast) when every
+    sum stays below 2**24, where float32 still holds each integer exactly."""
+    bound = float(w.max(initial=0.0)) * float(np.abs(blocks).sum(0).max(initial=0.0))
+    if bound < 2**24:
+        return (w.astype(np.float32) @ blocks.astype(np.float32)).astype(np.float64)
+    return w @ blocks
 
 
 def _tie_blocks(g_items: np.ndarray, codes: np.ndarray, n_groups: int, k: int) -> np.ndarray:
     """(groups, groups) ordered pairs of items (each with itself too) of one value: the
     product of the groups' counts of each value, no items x items matrix."""
+    if k == len(codes):  # every value once: each item pairs only with itself
+        return np.diag(np.bincount(g_items, minlength=n_groups).astype(np.float64))
     per_group = np.bincount(g_items * k + codes, minlength=n_groups * k).reshape(n_groups, k)
     per_group = per_group.astype(np.float64)  # counts: the product is exact
     return per_group @ per_group.T
@@ -92,6 +108,8 @@ def _distinct_drawn(
 ) -> np.ndarray:
     """(B,) distinct values among each resample's items (``present``: groups drawn). A
     value of one group is there when its group is; the others need a product."""
+    if k == len(codes):  # every value once: a drawn group brings all of its own
+        return present @ np.bincount(g_items, minlength=n_groups).astype(np.float64)
     has = _group_values(g_items, codes, n_groups, k)
     single = has.sum(0) == 1
     out = present @ has[:, single].sum(1)
@@ -245,7 +263,7 @@ def segment_bootstrap(
     blocks = np.concatenate(
         [_block_sums(sign, starts), ps.tx, ty, _block_sums(agree, starts)], axis=1
     ).astype(np.float64)
-    quads = ((w @ blocks).reshape(len(w), 4, n_groups) * w[:, None, :]).sum(2)
+    quads = (_products(w, blocks).reshape(len(w), 4, n_groups) * w[:, None, :]).sum(2)
 
     n = n_items
     tot = (n * n - n) / 2
