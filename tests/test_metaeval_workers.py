@@ -83,3 +83,16 @@ def test_cli_workers_print_the_same_document(store, sqlite_url: str, tmp_path, c
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] == outputs[2]
     assert json.loads(outputs[0])["comparisons"]
+
+
+def test_swapped_block_sums_are_the_mask_products() -> None:
+    rng = np.random.default_rng(8)
+    sizes = [3, 1, 0, 12, 2, 30, 5]  # blocks within a byte, across bytes, one empty
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    moves = rng.normal(size=len(codes))
+    onehot = np.zeros((len(codes), len(sizes)))
+    onehot[np.arange(len(codes)), codes] = 1.0
+    plain = compare._swaps(len(codes), 300, 4).astype(float) @ (moves[:, None] * onehot)
+    got = compare._swapped_block_sums(moves, codes, len(sizes), 300, 4)
+    assert np.allclose(got, plain, rtol=0, atol=1e-12)
+    assert not got[:, 2].any() and got[:, 5].std() > 0

@@ -114,6 +114,31 @@ def _swapped_sums(moves: np.ndarray, k: int, seed: int) -> np.ndarray:
     return np.take(table.ravel(), at).sum(1)
 
 
+def _swapped_block_sums(
+    moves: np.ndarray, codes: np.ndarray, n_blocks: int, k: int, seed: int
+) -> np.ndarray:
+    """(k, n_blocks) per block (``codes``, non-decreasing) the sum of the swapped items'
+    moves: ``_swaps(len(moves), k, seed) @ (moves x one-hot codes)`` by byte tables. A
+    drawn byte covers eight items, of one block or (at a boundary) a few: each (byte,
+    block) piece gets its table of 256 sums, and a block adds up its pieces' lookups."""
+    n = len(moves)
+    n_bytes = (n + 7) // 8
+    drawn = np.random.default_rng(seed).integers(0, 256, (k, n_bytes), dtype=np.uint8)
+    byte = np.arange(n) // 8
+    piece_of = byte * n_blocks + codes  # increasing: bytes in order, blocks within one
+    pieces, piece = np.unique(piece_of, return_inverse=True)
+    bit_moves = np.zeros((len(pieces), 8))
+    bit_moves[piece, np.arange(n) % 8] = moves
+    table = bit_moves @ _BITS.T  # (pieces, 256)
+    at = drawn[:, pieces // n_blocks] + (np.arange(len(pieces)) * 256)[None, :]
+    looked = np.take(table.ravel(), at)  # (k, pieces)
+    block = pieces % n_blocks
+    starts = np.r_[0, np.flatnonzero(np.diff(block)) + 1]
+    out = np.zeros((k, n_blocks))
+    out[:, block[starts]] = np.add.reduceat(looked, starts, axis=1)
+    return out
+
+
 def system_permutation(
     pa: Paired, pb: Paired, names: tuple[str, ...], k: int, seed: int
 ) -> dict[str, np.ndarray]:
@@ -127,9 +152,9 @@ def system_permutation(
     onehot[np.arange(len(s)), codes] = 1.0
     count = onehot.sum(0)
     hs = (h @ onehot) / count
-    u = _swaps(len(s), k, seed).astype(float)
     # hybrid a's sums are a's plus the swapped cells' steps; a's and b's add up to both
-    ha = (za @ onehot + u @ ((zb - za)[:, None] * onehot)) / count
+    # (the cells come system by system: np.nonzero walks the matrix row by row)
+    ha = (za @ onehot + _swapped_block_sums(zb - za, codes, len(keep), k, seed)) / count
     hb = ((za + zb) @ onehot) / count - ha
     hx = hs[None, :]  # the people's side: one row, the batched statistics broadcast it
     both = batched.several(hx, np.concatenate([ha, hb]), names)  # row by row: one call
