@@ -130,8 +130,8 @@ class _PeopleSide:
     n_items: np.ndarray
     xc: np.ndarray
     kx: np.ndarray
-    rx: np.ndarray  # (values, B) ranks and copies of the people's distinct values
-    cx: np.ndarray
+    rx_items: np.ndarray  # (items, B) each item's rank times its copies
+    sxx: np.ndarray  # (B,) the ranks' weighted squares
     sx: np.ndarray | None
     tx: np.ndarray | None
     distinct_x: np.ndarray | None
@@ -157,6 +157,8 @@ def _people_side(x: np.ndarray, group: np.ndarray, n_resamples: int, seed: int) 
     n_items = w @ np.diff(np.r_[starts, len(x)]).astype(float)
     ux, kx = np.unique(x, return_inverse=True)
     rx, cx = _value_ranks(w.T, g_items, kx, len(ux))
+    rx_items = np.take(rx, kx, axis=0)
+    rx_items *= np.take(w.T, g_items, axis=0)  # integers and halves: exact
     sx = tx = distinct_x = None
     if len(x) <= MAX_PAIR_ITEMS:
         # orders from the distinct values' codes: small integers, not items x items floats
@@ -166,7 +168,18 @@ def _people_side(x: np.ndarray, group: np.ndarray, n_resamples: int, seed: int) 
         present = (w > 0).astype(np.float64)
         distinct_x = _distinct_drawn(present, g_items, kx, n_groups, len(ux))
     side = _PeopleSide(
-        order, starts, g_items, w, n_items, x - x.mean(), kx, rx, cx, sx, tx, distinct_x
+        order,
+        starts,
+        g_items,
+        w,
+        n_items,
+        x - x.mean(),
+        kx,
+        rx_items,
+        _weighted_squares(rx, cx),
+        sx,
+        tx,
+        distinct_x,
     )
     _LAST["side"] = (key, side)
     return side
@@ -212,7 +225,7 @@ def segment_bootstrap(
     """
     ps = _people_side(x, group, n_resamples, seed)
     y = y[ps.order]
-    w, g_items, n_items, kx, starts = ps.w, ps.g_items, ps.n_items, ps.kx, ps.starts
+    w, g_items, n_items, starts = ps.w, ps.g_items, ps.n_items, ps.starts
     n_groups = len(starts)
     out: dict[str, np.ndarray] = {}
     why: dict[str, str] = {}
@@ -228,18 +241,16 @@ def segment_bootstrap(
     sums = w @ per_group.T
     out["pearson"] = _pearson_from_sums(n_items, *sums.T)
     uy, ky = np.unique(y, return_inverse=True)
-    rx, cx = ps.rx, ps.cx
     w_t = w.T  # (groups, B), C-contiguous: item rows gathered and summed row by row
     ry, cy = _value_ranks(w_t, g_items, ky, len(uy))
     # the ranks of all n copies add up to n (n + 1) / 2 on both sides
     rank_sum = n_items * (n_items + 1) / 2
     # counts times half-integer ranks: integers and halves, so every sum is exact and
     # the layout (items x resamples) does not change a bit
-    prod = np.take(rx, kx, axis=0)
-    prod *= np.take(ry, ky, axis=0)
-    prod *= np.take(w_t, g_items, axis=0)  # copies of each item
+    prod = np.take(ry, ky, axis=0)
+    prod *= ps.rx_items  # the people's ranks times copies: the same for every row
     sxy = prod.sum(0)
-    sxx, syy = _weighted_squares(rx, cx), _weighted_squares(ry, cy)
+    sxx, syy = ps.sxx, _weighted_squares(ry, cy)
     out["spearman"] = _pearson_from_sums(n_items, rank_sum, rank_sum, sxx, syy, sxy)
     if ps.sx is None:
         for name in ("kendall_b", "kendall_c", "acc_eq"):
