@@ -197,7 +197,8 @@ def group_permutation(
     u = _swaps(h.size, k, seed).reshape(k, *h.shape)
     out: dict[str, np.ndarray] = {}
     if no_ties(za, zb, ok):  # the rank statistics' differences are linear in the mask
-        uf = (u & ok[None]).astype(float)  # once for every statistic's product
+        # once for every statistic's product (a complete grid needs no masking)
+        uf = (u if ok.all() else u & ok[None]).astype(float)
         out = group_linear_differences(h, za, zb, u, rh, distinct_h, names, uf)
         if "pearson" in names:
             out["pearson"] = group_pearson_differences(h, za, zb, u, uf)
