@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -248,6 +249,7 @@ def _same_items(pa: Paired, pb: Paired) -> bool:
 #: What the pairs' tests read, set for the time of ``_comparisons`` (forked workers see
 #: it as it was when they started): paired, thresholds, k, states.
 _SHARED: dict[str, Any] = {}
+_SHARED_LOCK = threading.Lock()
 
 
 def _pair_nulls(task: tuple[str, str, list[tuple[str, str]], int]) -> dict[Any, np.ndarray]:
@@ -300,12 +302,20 @@ def _comparisons(
         plan.append((e1, e2, cells, seed + 1000 * (idx + 1)))
     pairs = [step for step in plan if isinstance(step, tuple)]
     nulls: list[dict[Any, np.ndarray]] = [{} for _ in pairs]
-    if k and pairs:
-        _SHARED.update(paired=paired, thresholds=thresholds, k=k, states=states)
-        try:
-            nulls = run_all(_pair_nulls, pairs, workers)
-        finally:
-            _SHARED.clear()
+    if k and pairs and workers > 1:
+        # forked workers read the pairs' data from the module, set for their start; the
+        # lock keeps two threads of one process (a web server) from sharing it
+        with _SHARED_LOCK:
+            _SHARED.update(paired=paired, thresholds=thresholds, k=k, states=states)
+            try:
+                nulls = run_all(_pair_nulls, pairs, workers)
+            finally:
+                _SHARED.clear()
+    elif k and pairs:
+        nulls = [
+            _nulls(e1, e2, paired[e1], paired[e2], cells, thresholds, k, s, states)
+            for e1, e2, cells, s in pairs
+        ]
     found = iter(nulls)
     out: list[Comparison] = []
     for step in plan:
