@@ -10,16 +10,19 @@ average before and after (on a shared machine wall time follows the load; CPU ti
 less).
 
     .venv/bin/python bench/metaeval.py [--repeats 3] [--resamples 1000] [--baseline ../main]
-        [--db sqlite:////tmp/metaeval-bench.db]
+        [--db sqlite:////tmp/metaeval-bench.db] [--workers N]
 
 ``--baseline DIR`` alternates each run with the same process of another checkout, so both
-see the same load (before/after).
+see the same load (before/after). ``--workers N`` passes ``--workers`` to this
+checkout's runs only (a baseline may not know the option).
 
-Figures (CPU = user + system of the whole process; details in docs/performance.md, "metaeval
-at 14 x 100 x 10"). Before (9df4c5a), 8.5 s CPU at load 14 and 4.0 s with --resamples 0.
-Branch metaspeed, alternating with 9df4c5a at load 33-40: 8.2 s CPU against 12.5 s (medians
-of 2). With --resamples 0 at load 40-58: 3.1 s against 6.4 s. Same JSON. The goal (under
-2.5 s CPU, so under 3 s wall on a quiet machine) is not met.
+Figures (CPU = user + system of the whole process, medians; details in
+docs/performance.md, "metaeval at 14 x 100 x 10"). Branch metaspeed against main
+(ed51bb2), alternating, on the shared 2-core machine: 3.47 s CPU against 5.07 s at load
+4.6 -> 4.1 (5 rounds; wall 4.90 against 7.70 s), 2.87 s against 4.24 s at load 16.8 ->
+12.1 (3 rounds; wall 3.01 against 4.35 s); with --resamples 0, 1.26 s against 1.72 s.
+Same JSON. The goal (under 2.5 s CPU, so under 3 s wall on a quiet machine) is not met:
+about a third less CPU. --workers 2 cost ~1 s more CPU at load 4 and gained no wall time.
 """
 
 from __future__ import annotations
@@ -95,8 +98,11 @@ def build(url: str) -> None:
     store.close()
 
 
-def run_once(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float]:
-    """(wall, cpu) seconds of one whole ``cli.py metaeval`` process of checkout ``root``."""
+def run_once(
+    url: str, resamples: int, root: Path = ROOT, extra: tuple[str, ...] = ()
+) -> tuple[float, float]:
+    """(wall, cpu) seconds of one whole ``cli.py metaeval`` process of checkout ``root``
+    (``extra``: more options, e.g. ``--workers 1``)."""
     cmd = [
         sys.executable,
         str(root / "cli.py"),
@@ -111,6 +117,7 @@ def run_once(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float]
         "--resamples",
         str(resamples),
         "--json",
+        *extra,
     ]
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
@@ -137,7 +144,13 @@ def main() -> int:
         type=Path,
         help="another checkout (e.g. ../main): its processes alternate with this one's",
     )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        help="this checkout's --workers (the baseline's own default: it may not know it)",
+    )
     args = ap.parse_args()
+    extra = ("--workers", str(args.workers)) if args.workers else ()
     build(args.db)
     roots = {"this checkout": ROOT} | (
         {f"baseline {args.baseline}": args.baseline.resolve()} if args.baseline else {}
@@ -146,7 +159,7 @@ def main() -> int:
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in roots}
     for k in range(1, args.repeats + 1):
         for name, root in roots.items():
-            wall, cpu = run_once(args.db, args.resamples, root)
+            wall, cpu = run_once(args.db, args.resamples, root, extra if root == ROOT else ())
             runs[name].append((wall, cpu))
             print(f"run {k}, {name}: wall {wall:.2f} s, cpu {cpu:.2f} s")
     after = os.getloadavg()[0]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from commands import CommandError
 from commands.agreement import add_bootstrap_options, add_reference_option, gc_paused
+from commands.numbers import count
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -55,6 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_bootstrap_options(p)
     add_reference_option(p)
+    p.add_argument(
+        "--workers",
+        type=count,
+        default=1,
+        help="processes for the rows and the tests (default 1; 0: the CPUs, at most 2). "
+        "Same results whatever the number; two cut the wall time on an idle machine, at "
+        "some more CPU time, and gain nothing on a busy one",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON document")
     p.set_defaults(handler=cmd_metaeval)
 
@@ -62,7 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_metaeval(args: argparse.Namespace, store: Store) -> int:
     """Print the meta-evaluation."""
     from agreement.metaeval.grid import MetaEvalError
+    from agreement.metaeval.parallel import default_workers
+    from common.heap import keep_freed_memory
     from workbench_api.metaeval import metaeval
+
+    keep_freed_memory()
 
     with gc_paused():
         try:
@@ -77,6 +90,7 @@ def cmd_metaeval(args: argparse.Namespace, store: Store) -> int:
                 statistics=args.statistic,
                 n_resamples=args.resamples,
                 seed=args.seed,
+                workers=args.workers or default_workers(),
             )
         except MetaEvalError as e:
             raise CommandError(str(e)) from None

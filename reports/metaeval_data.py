@@ -28,13 +28,16 @@ def metaeval_from_inputs(
     statistics: Sequence[str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    workers: int = 1,
 ) -> MetaEvaluation:
-    """The meta-evaluation of ``field`` over loaded inputs."""
+    """The meta-evaluation of ``field`` over loaded inputs (``workers``: processes)."""
     from agreement.metaeval.document import meta_evaluate
     from agreement.metaeval.grid import build_grid
 
     grid = build_grid(inputs, field, system=system, group=group, evaluators=evaluators)
-    return meta_evaluate(grid, n_resamples=n_resamples, seed=seed, statistics=statistics)
+    return meta_evaluate(
+        grid, n_resamples=n_resamples, seed=seed, statistics=statistics, workers=workers
+    )
 
 
 def configured(settings: Mapping[str, Any]) -> dict[str, Any] | None:

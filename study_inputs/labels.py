@@ -38,12 +38,14 @@ def load_labels(
     *,
     exclusions: bool = True,
     statuses: Sequence[str] = ("submitted",),
+    times: bool = True,
 ) -> StudyLabels:
     """The project's labels with the study's checks and (``exclusions``) the recorded
-    exclusions applied; the study is asked once."""
+    exclusions applied; the study is asked once (``times=False``: without the speeder
+    alarm's times)."""
     from agreement.exclusions import exclusion_summary, without_excluded
 
-    checks = study_checks(store, project)
+    checks = study_checks(store, project, times=times)
     everyone = without_checked(store.annotations_frame(project, tuple(statuses)), checks)
     excluded = store.excluded_annotators(project) if exclusions else {}
     if not excluded:

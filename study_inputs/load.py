@@ -52,6 +52,7 @@ def load_inputs(
     *,
     reference_method: str = "majority",
     exclusions: bool = True,
+    times: bool = True,
 ) -> StudyInputs:
     """One project's items, submitted labels and evaluator scores as tidy frames.
 
@@ -60,6 +61,8 @@ def load_inputs(
     ``dawid_skene`` or ``mace`` first replaces it, on nominal fields, by those aggregated
     labels (adjudicated labels still win). Excluded annotators' labels are left out
     (``exclusions=False``: everyone's labels); ``meta["exclusions"]`` says who and why.
+    ``times=False`` leaves the speeder alarm's times out (``times`` empty): a caller that
+    never reads them saves their queries.
     """
     project = store.project(name)
     kind = project.task_kind
@@ -68,7 +71,7 @@ def load_inputs(
         [(i.item_id, i.split, i.generator, i.fields) for i in items],
         columns=["item_id", "split", "generator", "fields"],
     )
-    labels = load_labels(store, name, exclusions=exclusions)
+    labels = load_labels(store, name, exclusions=exclusions, times=times)
     scored = load_scores(store, name, items)
     meta = {
         "guideline_version": project.guideline_version,

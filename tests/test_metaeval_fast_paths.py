@@ -199,3 +199,81 @@ def test_segment_pairs_counts_are_pair_counts(kind: str) -> None:
         cal, counts = stats.segment_pairs(x, y)
         assert counts == stats.pair_counts(x, y)
         assert cal == stats.acc_eq([(x, y)])
+
+
+def _dense_segment_pairs(x: np.ndarray, y: np.ndarray):
+    """The items x items version ``segment_pairs`` replaced: every difference sorted."""
+    n = len(x)
+    order = np.argsort(y, kind="stable")
+    ys = y[order]
+    cx = np.unique(x, return_inverse=True)[1][order]
+    dy = ys[None, :] - ys[:, None]
+    up, y_tie, same = dy > 0, dy == 0, cx[:, None] == cx[None, :]
+    plus, minus = same & up, (cx[:, None] < cx[None, :]) & up
+    tie_both = (int(np.count_nonzero(same & y_tie)) - n) // 2
+    tie_x = (int(np.count_nonzero(same)) - n) // 2 - tie_both
+    tie_y = (int(np.count_nonzero(y_tie)) - n) // 2 - tie_both
+    pairs = n * (n - 1) // 2
+    con = int(np.count_nonzero(minus))
+    counts = stats.PairCounts(con, pairs - con - tie_x - tie_y - tie_both, tie_x, tie_y, tie_both)
+    base = con + tie_both
+    ups = np.sort(dy[plus])
+    if len(ups) == 0:
+        return stats.TieCalibration(base / pairs, 0.0, 1), counts
+    ends = np.flatnonzero(np.r_[ups[1:] != ups[:-1], True])
+    gain = (ends + 1) - np.searchsorted(np.sort(dy[minus]), ups[ends], side="right")
+    best = int(np.argmax(gain))
+    if gain[best] <= 0:
+        return stats.TieCalibration(base / pairs, 0.0, 1), counts
+    return stats.TieCalibration((base + int(gain[best])) / pairs, float(ups[ends[best]]), 1), counts
+
+
+@pytest.mark.parametrize("kind", ["continuous", "grid", "reversed", "levels", "noisy"])
+def test_segment_pairs_match_every_difference_sorted(kind: str) -> None:
+    rng = np.random.default_rng(21)
+    thresholds = set()
+    for n in (2, 3, 9, 80, 700):
+        if kind == "levels":  # the evaluator's few values: long runs of ties
+            x = rng.integers(0, 5, n) / 4.0
+            y = np.round(x * 2 + rng.normal(0, 0.6, n)) / 2
+        elif kind == "noisy":  # a weak evaluator: the best threshold is a wide one
+            x = rng.integers(0, 3, n) / 2.0
+            y = x * 0.1 + rng.normal(0, 1.0, n)
+        else:
+            x, y = _row(rng, n, kind)
+        got, want = stats.segment_pairs(x, y), _dense_segment_pairs(x, y)
+        assert got == want, (n, got, want)
+        thresholds.add(got[0].threshold)
+    if kind in ("continuous", "noisy"):  # thresholds past 0 were searched
+        assert len(thresholds) > 1
+
+
+def test_segment_bootstrap_shortcuts_match_the_general_sums() -> None:
+    from agreement.metaeval import segment_boot as sb
+
+    rng = np.random.default_rng(4)
+    sizes = np.array([3, 1, 4, 2, 5])  # unequal groups
+    g_items = np.repeat(np.arange(5), sizes)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    n = len(g_items)
+    distinct = rng.permutation(n)  # every value once: the shortcuts
+    present = (rng.integers(0, 3, (40, 5)) > 0).astype(float)
+    # one unused code more takes the general path with the same values
+    assert np.array_equal(
+        sb._tie_blocks(g_items, distinct, 5, n), sb._tie_blocks(g_items, distinct, 5, n + 1)
+    )
+    assert np.array_equal(
+        sb._distinct_drawn(present, g_items, distinct, 5, n),
+        sb._distinct_drawn(present, g_items, distinct, 5, n + 1),
+    )
+    m = sb.signs(rng.integers(0, 4, n).astype(np.int16))
+    for matrix in (m, m > 0):  # int8 signs and a boolean mask
+        direct = np.array(
+            [[int(matrix[g_items == g][:, g_items == h].sum()) for h in range(5)] for g in range(5)]
+        )
+        assert np.array_equal(sb._block_sums(matrix, starts), direct) and direct.any()
+    w = rng.integers(0, 4, (30, 6)).astype(float)
+    blocks = rng.integers(-50, 50, (6, 8)).astype(float)
+    assert np.array_equal(sb._products(w, blocks), w @ blocks)
+    big = blocks * 2.0**22  # sums past 2**24: the double-precision product
+    assert np.array_equal(sb._products(w, big), w @ big)

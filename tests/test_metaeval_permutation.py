@@ -161,3 +161,31 @@ def test_segment_spearman_without_ties_matches_the_per_value_computation() -> No
     # the unswapped mask gives the two evaluators' own Spearman
     none = compare._rank_pearson(rx, za, zb, np.zeros((1, 200), dtype=bool))[0]
     assert none == pytest.approx(stats.spearman(x, za) - stats.spearman(x, zb), abs=1e-12)
+
+
+def _states_of_each_pair(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
+    """The pair codes from the float differences of each pair i < j (the direct way)."""
+    i, j = np.triu_indices(len(x), 1)
+    dx, dy = x[i] - x[j], y[i] - y[j]
+    k = (np.sign(dx) * np.sign(dy)).astype(np.int8) + 1
+    t = (dy == 0).astype(np.int8)
+    a = np.where(np.abs(dy) <= epsilon, dx == 0, k == 2).astype(np.int8)
+    return k + 3 * t + 6 * a
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.1, 0.25, 3.0])
+def test_pair_histogram_counts_each_pair_once(epsilon: float) -> None:
+    rng = np.random.default_rng(17)
+    x = rng.integers(0, 5, 90) / 4.0
+    ya = np.round(x + rng.normal(0, 0.3, 90), 1)  # ties, and differences at the threshold
+    yb = -x + rng.normal(0, 0.2, 90)
+    direct = np.bincount(
+        _states_of_each_pair(x, ya, epsilon).astype(np.int64) * compare.N_STATES
+        + _states_of_each_pair(x, yb, 0.05),
+        minlength=compare.N_STATES**2,
+    )
+    got = compare.pair_histogram(
+        compare.pair_states(x, ya, epsilon), compare.pair_states(x, yb, 0.05)
+    )
+    assert np.array_equal(got, direct)
+    assert got.sum() == 90 * 89 // 2 and np.count_nonzero(got) >= 4

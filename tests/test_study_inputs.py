@@ -75,6 +75,24 @@ def test_load_labels_applies_the_study_then_the_exclusions(store: Store) -> None
     assert everyone.summary is None and len(everyone.labels) == len(got.everyone) == 9
 
 
+def test_without_times_the_same_labels_and_no_time_queries(store: Store) -> None:
+    from annotation_store.crowd import study_quality
+    from study_inputs.labels import load_labels
+    from study_inputs.load import load_inputs
+
+    _crowd_project(store)
+    for item in ("i0", "i1"):
+        study_quality.record_active_seconds(store, "p", item, "prolific:A", 12.0)
+    timed, untimed = load_labels(store, "p"), load_labels(store, "p", times=False)
+    assert len(timed.checks.times) == 2  # the measured active times
+    assert untimed.checks.times.empty and untimed.checks.time_source is None
+    assert list(untimed.checks.times.columns) == list(timed.checks.times.columns)
+    assert untimed.labels.equals(timed.labels) and untimed.checks.gold_items == {"i3"}
+    assert untimed.checks.not_qualified == timed.checks.not_qualified
+    inputs = load_inputs(store, "p", times=False)
+    assert inputs.times.empty and inputs.annotations.equals(load_inputs(store, "p").annotations)
+
+
 def _imports(path: Path) -> set[str]:
     out = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):

@@ -19,10 +19,12 @@ def metaeval(
     **options: Any,
 ) -> MetaEvaluation:
     """Load the project as ``agreement`` does (same people's reference) and meta-evaluate
-    ``field``; ``options``: group, system, evaluators, statistics, n_resamples, seed.
+    ``field``; ``options``: group, system, evaluators, statistics, n_resamples, seed,
+    workers (processes; 1, the default, where forking is unsafe, as in the app).
     Raises ``agreement.metaeval.MetaEvalError`` (one line) for a request that does not fit."""
     from reports.metaeval_data import metaeval_from_inputs
     from study_inputs.load import load_inputs
 
-    inputs = load_inputs(store, project, reference_method=reference)
+    # the meta-evaluation reads no time on task: the speeder alarm's queries are skipped
+    inputs = load_inputs(store, project, reference_method=reference, times=False)
     return metaeval_from_inputs(inputs, field, **options)

@@ -41,12 +41,28 @@ def _constant(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return ~(hi > lo)
 
 
+def _sorted(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks and distinct values along the last axis of finite ``x``, by one sort:
+    a run of equal values spans positions start..end, its rank (start + end) / 2 + 1."""
+    s = x.shape[-1]
+    order = np.argsort(x, axis=-1)
+    srt = np.take_along_axis(x, order, -1)
+    new = srt[..., 1:] != srt[..., :-1]
+    edge = np.ones((*new.shape[:-1], 1), dtype=bool)
+    first, last = np.concatenate([edge, new], -1), np.concatenate([new, edge], -1)
+    at = np.arange(s)
+    start = np.maximum.accumulate(np.where(first, at, 0), -1)
+    end = np.minimum.accumulate(np.where(last, at, s - 1)[..., ::-1], -1)[..., ::-1]
+    out = np.empty(x.shape)
+    np.put_along_axis(out, order, (start + end) / 2.0 + 1.0, -1)
+    return out, np.count_nonzero(first, axis=-1)
+
+
 def ranks(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """Average ranks (1-based, ties share the mean rank) of the valid values; NaN elsewhere."""
-    xi, xj = x[..., :, None], x[..., None, :]
     if ok.all():  # no mask: x's own shape, which may be one row broadcast over a batch
-        less = np.count_nonzero(xj < xi, axis=-1)
-        return less + (np.count_nonzero(xj == xi, axis=-1) + 1) / 2.0
+        return _sorted(x)[0]
+    xi, xj = x[..., :, None], x[..., None, :]
     okj = ok[..., None, :]
     less = ((xj < xi) & okj).sum(-1)
     equal = ((xj == xi) & okj).sum(-1)
@@ -104,10 +120,10 @@ def _complete_pair_counts(
 
 def _distinct(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """How many distinct valid values along the last axis."""
+    if ok.all():
+        return _sorted(x)[1]
     k = x.shape[-1]
     lower = np.tril(np.ones((k, k), dtype=bool), -1)
-    if ok.all():
-        return np.count_nonzero(~((x[..., :, None] == x[..., None, :]) & lower).any(-1), axis=-1)
     seen = ((x[..., :, None] == x[..., None, :]) & ok[..., None, :] & lower).any(-1)
     return (ok & ~seen).sum(-1)
 

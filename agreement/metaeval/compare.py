@@ -38,7 +38,7 @@ from agreement.metaeval.group_linear import (
 )
 from agreement.metaeval.group_perm import group_cell_statistics
 from agreement.metaeval.levels import GROUP, SEGMENT, SYSTEM, Paired
-from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS
+from agreement.metaeval.segment_boot import MAX_PAIR_ITEMS, _near_codes, signs
 
 WILLIAMS, PERMUTATION = "williams", "permutation"
 ALPHA = 0.05
@@ -96,6 +96,49 @@ def _swaps(n_cells: int, k: int, seed: int) -> np.ndarray:
     return np.unpackbits(drawn, axis=1, count=n_cells).view(bool)
 
 
+#: Bit t (most significant first) of every byte value: row v of the byte tables.
+_BITS = ((np.arange(256)[:, None] >> np.arange(7, -1, -1)[None, :]) & 1).astype(float)
+
+
+def _swapped_sums(moves: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """(k,) ``_swaps(len(moves), k, seed) @ moves`` without the (k, n) float mask: per
+    drawn byte, a table of its 256 values' sums of the eight moves it covers, looked up.
+    The sums are added in another order (p-values count nulls against delta - 1e-12)."""
+    n = len(moves)
+    n_bytes = (n + 7) // 8
+    drawn = np.random.default_rng(seed).integers(0, 256, (k, n_bytes), dtype=np.uint8)
+    padded = np.zeros(n_bytes * 8)
+    padded[:n] = moves
+    table = padded.reshape(n_bytes, 8) @ _BITS.T  # (bytes, 256)
+    at = drawn + (np.arange(n_bytes) * 256)[None, :]
+    return np.take(table.ravel(), at).sum(1)
+
+
+def _swapped_block_sums(
+    moves: np.ndarray, codes: np.ndarray, n_blocks: int, k: int, seed: int
+) -> np.ndarray:
+    """(k, n_blocks) per block (``codes``, non-decreasing) the sum of the swapped items'
+    moves: ``_swaps(len(moves), k, seed) @ (moves x one-hot codes)`` by byte tables. A
+    drawn byte covers eight items, of one block or (at a boundary) a few: each (byte,
+    block) piece gets its table of 256 sums, and a block adds up its pieces' lookups."""
+    n = len(moves)
+    n_bytes = (n + 7) // 8
+    drawn = np.random.default_rng(seed).integers(0, 256, (k, n_bytes), dtype=np.uint8)
+    byte = np.arange(n) // 8
+    piece_of = byte * n_blocks + codes  # increasing: bytes in order, blocks within one
+    pieces, piece = np.unique(piece_of, return_inverse=True)
+    bit_moves = np.zeros((len(pieces), 8))
+    bit_moves[piece, np.arange(n) % 8] = moves
+    table = bit_moves @ _BITS.T  # (pieces, 256)
+    at = drawn[:, pieces // n_blocks] + (np.arange(len(pieces)) * 256)[None, :]
+    looked = np.take(table.ravel(), at)  # (k, pieces)
+    block = pieces % n_blocks
+    starts = np.r_[0, np.flatnonzero(np.diff(block)) + 1]
+    out = np.zeros((k, n_blocks))
+    out[:, block[starts]] = np.add.reduceat(looked, starts, axis=1)
+    return out
+
+
 def system_permutation(
     pa: Paired, pb: Paired, names: tuple[str, ...], k: int, seed: int
 ) -> dict[str, np.ndarray]:
@@ -109,13 +152,13 @@ def system_permutation(
     onehot[np.arange(len(s)), codes] = 1.0
     count = onehot.sum(0)
     hs = (h @ onehot) / count
-    u = _swaps(len(s), k, seed).astype(float)
     # hybrid a's sums are a's plus the swapped cells' steps; a's and b's add up to both
-    ha = (za @ onehot + u @ ((zb - za)[:, None] * onehot)) / count
+    # (the cells come system by system: np.nonzero walks the matrix row by row)
+    ha = (za @ onehot + _swapped_block_sums(zb - za, codes, len(keep), k, seed)) / count
     hb = ((za + zb) @ onehot) / count - ha
     hx = hs[None, :]  # the people's side: one row, the batched statistics broadcast it
-    sa, sb = batched.several(hx, ha, names), batched.several(hx, hb, names)
-    return {n: sa[n] - sb[n] for n in names}
+    both = batched.several(hx, np.concatenate([ha, hb]), names)  # row by row: one call
+    return {n: both[n][:k] - both[n][k:] for n in names}
 
 
 def sorted_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -154,9 +197,11 @@ def group_permutation(
     u = _swaps(h.size, k, seed).reshape(k, *h.shape)
     out: dict[str, np.ndarray] = {}
     if no_ties(za, zb, ok):  # the rank statistics' differences are linear in the mask
-        out = group_linear_differences(h, za, zb, u, rh, distinct_h, names)
+        # once for every statistic's product (a complete grid needs no masking)
+        uf = (u if ok.all() else u & ok[None]).astype(float)
+        out = group_linear_differences(h, za, zb, u, rh, distinct_h, names, uf)
         if "pearson" in names:
-            out["pearson"] = group_pearson_differences(h, za, zb, u)
+            out["pearson"] = group_pearson_differences(h, za, zb, u, uf)
     rest = tuple(n for n in names if n not in out)
     if rest:
         sa, sb = group_cell_statistics(h, za, zb, u, rh, distinct_h, rest)
@@ -179,22 +224,23 @@ def segment_pearson_spearman(
     _, yb, _ = pb.flat()
     za, zb = _z(ya), _z(yb)
     u = _swaps(len(x), k, seed)
+    uf = u.astype(float)  # once for both statistics' products
     out = {}
     if "pearson" in names:
-        out["pearson"] = _swapped_pearson(x - x.mean(), za, zb, u)
+        out["pearson"] = _swapped_pearson(x - x.mean(), za, zb, uf)
     if "spearman" in names:
         from agreement.correlation_tests import average_ranks
 
         rx = average_ranks(x)
-        out["spearman"] = _rank_pearson(rx, za, zb, u)
+        out["spearman"] = _rank_pearson(rx, za, zb, u, uf)
     return out
 
 
-def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Pearson of hybrid a (``where(u, zb, za)``) minus hybrid b from sums linear in ``u``:
-    the two hybrids add up to ``za + zb`` item by item."""
+def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, uf: np.ndarray) -> np.ndarray:
+    """Pearson of hybrid a (``where(u, zb, za)``) minus hybrid b from sums linear in the
+    mask (``uf``, as floats): the two hybrids add up to ``za + zb`` item by item."""
     step = zb - za
-    lin = u.astype(float) @ np.stack([xc * step, step, zb * zb - za * za], 1)
+    lin = uf @ np.stack([xc * step, step, zb * zb - za * za], 1)
     n = len(xc)
     sxy_a = float(xc @ za) + lin[:, 0]
     sy_a = float(za.sum()) + lin[:, 1]
@@ -209,17 +255,20 @@ def _swapped_pearson(xc: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarr
     return ra - rb
 
 
-def _rank_pearson(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Spearman of hybrid a minus hybrid b (``rx`` the people's ranks)."""
+def _rank_pearson(
+    rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray, uf: np.ndarray | None = None
+) -> np.ndarray:
+    """Spearman of hybrid a minus hybrid b (``rx`` the people's ranks; ``uf`` the mask
+    ``u`` as floats)."""
     both = np.r_[za, zb]
     order = np.argsort(both, kind="stable")
     srt = both[order]
     if np.all(srt[1:] > srt[:-1]):
-        return _rank_pearson_distinct(rx, order, u)
+        return _rank_pearson_distinct(rx, order, u.astype(float) if uf is None else uf)
     return _rank_pearson_ties(rx, za, zb, u)
 
 
-def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> np.ndarray:
+def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, uf: np.ndarray) -> np.ndarray:
     """Without ties among the 2n scores the difference is linear in the swap mask.
 
     Sort both evaluators' scores together; position p holds weight w_p (the people's
@@ -229,7 +278,7 @@ def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> 
     Both ranks' spreads are n (n^2 - 1) / 12 (no ties), so rho_a - rho_b is one matrix-
     vector product of the mask.
     """
-    n = u.shape[1]
+    n = uf.shape[1]
     rxc = rx - rx.mean()
     w = np.r_[rxc, rxc][order]
     pos = np.arange(1, 2 * n + 1, dtype=float)
@@ -240,8 +289,8 @@ def _rank_pearson_distinct(rx: np.ndarray, order: np.ndarray, u: np.ndarray) -> 
     base = float(va.sum() - w @ pos)
     den = math.sqrt(float(rxc @ rxc) * n * (n * n - 1) / 12.0)
     if den == 0:
-        return np.full(u.shape[0], np.nan)
-    return (base + u.astype(float) @ (vb - va)) / den
+        return np.full(uf.shape[0], np.nan)
+    return (base + uf @ (vb - va)) / den
 
 
 def _rank_pearson_ties(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -272,22 +321,74 @@ def _rank_pearson_ties(rx: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.nda
 # ---- pair-swap permutations (segment level, Kendall and acc_eq) ------------------------
 
 
-def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> np.ndarray:
-    """Each pair of items (i < j) coded by the evaluator's verdict: sign agreement with
-    people (0, 1, 2 for -1, 0, +1), a tie in its scores (3), agreement at its acc_eq
-    threshold (6)."""
-    i, j = np.triu_indices(len(x), 1)
-    dx, dy = x[i] - x[j], y[i] - y[j]
-    k = (np.sign(dx) * np.sign(dy)).astype(np.int8) + 1
-    t = (dy == 0).astype(np.int8)
-    a = np.where(np.abs(dy) <= epsilon, dx == 0, k == 2).astype(np.int8)
-    return k + 3 * t + 6 * a
+#: A pair's state code: sign agreement with people (0, 1, 2 for -1, 0, +1), + 3 for a
+#: tie in the evaluator's scores, + 6 for agreement at its acc_eq threshold.
+N_STATES = 12
+#: An item paired with itself: tied on both sides, agreeing.
+_SELF = 1 + 3 + 6
+
+
+@dataclass(frozen=True)
+class PairStates:
+    """An evaluator's verdicts on every ordered pair of items (i, j), itself included, as
+    bit planes: per state code, the packed mask of the pairs in it (row-major over the
+    items x items matrix, the same layout for every evaluator of the same items)."""
+
+    n: int
+    planes: dict[int, np.ndarray]  # state code -> packed bits as uint64
+
+
+#: The codes a pair can have: a tie in the evaluator's scores has sign product 0.
+_CODES = (0, 1, 2, 6, 7, 8, 1 + 3, 1 + 3 + 6)
+
+
+def pair_states(x: np.ndarray, y: np.ndarray, epsilon: float) -> PairStates:
+    """Each pair of items coded by the evaluator's verdict (``N_STATES`` codes), from the
+    distinct values' integer codes: the signs, ties and thresholds the float differences
+    give, without a float items x items matrix."""
+    kx = np.unique(x, return_inverse=True)[1].astype(np.int16)
+    uy, ky = np.unique(y, return_inverse=True)
+    ky = ky.astype(np.int16)
+    sx, sy = signs(kx), signs(ky)
+    state = sx * sy
+    state += 1
+    tie_y = sy == 0
+    if epsilon > 0:  # |y_i - y_j| <= epsilon, decided as the float test does
+        lo, hi = _near_codes(uy, epsilon)
+        width = (hi - lo)[ky].astype(np.uint16)
+        near = (ky[None, :] - lo[ky].astype(np.int16)[:, None]).view(np.uint16) <= width[:, None]
+    else:
+        near = tie_y
+    agree = ((sx == 0) & near) | ((state == 2) & ~near)  # boolean masks: no np.where
+    state += 3 * tie_y.view(np.int8)
+    state += 6 * agree.view(np.int8)
+    flat = state.ravel()
+    planes = {}
+    for code in _CODES:
+        hit = flat == code
+        if not hit.any():
+            continue
+        bits = np.packbits(hit)
+        planes[code] = np.pad(bits, (0, -len(bits) % 8)).view(np.uint64)
+    return PairStates(len(x), planes)
+
+
+def pair_histogram(sa: PairStates, sb: PairStates) -> np.ndarray:
+    """(N_STATES * N_STATES,) unordered pairs of items (i < j) by (a's state, b's state):
+    popcounts of the planes' intersections; every matrix holds each pair twice and each
+    item once with itself."""
+    hist = np.zeros(N_STATES * N_STATES, dtype=np.int64)
+    for va, pa in sa.planes.items():
+        for vb, pb in sb.planes.items():
+            hist[va * N_STATES + vb] = int(np.bitwise_count(pa & pb).sum(dtype=np.int64))
+    hist[_SELF * N_STATES + _SELF] -= sa.n
+    return hist // 2
 
 
 def segment_pair_permutation(
     x: np.ndarray,
-    sa: np.ndarray,
-    sb: np.ndarray,
+    sa: PairStates,
+    sb: PairStates,
     k: int,
     seed: int,
     distinct: tuple[int, int] | None = None,
@@ -298,8 +399,8 @@ def segment_pair_permutation(
     ``distinct``: tau-c's m of each evaluator (the fewer distinct values of people and
     its scores); each side keeps its own, as each keeps its own acc_eq threshold. Without
     it there is no tau-c."""
-    n_states = 12
-    hist = np.bincount(sa.astype(np.int64) * n_states + sb, minlength=n_states * n_states)
+    n_states = N_STATES
+    hist = pair_histogram(sa, sb)
     kinds = np.flatnonzero(hist)
     st_a, st_b = kinds // n_states, kinds % n_states
 
@@ -377,8 +478,7 @@ def group_acc_eq_permutation(
         2 * np.broadcast_to(weight, only_b.shape)[only_b],
     ]
     observed = ((only_a.sum((1, 2)) - only_b.sum((1, 2))) / n_pairs).sum()
-    swapped = _swaps(len(moves), k, seed).astype(float)
-    return (observed + swapped @ moves) / max(len(n_pairs), 1)
+    return (observed + _swapped_sums(moves, k, seed)) / max(len(n_pairs), 1)
 
 
 # ---- clusters ----------------------------------------------------------------------------
@@ -419,6 +519,9 @@ __all__ = [
     "group_acc_eq_permutation",
     "group_permutation",
     "p_value",
+    "N_STATES",
+    "PairStates",
+    "pair_histogram",
     "pair_states",
     "segment_pair_permutation",
     "segment_pearson_spearman",

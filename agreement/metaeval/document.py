@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ from agreement.metaeval.levels import (
     soft_pair_gaps,
     system_figures,
 )
+from agreement.metaeval.parallel import run_all
 from agreement.metaeval.rows import SECTION
 from common.rows import MeasureRow
 
@@ -113,6 +115,36 @@ def _level_figures(
     return out, thresholds
 
 
+#: One row's work: (who, paired, grouped, levels, resamples, seed, statistics whose
+#: per-evaluator states the row prepares for the comparisons, or None).
+_RowTask = tuple[str, Paired, bool, Sequence[str], int, int, "set[str] | None"]
+
+
+def _row(task: _RowTask) -> tuple[list[Figure], dict[str, float], dict[Any, Any]]:
+    """A row's figures, its acc_eq thresholds and (for an evaluator, on several
+    processes) what every comparison of it reuses."""
+    who, p, grouped, levels, resamples, seed, want = task
+    figs, thresholds = _level_figures(who, p, grouped, levels, resamples, seed)
+    return figs, thresholds, _evaluator_states(who, p, thresholds, levels, want)
+
+
+def _evaluator_states(
+    name: str, p: Paired, thresholds: dict[str, float], levels: Sequence[str], want: set[str] | None
+) -> dict[Any, Any]:
+    """An evaluator's verdicts on every pair of items and its system-pair gaps, as
+    ``_nulls`` would compute them on first use (``want``: the statistics asked)."""
+    out: dict[Any, Any] = {}
+    if want is None:
+        return out
+    if SEGMENT in levels and want & {"kendall_b", "kendall_c", "acc_eq"}:
+        x, y, _ = p.flat()
+        if len(x) <= compare.MAX_PAIR_ITEMS:
+            out[name] = compare.pair_states(x, y, thresholds.get(SEGMENT, 0.0))
+    if SYSTEM in levels and SPA in want:
+        out[(name, SPA)] = soft_pair_gaps(p)
+    return out
+
+
 def _others_mean(annotators: dict[str, np.ndarray], who: str) -> np.ndarray:
     rest = [m for name, m in annotators.items() if name != who]
     with np.errstate(invalid="ignore"), _quiet():
@@ -139,29 +171,43 @@ def meta_evaluate(
     levels: Sequence[str] = LEVELS,
     statistics: Sequence[str] | None = None,
     ceiling: bool = True,
+    workers: int = 1,
 ) -> MetaEvaluation:
-    """Every figure, test and cluster of ``grid``'s field."""
+    """Every figure, test and cluster of ``grid``'s field; ``workers`` > 1 computes the
+    rows and the pairs' tests on that many forked processes (same results)."""
     keep = set(statistics) if statistics else None
-    figures: list[Figure] = []
     roles: dict[str, str] = {}
     paired: dict[str, Paired] = {}
-    thresholds: dict[str, dict[str, float]] = {}
+    # on several processes each evaluator's row also prepares what its comparisons reuse
+    prepare = None
+    if workers > 1 and n_resamples:
+        prepare = keep if keep is not None else {"kendall_b", "kendall_c", "acc_eq", SPA}
+    tasks: list[_RowTask] = []
     for name, m in grid.evaluators.items():
         p = Paired.of(grid.people, m, grid.grouped)
         paired[name] = p
-        figs, thresholds[name] = _level_figures(name, p, grid.grouped, levels, n_resamples, seed)
-        figures += figs
         roles[name] = EVALUATOR
+        want = prepare if len(grid.evaluators) >= 2 else None
+        tasks.append((name, p, grid.grouped, levels, n_resamples, seed, want))
     if ceiling and len(grid.annotators) >= 2:
         for person, m in grid.annotators.items():
             label = f"annotator {person}"
             p = Paired.of(_others_mean(grid.annotators, person), m, grid.grouped)
-            figs, _ = _level_figures(label, p, grid.grouped, levels, n_resamples, seed)
-            figures += figs
             roles[label] = ANNOTATOR
+            tasks.append((label, p, grid.grouped, levels, n_resamples, seed, None))
+    figures: list[Figure] = []
+    thresholds: dict[str, dict[str, float]] = {}
+    states: dict[Any, Any] = {}
+    for task, (figs, thr, prepared) in zip(tasks, run_all(_row, tasks, workers), strict=True):
+        figures += figs
+        states.update(prepared)
+        if roles[task[0]] == EVALUATOR:
+            thresholds[task[0]] = thr
     if keep is not None:
         figures = [f for f in figures if f.statistic in keep]
-    comparisons = _comparisons(figures, paired, thresholds, n_resamples, seed, roles)
+    comparisons = _comparisons(
+        figures, paired, thresholds, n_resamples, seed, roles, states, workers
+    )
     notes = list(grid.notes)
     if not grid.grouped:
         notes.append(f"group level left out: {NO_GROUP}")
@@ -200,6 +246,29 @@ def _same_items(pa: Paired, pb: Paired) -> bool:
     return bool(np.array_equal(pa.valid, pb.valid))
 
 
+#: What the pairs' tests read, set for the time of ``_comparisons`` (forked workers see
+#: it as it was when they started): paired, thresholds, k, states.
+_SHARED: dict[str, Any] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _pair_nulls(task: tuple[str, str, list[tuple[str, str]], int]) -> dict[Any, np.ndarray]:
+    """One pair's permuted differences (``_nulls``) from ``_SHARED``."""
+    e1, e2, cells, seed = task
+    paired = _SHARED["paired"]
+    return _nulls(
+        e1,
+        e2,
+        paired[e1],
+        paired[e2],
+        cells,
+        _SHARED["thresholds"],
+        _SHARED["k"],
+        seed,
+        _SHARED["states"],
+    )
+
+
 def _comparisons(
     figures: list[Figure],
     paired: dict[str, Paired],
@@ -207,11 +276,14 @@ def _comparisons(
     k: int,
     seed: int,
     roles: dict[str, str],
+    states: dict[Any, Any] | None = None,
+    workers: int = 1,
 ) -> list[Comparison]:
     by = _value(figures)
     names = [n for n in paired if roles.get(n) == EVALUATOR]
-    out: list[Comparison] = []
-    states: dict[Any, Any] = {}  # per evaluator: pair verdicts, system-pair gaps
+    # per evaluator: pair verdicts, system-pair gaps (computed on first use if not given)
+    states = {} if states is None else states
+    plan: list[list[Comparison] | tuple[str, str, list[tuple[str, str]], int]] = []
     for idx, (e1, e2) in enumerate(itertools.combinations(names, 2)):
         pa, pb = paired[e1], paired[e2]
         cells = [(lv, st) for (ev, lv, st), f in by.items() if ev == e1 and f.value is not None]
@@ -223,10 +295,35 @@ def _comparisons(
         if not _same_items(pa, pb):
             na, nb = int(pa.valid.sum()), int(pb.valid.sum())
             why = f"scored different items ({e1}: {na}, {e2}: {nb}): a paired test needs the same items"
-            for lv, st in cells:
-                out.append(Comparison(e1, e2, lv, st, PERMUTATION, None, None, None, why))
+            plan.append(
+                [Comparison(e1, e2, lv, st, PERMUTATION, None, None, None, why) for lv, st in cells]
+            )
             continue
-        out += _pair(e1, e2, pa, pb, cells, by, thresholds, k, seed + 1000 * (idx + 1), states)
+        plan.append((e1, e2, cells, seed + 1000 * (idx + 1)))
+    pairs = [step for step in plan if isinstance(step, tuple)]
+    nulls: list[dict[Any, np.ndarray]] = [{} for _ in pairs]
+    if k and pairs and workers > 1:
+        # forked workers read the pairs' data from the module, set for their start; the
+        # lock keeps two threads of one process (a web server) from sharing it
+        with _SHARED_LOCK:
+            _SHARED.update(paired=paired, thresholds=thresholds, k=k, states=states)
+            try:
+                nulls = run_all(_pair_nulls, pairs, workers)
+            finally:
+                _SHARED.clear()
+    elif k and pairs:
+        nulls = [
+            _nulls(e1, e2, paired[e1], paired[e2], cells, thresholds, k, s, states)
+            for e1, e2, cells, s in pairs
+        ]
+    found = iter(nulls)
+    out: list[Comparison] = []
+    for step in plan:
+        if isinstance(step, list):
+            out += step
+            continue
+        e1, e2, cells, _ = step
+        out += _pair(e1, e2, paired[e1], paired[e2], cells, by, k, next(found))
     return out
 
 
@@ -237,15 +334,11 @@ def _pair(
     pb: Paired,
     cells: list[tuple[str, str]],
     by: dict[tuple[str, str, str], Figure],
-    thresholds: dict[str, dict[str, float]],
     k: int,
-    seed: int,
-    states: dict[Any, Any],
+    nulls: dict[tuple[str, str], np.ndarray],
 ) -> list[Comparison]:
+    """The pair's Williams and permutation tests (``nulls``: ``_nulls``' differences)."""
     out: list[Comparison] = []
-    nulls: dict[tuple[str, str], np.ndarray] = {}
-    if k:
-        nulls = _nulls(e1, e2, pa, pb, cells, thresholds, k, seed, states)
     for lv, st in cells:
         va, vb = by[(e1, lv, st)].value, by[(e2, lv, st)].value
         a, b, sign = (e1, e2, 1.0) if va >= vb else (e2, e1, -1.0)

@@ -75,11 +75,13 @@ def group_linear_differences(
     rank_h: np.ndarray,
     distinct_h: np.ndarray,
     names: tuple[str, ...],
+    uf: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """(k,) differences (hybrid a minus b) of the group means of Spearman, tau-b and
     tau-c; the caller checked ``no_ties``. ``h`` people (G, S), NaN outside the cells;
-    ``u`` the (k, G, S) swap mask; a group where people give one value is left out of
-    both means, as it is of the figure's."""
+    ``u`` the (k, G, S) swap mask (``uf``: ``u & ok`` as floats, if the caller has it);
+    a group where people give one value is left out of both means, as it is of the
+    figure's."""
     ok = np.isfinite(h)
     n = ok.sum(-1).astype(float)
     hz = np.where(ok, h, 0.0)
@@ -111,12 +113,15 @@ def group_linear_differences(
         consts.append(float((const * f).sum()))
         columns.append((coef * f[:, None]).ravel())
     # every statistic from one pass over the mask
-    uf = (u & ok[None]).reshape(u.shape[0], -1).astype(float)
-    moved = uf @ np.stack(columns, 1)
+    if uf is None:
+        uf = (u & ok[None]).astype(float)
+    moved = uf.reshape(u.shape[0], -1) @ np.stack(columns, 1)
     return {name: (consts[c] + moved[:, c]) / n_def for c, name in enumerate(terms)}
 
 
-def group_pearson_differences(h: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray):
+def group_pearson_differences(
+    h: np.ndarray, za: np.ndarray, zb: np.ndarray, u: np.ndarray, uf: np.ndarray | None = None
+):
     """(k,) difference (hybrid a minus b) of the group mean of Pearson's r; the caller
     checked ``no_ties``, so no hybrid is constant in a group. Every sum a hybrid's r needs
     is linear in the mask; hybrid b's are both evaluators' totals minus a's."""
@@ -128,19 +133,31 @@ def group_pearson_differences(h: np.ndarray, za: np.ndarray, zb: np.ndarray, u: 
     defined = (n >= 2) & (sxx > 0) & ~_constant(h, ok)
     y0, y1 = np.where(ok, za, 0.0), np.where(ok, zb, 0.0)
     step = y1 - y0
-    uf = (u & ok[None]).astype(float)
+    if uf is None:
+        uf = (u & ok[None]).astype(float)
     # optimize: a BLAS product per group, over twice as fast as the plain loop (the sums'
     # order moves the last bit at most; p-values count nulls against delta - 1e-12)
     terms = np.stack([hc * step, step, y1 * y1 - y0 * y0])
     lin = np.einsum("kgs,cgs->ckg", uf, terms, optimize=True)
     base = np.stack([(hc * y0).sum(-1), y0.sum(-1), (y0 * y0).sum(-1)])[:, None, :]
     total = np.stack([(hc * (y0 + y1)).sum(-1), (y0 + y1).sum(-1), (y0 * y0 + y1 * y1).sum(-1)])
-    a = base + lin
+    a = lin
+    a += base
     b = total[:, None, :] - a
+
+    def r(s: np.ndarray) -> np.ndarray:  # in place: the same operations, fewer arrays
+        den = s[1] * s[1]
+        den /= n
+        np.subtract(s[2], den, out=den)
+        den *= sxx
+        np.sqrt(den, out=den)
+        np.divide(s[0], den, out=den)
+        return np.clip(den, -1.0, 1.0, out=den)
+
     with np.errstate(invalid="ignore", divide="ignore"):
-        ra = a[0] / np.sqrt(sxx * (a[2] - a[1] * a[1] / n))
-        rb = b[0] / np.sqrt(sxx * (b[2] - b[1] * b[1] / n))
-    d = np.where(defined, np.clip(ra, -1.0, 1.0) - np.clip(rb, -1.0, 1.0), 0.0)
+        d = r(a)
+        d -= r(b)
+    d[:, ~defined] = 0.0
     return d.sum(-1) / max(int(defined.sum()), 1)
 
 

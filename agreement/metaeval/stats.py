@@ -202,45 +202,96 @@ def _acc_eq_one_row(x: np.ndarray, y: np.ndarray) -> TieCalibration:
 
 
 def segment_pairs(x: np.ndarray, y: np.ndarray) -> tuple[TieCalibration, PairCounts]:
-    """acc_eq of one row (2+ items) and its pair counts, from one items x items pass.
+    """acc_eq of one row (2+ items) and its pair counts, without an items x items pass.
 
     Raising the threshold past a pair's difference turns it into a tie: +1 when people tie
     it (``plus``), -1 when it was concordant (``minus``), no change otherwise. The best
-    threshold is 0 or one of the ``plus`` differences, so only those are sorted; the
-    ``minus`` ones are counted below each (sorted once, binary search). The value is the
-    exact count over the pairs, rounded once, where the many-row path adds each pair's
-    share in turn: the two can differ in the last digit, the threshold not. 1,400 items:
-    about a quarter of the many-row path's time (no argsort of a million differences).
+    threshold is 0 or one of the ``plus`` differences. The counts come from the items in
+    the evaluator's order with the people's values as a few codes (integers, exact). The
+    ``minus`` differences are only gathered up to a bound past which no threshold can gain
+    more than the best below it (all plus pairs minus the minus ones under the bound), so a
+    band of near pairs is sorted, not a million differences. The value is the exact count
+    over the pairs, rounded once, where the many-row path adds each pair's share in turn:
+    the two can differ in the last digit, the threshold not.
     """
     n = len(x)
     order = np.argsort(y, kind="stable")
     ys = y[order]
-    cx = np.unique(x, return_inverse=True)[1][order]
-    # i before j in the evaluator's order: dy >= 0 above the diagonal, <= 0 below
-    dy = ys[None, :] - ys[:, None]
-    up = dy > 0
-    y_tie = dy == 0
-    same = cx[:, None] == cx[None, :]
-    plus = same & up
-    minus = (cx[:, None] < cx[None, :]) & up  # concordant pairs
-    # every ordered pair counted twice, each item once with itself
-    tie_both = (int(np.count_nonzero(same & y_tie)) - n) // 2
-    tie_x = (int(np.count_nonzero(same)) - n) // 2 - tie_both
-    tie_y = (int(np.count_nonzero(y_tie)) - n) // 2 - tie_both
+    ux, cx = np.unique(x, return_inverse=True)
+    cx = cx[order]
+    kx = len(ux)
+    # runs of one evaluator value (the items are in its order)
+    new_run = np.r_[True, ys[1:] != ys[:-1]]
+    run = np.cumsum(new_run) - 1
+    n_runs = int(run[-1]) + 1
+
+    def pairs_of(counts: np.ndarray) -> int:
+        return int((counts * (counts - 1) // 2).sum())
+
+    same_x = pairs_of(np.bincount(cx, minlength=kx))
+    same_y = pairs_of(np.bincount(run, minlength=n_runs))
+    tie_both = pairs_of(np.bincount(run * kx + cx, minlength=n_runs * kx))
+    # concordant: j in a later run than i with a higher people's code; per run, how many
+    # items of each code came in the runs before it
+    per_run = np.bincount(run * kx + cx, minlength=n_runs * kx).reshape(n_runs, kx)
+    before = np.cumsum(per_run, 0) - per_run
+    lower = np.cumsum(before, 1) - before  # items before the run with a lower code
+    con = int(lower[run, cx].sum())
     pairs = n * (n - 1) // 2
-    con = int(np.count_nonzero(minus))
+    tie_x, tie_y = same_x - tie_both, same_y - tie_both
     counts = PairCounts(con, pairs - con - tie_x - tie_y - tie_both, tie_x, tie_y, tie_both)
     base = con + tie_both
-    ups = np.sort(dy[plus])
+    ups = _plus_differences(ys, cx, kx)
     if len(ups) == 0:
         return TieCalibration(base / pairs, 0.0, 1), counts
     ends = np.flatnonzero(np.r_[ups[1:] != ups[:-1], True])
-    gain = (ends + 1) - np.searchsorted(np.sort(dy[minus]), ups[ends], side="right")
-    best = int(np.argmax(gain))
+    candidates = ups[ends]
+    reach = max(len(candidates) // 8, 1)
+    while True:
+        bound = candidates[min(reach, len(candidates)) - 1]
+        minus = _minus_differences(ys, cx, bound)
+        gain = (ends + 1) - np.searchsorted(minus, candidates, side="right")
+        inside = candidates <= bound
+        best = int(np.argmax(np.where(inside, gain, np.iinfo(gain.dtype).min)))
+        # a threshold past the bound gains at most every plus pair minus the minus ones
+        # under it: if that cannot beat the best so far, the best is final
+        if reach >= len(candidates) or len(ups) - len(minus) <= max(int(gain[best]), 0):
+            break
+        reach *= 4
     if gain[best] <= 0:  # no threshold beats 0 (the first of equals wins)
         return TieCalibration(base / pairs, 0.0, 1), counts
-    cal = TieCalibration((base + int(gain[best])) / pairs, float(ups[ends[best]]), 1)
+    cal = TieCalibration((base + int(gain[best])) / pairs, float(candidates[best]), 1)
     return cal, counts
+
+
+def _plus_differences(ys: np.ndarray, cx: np.ndarray, kx: int) -> np.ndarray:
+    """Sorted positive differences ``ys[j] - ys[i]`` (i before j) of the pairs people tie."""
+    by_code = np.argsort(cx, kind="stable")  # within a code still in the evaluator's order
+    starts = np.r_[0, np.cumsum(np.bincount(cx, minlength=kx))]
+    out = []
+    for c in range(kx):
+        v = ys[by_code[starts[c] : starts[c + 1]]]
+        if len(v) < 2:
+            continue
+        d = v[None, :] - v[:, None]
+        out.append(d[d > 0])
+    return np.sort(np.concatenate(out)) if out else np.empty(0)
+
+
+def _minus_differences(ys: np.ndarray, cx: np.ndarray, bound: float) -> np.ndarray:
+    """Sorted positive differences up to ``bound`` of the concordant pairs (the later item
+    has the higher people's code), by offsets along the evaluator's order: a difference
+    grows with the offset, so the band ends where none is within the bound."""
+    out = []
+    n = len(ys)
+    for step in range(1, n):
+        d = ys[step:] - ys[:-step]
+        near = d <= bound
+        if not near.any():
+            break
+        keep = near & (d > 0) & (cx[:-step] < cx[step:])
+        out.append(d[keep])
+    return np.sort(np.concatenate(out)) if out else np.empty(0)
 
 
 def williams_p(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
