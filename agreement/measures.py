@@ -26,7 +26,7 @@ variable (the field block among people; the evaluator's block of one field; its
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from common.registry import Registry
@@ -102,25 +102,6 @@ class DetailEntry:
     few: tuple[str, ...] | None = None
 
 
-#: The keyword arguments of an old-style ``Measure(key, header, name, applies_to, ...)``
-#: call that belong to its :class:`MeasureView` (see :meth:`Measure.legacy`).
-VIEW_FIELDS = (
-    "header",
-    "name",
-    "short",
-    "method",
-    "digits",
-    "panel",
-    "summary",
-    "chart",
-    "leads",
-    "fit",
-    "ranking",
-    "headline",
-    "details",
-)
-
-
 @dataclass(frozen=True)
 class MeasureView:
     """How a measure is shown: its names, decimals, method note, and the places that draw
@@ -170,6 +151,11 @@ class MeasureView:
     def format_p(self, p: float | None) -> str:
         """A p-value with four decimals, or a dash."""
         return DASH if p is None else f"{p:.4f}"
+
+
+#: The keyword arguments of an old-style ``Measure(key, header, name, applies_to, ...)``
+#: call that belong to its :class:`MeasureView` (see :meth:`Measure.legacy`).
+VIEW_FIELDS = tuple(f.name for f in fields(MeasureView))
 
 
 class _Declared(type):

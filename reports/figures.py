@@ -352,7 +352,7 @@ def ranking_charts(f: dict[str, Any], name: str, template: str | None = None) ->
             )
         )
         fig.update_yaxes(autorange="reversed")
-        fig.update_xaxes(title=m.header)
+        fig.update_xaxes(title=m.view.header)
         figs.append(_layout(fig, f"{name}: {m.view.name}", 120 + 36 * len(entries), template))
     return figs
 
