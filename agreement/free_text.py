@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.ratings import MISSING
 from agreement.results import Stat
 from agreement.statistics import StatContext, declare
@@ -27,13 +27,15 @@ def text_counts(ctx: StatContext) -> Stat:
 TEXT_COUNTS = declare(
     Measure(
         "text_answers",
-        "answers",
-        "Free-text answers (no agreement coefficient for free text)",
+        MeasureView(
+            "answers",
+            "Free-text answers (no agreement coefficient for free text)",
+            digits=0,
+            summary=True,
+            method="free text has no agreement coefficient here: the number of answers, the "
+            "items answered (n) and the mean answer length in characters.",
+        ),
         frozenset({"text"}),
         compute=text_counts,
-        digits=0,
-        summary=True,
-        method="free text has no agreement coefficient here: the number of answers, the "
-        "items answered (n) and the mean answer length in characters.",
     )
 )

@@ -22,7 +22,7 @@ import numpy as np
 
 from agreement.correlation import correlations
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
-from agreement.measures import PROBES, Entry, Measure, read
+from agreement.measures import PROBES, Entry, Measure, MeasureView, read
 from agreement.results import clean
 
 N_BINS = 10
@@ -30,12 +30,14 @@ N_BINS = 10
 #: Declared here and not registered: the probes are not rows of the agreement document.
 LENGTH_BIAS = Measure(
     "spearman",
-    "length ρ (residual)",
-    "Spearman's rho of the judge's residual (judge - human reference) with the length",
+    MeasureView(
+        "length ρ (residual)",
+        "Spearman's rho of the judge's residual (judge - human reference) with the length",
+        short="length ρ",
+    ),
     frozenset({"binary", "ordinal", "interval", "derived"}),
     section=PROBES,
     nested=True,
-    short="length ρ",
 )
 
 

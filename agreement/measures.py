@@ -4,9 +4,13 @@ A :class:`Measure` says which section of the document it belongs to (among peopl
 evaluator vs people, binary decision, bias, judge probes, or a section a declared question
 type brings), the field types it applies to (by name, or by the question type's
 properties: level, categories, structured answer), how it computes its result (a
-:class:`~agreement.results.Stat` with CI, n and p), and how it is shown: header, short
-label, decimals and method note. The document's rows, the JSON, the reports, the side
-panel, the Agreement page and the exported bundle all iterate :func:`measures`.
+:class:`~agreement.results.Stat` with CI, n and p) and where the result goes in the JSON.
+How it is shown (header, short label, decimals, method note, the places that list or draw
+it) is a separate :class:`MeasureView`, held as ``measure.view``: the computation never
+reads it, the renderers read only it (and the JSON keys). The document's rows, the JSON,
+the reports, the side panel, the Agreement page and the exported bundle all iterate
+:func:`measures`. An old-style call, ``Measure(key, header, name, applies_to, digits=...,
+compute=...)``, still builds the view (:meth:`Measure.legacy`), for plugins.
 
 Built-in measures are found by importing every module of ``agreement.builtin_measures``;
 installed packages add theirs through the entry point group ``metric_audit.statistics``
@@ -22,7 +26,7 @@ variable (the field block among people; the evaluator's block of one field; its
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from common.registry import Registry
@@ -99,8 +103,75 @@ class DetailEntry:
 
 
 @dataclass(frozen=True)
-class Measure:
-    """One measure: where it sits in the document, what it applies to, how it is shown.
+class MeasureView:
+    """How a measure is shown: its names, decimals, method note, and the places that draw
+    or list it. Renderers read it as ``measure.view``; the computation never does (but for
+    ``name`` in the reason of a field type it does not cover)."""
+
+    header: str
+    name: str
+    short: str = ""
+    method: str = ""
+    digits: int = 3
+    #: listed in the side panel
+    panel: bool = False
+    #: a column of the reports' summary tables
+    summary: bool = False
+    #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
+    chart: bool = False
+    #: leads the side panel whenever it is defined (Krippendorff's alpha: any number of
+    #: raters, missing ratings, the field's level)
+    leads: bool = False
+    #: drawn on the evaluator's score scatter plot beside its least-squares line
+    fit: bool = False
+    #: a per-level measure whose levels are ranked (the Bradley-Terry systems): drawn as
+    #: a ranking chart, one bar per level in the stored order, with its CI
+    ranking: bool = False
+    #: field types on which this is the headline figure of an evaluator (the alignment
+    #: table's chart draws it by version)
+    headline: frozenset[str] = frozenset()
+    #: details carried beside the value (notes, per-pair values), in display order
+    details: tuple[Detail, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The short label of narrow places (the side panel); defaults to the header."""
+        return self.short or self.header
+
+    def format(self, value: float | None) -> str:
+        """The value as shown in tables: fixed decimals, or a dash when undefined."""
+        return DASH if value is None else f"{value:.{self.digits}f}"
+
+    def format_ci(self, ci: Any) -> str:
+        """A 95% interval with the same decimals as the estimate, or a dash."""
+        if not ci:
+            return DASH
+        return f"[{ci[0]:.{self.digits}f}, {ci[1]:.{self.digits}f}]"
+
+    def format_p(self, p: float | None) -> str:
+        """A p-value with four decimals, or a dash."""
+        return DASH if p is None else f"{p:.4f}"
+
+
+#: The keyword arguments of an old-style ``Measure(key, header, name, applies_to, ...)``
+#: call that belong to its :class:`MeasureView` (see :meth:`Measure.legacy`).
+VIEW_FIELDS = tuple(f.name for f in fields(MeasureView))
+
+
+class _Declared(type):
+    """Measure's type: an old-style call (header and name beside the key, display keywords
+    among the spec's) builds the view, so plugins declared that way keep working."""
+
+    def __call__(cls, *args: Any, **kw: Any) -> Any:
+        if (len(args) > 1 and isinstance(args[1], str)) or "header" in kw:
+            return cls.legacy(*args, **kw)  # type: ignore[attr-defined]
+        return super().__call__(*args, **kw)
+
+
+@dataclass(frozen=True)
+class Measure(metaclass=_Declared):
+    """One measure: where it sits in the document, what it applies to, how it computes and
+    where its values go in the JSON; how it is shown is its ``view``.
 
     ``compute`` takes the section's input (a ``StatContext`` among people, an
     ``EvaluatorAgreement`` in the evaluator sections) and returns a ``Stat``; None means
@@ -109,25 +180,16 @@ class Measure:
     """
 
     key: str
-    header: str
-    name: str
-    applies_to: frozenset[str]
+    view: MeasureView
+    applies_to: frozenset[str] = frozenset()
     compute: Callable[[Any], Any] | None = None
-    digits: int = 3
     ci_key: str | None = None
     n_key: str | None = None
     per_level: bool = False
-    summary: bool = False
-    panel: bool = False
     not_applicable: str = ""
-    method: str = ""
-    short: str = ""
     section: str = AMONG_PEOPLE
     p_key: str | None = None
     nested: bool = False
-    #: field types on which this is the headline figure of an evaluator (the alignment
-    #: table's chart draws it by version)
-    headline: frozenset[str] = frozenset()
     #: computed on every field type (``compute`` itself says when a type does not fit);
     #: ``applies_to`` then only says where it is shown
     always: bool = False
@@ -143,18 +205,6 @@ class Measure:
     #: the measures of a lower rank come first in the JSON block (declaration order within
     #: a rank); the classic statistics among people are rank 0, as the document always had
     json_rank: int = 1
-    #: drawn in the reliability bar chart (alpha by level, Fleiss' kappa)
-    chart: bool = False
-    #: leads the side panel whenever it is defined (Krippendorff's alpha: any number of
-    #: raters, missing ratings, the field's level)
-    leads: bool = False
-    #: drawn on the evaluator's score scatter plot beside its least-squares line
-    fit: bool = False
-    #: a per-level measure whose levels are ranked (the Bradley-Terry systems): drawn as
-    #: a ranking chart, one bar per level in the stored order, with its CI
-    ranking: bool = False
-    #: details carried beside the value (notes, per-pair values), in display order
-    details: tuple[Detail, ...] = ()
     #: applies, besides the types named in ``applies_to``, to every question type whose
     #: properties this accepts (``kinds.question_type.QuestionType``: level, agreement
     #: levels, categories, numeric, structured)
@@ -164,6 +214,16 @@ class Measure:
     #: A structured question's block never shows a measure that does not apply to it.
     listed: bool = True
 
+    @classmethod
+    def legacy(
+        cls, key: str, header: str, name: str, applies_to: frozenset[str] = frozenset(), **kw: Any
+    ) -> Measure:
+        """A measure declared the old way, names and display keywords beside the spec's
+        (``Measure(key, header, name, applies_to, digits=..., compute=...)``): the display
+        keywords (:data:`VIEW_FIELDS`) go to its view."""
+        view = {k: kw.pop(k) for k in VIEW_FIELDS if k in kw}
+        return type.__call__(cls, key, MeasureView(header, name, **view), applies_to, **kw)
+
     def __post_init__(self) -> None:
         # a computed measure keeps its CI and n beside it under derived keys
         if self.compute is not None and self.ci_key is None:
@@ -172,11 +232,6 @@ class Measure:
             object.__setattr__(self, "n_key", f"{self.key}_n_items")
         if self.compute is not None and self.p_key is None and self.section != AMONG_PEOPLE:
             object.__setattr__(self, "p_key", f"{self.key}_p")
-
-    @property
-    def label(self) -> str:
-        """The short label of narrow places (the side panel); defaults to the header."""
-        return self.short or self.header
 
     def applies(self, type_: str) -> bool:
         """True when the measure is reported for fields of ``type_``: named, or a question
@@ -191,21 +246,7 @@ class Measure:
     def reason_not_applicable(self) -> str:
         """The reason stored with a null for a field type the measure does not cover."""
         kinds = ", ".join(sorted(self.applies_to))
-        return self.not_applicable or f"{self.name} is reported for {kinds} fields"
-
-    def format(self, value: float | None) -> str:
-        """The value as shown in tables: fixed decimals, or a dash when undefined."""
-        return DASH if value is None else f"{value:.{self.digits}f}"
-
-    def format_ci(self, ci: Any) -> str:
-        """A 95% interval with the same decimals as the estimate, or a dash."""
-        if not ci:
-            return DASH
-        return f"[{ci[0]:.{self.digits}f}, {ci[1]:.{self.digits}f}]"
-
-    def format_p(self, p: float | None) -> str:
-        """A p-value with four decimals, or a dash."""
-        return DASH if p is None else f"{p:.4f}"
+        return self.not_applicable or f"{self.view.name} is reported for {kinds} fields"
 
     def json_slots(self) -> tuple[tuple[str, str], ...]:
         """The layout resolved to (slot, JSON key) pairs; slot is value, ci, n, p or
@@ -248,17 +289,17 @@ class Entry:
     @property
     def text(self) -> str:
         """The formatted value."""
-        return self.measure.format(self.value)
+        return self.measure.view.format(self.value)
 
     @property
     def ci_text(self) -> str:
         """The formatted interval."""
-        return self.measure.format_ci(self.ci)
+        return self.measure.view.format_ci(self.ci)
 
     @property
     def p_text(self) -> str:
         """The formatted p-value."""
-        return self.measure.format_p(self.p)
+        return self.measure.view.format_p(self.p)
 
     @property
     def n_text(self) -> str:
@@ -276,7 +317,7 @@ def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[
         return [
             Entry(
                 m,
-                m.header,
+                m.view.header,
                 None,
                 c.get("r"),
                 c.get("ci"),
@@ -294,7 +335,7 @@ def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[
         return [
             Entry(
                 m,
-                f"{m.header} {level}",
+                f"{m.view.header} {level}",
                 level,
                 value,
                 (cis or {}).get(level),
@@ -307,14 +348,14 @@ def read(m: Measure, block: dict[str, Any], n_units: int | None = None) -> list[
         ]
     value = block.get(m.key)
     reason = (reasons.get(m.key) or block.get("reason")) if value is None else None
-    return [Entry(m, m.header, None, value, cis, n, n_units, reason, p)]
+    return [Entry(m, m.view.header, None, value, cis, n, n_units, reason, p)]
 
 
 def read_details(m: Measure, block: dict[str, Any], kind: str | None = None) -> list[DetailEntry]:
     """The declared details of measure ``m`` present in one JSON block (of ``kind`` when
     given), in declaration order; an absent or empty detail is left out."""
     out = []
-    for d in m.details:
+    for d in m.view.details:
         if kind is not None and d.kind != kind:
             continue
         raw = block.get(d.key)
@@ -375,13 +416,13 @@ def unregister_measure(key: str, section: str = AMONG_PEOPLE) -> None:
 def headline(field_type: str) -> str:
     """The key of the evaluator measure declared as the headline for ``field_type``
     (Pearson's r when none is)."""
-    keys = [m.key for m in measures(*EVALUATOR_SECTIONS) if field_type in m.headline]
+    keys = [m.key for m in measures(*EVALUATOR_SECTIONS) if field_type in m.view.headline]
     return keys[0] if keys else "pearson"
 
 
 def fit_measure() -> Measure | None:
     """The evaluator measure shown on the score scatter plot (Pearson's r), if declared."""
-    return next((m for m in measures(EVALUATOR) if m.fit), None)
+    return next((m for m in measures(EVALUATOR) if m.view.fit), None)
 
 
 def measures(*sections: str) -> tuple[Measure, ...]:

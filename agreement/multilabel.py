@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.results import Stat
 from agreement.statistics import StatContext, declare
 from agreement.unit_context import alpha_with_distance, context_of
@@ -79,26 +79,30 @@ def label_alphas(ctx: StatContext) -> Stat:
 MASI_ALPHA = declare(
     Measure(
         "masi_alpha",
-        "alpha MASI",
-        "Krippendorff's alpha with the MASI set distance",
+        MeasureView(
+            "alpha MASI",
+            "Krippendorff's alpha with the MASI set distance",
+            summary=True,
+            panel=True,
+            short="α MASI",
+            method="alpha over label sets with NLTK's MASI distance (unsquared, as "
+            "nltk.metrics.agreement computes it); n = items with two or more answers.",
+        ),
         MULTI,
         compute=masi_alpha,
-        summary=True,
-        panel=True,
-        short="α MASI",
-        method="alpha over label sets with NLTK's MASI distance (unsquared, as "
-        "nltk.metrics.agreement computes it); n = items with two or more answers.",
     )
 )
 LABEL_ALPHA = declare(
     Measure(
         "label_alpha_mean",
-        "alpha per label (mean)",
-        "Mean over labels of nominal alpha on whether each label was chosen",
+        MeasureView(
+            "alpha per label (mean)",
+            "Mean over labels of nominal alpha on whether each label was chosen",
+            summary=True,
+            method="for each declared label, nominal alpha on chose / did not choose it; "
+            "per label in label_alpha_by_label, undefined labels in label_alpha_reasons.",
+        ),
         MULTI,
         compute=label_alphas,
-        summary=True,
-        method="for each declared label, nominal alpha on chose / did not choose it; "
-        "per label in label_alpha_by_label, undefined labels in label_alpha_reasons.",
     )
 )

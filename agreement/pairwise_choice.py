@@ -24,7 +24,7 @@ import numpy as np
 
 from agreement.bootstrap import draw_counts, percentile_ci
 from agreement.bradley_terry import PRIOR_NAME, fit, fit_prior, tallies, why_no_fit
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.ratings import MISSING, Ratings
 from agreement.results import Stat
 from agreement.statistics import StatContext, declare
@@ -204,7 +204,8 @@ def _strengths(prior: bool, m: Callable[[], Measure]) -> Callable[[StatContext],
         if r["prior"] != prior:
             why = "no finite maximum-likelihood fit" if r["prior"] else "a finite fit exists"
             return Stat.undefined(
-                f"{why}: see {STRENGTH_PRIOR.header if r['prior'] else STRENGTH.header}", r["n"]
+                f"{why}: see {STRENGTH_PRIOR.view.header if r['prior'] else STRENGTH.view.header}",
+                r["n"],
             )
         return _per_system(m(), r, r["theta"], r["theta_ci"])
 
@@ -255,42 +256,48 @@ def _bootstrap(
 AGREE_TIES = declare(
     Measure(
         "pairwise_agree_with_ties",
-        "agree w/ tie",
-        "Agreement among annotator pairs, ties counted (MT-Bench)",
+        MeasureView(
+            "agree w/ tie",
+            "Agreement among annotator pairs, ties counted (MT-Bench)",
+            summary=True,
+            panel=True,
+            method="over every pair of annotators answering one item: the share choosing the "
+            "same output (or both a tie), as MT-Bench's agreement with ties; n = pairs.",
+        ),
         PAIRWISE,
         compute=lambda ctx: _pair_agreement(ctx.ratings, True),
         n_key="pairwise_agree_with_ties_n_pairs",
-        summary=True,
-        panel=True,
-        method="over every pair of annotators answering one item: the share choosing the "
-        "same output (or both a tie), as MT-Bench's agreement with ties; n = pairs.",
     )
 )
 AGREE_NO_TIES = declare(
     Measure(
         "pairwise_agree_without_ties",
-        "agree w/o tie",
-        "Agreement among annotator pairs, pairs with a tie left out (MT-Bench)",
+        MeasureView(
+            "agree w/o tie",
+            "Agreement among annotator pairs, pairs with a tie left out (MT-Bench)",
+            summary=True,
+            method="as with ties, over the pairs where neither annotator chose a tie.",
+        ),
         PAIRWISE,
         compute=lambda ctx: _pair_agreement(ctx.ratings, False),
         n_key="pairwise_agree_without_ties_n_pairs",
-        summary=True,
-        method="as with ties, over the pairs where neither annotator chose a tie.",
     )
 )
 BRADLEY_TERRY = declare(
     Measure(
         "bradley_terry_top",
-        "BT P(top > 2nd)",
-        "Bradley-Terry ranking of the compared systems",
+        MeasureView(
+            "BT P(top > 2nd)",
+            "Bradley-Terry ranking of the compared systems",
+            summary=True,
+            method="Bradley-Terry strengths (Hunter's MM fit; a tie is half a win each) of the "
+            "systems behind the outputs, log-strengths centred on 0 with 95% percentile "
+            "bootstrap intervals over items, in bradley_terry; the headline is the fitted "
+            "probability that the top system beats the second; n = comparisons.",
+        ),
         PAIRWISE,
         compute=bradley_terry,
         n_key="bradley_terry_n_comparisons",
-        summary=True,
-        method="Bradley-Terry strengths (Hunter's MM fit; a tie is half a win each) of the "
-        "systems behind the outputs, log-strengths centred on 0 with 95% percentile "
-        "bootstrap intervals over items, in bradley_terry; the headline is the fitted "
-        "probability that the top system beats the second; n = comparisons.",
     )
 )
 
@@ -302,17 +309,19 @@ def _ranked(key: str, header: str, name: str, compute: Callable, method: str) ->
     return declare(
         Measure(
             key,
-            header,
-            name,
+            MeasureView(
+                header,
+                name,
+                method=method,
+                ranking=True,
+            ),
             PAIRWISE,
             compute=compute,
             per_level=True,
             n_key=f"{key}_n",
-            method=method,
             layout=(),
             reason_layout=("-",),
             always=True,
-            ranking=True,
         )
     )
 

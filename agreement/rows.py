@@ -35,7 +35,7 @@ def evaluator_entries(e: dict[str, Any], section: str = EVALUATOR) -> list[Entry
     for m in measures(section):
         if block is None:
             why = (e.get("reasons") or {}).get(_WHY_MISSING.get(section, ""), "not computed")
-            out.append(Entry(m, m.header, None, None, None, None, None, why))
+            out.append(Entry(m, m.view.header, None, None, None, None, None, why))
         else:
             out += read(m, block)
     return out

@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.ratings import MISSING, Ratings
 from agreement.results import Stat
 from agreement.statistics import StatContext, declare
@@ -95,41 +95,47 @@ def char_alpha(ctx: StatContext) -> Stat:
 SPAN_F1_EXACT = declare(
     Measure(
         "span_f1_exact",
-        "span F1 exact",
-        "Pairwise span F1, same label and range",
+        MeasureView(
+            "span F1 exact",
+            "Pairwise span F1, same label and range",
+            summary=True,
+            panel=True,
+            method="between every two annotators of an item, pooled: (matched spans of each) / "
+            "(spans of both); exact: same label and range; n = annotator pairs.",
+        ),
         SPANS,
         compute=lambda ctx: span_f1(ctx, False),
         n_key="span_f1_exact_n_pairs",
-        summary=True,
-        panel=True,
-        method="between every two annotators of an item, pooled: (matched spans of each) / "
-        "(spans of both); exact: same label and range; n = annotator pairs.",
     )
 )
 SPAN_F1_OVERLAP = declare(
     Measure(
         "span_f1_overlap",
-        "span F1 overlap",
-        "Pairwise span F1, same label and overlapping range",
+        MeasureView(
+            "span F1 overlap",
+            "Pairwise span F1, same label and overlapping range",
+            summary=True,
+            method="as exact span F1, a span matching when one of the other annotator's spans "
+            "with its label overlaps it.",
+        ),
         SPANS,
         compute=lambda ctx: span_f1(ctx, True),
         n_key="span_f1_overlap_n_pairs",
-        summary=True,
-        method="as exact span F1, a span matching when one of the other annotator's spans "
-        "with its label overlaps it.",
     )
 )
 CHAR_ALPHA = declare(
     Measure(
         "span_char_alpha",
-        "char alpha (mean)",
-        "Character-level alpha per span label",
+        MeasureView(
+            "char alpha (mean)",
+            "Character-level alpha per span label",
+            summary=True,
+            method="each character of an item's text is a unit, 1 when an annotator's span of "
+            "the label covers it; nominal alpha per label in char_alpha_by_label, their mean "
+            "as headline; n = characters of items with two or more answers.",
+        ),
         SPANS,
         compute=char_alpha,
         n_key="span_char_alpha_n_chars",
-        summary=True,
-        method="each character of an item's text is a unit, 1 when an annotator's span of "
-        "the label covers it; nominal alpha per label in char_alpha_by_label, their mean "
-        "as headline; n = characters of items with two or more answers.",
     )
 )

@@ -1,9 +1,9 @@
 """The declaration API of the among-people measures, and the field tests they apply by.
 
 A measure among people is a :class:`~agreement.measures.Measure` of the among-people
-section, in the one measure registry: it names its JSON key, its header, the field types
-it applies to, how its value and CI are formatted, the keys of its CI and n, and its
-``compute`` function. The engine (:func:`agreement.human.variable_agreement`) computes
+section, in the one measure registry: it names its JSON key, the field types it applies
+to, the keys of its CI and n, its ``compute`` function, and its view (header, name, how
+its value and CI are formatted: :class:`~agreement.measures.MeasureView`). The engine (:func:`agreement.human.variable_agreement`) computes
 every declared measure through the registry; the JSON document, the text, HTML and
 Markdown reports, the side panel and the Agreement page all read this list, so a new
 measure is one module in ``agreement/builtin_measures/among_people/`` (or one

@@ -82,7 +82,7 @@ def undrawn_versions(doc: dict[str, Any]) -> list[str]:
 def headline_name(key: str) -> str:
     """The headline statistic in words, as the other columns name it (``spearman`` ->
     ``Spearman``; ``kappa`` stays)."""
-    names = {m.key: m.header for m in measures(EVALUATOR)}
+    names = {m.key: m.view.header for m in measures(EVALUATOR)}
     return {**names, "agreement_with_ties": "agreement with ties"}.get(key, key)
 
 
@@ -91,8 +91,8 @@ def versions_formats(doc: dict[str, Any]) -> dict[str, str]:
     decimals (shares too), tokens as whole numbers."""
     head = doc["headline"]
     stats = [headline_name(head), "accuracy"]
-    stats += [m.header for m in measures(EVALUATOR) if m.nested and m.key != head]
-    stats += [f"binary {m.header}" for m in measures(BINARY)]
+    stats += [m.view.header for m in measures(EVALUATOR) if m.nested and m.key != head]
+    stats += [f"binary {m.view.header}" for m in measures(BINARY)]
     return {
         **dict.fromkeys(stats, "%.3f"),
         "failure rate": "%.3f",
@@ -121,12 +121,12 @@ def versions_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 if r["headline"]["value"] is not None
                 else r["headline"].get("reason") or "undefined on these items",
                 **{
-                    m.header: (r["correlations"].get(m.key) or {}).get("r")
+                    m.view.header: (r["correlations"].get(m.key) or {}).get("r")
                     for m in measures(EVALUATOR)
                     if m.nested and m.key != head
                 },
                 "accuracy": r.get("accuracy"),
-                **{f"binary {m.header}": b.get(m.key) for m in measures(BINARY)},
+                **{f"binary {m.view.header}": b.get(m.key) for m in measures(BINARY)},
                 "failure rate": r["failure_rate"],
                 "mean cost": cost_text(r),
                 "mean tokens in": r["mean_tokens_in"],
@@ -156,7 +156,7 @@ def probe_help(epsilon: float) -> dict[str, str]:
         "ECE definition": "binary field: the judge's P(yes) against the human majority; "
         "label judge: its confidence in its own answer against correctness (Potato's)",
         "Brier": "Brier score of the same probabilities as the ECE",
-        "length ρ (residual)": LENGTH_BIAS.name,
+        "length ρ (residual)": LENGTH_BIAS.view.name,
         "swap: share changed": "share of decisions a swapped-position run changed, "
         "95% Wilson interval beside it",
         "options reversed: share changed": "share of decisions a run with the options in "
@@ -217,8 +217,8 @@ def probes_frame(doc: dict[str, Any]) -> pd.DataFrame:
                 "ECE definition": cal.get("definition") or (ECE_BINARY if cal.get("n") else None),
                 "Brier": cal.get("brier"),
                 "calibration n": _n(cal),
-                LENGTH_BIAS.header: length_bias_entry(lb).value,
-                f"{LENGTH_BIAS.short} 95% CI": _ci(length_bias_entry(lb).ci),
+                LENGTH_BIAS.view.header: length_bias_entry(lb).value,
+                f"{LENGTH_BIAS.view.short} 95% CI": _ci(length_bias_entry(lb).ci),
                 "length n": _n(lb),
                 "swap: share changed": swap.get("changed") if swap.get("n") else None,
                 "swap 95% CI": _ci(swap.get("ci")),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         ProjectSummary,
         RunInfo,
         SaveOutcome,
+        StudyChecks,
     )
     from annotation_store.store import Store, open_store
     from annotation_store.store_projects import StoreError
@@ -34,6 +35,7 @@ _EXPORTS = {
     "ProjectSummary": "annotation_store.records",
     "RunInfo": "annotation_store.records",
     "SaveOutcome": "annotation_store.records",
+    "StudyChecks": "annotation_store.records",
     "Store": "annotation_store.store",
     "StoreError": "annotation_store.store_projects",
     "open_store": "annotation_store.store",
@@ -48,6 +50,7 @@ __all__ = [
     "ProjectSummary",
     "RunInfo",
     "SaveOutcome",
+    "StudyChecks",
     "Store",
     "StoreError",
     "open_store",

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kinds import TaskKind, get_kind
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ROLES = ("admin", "reviewer", "annotator")
 
@@ -144,3 +147,16 @@ class JobInfo:
     heartbeat_at: datetime | None = None
     claimed_by: str | None = None
     attempts: int = 0
+
+
+@dataclass(frozen=True)
+class StudyChecks:
+    """What the study says about its labels: the gold items and the workers who did not
+    qualify (neither enters agreement: ``study_inputs.labels`` leaves them out), and the
+    times the speeder alarm reads with what they are (``Store.study_checks``: the active
+    time the browser measured, else the time on task a platform reported)."""
+
+    gold_items: frozenset[str]
+    not_qualified: frozenset[str]
+    times: pd.DataFrame
+    time_source: str | None

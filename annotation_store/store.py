@@ -19,6 +19,7 @@ from annotation_store.store_kinds import KindsMixin
 from annotation_store.store_labels import LabelsMixin
 from annotation_store.store_projects import ProjectsMixin
 from annotation_store.store_results import ResultsMixin
+from annotation_store.store_studies import StudiesMixin
 from common.config import database_url
 
 
@@ -30,9 +31,10 @@ class Store(
     ExclusionsMixin,
     JudgesMixin,
     KindsMixin,
+    StudiesMixin,
 ):
     """Projects, items, annotators, labels, evaluator results, caches, jobs, exclusions,
-    judges and declared kinds."""
+    judges, declared kinds and a study's checks."""
 
     def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:
         self.url = database_url(url)

@@ -47,7 +47,7 @@ def reliability_bars(doc: dict[str, Any], template: str | None = None) -> go.Fig
     for alpha, items for Fleiss)."""
     fig = go.Figure()
     rows = []
-    charted = [m for m in statistics() if m.chart]
+    charted = [m for m in statistics() if m.view.chart]
     for v in variables(doc):
         f = v.block
         unit = f.get("unit", "item")
@@ -184,7 +184,7 @@ def scatter(
     fig.update_xaxes(title="mean human value")
     fig.update_yaxes(title=f"{evaluator} score")
     m = fit_measure()
-    rtxt = f"{m.header} = {m.format(r)}, " if m is not None and r is not None else ""
+    rtxt = f"{m.view.header} = {m.view.format(r)}, " if m is not None and r is not None else ""
     return _layout(
         fig,
         f"{evaluator} vs humans on {field}<br><sup>{rtxt}n = {len(pairs)} items</sup>",
@@ -330,7 +330,7 @@ def ranking_charts(f: dict[str, Any], name: str, template: str | None = None) ->
     Bradley-Terry strengths, or those under the prior, and the win rates): a bar per
     system in the stored order, strongest on top, with its 95% interval and n."""
     figs = []
-    for m in (m for m in statistics() if m.ranking):
+    for m in (m for m in statistics() if m.view.ranking):
         entries = [e for e in read(m, f) if e.value is not None]
         if not entries:
             continue
@@ -352,8 +352,8 @@ def ranking_charts(f: dict[str, Any], name: str, template: str | None = None) ->
             )
         )
         fig.update_yaxes(autorange="reversed")
-        fig.update_xaxes(title=m.header)
-        figs.append(_layout(fig, f"{name}: {m.name}", 120 + 36 * len(entries), template))
+        fig.update_xaxes(title=m.view.header)
+        figs.append(_layout(fig, f"{name}: {m.view.name}", 120 + 36 * len(entries), template))
     return figs
 
 

@@ -27,8 +27,8 @@ def evaluator_header() -> list[str]:
     """evaluator, field, n, runs, each correlation-like measure with its p, the bias counts."""
     head = ["evaluator", "field", "n", "runs"]
     for m in measures(EVALUATOR):
-        head += [f"{m.header} [CI]", "p"] if _tested(m) else [f"{m.header} [CI]"]
-    return head + [f"bias {m.header}" for m in measures(BIAS) if m.summary]
+        head += [f"{m.view.header} [CI]", "p"] if _tested(m) else [f"{m.view.header} [CI]"]
+    return head + [f"bias {m.view.header}" for m in measures(BIAS) if m.view.summary]
 
 
 def _bias_cell(e: Entry) -> str:
@@ -42,14 +42,14 @@ def evaluator_rows(data: dict[str, Any]) -> list[list[Any]]:
         row: list[Any] = [v.evaluator, v.field, v.block["n"], v.block["n_runs"]]
         for x in v.entries(EVALUATOR):
             row += [_with_ci(x), x.p_text] if _tested(x.measure) else [_with_ci(x)]
-        bias = [x for x in v.entries(BIAS) if x.measure.summary]
+        bias = [x for x in v.entries(BIAS) if x.measure.view.summary]
         rows.append(row + [_bias_cell(x) for x in bias])
     return rows
 
 
 def decision_header() -> list[str]:
     """The calibrated binary comparison's columns."""
-    return ["evaluator", "score", *(m.header for m in measures(BINARY)), "n test", "n dev"]
+    return ["evaluator", "score", *(m.view.header for m in measures(BINARY)), "n test", "n dev"]
 
 
 def decision_rows(rows: list[dict[str, Any]]) -> list[list[Any]]:
@@ -91,4 +91,4 @@ def evaluator_notes(data: dict[str, Any]) -> list[str]:
 
 def method_notes() -> list[tuple[str, str]]:
     """The method notes of every declared measure that has one."""
-    return [(m.name, m.method) for m in measures() if m.method]
+    return [(m.view.name, m.view.method) for m in measures() if m.view.method]

@@ -29,7 +29,7 @@ def level_scatter(data: dict[str, Any], statistic: str = "pearson") -> go.Figure
     ]
     if not points:
         return None
-    header = next((m.header for m in measures(SECTION) if m.key == statistic), statistic)
+    header = next((m.view.header for m in measures(SECTION) if m.key == statistic), statistic)
     fig = go.Figure()
     for role, symbol in (("evaluator", "circle"), ("annotator", "diamond")):
         mine = [p for p in points if (p[1].get("role") or "evaluator") == role]

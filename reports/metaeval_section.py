@@ -26,9 +26,9 @@ def _measures(data: dict[str, Any], level: str) -> list[Measure]:
 def _cell(m: Measure, row: dict[str, Any] | None) -> str:
     if row is None or row.get("value") is None:
         return DASH
-    text = m.format(row["value"])
+    text = m.view.format(row["value"])
     if row.get("ci"):
-        text += " " + m.format_ci(row["ci"])
+        text += " " + m.view.format_ci(row["ci"])
     if row.get("threshold") is not None:
         text += f" (ε={row['threshold']:.3g})"
     return text
@@ -44,7 +44,7 @@ def level_table(data: dict[str, Any], level: str) -> tuple[list[str], list[list[
             r.get("role") == "annotator" for r in data["rows"] if r["evaluator"] == e
         )
     )
-    header = ["evaluator", "n", *(f"{m.header} [95% CI]" for m in ms)]
+    header = ["evaluator", "n", *(f"{m.view.header} [95% CI]" for m in ms)]
     rows = []
     for e in who:
         ns = [by[(e, m.key)].get("n") for m in ms if (e, m.key) in by]

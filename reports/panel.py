@@ -19,13 +19,13 @@ from reports.data import agreement_document
 
 
 def _in_panel(stat: Measure) -> bool:
-    return stat.panel
+    return stat.view.panel
 
 
 def _panel_entries(f: dict[str, Any]) -> list[Entry]:
     """The panel statistics of a field; of alpha's levels only the field's own (or the
     first defined one when that is undefined)."""
-    entries = field_entries(f, keep=lambda s: s.panel)
+    entries = field_entries(f, keep=lambda s: s.view.panel)
     levels = [e for e in entries if e.level is not None]
     if levels:
         own = [e for e in levels if e.level == f["level"]]
@@ -63,7 +63,7 @@ def panel_summary(
     for v in evaluator_views(doc, field):
         bias = v.bias or {}
         shown = [x for sec in EVALUATOR_SECTIONS for x in v.entries(sec)]
-        shown = [x for x in shown if x.measure.panel]
+        shown = [x for x in shown if x.measure.view.panel]
         evaluators.append(
             {
                 "evaluator": v.evaluator,
@@ -71,7 +71,7 @@ def panel_summary(
                 "measures": [
                     {
                         "key": x.measure.key,
-                        "label": x.measure.label,
+                        "label": x.measure.view.label,
                         "value": x.value,
                         "text": x.text,
                     }
@@ -88,7 +88,7 @@ def panel_summary(
     statistics = [
         {
             "key": e.measure.key,
-            "label": f"{e.measure.label} {e.level}" if e.level else e.measure.label,
+            "label": f"{e.measure.view.label} {e.level}" if e.level else e.measure.view.label,
             "value": e.value,
             "text": e.text,
             "n": e.n,
@@ -105,7 +105,9 @@ def panel_summary(
             "exclusions": exclusion_line(doc["exclusions"]),
             "with_excluded": [
                 {
-                    "label": f"{e.measure.label} {e.level}" if e.level else e.measure.label,
+                    "label": f"{e.measure.view.label} {e.level}"
+                    if e.level
+                    else e.measure.view.label,
                     "text": e.text,
                 }
                 for e in (_panel_entries(g) if g else [])
@@ -132,7 +134,7 @@ def _items_note(f: dict[str, Any]) -> dict[str, Any] | None:
     note = next(iter(field_details(f, NOTE)), None)
     if note is None:
         return None
-    label = note.detail.label or note.measure.label
+    label = note.detail.label or note.measure.view.label
     return {"key": note.measure.key, "label": label, "n": note.n, "text": note.text}
 
 
@@ -151,7 +153,7 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
     "unstable"}`` (``unstable``: a sentence, or None).
     """
     level = f.get("level") or "nominal"
-    leader = next((m for m in statistics_declared() if m.leads), None)
+    leader = next((m for m in statistics_declared() if m.view.leads), None)
     lead = next(
         (
             s
@@ -163,7 +165,7 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
     if lead is not None and leader is not None:
         pick = lead
         why = (
-            f"{leader.name} ({level}) leads: it fits the field's level and uses every "
+            f"{leader.view.name} ({level}) leads: it fits the field's level and uses every "
             "item with two or more ratings, whatever the number of raters."
         )
     else:
@@ -175,7 +177,7 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
                 "why": "No statistic is defined yet.",
                 "unstable": None,
             }
-        lost = leader.name if leader is not None else "no leading statistic"
+        lost = leader.view.name if leader is not None else "no leading statistic"
         why = f"{pick['label']} leads: {lost} is not defined here."
     n_units = f.get("n_pairable") or 0
     unstable = None
@@ -190,6 +192,6 @@ def choose_headline(statistics: list[dict[str, Any]], f: dict[str, Any]) -> dict
         note = next((d for d in field_details(f, NOTE) if d.measure.key == pick["key"]), None)
         if note is not None and note.n is not None and note.n < items / 2:
             unstable = (
-                f"{note.measure.name} uses only {note.n} of {items} items: a lopsided design."
+                f"{note.measure.view.name} uses only {note.n} of {items} items: a lopsided design."
             )
     return {"key": pick["key"], "label": pick["label"], "why": why, "unstable": unstable}

@@ -270,8 +270,8 @@ def _reason_subject(key: str) -> tuple[str, str | None, bool] | None:
     (its heading, the pair or None, whether it is the few-pairs note); None for others."""
     base, _, pair = key.partition(".")
     for stat in statistics():
-        for d in stat.details:
-            heading = d.long or f"{stat.details[0].heading}, {d.label}"
+        for d in stat.view.details:
+            heading = d.long or f"{stat.view.details[0].heading}, {d.label}"
             if d.key == base:
                 return heading, pair or None, False
             if d.few_key == key:

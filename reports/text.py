@@ -48,7 +48,7 @@ def _detail_line(d: DetailEntry) -> str:
 
 def _entry_text(x: Entry) -> str:
     p = f" (p={x.p_text})" if x.p is not None else ""
-    return f"{x.measure.label} {x.text}{p} {x.ci_text if x.ci else ''}".rstrip()
+    return f"{x.measure.view.label} {x.text}{p} {x.ci_text if x.ci else ''}".rstrip()
 
 
 def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
@@ -69,7 +69,7 @@ def evaluator_lines(name: str, by_field: dict[str, Any]) -> list[str]:
         bias = e.get("bias")
         if bias:
             counts = " ".join(
-                f"{x.measure.header} {x.text}/{x.n}" for x in evaluator_entries(e, BIAS)
+                f"{x.measure.view.header} {x.text}/{x.n}" for x in evaluator_entries(e, BIAS)
             )
             how = own_match_text(bias)
             lines.append(

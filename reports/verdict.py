@@ -41,7 +41,7 @@ def _statistic_name(key: str) -> str:
     """A headline statistic's name as the tables print it (``spearman`` -> Spearman)."""
     from agreement.measures import EVALUATOR, measures
 
-    names = {m.key: m.header for m in measures(EVALUATOR)}
+    names = {m.key: m.view.header for m in measures(EVALUATOR)}
     return names.get(key, {"kappa": "Cohen's kappa"}.get(key, key))
 
 

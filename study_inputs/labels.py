@@ -1,5 +1,5 @@
 """The labels a study's figures use: the study's checks (gold items, qualification,
-times) through one provider call, then the recorded exclusions."""
+times) read with the labels, then the recorded exclusions."""
 
 from __future__ import annotations
 
@@ -7,12 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from annotation_store.crowd.study_quality import StudyChecks, study_checks
-
 if TYPE_CHECKING:
     import pandas as pd
 
-    from annotation_store import Store
+    from annotation_store import Store, StudyChecks
 
 
 @dataclass(frozen=True)
@@ -23,7 +21,7 @@ class StudyLabels:
     qualification), excluded annotators included; ``labels``: the same without the
     excluded annotators; ``excluded``: annotator -> their exclusion records; ``summary``:
     ``agreement.exclusions.exclusion_summary`` of them (None: nobody excluded);
-    ``checks``: what the study's provider call returned (gold items, times)."""
+    ``checks``: the study's checks read with them (gold items, times)."""
 
     everyone: pd.DataFrame
     labels: pd.DataFrame
@@ -41,11 +39,11 @@ def load_labels(
     times: bool = True,
 ) -> StudyLabels:
     """The project's labels with the study's checks and (``exclusions``) the recorded
-    exclusions applied; the study is asked once (``times=False``: without the speeder
-    alarm's times)."""
+    exclusions applied; the study is asked once, in the same store reads as the labels
+    (``times=False``: without the speeder alarm's times)."""
     from agreement.exclusions import exclusion_summary, without_excluded
 
-    checks = study_checks(store, project, times=times)
+    checks = store.study_checks(project, times=times)
     everyone = without_checked(store.annotations_frame(project, tuple(statuses)), checks)
     excluded = store.excluded_annotators(project) if exclusions else {}
     if not excluded:

@@ -38,7 +38,7 @@ def item_counts(items: Sequence[ItemRecord], golds: Collection[str]) -> dict[str
 class StudyInputs(AgreementInputs):
     """The engine's inputs and what the sections beside the figures read from the same
     load: ``everyone``, the labels with the excluded annotators (the exclusions section);
-    ``times`` and ``time_source``, what the speeder alarm reads (``alarm_times``)."""
+    ``times`` and ``time_source``, what the speeder alarm reads (``StudyChecks``)."""
 
     everyone: pd.DataFrame | None = None
     times: pd.DataFrame | None = None

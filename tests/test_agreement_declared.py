@@ -17,7 +17,7 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from agreement.builtin_measures.evaluator_vs_people import SCORED
-from agreement.measures import BIAS, BINARY, EVALUATOR, Measure
+from agreement.measures import BIAS, BINARY, EVALUATOR, Measure, MeasureView
 from agreement.results import Stat
 from agreement.statistics import ALL, StatContext, declared
 from annotation_store import Store
@@ -36,15 +36,17 @@ def _toy(ctx: StatContext) -> Stat:
 
 TOY = Measure(
     "toy_share",
-    "Toy share",
-    "Toy share of pairable units",
+    MeasureView(
+        "Toy share",
+        "Toy share of pairable units",
+        summary=True,
+        panel=True,
+        method="a statistic declared by a test",
+    ),
     ALL,
     compute=_toy,
     ci_key="toy_share_ci",
     n_key="toy_share_n_items",
-    summary=True,
-    panel=True,
-    method="a statistic declared by a test",
 )
 
 
@@ -243,36 +245,42 @@ def _misses(res) -> Stat:
 TOYS = (
     Measure(
         "toy_tally",
-        "Toy tally",
-        "Toy tally of compared items",
+        MeasureView(
+            "Toy tally",
+            "Toy tally of compared items",
+            panel=True,
+            short="tally",
+            method="an evaluator measure declared by a test",
+        ),
         SCORED,
         compute=_tally,
         section=EVALUATOR,
-        panel=True,
-        short="tally",
-        method="an evaluator measure declared by a test",
     ),
     Measure(
         "toy_accuracy",
-        "Toy accuracy",
-        "Toy share of agreeing decisions",
+        MeasureView(
+            "Toy accuracy",
+            "Toy share of agreeing decisions",
+            panel=True,
+            short="acc",
+        ),
         SCORED,
         compute=_accuracy,
         section=BINARY,
-        panel=True,
-        short="acc",
     ),
     Measure(
         "toy_misses",
-        "Toy misses",
-        "Toy count of items off by 2 or more",
+        MeasureView(
+            "Toy misses",
+            "Toy count of items off by 2 or more",
+            summary=True,
+            panel=True,
+            short="misses",
+            digits=1,
+        ),
         SCORED,
         compute=_misses,
         section=BIAS,
-        summary=True,
-        panel=True,
-        short="misses",
-        digits=1,
     ),
 )
 

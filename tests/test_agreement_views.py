@@ -65,7 +65,7 @@ def test_a_field_view_reads_its_measures_as_rows(doc: dict) -> None:
     assert alpha.ci == pytest.approx((-0.103896103896, 1.0))
     assert alpha.n == 6 and alpha.reason is None
     assert rows[("percent_agreement", None)].ci is None
-    panel = [(e.measure.key, e.level) for e in match.entries(keep=lambda m: m.panel)]
+    panel = [(e.measure.key, e.level) for e in match.entries(keep=lambda m: m.view.panel)]
     assert panel == [
         ("krippendorff_alpha", "nominal"),
         ("fleiss_kappa", None),

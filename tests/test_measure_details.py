@@ -7,7 +7,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from agreement.human import variable_agreement
-from agreement.measures import NOTE, PAIRS, Detail, Measure
+from agreement.measures import NOTE, PAIRS, Detail, Measure, MeasureView
 from agreement.ratings import Ratings
 from agreement.results import Stat
 from agreement.statistics import ALL, declared, field_details
@@ -43,20 +43,22 @@ def _exact_pairs(_ctx) -> Stat:
 
 TOY = Measure(
     "toy_exact",
-    "Toy exact",
-    "Toy share of exact matches",
-    ALL,
-    compute=_exact_pairs,
-    details=(
-        Detail("toy_note", NOTE, label="Toy", in_notes=True),
-        Detail(
-            "toy_pairs",
-            label="Toy per pair",
-            long="Toy per observer pair",
-            n_key="toy_pairs_n",
-            in_notes=True,
+    MeasureView(
+        "Toy exact",
+        "Toy share of exact matches",
+        details=(
+            Detail("toy_note", NOTE, label="Toy", in_notes=True),
+            Detail(
+                "toy_pairs",
+                label="Toy per pair",
+                long="Toy per observer pair",
+                n_key="toy_pairs_n",
+                in_notes=True,
+            ),
         ),
     ),
+    ALL,
+    compute=_exact_pairs,
 )
 
 
@@ -129,19 +131,15 @@ def test_declared_chart_pairs_are_drawn_as_a_heatmap_with_the_few_greyed() -> No
 
     from reports.figures import kappa_heatmap, pair_note
 
-    charted = replace(
-        TOY,
-        details=(
-            Detail(
-                "toy_pairs",
-                long="Toy per observer pair",
-                n_key="toy_pairs_n",
-                chart=True,
-                few_key="toy_few",
-                minimum_key="toy_minimum",
-            ),
-        ),
+    pairs = Detail(
+        "toy_pairs",
+        long="Toy per observer pair",
+        n_key="toy_pairs_n",
+        chart=True,
+        few_key="toy_few",
+        minimum_key="toy_minimum",
     )
+    charted = replace(TOY, view=replace(TOY.view, details=(pairs,)))
     with declared(charted):
         f = _block()
         f["toy_few"], f["toy_minimum"] = ["o1|o3"], 9
@@ -181,7 +179,7 @@ def test_the_length_bias_headline_is_read_through_its_declaration() -> None:
     # ranks 2 4 1 5 3 against 2 3 1 5 4: sum d^2 = 2, rho = 1 - 6 * 2 / (5 * 24) = 0.9
     e = length_bias_entry(length_bias(residual, length, n_resamples=0))
     assert e.value == pytest.approx(0.9) and e.n == 5
-    assert (LENGTH_BIAS.header, e.text) == ("length ρ (residual)", "0.900")
+    assert (LENGTH_BIAS.view.header, e.text) == ("length ρ (residual)", "0.900")
     assert length_bias_entry({"n": 0, "reason": "no lengths"}).value is None
 
 

@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 
 import agreement.statistics as statistics_module
-from agreement.measures import AMONG_PEOPLE, BIAS, MEASURES, Measure
+from agreement.measures import AMONG_PEOPLE, BIAS, MEASURES, Measure, MeasureView
 from agreement.results import Stat
 from agreement.statistics import ALL, declared, statistics
 
@@ -35,8 +35,10 @@ BUILTIN_ORDER = [
 
 TOY = Measure(
     "toy_registration",
-    "Toy",
-    "Toy measure of the registration tests",
+    MeasureView(
+        "Toy",
+        "Toy measure of the registration tests",
+    ),
     ALL,
     compute=lambda ctx: Stat(0.5, 2),
 )
@@ -69,8 +71,8 @@ def test_each_module_declares_its_own_measures_and_every_module_is_in_the_order(
         "fleiss_kappa_all_items",
     )
     assert [m.key for m in (gwet.AC1, gwet.AC2_LINEAR, gwet.AC2_QUADRATIC)] == BUILTIN_ORDER[4:7]
-    assert [d.key for d in gwet.AC2_QUADRATIC.details] == ["gwet_ac2_caveat"]
-    assert gwet.AC2_LINEAR.details == () and gwet.AC2_LINEAR.method.startswith("AC1 with")
+    assert [d.key for d in gwet.AC2_QUADRATIC.view.details] == ["gwet_ac2_caveat"]
+    assert gwet.AC2_LINEAR.view.details == () and gwet.AC2_LINEAR.view.method.startswith("AC1 with")
     assert cohen.COHEN_MEAN.layout[-2:] == cohen.WEIGHTED
     assert [m.key for m in icc.ICC] == BUILTIN_ORDER[8:14]
     assert pearson.PEARSON_MEAN.key == "pearson_pairs_mean"
@@ -81,8 +83,8 @@ def test_each_module_declares_its_own_measures_and_every_module_is_in_the_order(
 def test_a_key_declared_twice_is_refused_and_the_first_stays() -> None:
     with declared(TOY):
         with pytest.raises(ValueError, match=r"^measure 'toy_registration' is declared twice$"):
-            statistics_module.declare(replace(TOY, header="Other"))
-        assert MEASURES.get(f"{AMONG_PEOPLE}:toy_registration").header == "Toy"
+            statistics_module.declare(replace(TOY, view=replace(TOY.view, header="Other")))
+        assert MEASURES.get(f"{AMONG_PEOPLE}:toy_registration").view.header == "Toy"
     assert "toy_registration" not in [m.key for m in statistics()]
 
 
@@ -99,3 +101,43 @@ def test_statistic_is_a_deprecated_name_of_measure() -> None:
         assert statistics_module.Statistic is Measure
     with pytest.raises(AttributeError, match="no attribute 'Statistics'"):
         _ = statistics_module.Statistics
+
+
+def test_an_old_style_declaration_puts_its_display_keywords_in_the_view() -> None:
+    new = Measure(
+        "toy_legacy",
+        MeasureView("Toy", "A toy", digits=1, panel=True, method="toy method"),
+        frozenset({"ordinal"}),
+        compute=len,
+        n_key="toy_legacy_n",
+    )
+    positional = Measure(
+        "toy_legacy",
+        "Toy",
+        "A toy",
+        frozenset({"ordinal"}),
+        compute=len,
+        digits=1,
+        panel=True,
+        method="toy method",
+        n_key="toy_legacy_n",
+    )
+    keywords = Measure(
+        key="toy_legacy",
+        header="Toy",
+        name="A toy",
+        applies_to=frozenset({"ordinal"}),
+        digits=1,
+        panel=True,
+        method="toy method",
+        compute=len,
+        n_key="toy_legacy_n",
+    )
+    assert positional == keywords == new
+    assert (positional.view.digits, positional.n_key, positional.ci_key) == (
+        1,
+        "toy_legacy_n",
+        "toy_legacy_ci",
+    )
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        Measure("toy_legacy", "Toy", "A toy", colour="red")

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from agreement.human import variable_agreement
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.ratings import Ratings
 from agreement.results import Stat
 from agreement.stat_context import StatContext
@@ -70,7 +70,7 @@ def test_the_json_block_is_written_from_the_rows() -> None:
     for row in va.rows():
         m = next(s for s in statistics() if s.key == row.measure)
         slots = dict(m.json_slots())
-        if m.ranking:
+        if m.view.ranking:
             # a per-system measure writes its entries only when it has figures; an
             # undefined one lives in the rows and the bundle, not in the block
             assert row.value is None and m.key not in block, row.measure
@@ -108,9 +108,9 @@ def test_cohen_pairs_travel_with_the_mean_and_few_pairs_leave_it() -> None:
 
 
 def test_keep_leaves_a_classic_statistic_out_of_rows_and_json() -> None:
-    va = _ordinal(keep=lambda s: s.panel)
+    va = _ordinal(keep=lambda s: s.view.panel)
     assert "percent_agreement" not in va.to_dict()
-    listed = {s.key for s in statistics() if s.panel and (s.listed or s.applies("ordinal"))}
+    listed = {s.key for s in statistics() if s.view.panel and (s.listed or s.applies("ordinal"))}
     assert {r.measure for r in va.rows()} == listed
 
 
@@ -126,8 +126,10 @@ def _detailed(ctx: StatContext) -> Stat:
 
 TOY = Measure(
     "toy_layout",
-    "Toy",
-    "A measure laid out by its declaration",
+    MeasureView(
+        "Toy",
+        "A measure laid out by its declaration",
+    ),
     ALL,
     compute=_detailed,
     layout=("n", "toy_detail", "value"),

@@ -36,12 +36,11 @@ def _crowd_project(store: Store) -> None:
 def test_one_document_asks_the_study_once_and_reads_the_labels_once(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import study_inputs.labels as labels_module
     from reports.data import agreement_document
 
     _crowd_project(store)
     calls = {"study": 0, "labels": 0}
-    real_checks, real_frame = labels_module.study_checks, store.annotations_frame
+    real_checks, real_frame = store.study_checks, store.annotations_frame
 
     def checks(*args, **kwargs):
         calls["study"] += 1
@@ -51,7 +50,7 @@ def test_one_document_asks_the_study_once_and_reads_the_labels_once(
         calls["labels"] += 1
         return real_frame(*args, **kwargs)
 
-    monkeypatch.setattr(labels_module, "study_checks", checks)
+    monkeypatch.setattr(store, "study_checks", checks)
     monkeypatch.setattr(store, "annotations_frame", frame)
     doc = agreement_document(store, "p", n_resamples=0, timeline=False)
     assert calls == {"study": 1, "labels": 1}
@@ -91,6 +90,23 @@ def test_without_times_the_same_labels_and_no_time_queries(store: Store) -> None
     assert untimed.checks.not_qualified == timed.checks.not_qualified
     inputs = load_inputs(store, "p", times=False)
     assert inputs.times.empty and inputs.annotations.equals(load_inputs(store, "p").annotations)
+
+
+def test_the_study_checks_are_one_read_agreeing_with_the_study_modules(store: Store) -> None:
+    from annotation_store.crowd import study_quality as cq
+
+    _crowd_project(store)
+    cq.record_active_seconds(store, "p", "i0", "prolific:A", 4.5)
+    checks = store.study_checks("p")
+    assert checks.gold_items == set(gold.gold_items(store, "p")) == {"i3"}
+    failed = {p.annotator for p in crowd.participants(store, "p") if p.qualified is False}
+    assert checks.not_qualified == failed == {"prolific:FAIL"}
+    assert checks.times.to_dict("records") == [
+        {"annotator": "prolific:A", "item_id": "i0", "active_seconds": 4.5}
+    ]
+    assert checks.time_source is None
+    with pytest.raises(Exception, match="no project called 'nope'"):
+        store.study_checks("nope")
 
 
 def _imports(path: Path) -> set[str]:

@@ -41,9 +41,9 @@ def summary_frame(data: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, str]]:
     for view in variables(data):
         f = view.block
         row: dict[str, Any] = {"field": view.name, **{k: f[v] for k, v in BASE_COLUMNS.items()}}
-        for e in field_entries(f, keep=lambda s: s.summary):
+        for e in field_entries(f, keep=lambda s: s.view.summary):
             row[e.label] = e.value
-            formats[e.label] = f"{{:.{e.measure.digits}f}}"
+            formats[e.label] = f"{{:.{e.measure.view.digits}f}}"
             if e.level is None and e.n is not None:
                 row[f"{e.label} n"] = e.n_text
         rows.append(row)
@@ -92,7 +92,7 @@ def correlation_table(col: Any, e: dict[str, Any]) -> None:
     table = pd.DataFrame(
         [
             {
-                "statistic": x.measure.header,
+                "statistic": x.measure.view.header,
                 "r": x.value,
                 "p": p_text(x.p),
                 "95% CI": x.ci_text,
@@ -107,7 +107,7 @@ def correlation_table(col: Any, e: dict[str, Any]) -> None:
         ci_reason = (e.get(x.measure.key) or {}).get("ci_reason") if x.measure.nested else None
         why = x.reason or (ci_reason if not x.ci else None)
         if why:
-            reasons.append((x.measure.header, why))
+            reasons.append((x.measure.view.header, why))
     for line in once_each(reasons, "measures"):
         col.caption(line)
 
@@ -118,7 +118,7 @@ def calibrated_table(rows: list[dict[str, Any]]) -> None:
     frame = pd.DataFrame(rows)[
         ["evaluator", "score_field", *(m.key for m in decided), "n", "split"]
     ].rename(columns={"score_field": "score"})
-    digits = {m.key: f"{{:.{m.digits}f}}" for m in decided}
+    digits = {m.key: f"{{:.{m.view.digits}f}}" for m in decided}
     _show(st, frame, digits)
     notes = []
     for r in rows:

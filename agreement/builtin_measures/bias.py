@@ -1,7 +1,7 @@
 """Ego-centric bias counts (FinGrAct): items scored 2 or more points above / below the
 people's mean on a 0-5 scale, averaged over runs (see :mod:`agreement.bias`)."""
 
-from agreement.measures import BIAS, Measure, register_measure
+from agreement.measures import BIAS, Measure, MeasureView, register_measure
 
 GRADED = frozenset({"ordinal", "interval", "derived"})
 
@@ -17,15 +17,17 @@ for key, header, name in (
     register_measure(
         Measure(
             key,
-            header,
-            name,
+            MeasureView(
+                header,
+                name,
+                digits=1,
+                summary=key in ("over_own", "under_own", "over", "under"),
+            ),
             GRADED,
             section=BIAS,
             n_key={"over_own": "n_own", "under_own": "n_own", "over_other": "n_other"}.get(
                 key, "n"
             ),
             p_key="fisher_p" if key == "over_own" else None,
-            digits=1,
-            summary=key in ("over_own", "under_own", "over", "under"),
         )
     )

@@ -5,7 +5,7 @@ graded scores, see :mod:`agreement.binary`), so their declarations have no ``com
 """
 
 from agreement.builtin_measures.evaluator_vs_people import SCORED
-from agreement.measures import BINARY, Measure, register_measure
+from agreement.measures import BINARY, Measure, MeasureView, register_measure
 
 for key, header, name, digits in (
     ("threshold", "threshold", "Calibrated decision threshold", 2),
@@ -17,13 +17,15 @@ for key, header, name, digits in (
     register_measure(
         Measure(
             key,
-            header,
-            name,
+            MeasureView(
+                header,
+                name,
+                digits=digits,
+                # on a binary field the alignment table's headline is the decisions' kappa
+                headline=frozenset({"binary"} if key == "kappa" else ()),
+            ),
             SCORED,
             section=BINARY,
             n_key="n",
-            digits=digits,
-            # on a binary field the alignment table's headline is the decisions' kappa
-            headline=frozenset({"binary"} if key == "kappa" else ()),
         )
     )

@@ -4,7 +4,7 @@ They are computed together (one bootstrap draw serves all three, see
 :func:`agreement.correlation.correlations`), so their declarations have no ``compute``.
 """
 
-from agreement.measures import EVALUATOR, Measure, register_measure
+from agreement.measures import EVALUATOR, Measure, MeasureView, register_measure
 
 #: Field types an evaluator's scores are compared on (numeric human fields, derived).
 SCORED = frozenset({"binary", "ordinal", "interval", "derived"})
@@ -17,16 +17,18 @@ for key, header, name, short, headline in (
     register_measure(
         Measure(
             key,
-            header,
-            f"{name} of the evaluator's score and the human reference",
+            MeasureView(
+                header,
+                f"{name} of the evaluator's score and the human reference",
+                summary=True,
+                panel=True,
+                short=short,
+                headline=frozenset(headline),
+                # the scatter plot draws a least-squares line: Pearson's r measures its fit
+                fit=key == "pearson",
+            ),
             SCORED,
             section=EVALUATOR,
             nested=True,
-            summary=True,
-            panel=True,
-            short=short,
-            headline=frozenset(headline),
-            # the scatter plot draws a least-squares line: Pearson's r measures its fit
-            fit=key == "pearson",
         )
     )

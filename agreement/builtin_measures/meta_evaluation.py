@@ -7,7 +7,7 @@ level), so their declarations have no ``compute``; the rows come from
 page's Meta-evaluation tables take their columns, headers and decimals from here.
 """
 
-from agreement.measures import Measure, register_measure
+from agreement.measures import Measure, MeasureView, register_measure
 from agreement.metaeval.rows import SECTION as META
 
 SCORED = frozenset({"binary", "ordinal", "interval", "derived"})
@@ -25,4 +25,14 @@ for key, header, name in (
         "soft pairwise accuracy (Thompson et al. 2024)",
     ),
 ):
-    register_measure(Measure(key, header, name, SCORED, section=META))
+    register_measure(
+        Measure(
+            key,
+            MeasureView(
+                header,
+                name,
+            ),
+            SCORED,
+            section=META,
+        )
+    )

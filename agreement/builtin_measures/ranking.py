@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from agreement.bootstrap import draw_counts, percentile_ci
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.pairwise_choice import ranked_systems
 from agreement.ratings import Ratings
 from agreement.results import Stat
@@ -109,43 +109,40 @@ def bradley_terry(ctx: StatContext) -> Stat:
 
 
 def _declare(
-    key: str, header: str, name: str, compute: Callable[[StatContext], Stat], **kw: Any
+    key: str, view: MeasureView, compute: Callable[[StatContext], Stat], **kw: Any
 ) -> Measure:
     """One of this type's statistics: shown for ranking questions only."""
     return declare(
-        Measure(
-            f"{NAME}_{key}",
-            header,
-            name,
-            frozenset({NAME}),
-            compute=compute,
-            summary=True,
-            listed=False,
-            **kw,
-        )
+        Measure(f"{NAME}_{key}", view, frozenset({NAME}), compute=compute, listed=False, **kw)
     )
 
 
 KENDALL_W = _declare(
     "kendall_w",
-    "Kendall W",
-    "Kendall's W among annotators per item, averaged over items",
+    MeasureView(
+        "Kendall W",
+        "Kendall's W among annotators per item, averaged over items",
+        summary=True,
+        panel=True,
+        method="Kendall's coefficient of concordance of the annotators who ranked every "
+        "output of an item (mid-ranks for ties, Friedman's tie correction), averaged over "
+        "the items two or more annotators ranked, 95% percentile bootstrap over those "
+        "items; n = items.",
+    ),
     mean_kendall_w,
     n_key=f"{NAME}_kendall_w_n_items",
-    panel=True,
-    method="Kendall's coefficient of concordance of the annotators who ranked every "
-    "output of an item (mid-ranks for ties, Friedman's tie correction), averaged over "
-    "the items two or more annotators ranked, 95% percentile bootstrap over those "
-    "items; n = items.",
 )
 BRADLEY_TERRY = _declare(
     "bradley_terry_top",
-    "BT P(top > 2nd)",
-    "Bradley-Terry ranking of the systems, from the pairs the rankings imply",
+    MeasureView(
+        "BT P(top > 2nd)",
+        "Bradley-Terry ranking of the systems, from the pairs the rankings imply",
+        summary=True,
+        method="each complete ranking implies a verdict on every two outputs (above: a "
+        "win; level: half a win each); Bradley-Terry strengths of the systems behind the "
+        f"outputs as for pairwise questions, in {NAME}_bradley_terry; the headline is the "
+        "fitted probability that the top system beats the second; n = implied pairs.",
+    ),
     bradley_terry,
     n_key=f"{NAME}_bradley_terry_n_comparisons",
-    method="each complete ranking implies a verdict on every two outputs (above: a "
-    "win; level: half a win each); Bradley-Terry strengths of the systems behind the "
-    f"outputs as for pairwise questions, in {NAME}_bradley_terry; the headline is the "
-    "fitted probability that the top system beats the second; n = implied pairs.",
 )

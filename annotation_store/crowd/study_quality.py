@@ -1,9 +1,9 @@
-"""Quality of a crowd study: active time, speeders, flags, the checks agreement reads, dashboard.
+"""Quality of a crowd study: active time, speeders, flags, dashboard.
 
-``study_checks`` is the one call through which the study plugs into the figures
-(``study_inputs.labels`` makes it once per load): the gold items and the workers who did
-not qualify, which never enter agreement, and the times the speeder alarm reads.
-``crowd_flags`` is the one list of flagged workers (for exclusions elsewhere).
+The checks agreement reads (the gold items and the workers who did not qualify, which
+never enter agreement, and the times the speeder alarm reads) are one store read,
+``Store.study_checks``, made once per load by ``study_inputs.labels``. ``crowd_flags`` is
+the one list of flagged workers (for exclusions elsewhere).
 """
 
 from __future__ import annotations
@@ -50,49 +50,15 @@ def record_active_seconds(
         row.active_seconds = round((row.active_seconds or 0.0) + seconds, 1)
 
 
-def _submitted(store: Store, project: str, *columns: Any) -> list[Any]:
-    """(annotator, item_id, *columns) of the submitted items whose first column is set."""
-    with store.read() as s:
-        return s.execute(
-            select(Annotator.name, Item.item_id, *columns)
-            .join(Item, Item.id == ItemProgress.item_pk)
-            .join(Project, Project.id == Item.project_id)
-            .join(Annotator, Annotator.id == ItemProgress.annotator_id)
-            .where(
-                Project.name == project,
-                ItemProgress.status == "submitted",
-                columns[0].is_not(None),
-            )
-        ).all()
-
-
 def active_times(store: Store, project: str) -> pd.DataFrame:
-    """Submitted items with a measured active time: annotator, item_id, active_seconds."""
-    rows = _submitted(store, project, ItemProgress.active_seconds)
-    return pd.DataFrame(rows, columns=["annotator", "item_id", "active_seconds"])
+    """Submitted items with a measured active time (``Store.active_times``)."""
+    return store.active_times(project)
 
 
 def platform_times(store: Store, project: str) -> tuple[pd.DataFrame, str | None]:
-    """Submitted items with a time on task a platform reported (an import: MTurk's
-    ``WorkTimeInSeconds``...), as ``active_times``' columns, and where it came from
-    (None: no such time)."""
-    rows = _submitted(store, project, ItemProgress.time_source, ItemProgress.seconds_spent)
-    frame = pd.DataFrame(rows, columns=["annotator", "item_id", "source", "active_seconds"])
-    if frame.empty:
-        return frame.drop(columns="source"), None
-    source = str(frame["source"].mode().iloc[0])
-    return frame.drop(columns="source"), f"time on task reported by the platform: {source}"
-
-
-def alarm_times(store: Store, project: str) -> tuple[pd.DataFrame, str | None]:
-    """The times the speeder alarm reads and what they are: the active time the browser
-    measured when the project has any (None), else the time on task a platform reported
-    (its description)."""
-    times = active_times(store, project)
-    if not times.empty:
-        return times, None
-    platform, source = platform_times(store, project)
-    return (platform, source) if source else (times, None)
+    """Submitted items with a time on task a platform reported, and where it came from
+    (``Store.platform_times``)."""
+    return store.platform_times(project)
 
 
 def median_active(store: Store, project: str) -> dict[str, float]:
@@ -149,33 +115,6 @@ def crowd_flags(store: Store, project: str) -> list[Flag]:
         for who, ratio in speeders(store, project).items()
     ]
     return sorted(flags, key=lambda f: (f.annotator, f.source))
-
-
-@dataclass(frozen=True)
-class StudyChecks:
-    """What the study says about its labels: the gold items and the workers who did not
-    qualify (neither enters agreement: ``study_inputs.labels`` leaves them out), and the
-    times the speeder alarm reads with what they are (``alarm_times``)."""
-
-    gold_items: frozenset[str]
-    not_qualified: frozenset[str]
-    times: pd.DataFrame
-    time_source: str | None
-
-
-def study_checks(store: Store, project: str, *, times: bool = True) -> StudyChecks:
-    """The study's checks of one project in one call (see ``StudyChecks``); ``times=False``
-    leaves the speeder alarm's times out (empty), for a caller that never reads them."""
-    if times:
-        measured, source = alarm_times(store, project)
-    else:
-        measured, source = pd.DataFrame(columns=["annotator", "item_id", "active_seconds"]), None
-    return StudyChecks(
-        frozenset(gold.gold_items(store, project)),
-        frozenset(not_qualified(store, project)),
-        measured,
-        source,
-    )
 
 
 def should_stop(store: Store, project: str, annotator: str) -> bool:

@@ -3,7 +3,7 @@
 A gold item keeps its answers in ``gold_items``; the item itself looks like any other,
 so the Annotate view cannot tell them apart. Gold items never enter the ordinary queue:
 ``pick_gold`` hands them out at the study's ``gold_rate`` (ignoring k, since every
-worker should meet them), and agreement drops them (``study_quality.study_checks``).
+worker should meet them), and agreement drops them (``Store.study_checks``).
 """
 
 from __future__ import annotations

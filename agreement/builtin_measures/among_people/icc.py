@@ -3,7 +3,7 @@
 from collections.abc import Callable
 
 from agreement.icc import FORMS
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.results import Stat
 from agreement.stat_context import StatContext
 from agreement.statistics import DERIVED, declare, numeric_scale
@@ -31,14 +31,16 @@ ICC = tuple(
     declare(
         Measure(
             f"icc_{suffix}",
-            name,
-            f"Intraclass correlation {name}",
+            MeasureView(
+                name,
+                f"Intraclass correlation {name}",
+                summary=suffix == "a_1",
+                method=METHOD if suffix == "1_1" else "",
+            ),
             DERIVED,
             applies_when=numeric_scale,
             compute=_form(suffix),
-            summary=suffix == "a_1",
             not_applicable="the intraclass correlation is for numeric ratings",
-            method=METHOD if suffix == "1_1" else "",
         )
     )
     for suffix, name in FORMS

@@ -1,6 +1,6 @@
 """The mean pairwise Pearson r among annotators (continuous fields), pairs as a detail."""
 
-from agreement.measures import Detail, Measure
+from agreement.measures import Detail, Measure, MeasureView
 from agreement.results import Stat
 from agreement.stat_context import StatContext
 from agreement.statistics import DERIVED, continuous, declare
@@ -15,24 +15,26 @@ def _pearson_mean(ctx: StatContext) -> Stat:
 PEARSON_MEAN = declare(
     Measure(
         "pearson_pairs_mean",
-        "Pearson mean",
-        "Mean pairwise Pearson r among annotators",
+        MeasureView(
+            "Pearson mean",
+            "Mean pairwise Pearson r among annotators",
+            summary=True,
+            details=(
+                Detail(
+                    "pearson_pairs",
+                    label="Pearson r per pair",
+                    long="Pearson r per annotator pair",
+                    n_key="pearson_pairs_n",
+                    in_notes=True,
+                ),
+            ),
+            method="Pearson's r of every annotator pair on the items both rated, averaged "
+            "over the pairs where it is defined (Potato's figure); pairs and their n are in "
+            "pearson_pairs / pearson_pairs_n; n = items with two or more ratings.",
+        ),
         DERIVED,
         applies_when=continuous,
         compute=_pearson_mean,
-        summary=True,
-        details=(
-            Detail(
-                "pearson_pairs",
-                label="Pearson r per pair",
-                long="Pearson r per annotator pair",
-                n_key="pearson_pairs_n",
-                in_notes=True,
-            ),
-        ),
         not_applicable="mean pairwise Pearson is reported for continuous fields",
-        method="Pearson's r of every annotator pair on the items both rated, averaged "
-        "over the pairs where it is defined (Potato's figure); pairs and their n are in "
-        "pearson_pairs / pearson_pairs_n; n = items with two or more ratings.",
     )
 )

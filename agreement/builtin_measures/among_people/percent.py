@@ -1,14 +1,17 @@
 """Percent agreement: the share of agreeing pairs of ratings."""
 
 from agreement import people_measures as classic
-from agreement.measures import Measure
+from agreement.measures import Measure, MeasureView
 from agreement.statistics import DERIVED, alpha_fits, declare
 
 PERCENT = declare(
     Measure(
         "percent_agreement",
-        "% agree",
-        "Percent agreement",
+        MeasureView(
+            "% agree",
+            "Percent agreement",
+            summary=True,
+        ),
         DERIVED,
         applies_when=alpha_fits,
         compute=classic.percent,
@@ -16,6 +19,5 @@ PERCENT = declare(
         always=True,
         layout=("value", "n"),
         json_rank=0,
-        summary=True,
     )
 )
