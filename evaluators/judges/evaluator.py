@@ -201,6 +201,8 @@ class JudgeEvaluator(LLMEvaluator):
         s, out = self.spec.sampling, self.spec.output
         usage = Usage()
         base_details: dict[str, Any] = {"judge": self.name, "judge_version": int(self.version)}
+        if self.probe:  # a failed item of a probe run says which probe too
+            base_details["probe"] = self.probe
         try:
             messages = self.messages(item.fields)
         except TemplateError as exc:
@@ -248,8 +250,6 @@ class JudgeEvaluator(LLMEvaluator):
             details["probability"] = probability
         if self.texts_swapped:
             details["swap_texts"] = True
-        if self.probe:
-            details["probe"] = self.probe
         explanations = [v.explanation.strip() for v in values if v.explanation.strip()]
         result = EvalResult(
             item.item_id,
