@@ -59,10 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers",
         type=count,
-        default=1,
-        help="processes for the rows and the tests (default 1; 0: the CPUs, at most 2). "
-        "Same results whatever the number; two cut the wall time on an idle machine, at "
-        "some more CPU time, and gain nothing on a busy one",
+        default=None,
+        help="processes for the rows and the tests (0: the CPUs, at most 2; default: two "
+        "when a CPU is idle, else one). Same results whatever the number; two cut the "
+        "wall time on an idle machine, at some more CPU time, and gain nothing on a busy one",
     )
     p.add_argument("--json", action="store_true", help="print the JSON document")
     p.set_defaults(handler=cmd_metaeval)
@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_metaeval(args: argparse.Namespace, store: Store) -> int:
     """Print the meta-evaluation."""
     from agreement.metaeval.grid import MetaEvalError
-    from agreement.metaeval.parallel import default_workers
+    from agreement.metaeval.parallel import default_workers, idle_workers
     from common.heap import keep_freed_memory
     from workbench_api.metaeval import metaeval
 
@@ -90,7 +90,9 @@ def cmd_metaeval(args: argparse.Namespace, store: Store) -> int:
                 statistics=args.statistic,
                 n_resamples=args.resamples,
                 seed=args.seed,
-                workers=args.workers or default_workers(),
+                workers=(
+                    idle_workers() if args.workers is None else args.workers or default_workers()
+                ),
             )
         except MetaEvalError as e:
             raise CommandError(str(e)) from None

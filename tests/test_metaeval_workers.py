@@ -96,3 +96,22 @@ def test_swapped_block_sums_are_the_mask_products() -> None:
     got = compare._swapped_block_sums(moves, codes, len(sizes), 300, 4)
     assert np.allclose(got, plain, rtol=0, atol=1e-12)
     assert not got[:, 2].any() and got[:, 5].std() > 0
+
+
+@pytest.mark.parametrize(("load", "expected"), [(0.2, 2), (1.4, 2), (1.6, 1), (7.0, 1)])
+def test_a_second_process_only_where_a_cpu_is_idle(
+    monkeypatch: pytest.MonkeyPatch, load: float, expected: int
+) -> None:
+    from agreement.metaeval import parallel
+
+    monkeypatch.setattr(parallel, "default_workers", lambda limit=2: 2)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
+    assert parallel.idle_workers() == expected
+
+
+def test_one_process_where_only_one_cpu_is_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agreement.metaeval import parallel
+
+    monkeypatch.setattr(parallel, "default_workers", lambda limit=2: 1)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert parallel.idle_workers() == 1

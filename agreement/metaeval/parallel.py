@@ -35,6 +35,20 @@ def default_workers(limit: int = 2) -> int:
     return max(1, min(limit, cpus))
 
 
+def idle_workers(limit: int = 2) -> int:
+    """``default_workers(limit)`` when the machine has a CPU to spare (one-minute load
+    average at least half a CPU below the CPUs this process may use), else 1: a second
+    process shortens the wall time only where a core is idle, and costs CPU where not."""
+    cpus = default_workers(limit)
+    if cpus <= 1:
+        return 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this platform
+        return 1
+    return cpus if load < cpus - 0.5 else 1
+
+
 def run_all(fn: Callable[[T], R], tasks: Sequence[T], workers: int) -> list[R]:
     """``[fn(t) for t in tasks]``, on up to ``workers`` forked processes when there are
     two or more tasks. ``fn`` must be a module-level function; tasks go out one at a
