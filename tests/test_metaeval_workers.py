@@ -106,6 +106,7 @@ def test_a_second_process_only_where_a_cpu_is_idle(
 
     monkeypatch.setattr(parallel, "default_workers", lambda limit=2: 2)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
     assert parallel.idle_workers() == expected
 
 
@@ -115,3 +116,20 @@ def test_one_process_where_only_one_cpu_is_there(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(parallel, "default_workers", lambda limit=2: 1)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert parallel.idle_workers() == 1
+
+
+def test_one_process_beside_other_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from agreement.metaeval import parallel
+
+    monkeypatch.setattr(parallel, "default_workers", lambda limit=2: 2)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert parallel.idle_workers() == 1
+    finally:
+        stop.set()
+        other.join()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -37,10 +38,11 @@ def default_workers(limit: int = 2) -> int:
 
 def idle_workers(limit: int = 2) -> int:
     """``default_workers(limit)`` when the machine has a CPU to spare (one-minute load
-    average at least half a CPU below the CPUs this process may use), else 1: a second
-    process shortens the wall time only where a core is idle, and costs CPU where not."""
+    average at least half a CPU below the CPUs this process may use) and this process
+    runs no other thread, else 1: a second process shortens the wall time only where a
+    core is idle, and costs CPU where not."""
     cpus = default_workers(limit)
-    if cpus <= 1:
+    if cpus <= 1 or threading.active_count() > 1:  # forking beside other threads is unsafe
         return 1
     try:
         load = os.getloadavg()[0]
