@@ -3,29 +3,25 @@ times on task, in one session (what a study's agreement figures leave out or ala
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
-from annotation_store.models import (
-    Annotator,
-    GoldItem,
-    Item,
-    ItemProgress,
-    Project,
-    StudyParticipant,
-)
 from annotation_store.records import StudyChecks
 from annotation_store.store_base import StoreBase
 from annotation_store.store_projects import StoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from sqlalchemy.orm import Session
 
 TIME_COLUMNS = ["annotator", "item_id", "active_seconds"]
 
 
 def _submitted(s: Session, project: str, *columns: Any) -> list[Any]:
     """(annotator, item_id, *columns) of the submitted items whose first column is set."""
+    from annotation_store.models import Annotator, Item, ItemProgress, Project
+
     return list(
         s.execute(
             select(Annotator.name, Item.item_id, *columns)
@@ -42,10 +38,19 @@ def _submitted(s: Session, project: str, *columns: Any) -> list[Any]:
 
 
 def _active(s: Session, project: str) -> pd.DataFrame:
+    # imported on first use, like the ORM: an evaluate process never reads a study's times
+    import pandas as pd
+
+    from annotation_store.models import ItemProgress
+
     return pd.DataFrame(_submitted(s, project, ItemProgress.active_seconds), columns=TIME_COLUMNS)
 
 
 def _platform(s: Session, project: str) -> tuple[pd.DataFrame, str | None]:
+    import pandas as pd
+
+    from annotation_store.models import ItemProgress
+
     rows = _submitted(s, project, ItemProgress.time_source, ItemProgress.seconds_spent)
     frame = pd.DataFrame(rows, columns=["annotator", "item_id", "source", "active_seconds"])
     if frame.empty:
@@ -63,6 +68,12 @@ def _alarm(s: Session, project: str) -> tuple[pd.DataFrame, str | None]:
         return times, None
     platform, source = _platform(s, project)
     return (platform, source) if source else (times, None)
+
+
+def _no_times() -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(columns=TIME_COLUMNS)
 
 
 class StudiesMixin(StoreBase):
@@ -84,6 +95,8 @@ class StudiesMixin(StoreBase):
         """The study's checks of one project in one read (see ``StudyChecks``);
         ``times=False`` leaves the speeder alarm's times out (empty), for a caller that
         never reads them."""
+        from annotation_store.models import Annotator, GoldItem, Item, Project, StudyParticipant
+
         with self.read() as s:
             pid = s.scalar(select(Project.id).where(Project.name == project))
             if pid is None:
@@ -98,7 +111,5 @@ class StudiesMixin(StoreBase):
                 .join(StudyParticipant, StudyParticipant.annotator_id == Annotator.id)
                 .where(StudyParticipant.project_id == pid, StudyParticipant.qualified.is_(False))
             ).all()
-            measured, source = (
-                _alarm(s, project) if times else (pd.DataFrame(columns=TIME_COLUMNS), None)
-            )
+            measured, source = _alarm(s, project) if times else (_no_times(), None)
         return StudyChecks(frozenset(golds), frozenset(failed), measured, source)
