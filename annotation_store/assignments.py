@@ -572,7 +572,7 @@ def _claim(
         ahead_of = [ahead_of] if isinstance(ahead_of, str) else list(ahead_of)
         unknown = [i for i in ahead_of if i not in pk_of]
         if unknown:  # items the annotator never held (a reviewer's): looked up
-            pk_of.update(s.execute(_AHEAD, {"pid": pid, "ids": unknown}).tuples().all())
+            pk_of.update(s.execute(_AHEAD, {"pid": pid, "ids": unknown}).all())
         for pk in dict.fromkeys(pk_of[i] for i in ahead_of if i in pk_of):
             if done_here.get(pk) not in ("submitted", "skipped"):
                 done_here[pk] = "submitted"
