@@ -168,6 +168,54 @@ def test_side_panel_keeps_the_last_figures_marked_updating_while_new_ones_comput
     assert len(calls) == 2
 
 
+def _live_panel_script() -> None:
+    from ui.agreement_panel import agreement_panel
+
+    agreement_panel("demo-intent-resolution", live=True)
+
+
+def test_the_clients_refresh_press_redraws_the_live_panel_at_once_marked_updating(
+    demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The annotation client presses the live panel's hidden refresh button once a submit
+    is saved: that redraw does not wait for the new figures (however long a tick would),
+    it draws the last ones marked updating; the next tick after they are ready draws them."""
+    import ui.agreement_panel as panel
+    from ui.panel_refresh import KEY_PREFIX
+
+    real = panel.panel_summary
+    release = threading.Event()
+    calls: list[str] = []
+
+    def slow_after_first(store, project, field=None):
+        calls.append(project)
+        if len(calls) > 1:
+            assert release.wait(60)
+        return real(store, project, field)
+
+    monkeypatch.setattr(panel, "panel_summary", slow_after_first)
+    monkeypatch.setattr(panel, "WAIT_S", 60.0)  # a tick would wait for the held figures
+    panel.LIVE.clear()
+    at = AppTest.from_function(_live_panel_script, default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "15 ratings" in _captions(at)
+    refresh = at.button(key=f"{KEY_PREFIX}_agreement")
+
+    _save_late_label(demo_url)
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (refresh.click().run(), done.set()), daemon=True)
+    worker.start()
+    assert done.wait(30), "the pressed redraw waited for the new figures"
+    assert not at.exception, [e.value for e in at.exception]
+    assert "15 ratings" in _captions(at) and _captions(at).count(panel.UPDATING) == 1
+    assert len(calls) == 2, "the new figures are being computed"
+
+    release.set()
+    monkeypatch.setattr(panel, "WAIT_S", 0.05)
+    _run_until(at, "16 ratings")
+    assert panel.UPDATING not in _captions(at)
+
+
 def test_agreement_page_shows_the_figures_krippendorff_and_scipy_give(demo_app: AppTest) -> None:
     """Values cross-checked by computing them directly with krippendorff and scipy:
     resolution labels of the three demo annotators, and the demo judge's scores."""

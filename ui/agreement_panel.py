@@ -19,6 +19,7 @@ from common.latest import Latest
 from reports.panel import panel_summary
 from ui.chart_preload import preload_charts
 from ui.context import get_store
+from ui.panel_refresh import refresh_button
 
 FIELD_KEY = "agreement_field"
 #: Session key of the human reference picked on the Agreement page (ui.reference_view).
@@ -94,9 +95,15 @@ def _summary(store: Store, project: str, field: str | None, reference: str) -> d
 
 
 def live_summary(
-    url: str, project: str, version: str, field: str | None, reference: str
+    url: str,
+    project: str,
+    version: str,
+    field: str | None,
+    reference: str,
+    prompt: bool = False,
 ) -> tuple[dict[str, Any] | None, bool]:
-    """The panel figures for ``version`` if ready within a short wait, else the last ones
+    """The panel figures for ``version`` if ready within a short wait (none when
+    ``prompt``: a redraw the client asked for right after a submit), else the last ones
     (None before the first) and True: newer ones are being computed in the background."""
     key = (url, project, field, reference)
     store = _store_for(url)  # here: a cached resource is not read from the worker thread
@@ -104,12 +111,12 @@ def live_summary(
         key,
         version,
         lambda: _summary(store, project, field, reference),
-        wait=WAIT_S if LIVE.has(key) else FIRST_WAIT_S,
+        wait=(0.0 if prompt else WAIT_S) if LIVE.has(key) else FIRST_WAIT_S,
     )
     return snap.value, snap.updating
 
 
-def _body(project_name: str) -> None:
+def _body(project_name: str, prompt: bool = False) -> None:
     store = get_store()
     version = store.data_version(project_name)
     s, updating = live_summary(
@@ -118,6 +125,7 @@ def _body(project_name: str) -> None:
         version,
         st.session_state.get(FIELD_KEY),
         st.session_state.get(REFERENCE_KEY, "majority"),
+        prompt,
     )
     if s is None:
         st.markdown("**Agreement**")
@@ -159,7 +167,7 @@ def _panel(project_name: str) -> None:
 
 @st.fragment(run_every=LIVE_REFRESH)
 def _live_panel(project_name: str) -> None:
-    _body(project_name)
+    _body(project_name, prompt=refresh_button("agreement"))
 
 
 def agreement_panel(project_name: str, live: bool = False) -> None:

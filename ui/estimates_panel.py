@@ -17,6 +17,7 @@ from annotation_store import Store
 from common.latest import Latest
 from estimates.table import EstimateTable
 from ui.context import get_store
+from ui.panel_refresh import refresh_button
 from workbench_api.data import ApiError
 from workbench_api.estimates import estimate, estimate_choices
 
@@ -80,7 +81,9 @@ def _line(name: str, t: EstimateTable) -> str:
     )
 
 
-def _body(project_name: str) -> None:
+def _body(project_name: str, prompt: bool = False) -> None:
+    """The panel; ``prompt``: a redraw the client asked for right after a submit, which
+    draws the last figures as updating rather than wait for the new ones."""
     store = get_store()
     version = store.data_version(project_name)
     wanted = (st.session_state.get(FIELD_KEY), st.session_state.get(JUDGE_KEY))
@@ -90,7 +93,7 @@ def _body(project_name: str) -> None:
             key,
             version,
             lambda: _compute(store, project_name, *wanted),
-            wait=WAIT_S if LIVE.has(key) else FIRST_WAIT_S,
+            wait=(0.0 if prompt else WAIT_S) if LIVE.has(key) else FIRST_WAIT_S,
         )
     except ApiError as exc:
         st.caption(f"Estimates: {exc}")
@@ -112,7 +115,7 @@ def _panel(project_name: str) -> None:
 
 @st.fragment(run_every=LIVE_REFRESH)
 def _live_panel(project_name: str) -> None:
-    _body(project_name)
+    _body(project_name, prompt=refresh_button("estimates"))
 
 
 def estimates_panel(project_name: str, live: bool = False) -> None:

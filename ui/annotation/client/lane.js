@@ -105,6 +105,7 @@ function saved(job, body) {
       if (L.cur.focus !== before) focusRow(); // a question the answer opened
     }
   }
+  if (job.submit) refreshPanels();
   if (L.leaving && !L.posts.jobs.length) leave();
   // a submit held until the item's saves said which questions are asked
   if (L.held && L.held === L.cur && !L.posts.jobs.some((j) => j.ref === L.cur.item.ref)) {
@@ -112,6 +113,11 @@ function saved(job, body) {
     render();
     submit();
   }
+}
+
+// a saved submit: the side panels (ui/panel_refresh.py) redraw now, not at their next tick
+function refreshPanels() {
+  for (const b of document.querySelectorAll("[class*='st-key-wb_panel_refresh'] button")) b.click();
 }
 
 async function fetchNext(ref) {
