@@ -118,6 +118,8 @@ STORED_RESULT_ATTRS = (
     "latency_s",
     "cached",
 )
+#: The stored attributes held as JSON.
+_JSON_RESULT_ATTRS = ("scores", "details")
 
 #: The columns of a new result row, in the order of :func:`_serialised_rows`' tuples.
 _RESULT_COLUMNS = ("run_id", "item_pk", "created_at", *STORED_RESULT_ATTRS)
@@ -395,21 +397,35 @@ class ResultsMixin(StoreBase):
             sig = Signature.from_dict(
                 {"evaluator": run.evaluator, "version": run.version, **(run.signature or {})}
             )
-            # Columns, not ORM entities: a 10k-item run builds no 10k mapped instances.
-            columns = [getattr(EvaluatorResult, name) for name in STORED_RESULT_ATTRS]
-            rows = s.execute(
+            # Columns, not ORM entities: a 10k-item run builds no 10k mapped instances;
+            # the JSON columns as raw text, decoded in bulk (not one json.loads a cell).
+            raw = RawColumns(self.is_sqlite)
+            columns = [
+                raw.text(getattr(EvaluatorResult, name))
+                if name in _JSON_RESULT_ATTRS
+                else getattr(EvaluatorResult, name)
+                for name in STORED_RESULT_ATTRS
+            ]
+            rows = raw.fetch(
+                s,
                 select(Item.item_id, *columns)
                 .join(Item, Item.id == EvaluatorResult.item_pk)
                 .where(EvaluatorResult.run_id == run_id)
-                .order_by(Item.position)
-            ).all()
-            out = []
-            for item_id, *stored in rows:
-                values = dict(zip(STORED_RESULT_ATTRS, stored, strict=True))
-                values["scores"] = values["scores"] or {}
-                values["details"] = values["details"] or {}
-                out.append(EvalResult(item_id, sig, **values))
-            return out
+                .order_by(Item.position),
+            )
+        decoded = {
+            name: raw.decode_json([r[1 + STORED_RESULT_ATTRS.index(name)] for r in rows])
+            for name in _JSON_RESULT_ATTRS
+        }
+        out = []
+        for k, (item_id, *stored) in enumerate(rows):
+            values = dict(zip(STORED_RESULT_ATTRS, stored, strict=True))
+            values["scores"] = decoded["scores"][k] or {}
+            values["details"] = decoded["details"][k] or {}
+            if values["cached"] is not None:  # SQLite's raw rows hold 0 / 1
+                values["cached"] = bool(values["cached"])
+            out.append(EvalResult(item_id, sig, **values))
+        return out
 
     def results_frame(self, project: str, include_failed: bool = False) -> pd.DataFrame:
         """One row per result: item_id, evaluator, model, signature, run, status, scores..."""
