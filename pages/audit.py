@@ -31,26 +31,42 @@ from ui.audit.paging import page_slice
 from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
 from ui.reference_view import reference_select
+from ui.shared_inputs import shared_inputs
 from ui.tables import dash_missing
-from workbench_api.audit import audit_labels
 
 SELECTED = "audit_item"
 LAST_CLICK = "_audit_last_click"
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, ttl=3600)
-def _frames(url: str, name: str, version: str, use_reference: bool, method: str) -> dict:
+@st.cache_resource(max_entries=2, show_spinner=False, ttl=3600)
+def _store_frames(url: str, name: str, version: str) -> dict:
     """The store frames the table is built from, read once per data version and shared
-    by every rerun and session (a resource: not copied per rerun; nothing mutates it)."""
+    by every rerun and session (a resource: not copied per rerun; nothing mutates it).
+    The labels are the ones the other analysis pages read (``load_labels``), from their
+    shared read."""
     store = _store_for(url)
     return {
         "items": store.items(name),
-        "annotations": audit_labels(store, name),
+        "annotations": shared_inputs(store, name, version).annotations,
         "scores": store.scores_frame(name),
         "results": store.results_frame(name, include_failed=True),
-        # the aggregated labels (Dawid-Skene / MACE) on nominal fields, then the adjudicated
-        # ones where asked: the same reference as the Agreement page's
-        "reference": combined_reference(store, name, method, use_reference),
+    }
+
+
+@st.cache_resource(max_entries=8, show_spinner=False, ttl=3600)
+def _reference(
+    url: str, name: str, version: str, use_reference: bool, method: str
+) -> pd.DataFrame | None:
+    """The aggregated labels (Dawid-Skene / MACE) on nominal fields, then the adjudicated
+    ones where asked: the same reference as the Agreement page's."""
+    return combined_reference(_store_for(url), name, method, use_reference)
+
+
+def _frames(url: str, name: str, version: str, use_reference: bool, method: str) -> dict:
+    """The store frames and the reference the table compares with."""
+    return {
+        **_store_frames(url, name, version),
+        "reference": _reference(url, name, version, use_reference, method),
     }
 
 
@@ -58,7 +74,7 @@ def _frames(url: str, name: str, version: str, use_reference: bool, method: str)
 def _labels_by_field(url: str, name: str, version: str) -> dict[str, list[str]]:
     """Evaluator configuration labels per scored field, labelled once per data version
     (a rerun for a row click does not label every score row again)."""
-    scores = _store_for(url).scores_frame(name)
+    scores = _store_frames(url, name, version)["scores"]
     if scores.empty:
         return {}
     labelled = with_labels(scores)[["field", "label"]].drop_duplicates()
