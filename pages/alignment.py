@@ -197,8 +197,17 @@ if labels:
         mime="text/markdown",
         key="alignment_card_download",
     )
+    try:  # the inputs the table was computed from, for a numeric field
+        field_inputs = _field(store.url, project.name, data_version, doc_field_arg)
+    except AlignmentError:
+        field_inputs = None
     escalation_section(
-        project.name, data_version, doc["field"], labels, default_card(doc["versions"])
+        project.name,
+        data_version,
+        doc["field"],
+        labels,
+        default_card(doc["versions"]),
+        field_inputs,
     )
     robustness_section(project.name, doc["versions"], default_card(doc["versions"]))
 
