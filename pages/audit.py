@@ -263,6 +263,12 @@ def _majority_text(page: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _lists(shown: pd.DataFrame, item_id: str | None) -> bool:
+    """Whether the shown rows hold ``item_id`` (one comparison over the column, not a set
+    of its 10,000 ids built on every row click)."""
+    return item_id is not None and bool((shown["item_id"] == item_id).any())
+
+
 # A row click, a page of the table or a drill-down widget reruns only this part: the
 # filters, counts and the table's frame above are not recomputed (issue #47).
 @st.fragment
@@ -302,7 +308,7 @@ def _table_and_drilldown(shown: pd.DataFrame, frame: pd.DataFrame, config: dict)
     )
 
     selected = st.session_state.get(SELECTED)
-    if selected not in set(shown["item_id"]):
+    if not _lists(shown, selected):
         selected = str(shown.loc[0, "item_id"]) if not shown.empty else None
         if selected is not None:
             st.session_state[SELECTED] = selected  # stays open when the table re-sorts
@@ -315,7 +321,7 @@ def _table_and_drilldown(shown: pd.DataFrame, frame: pd.DataFrame, config: dict)
 
 _table_and_drilldown(shown, frame, config)
 selected = st.session_state.get(SELECTED)
-if selected not in set(shown["item_id"]):
+if not _lists(shown, selected):
     selected = None
 st.divider()
 report_section(

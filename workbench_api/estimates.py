@@ -60,7 +60,10 @@ def load_field_data(
         inputs = load_inputs(store, project)
     candidates = numeric_fields(inputs)
     scores = inputs.scores
-    scored = [f for f in candidates if f in set(scores["field"])]
+    # the distinct names first: a set of 100,000 Arrow strings costs seconds (and the
+    # condition of a comprehension is evaluated for every field)
+    present = set(scores["field"].unique())
+    scored = [f for f in candidates if f in present]
     try:
         field = choose_field(project, candidates, scored, field)
     except AlignmentError as exc:
@@ -76,7 +79,7 @@ def load_field_data(
 def pick_version(fd: FieldData, evaluator: str) -> Version:
     """The version labelled ``evaluator`` (``"geval v2"``), else the newest version of the
     evaluator named so; position-swap probe runs are not judges of the field."""
-    signatures = set(fd.scores["signature"])
+    signatures = set(fd.scores["signature"].unique())
     usable = [v for v in fd.versions if not v.swapped and v.signature in signatures]
     exact = [v for v in usable if evaluator in (v.label, v.signature)]
     named = [v for v in usable if v.evaluator == evaluator]
@@ -313,7 +316,7 @@ def estimate_choices(
     )
     out: dict[str, list[str]] = {}
     for name in numeric_fields(inputs):
-        signatures = set(scores.loc[scores["field"] == name, "signature"])
+        signatures = set(scores.loc[scores["field"] == name, "signature"].unique())
         labels = [v.label for v in versions if v.signature in signatures]
         if labels:
             out[name] = labels
