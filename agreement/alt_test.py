@@ -210,7 +210,8 @@ def alt_test(
     """The test of a judge's per-item scores ``judge`` (indexed by item_id) against human
     ``labels`` (item_id, annotator, value numeric)."""
     labels = labels.dropna(subset=["value"])
-    labels = labels[labels["item_id"].isin(judge.index)]
+    # as objects: pandas' Arrow-string isin converts each of the 10,000 ids one by one
+    labels = labels[labels["item_id"].astype(object).isin(judge.index.astype(object))]
     grid = _LabelGrid.of(labels, judge)
     tests: list[tuple[str, int, float, float, float]] = []
     left_out: dict[str, int] = {}

@@ -17,6 +17,10 @@ from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 _CACHE: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
 _CACHE_SIZE = 6
+#: At most this many bytes of draw counts are kept (the newest matrix always is): in a
+#: long-lived app server the cache is memory nobody frees; 10,000 items x 1,000 resamples
+#: is 80 MB, so six of them would hold half a gigabyte.
+_CACHE_BYTES = 128 << 20
 _BLOCK = 64  # resamples drawn per block before they are written into the (n, B) layout
 
 
@@ -47,7 +51,9 @@ def draw_counts_t(
         out[:, start : start + rows] = block.T
     out.flags.writeable = False
     _CACHE[key] = out
-    while len(_CACHE) > _CACHE_SIZE:
+    while len(_CACHE) > 1 and (
+        len(_CACHE) > _CACHE_SIZE or sum(a.nbytes for a in _CACHE.values()) > _CACHE_BYTES
+    ):
         _CACHE.popitem(last=False)
     return out
 

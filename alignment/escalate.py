@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from alignment.escalation import ALPHA, DELTA, fixed_sequence, guarantee_text
-from alignment.inputs import AlignmentError
+from alignment.inputs import AlignmentError, FieldInputs
 from alignment.probes import sample_value
 from alignment.scores import field_scores, relevant
 from alignment.versions import Version
@@ -92,12 +92,21 @@ def numeric_confidence(
 
 
 def _numeric(
-    store: Store, project: str, field: str | None, label: str | None, source: str, tol: float
+    store: Store,
+    project: str,
+    field: str | None,
+    label: str | None,
+    source: str,
+    tol: float,
+    inputs: FieldInputs | None = None,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     from alignment.inputs import load_field
     from alignment.scores import per_item
 
-    fi = load_field(store, project, field)
+    if inputs is not None and field in (None, inputs.field):
+        fi = inputs
+    else:
+        fi = load_field(store, project, field)
     versions = [
         v for v in fi.versions if v.probe is None and relevant(fi.results[v.signature], fi.field)
     ]
@@ -187,14 +196,17 @@ def escalation(
     delta: float = DELTA,
     source: str = "samples",
     tolerance: float = TOLERANCE,
+    inputs: FieldInputs | None = None,
 ) -> dict[str, Any]:
     """The escalation document of one version (what ``alignment --escalate --json``
     prints): threshold, coverage, the guarantee in words, realised agreement on the kept
-    items with its interval, each threshold tested, and the items sent to people."""
+    items with its interval, each threshold tested, and the items sent to people.
+    ``inputs``: the field's inputs already loaded (``load_field``; read-only), used when
+    they are of ``field``."""
     if source not in SOURCES:
         raise AlignmentError(f"unknown confidence source {source!r} (choose from {SOURCES})")
     try:
-        head, frame = _numeric(store, project, field, label, source, tolerance)
+        head, frame = _numeric(store, project, field, label, source, tolerance, inputs)
     except AlignmentError:
         found = _categorical(store, project, field, label, source)
         if found is None:

@@ -82,7 +82,10 @@ def human_ceiling(
     code = {v: k for k, v in enumerate(domain)}
     if ordered:
         scale = np.array(domain, float)
-        judged = judge.dropna().map(lambda x: int(np.abs(scale - float(x)).argmin()))
+        rated = judge.dropna()
+        # each score's nearest scale value (the first of two equally near), all at once
+        nearest = np.abs(rated.to_numpy(float)[:, None] - scale[None, :]).argmin(axis=1)
+        judged = pd.Series(nearest, index=rated.index)
     else:
         judged = judge[judge.isin(code)].map(code)
     people = labels.assign(code=labels["value"].map(code)).pivot_table(
@@ -113,7 +116,8 @@ def human_ceiling(
             "pairs": pairs,
             "n_pairs": len(valid),
         },
-        "n": int(judged.index.isin(people.index).sum()),
+        # as objects: pandas' Arrow-string isin converts each id one by one
+        "n": int(judged.index.astype(object).isin(people.index.astype(object)).sum()),
     }
     if len(valid) < 2:
         why = f"needs two annotator pairs with a kappa (three annotators); {len(valid)} here"

@@ -3,8 +3,10 @@ the item space with its dev/test split, and every version's stored results."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -47,6 +49,18 @@ class FieldInputs:
     versions: list[Version]
     results: dict[str, pd.DataFrame]  # signature text -> version_results
     fields: list[str]  # every field some version scored
+    #: Figures that depend on the field's inputs only, not on a version (the people's
+    #: alpha, item lengths): computed once for every version that asks (see ``shared``).
+    _shared: dict[Hashable, Any] = dataclasses.field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def shared(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per ``key`` for these inputs (the versions of a field share
+        their people; read-only results)."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
 
     @property
     def binary(self) -> bool:
@@ -99,11 +113,15 @@ def field_reference(
     return labels, human_reference(labels, field, binary, inputs.reference)
 
 
-def load_field(store: Store, project: str, field: str | None = None) -> FieldInputs:
-    """Load one field (default: the first one some version scored)."""
+def load_field(
+    store: Store, project: str, field: str | None = None, inputs: AgreementInputs | None = None
+) -> FieldInputs:
+    """Load one field (default: the first one some version scored); ``inputs``: the
+    project's study inputs already loaded (``study_inputs.load``; read-only)."""
     from study_inputs.load import load_inputs
 
-    inputs = load_inputs(store, project)
+    if inputs is None:
+        inputs = load_inputs(store, project)
     versions = load_versions(store, project)
     leaks = {e["signature"]: e["reasons"] for e in inputs.meta.get("excluded") or []}
     for v in versions:

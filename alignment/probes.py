@@ -11,6 +11,7 @@ bias counts of :mod:`agreement.bias`, and the robustness figures of
 
 from __future__ import annotations
 
+import copy
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ from agreement.label_judge import confidence_calibration
 from alignment.human_ceiling import human_ceiling
 from alignment.robustness import injection, scan
 from alignment.scores import field_scores, per_item
-from alignment.self_consistency import self_consistency_figures
+from alignment.self_consistency import alpha_with_ci, people_matrix, self_consistency_figures
 from alignment.versions import Version
 
 if TYPE_CHECKING:
@@ -63,11 +64,24 @@ def _self_consistency(
         if isinstance(samples, list):
             values = [x for x in (sample_value(s, fi.field) for s in samples) if x is not None]
             units.append(values)
-    people = fi.labels[~fi.labels["item_id"].isin(set(v.excluded))]
+    excluded = frozenset(v.excluded)
+    people = fi.labels[~fi.labels["item_id"].isin(excluded)]
+    level = "nominal" if fi.binary else "interval"
+    # the same people for every version with the same exclusions: one bootstrap for all
+    people_alpha = fi.shared(
+        ("people_alpha", excluded, n_resamples, seed),
+        lambda: alpha_with_ci(people_matrix(people), level, n_resamples, seed),
+    )
+    people_alpha = copy.deepcopy(people_alpha)  # each version's document owns its copy
     return {
         **judge_probes.self_consistency(units, fi.binary),
         **self_consistency_figures(
-            units, people, discrete=fi.binary, n_resamples=n_resamples, seed=seed
+            units,
+            people,
+            discrete=fi.binary,
+            n_resamples=n_resamples,
+            seed=seed,
+            people_alpha=people_alpha,
         ),
     }
 
@@ -95,6 +109,15 @@ def _calibration(fi: FieldInputs, kept: pd.DataFrame) -> dict[str, Any]:
 
 
 def _lengths(fi: FieldInputs, item_ids: pd.Index) -> tuple[pd.Series, str | None]:
+    found, name = fi.shared("item_lengths", lambda: _item_lengths(fi))
+    if name is None:
+        return pd.Series(dtype=float), None
+    return found.reindex(item_ids), name
+
+
+def _item_lengths(fi: FieldInputs) -> tuple[pd.Series, str | None]:
+    """Each item's length of the first judged text field the items have (once per field's
+    inputs: every version measures the same texts)."""
     items = fi.inputs.items.set_index("item_id")["fields"]
     for name in TEXT_FIELDS:
         found = {
@@ -103,7 +126,7 @@ def _lengths(fi: FieldInputs, item_ids: pd.Index) -> tuple[pd.Series, str | None
             if isinstance(f, dict) and isinstance(f.get(name), str)
         }
         if found:
-            return pd.Series(found).reindex(item_ids), name
+            return pd.Series(found), name
     return pd.Series(dtype=float), None
 
 

@@ -129,20 +129,10 @@ def _version_order(version: str) -> tuple[int, float, str]:
 
 def version_results(store: Store, version: Version) -> pd.DataFrame:
     """Every stored result of the version's runs (ok and failed), RESULT_COLUMNS."""
+    stored = RESULT_COLUMNS[2:]  # after item_id and run_id
     rows = [
-        (
-            r.item_id,
-            run_id,
-            r.status,
-            dict(r.scores or {}),
-            dict(r.details or {}),
-            r.reasoning,
-            r.error,
-            r.tokens_in,
-            r.tokens_out,
-            r.cost,
-        )
+        (row[0], run_id, *row[1:])
         for run_id in version.run_ids
-        for r in store.run_results(run_id)
+        for row in store.run_result_rows(run_id, stored)
     ]
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)

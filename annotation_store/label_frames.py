@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 def labels_by_annotator(annotations: pd.DataFrame) -> dict[str, dict[str, dict[str, Any]]]:
     """item_id -> annotator -> {field: value} from a tidy annotations frame."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for rec in annotations.itertuples(index=False):
-        out.setdefault(str(rec.item_id), {}).setdefault(str(rec.annotator), {})[rec.field] = (
-            rec.value
-        )
+    # whole columns as Python lists: row tuples over Arrow-backed columns cost 10x more
+    columns = (annotations[c].tolist() for c in ("item_id", "annotator", "field", "value"))
+    for item_id, annotator, field, value in zip(*columns, strict=True):
+        out.setdefault(str(item_id), {}).setdefault(str(annotator), {})[field] = value
     return out
 
 

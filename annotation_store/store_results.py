@@ -118,6 +118,8 @@ STORED_RESULT_ATTRS = (
     "latency_s",
     "cached",
 )
+#: The stored attributes held as JSON.
+_JSON_RESULT_ATTRS = ("scores", "details")
 
 #: The columns of a new result row, in the order of :func:`_serialised_rows`' tuples.
 _RESULT_COLUMNS = ("run_id", "item_pk", "created_at", *STORED_RESULT_ATTRS)
@@ -395,21 +397,44 @@ class ResultsMixin(StoreBase):
             sig = Signature.from_dict(
                 {"evaluator": run.evaluator, "version": run.version, **(run.signature or {})}
             )
-            # Columns, not ORM entities: a 10k-item run builds no 10k mapped instances.
-            columns = [getattr(EvaluatorResult, name) for name in STORED_RESULT_ATTRS]
-            rows = s.execute(
-                select(Item.item_id, *columns)
+        return [
+            EvalResult(item_id, sig, **dict(zip(STORED_RESULT_ATTRS, stored, strict=True)))
+            for item_id, *stored in self.run_result_rows(run_id, STORED_RESULT_ATTRS)
+        ]
+
+    def run_result_rows(self, run_id: int, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+        """Every stored result of one run as a tuple (item_id, then ``columns``: names of
+        STORED_RESULT_ATTRS), in item order; scores and details decoded (``{}`` for none)."""
+        with self.read() as s:
+            # Columns, not ORM entities: a 10k-item run builds no 10k mapped instances;
+            # the JSON columns as raw text, decoded in bulk (not one json.loads a cell).
+            raw = RawColumns(self.is_sqlite)
+            selected = [
+                raw.text(getattr(EvaluatorResult, name))
+                if name in _JSON_RESULT_ATTRS
+                else getattr(EvaluatorResult, name)
+                for name in columns
+            ]
+            rows = raw.fetch(
+                s,
+                select(Item.item_id, *selected)
                 .join(Item, Item.id == EvaluatorResult.item_pk)
                 .where(EvaluatorResult.run_id == run_id)
-                .order_by(Item.position)
-            ).all()
-            out = []
-            for item_id, *stored in rows:
-                values = dict(zip(STORED_RESULT_ATTRS, stored, strict=True))
-                values["scores"] = values["scores"] or {}
-                values["details"] = values["details"] or {}
-                out.append(EvalResult(item_id, sig, **values))
-            return out
+                .order_by(Item.position),
+            )
+        at = {name: 1 + k for k, name in enumerate(columns)}
+        json_at = [at[name] for name in _JSON_RESULT_ATTRS if name in at]
+        decoded = [raw.decode_json([r[k] for r in rows]) for k in json_at]
+        cached_at = at.get("cached")
+        out = []
+        for n, row in enumerate(rows):
+            values = list(row)
+            for k, column in zip(json_at, decoded, strict=True):
+                values[k] = column[n] or {}
+            if cached_at is not None and values[cached_at] is not None:
+                values[cached_at] = bool(values[cached_at])  # SQLite's raw rows hold 0 / 1
+            out.append(tuple(values))
+        return out
 
     def results_frame(self, project: str, include_failed: bool = False) -> pd.DataFrame:
         """One row per result: item_id, evaluator, model, signature, run, status, scores..."""

@@ -23,6 +23,7 @@ from ui.alarms_view import alarms_section
 from ui.context import get_store, require_project
 from ui.deferred_charts import DeferredCharts
 from ui.reference_view import excluded_section, reference_select
+from ui.shared_inputs import shared_inputs
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=3600)
@@ -31,8 +32,13 @@ def _document(
 ) -> tuple[AgreementDocument, dict[str, Any]]:
     """The document and its JSON form, computed once per data version and shared by every
     visit and session (a resource: not copied per rerun; nothing here mutates it)."""
+    store = _store_for(url)
     doc = agreement_document(
-        _store_for(url), project, n_resamples=resamples, reference_method=reference
+        store,
+        project,
+        n_resamples=resamples,
+        reference_method=reference,
+        inputs=shared_inputs(store, project, version, reference),
     )
     return doc, doc.to_dict()
 

@@ -41,6 +41,7 @@ from ui.drift_view import drift_history_section
 from ui.escalation_view import escalation_section
 from ui.probe_runs import probe_control
 from ui.robustness_view import robustness_section
+from ui.shared_inputs import shared_inputs
 from ui.tables import DASH, dash_missing, number_columns, with_help, without_empty_columns
 from workbench_api.autocalibration import field_step
 
@@ -69,8 +70,9 @@ def _document(
 @st.cache_resource(show_spinner=False, max_entries=8, ttl=3600)
 def _field(url: str, project: str, version: str, field: str | None) -> FieldInputs:
     """The field's inputs (None: the default field) for the table and the version diff
-    (read-only)."""
-    return load_field(get_store(), project, field)
+    (read-only), from the project's inputs the other pages share."""
+    store = get_store()
+    return load_field(store, project, field, inputs=shared_inputs(store, project, version))
 
 
 project = require_project()
@@ -195,8 +197,17 @@ if labels:
         mime="text/markdown",
         key="alignment_card_download",
     )
+    try:  # the inputs the table was computed from, for a numeric field
+        field_inputs = _field(store.url, project.name, data_version, doc_field_arg)
+    except AlignmentError:
+        field_inputs = None
     escalation_section(
-        project.name, data_version, doc["field"], labels, default_card(doc["versions"])
+        project.name,
+        data_version,
+        doc["field"],
+        labels,
+        default_card(doc["versions"]),
+        field_inputs,
     )
     robustness_section(project.name, doc["versions"], default_card(doc["versions"]))
 

@@ -31,26 +31,42 @@ from ui.audit.paging import page_slice
 from ui.audit.report_view import report_section
 from ui.context import current_user, get_store, require_project
 from ui.reference_view import reference_select
+from ui.shared_inputs import shared_inputs
 from ui.tables import dash_missing
-from workbench_api.audit import audit_labels
 
 SELECTED = "audit_item"
 LAST_CLICK = "_audit_last_click"
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, ttl=3600)
-def _frames(url: str, name: str, version: str, use_reference: bool, method: str) -> dict:
+@st.cache_resource(max_entries=2, show_spinner=False, ttl=3600)
+def _store_frames(url: str, name: str, version: str) -> dict:
     """The store frames the table is built from, read once per data version and shared
-    by every rerun and session (a resource: not copied per rerun; nothing mutates it)."""
+    by every rerun and session (a resource: not copied per rerun; nothing mutates it).
+    The labels are the ones the other analysis pages read (``load_labels``), from their
+    shared read."""
     store = _store_for(url)
     return {
         "items": store.items(name),
-        "annotations": audit_labels(store, name),
+        "annotations": shared_inputs(store, name, version).annotations,
         "scores": store.scores_frame(name),
         "results": store.results_frame(name, include_failed=True),
-        # the aggregated labels (Dawid-Skene / MACE) on nominal fields, then the adjudicated
-        # ones where asked: the same reference as the Agreement page's
-        "reference": combined_reference(store, name, method, use_reference),
+    }
+
+
+@st.cache_resource(max_entries=8, show_spinner=False, ttl=3600)
+def _reference(
+    url: str, name: str, version: str, use_reference: bool, method: str
+) -> pd.DataFrame | None:
+    """The aggregated labels (Dawid-Skene / MACE) on nominal fields, then the adjudicated
+    ones where asked: the same reference as the Agreement page's."""
+    return combined_reference(_store_for(url), name, method, use_reference)
+
+
+def _frames(url: str, name: str, version: str, use_reference: bool, method: str) -> dict:
+    """The store frames and the reference the table compares with."""
+    return {
+        **_store_frames(url, name, version),
+        "reference": _reference(url, name, version, use_reference, method),
     }
 
 
@@ -58,7 +74,7 @@ def _frames(url: str, name: str, version: str, use_reference: bool, method: str)
 def _labels_by_field(url: str, name: str, version: str) -> dict[str, list[str]]:
     """Evaluator configuration labels per scored field, labelled once per data version
     (a rerun for a row click does not label every score row again)."""
-    scores = _store_for(url).scores_frame(name)
+    scores = _store_frames(url, name, version)["scores"]
     if scores.empty:
         return {}
     labelled = with_labels(scores)[["field", "label"]].drop_duplicates()
@@ -247,6 +263,12 @@ def _majority_text(page: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _lists(shown: pd.DataFrame, item_id: str | None) -> bool:
+    """Whether the shown rows hold ``item_id`` (one comparison over the column, not a set
+    of its 10,000 ids built on every row click)."""
+    return item_id is not None and bool((shown["item_id"] == item_id).any())
+
+
 # A row click, a page of the table or a drill-down widget reruns only this part: the
 # filters, counts and the table's frame above are not recomputed (issue #47).
 @st.fragment
@@ -286,7 +308,7 @@ def _table_and_drilldown(shown: pd.DataFrame, frame: pd.DataFrame, config: dict)
     )
 
     selected = st.session_state.get(SELECTED)
-    if selected not in set(shown["item_id"]):
+    if not _lists(shown, selected):
         selected = str(shown.loc[0, "item_id"]) if not shown.empty else None
         if selected is not None:
             st.session_state[SELECTED] = selected  # stays open when the table re-sorts
@@ -299,7 +321,7 @@ def _table_and_drilldown(shown: pd.DataFrame, frame: pd.DataFrame, config: dict)
 
 _table_and_drilldown(shown, frame, config)
 selected = st.session_state.get(SELECTED)
-if selected not in set(shown["item_id"]):
+if not _lists(shown, selected):
     selected = None
 st.divider()
 report_section(

@@ -48,12 +48,16 @@ def agreement_document(
     reference_method: str = "majority",
     pairs: bool = False,
     metaeval: bool = False,
+    inputs: StudyInputs | None = None,
 ) -> AgreementDocument:
     """Load the project and compute its agreement document (what the CLI prints);
     ``pairs``: every annotator pair of a crowd (else summarised); ``metaeval``: attach the
     meta-evaluation the project names (setting ``metaeval``), left out by default as it
-    costs more than the rest of the document and is drawn only where it is shown."""
-    inputs = load_inputs(store, name, reference, reference_method=reference_method)
+    costs more than the rest of the document and is drawn only where it is shown;
+    ``inputs``: the project's inputs already loaded for ``reference_method`` (no
+    ``reference``), read-only."""
+    if inputs is None or reference is not None:
+        inputs = load_inputs(store, name, reference, reference_method=reference_method)
     options = {
         "fields": fields,
         "n_resamples": n_resamples,

@@ -16,6 +16,7 @@ from agreement.views import evaluator_views, variable, with_excluded
 from annotation_store import Store
 from reports.bias_text import own_model_text
 from reports.data import agreement_document
+from study_inputs.load import StudyInputs
 
 
 def _in_panel(stat: Measure) -> bool:
@@ -36,12 +37,17 @@ def _panel_entries(f: dict[str, Any]) -> list[Entry]:
 
 
 def panel_summary(
-    store: Store, project: str, field: str | None = None, reference: str = "majority"
+    store: Store,
+    project: str,
+    field: str | None = None,
+    reference: str = "majority",
+    inputs: StudyInputs | None = None,
 ) -> dict[str, Any]:
     """The declared panel statistics with n, and each evaluator's correlations and bias
     counts, for ``field`` (default: the project's first human field); evaluators against
     ``reference`` (see ``study_inputs.references.REFERENCES``). With annotators excluded,
-    ``exclusions`` says who and why and ``with_excluded`` gives the figures with them."""
+    ``exclusions`` says who and why and ``with_excluded`` gives the figures with them.
+    ``inputs``: the project's inputs already loaded for ``reference`` (read-only)."""
     info = store.project(project)
     names = [f.name for f in info.task_kind.human_fields(info.settings)]
     names += [d.name for d in info.task_kind.derived_scores]
@@ -56,6 +62,7 @@ def panel_summary(
         timeline=False,
         keep=_in_panel,
         reference_method=reference,
+        inputs=inputs,
     ).to_dict()
     view = variable(doc, field)
     f = view.block if view else None

@@ -135,6 +135,25 @@ def test_group_sums_and_transposed_counts():
     np.testing.assert_array_equal(group_sums(w_t, codes, 7), expected)
 
 
+def test_the_draw_cache_keeps_a_bounded_number_of_bytes(monkeypatch: pytest.MonkeyPatch):
+    import agreement.bootstrap as bootstrap
+
+    clear_cache()
+    # room for two 100 x 100 matrices (80,000 bytes each), not three
+    monkeypatch.setattr(bootstrap, "_CACHE_BYTES", 200_000)
+    first = draw_counts_t(100, 100, 1)
+    second = draw_counts_t(100, 100, 2)
+    assert draw_counts_t(100, 100, 1) is first  # kept, and now the most recently used
+    draw_counts_t(100, 100, 3)  # drops seed 2, the least recently used
+    assert list(bootstrap._CACHE) == [(100, 100, 1), (100, 100, 3)]
+    assert draw_counts_t(100, 100, 2) is not second  # drawn again, the same counts
+    np.testing.assert_array_equal(draw_counts_t(100, 100, 2), second)
+    # a matrix larger than the bound is still kept alone (the newest always is)
+    big = draw_counts_t(300, 100, 4)
+    assert list(bootstrap._CACHE) == [(300, 100, 4)] and draw_counts_t(300, 100, 4) is big
+    clear_cache()
+
+
 def test_ratings_counts_equal_add_at():
     rng = np.random.default_rng(2)
     codes = rng.integers(-1, 4, (30, 5))

@@ -105,9 +105,9 @@ def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
     calls: list[str] = []
     real = panel.panel_summary
 
-    def counting(store, project, field=None):
+    def counting(store, project, field=None, **options):
         calls.append(project)
-        return real(store, project, field)
+        return real(store, project, field, **options)
 
     monkeypatch.setattr(panel, "panel_summary", counting)
     panel.LIVE.clear()
@@ -139,11 +139,11 @@ def test_side_panel_keeps_the_last_figures_marked_updating_while_new_ones_comput
     release = threading.Event()
     calls: list[str] = []
 
-    def slow_after_first(store, project, field=None):
+    def slow_after_first(store, project, field=None, **options):
         calls.append(project)
         if len(calls) > 1:
             assert release.wait(60)
-        return real(store, project, field)
+        return real(store, project, field, **options)
 
     monkeypatch.setattr(panel, "panel_summary", slow_after_first)
     monkeypatch.setattr(panel, "WAIT_S", 0.05)
@@ -187,11 +187,11 @@ def test_the_clients_refresh_press_redraws_the_live_panel_at_once_marked_updatin
     release = threading.Event()
     calls: list[str] = []
 
-    def slow_after_first(store, project, field=None):
+    def slow_after_first(store, project, field=None, **options):
         calls.append(project)
         if len(calls) > 1:
             assert release.wait(60)
-        return real(store, project, field)
+        return real(store, project, field, **options)
 
     monkeypatch.setattr(panel, "panel_summary", slow_after_first)
     monkeypatch.setattr(panel, "WAIT_S", 60.0)  # a tick would wait for the held figures

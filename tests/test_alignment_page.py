@@ -117,10 +117,10 @@ def test_the_table_and_the_version_diff_read_the_field_once(
     calls: list[str | None] = []
     real = alignment.inputs.load_field
 
-    def counting(st_store, project, field=None):
+    def counting(st_store, project, field=None, inputs=None):
         if sys._getframe(1).f_globals.get("__name__") != "alignment.escalate":
             calls.append(field)
-        return real(st_store, project, field)
+        return real(st_store, project, field, inputs)
 
     monkeypatch.setattr(alignment.inputs, "load_field", counting)
     monkeypatch.setattr(alignment.table, "load_field", counting)

@@ -20,6 +20,7 @@ from reports.panel import panel_summary
 from ui.chart_preload import preload_charts
 from ui.context import get_store
 from ui.panel_refresh import refresh_button
+from ui.shared_inputs import shared_inputs
 
 FIELD_KEY = "agreement_field"
 #: Session key of the human reference picked on the Agreement page (ui.reference_view).
@@ -45,10 +46,8 @@ def _store_for(url: str) -> Store:
 def cached_summary(
     url: str, project: str, version: str, field: str | None, reference: str = "majority"
 ) -> dict[str, Any]:
-    """Panel figures; ``version`` is only part of the cache key."""
-    if reference == "majority":  # the default reference: the call it always was
-        return panel_summary(_store_for(url), project, field)
-    return panel_summary(_store_for(url), project, field, reference=reference)
+    """Panel figures at data ``version``."""
+    return _summary(_store_for(url), project, version, field, reference)
 
 
 def _num(value: float | None) -> str:
@@ -88,10 +87,11 @@ def bias_text(e: dict[str, Any]) -> str:
     )
 
 
-def _summary(store: Store, project: str, field: str | None, reference: str) -> dict[str, Any]:
-    if reference == "majority":
-        return panel_summary(store, project, field)
-    return panel_summary(store, project, field, reference=reference)
+def _summary(
+    store: Store, project: str, version: str, field: str | None, reference: str
+) -> dict[str, Any]:
+    inputs = shared_inputs(store, project, version, reference)
+    return panel_summary(store, project, field, reference=reference, inputs=inputs)
 
 
 def live_summary(
@@ -110,7 +110,7 @@ def live_summary(
     snap = LIVE.get(
         key,
         version,
-        lambda: _summary(store, project, field, reference),
+        lambda: _summary(store, project, version, field, reference),
         wait=(0.0 if prompt else WAIT_S) if LIVE.has(key) else FIRST_WAIT_S,
     )
     return snap.value, snap.updating

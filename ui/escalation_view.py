@@ -10,7 +10,7 @@ import streamlit as st
 
 from alignment.escalate import SOURCES, escalation
 from alignment.escalation import ALPHA, DELTA
-from alignment.inputs import AlignmentError
+from alignment.inputs import AlignmentError, FieldInputs
 from ui.context import get_store, has_role
 
 
@@ -24,9 +24,20 @@ def _escalation(
     alpha: float,
     delta: float,
     source: str,
+    _inputs: FieldInputs | None = None,
 ) -> dict[str, Any]:
-    """The escalation document (``url`` and ``version`` are only part of the cache key)."""
-    return escalation(get_store(), project, field, label, alpha=alpha, delta=delta, source=source)
+    """The escalation document (``url`` and ``version`` are only part of the cache key;
+    ``_inputs``: the page's inputs of the field at ``version``, not hashed)."""
+    return escalation(
+        get_store(),
+        project,
+        field,
+        label,
+        alpha=alpha,
+        delta=delta,
+        source=source,
+        inputs=_inputs,
+    )
 
 
 def _fixed(x: float | None) -> str:
@@ -72,10 +83,16 @@ def _queue(project: str, ids: list[str]) -> None:
 
 
 def escalation_section(
-    project: str, data_version: str, field: str, labels: list[str], default: int
+    project: str,
+    data_version: str,
+    field: str,
+    labels: list[str],
+    default: int,
+    inputs: FieldInputs | None = None,
 ) -> None:
     """The card: pick version, alpha, delta and confidence; threshold, coverage with the
-    guarantee in words, agreement kept with its interval, the walk, the escalated items."""
+    guarantee in words, agreement kept with its interval, the walk, the escalated items
+    (``inputs``: the field's inputs the page already read, else read here)."""
     st.header("Escalation with a guarantee")
     cols = st.columns(4)
     label = cols[0].selectbox("Version", labels, index=default, key="escalate_version")
@@ -88,7 +105,15 @@ def escalation_section(
     source = cols[3].selectbox("Confidence", SOURCES, key="escalate_source")
     try:
         doc = _escalation(
-            get_store().url, project, data_version, field, label, float(alpha), float(delta), source
+            get_store().url,
+            project,
+            data_version,
+            field,
+            label,
+            float(alpha),
+            float(delta),
+            source,
+            inputs,
         )
     except AlignmentError as exc:
         st.caption(f"No escalation here: {exc}.")

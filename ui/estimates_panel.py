@@ -18,6 +18,7 @@ from common.latest import Latest
 from estimates.table import EstimateTable
 from ui.context import get_store
 from ui.panel_refresh import refresh_button
+from ui.shared_inputs import shared_inputs
 from workbench_api.data import ApiError
 from workbench_api.estimates import estimate, estimate_choices
 
@@ -34,16 +35,19 @@ UPDATING = ":gray[:material/sync: updating with the newest labels…]"
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=3600)
 def cached_choices(url: str, project: str, version: str) -> dict[str, list[str]]:
-    """Scored fields and their judges (``url`` and ``version`` only key the cache)."""
-    return estimate_choices(get_store(), project)
+    """Scored fields and their judges at data ``version``."""
+    store = get_store()
+    return estimate_choices(store, project, shared_inputs(store, project, version))
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=3600)
 def cached_table(
     url: str, project: str, version: str, field: str, judge: str, target: float | None = None
 ) -> EstimateTable:
-    """The estimates per system (``url`` and ``version`` only key the cache)."""
-    return estimate(get_store(), project, field, judge, by_generator=True, target=target)
+    """The estimates per system at data ``version``."""
+    store = get_store()
+    inputs = shared_inputs(store, project, version)
+    return estimate(store, project, field, judge, by_generator=True, target=target, inputs=inputs)
 
 
 def picked(choices: dict[str, list[str]]) -> tuple[str, str]:
@@ -62,13 +66,14 @@ def pick(choices: dict[str, list[str]], field: Any, judge: Any) -> tuple[str, st
 
 
 def _compute(
-    store: Store, project: str, field: Any, judge: Any
+    store: Store, project: str, version: str, field: Any, judge: Any
 ) -> tuple[str, str, EstimateTable] | None:
-    choices = estimate_choices(store, project)
+    inputs = shared_inputs(store, project, version)
+    choices = estimate_choices(store, project, inputs)
     if not choices:
         return None
     field, judge = pick(choices, field, judge)
-    return field, judge, estimate(store, project, field, judge, by_generator=True)
+    return field, judge, estimate(store, project, field, judge, by_generator=True, inputs=inputs)
 
 
 def _line(name: str, t: EstimateTable) -> str:
@@ -92,7 +97,7 @@ def _body(project_name: str, prompt: bool = False) -> None:
         snap = LIVE.get(
             key,
             version,
-            lambda: _compute(store, project_name, *wanted),
+            lambda: _compute(store, project_name, version, *wanted),
             wait=(0.0 if prompt else WAIT_S) if LIVE.has(key) else FIRST_WAIT_S,
         )
     except ApiError as exc:

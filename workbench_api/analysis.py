@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from agreement.document import AgreementDocument
     from annotation_store import Store
+    from study_inputs.load import StudyInputs
 
 
 def agreement(
@@ -27,6 +28,7 @@ def agreement(
     reference: str = "majority",
     pairs: bool = False,
     metaeval: bool = False,
+    inputs: StudyInputs | None = None,
 ) -> AgreementDocument:
     """The agreement document: typed results per field and evaluator (``.to_dict()``
     gives the JSON that ``workbench agreement --json`` prints). ``reference``: what
@@ -34,7 +36,8 @@ def agreement(
     majority; ``dawid_skene`` / ``mace``: those aggregated labels). ``pairs``: every
     annotator pair's Cohen's kappa even in a crowd (above 30 annotators the document
     summarises them). ``metaeval``: include the meta-evaluation the project names
-    (setting ``metaeval``; ``cli.py metaeval`` computes any other)."""
+    (setting ``metaeval``; ``cli.py metaeval`` computes any other). ``inputs``: the
+    project's inputs already loaded for ``reference`` (read-only)."""
     from reports.data import agreement_document
 
     if resamples < 0:
@@ -49,6 +52,7 @@ def agreement(
         reference_method=reference,
         pairs=pairs,
         metaeval=metaeval,
+        inputs=inputs,
     )
 
 

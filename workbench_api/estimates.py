@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from annotation_store import Store
     from estimates.planning import Plan
     from estimates.table import EstimateTable
+    from study_inputs.load import StudyInputs
 
 #: Differences are listed for every pair of the first this many systems.
 MAX_SYSTEMS_COMPARED = 8
@@ -46,16 +47,23 @@ class FieldData:
         return self.field_type == "binary"
 
 
-def load_field_data(store: Store, project: str, field: str | None) -> FieldData:
-    """Items, labels and scores, read once in bulk (no per-result objects)."""
+def load_field_data(
+    store: Store, project: str, field: str | None, inputs: StudyInputs | None = None
+) -> FieldData:
+    """Items, labels and scores, read once in bulk (no per-result objects); ``inputs``:
+    the project's inputs already loaded (read-only)."""
     from alignment.inputs import AlignmentError, choose_field, field_reference, numeric_fields
     from alignment.versions import load_versions
     from study_inputs.load import load_inputs
 
-    inputs = load_inputs(store, project)
+    if inputs is None:
+        inputs = load_inputs(store, project)
     candidates = numeric_fields(inputs)
     scores = inputs.scores
-    scored = [f for f in candidates if f in set(scores["field"])]
+    # the distinct names first: a set of 100,000 Arrow strings costs seconds (and the
+    # condition of a comprehension is evaluated for every field)
+    present = set(scores["field"].unique())
+    scored = [f for f in candidates if f in present]
     try:
         field = choose_field(project, candidates, scored, field)
     except AlignmentError as exc:
@@ -71,7 +79,7 @@ def load_field_data(store: Store, project: str, field: str | None) -> FieldData:
 def pick_version(fd: FieldData, evaluator: str) -> Version:
     """The version labelled ``evaluator`` (``"geval v2"``), else the newest version of the
     evaluator named so; position-swap probe runs are not judges of the field."""
-    signatures = set(fd.scores["signature"])
+    signatures = set(fd.scores["signature"].unique())
     usable = [v for v in fd.versions if not v.swapped and v.signature in signatures]
     exact = [v for v in usable if evaluator in (v.label, v.signature)]
     named = [v for v in usable if v.evaluator == evaluator]
@@ -135,16 +143,18 @@ def estimate(
     pair_by: str | None = None,
     target: float | None = None,
     agreement_data: dict[str, Any] | None = None,
+    inputs: StudyInputs | None = None,
 ) -> EstimateTable:
     """Human-only, judge-only, PPI++ (and for binary fields Rogan-Gladen) estimates of the
     field's mean overall and, with ``by_generator``, per system, with differences; with
     ``target`` also the labels each needs for that interval half-width (:func:`add_plans`;
-    ``agreement_data``: an agreement document already computed, for alpha's interval)."""
+    ``agreement_data``: an agreement document already computed, for alpha's interval;
+    ``inputs``: the project's inputs already loaded, read-only)."""
     from estimates.differences import difference
     from estimates.groups import estimate_groups
     from estimates.table import EstimateTable
 
-    fd = load_field_data(store, project, field)
+    fd = load_field_data(store, project, field, inputs)
     version = pick_version(fd, evaluator)
     from annotation_store.selection import draws_frame
 
@@ -163,7 +173,7 @@ def estimate(
     table = EstimateTable(project, fd.field, fd.field_type, version.label, groups, diffs, {}, meta)
     if target is None:
         return table
-    return add_plans(store, table, frame, target, agreement_data=agreement_data)
+    return add_plans(store, table, frame, target, agreement_data=agreement_data, inputs=inputs)
 
 
 def add_plans(
@@ -175,6 +185,7 @@ def add_plans(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     agreement_data: dict[str, Any] | None = None,
+    inputs: StudyInputs | None = None,
 ) -> EstimateTable:
     """Human labels needed for a 95 % half-width of ``target``: per group for the PPI++
     mean and the judge-human Pearson correlation (bootstrap CI), and overall for
@@ -201,20 +212,26 @@ def add_plans(
             plan_from_interval("judge-human Pearson r", r.n, r.ci, target),
         ]
     if agreement_data is None:
-        agreement_data = _agreement_data(store, table, resamples, seed)
+        agreement_data = _agreement_data(store, table, resamples, seed, inputs)
     table.plans["overall"].append(_alpha_plan(table, target, agreement_data))
     return table
 
 
 def _agreement_data(
-    store: Store, table: EstimateTable, resamples: int, seed: int
+    store: Store,
+    table: EstimateTable,
+    resamples: int,
+    seed: int,
+    inputs: StudyInputs | None = None,
 ) -> dict[str, Any]:
     """The agreement document of the field alone (for alpha's bootstrap interval)."""
     from workbench_api.analysis import agreement
 
     if table.field_type == "derived":
         return {"fields": {}}
-    doc = agreement(store, table.project, fields=[table.field], resamples=resamples, seed=seed)
+    doc = agreement(
+        store, table.project, fields=[table.field], resamples=resamples, seed=seed, inputs=inputs
+    )
     return doc.to_dict()
 
 
@@ -278,14 +295,18 @@ def select_items(
     return {"drawn": n, "items": len(wide), "budget": budget, "rule": rule, "basis": basis}
 
 
-def estimate_choices(store: Store, project: str) -> dict[str, list[str]]:
+def estimate_choices(
+    store: Store, project: str, inputs: StudyInputs | None = None
+) -> dict[str, list[str]]:
     """Numeric or binary fields some evaluator scored -> the version labels that did
-    (newest run last), for the page's and the side panel's pickers."""
+    (newest run last), for the page's and the side panel's pickers (``inputs``: the
+    project's inputs already loaded, read-only)."""
     from alignment.inputs import numeric_fields
     from alignment.versions import load_versions
     from study_inputs.load import load_inputs
 
-    inputs = load_inputs(store, project)
+    if inputs is None:
+        inputs = load_inputs(store, project)
     scores = inputs.scores
     # load_versions sorts by evaluator name: order by the newest run instead, so that the
     # default (the last) is the judge run most recently, not the last name in the alphabet
@@ -295,7 +316,7 @@ def estimate_choices(store: Store, project: str) -> dict[str, list[str]]:
     )
     out: dict[str, list[str]] = {}
     for name in numeric_fields(inputs):
-        signatures = set(scores.loc[scores["field"] == name, "signature"])
+        signatures = set(scores.loc[scores["field"] == name, "signature"].unique())
         labels = [v.label for v in versions if v.signature in signatures]
         if labels:
             out[name] = labels
