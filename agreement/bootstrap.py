@@ -34,6 +34,8 @@ DENSE_BYTES = 128 << 20
 CHUNK_BYTES = 128 << 20
 #: Cached draws are kept up to this many bytes in all (the latest one always).
 CACHE_BYTES = 256 << 20
+#: The int64 draws and counts of one block of resamples are at most this size each.
+_BLOCK_BYTES = 16 << 20
 _CACHE_SIZE = 6
 _CACHE: OrderedDict[tuple[int, int, int], Draws] = OrderedDict()
 
@@ -140,6 +142,16 @@ def count_dtype(largest: int) -> np.dtype:
     return np.min_scalar_type(largest) if largest >= 0 else np.dtype(np.int64)
 
 
+def _joined(blocks: list[np.ndarray], n: int) -> np.ndarray:
+    """The (n, rows) chunk of the (rows_i, n) count blocks, in their widest type."""
+    chunk = np.empty((n, sum(len(b) for b in blocks)), dtype=np.result_type(*blocks))
+    first = 0
+    for counts in blocks:
+        chunk[:, first : first + len(counts)] = counts.T
+        first += len(counts)
+    return chunk
+
+
 def draws(n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Draws:
     """The seeded draw counts of B resamples of n items; cached (``_CACHE_SIZE`` entries
     and ``CACHE_BYTES``), read-only."""
@@ -153,15 +165,25 @@ def draws(n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
     chunks = []
     for start in range(0, n_resamples, rows):
         size = min(rows, n_resamples - start)
-        # a chunk of resamples at a time draws the same stream as one (B, n) ``integers``
-        # call (the tests check it); one bincount counts the chunk (resample j's items
-        # shifted by j * n)
-        drawn = rng.integers(0, n, size=(size, n), dtype=np.int64)
-        drawn += (np.arange(size, dtype=np.int64) * n)[:, None]
-        block = np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n)
-        del drawn
-        dtype = np.float64 if dense else count_dtype(int(block.max(initial=0)))
-        chunk = np.ascontiguousarray(block.T, dtype=dtype)
+        step = max(1, min(size, _BLOCK_BYTES // (8 * max(n, 1))))
+        blocks = []  # compact: each block in the smallest type holding its counts
+        dense_chunk = np.empty((n, size)) if dense else None
+        for first in range(0, size, step):
+            # a block of resamples at a time draws the same stream as one (B, n)
+            # ``integers`` call (the tests check it); one bincount counts the block
+            # (resample j's items shifted by j * n)
+            block = min(step, size - first)
+            drawn = rng.integers(0, n, size=(block, n), dtype=np.int64)
+            drawn += (np.arange(block, dtype=np.int64) * n)[:, None]
+            counts = np.bincount(drawn.ravel(), minlength=block * n).reshape(block, n)
+            del drawn
+            if dense_chunk is not None:
+                dense_chunk[:, first : first + block] = counts.T
+            else:
+                blocks.append(counts.astype(count_dtype(int(counts.max()))))
+            del counts
+        chunk = dense_chunk if dense_chunk is not None else _joined(blocks, n)
+        del blocks
         chunk.flags.writeable = False
         chunks.append(chunk)
     out = Draws(n, chunks)
