@@ -68,12 +68,23 @@ class Draws:
         return sum(c.nbytes for c in self.chunks)
 
     def chunks_t(self) -> Iterator[tuple[slice, np.ndarray]]:
-        """(resamples, float64 (n, rows) counts) for each chunk, in resample order; a
-        stored integer chunk is converted into a fresh array that lives until the next."""
+        """(resamples, read-only float64 (n, rows) counts) for each chunk, in resample
+        order. Stored integer chunks are converted into one buffer, so a chunk's array
+        is overwritten by the next one: use it before asking for the next (a fresh array
+        per chunk would keep two alive while the caller's loop moves on)."""
+        buffer = None
         start = 0
         for c in self.chunks:
-            rows = c.shape[1]
-            yield slice(start, start + rows), (c if c.dtype == np.float64 else c.astype(np.float64))
+            n, rows = c.shape
+            if c.dtype == np.float64:
+                w_t = c
+            else:
+                if buffer is None:
+                    buffer = np.empty(n * max(k.shape[1] for k in self.chunks))
+                w_t = buffer[: n * rows].reshape(n, rows)
+                np.copyto(w_t, c)
+                w_t.flags.writeable = False
+            yield slice(start, start + rows), w_t
             start += rows
 
     def product(self, values: np.ndarray) -> np.ndarray:
