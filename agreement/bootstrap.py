@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 #: The whole (n, B) float64 count matrix is kept as one chunk up to this size.
 DENSE_BYTES = 128 << 20
 #: Above ``DENSE_BYTES``, a chunk of resamples holds at most this many float64 bytes.
-CHUNK_BYTES = 128 << 20
+CHUNK_BYTES = 64 << 20
 #: Cached draws are kept up to this many bytes in all (the latest one always).
 CACHE_BYTES = 256 << 20
 #: The int64 draws and counts of one block of resamples are at most this size each.
