@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from agreement.bootstrap import Draws, weighted_sums
 from agreement.results import Stat
 
 WEIGHTS = ("identity", "linear", "quadratic")
@@ -44,9 +45,9 @@ def agreement_weights(values: np.ndarray, weights: str) -> np.ndarray:
 
 
 def parts_many(
-    counts: np.ndarray, w_cats: Sequence[np.ndarray], draws: np.ndarray | None
+    counts: np.ndarray, w_cats: Sequence[np.ndarray], draws: np.ndarray | Draws | None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(p_a, pi) for each row of ``draws`` (B, n items) and each weight matrix of
+    """(p_a, pi) for each row of ``draws`` (B, n items, or :class:`Draws`) and each weight matrix of
     ``w_cats``; one row of ones without draws. The per-item terms of every weighting are
     columns of one product, so the draws are read once however many coefficients use them."""
     c = np.asarray(counts, dtype=float)
@@ -60,9 +61,9 @@ def parts_many(
         pa_i = [
             np.where(r >= 2, (c * (c @ w.T - 1)).sum(axis=1) / (r * (r - 1)), 0.0) for w in w_cats
         ]
-    d = np.ones((1, len(c))) if draws is None else np.asarray(draws, dtype=float)
+    d = np.ones((1, len(c))) if draws is None else draws
     k = len(pa_i)
-    sums = d @ np.column_stack([*pa_i, pairable, rated, share])
+    sums = weighted_sums(d, np.column_stack([*pa_i, pairable, rated, share]))
     with np.errstate(divide="ignore", invalid="ignore"):
         pi = sums[:, k + 2 :] / sums[:, k + 1 : k + 2]
         return [(sums[:, i] / sums[:, k], pi) for i in range(k)]
@@ -84,7 +85,7 @@ def fleiss_missing_from_parts(p_a: np.ndarray, pi: np.ndarray, w_cat: np.ndarray
 
 
 def gwet_from_counts(
-    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None = None
+    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | Draws | None = None
 ) -> np.ndarray:
     """Gwet's AC1 (identity weights) / AC2 of an (items, q) count table: shape (B,), one
     value per row of the (B, items) resample counts ``draws`` (one value without them);
@@ -102,7 +103,7 @@ def gwet_from_counts(
 
 
 def fleiss_missing_from_counts(
-    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | None = None
+    counts: np.ndarray, w_cat: np.ndarray, draws: np.ndarray | Draws | None = None
 ) -> np.ndarray:
     """Fleiss' kappa in Gwet's missing-data form of an (items, q) count table: shape (B,),
     one value per row of the (B, items) resample counts ``draws``."""

@@ -27,10 +27,11 @@ from agreement import correlation_tests
 from agreement.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    draw_counts,
-    draw_counts_t,
-    group_sums,
+    Draws,
+    draws,
+    group_onehot,
     percentile_ci,
+    weighted_sums,
 )
 from agreement.concordance import ConcordancePlan
 from agreement.results import Correlation
@@ -46,9 +47,9 @@ def _levels(v: np.ndarray) -> tuple[np.ndarray, int]:
     return inv.ravel(), len(uniq)
 
 
-def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Pearson's r (B,) of ``x`` and ``y`` (n,) for each weight row of ``w`` (B, n)
-    (how often each item is drawn). Anscombe's (1973) first data set has r = 0.816:
+def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray | Draws) -> np.ndarray:
+    """Pearson's r (B,) of ``x`` and ``y`` (n,) for each weight row of ``w`` (B, n, or
+    :class:`Draws`: how often each item is drawn). Anscombe's (1973) first data set has r = 0.816:
 
     >>> x = np.array([10, 8, 13, 9, 11, 14, 6, 4, 12, 7, 5], dtype=float)
     >>> y = np.array([8.04, 6.95, 7.58, 8.81, 8.33, 9.96, 7.24, 4.26, 10.84, 4.82, 5.68])
@@ -58,7 +59,7 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     x = x - x.mean()
     y = y - y.mean()
     # the weight totals ride along as a column of ones: one pass over ``w``, not two
-    moments = w @ np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+    moments = weighted_sums(w, np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y]))
     return _pearson_from_moments(moments.T, np.abs(x).max(), np.abs(y).max())
 
 
@@ -151,7 +152,7 @@ def _tau_b_from_s(s: np.ndarray, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
 
 
 def rank_bootstrap(
-    x: np.ndarray, y: np.ndarray, w: np.ndarray, w_t: np.ndarray | None = None
+    x: np.ndarray, y: np.ndarray, w: np.ndarray | Draws, w_t: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Spearman and Kendall tau-b for every resample (weight row of ``w``).
 
@@ -166,46 +167,60 @@ def rank_bootstrap(
 def resampled_correlations(
     x: np.ndarray,
     y: np.ndarray,
-    w: np.ndarray,
+    w: np.ndarray | Draws,
     w_t: np.ndarray | None = None,
     *,
     pearson: bool = True,
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """Pearson (None unless ``pearson``), Spearman and Kendall tau-b for every resample.
+    """Pearson (None unless ``pearson``), Spearman and Kendall tau-b for every resample
+    (weight row of the (B, n) ``w``, or :class:`Draws`; ``w_t``: ``w`` transposed,
+    C-contiguous, when the caller has it).
 
     With few distinct values all three come from one (resample x level x level) table,
-    so the (B, n) draw counts are read once; otherwise Pearson is one product with them
-    (:func:`weighted_pearson`) and the ranks go through :func:`rank_bootstrap`'s
-    merge-sort path.
+    so the draw counts are read once; otherwise Pearson is one product with them
+    (:func:`weighted_pearson`) and the ranks go through the merge-sort count. Either way
+    the counts are read a chunk of resamples at a time, and every array here is a
+    chunk's (rows x levels, rows x items), not B x n.
     """
+    if isinstance(w, Draws):
+        d = w
+    elif w_t is not None:
+        d = Draws(len(x), [np.ascontiguousarray(w_t, dtype=np.float64)])
+    else:
+        d = Draws.from_matrix(w)
     gx, kx = _levels(x)
     gy, ky = _levels(y)
-    if w_t is None:
-        w_t = np.ascontiguousarray(w.T)
-    b = w_t.shape[1]
+    b = len(d)
     rho, tau = np.empty(b), np.empty(b)
+    r = np.empty(b) if pearson else None
     if kx * ky <= max(TABLE_MAX_CELLS, 2 * len(x)):
-        t = group_sums(w_t, gy * kx + gx, ky * kx).reshape(b, ky, kx)
-        r = np.empty(b) if pearson else None
         x_levels, y_levels = np.unique(x) - x.mean(), np.unique(y) - y.mean()
         step = max(1, CHUNK_CELLS // (kx * ky))
-        for start in range(0, b, step):
-            part = t[start : start + step]
-            rho[start : start + step] = tables_spearman(part)
-            tau[start : start + step] = tables_kendall_tau_b(part)
-            if r is not None:
-                r[start : start + step] = tables_pearson(part, x_levels, y_levels)
+        for part, sums in d.chunk_group_sums(gy * kx + gx, ky * kx):
+            t = sums.reshape(-1, ky, kx)
+            for start in range(0, len(t), step):
+                piece = t[start : start + step]
+                out = slice(part.start + start, part.start + start + len(piece))
+                rho[out] = tables_spearman(piece)
+                tau[out] = tables_kendall_tau_b(piece)
+                if r is not None:
+                    r[out] = tables_pearson(piece, x_levels, y_levels)
         return r, rho, tau
-    r = weighted_pearson(x, y, w) if pearson else None
-    wx, wy = group_sums(w_t, gx, kx), group_sums(w_t, gy, ky)
-    rx, ry = _level_ranks(wx), _level_ranks(wy)
+    onehot_x, onehot_y = group_onehot(gx, kx), group_onehot(gy, ky)
     plan = ConcordancePlan.build(x, y)
-    for start in range(0, b, MERGE_CHUNK):
-        part = slice(start, start + MERGE_CHUNK)
-        wp = np.ascontiguousarray(w_t[:, part])
-        sum_xy = (wp * rx[part].T[gx] * ry[part].T[gy]).sum(axis=0)
-        rho[part] = _spearman_from_sums(sum_xy, wx[part], rx[part], wy[part], ry[part])
-        tau[part] = _tau_b_from_s(plan.s(wp), wx[part], wy[part])
+    for part, chunk_t in d.chunks_t():
+        if r is not None:
+            r[part] = weighted_pearson(x, y, chunk_t.T)
+        wx = np.ascontiguousarray((onehot_x @ chunk_t).T)
+        wy = np.ascontiguousarray((onehot_y @ chunk_t).T)
+        rx, ry = _level_ranks(wx), _level_ranks(wy)
+        for start in range(0, chunk_t.shape[1], MERGE_CHUNK):
+            sub = slice(start, start + MERGE_CHUNK)
+            wp = np.ascontiguousarray(chunk_t[:, sub])
+            out = slice(part.start + start, part.start + start + wp.shape[1])
+            sum_xy = (wp * rx[sub].T[gx] * ry[sub].T[gy]).sum(axis=0)
+            rho[out] = _spearman_from_sums(sum_xy, wx[sub], rx[sub], wy[sub], ry[sub])
+            tau[out] = _tau_b_from_s(plan.s(wp), wx[sub], wy[sub])
     return r, rho, tau
 
 
@@ -240,7 +255,7 @@ def correlations(
     boots: dict[str, np.ndarray] = {}
     if n_resamples > 0:
         r, boots["spearman"], boots["kendall"] = resampled_correlations(
-            x, y, draw_counts(n, n_resamples, seed), draw_counts_t(n, n_resamples, seed)
+            x, y, draws(n, n_resamples, seed)
         )
         if r is not None:
             boots["pearson"] = r

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.bootstrap import draws, percentile_ci
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
@@ -60,6 +60,6 @@ def decision_kappa(
         return None, None, "one value only in both: chance agreement is 1"
     if n_resamples <= 0:
         return float(point), None, None
-    boot = kappa_from_counts(*(draw_counts(len(p), n_resamples, seed) @ cells).T)
+    boot = kappa_from_counts(*draws(len(p), n_resamples, seed).product(cells).T)
     ci, _ = percentile_ci(boot)
     return float(point), ci, None

@@ -21,6 +21,7 @@ from itertools import combinations
 
 import numpy as np
 
+from agreement.bootstrap import Draws, weighted_sums
 from agreement.ratings import MISSING, Ratings
 from agreement.results import Stat
 
@@ -78,11 +79,11 @@ def fleiss_kappa(table: np.ndarray) -> float:
     return (p_mean - p_mean_exp) / (1 - p_mean_exp)
 
 
-def fleiss_from_table(table: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+def fleiss_from_table(table: np.ndarray, weights: np.ndarray | Draws | None = None) -> np.ndarray:
     """Fleiss' kappa of an items x categories table, for many item weightings at once.
 
-    ``table`` is (N, q); ``weights`` (B, N) holds how often each item is drawn in B
-    bootstrap resamples; the result is (B,) (one value when ``weights`` is None).
+    ``table`` is (N, q); ``weights`` (B, N, or :class:`~agreement.bootstrap.Draws`) holds
+    how often each item is drawn in B bootstrap resamples; the result is (B,) (one value when ``weights`` is None).
 
     >>> t = np.array([[2, 0], [0, 2], [1, 1]])
     >>> fleiss_from_table(t, np.array([[1, 1, 1], [1, 1, 0]])).round(3).tolist()
@@ -93,7 +94,7 @@ def fleiss_from_table(table: np.ndarray, weights: np.ndarray | None = None) -> n
     p_i = ((t**2).sum(axis=1) - m) / (m * (m - 1))
     w = np.ones((1, len(t))) if weights is None else weights
     # one product reads the (B, N) weights once for every sum (three passes before)
-    sums = w @ np.column_stack([np.ones(len(t)), p_i, t])
+    sums = weighted_sums(w, np.column_stack([np.ones(len(t)), p_i, t]))
     n = sums[:, 0]
     p_bar = sums[:, 1] / n
     p_j = sums[:, 2:] / (n * m[0])[:, None]

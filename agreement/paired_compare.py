@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agreement.bootstrap import draw_counts_t, percentile_ci
+from agreement.bootstrap import Draws, draws, percentile_ci
 from agreement.correlation import rank_bootstrap, weighted_pearson
 from agreement.decision_kappa import kappa_from_counts
 from agreement.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -44,18 +44,18 @@ class PairedDifference:
         return out
 
 
-def _kappa(x: np.ndarray, ref: np.ndarray, w: np.ndarray, _w_t: np.ndarray) -> np.ndarray:
+def _kappa(x: np.ndarray, ref: np.ndarray, w: Draws) -> np.ndarray:
     p, g = x >= 0.5, ref >= 0.5
     cells = np.column_stack([p & g, p & ~g, ~p & g, ~p & ~g]).astype(float)
-    return kappa_from_counts(*(w @ cells).T)
+    return kappa_from_counts(*w.product(cells).T)
 
 
-def _pearson(x: np.ndarray, ref: np.ndarray, w: np.ndarray, _w_t: np.ndarray) -> np.ndarray:
+def _pearson(x: np.ndarray, ref: np.ndarray, w: Draws) -> np.ndarray:
     return weighted_pearson(x, ref, w)
 
 
-def _spearman(x: np.ndarray, ref: np.ndarray, w: np.ndarray, w_t: np.ndarray) -> np.ndarray:
-    return rank_bootstrap(x, ref, w, w_t)[0]
+def _spearman(x: np.ndarray, ref: np.ndarray, w: Draws) -> np.ndarray:
+    return rank_bootstrap(x, ref, w)[0]
 
 
 STATISTICS: dict[str, Callable[..., np.ndarray]] = {
@@ -82,17 +82,15 @@ def paired_difference(
     if n < MIN_ITEMS:
         reason = f"fewer than {MIN_ITEMS} items scored by both with a human reference (n={n})"
         return PairedDifference(statistic, n, None, None, None, None, None, reason)
-    one = np.ones((1, n))
-    one_t = np.ascontiguousarray(one.T)
-    va, vb = float(fn(a, ref, one, one_t)[0]), float(fn(b, ref, one, one_t)[0])
+    one = Draws(n, [np.ones((n, 1))])
+    va, vb = float(fn(a, ref, one)[0]), float(fn(b, ref, one)[0])
     if not (np.isfinite(va) and np.isfinite(vb)):
         reason = f"{statistic} undefined for one of them (no variation)"
         return PairedDifference(statistic, n, _finite(va), _finite(vb), None, None, None, reason)
     if n_resamples <= 0:
         return PairedDifference(statistic, n, va, vb, va - vb, None, None, "no resamples")
-    w_t = draw_counts_t(n, n_resamples, seed)
-    w = w_t.T
-    diffs = fn(a, ref, w, w_t) - fn(b, ref, w, w_t)
+    w = draws(n, n_resamples, seed)
+    diffs = fn(a, ref, w) - fn(b, ref, w)
     ci, why = percentile_ci(diffs)
     finite = diffs[np.isfinite(diffs)]
     p = None

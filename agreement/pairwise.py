@@ -13,7 +13,7 @@ from itertools import combinations
 
 import numpy as np
 
-from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.bootstrap import Draws, draws, percentile_ci, weighted_sums
 from agreement.ratings import Ratings
 from agreement.results import Stat
 
@@ -39,12 +39,12 @@ def pearson_pairs(r: Ratings) -> tuple[dict[str, float | None], dict[str, int]]:
     return rs, ns
 
 
-def _resampled_pairs(values: np.ndarray, draws: np.ndarray) -> np.ndarray:
+def _resampled_pairs(values: np.ndarray, w: np.ndarray | Draws) -> np.ndarray:
     """(pairs, B) Pearson r of every pair sharing two or more items, in every resample.
 
     Each pair's six weighted moments are columns that are zero off the pair's shared
-    items; one product of the full (B, n) draw matrix with every pair's columns reads the
-    draws once, and no resample is copied.
+    items; one product of the (B, n) draw counts ``w`` with every pair's columns reads the
+    draws once (a chunk of resamples at a time for :class:`Draws`).
     """
     cols, scales = [], []
     for i, j in combinations(range(values.shape[1]), 2):
@@ -56,8 +56,8 @@ def _resampled_pairs(values: np.ndarray, draws: np.ndarray) -> np.ndarray:
         cols += [shared.astype(float), x, y, x * x, y * y, x * y]
         scales.append(max(np.abs(x).max(), 1e-300) ** 2 * max(np.abs(y).max(), 1e-300) ** 2)
     if not scales:
-        return np.zeros((0, len(draws)))
-    moments = (draws @ np.column_stack(cols)).T.reshape(len(scales), 6, len(draws))
+        return np.zeros((0, len(w)))
+    moments = weighted_sums(w, np.column_stack(cols)).T.reshape(len(scales), 6, len(w))
     n, sx, sy, sxx, syy, sxy = moments.transpose(1, 0, 2)
     var = (n * sxx - sx**2) * (n * syy - sy**2)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -84,8 +84,8 @@ def mean_pairwise_pearson(r: Ratings, n_resamples: int, seed: int) -> Stat:
     ci = None
     if n_resamples > 0 and n >= 2:
         order = r.unit_order()
-        draws = draw_counts(len(order), n_resamples, seed)
-        per_pair = _resampled_pairs(r.value_matrix()[order], draws)
+        w = draws(len(order), n_resamples, seed)
+        per_pair = _resampled_pairs(r.value_matrix()[order], w)
         if per_pair.size:
             ok = np.isfinite(per_pair)
             with np.errstate(invalid="ignore", divide="ignore"):

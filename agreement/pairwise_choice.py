@@ -17,12 +17,12 @@ AC1 and percent agreement apply as to any nominal field. Declared here:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.bootstrap import draws, percentile_ci
 from agreement.bradley_terry import PRIOR_NAME, fit, fit_prior, tallies, why_no_fit
 from agreement.measures import Measure, MeasureView
 from agreement.ratings import MISSING, Ratings
@@ -221,6 +221,13 @@ def _win_rates(ctx: StatContext) -> dict[str, Stat] | Stat:
     return _per_system(WIN_RATE, r, r["rate"], r["rate_ci"])
 
 
+def _resample_rows(n: int, n_resamples: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
+    """(b, resample b's (n,) draw counts), a chunk of resamples at a time."""
+    for part, w_t in draws(n, n_resamples, seed).chunks_t():
+        for j in range(w_t.shape[1]):
+            yield part.start + j, w_t[:, j]
+
+
 def _bootstrap(
     per_unit: list[list[tuple[int, int, float]]], k: int, n_resamples: int, seed: int, prior: bool
 ) -> tuple[list[list[float] | None], list[list[float] | None]]:
@@ -232,7 +239,7 @@ def _bootstrap(
     owner = np.repeat(np.arange(len(per_unit)), [len(u) for u in per_unit])
     theta = np.full((n_resamples, k), np.nan)
     rate = np.full((n_resamples, k), np.nan)
-    for b, draw in enumerate(draw_counts(len(per_unit), n_resamples, seed)):
+    for b, draw in _resample_rows(len(per_unit), n_resamples, seed):
         beats = tallies(flat, k, draw[owner])
         games = beats + beats.T
         played = games.sum(axis=1)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from agreement.alpha import alpha_from_coincidences, krippendorff_alpha, unit_coincidences
-from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.bootstrap import draws, percentile_ci
 from agreement.chance import agreement_weights, gwet_from_counts
 from agreement.kappa import (
     cohen_pairs,
@@ -58,8 +58,8 @@ def alpha_by_level(ctx: StatContext) -> dict[str, Stat]:
         return stats
     domain = r.numeric_domain()[used]
     o_units = unit_coincidences(counts)
-    w = draw_counts(len(counts), ctx.n_resamples, ctx.seed)
-    o = (w @ o_units).reshape(len(w), counts.shape[1], counts.shape[1])
+    w = draws(len(counts), ctx.n_resamples, ctx.seed)
+    o = w.product(o_units).reshape(len(w), counts.shape[1], counts.shape[1])
     for lv, s in stats.items():
         if s.value is not None:
             stats[lv] = _with_ci(s, percentile_ci(alpha_from_coincidences(o, domain, lv))[0])
@@ -79,7 +79,7 @@ def fleiss_modal(ctx: StatContext) -> Stat:
         return stat
     order = r.unit_order()
     table = r.counts[order][fleiss_items(r)[order]]
-    w = draw_counts(len(table), ctx.n_resamples, ctx.seed)
+    w = draws(len(table), ctx.n_resamples, ctx.seed)
     return _with_ci(stat, percentile_ci(fleiss_from_table(table, w))[0])
 
 
@@ -97,8 +97,8 @@ def ac1(ctx: StatContext) -> Stat:
     order = r.unit_order()
     counts = r.counts[order][r.m[order] >= 1]
     w_cat = agreement_weights(np.arange(len(r.domain)), "identity")
-    draws = gwet_from_counts(counts, w_cat, draw_counts(len(counts), ctx.n_resamples, ctx.seed))
-    return _with_ci(stat, percentile_ci(draws)[0])
+    samples = gwet_from_counts(counts, w_cat, draws(len(counts), ctx.n_resamples, ctx.seed))
+    return _with_ci(stat, percentile_ci(samples)[0])
 
 
 def _pair_values(
@@ -281,7 +281,7 @@ def chance_corrected(ctx: StatContext, which: str, weights: str) -> Stat:
                 parts_many(
                     counts,
                     [agreement_weights(domain, w) for w in WEIGHTS],
-                    draw_counts(len(counts), ctx.n_resamples, ctx.seed),
+                    draws(len(counts), ctx.n_resamples, ctx.seed),
                 ),
                 strict=True,
             )

@@ -10,7 +10,7 @@ PostgreSQL the driver already returns decoded values, so nothing is changed ther
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Select, Text, type_coerce
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
+
+#: Rows per batch of :meth:`RawColumns.fetch_batches`.
+BATCH_ROWS = 50_000
 
 
 class RawColumns:
@@ -57,6 +60,29 @@ class RawColumns:
         finally:
             cursor.close()
 
+    def fetch_batches(
+        self, session: Session | Connection, query: Select[Any], size: int = BATCH_ROWS
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows of ``query`` as plain tuples, ``size`` at a time, so a caller can turn
+        each batch into compact columns before the next is read (the tuples of all
+        150,000+ rows at once are the largest thing such a read holds). SQLite: the
+        driver's cursor, as :meth:`fetch`; elsewhere a Core execute."""
+        conn = session if isinstance(session, Connection) else session.connection()
+        if not self.is_sqlite:
+            result = conn.execute(query)
+            while batch := result.fetchmany(size):
+                yield [tuple(r) for r in batch]
+            return
+        compiled = query.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
+        params = tuple(compiled.params[name] for name in compiled.positiontup or [])
+        cursor = conn.connection.driver_connection.cursor()
+        try:
+            cursor.execute(str(compiled), params)
+            while batch := cursor.fetchmany(size):
+                yield batch
+        finally:
+            cursor.close()
+
     def decode_json(self, values: Sequence[Any]) -> list[Any]:
         """Decode a column selected with :meth:`text` from a JSON column.
 
@@ -83,8 +109,48 @@ class RawColumns:
         so the result is the same as parsing every row.
         """
         codes, distinct = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=False)
+        return RawColumns.coded_timestamps(codes, list(distinct), order)
+
+    @staticmethod
+    def coded_timestamps(
+        codes: np.ndarray, distinct: Sequence[Any], order: np.ndarray | None = None
+    ) -> pd.Series:
+        """:meth:`timestamps` of the rows whose value is ``distinct[codes[i]]``."""
         parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format="ISO8601")
         return pd.Series(parsed.array.take(codes if order is None else codes[order]))
+
+
+class Coder:
+    """Integer codes of values in order of first appearance (as ``pd.factorize`` gives
+    them), built a batch at a time: only the distinct values are kept."""
+
+    def __init__(self) -> None:
+        self.codes: dict[Hashable, int] = {}
+        self._parts: list[np.ndarray] = []
+
+    def add(self, values: Iterable[Hashable], count: int) -> None:
+        """Code the next ``count`` values."""
+        codes = self.codes
+        self._parts.append(
+            np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.intp, count)
+        )
+
+    @property
+    def distinct(self) -> list[Any]:
+        """The distinct values, code 0 first."""
+        return list(self.codes)
+
+    def all_codes(self) -> np.ndarray:
+        """Every value's code so far, in order."""
+        return np.concatenate(self._parts) if self._parts else np.zeros(0, dtype=np.intp)
+
+    def sorted_codes(self) -> tuple[np.ndarray, list[Any]]:
+        """Codes and distinct values as ``pd.factorize(..., sort=True)`` gives them."""
+        distinct = self.distinct
+        names = sorted(distinct)
+        rank = np.empty(len(distinct), dtype=np.intp)
+        rank[[distinct.index(v) for v in names]] = np.arange(len(names))
+        return rank[self.all_codes()], names
 
 
 def coded_column(values: Sequence[Any], codes: np.ndarray) -> pd.Series:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, func, select
 
 from annotation_store import label_stage
-from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
+from annotation_store.fast_columns import Coder, RawColumns, coded_column, rank_lookup
 from annotation_store.import_journal import Journal, recover
 from annotation_store.label_import import (
     CheckedRows,
@@ -258,19 +258,32 @@ class LabelsMixin(StoreBase):
             ).where(Annotation.project_id == pid, Annotation.status.in_(wanted))
             if item_id is not None:
                 q = q.where(Annotation.item_pk == (items[0][0] if items else -1))
-            rows = raw.fetch(s, q)
-        if not rows:
+            # a batch of rows at a time into codes and plain lists: holding every row's
+            # tuple and strings at once cost more than the frame itself (1.5M labels)
+            item_pks, person_ids, values, version = [], [], [], []
+            field, updated, status = Coder(), Coder(), Coder()
+            for batch in raw.fetch_batches(s, q):
+                columns = list(zip(*batch, strict=True))
+                item_pks.append(np.asarray(columns[0], dtype=np.intp))
+                person_ids.append(np.asarray(columns[1], dtype=np.intp))
+                field.add(columns[2], len(batch))
+                values += raw.decode_json(columns[3])
+                version += columns[4]
+                updated.add(columns[5], len(batch))
+                if status_column:
+                    status.add(columns[6], len(batch))
+                del batch, columns
+        if not values:
             return _frame([], FRAME_COLUMNS)
-        item_pk, annotator_id, field, value, version, updated, *status = zip(*rows, strict=True)
-        item_code = rank_lookup([r[0] for r in items])[np.asarray(item_pk, dtype=np.intp)]
-        person_code = rank_lookup([r[0] for r in people])[np.asarray(annotator_id, dtype=np.intp)]
-        field_code, field_names = pd.factorize(pd.Series(field, dtype=object), sort=True)
-        if status:
-            status_code, status_names = pd.factorize(pd.Series(status[0], dtype=object))
+        item_code = rank_lookup([r[0] for r in items])[np.concatenate(item_pks)]
+        person_code = rank_lookup([r[0] for r in people])[np.concatenate(person_ids)]
+        del item_pks, person_ids
+        field_code, field_names = field.sorted_codes()
+        if status_column:
+            status_code, status_names = status.all_codes(), status.distinct
         else:
-            status_code, status_names = np.zeros(len(rows), dtype=np.intp), wanted
+            status_code, status_names = np.zeros(len(values), dtype=np.intp), wanted
         order = np.lexsort((field_code, person_code, item_code))
-        values = raw.decode_json(value)
         frame = pd.DataFrame(
             {
                 "item_id": coded_column([r[1] for r in items], item_code[order]),
@@ -279,7 +292,7 @@ class LabelsMixin(StoreBase):
                 "value": pd.Series([values[i] for i in order], dtype=object),
                 "status": coded_column(list(status_names), status_code[order]),
                 "guideline_version": pd.Series(np.asarray(version)[order]),
-                "updated_at": raw.timestamps(updated, order),
+                "updated_at": raw.coded_timestamps(updated.all_codes(), updated.distinct, order),
             },
             columns=FRAME_COLUMNS,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import timedelta
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, DateTime, func, insert, select, update
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
-from annotation_store.fast_columns import RawColumns, coded_column, rank_lookup
+from annotation_store.fast_columns import Coder, RawColumns, coded_column, rank_lookup
 from annotation_store.models import (
     EvaluatorResult,
     EvaluatorRun,
@@ -463,39 +464,39 @@ class ResultsMixin(StoreBase):
                 .where(EvaluatorRun.project_id == pid)
                 .order_by(EvaluatorRun.id)
             ).all()
-            rows = (
-                raw.fetch(
-                    s,
-                    select(
-                        EvaluatorResult.run_id,
-                        EvaluatorResult.item_pk,
-                        raw.text(EvaluatorResult.scores),
-                    ).where(
-                        EvaluatorResult.run_id.in_([r[0] for r in runs]),
-                        EvaluatorResult.status == "ok",
-                    ),
-                )
-                if runs
-                else []
+            # One output row per non-null score, a batch of results at a time into arrays
+            # (the decoded dicts of 600,000 results at once cost more than the frame); names
+            # are gathered by code (see coded_column).
+            source_row, values = array("q"), array("d")
+            run_pks, item_pks, fields = [], [], Coder()
+            query = select(
+                EvaluatorResult.run_id, EvaluatorResult.item_pk, raw.text(EvaluatorResult.scores)
+            ).where(
+                EvaluatorResult.run_id.in_([r[0] for r in runs]), EvaluatorResult.status == "ok"
             )
-        # One output row per non-null score; names are gathered by code (see coded_column).
-        source_row, fields, values = [], [], []
-        for i, scores in enumerate(raw.decode_json([r[2] for r in rows])):
-            for field, score in (scores or {}).items():
-                if score is not None:
-                    source_row.append(i)
-                    fields.append(field)
-                    values.append(float(score))
+            offset = 0
+            for batch in raw.fetch_batches(s, query) if runs else ():
+                names: list[str] = []
+                for i, scores in enumerate(raw.decode_json([r[2] for r in batch]), offset):
+                    for field, score in (scores or {}).items():
+                        if score is not None:
+                            source_row.append(i)
+                            names.append(field)
+                            values.append(float(score))
+                fields.add(names, len(names))
+                run_pks.append(np.fromiter((r[0] for r in batch), np.intp, len(batch)))
+                item_pks.append(np.fromiter((r[1] for r in batch), np.intp, len(batch)))
+                offset += len(batch)
+                del batch
         if not values:
             return pd.DataFrame(columns=SCORE_COLUMNS)
-        at = np.asarray(source_row, dtype=np.intp)
-        run_code = rank_lookup([r[0] for r in runs])[np.fromiter((r[0] for r in rows), np.intp)][at]
-        item_code = rank_lookup([r[0] for r in items])[np.fromiter((r[1] for r in rows), np.intp)][
-            at
-        ]
+        at = np.frombuffer(source_row, dtype=np.int64).astype(np.intp)
+        run_code = rank_lookup([r[0] for r in runs])[np.concatenate(run_pks)][at]
+        item_code = rank_lookup([r[0] for r in items])[np.concatenate(item_pks)][at]
+        del run_pks, item_pks, at, source_row
         order = np.lexsort((item_code, run_code))  # stable: keeps field order within a result
         run_code, item_code = run_code[order], item_code[order]
-        field_code, field_names = pd.factorize(pd.Series(fields, dtype=object))
+        field_code, field_names = fields.all_codes(), fields.distinct
         run_column = dict(
             zip(
                 ["run_id", "evaluator", "model", "signature", "run_index", "source"],
@@ -508,7 +509,7 @@ class ResultsMixin(StoreBase):
                 "item_id": coded_column([r[1] for r in items], item_code),
                 **{name: coded_column(run_column[name], run_code) for name in SCORE_COLUMNS[1:7]},
                 "field": coded_column(list(field_names), field_code[order]),
-                "score": np.asarray(values, dtype=np.float64)[order],
+                "score": np.frombuffer(values, dtype=np.float64)[order],
             },
             columns=SCORE_COLUMNS,
         )

@@ -17,8 +17,15 @@ time (user + system, from ``wait4``), their medians, and the machine's load aver
 before and after (on a shared machine wall time follows the load; CPU time much less).
 ``--baseline DIR`` alternates them with another checkout's processes (before/after).
 
+``--memory`` prints each fresh process's peak resident memory (``ru_maxrss`` from
+``wait4``) beside its CPU time and the load (issue #47: under 1 GB at 100,000 items).
+``--chunk-check`` runs the command once as is and once with the bootstrap's draw counts
+forced into chunks of 128 resamples (as above 128 MB of counts), and compares the two
+JSON documents byte for byte.
+
     .venv/bin/python bench/agreement.py [--items 10000] [--db sqlite:////tmp/x.db]
         [--process [--baseline DIR]]   # DIR: another checkout, e.g. git worktree add /tmp/base main
+        [--memory] [--chunk-check]
 """
 
 from __future__ import annotations
@@ -170,6 +177,62 @@ def time_cli_process(url: str, resamples: int, root: Path = ROOT) -> tuple[float
     return elapsed, cpu
 
 
+def process_memory(url: str, resamples: int, root: Path = ROOT) -> tuple[float, float, bytes]:
+    """Peak resident memory (MB) and CPU time (user + system, s) of one fresh CLI process,
+    and what it printed."""
+    argv = [sys.executable, str(root / "cli.py"), "--db", url, "agreement", PROJECT, "--json"]
+    proc = subprocess.Popen(
+        argv + ["--resamples", str(resamples)],
+        stdout=subprocess.PIPE,
+        cwd=root,
+        env=PROCESS_ENV,
+    )
+    out = proc.stdout.read() if proc.stdout else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise RuntimeError(f"agreement ended with {proc.returncode}")
+    return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, out
+
+
+def memory_bench(url: str, resamples: int, repeats: int) -> None:
+    """Peak RSS and CPU of ``repeats`` fresh processes, with the load before and after."""
+    before = os.getloadavg()
+    for i in range(1, repeats + 1):
+        peak, cpu, _ = process_memory(url, resamples)
+        print(f"  process {i}: peak RSS {peak:.0f} MB, {cpu:.2f} s CPU")
+    after = os.getloadavg()
+    print(f"load average {before[0]:.2f} before, {after[0]:.2f} after ({os.cpu_count()} CPUs)")
+
+
+#: The CLI with the draw counts forced into chunks of 128 resamples (``--chunk-check``).
+CHUNKED_CLI = (
+    "import sys; import agreement.bootstrap as b; b.DENSE_BYTES = 0; "
+    "b.CHUNK_BYTES = 128 * 8 * int(sys.argv.pop(1)); import runpy; "
+    "sys.argv[0] = 'cli.py'; runpy.run_path('cli.py', run_name='__main__')"
+)
+
+
+def chunk_check(url: str, resamples: int, n_items: int) -> bool:
+    """Whether the JSON document is byte-identical with the draws in chunks."""
+    _, _, whole = process_memory(url, resamples)
+    chunked = subprocess.run(
+        [sys.executable, "-c", CHUNKED_CLI, str(n_items), "--db", url, "agreement", PROJECT]
+        + ["--json", "--resamples", str(resamples)],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+        # numpy is imported before cli.py would set this: set it as cli.py does
+        env={"OPENBLAS_NUM_THREADS": "1", **PROCESS_ENV},
+    ).stdout
+    same = whole == chunked
+    print(
+        f"draws in chunks of 128 resamples: JSON {'byte-identical' if same else 'DIFFERS'} "
+        f"({len(whole):,} bytes)"
+    )
+    return same
+
+
 def time_panel(url: str, repeats: int = 20) -> tuple[float, float]:
     """Cold panel computation, and the median refresh on a cached data version."""
     import logging
@@ -233,6 +296,14 @@ def main_bench() -> int:
         default=None,
         help="with --process: another checkout (e.g. main) whose cli.py runs alternate",
     )
+    parser.add_argument(
+        "--memory", action="store_true", help="peak RSS and CPU of fresh CLI processes"
+    )
+    parser.add_argument(
+        "--chunk-check",
+        action="store_true",
+        help="compare the JSON with the bootstrap draws forced into chunks",
+    )
     args = parser.parse_args()
     t0 = time.perf_counter()
     build(args.db, args.items)
@@ -243,6 +314,12 @@ def main_bench() -> int:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     if args.process:
         process_bench(args.db, args.resamples, args.repeats, args.baseline)
+        return 0
+    if args.memory or args.chunk_check:
+        if args.memory:
+            memory_bench(args.db, args.resamples, args.repeats)
+        if args.chunk_check and not chunk_check(args.db, args.resamples, args.items):
+            return 1
         return 0
     runs, cpus = [], []
     doc: dict = {}

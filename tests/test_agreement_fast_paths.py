@@ -140,7 +140,7 @@ def test_the_draw_cache_keeps_a_bounded_number_of_bytes(monkeypatch: pytest.Monk
 
     clear_cache()
     # room for two 100 x 100 matrices (80,000 bytes each), not three
-    monkeypatch.setattr(bootstrap, "_CACHE_BYTES", 200_000)
+    monkeypatch.setattr(bootstrap, "CACHE_BYTES", 200_000)
     first = draw_counts_t(100, 100, 1)
     second = draw_counts_t(100, 100, 2)
     assert draw_counts_t(100, 100, 1) is first  # kept, and now the most recently used

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from agreement.bootstrap import draw_counts, percentile_ci
+from agreement.bootstrap import draws, percentile_ci
 from agreement.measures import Measure, MeasureView
 from agreement.pairwise_choice import ranked_systems
 from agreement.ratings import Ratings
@@ -75,8 +75,8 @@ def mean_kendall_w(ctx: StatContext) -> Stat:
     value = float(ws.mean())
     if ctx.n_resamples <= 0 or len(ws) < 2:
         return Stat(value, len(ws))
-    draws = draw_counts(len(ws), ctx.n_resamples, ctx.seed)
-    ci, _ = percentile_ci((draws @ ws) / draws.sum(axis=1))
+    # every resample draws len(ws) items, so its count total is len(ws) (exact in floats)
+    ci, _ = percentile_ci(draws(len(ws), ctx.n_resamples, ctx.seed).product(ws) / float(len(ws)))
     return Stat(value, len(ws), None, ci)
 
 
