@@ -1,5 +1,9 @@
 """Training items: one at a time, answered in a form, then right / wrong and the gold
-explanation before the next one."""
+explanation before the next one.
+
+Where the server serves the annotation client's routes, the client draws the practice
+items over this page, as it draws items to annotate (``ui.annotation.practice`` checks
+the answers); the form here is the fallback without it."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from annotation_store import AnnotatorInfo, ProjectInfo, Store
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import StudySettings, TrainingItem
 from kinds import FieldType, HumanField
+from ui.annotation.fast_lane_view import practice_client
 from ui.annotation.page import label_text
 from ui.safe_markdown import no_images
 
@@ -135,6 +140,9 @@ def render_training(
         crowd.finish_training(store, project.name, user.name)
         st.rerun()
     item = todo[0]
+    # the annotation client draws the item where the server serves it; this form stays
+    # beneath it as the fallback (``streamlit run app.py``, or the client not loaded)
+    practice_client(store, project, user, study, item.id)
     st.markdown(
         f"Practice item {len(answered) + 1} of {len(items)}: after each answer you see "
         "whether it was right, and why."
