@@ -328,7 +328,7 @@ def lane_next(
     return payload_of(open_view(lane, project, user, ref), ref)
 
 
-def _text(value: Any) -> str | None:
+def field_text(value: Any) -> str | None:
     """An item field as plain text (a chat transcript one line per turn, an object one
     line per key), None for none; never a Python repr."""
     if isinstance(value, list):
@@ -337,14 +337,17 @@ def _text(value: Any) -> str | None:
             for t in value
         )
     if isinstance(value, dict):
-        return "\n".join(f"{k}: {_inline(v)}" for k, v in value.items()) or None
+        return "\n".join(f"{k}: {inline_text(v)}" for k, v in value.items()) or None
     return None if value is None else str(value)
 
 
-def _inline(value: Any) -> str:
-    """A value inside an object, on one line (a list as its entries, comma-separated)."""
+def inline_text(value: Any) -> str:
+    """A value on one line: a list as its entries, comma-separated; an object as ``key:
+    value`` pairs separated by semicolons."""
     if isinstance(value, list | tuple):
-        return ", ".join(_inline(v) for v in value)
+        return ", ".join(inline_text(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {inline_text(v)}" for k, v in value.items())
     return "" if value is None else str(value)
 
 
@@ -361,13 +364,13 @@ def panels(ctx: ItemView) -> list[dict[str, str]]:
     systems = {s for f in pairs for s in f.systems}
     out = []
     for spec in ctx.project.task_kind.item_fields:
-        text = _text(ctx.item.fields.get(spec.name))
+        text = field_text(ctx.item.fields.get(spec.name))
         skip = spec.hidden or spec.name in facts | compared | systems or spec.name == "generator"
         if not skip and text is not None:
             out.append({"title": spec.name.replace("_", " ").capitalize(), "text": text})
     for outputs in dict.fromkeys(f.question_type.shows_outputs(f) for f in pairs):
         for pos, name in enumerate(shown_order(ctx, outputs)):
-            text = _text(ctx.item.fields.get(name))
+            text = field_text(ctx.item.fields.get(name))
             out.append({"title": response_title(pos), "text": text or ""})
     return out
 
