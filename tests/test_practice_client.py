@@ -80,6 +80,7 @@ def test_the_server_checks_stores_and_moves_on(store: Store, client: TestClient)
     assert body["correct"] is False
     assert body["gold"] == {"label": 0}
     assert body["expected"] == [{"title": "Yes (1) or no (0)", "answer": "yes"}]
+    assert body["verdict"] == "Not quite. The expected answer is Yes (1) or no (0): yes."
     assert body["explanation"] == "Fresh snow reflects all colours."
     assert body["next"]["practice"]["id"] == "t2"
     # a second answer to the same item is not counted: the first one stays
@@ -89,6 +90,7 @@ def test_the_server_checks_stores_and_moves_on(store: Store, client: TestClient)
     assert again.json()["correct"] is False
     last = client.post(PRACTICE_ROUTE, json={"item": "t2", "chosen": {"label": 1}}, headers=headers)
     assert last.json()["correct"] is True and last.json()["next"] is None
+    assert last.json()["verdict"] == "Right."
     part = crowd.participant(store, "p", user.name)
     assert part is not None
     assert [(a["id"], a["answers"], a["correct"]) for a in part.training] == [

@@ -6,6 +6,7 @@ import { checkBody, feedbackText, isGold, verdictText } from "../../ui/annotatio
 
 const WRONG = {
   correct: false,
+  verdict: "Not quite. The expected answer is 1. a table: C; 2. for two: M.",
   gold: { "facts.0": 0, "facts.1": 1, rank: [[1], [0]], reply: "hello" },
   expected: [
     { title: "1. a table", answer: "C" },
@@ -15,19 +16,21 @@ const WRONG = {
 };
 
 test("a right answer says so, then why", () => {
-  const right = { correct: true, gold: {}, expected: [], explanation: "Snow reflects light." };
+  const right = { correct: true, verdict: "Right.", gold: {}, explanation: "Snow reflects light." };
   assert.equal(verdictText(right), "Right.");
   assert.equal(feedbackText(right), "Right. Snow reflects light.");
   assert.equal(feedbackText({ ...right, explanation: "" }), "Right.");
 });
 
-test("a wrong answer names each question's expected answer", () => {
+test("a wrong answer is said as the server words it, then why", () => {
   assert.equal(verdictText(WRONG), "Not quite. The expected answer is 1. a table: C; 2. for two: M.");
   assert.equal(
     feedbackText(WRONG),
     "Not quite. The expected answer is 1. a table: C; 2. for two: M. Two people were asked for.",
   );
-  assert.equal(verdictText({ correct: false, expected: [{ title: "", answer: "yes" }] }), "Not quite. The expected answer is yes.");
+  // without the server's words: the verdict alone
+  assert.equal(verdictText({ correct: false }), "Not quite.");
+  assert.equal(verdictText({ correct: true }), "Right.");
   assert.equal(verdictText(null), "");
 });
 

@@ -88,8 +88,10 @@ def render(ctx: ItemContext) -> None:
         declared_fields(ctx)
     else:
         _plain_fields(ctx)
+    # in keyboard order (``build_targets``): fact lists first, then the other questions
+    ordered = sorted(ctx.fields.values(), key=lambda s: s.type is not FieldType.FACT_LABELS)
     with st.container(border=True):
-        for spec in ctx.fields.values():
+        for spec in ordered:
             if is_asked(spec, ctx.labels):
                 _question(ctx, spec, declared)
         if ctx.project.task_kind.derived_scores:

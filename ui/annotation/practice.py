@@ -139,11 +139,29 @@ def _expected(view: ItemView) -> tuple[dict[str, Any], list[dict[str, str]]]:
     return gold, words
 
 
+def expected_answer(
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, item: TrainingItem
+) -> list[dict[str, str]]:
+    """Each question of the training item with its gold answer in words: the question's
+    title and the label of the expected option (a value question's value)."""
+    return _expected(practice_view(store, project, user, item, item.answers))[1]
+
+
+def verdict(correct: bool, expected: list[dict[str, str]]) -> str:
+    """The verdict in one sentence, as the client and the practice form both say it."""
+    if correct:
+        return "Right."
+    words = "; ".join(
+        f"{e['title']}: {e['answer']}" if e["title"] else e["answer"] for e in expected
+    )
+    return f"Not quite. The expected answer is {words}."
+
+
 def check(
     store: Store, project: ProjectInfo, user: AnnotatorInfo, body: dict[str, Any]
 ) -> dict[str, Any]:
     """Store the worker's answer to one training item and say whether it was right:
-    ``{"correct", "gold", "expected", "explanation", "next"}`` (``next``: the next
+    ``{"correct", "verdict", "gold", "expected", "explanation", "next"}`` (``next``: the next
     training item's payload, None after the last). LaneError 409 once the worker is no
     longer at the practice stage, or when a question has no answer; 404 for an item
     that is not the study's."""
@@ -168,6 +186,7 @@ def check(
     after = next_item(study, now)
     return {
         "correct": correct,
+        "verdict": verdict(correct, expected),
         "gold": gold,
         "expected": expected,
         "explanation": item.explanation,

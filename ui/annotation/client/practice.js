@@ -2,17 +2,14 @@
 //
 // Pure (no DOM): lane.js draws it. A practice item is drawn and answered like any
 // item, but nothing is saved until the whole answer is checked: the server stores it,
-// decides whether it was right and sends the gold answer (``gold``: target key ->
-// option index, indices, or a value) with each question's expected answer in words.
+// decides whether it was right, words the verdict (``verdict``: "Right.", or "Not
+// quite." with each question's expected answer) and sends the gold answer to mark on
+// the options (``gold``: target key -> option index, indices, or a value).
 
-/** The verdict in one sentence, as the live region says it. */
+/** The verdict in one sentence, as the server words it (the practice form says the same). */
 export function verdictText(result) {
   if (!result) return "";
-  if (result.correct) return "Right.";
-  const expected = (result.expected || [])
-    .map((e) => (e.title ? e.title + ": " : "") + e.answer)
-    .join("; ");
-  return "Not quite. The expected answer is " + expected + ".";
+  return result.verdict || (result.correct ? "Right." : "Not quite.");
 }
 
 /** The whole feedback as the live region says it: the verdict, then why. */
