@@ -177,7 +177,8 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, sche
     store = Store(sqlite_url)
     store.create_project("p", "binary", {"k": 1}, guideline="Say yes when it is true.")
     store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Water is wet."}}])
-    set_study(store, "p", {**STUDY, "training": STUDY["training"][:1], "gold_rate": 0})
+    # two practice items, one answered wrong: half right still qualifies here
+    set_study(store, "p", {**STUDY, "gold_rate": 0, "qualification": 0.5})
     link = f"?study=p&token={TOKEN}&PROLIFIC_PID=W1&STUDY_ID=ST1&SESSION_ID=SE1"
     crowd_mode = {"WORKBENCH_AUTH_MODE": "crowd"}
     with running_app(sqlite_url, crowd_mode) as app, browser_page(color_scheme=scheme) as page:
@@ -187,14 +188,21 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, sche
         _click(page, "I agree, start")
         _see(page, "Say yes when it is true.")
         _click(page, "I have read the guideline")
-        # practice in the panel: the training item, then its feedback
-        page.wait_for_selector(f"{LANE} h4:has-text('practice item 1 of 1')")
+        # practice in the panel: the training item, then its feedback (a wrong answer:
+        # the verdict, the explanation and the expected option marked)
+        page.wait_for_selector(f"{LANE} h4:has-text('practice item 1 of 2')")
         assert _axe(page) == [], f"practice item, {scheme}"
         assert page.get_attribute("[data-testid=stMain]", "aria-hidden") == "true"
         page.keyboard.press("n")
         page.keyboard.press("Enter")
         page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
+        page.wait_for_selector(f"{LANE} button.wb-gold")
         assert _axe(page) == [], f"practice feedback, {scheme}"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('practice item 2 of 2')")
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
         page.keyboard.press("Enter")  # the study goes on: the first item to annotate
         page.wait_for_selector(f"{LANE} h4:has-text('· item 1')")
         page.keyboard.press("y")
