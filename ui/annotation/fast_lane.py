@@ -13,8 +13,9 @@ submits, flags, notes and skips go through the same actions as the page's own ca
 Covered: items whose questions the client draws (``ui.annotation.options``: fact lists,
 binary, Likert, label sets, multi-label, pairwise with or without strengths, rankings,
 scores, free text, spans; conditional questions are drawn hidden and shown when the server's answer to a save
-says they are asked); in a study, while the worker is at its annotation stage (consent, training,
-survey and the endings stay on the page). Anything else keeps the ordinary page.
+says they are asked); in a study, while the worker is at its annotation stage (consent, survey and
+the endings stay on the page; its practice items are drawn by the same client through
+``ui.annotation.practice``). Anything else keeps the ordinary page.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ panel then stays closed on that item for that load (a mark in ``sessionStorage``
 the ordinary page a fully answered item's Enter hands over to the panel again, and so
 does the next item the page opens.
 
+A study's practice items open in the same panel (:func:`practice_client`): answered
+by the same keys, checked whole by the server (``ui.annotation.practice``), with the
+verdict shown in the panel before the next one.
+
 The panel's code is ``ui/annotation/client/lane.js`` (with its pure parts beside it, and
 ``lane.css``), loaded by ``boot.js`` from the app's own routes (``client_assets``). Only a
 server that serves the routes (``serve.py``) opens the panel; under ``streamlit run
