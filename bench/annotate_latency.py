@@ -27,9 +27,13 @@ its load: run it more than once.
 printed per kind against the annotation client's targets (issue #46: key -> selection
 p95 < 50 ms, submit -> next item shown p95 < 150 ms): a built-in kind by name
 (``binary``, ``likert``, ``intent_match`` ...), or ``pairwise``, ``pairwise-strengths``
-and ``ranking`` (declared kinds of two or three outputs). Each item is answered with the
-first option of every question (a ranking: its letters in order); a kind with questions
-answered by value (free text, scores, spans) is named as not measured.
+and ``ranking`` (declared kinds of two or three outputs), or ``values`` (a declared kind
+with free text, scores, spans shown by a condition, a label set and an optional text).
+In the panel each asked question is answered in turn, a question an answer opened
+included: a choice by its first option's key (a ranking: its letters in order), a text
+by a letter typed in its box, a score by its lowest whole number typed in its number
+box, spans by the first word selected (Space) and the first label's key; the key that
+gives the answer is timed.
 
     .venv/bin/python bench/annotate_latency.py --load 16 --kind binary pairwise-strengths ranking
 
@@ -136,6 +140,77 @@ PANEL_KEYS = """() => { const l = window.__wbLane;
     return keys; }"""
 
 
+# The panel's next step on its item: the first asked question without an answer and how
+# to answer it (a key; for a text or score box, the box to focus first; for spans, the
+# word to select first), {done: true} when every asked question has an answer, null
+# while the panel has no item (or holds a submit).
+NEXT_STEP = """() => { const l = window.__wbLane;
+    if (!l || !l.open || !l.cur || l.held) return null;
+    const cur = l.cur;
+    for (const [index, t] of cur.item.targets.entries()) {
+        if (t.asked === false) continue;
+        const v = cur.chosen[t.key];
+        if (t.control === 'ranking') {
+            const placed = Array.isArray(v) ? v.flat().length : 0;
+            if (placed < t.places) return {index, key: t.choices[placed].keys[0]};
+            continue;
+        }
+        if (v !== undefined && v !== null) continue;
+        if (t.control === 'text') return {focus: 'answer:' + t.key, key: 'x'};
+        if (t.control === 'score') return {focus: 'answer:' + t.key, key: String(Math.ceil(t.min))};
+        if (t.control === 'spans') return {select: 'word:' + t.key + ':0', key: t.choices[0].keys[0]};
+        return {index, key: t.choices[0].keys[0]};
+    }
+    return {done: true}; }"""
+#: The panel's answers as they stand (a key's answer changes them, whatever the control).
+ANSWERS = "() => JSON.stringify(window.__wbLane.cur.chosen)"
+
+
+def _answer_in_panel(page, samples: list[float]) -> None:
+    """Answer every asked question of the panel's item, one step at a time (a question
+    a previous answer opened included); time each answering key to the answer shown."""
+    while True:
+        step = page.evaluate(NEXT_STEP)
+        if step is None:
+            raise RuntimeError("the panel has no item to answer")
+        if step.get("done"):
+            return
+        if step.get("focus"):
+            page.focus(f"#wb-lane [data-fid='{step['focus']}']")
+        if "index" in step:
+            _to_question(page, step["index"])
+        if step.get("select"):  # the words a span covers, then its label's key
+            page.focus(f"#wb-lane [data-fid='{step['select']}']")
+            page.keyboard.press("Space")
+            page.wait_for_function(
+                "() => Object.values(window.__wbLane.cur.spanSel).some(Boolean)", polling="raf"
+            )
+        before = page.evaluate(ANSWERS)
+        start = time.perf_counter()
+        page.keyboard.press(step["key"])
+        page.wait_for_function(f"b => ({ANSWERS})() !== b", arg=before, polling="raf")
+        samples.append(time.perf_counter() - start)
+        _idle(page)
+        page.wait_for_function(IDLE, polling="raf")  # saved: the questions asked now are known
+
+
+def _to_question(page, index: int) -> None:
+    """Make question ``index`` the panel's current one by its next / previous question
+    keys (a text or number box left first: there, keys type)."""
+    page.evaluate(
+        """() => { const a = document.activeElement;
+            if (a && /^(INPUT|TEXTAREA)$/.test(a.tagName)) a.blur(); }"""
+    )
+    for _ in range(50):
+        now = page.evaluate("() => window.__wbLane.cur.focus")
+        if now == index:
+            return
+        key = page.evaluate("s => window.__wbLane.cfg[s]", "nextKey" if now < index else "prevKey")
+        page.keyboard.press(key)
+        page.wait_for_function("n => window.__wbLane.cur.focus !== n", arg=now, polling="raf")
+    raise RuntimeError(f"question {index} never became the current one")
+
+
 def _keys(page) -> list[str] | None:
     """The keys that answer the item in view: from the panel, else "1" per question."""
     if page.evaluate("() => !!document.getElementById('wb-lane')"):
@@ -210,10 +285,16 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
     _idle(page)
     for _ in range(items):
         header = page.evaluate(HEADER)
-        keys = _keys(page)
-        if keys is None:
-            raise ValueError(f"{project}: a question is answered by value, not by a key")
-        _label_item(page, keys, out.keys, out.lane_keys)
+        if page.evaluate("() => !!document.getElementById('wb-lane')"):
+            timed: list[float] = []
+            _answer_in_panel(page, timed)
+            out.keys += timed
+            out.lane_keys += timed
+        else:
+            keys = _keys(page)
+            if keys is None:
+                raise ValueError(f"{project}: a question is answered by value, not by a key")
+            _label_item(page, keys, out.keys, out.lane_keys)
         start = time.perf_counter()
         page.keyboard.press("Enter")
         # shown: the next item's header and unselected choices are drawn and the
@@ -242,7 +323,7 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
 
 
 #: The declared comparison kinds ``--kind`` takes by name, beside the built-in kinds.
-COMPARISONS = ("pairwise", "pairwise-strengths", RANKING)
+COMPARISONS = ("pairwise", "pairwise-strengths", RANKING, "values")
 
 
 def kind_project(store: Store, kind: str, n: int) -> str:
@@ -254,6 +335,18 @@ def kind_project(store: Store, kind: str, n: int) -> str:
         return compare_kind.strengths_project(store, kind, n)
     if kind == RANKING:
         return compare_kind.ranking_project(store, kind, n)
+    if kind == "values":  # text, score, spans (conditional), label set, optional text
+        from tests.support import value_kind
+        from workbench_api.kinds import save_kind
+
+        save_kind(store, kind, value_kind.KIND)
+        store.create_project(kind, f"decl:{kind}", {"k": 1})
+        texts = value_kind.TEXTS
+        store.upsert_items(
+            kind,
+            [{"item_id": f"v{i}", "fields": {"text": texts[i % len(texts)]}} for i in range(n)],
+        )
+        return kind
     if kind == "pairwise":
         from workbench_api.kinds import save_kind
 

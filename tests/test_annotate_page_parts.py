@@ -1,5 +1,5 @@
 """Parts of the Annotate page around the views: guideline, position and progress, note,
-skip, flag; and what two views compute or show (the dialogue act, the actionability total).
+skip, flag; and what the plain form computes or shows (the dialogue act, the actionability total).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from kinds.builtin.actionability import GUIDELINE as ACTIONABILITY_GUIDELINE
 from tests.annotate_apptest import chosen, click, open_annotate
 from tests.annotate_fixtures import make_project
 from ui.annotation.context import widget_token as tok
-from ui.annotation.dialogue_faithfulness import act_markdown
+from ui.annotation.fast_lane import field_text
+from ui.annotation.widgets import _plain
 
 EXTRA_LIKERT = [
     {"item_id": "lk2", "fields": {"text": "The summary invents a date."}},
@@ -212,53 +213,47 @@ def test_flag_is_stored_shown_and_cleared(store: Store, monkeypatch: pytest.Monk
 
 
 # -- dialogue act ----------------------------------------------------------------------------
-DF1_ACT = (
-    "**Act** `INFORM`  \n"
-    "**Slot** `price_range`  \n"
-    "**Values** `moderate`  \n"
-    "*Price range of the restaurant*"
-)
+DF1_ACT = "act\\: INFORM  \nslot\\: price\\_range  \nvalues\\: moderate"
 
 
 def test_dialogue_act_is_rendered_readably(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     make_project(store, "dialogue_faithfulness")
     at = open_annotate(monkeypatch, store.url, "dialogue_faithfulness")
     texts = [m.value for m in at.markdown]
-    # the act sits right under its header, which names the service
-    header = texts.index("**Dialogue act** · <small>Restaurants_1</small>")
+    # the act sits right under its title, one line per key, never a Python repr
+    header = texts.index("**Act**")
     assert texts[header + 1] == DF1_ACT
+    assert texts[texts.index("**Service**") + 1] == "Restaurants\\_1"
+    assert "Price range of the restaurant" in texts
     assert "How expensive is the place?" in texts
     assert "It is moderately priced, and they have live music on Fridays\\." in texts
+    assert not any("{'act'" in t for t in texts)
 
 
 @pytest.mark.parametrize(
-    ("act", "description", "expected"),
+    ("act", "expected"),
     [
         (
             {"act": "INFORM", "slot": "price_range", "values": ["moderate"]},
-            "Price range of the restaurant",
-            DF1_ACT,
+            "act: INFORM\nslot: price_range\nvalues: moderate",
         ),
-        (
-            {"act": "GOODBYE"},
-            None,
-            "**Act** `GOODBYE`  \n**Slot** `—`  \n**Values** —",
-        ),
-        (  # text is shown literally: no HTML entities inside code spans
+        ({"act": "GOODBYE"}, "act: GOODBYE"),
+        (  # text is shown literally: no HTML entities
             {"act": "OFFER", "slot": "restaurant_name", "values": ["P.F. Chang's", "R&B <Bar>"]},
-            "Name of the restaurant",
-            "**Act** `OFFER`  \n**Slot** `restaurant_name`  \n"
-            "**Values** `P.F. Chang's`, `R&B <Bar>`  \n*Name of the restaurant*",
+            "act: OFFER\nslot: restaurant_name\nvalues: P.F. Chang's, R&B <Bar>",
         ),
-        (  # a backtick in a value gets a longer fence, so the span stays whole
+        (  # a backtick stays a backtick
             {"act": "CONFIRM", "slot": "title", "values": ["it`s", "`x"]},
-            None,
-            "**Act** `CONFIRM`  \n**Slot** `title`  \n**Values** ``it`s``, `` `x ``",
+            "act: CONFIRM\nslot: title\nvalues: it`s, `x",
         ),
     ],
 )
-def test_act_markdown(act: dict[str, Any], description: str | None, expected: str) -> None:
-    assert act_markdown(act, description) == expected
+def test_an_object_field_is_one_line_per_key(act: dict[str, Any], expected: str) -> None:
+    assert field_text(act) == expected
+    # on the page as literal text: Markdown's characters escaped, HTML left as text
+    shown = _plain(expected)
+    assert "&amp;" not in shown and "&#x27;" not in shown
+    assert shown.replace("\\", "").replace("  \n", "\n") == expected
 
 
 # -- actionability total --------------------------------------------------------------------

@@ -86,7 +86,8 @@ def test_training_feedback_and_a_failed_qualification(monkeypatch, study_db) -> 
     assert "Snow is white." in text(at)
     at.radio(key="training::t1::label").set_value(0)
     at = assert_ok(at.button(key="FormSubmitter:training_t1-Check my answer").click().run())
-    assert "Not quite. The expected answer is label: yes." in text(at)
+    # the sentence the annotation client shows: the question's title, the option's label
+    assert "Not quite. The expected answer is Yes (1) or no (0): yes." in text(at)
     assert "Fresh snow reflects all colours." in text(at)
     at = click(at, "training_continue")
     at.radio(key="training::t2::label").set_value(0)
@@ -225,7 +226,7 @@ def test_training_on_fact_labels_asks_one_choice_per_fact(monkeypatch, sqlite_ur
     at.radio(key="training::f1::gold_fact_labels::0").set_value("C")
     at.radio(key="training::f1::gold_fact_labels::1").set_value("C")
     at = assert_ok(at.button(key="FormSubmitter:training_f1-Check my answer").click().run())
-    assert "The expected answer is gold_fact_labels: C, M." in text(at)
+    assert "The expected answer is 1. wants a table booked: C; 2. for two people: M." in text(at)
     (p,) = crowd.participants(Store(sqlite_url), "im")
     assert p.training == [
         {"id": "f1", "answers": {"gold_fact_labels": ["C", "C"]}, "correct": False}

@@ -17,6 +17,7 @@ from playwright.sync_api import Page
 
 from annotation_store import Store
 from annotation_store.accounts import users as accounts
+from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import set_study
 from tests.annotate_fixtures import ITEMS
 from tests.e2e.harness import (
@@ -176,7 +177,8 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, sche
     store = Store(sqlite_url)
     store.create_project("p", "binary", {"k": 1}, guideline="Say yes when it is true.")
     store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Water is wet."}}])
-    set_study(store, "p", {**STUDY, "training": STUDY["training"][:1], "gold_rate": 0})
+    # two practice items, one answered wrong: half right still qualifies here
+    set_study(store, "p", {**STUDY, "gold_rate": 0, "qualification": 0.5})
     link = f"?study=p&token={TOKEN}&PROLIFIC_PID=W1&STUDY_ID=ST1&SESSION_ID=SE1"
     crowd_mode = {"WORKBENCH_AUTH_MODE": "crowd"}
     with running_app(sqlite_url, crowd_mode) as app, browser_page(color_scheme=scheme) as page:
@@ -186,15 +188,23 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, sche
         _click(page, "I agree, start")
         _see(page, "Say yes when it is true.")
         _click(page, "I have read the guideline")
-        # practice: the training item, then its feedback
-        _see(page, "Check my answer")
-        assert _axe(page, MAIN) == [], f"practice item, {scheme}"
-        page.locator('[data-testid="stRadio"]').get_by_text("yes", exact=True).click()
-        _click(page, "Check my answer")
-        _see(page, "Continue")
-        assert _axe(page, MAIN) == [], f"practice feedback, {scheme}"
-        _click(page, "Continue")
-        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        # practice in the panel: the training item, then its feedback (a wrong answer:
+        # the verdict, the explanation and the expected option marked)
+        page.wait_for_selector(f"{LANE} h4:has-text('practice item 1 of 2')")
+        assert _axe(page) == [], f"practice item, {scheme}"
+        assert page.get_attribute("[data-testid=stMain]", "aria-hidden") == "true"
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
+        page.wait_for_selector(f"{LANE} button.wb-gold")
+        assert _axe(page) == [], f"practice feedback, {scheme}"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('practice item 2 of 2')")
+        page.keyboard.press("n")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
+        page.keyboard.press("Enter")  # the study goes on: the first item to annotate
+        page.wait_for_selector(f"{LANE} h4:has-text('· item 1')")
         page.keyboard.press("y")
         page.keyboard.press("Enter")
         _see(page, "How clear was the task?")
@@ -228,3 +238,67 @@ def test_axe_finds_no_violation_in_value_question_controls(sqlite_url: str) -> N
         assert lane.get_by_role("textbox", name="The reply in one line").count() == 1
         assert lane.get_by_role("textbox", name="Anything else (optional)").count() == 1
         assert lane.get_by_role("group", name="Words to mark · Mark each error.").count()
+
+
+def test_keyboard_only_practice_tab_space_enter_and_the_verdict_said(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    store.create_project("p", "binary", {"k": 1}, guideline="Say yes when it is true.")
+    store.upsert_items("p", [{"item_id": "i0", "fields": {"text": "Water is wet."}}])
+    set_study(store, "p", {**STUDY, "gold_rate": 0})
+    link = f"?study=p&token={TOKEN}&PROLIFIC_PID=KB&STUDY_ID=ST1&SESSION_ID=SE1"
+    label = "Yes (1) or no (0)"
+    with running_app(sqlite_url, {"WORKBENCH_AUTH_MODE": "crowd"}) as app, browser_page() as page:
+        open_page(page, app, link)
+        _see(page, "Do you take part?")
+        _click(page, "I agree, start")
+        _see(page, "Say yes when it is true.")
+        _click(page, "I have read the guideline")
+        page.wait_for_selector(f"{LANE} h4:has-text('practice item 1 of 2')")
+        # the panel has the keyboard; Tab goes through its controls in reading order
+        assert page.evaluate("() => document.activeElement.tagName") == "H4"
+        seen = []
+        for _ in range(4):
+            page.keyboard.press("Tab")
+            seen.append(_focused(page))
+        assert seen == ["submit", "shortcuts", f"yes · {label}", f"no · {label}"]
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Space")  # "yes", picked; the focus stays on it
+        page.wait_for_selector(f"{LANE} .wb-row button[aria-pressed=true]")
+        assert _focused(page) == f"yes · {label}"
+        page.keyboard.press("Tab")  # on "no": Enter checks the answer and does not pick it
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
+        assert "Right. Fresh snow reflects all colours." in page.inner_text("#wb-live")
+        assert _focused(page) == "continue"
+        # keys other than Enter change nothing once the answer is checked
+        page.keyboard.press("n")
+        assert page.get_attribute(f"{LANE} [data-fid='opt:label:0']", "aria-pressed") == "true"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('practice item 2 of 2')")
+        assert page.evaluate("() => document.activeElement.tagName") == "H4"
+        # shortcuts off: a letter does nothing; Tab and Space still answer
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert _focused(page) == "shortcuts"
+        page.keyboard.press("Space")
+        page.wait_for_selector(f"{LANE} button[data-fid=shortcuts][aria-pressed=false]")
+        page.keyboard.press("n")
+        assert page.locator(f"{LANE} .wb-row button[aria-pressed=true]").count() == 0
+        page.keyboard.press("Enter")  # nothing chosen: refused in place, said aloud
+        page.wait_for_selector(f"{LANE} .wb-missing")
+        assert "Not checked. Still to answer" in page.inner_text("#wb-live")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert _focused(page) == f"no · {label}"
+        page.keyboard.press("Space")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
+        assert page.inner_text("#wb-live").startswith("Right.")
+        page.keyboard.press("Enter")  # after the last one: the study goes on
+        page.wait_for_selector(f"{LANE} h4:has-text('· item 1')")
+    [worker] = crowd.participants(store, "p")
+    assert [(a["id"], a["answers"], a["correct"]) for a in worker.training] == [
+        ("t1", {"label": 1}, True),
+        ("t2", {"label": 0}, True),
+    ]
+    assert (worker.stage, worker.qualified) == ("annotate", True)

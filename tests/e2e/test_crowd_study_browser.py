@@ -1,7 +1,7 @@
 """Real browser: two Prolific workers through a crowd study (issue #18).
 
-One fails the training and is stopped; the other passes, annotates three items (one of
-them gold) in the Annotate page's fast lane, answers the survey, sees the completion code and is sent back to Prolific.
+One fails the training and is stopped; the other passes (both practise in the annotation
+panel, by keys), annotates three items (one of them gold) in the Annotate page's fast lane, answers the survey, sees the completion code and is sent back to Prolific.
 The store must hold exactly what each of them did.
 """
 
@@ -18,6 +18,7 @@ from tests.e2e.harness import browser_page, open_page, running_app, wait_for_str
 from tests.support.crowd import DONE_URL, STUDY, TOKEN
 
 pytestmark = pytest.mark.e2e
+LANE = "#wb-lane"
 #: Study links work in crowd (or local) sign-in mode, never in single mode.
 CROWD_MODE = {"WORKBENCH_AUTH_MODE": "crowd"}
 
@@ -41,14 +42,23 @@ def _click(page, name: str) -> None:
     wait_for_streamlit(page)
 
 
-def _answer_training(page, choice: str) -> str:
-    _see(page, "Check my answer")
-    page.locator('[data-testid="stRadio"]').get_by_text(choice, exact=True).click()
-    _click(page, "Check my answer")
-    feedback = _see(page, "Continue")
-    _click(page, "Continue")
-    wait_until(page, lambda: "Continue" not in _main(page), "the feedback stayed")
-    return feedback
+def _answer_training(page, number: int, key: str) -> tuple[str, list[str]]:
+    """Practice item ``number`` in the annotation panel, answered by ``key`` and Enter;
+    the verdict, then Enter again to go on. Returns the panel's text with the verdict,
+    and the names of the options marked as the expected answer."""
+    page.wait_for_selector(f"{LANE} h4:has-text('practice item {number} of 2')")
+    page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
+    # the focus is on Continue: Enter goes on (and never answers again)
+    assert page.evaluate("() => document.activeElement.dataset.fid") == "continue"
+    shown = page.locator(LANE).inner_text()
+    gold = [
+        b.get_attribute("aria-label") or "" for b in page.locator(f"{LANE} button.wb-gold").all()
+    ]
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"{LANE} [data-testid=wbPractice]", state="detached")
+    return shown, gold
 
 
 def _start(page, app, worker: str) -> None:
@@ -73,16 +83,17 @@ def test_prolific_workers_fail_and_pass_qualification_and_complete(sqlite_url: s
             _see(page, "token does not match")
         with browser_page() as page:  # the worker who fails the training
             _start(page, app, "FAILER")
-            first = _answer_training(page, "no")
-            assert "Not quite. The expected answer is label: yes." in first
+            first, expected = _answer_training(page, 1, "n")
+            assert "Not quite. The expected answer is Yes (1) or no (0): yes." in first
             assert "Fresh snow reflects all colours." in first
-            assert "Right." in _answer_training(page, "no")
+            assert expected == ["yes (expected answer) · Yes (1) or no (0)"]
+            assert "Right." in _answer_training(page, 2, "n")[0]
             _see(page, "did not reach the level this study needs")
         with browser_page() as page:  # the worker who passes and completes
             page.route(f"{DONE_URL}**", lambda route: route.fulfill(body="back on Prolific"))
             _start(page, app, "PASSER")
-            assert "Right." in _answer_training(page, "yes")
-            assert "Right." in _answer_training(page, "no")
+            assert "Right." in _answer_training(page, 1, "y")[0]
+            assert "Right." in _answer_training(page, 2, "n")[0]
             # the items are labelled in the fast lane's panel, blind (display numbers)
             lane = page.wait_for_selector("#wb-lane h4:has-text('item 1')")
             assert "i0" not in lane.inner_text()

@@ -1,11 +1,11 @@
-"""Annotation views, one module per task kind, found by kind name.
+"""The Annotate page's item form, found by kind name.
 
-A view module defines ``render(ctx: ItemContext) -> None`` and registers it with
-:func:`register_view`. The registry discovers the views by importing every module of
-this package once (as the kind and evaluator registries do), so nothing lists them.
-A kind without a view of its own is drawn by the generic view (registered as ``"*"``)
-from its declared item and human fields, so a new kind renders without touching this
-package.
+Every kind is drawn by the one plain form (``ui.annotation.generic``, registered as
+``"*"``) from its declared item and human fields, each question by its question type's
+control; the annotation client (``ui/annotation/client``) draws the item where it runs,
+and this form is its fallback. A plugin may still register a view of its own with
+:func:`register_view` (``render(ctx: ItemContext) -> None``); the registry discovers
+views by importing every module of this package once, so nothing lists them.
 """
 
 from __future__ import annotations

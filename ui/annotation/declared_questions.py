@@ -1,6 +1,6 @@
 """The built-in question types' controls, registered by the names the types declare
 (``binary``, ``single``, ``likert``: a choice among the values; ``score``: a slider;
-``multi_label``, ``text``, ``pairwise``, ``spans``).
+``fact_labels``: C / M per fact; ``multi_label``, ``text``, ``pairwise``, ``spans``).
 
 Each saves the moment an answer is given, as every other control does. Keyboard: a
 multi-label question's digits toggle its labels; a pairwise question takes A, B and T;
@@ -18,7 +18,7 @@ from ui.annotation.context import ItemContext, Target, save_target
 from ui.annotation.controls import register_control
 from ui.annotation.declared_fields import show_field
 from ui.annotation.options import PAIR_KEYS, response_title, shown_order, words
-from ui.annotation.widgets import MISSING_MARK, _plain, question
+from ui.annotation.widgets import MISSING_MARK, _plain, fact_list, question
 from ui.safe_markdown import no_images
 
 
@@ -203,6 +203,12 @@ def score_slider(ctx: ItemContext, target: Target) -> None:
     )
 
 
+def facts(ctx: ItemContext, target: Target) -> None:
+    """A fact-label question: its facts numbered, each with C / M (1 / 0)."""
+    spec = target.field
+    fact_list(ctx, spec.name, spec.description or spec.name, "1 = C, 0 = M")
+
+
 def headed(control: Any) -> Any:
     """The control under the question's heading."""
 
@@ -216,6 +222,7 @@ def headed(control: Any) -> Any:
 for _name in ("binary", "single", "likert"):
     register_control(_name)(choice)
 register_control("score")(score_slider)
+register_control("fact_labels")(facts)
 register_control("multi_label")(headed(multi_label))
 register_control("text")(headed(free_text))
 register_control("pairwise")(headed(pairwise))

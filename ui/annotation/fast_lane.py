@@ -13,8 +13,9 @@ submits, flags, notes and skips go through the same actions as the page's own ca
 Covered: items whose questions the client draws (``ui.annotation.options``: fact lists,
 binary, Likert, label sets, multi-label, pairwise with or without strengths, rankings,
 scores, free text, spans; conditional questions are drawn hidden and shown when the server's answer to a save
-says they are asked); in a study, while the worker is at its annotation stage (consent, training,
-survey and the endings stay on the page). Anything else keeps the ordinary page.
+says they are asked); in a study, while the worker is at its annotation stage (consent, survey and
+the endings stay on the page; its practice items are drawn by the same client through
+``ui.annotation.practice``). Anything else keeps the ordinary page.
 """
 
 from __future__ import annotations
@@ -328,17 +329,30 @@ def lane_next(
     return payload_of(open_view(lane, project, user, ref), ref)
 
 
-def _text(value: Any) -> str | None:
-    """An item field as plain text (a chat transcript one line per turn), None for none."""
+def field_text(value: Any) -> str | None:
+    """An item field as plain text (a chat transcript one line per turn, an object one
+    line per key), None for none; never a Python repr."""
     if isinstance(value, list):
         return "\n".join(
             f"{t.get('role', '?')}: {t.get('content', '')}" if isinstance(t, dict) else str(t)
             for t in value
         )
-    return None if value is None or isinstance(value, dict) else str(value)
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {inline_text(v)}" for k, v in value.items()) or None
+    return None if value is None else str(value)
 
 
-def _panels(ctx: ItemView) -> list[dict[str, str]]:
+def inline_text(value: Any) -> str:
+    """A value on one line: a list as its entries, comma-separated; an object as ``key:
+    value`` pairs separated by semicolons."""
+    if isinstance(value, list | tuple):
+        return ", ".join(inline_text(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {inline_text(v)}" for k, v in value.items())
+    return "" if value is None else str(value)
+
+
+def panels(ctx: ItemView) -> list[dict[str, str]]:
     """The item's text as titled panels: the kind's shown text fields in order, then the
     outputs a pairwise question compares, in the annotator's shown order, titled
     "Response A", "Response B" ... (never by field or system name)."""
@@ -349,17 +363,17 @@ def _panels(ctx: ItemView) -> list[dict[str, str]]:
     pairs = [f for f in ctx.fields.values() if f.question_type.shows_outputs(f)]
     compared = {o for f in pairs for o in f.question_type.shows_outputs(f)}
     systems = {s for f in pairs for s in f.systems}
-    panels = []
+    out = []
     for spec in ctx.project.task_kind.item_fields:
-        text = _text(ctx.item.fields.get(spec.name))
+        text = field_text(ctx.item.fields.get(spec.name))
         skip = spec.hidden or spec.name in facts | compared | systems or spec.name == "generator"
         if not skip and text is not None:
-            panels.append({"title": spec.name.replace("_", " ").capitalize(), "text": text})
+            out.append({"title": spec.name.replace("_", " ").capitalize(), "text": text})
     for outputs in dict.fromkeys(f.question_type.shows_outputs(f) for f in pairs):
         for pos, name in enumerate(shown_order(ctx, outputs)):
-            text = _text(ctx.item.fields.get(name))
-            panels.append({"title": response_title(pos), "text": text or ""})
-    return panels
+            text = field_text(ctx.item.fields.get(name))
+            out.append({"title": response_title(pos), "text": text or ""})
+    return out
 
 
 def item_payload(
@@ -376,30 +390,11 @@ def payload_of(ctx: ItemView, ref: str) -> dict[str, Any]:
     targets and saved state read), named ``ref`` (see :func:`reference`). Every question
     is in it; ``asked`` is false for one whose condition does not hold now."""
     project, user, item_id = ctx.project, ctx.user, ctx.item.item_id
-    targets = []
     asked = asked_keys(ctx)
-    for target in build_targets(ctx, every=True):
-        spec = target.field
-        if target.index is None:
-            title = spec.description or spec.name
-        else:
-            title = f"{target.index + 1}. {facts_of(ctx, spec)[target.index]}"
-        opts = options(ctx, target)
-        targets.append(
-            {
-                "key": target.key,
-                "group": spec.description or spec.name if target.index is not None else "",
-                "title": title,
-                "control": control(spec),
-                "required": is_required(target),
-                "multi": spec.type is FieldType.MULTI_LABEL,
-                "choices": [{"label": o.label, "keys": list(o.keys)} for o in opts],
-                "chosen": chosen_index(ctx, target, opts),
-                "asked": target.key in asked,
-                "byValue": by_value(spec),
-                **value_control(ctx, target),
-            }
-        )
+    targets = [
+        target_payload(ctx, target, asked=target.key in asked, required=is_required(target))
+        for target in build_targets(ctx, every=True)
+    ]
     shows_ids = may_see_item_ids(user.role, project.settings)
     return {
         "ref": ref,
@@ -410,10 +405,38 @@ def payload_of(ctx: ItemView, ref: str) -> dict[str, Any]:
         "flagged": bool(ctx.state["flagged"]),
         "note": ctx.state["note"] or "",
         "mayskip": actions.may_skip(ctx),
-        "panels": _panels(ctx),
+        "panels": panels(ctx),
         "targets": targets,
         "scores": live_scores(ctx),
         "conditional": any(f.show_if is not None for f in ctx.fields.values()),
+    }
+
+
+def target_title(ctx: ItemView, target: Target) -> str:
+    """A target's title: its question's description (or name), or a fact numbered."""
+    spec = target.field
+    if target.index is None:
+        return spec.description or spec.name
+    return f"{target.index + 1}. {facts_of(ctx, spec)[target.index]}"
+
+
+def target_payload(ctx: ItemView, target: Target, *, asked: bool, required: bool) -> dict[str, Any]:
+    """One keyboard target as the client draws it: its title, control, options with
+    their keys, and the saved answer (an option's index, or a value question's value)."""
+    spec = target.field
+    opts = options(ctx, target)
+    return {
+        "key": target.key,
+        "group": spec.description or spec.name if target.index is not None else "",
+        "title": target_title(ctx, target),
+        "control": control(spec),
+        "required": required,
+        "multi": spec.type is FieldType.MULTI_LABEL,
+        "choices": [{"label": o.label, "keys": list(o.keys)} for o in opts],
+        "chosen": chosen_index(ctx, target, opts),
+        "asked": asked,
+        "byValue": by_value(spec),
+        **value_control(ctx, target),
     }
 
 

@@ -18,6 +18,10 @@ panel then stays closed on that item for that load (a mark in ``sessionStorage``
 the ordinary page a fully answered item's Enter hands over to the panel again, and so
 does the next item the page opens.
 
+A study's practice items open in the same panel (:func:`practice_client`): answered
+by the same keys, checked whole by the server (``ui.annotation.practice``), with the
+verdict shown in the panel before the next one.
+
 The panel's code is ``ui/annotation/client/lane.js`` (with its pure parts beside it, and
 ``lane.css``), loaded by ``boot.js`` from the app's own routes (``client_assets``). Only a
 server that serves the routes (``serve.py``) opens the panel; under ``streamlit run
@@ -31,9 +35,10 @@ from typing import Any
 
 import streamlit as st
 
-from annotation_store.studies.flow_settings import study_of
+from annotation_store import AnnotatorInfo, ProjectInfo, Store
+from annotation_store.studies.flow_settings import StudySettings, study_of
 from ui import keyboard
-from ui.annotation import client_assets
+from ui.annotation import client_assets, practice
 from ui.annotation.blind import may_see_item_ids, submitted_is_final
 from ui.annotation.context import ERROR_KEY, ItemContext, missing_answers
 from ui.annotation.fast_lane import (
@@ -45,7 +50,14 @@ from ui.annotation.fast_lane import (
     previous_ref,
     reference,
 )
-from ui.annotation.fast_routes import ACT_ROUTE, LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, served
+from ui.annotation.fast_routes import (
+    ACT_ROUTE,
+    LABEL_ROUTE,
+    LANE_HEADER,
+    NEXT_ROUTE,
+    PRACTICE_ROUTE,
+    served,
+)
 from ui.annotation.instant_keys import button_class
 from ui.session_cookie import GUARD_HEADER, SESSION_TOKEN_KEY
 
@@ -58,18 +70,18 @@ HELP = (
 )
 
 
-def _lane_token(ctx: ItemContext) -> str:
+def _lane_token(store: Store, project: ProjectInfo, user: AnnotatorInfo) -> str:
     """This session's lane for the project and user (a new one once it expired, or when
     the sign-in or the role it opened with is no longer this run's)."""
     lanes = st.session_state.setdefault(SESSION_KEY, {})
-    key = f"{ctx.project.name}\0{ctx.user.name}"
+    key = f"{project.name}\0{user.name}"
     session = st.session_state.get(SESSION_TOKEN_KEY)
     try:
         lane = LANES.get(lanes.get(key))  # in use again: its idle time starts over
-        if lane.session != session or lane.user.role != ctx.user.role:
+        if lane.session != session or lane.user.role != user.role:
             raise LaneError("opened under another sign-in or role")
     except LaneError:
-        lanes[key] = LANES.open(ctx.store, ctx.project.name, ctx.user, session)
+        lanes[key] = LANES.open(store, project.name, user, session)
     return lanes[key]
 
 
@@ -96,7 +108,7 @@ def fast_lane(ctx: ItemContext, progress: dict[str, Any] | None = None) -> None:
         return
     first = _first_item(ctx, ref)
     config = {
-        "lane": _lane_token(ctx),
+        "lane": _lane_token(store, project, user),
         "laneHeader": LANE_HEADER,
         "guard": GUARD_HEADER,
         "nextRoute": NEXT_ROUTE,
@@ -126,3 +138,39 @@ def fast_lane(ctx: ItemContext, progress: dict[str, Any] | None = None) -> None:
     }
     run_id = f"{ctx.token}:{config['complete']}:{config['error']}:{len(ctx.labels)}"
     st.html(client_assets.script("boot.js", config, run_id), unsafe_allow_javascript=True)
+
+
+PRACTICE_HELP = (
+    f"{keyboard.NEXT_TARGET} / {keyboard.PREVIOUS_TARGET}: next / previous question · "
+    "the key on an option picks it · Enter: check the answer, then go on · "
+    "Tab moves between the buttons"
+)
+
+
+def practice_client(
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, study: StudySettings, item_id: str
+) -> bool:
+    """Open the annotation client on the practice item ``item_id`` (the study's first
+    one the worker has not answered); False when this process does not serve the
+    client's routes (the page's practice form is then the only one)."""
+    if not served():
+        return False
+    config = {
+        "practice": True,
+        "lane": _lane_token(store, project, user),
+        "laneHeader": LANE_HEADER,
+        "guard": GUARD_HEADER,
+        "practiceRoute": PRACTICE_ROUTE,
+        "scope": f"{project.name}/{user.name}/practice",
+        "nextKey": keyboard.NEXT_TARGET,
+        "prevKey": keyboard.PREVIOUS_TARGET,
+        "idleMs": study.idle_seconds * 1000,
+        "item": practice.payload(store, project, user, study, item_id),
+        "guideline": project.guideline or "",
+        "guidelineVersion": project.guideline_version,
+        "css": client_assets.url("lane.css"),
+        "help": PRACTICE_HELP,
+    }
+    run_id = f"practice:{item_id}"
+    st.html(client_assets.script("boot.js", config, run_id), unsafe_allow_javascript=True)
+    return True

@@ -6,7 +6,8 @@ would show once ``REF`` is submitted (``{"item": null}`` at the end of the queue
 /api/annotate/label`` with ``{"item": REF, "chosen": {target: choice index}, "seconds":
 s}`` saves the choices and submits the item; with ``"submit": false`` it only saves them
 (each key's choice is posted the moment it is given, as the page's buttons save it);
-``POST /api/annotate/act`` flags, notes or skips an item. Both need the lane token the page handed
+``POST /api/annotate/act`` flags, notes or skips an item; ``POST /api/annotate/practice``
+checks a study's practice item (``ui.annotation.practice``). They need the lane token the page handed
 its own script (header ``X-Workbench-Lane``), the page's guard header, and the same
 origin, like ``ui.session_routes``; the lane is checked against the sign-in behind it
 and the user's current role (``Lanes.enter``), saves are rate-limited per lane (429 with
@@ -34,13 +35,14 @@ from starlette.routing import Route
 from annotation_store import AnnotatorInfo, ProjectInfo, StoreError
 from annotation_store.annotating import actions
 from annotation_store.annotating.actions import ActionRefused
-from ui.annotation import fast_lane
+from ui.annotation import fast_lane, practice
 from ui.annotation.fast_lane import LANES, Lane, LaneError
 from ui.session_routes import refused_request
 
 NEXT_ROUTE = "/api/annotate/next"
 LABEL_ROUTE = "/api/annotate/label"
 ACT_ROUTE = "/api/annotate/act"
+PRACTICE_ROUTE = "/api/annotate/practice"
 LANE_HEADER = "X-Workbench-Lane"
 #: A save's body: a few choices and two numbers (a long fact list stays far below this).
 MAX_BODY = 64 * 1024
@@ -99,6 +101,12 @@ def _act(
     fast_lane.study_gate(lane.store, project, user)
     view = fast_lane.open_view(lane, project, user, str(body.get("item", "")))
     return fast_lane.act_on(view, body)
+
+
+def _practice(
+    lane: Lane, user: AnnotatorInfo, project: ProjectInfo, body: dict[str, Any]
+) -> dict[str, Any]:
+    return practice.check(lane.store, project, user, body)
 
 
 def _refuse_constant(name: str) -> None:
@@ -186,10 +194,17 @@ async def act_on_item(request: Request) -> Response:
     return await _answer(request, _act, saves=True)
 
 
+async def check_practice(request: Request) -> Response:
+    """Store the answer to a practice item and say whether it was right (``{"item":
+    training id, "chosen": {target: choice index or value}}``, see ``practice.check``)."""
+    return await _answer(request, _practice, saves=True)
+
+
 ROUTES = [
     Route(NEXT_ROUTE, next_item, methods=["GET"]),
     Route(LABEL_ROUTE, label_item, methods=["POST"]),
     Route(ACT_ROUTE, act_on_item, methods=["POST"]),
+    Route(PRACTICE_ROUTE, check_practice, methods=["POST"]),
 ]
 
 

@@ -1,17 +1,28 @@
-"""Generic kinds (and any kind without its own view): text, context, fitting controls."""
+"""The Annotate page's plain form: every kind's item, drawn from its declared fields.
+
+Where the annotation client runs (``ui.annotation.fast_lane_view``) it draws the item;
+this form is the fallback for when it cannot (``streamlit run app.py`` without the
+client's routes, or the client not loaded), and the page beneath the client's panel.
+There are no per-kind views: the item's fields are shown as the kind declares them (a
+declared kind by display role; a built-in kind as text panels, an object as ``key:
+value`` lines, never a Python repr), and each question by the control its question type
+names in the registry (``ui.annotation.controls``). A kind's live scores (intent match:
+recall, precision, F1) follow the questions.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from kinds import FieldType
+from kinds import FieldType, HumanField
 from kinds.values import is_asked
 from ui.annotation import GENERIC, register_view
 from ui.annotation.context import ItemContext, Target, save_target
 from ui.annotation.controls import control_for
-from ui.annotation.declared_fields import declared_fields
+from ui.annotation.declared_fields import compared_outputs, declared_fields
 from ui.annotation.declared_questions import choice
-from ui.annotation.widgets import MISSING_MARK, context_table, fact_list, question, text_panel
+from ui.annotation.fast_lane import field_text
+from ui.annotation.widgets import MISSING_MARK, context_table, live_scores, text_panel
 
 HIDDEN = {"text", "generator"}
 
@@ -39,40 +50,49 @@ def _number(ctx: ItemContext, target: Target) -> None:
     )
 
 
-def _declared(ctx: ItemContext) -> None:
-    """A declared kind: fields by role, then every question asked so far."""
-    declared_fields(ctx)
-    with st.container(border=True):
-        for spec in ctx.fields.values():
-            if not is_asked(spec, ctx.labels):
-                continue
-            name = spec.question_type.control or ""
-            (control_for(name) or choice)(ctx, Target(spec))
+def _plain_fields(ctx: ItemContext) -> None:
+    """A built-in kind's fields: ``text`` first (with its generator, where shown), each
+    other declared field as a titled panel in declared order (fact lists and compared
+    outputs are drawn by their questions), then the item's other columns as a table."""
+    f = ctx.item.fields
+    if "text" in f:
+        text_panel("Text", str(f["text"]), caption=f.get("generator"))
+    facts = {spec.facts_field for spec in ctx.fields.values() if spec.facts_field}
+    skip = HIDDEN | facts | compared_outputs(ctx)
+    shown = {"text", "generator"}
+    for spec in ctx.project.task_kind.item_fields:
+        if spec.hidden or spec.name in skip or spec.name not in f:
+            continue
+        shown.add(spec.name)
+        body = field_text(f[spec.name])
+        if body is not None:
+            text_panel(spec.name.replace("_", " ").capitalize(), body)
+    rest = {k: v for k, v in f.items() if k not in shown | facts and not isinstance(v, list)}
+    context_table(rest)
+
+
+def _question(ctx: ItemContext, spec: HumanField, declared: bool) -> None:
+    """One question by its question type's control (a built-in kind's number question
+    keeps its number box)."""
+    if not declared and spec.type is FieldType.INTERVAL:
+        _number(ctx, Target(spec))
+        return
+    (control_for(spec.question_type.control or "") or choice)(ctx, Target(spec))
 
 
 @register_view(GENERIC)
 def render(ctx: ItemContext) -> None:
-    """Draw an item of any kind from its declared fields."""
-    if any(spec.role for spec in ctx.project.task_kind.item_fields):
-        _declared(ctx)
-        return
-    f = ctx.item.fields
-    text_fields = [
-        spec.name
-        for spec in ctx.project.task_kind.item_fields
-        if spec.kind == "text" and spec.name not in HIDDEN and spec.name in f
-    ]
-    if "text" in f:
-        text_panel("Text", str(f["text"]), caption=f.get("generator"))
-    for name in text_fields:
-        text_panel(name.replace("_", " ").capitalize(), str(f[name]))
-    shown = {"text", "generator", *text_fields}
-    context_table({k: v for k, v in f.items() if k not in shown and not isinstance(v, list)})
+    """Draw an item of any kind: its fields, every question asked so far, live scores."""
+    declared = any(spec.role for spec in ctx.project.task_kind.item_fields)
+    if declared:
+        declared_fields(ctx)
+    else:
+        _plain_fields(ctx)
+    # in keyboard order (``build_targets``): fact lists first, then the other questions
+    ordered = sorted(ctx.fields.values(), key=lambda s: s.type is not FieldType.FACT_LABELS)
     with st.container(border=True):
-        for spec in ctx.fields.values():
-            if spec.type is FieldType.FACT_LABELS:
-                fact_list(ctx, spec.name, spec.description or spec.name, "1 = C, 0 = M")
-            elif spec.type is FieldType.INTERVAL:
-                _number(ctx, Target(spec))
-            else:
-                question(ctx, Target(spec), horizontal=len(spec.values) <= 6)
+        for spec in ordered:
+            if is_asked(spec, ctx.labels):
+                _question(ctx, spec, declared)
+        if ctx.project.task_kind.derived_scores:
+            live_scores(ctx)

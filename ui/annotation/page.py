@@ -564,7 +564,8 @@ def _context(
 def _item_area(
     store: Store, project: ProjectInfo, item: ItemRecord, user: AnnotatorInfo, fig: QueueFigures
 ) -> None:
-    """Header, the kind's view and the note: rerun alone on every label."""
+    """Header, the item's plain form (``ui.annotation.generic``) and the note: rerun alone
+    on every label."""
     ctx = _context(store, project, item, user)
     _header(ctx, fig)
     _error()

@@ -12,6 +12,7 @@ import streamlit as st
 from kinds import FieldType
 from ui import keyboard
 from ui.annotation.context import ItemContext, Target, derived_values, facts_of, save_target
+from ui.annotation.fast_lane import inline_text
 from ui.safe_markdown import no_images
 
 #: Shown beside a question or fact still unanswered after a refused Submit.
@@ -148,8 +149,11 @@ def live_scores(
 
 
 def context_table(fields: Mapping[str, Any]) -> None:
-    """Extra item columns as a compact key/value list."""
+    """Extra item columns as a compact key/value list (an object's keys and values as
+    text, never a Python repr)."""
     if not fields:
         return
-    rows = "\n".join(f"| {html.escape(str(k))} | {_plain(str(v))} |" for k, v in fields.items())
+    rows = "\n".join(
+        f"| {html.escape(str(k))} | {_plain(inline_text(v))} |" for k, v in fields.items()
+    )
     st.markdown(f"| Context | Value |\n|---|---|\n{rows}")

@@ -1,5 +1,9 @@
 """Training items: one at a time, answered in a form, then right / wrong and the gold
-explanation before the next one."""
+explanation before the next one.
+
+Where the server serves the annotation client's routes, the client draws the practice
+items over this page, as it draws items to annotate (``ui.annotation.practice`` checks
+the answers); the form here is the fallback without it."""
 
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from annotation_store import AnnotatorInfo, ProjectInfo, Store
 from annotation_store.crowd import workers as crowd
 from annotation_store.studies.flow_settings import StudySettings, TrainingItem
 from kinds import FieldType, HumanField
+from ui.annotation import practice
+from ui.annotation.fast_lane_view import practice_client
 from ui.annotation.page import label_text
 from ui.safe_markdown import no_images
 
@@ -89,21 +95,23 @@ def _plain(value: Any) -> str:
 
 
 def _show_fields(item: TrainingItem) -> None:
+    """The item's fields, titled as the annotation client titles them (never a raw
+    field name), each as readable Markdown."""
     for name, value in item.fields.items():
-        st.markdown(f"**{name}**")
+        st.markdown(f"**{name.replace('_', ' ').capitalize()}**")
         st.markdown(no_images(field_markdown(value)))
 
 
-def _feedback(item: TrainingItem, correct: bool, fields: dict[str, HumanField]) -> None:
+def _feedback(
+    store: Store, project: ProjectInfo, user: AnnotatorInfo, item: TrainingItem, correct: bool
+) -> None:
     _show_fields(item)
+    # the same sentence the client shows (``ui.annotation.practice.verdict``)
+    said = practice.verdict(correct, practice.expected_answer(store, project, user, item))
     if correct:
-        st.success("Right.", icon=":material/check_circle:")
+        st.success(said, icon=":material/check_circle:")
     else:
-        gold = "; ".join(
-            f"{name}: {_choice_label(fields[name], v)}" if name in fields else f"{name}: {v}"
-            for name, v in item.answers.items()
-        )
-        st.error(f"Not quite. The expected answer is {gold}.", icon=":material/cancel:")
+        st.error(said, icon=":material/cancel:")
     if item.explanation:
         st.info(item.explanation, icon=":material/lightbulb:")
     if st.button("Continue", type="primary", key="training_continue"):
@@ -128,13 +136,18 @@ def render_training(
         number = [t.id for t in items].index(pending) + 1
         # plain text, not st.caption: the caption's faded grey is below 4.5:1 on white
         st.markdown(f"Practice item {number} of {len(items)}")
-        _feedback(next(t for t in items if t.id == pending), answered[pending], fields)
+        _feedback(
+            store, project, user, next(t for t in items if t.id == pending), answered[pending]
+        )
         return
     todo = [t for t in items if t.id not in answered]
     if not todo:
         crowd.finish_training(store, project.name, user.name)
         st.rerun()
     item = todo[0]
+    # the annotation client draws the item where the server serves it; this form stays
+    # beneath it as the fallback (``streamlit run app.py``, or the client not loaded)
+    practice_client(store, project, user, study, item.id)
     st.markdown(
         f"Practice item {len(answered) + 1} of {len(items)}: after each answer you see "
         "whether it was right, and why."

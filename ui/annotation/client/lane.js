@@ -31,6 +31,7 @@ import {
   trySubmit,
 } from "./item_state.js";
 import { PostQueue } from "./post_queue.js";
+import { checkBody, feedbackText, isGold, verdictText } from "./practice.js";
 import { moveOutput, placeOf, rankingComplete, rankingText } from "./ranking.js";
 import {
   addSpan,
@@ -152,6 +153,7 @@ function h(tag, attrs, ...kids) {
 }
 
 function post(job) {
+  if (L.cfg.practice) return; // a practice answer is sent whole, once checked
   job.lane = L.cfg.lane;
   L.posted = true;
   L.posts.push(job);
@@ -202,16 +204,19 @@ function show(item, prev) {
   L.after = undefined;
   L.open = true;
   L.where = where();
-  const url = new URL(window.location.href);
-  url.searchParams.set("item", item.ref);
-  window.history.replaceState(window.history.state, "", url);
-  const ref = item.ref;
-  fetchNext(ref).then((p) => {
-    if (L.cur && L.cur.item.ref === ref) {
-      L.after = p === undefined ? null : p;
-      if (L.waiting) advance();
-    }
-  });
+  L.verdict = null;
+  if (!L.cfg.practice) {
+    const url = new URL(window.location.href);
+    url.searchParams.set("item", item.ref);
+    window.history.replaceState(window.history.state, "", url);
+    const ref = item.ref;
+    fetchNext(ref).then((p) => {
+      if (L.cur && L.cur.item.ref === ref) {
+        L.after = p === undefined ? null : p;
+        if (L.waiting) advance();
+      }
+    });
+  }
   render({ newItem: true });
   // the keyboard starts in the panel: Tab goes on to its buttons in reading order
   const active = document.activeElement;
@@ -287,6 +292,7 @@ function advance() {
 
 function submit() {
   const cur = L.cur;
+  if (L.cfg.practice) return L.verdict ? continuePractice() : checkPractice(cur);
   // with conditional questions, the server's answers to this item's saves say which are
   // asked: the submit waits for them (keys meanwhile are dropped, never moved on)
   if (cur.item.conditional && L.posts.jobs.some((j) => j.ref === cur.item.ref && !j.submit)) {
@@ -306,8 +312,66 @@ function submit() {
   advance();
 }
 
+// A practice answer, whole: the server stores it and says whether it was right.
+async function checkPractice(cur) {
+  if (L.checking || L.verdict || L.finishing) return undefined;
+  const chosen = trySubmit(cur);
+  if (chosen === null) {
+    render();
+    const titles = missingRequired(cur).map((k) => cur.item.targets.find((t) => t.key === k).title);
+    announce("Not checked. Still to answer: " + titles.join("; "));
+    return undefined;
+  }
+  L.checking = true;
+  L.practiceError = null;
+  announce("Checking your answer…");
+  render();
+  let result = null;
+  try {
+    const r = await fetch(L.cfg.practiceRoute, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: headers(true),
+      body: JSON.stringify(checkBody(cur.item, chosen)),
+    });
+    const body = await r.json().catch(() => ({ error: r.status + " " + r.statusText }));
+    if (r.ok) result = body;
+    else L.practiceError = body.error || r.status + " " + r.statusText;
+  } catch {
+    L.practiceError = "no connection to the server";
+  }
+  L.checking = false;
+  if (L.cur !== cur) return undefined;
+  if (result) {
+    L.verdict = result;
+    render();
+    const go = document.querySelector("#wb-lane [data-fid=continue]");
+    if (go) go.focus({ preventScroll: true });
+    announce(feedbackText(result));
+  } else {
+    render();
+    announce("Could not check the answer: " + L.practiceError);
+  }
+  return undefined;
+}
+
+// After the verdict: the next practice item, or (after the last) the page again, where
+// the study judges the practice and moves on.
+function continuePractice() {
+  const verdict = L.verdict;
+  if (!verdict) return;
+  if (verdict.next) {
+    show(verdict.next, "");
+    return;
+  }
+  L.finishing = true; // keys are dropped until the page is loaded again
+  render();
+  window.location.reload();
+}
+
 function choose(action) {
   const cur = L.cur;
+  if (L.cfg.practice && (L.checking || L.verdict || L.finishing)) return undefined; // answer sent
   const target = cur ? cur.item.targets.find((t) => t.key === action.target) : null;
   if (target && target.control === "spans") {
     // a label for the selected words, given on this item only
@@ -443,13 +507,15 @@ function optionButton(cur, t, c, j) {
   const shows = !hint || c.label.toUpperCase() === hint || c.label.toUpperCase().startsWith(hint + " ");
   const on = isChosen(cur, t, j);
   const ref = cur.item.ref;
+  const gold = isGold(L.verdict, t, j); // a practice item's expected answer, once checked
   return h(
     "button",
     {
       type: "button",
-      class: on ? "wb-on" : "",
+      class: (on ? "wb-on" : "") + (gold ? " wb-gold" : ""),
+      "aria-disabled": L.verdict ? "true" : null,
       "aria-pressed": on ? "true" : "false",
-      "aria-label": c.label + " · " + t.title,
+      "aria-label": c.label + (gold ? " (expected answer)" : "") + " · " + t.title,
       "aria-keyshortcuts": L.shortcuts && c.keys && c.keys.length ? c.keys.join(" ") : null,
       "data-fid": "opt:" + t.key + ":" + j,
       "data-opt": String(j),
@@ -458,6 +524,7 @@ function optionButton(cur, t, c, j) {
     },
     shows ? null : h("kbd", { class: "wb-key", "aria-hidden": "true" }, hint),
     c.label,
+    gold ? h("span", { class: "wb-expected" }, " ✓ expected") : null,
   );
 }
 
@@ -717,6 +784,7 @@ function tools(cur) {
         h("div", { class: "wb-panel" }, L.cfg.guideline),
       )
     : null;
+  if (L.cfg.practice) return h("div", { class: "wb-tools" }, guide); // nothing to flag or skip
   return h(
     "div",
     { class: "wb-tools" },
@@ -747,6 +815,47 @@ function skip(cur) {
   post({ ref: cur.item.ref, name: cur.item.name, act: { action: "skip" } });
   announce("Skipped " + cur.item.name);
   advance();
+}
+
+// The panel's main button: Submit; on a practice item Check my answer, then Continue.
+function primaryButton() {
+  const practice = L.cfg.practice;
+  const label = !practice ? "Submit " : L.verdict ? "Continue " : "Check my answer ";
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "wb-primary",
+      "data-fid": L.verdict ? "continue" : "submit",
+      onclick: L.verdict ? continuePractice : submit,
+    },
+    label,
+    h("kbd", { class: "wb-key", "aria-hidden": "true" }, "Enter"),
+  );
+}
+
+// A practice item's notes: what happens after an answer; the check's failure; the
+// server's verdict with the expected answer and why.
+function practiceNotes() {
+  const out = [];
+  const v = L.verdict;
+  if (!v) out.push(h("p", {}, "After each answer you see whether it was right, and why."));
+  if (L.checking) out.push(h("p", {}, "Checking your answer…"));
+  if (L.practiceError && !v) {
+    const text = "Could not check the answer: " + L.practiceError + ". Press Enter to try again.";
+    out.push(h("div", { class: "wb-error", "data-testid": "wbPracticeError", role: "alert" }, text));
+  }
+  if (v) {
+    out.push(
+      h(
+        "div",
+        { class: "wb-feedback " + (v.correct ? "wb-right" : "wb-wrong"), "data-testid": "wbPractice" },
+        h("h5", {}, verdictText(v)),
+        v.explanation ? h("p", {}, v.explanation) : null,
+      ),
+    );
+  }
+  return out;
 }
 
 function render(opts = {}) {
@@ -781,18 +890,15 @@ function render(opts = {}) {
       { class: "wb-bar" },
       h("h4", { tabindex: "-1", "data-fid": "title" }, (item.title || item.kind) + " · " + item.name),
       item.status === "submitted" ? h("span", { class: "wb-saving" }, "submitted before") : null,
-      h(
-        "button",
-        { type: "button", class: "wb-primary", "data-fid": "submit", onclick: submit },
-        "Submit ",
-        h("kbd", { class: "wb-key", "aria-hidden": "true" }, "Enter"),
-      ),
-      h(
-        "button",
-        { type: "button", "data-fid": "leave", onclick: () => leave() },
-        "Full page ",
-        h("kbd", { class: "wb-key", "aria-hidden": "true" }, "Esc"),
-      ),
+      primaryButton(),
+      L.cfg.practice
+        ? null
+        : h(
+            "button",
+            { type: "button", "data-fid": "leave", onclick: () => leave() },
+            "Full page ",
+            h("kbd", { class: "wb-key", "aria-hidden": "true" }, "Esc"),
+          ),
       h(
         "button",
         { type: "button", "data-fid": "shortcuts", "aria-pressed": L.shortcuts ? "true" : "false", onclick: toggleShortcuts },
@@ -806,9 +912,11 @@ function render(opts = {}) {
   if (failed) {
     kids.push(h("div", { class: "wb-error", "data-testid": "wbSaveError", role: "alert" }, errorText(failed)));
   }
+  if (L.cfg.practice) kids.push(...practiceNotes());
   if (L.waiting) kids.push(h("p", {}, "Loading the next item…"));
   if (L.leaving) kids.push(h("p", {}, pending ? "Saving, then opening the full page…" : "Opening the full page…"));
-  if (L.waiting || L.leaving) {
+  if (L.finishing) kids.push(h("p", {}, "Loading the next step…"));
+  if (L.waiting || L.leaving || L.finishing) {
     box.replaceChildren(...kids);
     return;
   }
@@ -919,6 +1027,20 @@ function pageKey(ev) {
   show(L.next);
 }
 
+// Keys on a practice item while it is checked or its verdict is shown (true: handled):
+// Enter goes on to the next item; other keys are dropped, Tab and Space left to the
+// browser. There is no full page to leave for.
+function practiceKey(ev) {
+  const free = /^(Tab| )$/.test(ev.key) || ev.ctrlKey || ev.metaKey || ev.altKey;
+  const busy = L.checking || L.verdict || L.finishing;
+  const away = ["Escape", "ArrowLeft", "ArrowRight", "Shift+s", "Shift+f"].includes(keyName(ev));
+  if (free || (!busy && !away)) return false;
+  ev.preventDefault();
+  ev.stopImmediatePropagation();
+  if (ev.key === "Enter" && !ev.repeat && L.verdict && !L.finishing) continuePractice();
+  return true;
+}
+
 function onKey(ev) {
   touch();
   // a submit waiting on this item's saves holds every key but Tab and Esc (no longer
@@ -943,6 +1065,7 @@ function onKey(ev) {
     pageKey(ev);
     return;
   }
+  if (L.cfg.practice && practiceKey(ev)) return;
   const cur = L.cur;
   const action = cur
     ? keyAction(keyName(ev), {
@@ -1029,6 +1152,12 @@ function install(config) {
 export function start(config) {
   L.cfg = config;
   if (!L.installed) install(config);
+  if (config.practice) {
+    // a practice item: the panel draws it unless it is already on it (or past it)
+    L.scope = config.scope;
+    if (!L.open && !L.finishing) show(config.item, "");
+    return;
+  }
   if (L.scope !== config.scope) {
     // another project or user in this tab: start over
     L.scope = config.scope;
