@@ -31,7 +31,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotation_store.studies.flow_settings import study_of
+from studies.flow_settings import study_of
 from ui import keyboard
 from ui.annotation import client_assets
 from ui.annotation.blind import may_see_item_ids, submitted_is_final

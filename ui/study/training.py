@@ -9,9 +9,9 @@ import streamlit as st
 
 from agreement.statistics import DASH
 from annotation_store import AnnotatorInfo, ProjectInfo, Store
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies.flow_settings import StudySettings, TrainingItem
+from crowd import workers as crowd
 from kinds import FieldType, HumanField
+from studies.flow_settings import StudySettings, TrainingItem
 from ui.annotation.page import label_text
 from ui.safe_markdown import no_images
 
