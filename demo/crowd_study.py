@@ -22,8 +22,8 @@ import json
 import random
 from typing import Any
 
+from annotation_store import StoreError
 from annotation_store.store import Store
-from annotation_store.store_projects import StoreError
 from crowd import study_quality as crowd_quality
 from crowd import workers as crowd
 from demo.loading import DEMO_DIR

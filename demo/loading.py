@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotation_store import StoreError
 from annotation_store.store import Store
-from annotation_store.store_projects import StoreError
 from common.records import EvalResult, Signature
 from interop.importing import import_annotations, import_items, import_scores
 from kinds.base import f1, share_implied

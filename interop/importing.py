@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from annotation_store import StoreError
 from annotation_store.records import ImportReport
 from annotation_store.store import Store
-from annotation_store.store_projects import StoreError
 from interop.row_source import (
     MAX_CSV_CELL,
     MAX_JSON_DEPTH,
