@@ -65,7 +65,7 @@ def _record(kind: DeclaredKind, row: DeclaredKindVersion) -> KindRecord:
     )
 
 
-def pin_kind(store: StoreBase, kind: str) -> str:
+def _pin_kind(store: StoreBase, kind: str) -> str:
     """``decl:NAME`` -> ``decl:NAME@<latest version>``; any other name unchanged."""
     parts = split_ref(kind)
     if parts is None or parts[1] is not None:
