@@ -409,3 +409,38 @@ def test_the_store_shape_checker_knows_a_store_by_its_type() -> None:
     assert store_shape_violations(source, "annotation_store/store_kinds.py") == [
         "annotation_store/store_kinds.py:1: pin is a function of the store"
     ]
+
+
+# -- the picture in docs/architecture.md -------------------------------------------------
+
+DOC = ROOT / "docs" / "architecture.md"
+
+
+def pictured_layers(text: str) -> dict[str, set[str]]:
+    """package -> the packages its arrow names, read off the layer picture at the top of
+    the architecture document (``├── name/`` ... ``└─> a, b``; ``common`` goes unnamed)."""
+    picture = text.split("```")[1]
+    found: dict[str, set[str]] = {}
+    current = None
+    for line in picture.splitlines():
+        if "├── " in line:
+            current = line.split("├── ", 1)[1].split("/")[0]
+            found[current] = set()
+        elif current is not None and "└─> " in line:
+            words = line.split("└─> ", 1)[1].replace(",", " ").split()
+            found[current] = ({w.split(".")[0] for w in words} & set(ALLOWED)) - {"common"}
+            current = None
+    return found
+
+
+def test_the_documents_picture_is_the_table() -> None:
+    pictured = pictured_layers(DOC.read_text("utf-8"))
+    assert set(pictured) >= DOMAIN - {"common"}
+    for package in DOMAIN - {"common"}:
+        table = {a.split(".")[0] for a in ALLOWED[package]} - {"common"}
+        assert pictured[package] == table, package
+
+
+def test_the_picture_reader_reads_an_arrow() -> None:
+    text = "x\n```\n  ├── studies/   a study\n  │     │   more\n  │     └─> annotation_store, kinds\n```\n"
+    assert pictured_layers(text) == {"studies": {"annotation_store", "kinds"}}
