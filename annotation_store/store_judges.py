@@ -90,8 +90,11 @@ class JudgesMixin(StoreBase):
                     f"change it to {kind!r} (create a judge with another name)"
                 )
 
-        columns = {"definition": dict(definition), "prompt_hash": prompt_hash}
-        columns["created_by"] = created_by
+        columns = {
+            "definition": dict(definition),
+            "prompt_hash": prompt_hash,
+            "created_by": created_by,
+        }
         return JUDGES.save(self, name, new, lambda: Judge(name=name, kind=kind), columns, same_kind)
 
     def judge(self, name: str, version: int | None = None) -> JudgeRecord:
