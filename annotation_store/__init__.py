@@ -1,4 +1,6 @@
-"""The annotation store: SQLAlchemy models, the Store API, import/export and the demo.
+"""The annotation store, plain persistence: the Store (reached by its methods), its tables
+and models, migrations and records. Policy built on it lives in packages above
+(``studies``, ``crowd``, ``annotating``, ``accounts``, ``adjudication``, ``interop``).
 
 Public names are imported on first use (PEP 562), so a light submodule (records, the
 quick project listing) does not pull in SQLAlchemy.

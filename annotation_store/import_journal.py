@@ -79,36 +79,36 @@ class Journal:
             os.close(self.fd)
             self.path = self.fd = None
 
-
-def recover(store: Store) -> list[str]:
-    """Take back the label imports of dead processes; one line per import taken back."""
-    db = _database_file(store)
-    if db is None:
-        return []
-    lines = []
-    for path in sorted(db.parent.glob(f"{db.name}{SUFFIX}-*.json")):
-        try:
-            fd = os.open(path, os.O_RDWR)
-        except FileNotFoundError:  # finished meanwhile
-            continue
-        try:
+    @staticmethod
+    def recover(store: Store) -> list[str]:
+        """Take back the label imports of dead processes; one line per import taken back."""
+        db = _database_file(store)
+        if db is None:
+            return []
+        lines = []
+        for path in sorted(db.parent.glob(f"{db.name}{SUFFIX}-*.json")):
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:  # its import is still running
+                fd = os.open(path, os.O_RDWR)
+            except FileNotFoundError:  # finished meanwhile
                 continue
-            if not path.exists() or os.stat(path).st_ino != os.fstat(fd).st_ino:
-                continue  # finished (and removed) just before the lock was taken
             try:
-                entry = json.loads(os.read(fd, 1 << 16))
-                lines.append(_take_back(store, entry))
-            except (ValueError, KeyError, TypeError):
-                lines.append(f"an unreadable label import journal was left alone: {path}")
-                continue
-            path.unlink()
-            logging.getLogger(__name__).warning(lines[-1])
-        finally:
-            os.close(fd)
-    return lines
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:  # its import is still running
+                    continue
+                if not path.exists() or os.stat(path).st_ino != os.fstat(fd).st_ino:
+                    continue  # finished (and removed) just before the lock was taken
+                try:
+                    entry = json.loads(os.read(fd, 1 << 16))
+                    lines.append(_take_back(store, entry))
+                except (ValueError, KeyError, TypeError):
+                    lines.append(f"an unreadable label import journal was left alone: {path}")
+                    continue
+                path.unlink()
+                logging.getLogger(__name__).warning(lines[-1])
+            finally:
+                os.close(fd)
+        return lines
 
 
 def _take_back(store: Store, entry: dict[str, object]) -> str:

@@ -12,7 +12,6 @@ from sqlalchemy import Engine
 
 from annotation_store import db
 from annotation_store.exclusions import ExclusionsMixin
-from annotation_store.import_journal import recover as recover_imports
 from annotation_store.store_jobs import JobsMixin
 from annotation_store.store_judges import JudgesMixin
 from annotation_store.store_kinds import KindsMixin
@@ -61,7 +60,7 @@ class Store(
         self._write_turn = threading.RLock() if self.is_sqlite else None
         self._init_declared_kinds()
         #: One line per label import a killed process left half-written, undone now.
-        self.recovered_imports = recover_imports(self) if migrate else []
+        self.recovered_imports = self.recover_imports() if migrate else []
 
     def close(self) -> None:
         """Release every pooled connection."""

@@ -48,9 +48,6 @@ class JudgeRecord:
         }
 
 
-JUDGES = Versioned(Judge, JudgeVersion, "judge_id", "judge", "judge", "judges")
-
-
 def _record(judge: Judge, row: JudgeVersion) -> JudgeRecord:
     return JudgeRecord(
         judge.name,
@@ -61,6 +58,9 @@ def _record(judge: Judge, row: JudgeVersion) -> JudgeRecord:
         row.created_by,
         row.created_at,
     )
+
+
+JUDGES = Versioned(Judge, JudgeVersion, "judge_id", "judge", "judge", "judges", _record)
 
 
 class JudgesMixin(StoreBase):
@@ -83,42 +83,30 @@ class JudgesMixin(StoreBase):
         a version: the one that loses the race on the version number tries again.
         """
 
-        def save() -> JudgeRecord:
-            with self.write() as s:
-                judge, made = JUDGES.head_for_save(
-                    s, name, new, lambda: Judge(name=name, kind=kind)
+        def same_kind(judge: Judge, made: bool) -> None:
+            if not made and judge.kind != kind:
+                raise StoreError(
+                    f"judge {name!r} scores kind {judge.kind!r}; a new version cannot "
+                    f"change it to {kind!r} (create a judge with another name)"
                 )
-                if not made and judge.kind != kind:
-                    raise StoreError(
-                        f"judge {name!r} scores kind {judge.kind!r}; a new version cannot "
-                        f"change it to {kind!r} (create a judge with another name)"
-                    )
-                row = JUDGES.add_next(
-                    s,
-                    judge,
-                    definition=dict(definition),
-                    prompt_hash=prompt_hash,
-                    created_by=created_by,
-                )
-                return _record(judge, row)
 
-        return JUDGES.retried(name, save)
+        columns = {
+            "definition": dict(definition),
+            "prompt_hash": prompt_hash,
+            "created_by": created_by,
+        }
+        return JUDGES.save(self, name, new, lambda: Judge(name=name, kind=kind), columns, same_kind)
 
     def judge(self, name: str, version: int | None = None) -> JudgeRecord:
         """A judge's version ``version`` (the latest when None); StoreError when missing."""
-        with self.read() as s:
-            return _record(*JUDGES.find(s, name, version))
+        return JUDGES.one(self, name, version)
 
     def judge_versions(self, name: str) -> list[JudgeRecord]:
         """Every version of one judge, oldest first."""
-        with self.read() as s:
-            return [_record(j, r) for j, r in JUDGES.all_of(s, name)]
+        return JUDGES.history(self, name)
 
     def judges(self, project: str | None = None) -> list[JudgeRecord]:
         """The latest version of every judge (of the project's kind when one is named)."""
         with self.read() as s:
             kind = self._project_row(s, project).kind if project else None
-            query = JUDGES.latest()
-            if kind is not None:
-                query = query.where(Judge.kind == kind)
-            return [_record(j, v) for j, v in s.execute(query)]
+            return JUDGES.newest(s, None if kind is None else Judge.kind == kind)

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-
 from annotation_store.models import DeclaredKind, DeclaredKindVersion
 from annotation_store.store_base import StoreBase, StoreError
 from annotation_store.store_versions import Versioned
@@ -56,29 +54,23 @@ class KindRecord:
         }
 
 
-KINDS = Versioned(DeclaredKind, DeclaredKindVersion, "kind_id", "declared kind", "kind", "declared")
-
-
 def _record(kind: DeclaredKind, row: DeclaredKindVersion) -> KindRecord:
     return KindRecord(
         kind.name, row.version, dict(row.definition), row.source, row.created_by, row.created_at
     )
 
 
-def pin_kind(store: StoreBase, kind: str) -> str:
+KINDS = Versioned(
+    DeclaredKind, DeclaredKindVersion, "kind_id", "declared kind", "kind", "declared", _record
+)
+
+
+def _pin_kind(store: StoreBase, kind: str) -> str:
     """``decl:NAME`` -> ``decl:NAME@<latest version>``; any other name unchanged."""
     parts = split_ref(kind)
     if parts is None or parts[1] is not None:
         return kind
-    with store.read() as s:
-        version = s.scalar(
-            select(func.max(DeclaredKindVersion.version))
-            .join(DeclaredKind, DeclaredKind.id == DeclaredKindVersion.kind_id)
-            .where(DeclaredKind.name == parts[0])
-        )
-    if version is None:
-        raise StoreError(f"no declared kind named {parts[0]!r}")
-    return kind_ref(parts[0], version)
+    return kind_ref(parts[0], KINDS.last_number(store, parts[0]))
 
 
 class KindsMixin(StoreBase):
@@ -106,30 +98,21 @@ class KindsMixin(StoreBase):
         """Store a checked definition as the kind's next version (1 for a new kind);
         ``new=True`` refuses an existing name, ``new=False`` a missing one."""
 
-        def save() -> KindRecord:
-            with self.write() as s:
-                kind, _ = KINDS.head_for_save(s, name, new, lambda: DeclaredKind(name=name))
-                row = KINDS.add_next(
-                    s, kind, definition=dict(definition), source=source, created_by=created_by
-                )
-                return _record(kind, row)
-
-        return KINDS.retried(name, save)
+        columns = {"definition": dict(definition), "source": source, "created_by": created_by}
+        return KINDS.save(self, name, new, lambda: DeclaredKind(name=name), columns)
 
     def kind_record(self, name: str, version: int | None = None) -> KindRecord:
         """A declared kind's version (the latest when None); StoreError when missing."""
-        with self.read() as s:
-            return _record(*KINDS.find(s, name, version))
+        return KINDS.one(self, name, version)
 
     def kind_versions(self, name: str) -> list[KindRecord]:
         """Every version of one declared kind, oldest first."""
-        with self.read() as s:
-            return [_record(k, r) for k, r in KINDS.all_of(s, name)]
+        return KINDS.history(self, name)
 
     def kind_records(self) -> list[KindRecord]:
         """The latest version of every declared kind, by name."""
         with self.read() as s:
-            return [_record(k, v) for k, v in s.execute(KINDS.latest())]
+            return KINDS.newest(s)
 
     def resolve_declared_kind(self, ref: str) -> TaskKind | None:
         """The kind of a ``decl:NAME@N`` name stored here (None when it is not)."""

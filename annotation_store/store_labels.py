@@ -9,7 +9,7 @@ from sqlalchemy import and_, func, select
 
 from annotation_store import label_stage
 from annotation_store.fast_columns import Coder, RawColumns, coded_column, rank_lookup
-from annotation_store.import_journal import Journal, recover
+from annotation_store.import_journal import Journal
 from annotation_store.label_import import (
     CheckedRows,
     check_rows,
@@ -370,6 +370,10 @@ class LabelsMixin(StoreBase):
                 ],
             )
 
+    def recover_imports(self) -> list[str]:
+        """Take back the label imports of dead processes; one line per import taken back."""
+        return Journal.recover(self)
+
     def data_version(self, project: str) -> str:
         """A cheap token that changes whenever submitted labels, results, adjudications,
         items or exclusions change. Drafts do not count: every figure cached on this token
@@ -377,7 +381,7 @@ class LabelsMixin(StoreBase):
 
         A store that stays open (the app server) first takes back the label imports of
         processes killed since it opened, so no figure is ever cached on their rows."""
-        self.recovered_imports += recover(self)
+        self.recovered_imports += self.recover_imports()
         with self.read() as s:
             pid = self._project_row(s, project).id
             a = s.execute(
@@ -432,7 +436,7 @@ class LabelsMixin(StoreBase):
                 people = self._import_people(s, checked.names, now)
                 plan = plan_import(checked, people, existing_labels(s, pid, False))
                 return write_at_once(s, pid, guideline_version, plan, source, now)
-        taken_back = recover(self)  # a killed import the running app has not seen yet
+        taken_back = self.recover_imports()  # a killed import the running app has not seen yet
         if label_stage.fits(checked):  # one transaction: nobody sees a part of it
             report = self._import_staged(pid, guideline_version, checked, source, now)
             report.notes.extend(taken_back)

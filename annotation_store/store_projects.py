@@ -26,7 +26,7 @@ from annotation_store.records import (
     ProjectSummary,
 )
 from annotation_store.store_base import StoreBase, StoreError
-from annotation_store.store_kinds import pin_kind
+from annotation_store.store_kinds import _pin_kind
 from kinds import ValidationError, get_kind
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class ProjectsMixin(StoreBase):
         name = name.strip()
         if not name:
             raise StoreError("a project needs a name")
-        kind = pin_kind(self, kind)  # a declared kind: the version it is made with
+        kind = _pin_kind(self, kind)  # a declared kind: the version it is made with
         task_kind = get_kind(kind)
         merged = task_kind.validate_settings(settings)
         text = guideline if guideline is not None else task_kind.guideline

@@ -77,7 +77,7 @@ items = Table(
     Column("generator", String(200), nullable=True),
     Column("created_at", DateTime, default=utcnow, nullable=False),
     # A hint for the claim queue: True once the item holds k annotators (or is gold), so
-    # the next claim skips it by index; cleared when a slot frees (annotation_store.assignments).
+    # the next claim skips it by index; cleared when a slot frees (studies.assignments).
     Column("queue_full", Boolean, default=False, server_default=false(), nullable=False),
     UniqueConstraint("project_id", "item_id"),
 )

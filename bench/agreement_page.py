@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from annotation_store import Store  # noqa: E402
-from annotation_store.demo import load_demo  # noqa: E402
 from bench.cpu_load import cpu_load, load_line  # noqa: E402
+from demo.loading import load_demo  # noqa: E402
 
 
 def _summary(label: str, times: list[float], all_visits: bool = False) -> None:

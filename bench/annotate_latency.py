@@ -56,8 +56,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
 from bench.cpu_load import cpu_load, load_line
+from demo.loading import load_demo
 from kinds.question_types.ranking import NAME as RANKING
 from tests.e2e.harness import browser_page, running_app, wait_for_streamlit
 

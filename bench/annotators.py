@@ -66,7 +66,7 @@ def _serve(url: str, names: list[str], port: int, conn: Any) -> None:
     from starlette.applications import Starlette
 
     from annotation_store import Store
-    from annotation_store import assignments as asg
+    from studies import assignments as asg
     from ui.annotation import fast_lane, fast_routes
     from ui.frame_guard import MIDDLEWARE
 
@@ -169,8 +169,8 @@ def _check(url: str, t: Tally) -> dict[str, int]:
     from sqlalchemy import func, select
 
     from annotation_store import Store
-    from annotation_store import assignments as asg
     from annotation_store.models import Assignment
+    from studies import assignments as asg
 
     store = Store(url)
     frame = store.annotations_frame(PROJECT)

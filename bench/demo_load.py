@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import workbench_api.demo as demo
 from annotation_store import Store
-from annotation_store.demo_crowd import load_crowd_study
+from demo.crowd_study import load_crowd_study
 
 
 def _load(with_crowd: bool) -> tuple[float, float]:

@@ -2,7 +2,7 @@
 
 Writes a CSV of ``--rows`` items (binary kind), starts a second process that saves a label
 every 20 ms on another project of the same database (as the app would for an annotator),
-and imports the file through :func:`annotation_store.importing.import_items`. Prints the
+and imports the file through :func:`interop.importing.import_items`. Prints the
 import's rows/s, the time spent reading and validating (no lock), the longest write
 transaction (how long the SQLite write lock was held), and the label saves' latency
 (p50 / p95 / max) and failures during the import. Then times a re-import of the same
@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation_store import Store
-from annotation_store.importing import import_items
+from interop.importing import import_items
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -50,7 +50,7 @@ def run(backend: str, n_items: int, n_people: int, rounds: int, profile: str | N
     from sqlalchemy import event
 
     from annotation_store import Store
-    from annotation_store import assignments as asg
+    from studies import assignments as asg
     from ui.annotation import fast_lane, fast_routes
 
     with _database(backend) as url:

@@ -34,10 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation_store.sgd import read_sgd, shared_sgd_root
 from evaluators.base import EvalItem, Evaluator
 from evaluators.registry import create_evaluator
 from evaluators.sgd_acts import Act
+from interop.sgd import read_sgd, shared_sgd_root
 from kinds import get_kind
 
 SGD_TEST = shared_sgd_root() / "test"

@@ -50,7 +50,7 @@ LEVELS = np.array([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
 def build(url: str) -> None:
     """Create the project unless the database already has it."""
     from annotation_store import Store
-    from annotation_store.importing import import_annotations, import_items, import_scores
+    from interop.importing import import_annotations, import_items, import_scores
 
     store = Store(url)
     if PROJECT in {p.name for p in store.projects()}:

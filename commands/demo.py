@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_demo(args: argparse.Namespace, store: Store) -> int:
     """Load the demo projects and say which were created."""
-    from annotation_store.demo import DEMO_PROJECTS
+    from demo.loading import DEMO_PROJECTS
     from workbench_api.demo import load_all
 
     if args.reset:

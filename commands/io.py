@@ -82,8 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_import(args: argparse.Namespace, store: Store) -> int:
     """Validate the whole file, then import it in one go (nothing on a bad row)."""
-    from annotation_store.importing import PROGRESS_EVERY, ImportFailure
     from interop.base import parse_mapping
+    from interop.importing import PROGRESS_EVERY, ImportFailure
     from workbench_api.data import import_file
 
     def progress(done: int, total: int, phase: str) -> None:
@@ -115,7 +115,7 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_import_sgd(args: argparse.Namespace, store: Store) -> int:
     """Import SGD system acts as dialogue-faithfulness items."""
-    from annotation_store.sgd import import_sgd
+    from interop.sgd import import_sgd
 
     report = import_sgd(store, args.name, args.dir, negatives=args.negatives, limit=args.limit)
     print(report.summary("sgd items"))

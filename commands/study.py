@@ -44,9 +44,9 @@ def _read_json(path: str) -> Any:
 
 def cmd_study(args: argparse.Namespace, store: Store) -> int:
     """Show or change a project's study, or print its flags and figures."""
-    from annotation_store.crowd import study_quality as crowd_quality
-    from annotation_store.studies import flow_settings as study
-    from annotation_store.studies import gold
+    from crowd import study_quality as crowd_quality
+    from studies import flow_settings as study
+    from studies import gold
 
     store.project(args.name)  # an unknown project fails here, with its name
     if args.set:

@@ -49,7 +49,7 @@ def _stdin_password() -> str:
 
 def cmd_add(args: argparse.Namespace, store: Store) -> int:
     """Create a user."""
-    from annotation_store.accounts import users as accounts
+    from accounts import users as accounts
 
     password = _stdin_password() if args.password_stdin else args.password
     before = store.annotator(args.name.strip())
@@ -79,7 +79,7 @@ def cmd_set_role(args: argparse.Namespace, store: Store) -> int:
 
 def cmd_set_password(args: argparse.Namespace, store: Store) -> int:
     """Replace a user's password."""
-    from annotation_store.accounts import users as accounts
+    from accounts import users as accounts
 
     accounts.set_password(store, args.name, _stdin_password())
     print(f"{args.name}: password changed")

@@ -1,4 +1,6 @@
-"""Other tools' formats, in and out: one module per tool, all through the native importers.
+"""Formats, in and out: the workbench's own (CSV, JSONL, Parquet: :mod:`interop.importing`,
+:mod:`interop.exporting`; the SGD excerpt) and other tools', one module per tool, all
+through the native importers.
 
 Each format module turns a foreign file into native rows (items, labels, scores), each
 tagged with the foreign record it came from; :func:`interop.base.import_foreign` then runs

@@ -69,7 +69,7 @@ def agreement_frame(rows: Iterable[MeasureRow]) -> pd.DataFrame:
 def write_bundle(frames: dict[str, pd.DataFrame], out: str | Path) -> list[Path]:
     """Write each frame as ``NAME.parquet`` and ``NAME.csv`` into the folder ``out``
     (through the native exports' serialiser: lists and objects as JSON text)."""
-    from annotation_store.exporting import frame_bytes
+    from interop.exporting import frame_bytes
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)

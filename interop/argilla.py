@@ -50,12 +50,12 @@ def _rows(path: Path) -> list[dict[str, Any]]:
                 path.name, "the folder", "holds no .parquet file (Arrow folders need `datasets`)"
             ) from None
 
-        from annotation_store.row_source import check_arrow_files
+        from interop.row_source import check_arrow_files
 
         check_arrow_files(path.name, sorted(path.glob("*.arrow")))
         return _quietly(lambda: load_from_disk(str(path)).to_list())
     if path.suffix.lower() == ".parquet":
-        from annotation_store.row_source import check_parquet, open_parquet, parquet_objects
+        from interop.row_source import check_parquet, open_parquet, parquet_objects
 
         parquet = open_parquet(path)
         # The decompressed-size cap, before any page and batch by batch; Argilla's own
@@ -198,7 +198,7 @@ def records(
     """The project as Argilla records (flat ``datasets`` rows; users as UUIDs), each
     response as its question takes it (``argilla_response``); answers Argilla cannot
     hold, and what it drops of others, are counted in ``notes``."""
-    from annotation_store.exporting import annotations_export_frame, items_frame
+    from interop.exporting import annotations_export_frame, items_frame
     from interop.frames import records as frame_records
 
     info = store.project(project)
@@ -315,7 +315,7 @@ def write(
     else:
         raise ValueError("argilla export: use .parquet, .jsonl or a folder name")
     if what == "annotations":
-        from annotation_store.exporting import annotations_export_frame
+        from interop.exporting import annotations_export_frame
 
         people = sorted(set(annotations_export_frame(store, project)["annotator"]))
         mapping = {user_uuid(project, name): name for name in people}

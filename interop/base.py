@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from annotation_store.importing import IMPORTERS, ImportFailure
 from annotation_store.records import ImportReport, ItemRecord
+from interop.importing import IMPORTERS, ImportFailure
 
 if TYPE_CHECKING:
     from annotation_store import Store
@@ -204,7 +204,7 @@ def read_guarded(module: Any, path: str | Path) -> Converted:
     turned into one line naming the file (the readers name the record where they can)."""
     import csv
 
-    from annotation_store.row_source import MAX_CSV_CELL, TOO_DEEP, csv_reason, json_reason
+    from interop.row_source import MAX_CSV_CELL, TOO_DEEP, csv_reason, json_reason
 
     display = Path(path).name
     try:
@@ -340,7 +340,7 @@ def _validate(dry: DryRunStore, project: str, target: str, converted: Converted)
 def _validate_finals(dry: DryRunStore, project: str, converted: Converted) -> None:
     """Final labels name a known item (stored or in the file), a reviewer the database can
     keep (no NUL, at most 200 characters) and a valid value (nothing NaN or too deep)."""
-    from annotation_store.row_source import check_row
+    from interop.row_source import check_row
     from kinds import ValidationError
 
     info = dry.project(project)
@@ -372,7 +372,7 @@ def _has(converted: Converted, target: str) -> bool:
 
 def _submission_times(store: Store, project: str, converted: Converted) -> dict[str, ImportReport]:
     """Spread each submission's time over its participant's submitted items."""
-    from annotation_store.time_on_task import spread_submission_time
+    from annotating.time_on_task import spread_submission_time
 
     people, rows = spread_submission_time(
         store, project, converted.submission_seconds, converted.time_source
@@ -422,7 +422,7 @@ def import_converted(
         _validate_finals(dry, project, converted)
     reports = dry.commit()
     if finals:
-        from annotation_store.adjudication import import_final_labels
+        from adjudication.final_labels import import_final_labels
 
         stored = import_final_labels(
             store, project, [t.row for t in finals], note=f"ground truth from {converted.display}"
@@ -432,11 +432,11 @@ def import_converted(
             "decision, not an annotator's label)"
         )
     if converted.seconds and "annotations" in chosen:
-        from annotation_store.time_on_task import set_time_on_task
+        from annotating.time_on_task import set_time_on_task
 
         set_time_on_task(store, project, converted.seconds, converted.time_source)
     if converted.marks and "annotations" in chosen:
-        from annotation_store.progress_marks import add_marks
+        from annotating.progress_marks import add_marks
 
         add_marks(store, project, converted.marks)
     notes = list(converted.notes)

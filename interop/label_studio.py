@@ -282,8 +282,8 @@ def tasks(
     ground truth where Label Studio had marked it, evaluator scores as predictions where
     the question's control holds a number) and the user ids used; what Label Studio cannot
     hold is counted in ``notes``."""
-    from annotation_store.exporting import annotations_export_frame, items_frame
-    from annotation_store.progress_marks import marked
+    from annotating.progress_marks import marked
+    from interop.exporting import annotations_export_frame, items_frame
     from interop.frames import records
 
     notes = notes if notes is not None else []
@@ -347,7 +347,7 @@ def tasks(
 def _count_finals(store: Store, project: str, notes: list[str]) -> None:
     """Final labels are a reviewer's decision; a Label Studio annotation is one person's
     answer (its ground-truth flag marks an annotation), so they are counted, not written."""
-    from annotation_store.adjudication import adjudications
+    from adjudication.final_labels import adjudications
 
     count = len(adjudications(store, project))
     if count:
@@ -365,7 +365,7 @@ def _add_predictions(
     shape: Layout,
     notes: list[str],
 ) -> None:
-    from annotation_store.exporting import scores_export_frame
+    from interop.exporting import scores_export_frame
     from interop.frames import records
 
     by_run: dict[tuple[str, str, Any, Any], dict[str, Any]] = {}

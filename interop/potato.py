@@ -251,7 +251,7 @@ def write(
     """Write ``<user>/user_state.json`` per annotator and ``annotations.jsonl`` (submitted
     labels); drafts, skips and answers Potato holds only in part are counted in ``notes``.
     Returns the user-instance pairs."""
-    from annotation_store.exporting import annotations_export_frame
+    from interop.exporting import annotations_export_frame
     from interop.frames import records
 
     info = store.project(project)

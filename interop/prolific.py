@@ -17,8 +17,8 @@ import csv
 import io
 from pathlib import Path
 
-from annotation_store.importing import ImportFailure
 from interop.base import Converted, existing
+from interop.importing import ImportFailure
 
 WRITES: tuple[str, ...] = ()
 

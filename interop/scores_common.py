@@ -91,7 +91,7 @@ def label_frames(
 ) -> list[dict[str, Any]]:
     """Submitted labels (``annotations``) or evaluator scores (``scores``) as plain rows;
     drafts and skips, which a score record cannot mark, are counted in ``notes``."""
-    from annotation_store.exporting import annotations_export_frame, scores_export_frame
+    from interop.exporting import annotations_export_frame, scores_export_frame
     from interop.frames import records
 
     if what != "annotations":

@@ -34,6 +34,7 @@ TREE = frozenset(
         *("agreement", "alignment", "annotation_store", "audit", "commands", "common"),
         *("estimates", "evaluators", "interop", "jobs", "kinds", "pages", "reports", "ui"),
         *("study_inputs", "workbench_api", "app", "serve", "cli", "demo"),
+        *("accounts", "adjudication", "annotating", "crowd", "studies"),
     }
 )
 #: Names that are both a package of the tree and a function of the API (``wb.agreement``):

@@ -4,13 +4,13 @@ explicit assignments, fact-list edits and the crowd study (settings, links, gold
 import pandas as pd
 import streamlit as st
 
+from accounts import lockout
+from accounts import users as accounts
+from accounts.people import KIND_WORDS, people_rows
+from annotating.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store import StoreError
-from annotation_store import assignments as asg
-from annotation_store.accounts import lockout
-from annotation_store.accounts import users as accounts
-from annotation_store.accounts.people import KIND_WORDS, people_rows
-from annotation_store.fact_lists import edit_fact_list, fact_fields, labelled_by
 from annotation_store.records import ROLES
+from studies import assignments as asg
 from ui.admin_tables import assignments_table, fact_versions_table
 from ui.auth import auth_mode
 from ui.context import current_project, current_user, get_store, has_role

@@ -7,8 +7,8 @@ from functools import partial
 
 import streamlit as st
 
-from annotation_store.exporting import FRAMES, frame_bytes
-from annotation_store.importing import IMPORTERS
+from interop.exporting import FRAMES, frame_bytes
+from interop.importing import IMPORTERS
 from kinds import ValidationError, kind_names
 from kinds.registry import kind_title
 from ui.context import PROJECT_KEY, current_project, get_store, has_role

@@ -9,9 +9,9 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from annotation_store import assignments as asg
-from annotation_store.own_projects import own_projects
+from accounts.own_projects import own_projects
 from kinds.registry import kind_title
+from studies import assignments as asg
 from ui.context import PROJECT_KEY, current_user, get_store, has_role
 from ui.page_index import PAGES
 from ui.plugin_warnings import show_plugin_warnings

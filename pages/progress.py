@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from annotation_store import assignments as asg
+from studies import assignments as asg
 from ui.context import current_project, get_store, has_role
 from ui.study.dashboard import study_dashboard, time_on_task
 from ui.tables import dash_missing

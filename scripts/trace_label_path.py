@@ -132,7 +132,7 @@ def trace(project: str, exclude: bool) -> list[tuple[str, str]]:
     (``exclude``: with one annotator excluded first, so the exclusions section is made)."""
     sys.path.insert(0, str(ROOT))
     from annotation_store import Store
-    from annotation_store.demo import load_demo
+    from demo.loading import load_demo
     from reports.data import agreement_document
 
     with tempfile.TemporaryDirectory() as scratch:

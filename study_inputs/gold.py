@@ -9,10 +9,10 @@ if TYPE_CHECKING:
 
 
 def gold_answers(store: Store, project: str, items: list[ItemRecord], field: str) -> dict[str, Any]:
-    """Gold answer per item for ``field``: the store's gold items (``annotation_store.studies.gold``),
+    """Gold answer per item for ``field``: the store's gold items (``studies.gold``),
     then, for other items, an item field ``gold`` that maps field names to answers (a plain
     ``gold`` value, such as intent-match's reference intent, is no label)."""
-    from annotation_store.studies.gold import gold_items
+    from studies.gold import gold_items
 
     out = {}
     for item in items:

@@ -83,7 +83,7 @@ def apply_crowd_flags(store: Store, project: str) -> list[Any]:
     """Record the crowd study's flags (not qualified, low gold accuracy, speeders) as
     exclusions with their source and reason; returns the records written (none where
     the project runs no crowd study)."""
-    from annotation_store.crowd.study_quality import crowd_flags
+    from crowd.study_quality import crowd_flags
 
     return [
         store.exclude_annotator(project, f.annotator, f.reason, source=f.source, by="study checks")

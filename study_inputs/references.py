@@ -103,7 +103,7 @@ def combined_reference(
     ``adjudicated`` (None when neither applies)."""
     import pandas as pd
 
-    from annotation_store.adjudication import adjudicated_reference
+    from adjudication.final_labels import adjudicated_reference
 
     frames = []
     aggregated = aggregated_reference(store, project, method)

@@ -45,7 +45,7 @@ def sqlite_url(tmp_path) -> str:
 @pytest.fixture
 def demo(sqlite_url: str) -> str:
     """URL of a fresh SQLite file holding the four demo projects."""
-    from annotation_store.demo import load_demo
+    from demo.loading import load_demo
 
     s = Store(sqlite_url)
     load_demo(s)

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store, StoreError
-from annotation_store.accounts import users as accounts
 from commands import main
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation_store import Store
-from annotation_store.adjudication import (
+from adjudication.final_labels import (
     AdjudicationError,
     accept_majority,
     adjudicated_reference,
@@ -14,6 +13,7 @@ from annotation_store.adjudication import (
     human_majority,
     set_final_label,
 )
+from annotation_store import Store
 
 
 def _project(store: Store) -> None:

@@ -9,8 +9,8 @@ from datetime import datetime
 import pytest
 
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.importing import import_items
+from interop.importing import import_items
+from studies import assignments as asg
 from tests.support.apptest import assert_ok, open_app
 from ui.admin_tables import assignments_table, fact_versions_table
 

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -337,7 +337,7 @@ def _numbers(text: str) -> list[str]:
 def test_a_draft_leaves_the_data_version_alone_and_a_submit_changes_it(demo_url: str) -> None:
     """Every click on Annotate saves a draft; only submitted labels reach the figures, so
     only they may throw away the cached agreement documents."""
-    from annotation_store import assignments as asg
+    from studies import assignments as asg
 
     store = Store(demo_url)
     try:

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from annotation_store import Store
-from annotation_store.crowd import study_quality as crowd_quality
+from crowd import study_quality as crowd_quality
 from tests.support.cli import ROOT
 from tests.test_alarms import N, _seeded
 

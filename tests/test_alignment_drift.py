@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from alignment.drift import choose_anchors, cohen_kappa, compare, verdict
+from alignment.drift_records import anchors, checks
 from annotation_store import Store
-from annotation_store.drift import anchors, checks
 from commands import main
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import fast_llm_fixture
@@ -155,7 +155,7 @@ def test_alignment_page_shows_the_check_history_per_version_and_model(
 ) -> None:
     from datetime import datetime
 
-    from annotation_store.drift import CheckRecord, record_check
+    from alignment.drift_records import CheckRecord, record_check
     from tests.alignment_fixtures import build_toy
     from tests.support.apptest import assert_ok, open_app
 
@@ -193,7 +193,7 @@ def test_alignment_page_shows_the_check_history_per_version_and_model(
 
 
 def test_anchors_are_stored_once_and_checks_kept_on_both_backends(any_store: Store) -> None:
-    from annotation_store.drift import CheckRecord, record_check, save_anchors
+    from alignment.drift_records import CheckRecord, record_check, save_anchors
     from annotation_store.store_projects import StoreError
 
     any_store.create_project("p", "binary")

@@ -150,7 +150,7 @@ def test_cli_says_in_one_line_why_a_source_gives_no_confidence(
 def test_alignment_page_card_shows_the_guarantee_and_queues_the_escalated_items(
     monkeypatch: pytest.MonkeyPatch, sqlite_url: str, store: Store
 ) -> None:
-    from annotation_store.assignments import assignments_frame
+    from studies.assignments import assignments_frame
     from tests.support.apptest import open_app
 
     build_samples(store)

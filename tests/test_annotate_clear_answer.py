@@ -8,10 +8,10 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from accounts import users as accounts
+from annotating.actions import ActionRefused
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
-from annotation_store.annotating.actions import ActionRefused
+from studies import assignments as asg
 from tests.annotate_fixtures import make_project
 from tests.support.value_kind import value_project
 from ui.annotation import fast_lane

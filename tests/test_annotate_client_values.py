@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from annotating.actions import ActionRefused
 from annotation_store import Store
-from annotation_store.annotating.actions import ActionRefused
 from tests.support.value_kind import value_project
 from ui.annotation import fast_lane
 from ui.annotation.fast_lane import LaneError

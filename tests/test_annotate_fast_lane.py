@@ -9,10 +9,10 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
-from annotation_store.crowd import study_quality as cq
+from crowd import study_quality as cq
+from studies import assignments as asg
 from tests.annotate_fixtures import make_project
 from ui.annotation import fast_lane
 from ui.annotation.fast_lane import LANES

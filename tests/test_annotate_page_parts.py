@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store import assignments as asg
 from kinds.builtin.actionability import GUIDELINE as ACTIONABILITY_GUIDELINE
+from studies import assignments as asg
 from tests.annotate_apptest import chosen, click, open_annotate
 from tests.annotate_fixtures import make_project
 from ui.annotation.context import widget_token as tok

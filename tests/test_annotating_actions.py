@@ -1,4 +1,4 @@
-"""The actions on an item (annotation_store/annotating/actions.py), one set for the
+"""The actions on an item (annotating/actions.py), one set for the
 Annotate page and the annotation client: what each saves, and what each refuses."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from accounts import users as accounts
+from annotating import actions
+from annotating.actions import ActionRefused
+from annotating.item_view import read_view
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
-from annotation_store.annotating import actions
-from annotation_store.annotating.actions import ActionRefused
-from annotation_store.annotating.item_view import read_view
+from studies import assignments as asg
 from tests.annotate_fixtures import make_project
 from tests.support.kind_examples import example_project
 from ui.annotation.fast_lane import LANES

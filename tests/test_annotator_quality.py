@@ -214,12 +214,12 @@ def test_crowd_flags_feed_exclusions(demo, capsys, monkeypatch) -> None:
         reason: str
         source: str
 
-    fake = types.ModuleType("annotation_store.crowd.study_quality")
+    fake = types.ModuleType("crowd.study_quality")
     fake.crowd_flags = lambda store, project: [
         Flag("demo-annotator-2", "gold accuracy 1/5 below 60%", "gold"),
         Flag("demo-annotator-3", "median active time 20% of the workers' median", "speed"),
     ]
-    monkeypatch.setitem(sys.modules, "annotation_store.crowd.study_quality", fake)
+    monkeypatch.setitem(sys.modules, "crowd.study_quality", fake)
     code, out, _ = run(demo, "annotators", "demo-dialogue", "--apply-flags", capsys=capsys)
     assert code == 0 and "2 flag(s) recorded" in out
     s = Store(demo)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation_store import Store, assignments
+from annotation_store import Store
+from studies import assignments
 from tests.support.apptest import open_app
 
 

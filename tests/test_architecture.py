@@ -4,7 +4,8 @@
 ``from ... import`` of every module counts, at module top, inside functions and under
 ``TYPE_CHECKING`` alike, so a lazy import cannot hide an upward arrow. ``PRIVATE`` names
 modules only their own package may import (concrete kinds and evaluators are reached
-through their registries; the store's tables and sessions stay behind ``Store``).
+through their registries; the store's tables and sessions stay behind ``Store`` and the
+policy packages built straight on it).
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Folders that are not layers of the application (they may import anything), and
 #: build or test output.
 NOT_LAYERED = {
-    *("tests", "bench", "scripts", "examples", "demo", "docs", "data"),
+    *("tests", "bench", "scripts", "examples", "docs", "data"),
     *("build", "dist", "test-output", "node_modules"),
 }
 
 #: The domain packages under the Python API, bottom layers last.
 DOMAIN = {
+    "demo",
     "interop",
     "alignment",
     "reports",
@@ -31,6 +33,11 @@ DOMAIN = {
     "estimates",
     "jobs",
     "audit",
+    "annotating",
+    "crowd",
+    "studies",
+    "accounts",
+    "adjudication",
     "agreement",
     "annotation_store",
     "evaluators",
@@ -55,7 +62,11 @@ ALLOWED: dict[str, frozenset[str]] = {
     "commands": frozenset({"workbench_api", *DOMAIN}),
     "workbench_api": frozenset(DOMAIN),
     # domain
-    "interop": frozenset({"annotation_store", "kinds", "common"}),
+    # loading the demo projects (their data lives beside the code)
+    "demo": frozenset({"interop", "crowd", "studies", "annotation_store", "kinds", "common"}),
+    "interop": frozenset(
+        {"annotating", "adjudication", "studies", "annotation_store", "kinds", "common"}
+    ),
     "alignment": frozenset(
         {"reports", "study_inputs", "agreement", "annotation_store", "kinds", "common"}
     ),
@@ -64,32 +75,53 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     # what a study's figures are computed from: labels with exclusions, references,
     # scores per evaluator configuration, gold and times
-    "study_inputs": frozenset({"agreement", "annotation_store", "evaluators", "kinds", "common"}),
+    "study_inputs": frozenset(
+        {
+            *("agreement", "crowd", "studies", "adjudication"),
+            *("annotation_store", "evaluators", "kinds", "common"),
+        }
+    ),
     # pure maths of judge-assisted estimates and planning: arrays and frames in, dataclasses out
     "estimates": frozenset({"common"}),
     "jobs": frozenset({"annotation_store", "evaluators", "kinds", "common"}),
     "audit": frozenset(
         {"annotation_store.label_frames", "annotation_store.records", "kinds", "common"}
     ),
+    # policy built on the store, free functions taking the store first
+    "annotating": frozenset({"crowd", "studies", "annotation_store", "kinds", "common"}),
+    "crowd": frozenset({"studies", "annotation_store", "kinds", "common"}),
+    "studies": frozenset({"annotation_store", "kinds", "common"}),
+    "accounts": frozenset({"annotation_store", "common"}),
+    "adjudication": frozenset({"annotation_store", "kinds", "common"}),
     "agreement": frozenset({"kinds", "common"}),
+    # plain persistence: the Store and its tables
     "annotation_store": frozenset({"kinds", "common"}),
     "evaluators": frozenset({"kinds", "common"}),
     "kinds": frozenset({"common"}),
     "common": frozenset(),
 }
 
-#: module prefix -> the package that alone may import it.
-PRIVATE = {
-    "kinds.builtin": "kinds",
-    "evaluators.builtin": "evaluators",
-    "annotation_store.models": "annotation_store",
-    "annotation_store.db": "annotation_store",
-    "annotation_store.migrations": "annotation_store",
-    "annotation_store.fast_columns": "annotation_store",
-    "annotation_store.item_upsert": "annotation_store",
-    "annotation_store.store_projects": "annotation_store",
-    "annotation_store.store_labels": "annotation_store",
-    "annotation_store.store_results": "annotation_store",
+#: The policy built straight on the store (packages, or single modules of a package):
+#: they query the store's models inside ``store.read()`` / ``store.write()`` and use its
+#: session-level helpers (``store_projects.annotator_info``, ``label_writes``), so the
+#: models and those helpers are private to them and the store together.
+STORE_BUILDERS = (
+    *("annotation_store", "studies", "crowd", "accounts", "annotating", "adjudication"),
+    "alignment.drift_records",
+)
+
+#: module prefix -> the package(s) or module(s) that alone may import it.
+PRIVATE: dict[str, tuple[str, ...]] = {
+    "kinds.builtin": ("kinds",),
+    "evaluators.builtin": ("evaluators",),
+    "annotation_store.models": STORE_BUILDERS,
+    "annotation_store.store_projects": STORE_BUILDERS,
+    "annotation_store.db": ("annotation_store",),
+    "annotation_store.migrations": ("annotation_store",),
+    "annotation_store.fast_columns": ("annotation_store",),
+    "annotation_store.item_upsert": ("annotation_store",),
+    "annotation_store.store_labels": ("annotation_store",),
+    "annotation_store.store_results": ("annotation_store",),
 }
 
 PROJECT = set(ALLOWED) | {"streamlit"}
@@ -118,6 +150,11 @@ def _imports(source: str, rel: str) -> Iterator[tuple[int, list[str]]]:
             yield node.lineno, [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
 
 
+def _module_name(rel: str) -> str:
+    """``ui/audit/drilldown.py`` -> ``ui.audit.drilldown``."""
+    return rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
 def violations(source: str, rel: str) -> list[str]:
     """Each import of the module at ``rel`` (its text ``source``) that the table forbids."""
     own = _package_of(rel)
@@ -128,9 +165,10 @@ def violations(source: str, rel: str) -> list[str]:
         top = module.split(".")[0]
         if top not in PROJECT or top == own:
             continue
-        private = [p for c in candidates for p, owner in PRIVATE.items() if _under(c, p)]
-        if private:
-            found.append(f"{rel}:{line}: imports {module} (private to {PRIVATE[private[0]]})")
+        private = [p for c in candidates for p in PRIVATE if _under(c, p)]
+        owners = PRIVATE[private[0]] if private else ()
+        if private and not any(_under(_module_name(rel), o) for o in owners):
+            found.append(f"{rel}:{line}: imports {module} (private to {owners[0]})")
         elif not any(_under(c, a) for c in candidates for a in allowed):
             found.append(f"{rel}:{line}: {own} may not import {module}")
     return found
@@ -265,11 +303,13 @@ def test_the_checker_reports_a_circle_through_a_function_level_import() -> None:
 
 # -- the store's one shape ---------------------------------------------------------------
 #
-# "The store owns sessions; feature modules are the API": ``Store`` (its core below) alone
-# opens the database (engine, sessions, connections); every other module of
-# annotation_store is a feature module whose public functions take the store as their
-# first argument and reach the database through ``store.read()``, ``store.write()`` or
-# ``store.read_statement()``.
+# annotation_store is plain persistence, reached one way: as ``Store`` methods. No public
+# module-level function there takes the store (it is a Store method, a private helper of
+# a Store part, or it moved up). The policy built on the store (the packages of
+# ``STORE_BUILDERS`` above it) is the other shape, one way too: free functions taking the
+# store as their first argument, reaching the database through ``store.read()``,
+# ``store.write()`` or ``store.read_statement()``. Only the store core opens the database
+# (engine, sessions, connections).
 
 #: The store core: engine, session factories, the Store and its parts, the migrations and
 #: the staging helper the core hands a connection to.
@@ -283,18 +323,39 @@ STORE_CORE = (
     # (no SQLAlchemy import for `workbench projects`); it writes nothing
     "annotation_store/summaries.py",
 )
-#: Imports that open the database (a ``Session`` may be imported as a type: feature
+#: Imports that open the database (a ``Session`` may be imported as a type: policy
 #: functions pass on the one ``store.read()`` / ``store.write()`` hands them).
 _OPENERS = {"sessionmaker", "create_engine", "sqlite3"}
+_STORE_TYPES = {"Store", "StoreBase"}
+
+
+def _takes_the_store_first(node: ast.FunctionDef) -> bool:
+    if not node.args.args:
+        return False
+    first = node.args.args[0]
+    hint = first.annotation
+    named = getattr(hint, "id", None) or getattr(hint, "value", None)
+    return first.arg == "store" or named in _STORE_TYPES
 
 
 def store_shape_violations(source: str, rel: str) -> list[str]:
-    """Where the feature module at ``rel`` opens the database itself, or takes the store
-    other than as its first argument."""
-    if not rel.startswith("annotation_store/") or rel.startswith(STORE_CORE):
+    """Where the module at ``rel`` breaks the store's shape: a public function of the
+    store beside the Store's methods, a policy module that opens the database itself or
+    takes the store other than as its first argument."""
+    in_store = rel.startswith("annotation_store/")
+    builder = any(_under(_module_name(rel), b) for b in STORE_BUILDERS)
+    if not (in_store or builder) or rel.startswith("annotation_store/migrations/"):
         return []
+    tree = ast.parse(source, rel)
     found = []
-    for node in ast.walk(ast.parse(source, rel)):
+    if in_store:
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if not node.name.startswith("_") and _takes_the_store_first(node):
+                    found.append(f"{rel}:{node.lineno}: {node.name} is a function of the store")
+    if rel.startswith(STORE_CORE):
+        return found
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             mod = node.module if isinstance(node, ast.ImportFrom) else None
             names = [n for n in (mod or "", *(a.name for a in node.names)) if n]
@@ -312,14 +373,14 @@ def store_shape_violations(source: str, rel: str) -> list[str]:
     return found
 
 
-def test_only_the_store_core_opens_the_database() -> None:
+def test_the_store_has_one_shape() -> None:
     found = [
         v for p in _layered_files() for v in store_shape_violations(p.read_text("utf-8"), _rel(p))
     ]
     assert found == []
 
 
-def test_the_store_shape_checker_reports_a_feature_module_with_its_own_session() -> None:
+def test_the_store_shape_checker_reports_a_policy_module_with_its_own_session() -> None:
     source = (
         "from sqlalchemy.orm import Session, sessionmaker\n"
         "def pick(project, store):\n"
@@ -329,10 +390,57 @@ def test_the_store_shape_checker_reports_a_feature_module_with_its_own_session()
         "    with store.read() as s:\n"
         "        return s\n"
     )
-    assert sorted(store_shape_violations(source, "annotation_store/crowd/links.py")) == [
-        "annotation_store/crowd/links.py:1: imports sessionmaker",
-        "annotation_store/crowd/links.py:2: pick takes the store not first",
-        "annotation_store/crowd/links.py:3: uses .engine",
-        "annotation_store/crowd/links.py:4: makes a Session",
+    assert sorted(store_shape_violations(source, "crowd/links.py")) == [
+        "crowd/links.py:1: imports sessionmaker",
+        "crowd/links.py:2: pick takes the store not first",
+        "crowd/links.py:3: uses .engine",
+        "crowd/links.py:4: makes a Session",
     ]
-    assert store_shape_violations(source, "annotation_store/store_labels.py") == []
+    # the store core opens the database, but a function taking the store is not its shape
+    assert store_shape_violations(source, "annotation_store/store_labels.py") == [
+        "annotation_store/store_labels.py:5: count is a function of the store"
+    ]
+    # a module outside the store and its builders is none of this test's business
+    assert store_shape_violations(source, "reports/links.py") == []
+
+
+def test_the_store_shape_checker_knows_a_store_by_its_type() -> None:
+    source = "def pin(base: StoreBase, kind):\n    pass\ndef _pin(store, kind):\n    pass\n"
+    assert store_shape_violations(source, "annotation_store/store_kinds.py") == [
+        "annotation_store/store_kinds.py:1: pin is a function of the store"
+    ]
+
+
+# -- the picture in docs/architecture.md -------------------------------------------------
+
+DOC = ROOT / "docs" / "architecture.md"
+
+
+def pictured_layers(text: str) -> dict[str, set[str]]:
+    """package -> the packages its arrow names, read off the layer picture at the top of
+    the architecture document (``├── name/`` ... ``└─> a, b``; ``common`` goes unnamed)."""
+    picture = text.split("```")[1]
+    found: dict[str, set[str]] = {}
+    current = None
+    for line in picture.splitlines():
+        if "├── " in line:
+            current = line.split("├── ", 1)[1].split("/")[0]
+            found[current] = set()
+        elif current is not None and "└─> " in line:
+            words = line.split("└─> ", 1)[1].replace(",", " ").split()
+            found[current] = ({w.split(".")[0] for w in words} & set(ALLOWED)) - {"common"}
+            current = None
+    return found
+
+
+def test_the_documents_picture_is_the_table() -> None:
+    pictured = pictured_layers(DOC.read_text("utf-8"))
+    assert set(pictured) >= DOMAIN - {"common"}
+    for package in DOMAIN - {"common"}:
+        table = {a.split(".")[0] for a in ALLOWED[package]} - {"common"}
+        assert pictured[package] == table, package
+
+
+def test_the_picture_reader_reads_an_arrow() -> None:
+    text = "x\n```\n  ├── studies/   a study\n  │     │   more\n  │     └─> annotation_store, kinds\n```\n"
+    assert pictured_layers(text) == {"studies": {"annotation_store", "kinds"}}

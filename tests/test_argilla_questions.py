@@ -48,7 +48,7 @@ def _export(store: Store, project: str, out: Path) -> tuple[dict, list[dict], li
 
 
 def _labels(store: Store, project: str) -> dict[tuple[str, str, str], Any]:
-    from annotation_store.exporting import annotations_export_frame
+    from interop.exporting import annotations_export_frame
 
     frame = annotations_export_frame(store, project)
     return {(r.item_id, r.annotator, r.field): r.value for r in frame.itertuples()}

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 
 from annotation_store import Store
-from annotation_store import assignments as asg
 from annotation_store.models import utcnow
+from studies import assignments as asg
 
 
 def _project(store: Store, n: int = 6, k: int = 2, **settings) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from annotating.fact_lists import FactListLocked, edit_fact_list, labelled_by
 from annotation_store import Store
-from annotation_store.fact_lists import FactListLocked, edit_fact_list, labelled_by
 from tests.annotate_fixtures import make_project
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from adjudication.final_labels import adjudications
 from annotation_store import Store
-from annotation_store.adjudication import adjudications
 from tests.support.apptest import assert_ok, open_app, open_evaluator_panel
 from tests.support.replies import INTENT_RESOLUTION_REPLY
 from tests.support.scripted_llm import Reply, ScriptedLLM

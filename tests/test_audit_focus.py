@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from adjudication.final_labels import set_final_label
 from annotation_store import Store
-from annotation_store.adjudication import set_final_label
 from tests.support.apptest import assert_ok
 from tests.test_audit_app import _audit_page, _audit_project
 

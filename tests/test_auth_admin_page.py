@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
+from studies import assignments as asg
 from tests.annotate_fixtures import make_project
 from tests.support.apptest import open_app
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from accounts import sign_in_sessions as auth_sessions
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import sign_in_sessions as auth_sessions
-from annotation_store.accounts import users as accounts
 from annotation_store.models import AuthSession, utcnow
 from common.tickets import TICKETS
 from tests.support.apptest import app_session

@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from ui.chart_preload import plotly_chunk
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from sqlalchemy import select
 
 from annotation_store import Store
-from annotation_store import assignments as asg
 from annotation_store.models import Annotator, Assignment, Item
+from studies import assignments as asg
 
 K = 3
 PEOPLE = 12

@@ -2,7 +2,7 @@
 
 ``claim_next`` applies the rules to plain rows under the project lock.
 The reference below applies the rules from the module docstring of
-``annotation_store.assignments`` to every row of the project in Python; random sequences
+``studies.assignments`` to every row of the project in Python; random sequences
 of claims and saves (some in the past, so claims go stale), submits, skips and explicit
 assignments must make both choose the same item every time, for every strategy.
 """
@@ -18,9 +18,9 @@ import pytest
 from sqlalchemy import select
 
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.assignments import AssignmentError, annotation_settings
 from annotation_store.models import Annotator, Assignment, Item, ItemProgress, Project, utcnow
+from studies import assignments as asg
+from studies.assignments import AssignmentError, annotation_settings
 
 
 def _rows(store: Store, project: str, annotator: str) -> dict[str, Any]:

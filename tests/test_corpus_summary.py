@@ -9,9 +9,9 @@ import json
 import pytest
 
 from annotation_store import Store
-from annotation_store.sgd import import_sgd, shared_sgd_root
 from commands import main
 from evaluators.builtin.ser import ser_report
+from interop.sgd import import_sgd, shared_sgd_root
 from jobs.runner import has_corpus_summary, run_corpus_summary, run_evaluator
 from tests.support.apptest import open_app
 from tests.test_sgsacc import _value_judge

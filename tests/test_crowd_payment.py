@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies.flow_settings import set_study
+from crowd import workers as crowd
+from studies.flow_settings import set_study
 from tests.support.apptest import app_session, assert_ok
 
 TOKEN = "mturk-token"

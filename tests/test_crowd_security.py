@@ -8,14 +8,14 @@ import hashlib
 import pytest
 
 from annotation_store import Store, StoreError
-from annotation_store import assignments as asg
-from annotation_store.crowd import codes as crowd_codes
-from annotation_store.crowd import ending as crowd_end
-from annotation_store.crowd import study_quality as cq
-from annotation_store.crowd import workers as crowd
-from annotation_store.importing import import_annotations
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import StudyError, parse_study, set_study
+from crowd import codes as crowd_codes
+from crowd import ending as crowd_end
+from crowd import study_quality as cq
+from crowd import workers as crowd
+from interop.importing import import_annotations
+from studies import assignments as asg
+from studies import gold
+from studies.flow_settings import StudyError, parse_study, set_study
 
 TOKEN = "s3cret"
 STUDY = {

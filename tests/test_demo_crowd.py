@@ -10,11 +10,11 @@ import re
 import pytest
 
 from annotation_store import Store
-from annotation_store.crowd import study_quality as cq
-from annotation_store.crowd import workers as crowd
-from annotation_store.demo_crowd import N_GOLD, RUNS
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import study_of
+from crowd import study_quality as cq
+from crowd import workers as crowd
+from demo.crowd_study import N_GOLD, RUNS
+from studies import gold
+from studies.flow_settings import study_of
 from tests.support.apptest import assert_ok, open_app
 from workbench_api.demo import JUDGE_STUDY, load_all
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import DEMO_DIR
+from demo.loading import DEMO_DIR
 from workbench_api.demo import JUDGE_STUDY, STUDY_DIR, load_all
 
 FILES = ("items.jsonl", "annotations.csv", "scores.csv", "judge_runs.jsonl", "metaeval_scores.csv")

@@ -38,10 +38,10 @@ NOT_THE_DOCUMENT: dict[str, frozenset[str]] = {
     "alignment/bias_scan.py": frozenset({"items"}),  # the item frame's column
     "alignment/probes.py": frozenset({"fi.inputs.items.set_index('item_id')"}),  # items
     "annotation_store/item_upsert.py": frozenset({"row", "wanted"}),  # item rows
-    "annotation_store/row_source.py": frozenset({"obj"}),  # an imported record
-    "annotation_store/sgd.py": frozenset({"item"}),  # an SGD item
-    "annotation_store/studies/flow_settings.py": frozenset({"entry"}),  # training item
-    "annotation_store/studies/settings_form.py": frozenset({"t"}),  # training item
+    "interop/row_source.py": frozenset({"obj"}),  # an imported record
+    "interop/sgd.py": frozenset({"item"}),  # an SGD item
+    "studies/flow_settings.py": frozenset({"entry"}),  # training item
+    "studies/settings_form.py": frozenset({"t"}),  # training item
     "commands/jobs.py": frozenset({"job.params"}),  # a job's parameters
     "commands/judge.py": frozenset({"d", "r.definition"}),  # a judge definition
     "commands/kind.py": frozenset({"d"}),  # a kind definition

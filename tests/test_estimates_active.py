@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from annotation_store import StoreError
-from annotation_store import assignments as asg
-from annotation_store.selection import draws_frame, record_draws
 from commands import main
 from estimates.active import active_mean
 from estimates.selection import FLOOR, draw, inclusion_probabilities, uncertainty
+from studies import assignments as asg
+from studies.selection import draws_frame, record_draws
 from tests.support.estimates_project import build
 
 

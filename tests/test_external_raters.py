@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
-from annotation_store.importing import import_annotations, import_items
 from commands import main
+from interop.importing import import_annotations, import_items
 
 
 def _import(store: Store, tmp_path) -> None:

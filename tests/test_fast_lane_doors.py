@@ -13,10 +13,10 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from accounts import sign_in_sessions as auth_sessions
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import sign_in_sessions as auth_sessions
-from annotation_store.accounts import users as accounts
+from studies import assignments as asg
 from ui.annotation import fast_lane, fast_routes
 from ui.annotation.fast_lane import LANES
 from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, MAX_BODY, NEXT_ROUTE, ROUTES

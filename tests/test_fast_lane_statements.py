@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from annotation_store import Store
-from annotation_store import assignments as asg
+from studies import assignments as asg
 from ui.annotation import fast_lane
 from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, ROUTES
 from ui.session_cookie import GUARD_HEADER

@@ -8,10 +8,10 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import set_study
+from crowd import workers as crowd
+from studies import assignments as asg
+from studies import gold
+from studies.flow_settings import set_study
 from ui.annotation import fast_lane
 from ui.annotation.fast_lane import LANES
 from ui.annotation.fast_routes import LABEL_ROUTE, LANE_HEADER, NEXT_ROUTE, ROUTES

@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from agreement.binary import THRESHOLDS, calibrated, compare, flag_lines
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from reports import figures
 from reports.data import agreement_document
 from tests.test_agreement_known import _items, project  # noqa: F401  (fixture)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from tests.annotate_apptest import click, open_annotate, open_side_expander
 from tests.annotate_fixtures import make_project
 from tests.support.apptest import open_app, open_evaluator_panel
@@ -134,7 +134,7 @@ def test_demo_k_is_what_the_readme_says(store: Store) -> None:
 
 def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypatch) -> None:
     load_demo(store)
-    from annotation_store import assignments as asg
+    from studies import assignments as asg
 
     at = open_app(monkeypatch, store.url, page="pages/home.py")
     table = at.dataframe[0].value.set_index("project")

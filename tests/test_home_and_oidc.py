@@ -15,8 +15,8 @@ from collections.abc import Callable
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
 from tests.support.apptest import app_session, assert_ok
 
 HOME_COLUMNS = [
@@ -142,7 +142,7 @@ def test_home_counts_progress_once_per_data_version(
 ) -> None:
     """Home's complete items and submissions are counted once per project and data
     version (at 10,000 items a count reads every label); a new submission counts again."""
-    from annotation_store import assignments
+    from studies import assignments
 
     _two_projects(store)
     calls: list[str] = []

@@ -14,9 +14,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from annotation_store import Store, row_source
-from annotation_store.importing import ImportFailure
+from annotation_store import Store
 from commands import main
+from interop import row_source
+from interop.importing import ImportFailure
 from workbench_api import add_items, import_file
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
@@ -128,7 +129,7 @@ def project(store: Store) -> Store:
 
 
 def nothing_imported(store: Store) -> None:
-    from annotation_store.adjudication import adjudications
+    from adjudication.final_labels import adjudications
 
     assert [i.item_id for i in store.items("p")] == ["a"]
     assert store.annotations_frame("p", ("draft", "submitted", "skipped")).empty
@@ -153,7 +154,7 @@ def test_hostile_file_is_refused_from_an_upload(
     project: Store, name: str, what: str, fmt: None, reason: str
 ) -> None:
     """The Data page hands an upload's bytes and name to the same importers."""
-    from annotation_store.importing import IMPORTERS
+    from interop.importing import IMPORTERS
 
     with pytest.raises(ImportFailure) as caught:
         IMPORTERS[what](project, "p", (HOSTILE / name).read_bytes(), f"up-{name}")
@@ -223,7 +224,7 @@ def test_a_small_parquet_that_inflates_past_the_cap(
 
 def test_the_dictionary_bomb_is_refused_from_an_upload_too(project: Store) -> None:
     """The Data page hands the uploaded bytes to the same importer."""
-    from annotation_store.importing import import_items
+    from interop.importing import import_items
 
     data = (HOSTILE / "dict_bomb.parquet").read_bytes()
     assert len(data) < 1024
@@ -237,7 +238,7 @@ def test_a_parquet_page_header_that_is_not_thrift(
     project: Store, tmp_path: Path, upload: bool
 ) -> None:
     """Page headers are read before Arrow sees the file; garbage in one is one line."""
-    from annotation_store.importing import import_items
+    from interop.importing import import_items
 
     path = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"item_id": ["b"], "text": ["t"]}), path, compression="zstd")

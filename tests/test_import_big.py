@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store
-from annotation_store.importing import ImportFailure, import_items
+from interop.importing import ImportFailure, import_items
 
 
 @pytest.fixture

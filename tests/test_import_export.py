@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import DEMO_DIR, DEMO_PROJECTS, load_demo
-from annotation_store.exporting import export
-from annotation_store.importing import (
+from demo.loading import DEMO_DIR, DEMO_PROJECTS, load_demo
+from interop.exporting import export
+from interop.importing import (
     ImportFailure,
     import_annotations,
     import_items,
@@ -711,7 +711,7 @@ def test_every_demo_project_round_trips_through_export(
 
 
 def test_parquet_export_is_readable(store: Store, tmp_path) -> None:
-    from annotation_store.demo import load_demo
+    from demo.loading import load_demo
 
     load_demo(store)
     out = tmp_path / "labels.parquet"

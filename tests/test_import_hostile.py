@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from annotation_store import Store
-from annotation_store.importing import (
+from commands import main
+from interop.importing import (
     MAX_CSV_CELL,
     MAX_JSON_DEPTH,
     ImportFailure,
     import_annotations,
     import_items,
 )
-from commands import main
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
-from annotation_store.importing import ImportFailure
 from commands import main
+from demo.loading import load_demo
+from interop.importing import ImportFailure
 from workbench_api import add_items, export_file, import_file, items_frame
 
 DEMO = ("demo-actionability", "demo-dialogue", "demo-intent-match", "demo-intent-resolution")

@@ -157,7 +157,7 @@ def test_a_pairwise_without_tie_is_label_studios_pairwise(
 def test_a_pairwise_side_that_is_neither_left_nor_right_imports_nothing(
     sqlite_url: str, store: Store, tmp_path: Path
 ) -> None:
-    from annotation_store.importing import ImportFailure
+    from interop.importing import ImportFailure
 
     toml = tmp_path / "strict.toml"
     toml.write_text(STRICT)

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from evaluators.base import EvalResult
 from evaluators.llm.local import LocalServer, free_port, make_spec, missing_reason, served_models
 from jobs.runner import build_context, run_evaluator

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
+from accounts import lockout
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import lockout
-from annotation_store.accounts import users as accounts
 from annotation_store.models import utcnow
 from tests.support.apptest import open_app
 

@@ -13,8 +13,8 @@ import pytest
 from scipy import stats as sps
 
 from annotation_store import Store
-from annotation_store.importing import import_annotations, import_items, import_scores
 from cli import main
+from interop.importing import import_annotations, import_items, import_scores
 
 SYSTEMS = ("s1", "s2", "s3", "s4", "s5")
 GROUPS = ("g1", "g2", "g3", "g4")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation_store import Store
-from annotation_store.importing import ImportFailure
 from interop.base import parse_mapping
+from interop.importing import ImportFailure
 from reports.data import project_alarms
 from workbench_api import import_file
 
@@ -161,7 +161,7 @@ def test_prolific_time_taken_is_spread_over_the_submitted_items(
     ]
     progress = store.progress_frame("p").set_index(["annotator", "item_id"])["seconds_spent"]
     assert progress[("prolific:5f9c", "i1")] == 270.0 and progress[("88cd", "i2")] == 30.0
-    from annotation_store.crowd.study_quality import platform_times
+    from crowd.study_quality import platform_times
 
     _, source = platform_times(store, "p")
     assert source == (

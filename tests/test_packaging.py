@@ -119,6 +119,7 @@ OWN_NAMES = {"metric_audit_workbench", f"metric_audit_workbench-{__version__}.di
 GENERIC = ("app", "cli", "serve", "common", "ui", "reports", "jobs", "commands", "audit")
 GENERIC += ("interop", "kinds", "pages", "agreement", "alignment", "estimates", "evaluators")
 GENERIC += ("annotation_store", "study_inputs", "workbench_api", "demo")
+GENERIC += ("accounts", "adjudication", "annotating", "crowd", "studies")
 
 
 @pytest.mark.slow
@@ -234,7 +235,7 @@ def test_a_users_modules_stay_theirs_beside_the_installed_workbench(
     assert seen["refused"] == "project 'p' already exists"
     assert seen["errors"] == [
         "metric_audit_workbench.annotation_store.store_base",
-        "metric_audit_workbench.annotation_store.row_source",
+        "metric_audit_workbench.interop.row_source",
         "metric_audit_workbench.kinds.question_type",
     ]
     # `python -m` puts the working folder first on the path too: the user's cli.py stays out
@@ -361,6 +362,10 @@ def test_build_sdist_and_wheel_hold_the_app(tmp_path: Path) -> None:
         "evaluators/prompts/bifact_decompose.v1.md",
         "demo/intent_match/items.jsonl",
         "interop/label_studio.py",
+        "interop/importing.py",
+        # the policy packages above the store, and the demo's loading beside its data
+        *("studies/assignments.py", "crowd/workers.py", "annotating/actions.py"),
+        *("accounts/users.py", "adjudication/final_labels.py", "demo/loading.py"),
         "workbench_api/__init__.py",
         "estimates/ppi.py",
         "scripts/install_wordnet.sh",

@@ -22,7 +22,7 @@ def _import_script(url: str) -> None:
 def test_a_hostile_file_the_importer_did_not_foresee_is_one_line(
     monkeypatch: pytest.MonkeyPatch, sqlite_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from annotation_store import importing
+    from interop import importing
 
     Store(sqlite_url).create_project("p", "binary", {"k": 2})
 

@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from annotation_store import row_source
-from annotation_store.parquet_pages import MalformedHeader, page_sizes, read_header
-from annotation_store.row_source import ImportFailure, check_pages
+from interop import row_source
+from interop.parquet_pages import MalformedHeader, page_sizes, read_header
+from interop.row_source import ImportFailure, check_pages
 
 
 def _write(path: Path, compression: str, dictionary: bool, version: str) -> Path:

@@ -107,7 +107,7 @@ def test_the_workbench_exports_passed_the_tools_models() -> None:
 
 
 def final_labels(store: Store, project: str) -> list:
-    from annotation_store.adjudication import adjudications
+    from adjudication.final_labels import adjudications
 
     df = adjudications(store, project)
     return sorted((r.item_id, r.field, r.value, r.source, r.reviewer) for r in df.itertuples())
@@ -149,7 +149,7 @@ def test_label_studio_ground_truth_round_trip(store: Store, tmp_path: Path) -> N
     """The ground-truth mark leaves with its annotator's annotation and comes back beside
     the label; a final label set in the workbench (a reviewer's decision, no one's
     annotation) is counted in the notes, not written."""
-    from annotation_store.adjudication import set_final_label
+    from adjudication.final_labels import set_final_label
     from workbench_api import export_file
 
     store.create_project("p", "likert", {"min": 1, "max": 5, "k": 2})
@@ -237,7 +237,7 @@ def test_argilla_folder_export_has_settings_and_uuid_users(store: Store, tmp_pat
 
 
 def test_label_studio_bad_ground_truth_imports_nothing(store: Store, tmp_path: Path) -> None:
-    from annotation_store.importing import ImportFailure
+    from interop.importing import ImportFailure
 
     tasks = json.loads((PEERS / "label-studio" / "export.json").read_text())
     truth = next(a for a in tasks[2]["annotations"] if a["ground_truth"])

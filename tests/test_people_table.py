@@ -6,13 +6,13 @@ import re
 
 import pytest
 
+from accounts import users as accounts
+from accounts.people import people_rows
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
-from annotation_store.accounts.people import people_rows
-from annotation_store.crowd import workers as crowd
-from annotation_store.importing import import_annotations, import_items
-from annotation_store.studies.flow_settings import set_study
+from crowd import workers as crowd
+from interop.importing import import_annotations, import_items
+from studies import assignments as asg
+from studies.flow_settings import set_study
 from tests.support.apptest import open_app
 
 

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store
-from annotation_store.importing import ImportFailure
 from interop import potato
+from interop.importing import ImportFailure
 from workbench_api import add_items, add_labels, create_project, export_file, import_file
 
 KIND = Path(__file__).parent / "peers" / "kinds" / "every_type.toml"

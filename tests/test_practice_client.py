@@ -10,8 +10,8 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from annotation_store import Store
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies.flow_settings import set_study, study_of
+from crowd import workers as crowd
+from studies.flow_settings import set_study, study_of
 from ui.annotation import practice
 from ui.annotation.fast_lane import LANES
 from ui.annotation.fast_routes import LANE_HEADER, PRACTICE_ROUTE, ROUTES

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store import assignments as asg
+from studies import assignments as asg
 from tests.annotate_fixtures import make_project
 from tests.support.apptest import APP, open_app
 
@@ -55,7 +55,7 @@ def test_progress_numbers(store: Store) -> None:
 
 
 def test_gold_items_are_checks_not_items_to_complete(store: Store) -> None:
-    from annotation_store.studies import gold
+    from studies import gold
 
     _fill(store)
     gold.set_gold(store, "intent_resolution", "ir1", 0.4)  # the one complete item

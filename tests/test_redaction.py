@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import inspect, text
 
 from annotation_store import Store
-from annotation_store.exporting import FRAMES, frame_bytes
 from common.redact import MASK, install_log_redaction, redact
+from interop.exporting import FRAMES, frame_bytes
 from jobs.runner import run_evaluator
 from jobs.worker import evaluate_params, execute_job, submit_evaluate_job
 from tests.support.scripted_llm import Reply, ScriptedLLM

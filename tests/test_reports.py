@@ -179,8 +179,8 @@ def test_gold_items_are_stated_apart_from_the_items_annotated(db, tmp_path) -> N
     """Gold (check) items count in no figure: the document, the report and the alignment
     table give the items people annotate and state the gold items separately."""
     from alignment.table import alignment_table
-    from annotation_store.studies import gold
     from reports.data import agreement_document
+    from studies import gold
 
     url, _ = db
     store = Store(url)

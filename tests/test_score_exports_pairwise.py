@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation_store import Store
-from annotation_store.exporting import annotations_export_frame
 from commands import main
+from interop.exporting import annotations_export_frame
 from workbench_api import export_file, import_file
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "kinds"

@@ -6,17 +6,17 @@ import asyncio
 
 import pytest
 
-from annotation_store.sgd import shared_sgd_root
 from evaluators.base import EvalItem
 from evaluators.builtin.ser import ser_report
 from evaluators.registry import create_evaluator
+from interop.sgd import shared_sgd_root
 
 SGD_TEST = shared_sgd_root() / "test"
 
 
 @pytest.fixture(scope="module")
 def sgd_results():
-    from annotation_store.sgd import read_sgd
+    from interop.sgd import read_sgd
     from kinds import get_kind
 
     if not (SGD_TEST / "schema.json").is_file():

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation_store import StoreError
-from annotation_store.sgd import ATTRIBUTION, import_sgd, read_sgd, shared_sgd_root
 from commands import main as cli_main
+from interop.sgd import ATTRIBUTION, import_sgd, read_sgd, shared_sgd_root
 
 SGD = shared_sgd_root()
 pytestmark = pytest.mark.skipif(
@@ -204,7 +204,7 @@ def test_cli_import_sgd_missing_directory(sqlite_url, tmp_path, capsys):
 
 def test_a_wrong_directory_creates_no_project(tmp_path) -> None:
     from annotation_store import Store
-    from annotation_store.sgd import import_sgd
+    from interop.sgd import import_sgd
 
     store = Store(f"sqlite:///{tmp_path / 'w.db'}")
     with pytest.raises(FileNotFoundError):

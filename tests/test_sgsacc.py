@@ -10,12 +10,12 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from annotation_store.sgd import shared_sgd_root
 from evaluators.base import EvalContext, EvalItem
 from evaluators.builtin.sgsacc import SGSAccEvaluator, corpus_report, report_text
 from evaluators.nli.base import NLIBackend, NLIPrediction, NLIProbs
 from evaluators.sgd_acts import Act
 from evaluators.sgd_references import candidate_references
+from interop.sgd import shared_sgd_root
 
 SGD_TEST = shared_sgd_root() / "test"
 needs_sgd = pytest.mark.skipif(
@@ -25,7 +25,7 @@ needs_sgd = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def sgd_items() -> dict[str, dict]:
-    from annotation_store.sgd import read_sgd
+    from interop.sgd import read_sgd
 
     if not (SGD_TEST / "schema.json").is_file():
         pytest.skip(f"SGD subset not found at {SGD_TEST}")
@@ -409,9 +409,9 @@ def test_auto_with_only_an_endpoint_is_labelled_llm_nli(llm_env, sgd_items, monk
 def test_sgsacc_cli_with_tiny_transformers_model(
     tmp_path, monkeypatch, store, sqlite_url, sgd_items, capsys
 ):
-    from annotation_store.sgd import import_sgd
     from commands import main as cli_main
     from evaluators.nli.random_model import build_random_nli_model
+    from interop.sgd import import_sgd
 
     split = tmp_path / "test"
     split.mkdir()
@@ -524,7 +524,7 @@ def _demo_rule(premise: str, hypothesis: str) -> float:
 
 
 def test_demo_tampered_copies_validate_with_tampered_from():
-    from annotation_store.demo import DEMO_DIR
+    from demo.loading import DEMO_DIR
 
     lines = (DEMO_DIR / "dialogue_faithfulness/tampered.jsonl").read_text().splitlines()
     rows = [json.loads(line) for line in lines if line.strip()]

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.crowd import ending as crowd_end
-from annotation_store.crowd import study_quality as cq
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import example_study, get_study, set_study
+from crowd import ending as crowd_end
+from crowd import study_quality as cq
+from crowd import workers as crowd
+from studies import assignments as asg
+from studies import gold
+from studies.flow_settings import example_study, get_study, set_study
 from tests.support.apptest import assert_ok, open_app
 
 

@@ -9,10 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
-from annotation_store.crowd import study_quality as cq
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import set_study
+from crowd import study_quality as cq
+from crowd import workers as crowd
+from studies import gold
+from studies.flow_settings import set_study
 from tests.support.apptest import app_session, assert_ok
 from tests.support.crowd import DONE_URL, STUDY, TOKEN
 from ui.annotation.context import widget_token

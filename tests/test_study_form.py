@@ -8,8 +8,8 @@ import json
 import pytest
 
 from annotation_store import Store
-from annotation_store.studies.flow_settings import get_study, set_study
-from annotation_store.studies.settings_form import (
+from studies.flow_settings import get_study, set_study
+from studies.settings_form import (
     survey_from_rows,
     survey_rows,
     training_from_rows,

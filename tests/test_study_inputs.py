@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies import gold
+from crowd import workers as crowd
+from studies import assignments as asg
+from studies import gold
 from tests.test_crowd_study import _link, _project
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def test_load_labels_applies_the_study_then_the_exclusions(store: Store) -> None
 
 
 def test_without_times_the_same_labels_and_no_time_queries(store: Store) -> None:
-    from annotation_store.crowd import study_quality
+    from crowd import study_quality
     from study_inputs.labels import load_labels
     from study_inputs.load import load_inputs
 
@@ -93,7 +93,7 @@ def test_without_times_the_same_labels_and_no_time_queries(store: Store) -> None
 
 
 def test_the_study_checks_are_one_read_agreeing_with_the_study_modules(store: Store) -> None:
-    from annotation_store.crowd import study_quality as cq
+    from crowd import study_quality as cq
 
     _crowd_project(store)
     cq.record_active_seconds(store, "p", "i0", "prolific:A", 4.5)
@@ -144,7 +144,7 @@ def test_the_path_tracer_counts_modules_entries_and_round_trips() -> None:
     tracer = _tracer()
     assert tracer.end_of("annotation_store.store_labels") == "store"
     assert tracer.end_of("agreement.document") == "agreement"
-    assert tracer.end_of("annotation_store.crowd.study_quality") is None
+    assert tracer.end_of("crowd.study_quality") is None
     steps = [
         ("->", "reports.data"),
         ("->", "study_inputs.load"),

@@ -21,6 +21,11 @@ TYPED = [
     "annotation_store/store_base.py",
     "annotation_store/store_projects.py",
     "annotation_store/store_labels.py",
+    # the versioned definitions (declared kinds, judges) and their one helper
+    "annotation_store/store_versions.py",
+    "annotation_store/store_kinds.py",
+    "annotation_store/store_judges.py",
+    "annotation_store/import_journal.py",
     "annotation_store/records.py",
     "annotation_store/label_frames.py",
     "evaluators/base.py",

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from evaluators.base import EvalItem
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.test_llm_support import fast_llm_fixture, run_items

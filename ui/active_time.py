@@ -14,7 +14,7 @@ import time
 import streamlit as st
 
 from annotation_store import Store
-from annotation_store.crowd import study_quality as crowd_quality
+from crowd import study_quality as crowd_quality
 from ui.annotation.context import widget_token
 
 JS = """

@@ -3,7 +3,7 @@
 - ``single`` (default): one local user, ``admin``, no password.
 - ``local``: user name + password (accounts made on the Users page or with
   ``python cli.py user add``); a cookie naming a server-side session keeps you signed
-  in across reloads (``annotation_store.accounts.sign_in_sessions``).
+  in across reloads (``accounts.sign_in_sessions``).
 - ``oidc``: Streamlit's ``st.login`` with the ``[auth]`` provider settings in secrets;
   the signed-in e-mail must belong to a user an admin registered.
 - ``crowd``: staff sign in as in ``local``; study links (``ui.study.entry``) let workers
@@ -18,9 +18,9 @@ import time
 
 import streamlit as st
 
+from accounts import sign_in_sessions as auth_sessions
+from accounts import users as accounts
 from annotation_store import AnnotatorInfo, Store
-from annotation_store.accounts import sign_in_sessions as auth_sessions
-from annotation_store.accounts import users as accounts
 from common.config import get_setting, secrets
 from common.tickets import TICKETS
 from ui import session_cookie

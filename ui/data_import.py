@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation_store import Store
-from annotation_store.importing import IMPORTERS, ImportFailure, import_items
+from interop.importing import IMPORTERS, ImportFailure, import_items
 from ui.failures import show_failure
 from ui.items_browser import bar_update
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from alignment.drift import history_frame
-from annotation_store.drift import checks
+from alignment.drift_records import checks
 from ui.context import get_store
 
 

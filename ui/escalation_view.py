@@ -64,7 +64,7 @@ def tests_frame(doc: dict[str, Any]) -> pd.DataFrame:
 def _queue(project: str, ids: list[str]) -> None:
     """Admins: the escalated items into one annotator's queue."""
     from annotation_store import StoreError
-    from annotation_store.assignments import assign
+    from studies.assignments import assign
 
     store = get_store()
     names = [u.name for u in store.annotators()]

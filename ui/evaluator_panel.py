@@ -15,12 +15,12 @@ from typing import Any
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store
-from annotation_store.assignments import annotation_settings
 from annotation_store.label_frames import labels_by_annotator
 from audit.analysis import latest_results
 from evaluators.base import NotConfiguredError
 from evaluators.registry import create_evaluator, evaluators_for_kind, get_evaluator_class
 from jobs.runner import build_context, run_evaluator
+from studies.assignments import annotation_settings
 from ui.audit.result_view import render_result
 from ui.context import get_store
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from annotation_store.importing import ImportFailure, scoreable_fields
 from interop import FORMATS, TOOL_NAMES, format_module
 from interop.base import apply_mapping, import_converted, names, read_guarded
+from interop.importing import ImportFailure, scoreable_fields
 
 if TYPE_CHECKING:
     from annotation_store import Store

@@ -1,6 +1,6 @@
 """The "remember me" cookie: a random token naming a server-side session.
 
-The token means nothing by itself: ``annotation_store.accounts.sign_in_sessions`` keeps the session
+The token means nothing by itself: ``accounts.sign_in_sessions`` keeps the session
 (user, expiry, revocation). A Streamlit script cannot add headers to a response, so the
 cookie is set by the server: the page trades a single-use ticket (``common.tickets``) at
 ``/auth/session`` (``ui.session_routes``, served when the app starts with
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from annotation_store.accounts.sign_in_sessions import IDLE
+from accounts.sign_in_sessions import IDLE
 from common.config import get_setting
 
 COOKIE = "workbench_session"

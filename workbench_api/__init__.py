@@ -50,7 +50,7 @@ _EXPORTS = {
     "select_items": "workbench_api.estimates",
     # what the functions above raise on bad input (each a ValueError)
     "StoreError": "annotation_store",
-    "ImportFailure": "annotation_store.importing",
+    "ImportFailure": "interop.importing",
     "DeclarationError": "kinds.declared",
 }
 

@@ -100,7 +100,7 @@ def _frame_jsonl(frame: pd.DataFrame) -> bytes:
 
 
 def _add(store: Store, project: str, what: str, frame: pd.DataFrame) -> ImportReport:
-    from annotation_store.importing import IMPORTERS
+    from interop.importing import IMPORTERS
 
     return IMPORTERS[what](store, project, _frame_jsonl(frame), name=f"{what} frame.jsonl")
 
@@ -122,21 +122,21 @@ def add_scores(store: Store, project: str, frame: pd.DataFrame) -> ImportReport:
 
 def items_frame(store: Store, project: str) -> pd.DataFrame:
     """The project's items as exported."""
-    from annotation_store.exporting import items_frame as frame
+    from interop.exporting import items_frame as frame
 
     return frame(store, project)
 
 
 def labels_frame(store: Store, project: str) -> pd.DataFrame:
     """The project's labels in long form, every status, as exported."""
-    from annotation_store.exporting import annotations_export_frame
+    from interop.exporting import annotations_export_frame
 
     return annotations_export_frame(store, project)
 
 
 def scores_frame(store: Store, project: str) -> pd.DataFrame:
     """The project's evaluator scores in the import's long form."""
-    from annotation_store.exporting import scores_export_frame
+    from interop.exporting import scores_export_frame
 
     return scores_export_frame(store, project)
 
@@ -167,7 +167,7 @@ def import_file(
     if fmt is None and mapping:
         raise ApiError("a field mapping works with another tool's format (--format)")
     if fmt is None:
-        from annotation_store.importing import IMPORTERS, import_items
+        from interop.importing import IMPORTERS, import_items
 
         if what == "items":
             return {what: import_items(store, project, path, on_progress=on_progress)}
@@ -192,7 +192,7 @@ def export_file(
     what the format cannot carry (drafts, skips...) is counted in ``notes``."""
     _check_what(what)
     if fmt is None:
-        from annotation_store.exporting import export
+        from interop.exporting import export
 
         return export(store, project, what, out)
     from interop import format_module

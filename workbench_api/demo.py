@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from annotation_store import Store
-from annotation_store.demo import DEMO_DIR, ensure_demo, load_demo
-from annotation_store.demo_crowd import load_crowd_study
 from common.records import EvalResult
+from demo.crowd_study import load_crowd_study
+from demo.loading import DEMO_DIR, ensure_demo, load_demo
 from evaluators.judges.evaluator import from_record
 from workbench_api.judges import save_judge
 
@@ -36,7 +36,7 @@ METAEVAL = {"field": "resolution", "group": "input", "system": "model"}
 def load_metaeval(store: Store, project: str = JUDGE_STUDY) -> None:
     """Import the two metrics that teach the levels apart and name the columns in the
     project's settings (so the report and the Agreement page show the meta-evaluation)."""
-    from annotation_store.importing import import_scores
+    from interop.importing import import_scores
 
     import_scores(store, project, STUDY_DIR / "metaeval_scores.csv")
     settings = dict(store.project(project).settings)

@@ -3,7 +3,7 @@ items with the cache bypassed, compare with its stored answers and with the peop
 record the check in the project's history.
 
 The figures and the bar are :mod:`alignment.drift`; anchors and history are stored by
-:mod:`annotation_store.drift`.
+:mod:`alignment.drift_records`.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def check_drift(
 ) -> DriftReport:
     """Re-judge the anchors of ``evaluator`` (default: the newest judge run on the
     project), choosing and storing them on the first check; record and return the check."""
-    from annotation_store.drift import CheckRecord, anchors, record_check, save_anchors
+    from alignment.drift_records import CheckRecord, anchors, record_check, save_anchors
     from common import event_loop
     from jobs.runner import select_items
 

@@ -156,7 +156,7 @@ def estimate(
 
     fd = load_field_data(store, project, field, inputs)
     version = pick_version(fd, evaluator)
-    from annotation_store.selection import draws_frame
+    from studies.selection import draws_frame
 
     frame = estimate_frame(fd, version, pair_by=pair_by, draws=draws_frame(store, project))
     groups = estimate_groups(frame, fd.binary, by_generator)
@@ -263,9 +263,9 @@ def select_items(
     """Draw the active-selection sample over the judged items and switch the project's
     assignment to ``active``: items where the judge versions disagree (two or more
     ``evaluators``) or the judge is unsure (one) are likelier to be drawn."""
-    from annotation_store.assignments import validate_annotation_settings
-    from annotation_store.selection import record_draws
     from estimates.selection import draw, inclusion_probabilities, uncertainty
+    from studies.assignments import validate_annotation_settings
+    from studies.selection import record_draws
 
     if not isinstance(budget, int) or budget < 1:
         raise ApiError("the budget must be a whole number of items >= 1")

@@ -68,7 +68,7 @@ def _refuse_unchanged(store: Store, name: str, definition: dict[str, Any]) -> No
 def example_candidates(store: Store, project: str, spec: JudgeSpec) -> dict[str, Any]:
     """Items whose human answer to the judged field is settled (unanimous or adjudicated):
     item id -> that answer, in item order."""
-    from annotation_store.adjudication import adjudicated_reference
+    from adjudication.final_labels import adjudicated_reference
 
     field = answer_field(spec)
     ref = adjudicated_reference(store, project, include_derived=False)

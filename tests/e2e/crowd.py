@@ -7,9 +7,9 @@ import time
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
-from annotation_store.assignments import display_order
+from studies.assignments import display_order
 from tests.e2e.harness import (
     AppServer,
     open_page,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from tests.e2e.harness import LOCAL_AUTH, browser_page, open_page, running_app, sign_in
 
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from annotation_store import Store
-from annotation_store.crowd import study_quality as cq
+from crowd import study_quality as cq
 from tests.e2e.harness import (
     browser_page,
     open_page,
@@ -65,7 +65,7 @@ def test_time_in_the_background_is_left_out_of_active_time(sqlite_url: str, wher
 def test_a_pause_without_input_beyond_the_studys_idle_threshold_is_left_out(
     sqlite_url: str, where: str
 ) -> None:
-    from annotation_store.studies.flow_settings import set_study
+    from studies.flow_settings import set_study
 
     store = Store(sqlite_url)
     store.create_project("p", "binary", {"k": 1})

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from tests.e2e.harness import browser_page, open_page, running_app, screenshot
 from tests.e2e.test_judges_browser import _pick
 from tests.support.scripted_llm import Reply, ScriptedLLM

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies.flow_settings import set_study
+from crowd import workers as crowd
+from studies.flow_settings import set_study
 from tests.annotate_fixtures import ITEMS
 from tests.e2e.harness import (
     LOCAL_AUTH,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
+from studies import assignments as asg
 from tests.e2e.harness import LOCAL_AUTH, browser_page, open_page, running_app, sign_in
 from tests.support.value_kind import value_project
 

@@ -14,9 +14,9 @@ import random
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
+from studies import assignments as asg
 from tests.e2e.harness import LOCAL_AUTH, browser_page, open_page, running_app, sign_in
 from tests.e2e.test_annotate_client_a11y_browser import _axe, _each_scheme
 from tests.support.compare_kind import ranking_project, strengths_project

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
-from annotation_store.crowd import study_quality as cq
+from crowd import study_quality as cq
+from studies import assignments as asg
 from tests.annotate_fixtures import ITEMS
 from tests.e2e.harness import (
     LOCAL_AUTH,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
 from tests.annotate_fixtures import make_project
 from tests.e2e.harness import (
     LOCAL_AUTH,

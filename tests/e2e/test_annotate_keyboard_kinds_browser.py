@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED
+from studies import assignments as asg
 from tests.annotate_fixtures import ITEMS, SETTINGS
 from tests.e2e.harness import LOCAL_AUTH, browser_page, open_page, running_app, sign_in
 

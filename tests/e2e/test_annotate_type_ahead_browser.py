@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store import assignments as asg
-from annotation_store.accounts import users as accounts
+from studies import assignments as asg
 from tests.annotate_fixtures import ITEMS
 from tests.e2e.harness import LOCAL_AUTH, browser_page, open_page, running_app, sign_in
 from tests.support.kind_examples import example_project

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from tests.e2e.harness import browser_page, running_app, screenshot, wait_for_streamlit
 
 pytestmark = pytest.mark.e2e

@@ -146,7 +146,7 @@ def test_batch_run_survives_a_reload_and_lands_in_the_audit(sqlite_url: str) -> 
 
 
 def test_new_user_reaches_the_most_disagreeing_fact_grid_in_two_clicks(sqlite_url: str) -> None:
-    from annotation_store.demo import load_demo
+    from demo.loading import load_demo
 
     load_demo(Store(sqlite_url))
     with running_app(sqlite_url) as app, browser_page() as page:

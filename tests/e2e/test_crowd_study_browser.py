@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from annotation_store import Store
-from annotation_store.crowd import study_quality as cq
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import set_study
+from crowd import study_quality as cq
+from crowd import workers as crowd
+from studies import gold
+from studies.flow_settings import set_study
 from tests.e2e.harness import browser_page, open_page, running_app, wait_for_streamlit, wait_until
 from tests.support.crowd import DONE_URL, STUDY, TOKEN
 

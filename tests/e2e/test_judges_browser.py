@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
+from demo.loading import load_demo
 from tests.e2e.harness import (
     browser_page,
     open_page,

@@ -8,8 +8,8 @@ import tomllib
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
 from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
 from tests.annotate_fixtures import ITEMS
 from tests.e2e.harness import (
     LOCAL_AUTH,

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from accounts import users as accounts
 from annotation_store import Store
-from annotation_store.accounts import users as accounts
 from tests.e2e.harness import (
     LOCAL_AUTH,
     browser_page,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from annotation_store import Store
-from annotation_store.demo import load_demo
 from bench.annotate_latency import PANEL_KEYS
 from bench.side_panel import RATINGS
+from demo.loading import load_demo
 from tests.e2e.harness import browser_page, running_app, wait_for_streamlit
 
 pytestmark = pytest.mark.e2e

@@ -82,7 +82,7 @@ def main(out: Path) -> None:
     from example_labels import add_example_labels
 
     from annotation_store import Store
-    from annotation_store.demo import load_demo
+    from demo.loading import load_demo
     from interop import FORMATS, format_module
     from workbench_api import export_file
 

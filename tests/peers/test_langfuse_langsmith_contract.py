@@ -97,7 +97,7 @@ _IMPORT = """
 import contextlib, io, json, sys
 from cli import main
 from annotation_store import Store
-from annotation_store.exporting import annotations_export_frame
+from interop.exporting import annotations_export_frame
 url, toml, items, files = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 for argv in (["kind", "create", "pp", "--from", toml],):
     assert main(["--db", url, *argv]) == 0

@@ -45,7 +45,7 @@ def agreement_json(db_url: str, project: str) -> str:
 def write_golden(target: Path = GOLDEN) -> list[Path]:
     """Regenerate every golden document in ``target``; returns the files that changed."""
     from annotation_store import Store
-    from annotation_store.demo import load_demo
+    from demo.loading import load_demo
 
     changed = []
     with tempfile.TemporaryDirectory() as scratch:

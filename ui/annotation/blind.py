@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from annotating.actions import submitted_is_final
 from annotation_store import ItemRecord
-from annotation_store.annotating.actions import submitted_is_final
 
 __all__ = [
     "blinded_item",

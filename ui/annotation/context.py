@@ -3,7 +3,7 @@
 Widgets are rebuilt from the store on every run (``state`` comes from
 ``store.item_state``), never from widget state, so a reload shows exactly what was saved.
 The item model (targets, what is missing) and the save itself are the domain's
-(``annotation_store.annotating``); this adds the page's keyboard focus and its messages.
+(``annotating``); this adds the page's keyboard focus and its messages.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import streamlit as st
 
-from annotation_store.annotating import actions
-from annotation_store.annotating.actions import ActionRefused
-from annotation_store.annotating.item_view import (
+from annotating import actions
+from annotating.actions import ActionRefused
+from annotating.item_view import (
     ItemView,
     Target,
     build_targets,

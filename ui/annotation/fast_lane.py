@@ -8,7 +8,7 @@ in the background (``ui.annotation.fast_routes``). This module is the server sid
 no Streamlit: who may use a lane, what an item looks like to the browser (blind: the
 display number, never the item id for annotators, no generator), and how posted choices,
 submits, flags, notes and skips go through the same actions as the page's own callbacks
-(``annotation_store.annotating.actions``).
+(``annotating.actions``).
 
 Covered: items whose questions the client draws (``ui.annotation.options``: fact lists,
 binary, Likert, label sets, multi-label, pairwise with or without strengths, rankings,
@@ -28,12 +28,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
-from annotation_store import assignments as asg
-from annotation_store.accounts import sign_in_sessions as auth_sessions
-from annotation_store.annotating import actions
-from annotation_store.annotating.actions import REVIEW_ROLES, ActionRefused
-from annotation_store.annotating.item_view import (
+from accounts import sign_in_sessions as auth_sessions
+from annotating import actions
+from annotating.actions import REVIEW_ROLES, ActionRefused
+from annotating.item_view import (
     ItemView,
     Target,
     build_targets,
@@ -41,10 +39,12 @@ from annotation_store.annotating.item_view import (
     facts_of,
     is_required,
 )
-from annotation_store.annotating.lane_reads import asker, lane_item
+from annotating.lane_reads import asker, lane_item
+from annotation_store import AnnotatorInfo, ProjectInfo, Store, StoreError
 from annotation_store.label_writes import LabelTarget
 from kinds import FieldType
 from kinds.values import is_asked
+from studies import assignments as asg
 from ui.annotation.blind import blinded_item, may_see_item_ids
 from ui.annotation.options import (
     RANKING,

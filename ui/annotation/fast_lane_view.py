@@ -36,7 +36,7 @@ from typing import Any
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, ProjectInfo, Store
-from annotation_store.studies.flow_settings import StudySettings, study_of
+from studies.flow_settings import StudySettings, study_of
 from ui import keyboard
 from ui.annotation import client_assets, practice
 from ui.annotation.blind import may_see_item_ids, submitted_is_final

@@ -32,9 +32,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from annotating import actions
+from annotating.actions import ActionRefused
 from annotation_store import AnnotatorInfo, ProjectInfo, StoreError
-from annotation_store.annotating import actions
-from annotation_store.annotating.actions import ActionRefused
 from ui.annotation import fast_lane, practice
 from ui.annotation.fast_lane import LANES, Lane, LaneError
 from ui.session_routes import refused_request

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from annotation_store.annotating.item_view import ItemView, Target
+from annotating.item_view import ItemView, Target
 from kinds import FieldType, HumanField
 from kinds.base import FACT_IMPLIED, FACT_NOT_IMPLIED
 from kinds.question_types.ranking import NAME as RANKING

@@ -17,11 +17,11 @@ from typing import Any
 
 import streamlit as st
 
+from annotating import actions
+from annotating.actions import ActionRefused
 from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo, Store, StoreError
-from annotation_store import assignments as asg
-from annotation_store.annotating import actions
-from annotation_store.annotating.actions import ActionRefused
-from annotation_store.studies.flow_settings import study_of
+from studies import assignments as asg
+from studies.flow_settings import study_of
 from ui import active_time, keyboard
 from ui.annotation import client_assets, view_for
 from ui.annotation.blind import (

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotating.item_view import ItemView, Target, build_targets
 from annotation_store import AnnotatorInfo, ProjectInfo, Store
-from annotation_store.annotating.item_view import ItemView, Target, build_targets
-from annotation_store.crowd import workers as crowd
 from annotation_store.records import ItemRecord
-from annotation_store.studies.flow_settings import StudySettings, TrainingItem, study_of
+from crowd import workers as crowd
 from kinds import FieldType
 from kinds.base import FACT_UNSET
+from studies.flow_settings import StudySettings, TrainingItem, study_of
 from ui.annotation.fast_lane import LaneError, panels, target_payload
 from ui.annotation.options import by_value, chosen_index, options, value_of
 

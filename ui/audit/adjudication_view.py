@@ -7,8 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo
-from annotation_store.adjudication import (
+from adjudication.final_labels import (
     CAUSES,
     WHOLE_FIELD,
     AdjudicationError,
@@ -17,6 +16,7 @@ from annotation_store.adjudication import (
     human_majority,
     set_final_label,
 )
+from annotation_store import AnnotatorInfo, ItemRecord, ProjectInfo
 from kinds.base import FieldType, HumanField
 from ui.context import get_store
 

@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from adjudication.final_labels import WHOLE_FIELD
 from annotation_store import AnnotatorInfo, ProjectInfo
-from annotation_store.adjudication import WHOLE_FIELD
 from annotation_store.label_frames import labels_by_annotator
 from audit.analysis import fact_fields, fact_grid, latest_results, rubric_grid
 from audit.question_grid import question_grid

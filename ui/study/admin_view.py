@@ -9,11 +9,11 @@ from typing import Any
 import streamlit as st
 
 from annotation_store import ProjectInfo, Store, StoreError
-from annotation_store.assignments import annotation_settings
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import example_study, get_study, set_study, study_of
+from crowd import workers as crowd
 from interop import TOOL_NAMES
+from studies import gold
+from studies.assignments import annotation_settings
+from studies.flow_settings import example_study, get_study, set_study, study_of
 from ui.auth import auth_mode
 from ui.study.entry import SINGLE_MODE_REFUSAL
 from ui.study.settings_form import clear_form_state, study_form

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from annotation_store import ProjectInfo, Store
-from annotation_store.crowd import study_quality as crowd_quality
-from annotation_store.studies.flow_settings import study_of
+from crowd import study_quality as crowd_quality
+from studies.flow_settings import study_of
 from ui.tables import DASH
 
 NO_RATE = (

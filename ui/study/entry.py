@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation_store import AnnotatorInfo, Store
-from annotation_store.crowd import workers as crowd
+from crowd import workers as crowd
 from ui.context import PROJECT_KEY, USER_KEY
 
 CROWD_KEY = "_crowd_project"

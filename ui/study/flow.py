@@ -1,5 +1,5 @@
 """The study flow around the Annotate page: consent, guideline, training, annotation,
-survey and the completion page. The stage lives in the store (``annotation_store.crowd.workers``),
+survey and the completion page. The stage lives in the store (``crowd.workers``),
 so a worker who comes back resumes where they were."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from html import escape
 
 import streamlit as st
 
+from annotating import actions
 from annotation_store import AnnotatorInfo, ProjectInfo, Store
-from annotation_store.annotating import actions
-from annotation_store.crowd import ending as crowd_end
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies.flow_settings import StudySettings, study_of
+from crowd import ending as crowd_end
+from crowd import workers as crowd
+from studies.flow_settings import StudySettings, study_of
 from ui.annotation import client_assets
 from ui.annotation.page import render as render_annotate
 from ui.safe_markdown import no_images

@@ -10,8 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from annotation_store import ProjectInfo, Store, StoreError
-from annotation_store.studies.flow_settings import DEFAULTS, PLATFORMS, SURVEY_TYPES, set_study
-from annotation_store.studies.settings_form import (
+from interop import TOOL_NAMES
+from studies.flow_settings import DEFAULTS, PLATFORMS, SURVEY_TYPES, set_study
+from studies.settings_form import (
     ANSWER,
     SHOWN,
     survey_from_rows,
@@ -20,7 +21,6 @@ from annotation_store.studies.settings_form import (
     training_rows,
     without_defaults,
 )
-from interop import TOOL_NAMES
 
 PREFIX = "studyf_"
 #: Where a refusal is shown: the first setting the message names (training and survey

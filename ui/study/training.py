@@ -13,9 +13,9 @@ import streamlit as st
 
 from agreement.statistics import DASH
 from annotation_store import AnnotatorInfo, ProjectInfo, Store
-from annotation_store.crowd import workers as crowd
-from annotation_store.studies.flow_settings import StudySettings, TrainingItem
+from crowd import workers as crowd
 from kinds import FieldType, HumanField
+from studies.flow_settings import StudySettings, TrainingItem
 from ui.annotation import practice
 from ui.annotation.fast_lane_view import practice_client
 from ui.annotation.page import label_text

@@ -6,13 +6,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation_store.importing import import_annotations, import_items, import_scores
+from annotation_store import StoreError
 from annotation_store.store import Store
-from annotation_store.store_projects import StoreError
 from common.records import EvalResult, Signature
+from interop.importing import import_annotations, import_items, import_scores
 from kinds.base import f1, share_implied
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
+DEMO_DIR = Path(__file__).resolve().parent
 DEMO_NOTE = "\n\n> Demo project: every annotation and score in it is demo data.\n"
 
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from annotation_store.studies.flow_settings import DEFAULTS, SURVEY_TYPES
+from studies.flow_settings import DEFAULTS, SURVEY_TYPES
 
 SHOWN = "shown: "
 ANSWER = "answer: "

@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session
 from annotation_store.models import GoldItem, Item, Project
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from annotation_store.studies.flow_settings import answers_match, study_of
 from kinds import ValidationError
+from studies.flow_settings import answers_match, study_of
 
 
 def _project_id(s: Session, project: str) -> int:

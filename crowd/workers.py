@@ -6,7 +6,7 @@ A study link names the project and carries its secret token plus the platform's 
 no password) and a participant row; a later visit with the same id resumes it. A link
 only ever enters an account that one of the same study's links made. Worker ids are
 ASCII and case-exact, as the platforms treat them. How annotation ends (completion
-code, study full) is :mod:`annotation_store.crowd.ending`.
+code, study full) is :mod:`crowd.ending`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from annotation_store.models import Annotator, Project, StudyParticipant, utcnow
 from annotation_store.records import AnnotatorInfo
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError, annotator_info
-from annotation_store.studies.flow_settings import StudySettings, answers_match, study_of
+from studies.flow_settings import StudySettings, answers_match, study_of
 
 # platform -> (worker id parameter, the other ids kept)
 LINK_PARAMS = {

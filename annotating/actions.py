@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from annotation_store import assignments as asg
-from annotation_store.annotating.item_view import (
+from annotating.item_view import (
     ItemView,
     Target,
     build_targets,
@@ -21,13 +20,14 @@ from annotation_store.annotating.item_view import (
     missing_answers,
     missing_targets,
 )
-from annotation_store.crowd import ending as crowd_end
-from annotation_store.crowd import study_quality as crowd_quality
-from annotation_store.crowd import workers as crowd
 from annotation_store.records import AnnotatorInfo, ProjectInfo
 from annotation_store.store import Store
-from annotation_store.studies.flow_settings import study_of
+from crowd import ending as crowd_end
+from crowd import study_quality as crowd_quality
+from crowd import workers as crowd
 from kinds.base import FACT_UNSET
+from studies import assignments as asg
+from studies.flow_settings import study_of
 
 REVIEW_ROLES = ("admin", "reviewer")
 

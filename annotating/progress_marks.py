@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from annotation_store.time_on_task import progress_rows
+from annotating.time_on_task import progress_rows
 
 if TYPE_CHECKING:
     from annotation_store import Store

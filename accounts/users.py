@@ -18,8 +18,8 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from annotation_store.accounts import lockout
-from annotation_store.accounts import sign_in_sessions as auth_sessions
+from accounts import lockout
+from accounts import sign_in_sessions as auth_sessions
 from annotation_store.models import Annotator
 from annotation_store.records import ROLES, AnnotatorInfo
 from annotation_store.store import Store
@@ -177,7 +177,7 @@ WRONG = "Wrong user name or password (or the account is disabled)."
 def sign_in(
     store: Store, name: str, password: str, client: str = "unknown", now: datetime | None = None
 ) -> SignIn:
-    """Check a password under the guessing limits of :mod:`annotation_store.accounts.lockout`.
+    """Check a password under the guessing limits of :mod:`accounts.lockout`.
 
     Every attempt is recorded; while the account or the client must wait, the password
     is not even checked.

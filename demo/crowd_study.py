@@ -22,14 +22,14 @@ import json
 import random
 from typing import Any
 
-from annotation_store import assignments as asg
-from annotation_store.crowd import study_quality as crowd_quality
-from annotation_store.crowd import workers as crowd
-from annotation_store.demo import DEMO_DIR
+from annotation_store import StoreError
 from annotation_store.store import Store
-from annotation_store.store_projects import StoreError
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import set_study
+from crowd import study_quality as crowd_quality
+from crowd import workers as crowd
+from demo.loading import DEMO_DIR
+from studies import assignments as asg
+from studies import gold
+from studies.flow_settings import set_study
 
 FIELD = "resolution"
 N_GOLD = 6

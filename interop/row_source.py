@@ -138,7 +138,7 @@ def check_pages(display: str, source: Path | bytes, parquet: Any) -> None:
     """Refuse a Parquet file one of whose pages, or all of them together, decompress past
     the cap by their own headers (Arrow decompresses a page whole, and the footer's sizes
     are only what the writer claims), or whose page headers are not readable."""
-    from annotation_store.parquet_pages import MalformedHeader, page_sizes
+    from interop.parquet_pages import MalformedHeader, page_sizes
 
     with source.open("rb") if isinstance(source, Path) else io.BytesIO(source) as fh:
         size = fh.seek(0, io.SEEK_END)

@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from annotation_store import StoreError
 from annotation_store.records import ImportReport
-from annotation_store.row_source import (
+from annotation_store.store import Store
+from interop.row_source import (
     MAX_CSV_CELL,
     MAX_JSON_DEPTH,
     ImportFailure,
@@ -27,9 +29,7 @@ from annotation_store.row_source import (
     RowSource,
     check_row,
 )
-from annotation_store.row_source import TOO_DEEP as _TOO_DEEP
-from annotation_store.store import Store
-from annotation_store.store_projects import StoreError
+from interop.row_source import TOO_DEEP as _TOO_DEEP
 from kinds import ValidationError
 from kinds.base import FieldType
 
@@ -49,7 +49,7 @@ def read_rows(source: str | Path | bytes, name: str | None = None) -> tuple[str,
 
     Rows are numbered from 1 for the first data row (the CSV header is not a row).
     Empty CSV cells become None. Returns the display name and the rows. Items are
-    streamed instead (see :class:`~annotation_store.row_source.RowSource`).
+    streamed instead (see :class:`~interop.row_source.RowSource`).
     """
     rows = RowSource.open(source, name)
     return rows.display, list(rows)
@@ -187,7 +187,7 @@ def import_items(
 
     report = store.upsert_item_batches(project, batches)
     if golds:
-        from annotation_store.studies.gold import set_gold_many
+        from studies.gold import set_gold_many
 
         set_gold_many(store, project, golds)
     if on_progress is not None:
@@ -197,7 +197,7 @@ def import_items(
 
 def _gold_cell(store: Store, project: str, display: str, number: int, value: Any) -> Any:
     """A ``gold`` cell (JSON object of field -> answer, or one answer), checked."""
-    from annotation_store.studies.gold import canonical_answers
+    from studies.gold import canonical_answers
 
     try:
         return canonical_answers(store, project, _maybe_json(value))

@@ -221,7 +221,7 @@ def import_sgd(
 ) -> ImportReport:
     """Read SGD from ``directory`` into ``project`` (created as dialogue_faithfulness if
     missing); re-importing the same data leaves items unchanged."""
-    from annotation_store.store_projects import StoreError
+    from annotation_store import StoreError
     from kinds import get_kind
 
     split_dirs(directory)  # a wrong directory fails here, before the project is created

@@ -56,14 +56,14 @@ from annotation_store.models import (
     Project,
     utcnow,
 )
-from annotation_store.selection import selected_pks
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import study_of
+from studies import gold
+from studies.flow_settings import study_of
+from studies.selection import selected_pks
 
 #: ``active``: only the items of the recorded active-selection sample
-#: (:mod:`annotation_store.selection`), in a seeded random order, so stopping early leaves
+#: (:mod:`studies.selection`), in a seeded random order, so stopping early leaves
 #: a random part of the sample; without a sample, every item in that order.
 STRATEGIES = ("in_order", "random", "least_annotated", "active")
 SHOW_EVALUATORS = ("never", "after_submit", "always")

@@ -14,12 +14,12 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import select
 
-from annotation_store.crowd import workers as crowd
 from annotation_store.models import Annotator, Item, ItemProgress, Project
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import study_of
+from crowd import workers as crowd
+from studies import gold
+from studies.flow_settings import study_of
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def dashboard(store: Store, project: str) -> dict[str, Any]:
     """The study's figures: workers started (came in and did not decline), qualified,
     completed, flagged; items complete (k reached, gold excluded), median active time
     and the estimated cost (active hours x the study's hourly rate)."""
-    from annotation_store.assignments import annotation_settings
+    from studies.assignments import annotation_settings
 
     info = store.project(project)
     study = study_of(info.settings)

@@ -12,7 +12,7 @@ When the queue has nothing more for a worker, the outcome is decided here:
 - ``incomplete``: they skipped their way to an empty queue. No code.
 
 The completion code is the study's fixed one, or an HMAC under the deployment's secret
-(:mod:`annotation_store.crowd.codes`); it is written only by :func:`_complete`, which
+(:mod:`crowd.codes`); it is written only by :func:`_complete`, which
 checks again that it was earned.
 """
 
@@ -21,15 +21,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation_store.assignments import annotation_settings, own_counts
-from annotation_store.crowd import codes as crowd_codes
-from annotation_store.crowd import study_quality as crowd_quality
-from annotation_store.crowd import workers as crowd
-from annotation_store.crowd.workers import Participant
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError
-from annotation_store.studies import gold
-from annotation_store.studies.flow_settings import StudySettings, study_of
+from crowd import codes as crowd_codes
+from crowd import study_quality as crowd_quality
+from crowd import workers as crowd
+from crowd.workers import Participant
+from studies import gold
+from studies.assignments import annotation_settings, own_counts
+from studies.flow_settings import StudySettings, study_of
 
 
 def required_items(settings: Mapping[str, Any]) -> int:

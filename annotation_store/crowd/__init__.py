@@ -1,2 +1,0 @@
-"""Crowd studies: workers entering by a study link, the codes they earn, how their
-annotation ends, and the study's quality figures."""

@@ -1,2 +1,0 @@
-"""A project's study: its flow settings (consent, guideline, training, survey) and
-its gold items."""
