@@ -260,7 +260,10 @@ class LabelsMixin(StoreBase):
                 q = q.where(Annotation.item_pk == (items[0][0] if items else -1))
             # a batch of rows at a time into codes and plain lists: holding every row's
             # tuple and strings at once cost more than the frame itself (1.5M labels)
-            item_pks, person_ids, values, version = [], [], [], []
+            item_pks: list[np.ndarray] = []
+            person_ids: list[np.ndarray] = []
+            values: list[Any] = []
+            version: list[Any] = []
             field, updated, status = Coder(), Coder(), Coder()
             for batch in raw.fetch_batches(s, q):
                 columns = list(zip(*batch, strict=True))
