@@ -3,10 +3,14 @@
 Loads the demo projects into a fresh SQLite database, starts the app (``streamlit run``,
 single-user mode, so you are ``admin`` and the sidebar's agreement panel is on), opens
 Annotate on ``--project`` and labels ``--items`` items by keyboard only, as an annotator
-would. It measures, in the browser's own clock:
+would. It measures:
 
 - **key -> selection**: from pressing a label key (``1`` / ``0``, or a level digit) to the
-  pressed choice showing as selected;
+  pressed choice showing as selected, timed in this process around the browser driver's
+  calls (so with the driver's DevTools round trips in it);
+- **key event -> answer drawn, in the page**: from the key event in the page to the first
+  frame that draws the changed answer (``requestAnimationFrame``'s time): what the
+  annotator sees from the key on;
 - **submit -> next**: from pressing Enter on a fully labelled item to the next item's
   header and choice buttons drawn and the app idle.
 
@@ -267,12 +271,47 @@ def declared_project(store: Store, questions: int) -> str:
     return "declared"
 
 
+# In the page, for every answering key the panel takes: from the key event to the first
+# frame that draws the changed answer (requestAnimationFrame's time), in ms. This is what
+# the annotator sees from the key on; the figures timed from Python add the DevTools
+# round trips of the driver, which a loaded machine slows as much as the page.
+KEY_TIMER = """() => { if (window.__wbKeyTimer) return;
+    const T = (window.__wbKeyTimer = { took: [], next: [] });
+    const state = () => { const l = window.__wbLane;
+        return l && l.open && l.cur ? [l.cur.item.ref, JSON.stringify(l.cur.chosen)] : null; };
+    const ready = () => { const l = window.__wbLane; return !l.waiting && !l.leaving; };
+    window.addEventListener('keydown', (e) => {  // installed first: before the panel's
+        const before = state();
+        if (!before) return;
+        const down = e.timeStamp;
+        // performance.now() in a frame's callback: that frame draws what is there then
+        if (e.key === 'Enter') {  // a submit: to the next item drawn with its keys live
+            const look = () => { const now = state();
+                if (now && now[0] !== before[0] && ready()) {
+                    T.next.push(performance.now() - down); return; }
+                if (performance.now() - down < 30000) requestAnimationFrame(look); };
+            requestAnimationFrame(look);
+            return;
+        }
+        if (e.key.length !== 1 || e.key === ' ') return;
+        const look = () => { const now = state();
+            if (!now || now[0] !== before[0]) return;  // another item: not an answer
+            if (now[1] !== before[1]) { T.took.push(performance.now() - down); return; }
+            if (performance.now() - down < 10000) requestAnimationFrame(look); };
+        requestAnimationFrame(look);
+    }, true); }"""
+
+
 @dataclass
 class Samples:
     """The timings of one project."""
 
     keys: list[float] = field(default_factory=list)
     lane_keys: list[float] = field(default_factory=list)
+    #: key event to the frame that draws the answer, timed in the page (s)
+    drawn: list[float] = field(default_factory=list)
+    #: Enter's event to the frame that draws the next item, timed in the page (s)
+    next_drawn: list[float] = field(default_factory=list)
     shown: list[float] = field(default_factory=list)
     idle: list[float] = field(default_factory=list)
 
@@ -283,6 +322,12 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
     page.goto(f"{base_url}/annotate?project={project}")
     page.wait_for_url("**item=**")
     _idle(page)
+    # the client's panel opens on the page's item once its script has loaded: under load
+    # that can come after the page is idle, and keys pressed before would go to the page
+    try:
+        page.wait_for_function("() => window.__wbLane && window.__wbLane.open", polling=100)
+    except Exception:  # a project the client does not cover: labelled on the page
+        pass
     for _ in range(items):
         header = page.evaluate(HEADER)
         if page.evaluate("() => !!document.getElementById('wb-lane')"):
@@ -319,6 +364,9 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
         _idle(page)
     # back to the ordinary page (once every label is saved) for the next project
     page.wait_for_function(IDLE, polling="raf")
+    timer = page.evaluate("() => window.__wbKeyTimer")
+    out.drawn = [ms / 1000 for ms in timer["took"]]
+    out.next_drawn = [ms / 1000 for ms in timer["next"]]
     return out
 
 
@@ -374,6 +422,7 @@ def run_kinds(kinds: list[str], items: int, load: float = 0) -> None:
         store.close()
         with running_app(url, log_dir=Path(tmp)) as app, browser_page(1440, 1000) as page:
             page.set_default_timeout(WAIT_MS)
+            page.add_init_script(f"({KEY_TIMER})();")  # on every page, before its scripts
             page.goto(app.url)
             _idle(page)
             for name in names:  # warm: each kind drawn once before timing
@@ -389,7 +438,14 @@ def run_kinds(kinds: list[str], items: int, load: float = 0) -> None:
                         continue
                     print(f"kind {name}, {items} items, chromium 1440x1000 ({load_line()})")
                     print(_summary("  key -> selection", got.keys, 50))
-                    print(_summary("  submit -> next item shown", got.shown, 150), flush=True)
+                    print(_summary("  key event -> answer drawn, in the page", got.drawn, 50))
+                    print(_summary("  submit -> next item shown", got.shown, 150))
+                    print(
+                        _summary(
+                            "  Enter event -> next item drawn, in the page", got.next_drawn, 150
+                        ),
+                        flush=True,
+                    )
 
 
 def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
@@ -408,6 +464,7 @@ def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
         store.close()
         with running_app(url, log_dir=Path(tmp)) as app, browser_page(1440, 1000) as page:
             page.set_default_timeout(WAIT_MS)
+            page.add_init_script(f"({KEY_TIMER})();")  # on every page, before its scripts
             page.goto(app.url)  # the entry point first (sign-in, navigation)
             _idle(page)
             for name, _ in projects:  # warm: each page and kind drawn once before timing
@@ -421,6 +478,7 @@ def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
                     print(f"while measuring: {load_line()}")
                     print(_summary("key -> selection", got.keys, 300))
                     print(_summary("  of which in the fast lane's panel", got.lane_keys, 300))
+                    print(_summary("  key event -> answer drawn, in the page", got.drawn, 300))
                     print(_summary("submit -> next item shown, keys live", got.shown, 1000))
                     print(_summary("submit -> next item, app idle", got.idle, 1000), flush=True)
 
