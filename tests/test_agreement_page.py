@@ -128,13 +128,9 @@ def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
     assert panel.UPDATING not in _captions(at)
 
 
-def test_side_panel_keeps_the_last_figures_marked_updating_while_new_ones_compute(
-    demo_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After a submit the panel does not wait for the new figures: a tick draws the last
-    ones with an "updating" mark, and the next tick after they are computed draws them."""
-    import ui.agreement_panel as panel
-
+def _hold_after_first(panel, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], threading.Event]:
+    """Make the panel's computation after the first wait for the returned event; returns
+    the list of computed projects and that event."""
     real = panel.panel_summary
     release = threading.Event()
     calls: list[str] = []
@@ -146,6 +142,17 @@ def test_side_panel_keeps_the_last_figures_marked_updating_while_new_ones_comput
         return real(store, project, field, **options)
 
     monkeypatch.setattr(panel, "panel_summary", slow_after_first)
+    return calls, release
+
+
+def test_side_panel_keeps_the_last_figures_marked_updating_while_new_ones_compute(
+    demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a submit the panel does not wait for the new figures: a tick draws the last
+    ones with an "updating" mark, and the next tick after they are computed draws them."""
+    import ui.agreement_panel as panel
+
+    calls, release = _hold_after_first(panel, monkeypatch)
     monkeypatch.setattr(panel, "WAIT_S", 0.05)
     panel.LIVE.clear()
     at = AppTest.from_function(_panel_script, default_timeout=120).run()
@@ -183,17 +190,7 @@ def test_the_clients_refresh_press_redraws_the_live_panel_at_once_marked_updatin
     import ui.agreement_panel as panel
     from ui.panel_refresh import KEY_PREFIX
 
-    real = panel.panel_summary
-    release = threading.Event()
-    calls: list[str] = []
-
-    def slow_after_first(store, project, field=None, **options):
-        calls.append(project)
-        if len(calls) > 1:
-            assert release.wait(60)
-        return real(store, project, field, **options)
-
-    monkeypatch.setattr(panel, "panel_summary", slow_after_first)
+    calls, release = _hold_after_first(panel, monkeypatch)
     monkeypatch.setattr(panel, "WAIT_S", 60.0)  # a tick would wait for the held figures
     panel.LIVE.clear()
     at = AppTest.from_function(_live_panel_script, default_timeout=120).run()
