@@ -154,7 +154,7 @@ NEXT_STEP = """() => { const l = window.__wbLane;
     for (const [index, t] of cur.item.targets.entries()) {
         if (t.asked === false) continue;
         const v = cur.chosen[t.key];
-        if (t.control === 'ranking') {
+        if (t.places) {  // a ranking: one output per place
             const placed = Array.isArray(v) ? v.flat().length : 0;
             if (placed < t.places) return {index, key: t.choices[placed].keys[0]};
             continue;
