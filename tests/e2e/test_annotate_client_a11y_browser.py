@@ -26,6 +26,7 @@ from tests.e2e.harness import (
     browser_page,
     open_page,
     running_app,
+    screenshot,
     sign_in,
     wait_for_streamlit,
     wait_until,
@@ -198,6 +199,7 @@ def test_axe_finds_no_violation_in_practice_and_completion(sqlite_url: str, sche
         page.wait_for_selector(f"{LANE} [data-testid=wbPractice]")
         page.wait_for_selector(f"{LANE} button.wb-gold")
         assert _axe(page) == [], f"practice feedback, {scheme}"
+        screenshot(page, f"practice_feedback_{scheme}", full_page=False)
         page.keyboard.press("Enter")
         page.wait_for_selector(f"{LANE} h4:has-text('practice item 2 of 2')")
         page.keyboard.press("n")
