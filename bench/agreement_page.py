@@ -27,7 +27,6 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from annotation_store import Store  # noqa: E402
 from bench.cpu_load import cpu_load, load_line  # noqa: E402
-from demo.loading import load_demo  # noqa: E402
+from bench.demo_db import demo_database  # noqa: E402
 
 
 def _summary(label: str, times: list[float], all_visits: bool = False) -> None:
@@ -199,11 +198,7 @@ def main() -> None:
     ap.add_argument("--load", type=float, default=0, help="browser visits under this load")
     ap.add_argument("--browser-only", action="store_true", help="skip the AppTest runs")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        store = Store(url)
-        load_demo(store)
-        store.close()
+    with demo_database() as (url, _):
         if not args.browser_only and args.page == "agreement":
             _summary("AppTest script run", apptest_visits(url, args.project, args.visits))
             print(f"  ({load_line()})")

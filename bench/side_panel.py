@@ -20,16 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation_store import Store
 from bench.annotate_latency import IDLE, PANEL_KEYS, WAIT_MS, _pct
 from bench.cpu_load import cpu_load, load_line
-from demo.loading import load_demo
+from bench.demo_db import demo_database
 from tests.e2e.harness import browser_page, running_app, wait_for_streamlit
 
 #: The panel's "updating" mark (ui/agreement_panel.py, UPDATING).
@@ -64,12 +62,8 @@ def _label_and_submit(page) -> tuple[float, float]:
 
 def run(project: str, items: int, load: float) -> dict:
     """Label ``items`` items of ``project`` and return the submit-to-panel figures."""
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        store = Store(url)
-        load_demo(store)
-        store.close()
-        with running_app(url, log_dir=Path(tmp)) as app, browser_page(1440, 1000) as page:
+    with demo_database() as (url, tmp):
+        with running_app(url, log_dir=tmp) as app, browser_page(1440, 1000) as page:
             page.set_default_timeout(WAIT_MS)
             page.goto(f"{app.url}/annotate?project={project}")
             page.wait_for_url("**item=**")

@@ -17,12 +17,12 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.demo_db import demo_database
 from bench.pages import _cpu_s
 
 
@@ -45,14 +45,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    from annotation_store import Store
-    from demo.loading import load_demo
-
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'workbench.db'}"
-        store = Store(url)
-        load_demo(store)
-        store.close()
+    with demo_database() as (url, _):
         runs = [one_start(url) for _ in range(args.repeats)]
     out = {
         "start_s": [round(s, 2) for s, _ in runs],
