@@ -72,15 +72,13 @@ function headers(json, lane) {
   return out;
 }
 
-async function sendJob(job) {
-  const sent = job.act
-    ? { item: job.ref, ...job.act }
-    : { item: job.ref, chosen: job.chosen, submit: job.submit, seconds: job.seconds, active_seconds: job.active };
-  const r = await fetch(job.act ? L.cfg.actRoute : L.cfg.labelRoute, {
+// a JSON post to one of the app's annotation routes, and the server's answer
+async function postJson(route, payload, lane) {
+  const r = await fetch(route, {
     method: "POST",
     credentials: "same-origin",
-    headers: headers(true, job.lane),
-    body: JSON.stringify(sent),
+    headers: headers(true, lane),
+    body: JSON.stringify(payload),
   });
   let body = null;
   try {
@@ -88,7 +86,14 @@ async function sendJob(job) {
   } catch {
     body = { error: r.status + " " + r.statusText };
   }
-  return { ok: r.ok, status: r.status, retryAfter: r.headers.get("Retry-After"), body };
+  return { ok: r.ok, status: r.status, statusText: r.statusText, retryAfter: r.headers.get("Retry-After"), body };
+}
+
+function sendJob(job) {
+  const sent = job.act
+    ? { item: job.ref, ...job.act }
+    : { item: job.ref, chosen: job.chosen, submit: job.submit, seconds: job.seconds, active_seconds: job.active };
+  return postJson(job.act ? L.cfg.actRoute : L.cfg.labelRoute, sent, job.lane);
 }
 
 // a saved choice comes back with the item's live scores (if the kind has any)
@@ -328,15 +333,9 @@ async function checkPractice(cur) {
   render();
   let result = null;
   try {
-    const r = await fetch(L.cfg.practiceRoute, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: headers(true),
-      body: JSON.stringify(checkBody(cur.item, chosen)),
-    });
-    const body = await r.json().catch(() => ({ error: r.status + " " + r.statusText }));
-    if (r.ok) result = body;
-    else L.practiceError = body.error || r.status + " " + r.statusText;
+    const r = await postJson(L.cfg.practiceRoute, checkBody(cur.item, chosen));
+    if (r.ok) result = r.body;
+    else L.practiceError = r.body.error || r.status + " " + r.statusText;
   } catch {
     L.practiceError = "no connection to the server";
   }
