@@ -19,7 +19,7 @@ from common.latest import Latest
 from reports.panel import panel_summary
 from ui.chart_preload import preload_charts
 from ui.context import get_store
-from ui.panel_refresh import refresh_button
+from ui.panel_refresh import mark_slot, refresh_button
 from ui.shared_inputs import shared_inputs
 
 FIELD_KEY = "agreement_field"
@@ -116,9 +116,15 @@ def live_summary(
     return snap.value, snap.updating
 
 
-def _body(project_name: str, prompt: bool = False) -> None:
+def _body(project_name: str, live: bool = False) -> None:
+    """The panel; ``live``: with the annotation client's controls (ui/panel_refresh.py),
+    whose press draws the last figures as updating rather than wait for the new ones."""
     store = get_store()
     version = store.data_version(project_name)
+    prompt = False
+    if live:
+        prompt = refresh_button("agreement")
+        mark_slot("agreement", version)
     s, updating = live_summary(
         store.url,
         project_name,
@@ -167,7 +173,7 @@ def _panel(project_name: str) -> None:
 
 @st.fragment(run_every=LIVE_REFRESH)
 def _live_panel(project_name: str) -> None:
-    _body(project_name, prompt=refresh_button("agreement"))
+    _body(project_name, live=True)
 
 
 def agreement_panel(project_name: str, live: bool = False) -> None:

@@ -17,7 +17,7 @@ from annotation_store import Store
 from common.latest import Latest
 from estimates.table import EstimateTable
 from ui.context import get_store
-from ui.panel_refresh import refresh_button
+from ui.panel_refresh import mark_slot, refresh_button
 from ui.shared_inputs import shared_inputs
 from workbench_api.data import ApiError
 from workbench_api.estimates import estimate, estimate_choices
@@ -86,11 +86,12 @@ def _line(name: str, t: EstimateTable) -> str:
     )
 
 
-def _body(project_name: str, prompt: bool = False) -> None:
-    """The panel; ``prompt``: a redraw the client asked for right after a submit, which
-    draws the last figures as updating rather than wait for the new ones."""
+def _body(project_name: str, live: bool = False) -> None:
+    """The panel; ``live``: with the annotation client's controls (ui/panel_refresh.py),
+    whose press draws the last figures as updating rather than wait for the new ones."""
     store = get_store()
     version = store.data_version(project_name)
+    prompt = refresh_button("estimates") if live else False
     wanted = (st.session_state.get(FIELD_KEY), st.session_state.get(JUDGE_KEY))
     key = (store.url, project_name, *wanted)
     try:
@@ -106,6 +107,8 @@ def _body(project_name: str, prompt: bool = False) -> None:
     if snap.value is None:  # no judge scored a field (or not computed yet)
         return
     field, judge, t = snap.value
+    if live:
+        mark_slot("estimates", version)
     st.markdown(f"**Estimates (PPI++)** · `{field}` · {judge}")
     if snap.updating:
         st.caption(UPDATING)
@@ -120,7 +123,7 @@ def _panel(project_name: str) -> None:
 
 @st.fragment(run_every=LIVE_REFRESH)
 def _live_panel(project_name: str) -> None:
-    _body(project_name, prompt=refresh_button("estimates"))
+    _body(project_name, live=True)
 
 
 def estimates_panel(project_name: str, live: bool = False) -> None:

@@ -30,6 +30,7 @@ import {
   setAsked,
   trySubmit,
 } from "./item_state.js";
+import { clearPanelMarks, markPanels, refreshPanels } from "./panels.js";
 import { PostQueue } from "./post_queue.js";
 import { checkBody, feedbackText, isGold, verdictText } from "./practice.js";
 import { moveOutput, placeOf, rankingComplete, rankingText } from "./ranking.js";
@@ -61,7 +62,13 @@ Object.assign(L, {
   lastInput: Date.now(),
   since: null,
 });
-L.posts = new PostQueue({ send: sendJob, onChange: () => refreshStatus() });
+L.posts = new PostQueue({
+  send: sendJob,
+  onChange: () => {
+    if (L.posts.refused && L.posts.failed.job.submit) clearPanelMarks(document);
+    refreshStatus();
+  },
+});
 L.posts.onSaved = saved;
 Object.defineProperty(L, "queue", { get: () => L.posts.jobs, configurable: true });
 
@@ -111,7 +118,7 @@ function saved(job, body) {
       if (L.cur.focus !== before) focusRow(); // a question the answer opened
     }
   }
-  if (job.submit) refreshPanels();
+  if (job.submit) refreshPanels(document);
   if (L.leaving && !L.posts.jobs.length) leave();
   // a submit held until the item's saves said which questions are asked
   if (L.held && L.held === L.cur && !L.posts.jobs.some((j) => j.ref === L.cur.item.ref)) {
@@ -119,11 +126,6 @@ function saved(job, body) {
     render();
     submit();
   }
-}
-
-// a saved submit: the side panels (ui/panel_refresh.py) redraw now, not at their next tick
-function refreshPanels() {
-  for (const b of document.querySelectorAll("[class*='st-key-wb_panel_refresh'] button")) b.click();
 }
 
 async function fetchNext(ref) {
@@ -314,6 +316,7 @@ function submit() {
   }
   const seconds = Math.round((Date.now() - cur.shown) / 100) / 10;
   send(cur.item, chosen, seconds, awayNow(cur));
+  markPanels(document);
   advance();
 }
 
