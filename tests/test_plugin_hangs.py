@@ -59,6 +59,14 @@ def blocked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[threadi
         yield gate
     finally:
         gate.set()
+        # the late plugin registers once its import ends: wait for it, then take it out
+        # (the registry outlives the test; other modules' tests count its evaluators)
+        for thread in threading.enumerate():
+            if thread.name.endswith(" blocked"):
+                thread.join(60)
+        from evaluators.registry import EVALUATORS
+
+        EVALUATORS.remove("late_plugin_evaluator")
 
 
 def _in_thread(fn: Callable[[], Any], *, app_page: bool = False) -> Any:
