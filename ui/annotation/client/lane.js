@@ -11,8 +11,9 @@
 // question it was given on (keys.js, item_state.js), and Enter submits: it never
 // activates a focused option. Tab, Shift+Tab and Space are left to the browser.
 //
-// Free text, scores and spans are answered in their own controls (values.js), saved
-// when the answer is complete (the text box or slider left, a span marked); a
+// Free text, scores and spans are answered in their own controls (values.js): a box's
+// answer is the item's answer at every input, and is saved when it is complete (the box
+// or slider left, a span marked). A key answers the question the keyboard is on; a
 // conditional question is drawn once the server's answer to a save says it is asked.
 
 import { isCharacterKey, keyAction, keyHint, keyName, typesText } from "./keys.js";
