@@ -11,6 +11,14 @@ would. It measures:
 - **key event -> answer drawn, in the page**: from the key event in the page to the first
   frame that draws the changed answer (``requestAnimationFrame``'s time): what the
   annotator sees from the key on;
+- **key sent -> answer drawn** (with ``--kind``): from the driver sending the key to
+  that frame, on the wall clock the bench and the browser share: the driver's figure
+  without its way back (the DevTools round trips that tell it the answer is drawn,
+  which an annotator does not wait for);
+- **keydown -> next paint, Event Timing**: the browser's own measure of the same keys
+  (``PerformanceObserver`` of type ``event``, what Chrome's INP reports): from the key's
+  timestamp to the next paint after its handlers; the browser reports only keys of
+  16 ms or more, so a key without an entry is counted as under 16 ms (and said so);
 - **submit -> next**: from pressing Enter on a fully labelled item to the next item's
   header and choice buttons drawn and the app idle.
 
@@ -116,6 +124,50 @@ def _summary(name: str, values: list[float], target_ms: float) -> str:
     )
 
 
+def _event_summary(name: str, values: list[float | None], target_ms: float) -> str:
+    """p50 / p95 of Event Timing durations; a key without an entry took under 16 ms."""
+    if not values:
+        return f"{name}: no samples"
+    ordered = sorted(values, key=lambda v: -1.0 if v is None else v)
+
+    def at(q: float) -> str:
+        v = ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+        return "< 16 ms" if v is None else f"{v * 1000:.0f} ms"
+
+    under = sum(v is None for v in values)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    ok = "meets" if p95 is None or p95 * 1000 < target_ms else "misses"
+    return (
+        f"{name}: n {len(values)} ({under} under 16 ms, not reported by the browser), "
+        f"p50 {at(0.5)}, p95 {at(0.95)} ({ok} the {target_ms:.0f} ms target at p95)"
+    )
+
+
+def _sent_to_frame(sent: list[float], timer: dict, what: str) -> list[float]:
+    """From the driver sending each key to the page's frame that drew its answer (s),
+    on the wall clock both share (the key's events matched in order); [] when the page
+    timed another number of keys than the driver sent."""
+    walls = [k[2] for k in timer["keys"] if k[1] == what]
+    if len(walls) != len(sent):
+        print(f"  ({what}: the page timed {len(walls)} keys, the driver sent {len(sent)})")
+        return []
+    return [(frame - at) / 1000 for at, (_, frame) in zip(sent, walls, strict=True)]
+
+
+def _event_timing(timer: dict) -> tuple[list[float | None], list[float | None]]:
+    """Event Timing durations (s, None under 16 ms) of the timed answering keys and
+    Enters, matched to the keys by the event's timestamp."""
+    if timer.get("noEventTiming"):
+        print(f"Event Timing not available: {timer['noEventTiming']}")
+        return [], []
+    answer: list[float | None] = []
+    enter: list[float | None] = []
+    for down, what, _ in timer["keys"]:
+        got = [d for t, d in timer["events"] if abs(t - down) < 0.5]
+        (enter if what == "enter" else answer).append(max(got) / 1000 if got else None)
+    return answer, enter
+
+
 def _label_item(page, keys: list[str], samples: list[float], lane: list[float]) -> None:
     """Press each key once the previous choice shows; time each key to its selection
     (also into ``lane`` when the fast lane's panel has the item)."""
@@ -170,7 +222,7 @@ NEXT_STEP = """() => { const l = window.__wbLane;
 ANSWERS = "() => JSON.stringify(window.__wbLane.cur.chosen)"
 
 
-def _answer_in_panel(page, samples: list[float]) -> None:
+def _answer_in_panel(page, samples: list[float], sent: list[float]) -> None:
     """Answer every asked question of the panel's item, one step at a time (a question
     a previous answer opened included); time each answering key to the answer shown."""
     while True:
@@ -190,6 +242,7 @@ def _answer_in_panel(page, samples: list[float]) -> None:
                 "() => Object.values(window.__wbLane.cur.spanSel).some(Boolean)", polling="raf"
             )
         before = page.evaluate(ANSWERS)
+        sent.append(time.time() * 1000)
         start = time.perf_counter()
         page.keyboard.press(step["key"])
         page.wait_for_function(f"b => ({ANSWERS})() !== b", arg=before, polling="raf")
@@ -274,13 +327,28 @@ def declared_project(store: Store, questions: int) -> str:
 # In the page, for every answering key the panel takes: from the key event to the first
 # frame that draws the changed answer (requestAnimationFrame's time), in ms. This is what
 # the annotator sees from the key on; the figures timed from Python add the DevTools
-# round trips of the driver, which a loaded machine slows as much as the page.
+# round trips of the driver, which a loaded machine slows as much as the page. A key
+# whose answer has not changed when the next key comes (a next-question key, say) is no
+# answering key: its wait ends there (before, it ran on and took the next key's answer
+# as its own). Beside it, the browser's own measure (Event Timing, what Chrome's INP
+# reports): each keydown's ``duration``, from the event's timestamp to the next paint
+# after its handlers; the browser reports only entries of 16 ms or more, so a timed key
+# without one took less. ``keys`` holds each timed key: [timestamp, 'answer' | 'enter',
+# [the key's and the frame's wall-clock times]].
 KEY_TIMER = """() => { if (window.__wbKeyTimer) return;
-    const T = (window.__wbKeyTimer = { took: [], next: [] });
+    const T = (window.__wbKeyTimer = { took: [], next: [], keys: [], events: [], seq: 0 });
+    try {
+        new PerformanceObserver((list) => { for (const e of list.getEntries()) {
+            if (e.name === 'keydown') T.events.push([e.startTime, e.duration]); } })
+            .observe({ type: 'event', durationThreshold: 16, buffered: true });
+    } catch (err) { T.noEventTiming = String(err); }
     const state = () => { const l = window.__wbLane;
         return l && l.open && l.cur ? [l.cur.item.ref, JSON.stringify(l.cur.chosen)] : null; };
     const ready = () => { const l = window.__wbLane; return !l.waiting && !l.leaving; };
+    // the key's and the frame's wall-clock times (ms since 1970), for the driver's clock
+    const wall = (down) => [performance.timeOrigin + down, performance.timeOrigin + performance.now()];
     window.addEventListener('keydown', (e) => {  // installed first: before the panel's
+        const seq = (T.seq += 1);
         const before = state();
         if (!before) return;
         const down = e.timeStamp;
@@ -288,7 +356,7 @@ KEY_TIMER = """() => { if (window.__wbKeyTimer) return;
         if (e.key === 'Enter') {  // a submit: to the next item drawn with its keys live
             const look = () => { const now = state();
                 if (now && now[0] !== before[0] && ready()) {
-                    T.next.push(performance.now() - down); return; }
+                    T.next.push(performance.now() - down); T.keys.push([down, 'enter', wall(down)]); return; }
                 if (performance.now() - down < 30000) requestAnimationFrame(look); };
             requestAnimationFrame(look);
             return;
@@ -296,7 +364,9 @@ KEY_TIMER = """() => { if (window.__wbKeyTimer) return;
         if (e.key.length !== 1 || e.key === ' ') return;
         const look = () => { const now = state();
             if (!now || now[0] !== before[0]) return;  // another item: not an answer
-            if (now[1] !== before[1]) { T.took.push(performance.now() - down); return; }
+            if (T.seq !== seq) return;  // the next key came first: this one answered nothing
+            if (now[1] !== before[1]) {
+                T.took.push(performance.now() - down); T.keys.push([down, 'answer', wall(down)]); return; }
             if (performance.now() - down < 10000) requestAnimationFrame(look); };
         requestAnimationFrame(look);
     }, true); }"""
@@ -312,6 +382,16 @@ class Samples:
     drawn: list[float] = field(default_factory=list)
     #: Enter's event to the frame that draws the next item, timed in the page (s)
     next_drawn: list[float] = field(default_factory=list)
+    #: the driver's wall-clock time (ms) as it sent each answering key, each Enter
+    sent_keys: list[float] = field(default_factory=list)
+    sent_enter: list[float] = field(default_factory=list)
+    #: from the driver sending the key to the page's frame drawing its answer (s)
+    sent_drawn: list[float] = field(default_factory=list)
+    sent_next: list[float] = field(default_factory=list)
+    #: Event Timing's duration of each answering key's keydown (s); None: under 16 ms
+    event_keys: list[float | None] = field(default_factory=list)
+    #: the same for each Enter that brought the next item
+    event_enter: list[float | None] = field(default_factory=list)
     shown: list[float] = field(default_factory=list)
     idle: list[float] = field(default_factory=list)
 
@@ -332,7 +412,7 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
         header = page.evaluate(HEADER)
         if page.evaluate("() => !!document.getElementById('wb-lane')"):
             timed: list[float] = []
-            _answer_in_panel(page, timed)
+            _answer_in_panel(page, timed, out.sent_keys)
             out.keys += timed
             out.lane_keys += timed
         else:
@@ -340,6 +420,7 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
             if keys is None:
                 raise ValueError(f"{project}: a question is answered by value, not by a key")
             _label_item(page, keys, out.keys, out.lane_keys)
+        out.sent_enter.append(time.time() * 1000)
         start = time.perf_counter()
         page.keyboard.press("Enter")
         # shown: the next item's header and unselected choices are drawn and the
@@ -367,6 +448,9 @@ def _measure(page, base_url: str, project: str, items: int) -> Samples:
     timer = page.evaluate("() => window.__wbKeyTimer")
     out.drawn = [ms / 1000 for ms in timer["took"]]
     out.next_drawn = [ms / 1000 for ms in timer["next"]]
+    out.event_keys, out.event_enter = _event_timing(timer)
+    out.sent_drawn = _sent_to_frame(out.sent_keys, timer, "answer")
+    out.sent_next = _sent_to_frame(out.sent_enter, timer, "enter")
     return out
 
 
@@ -438,11 +522,21 @@ def run_kinds(kinds: list[str], items: int, load: float = 0) -> None:
                         continue
                     print(f"kind {name}, {items} items, chromium 1440x1000 ({load_line()})")
                     print(_summary("  key -> selection", got.keys, 50))
+                    print(_summary("  key sent -> answer drawn", got.sent_drawn, 50))
                     print(_summary("  key event -> answer drawn, in the page", got.drawn, 50))
+                    print(
+                        _event_summary("  keydown -> next paint, Event Timing", got.event_keys, 50)
+                    )
                     print(_summary("  submit -> next item shown", got.shown, 150))
+                    print(_summary("  Enter sent -> next item drawn", got.sent_next, 150))
                     print(
                         _summary(
                             "  Enter event -> next item drawn, in the page", got.next_drawn, 150
+                        ),
+                    )
+                    print(
+                        _event_summary(
+                            "  Enter keydown -> next paint, Event Timing", got.event_enter, 150
                         ),
                         flush=True,
                     )
@@ -479,6 +573,9 @@ def run(items: int, project: str, declared: int = 0, load: float = 0) -> None:
                     print(_summary("key -> selection", got.keys, 300))
                     print(_summary("  of which in the fast lane's panel", got.lane_keys, 300))
                     print(_summary("  key event -> answer drawn, in the page", got.drawn, 300))
+                    print(
+                        _event_summary("  keydown -> next paint, Event Timing", got.event_keys, 300)
+                    )
                     print(_summary("submit -> next item shown, keys live", got.shown, 1000))
                     print(_summary("submit -> next item, app idle", got.idle, 1000), flush=True)
 

@@ -144,3 +144,77 @@ def test_a_text_answer_emptied_in_the_client_is_cleared_on_the_server(sqlite_url
         _saved(page)
         assert "comment" not in store.item_state("rc", first, "ana")["labels"]
         assert page.locator(f"{LANE} [data-testid=wbSaveError]").count() == 0
+
+
+def _key_of(page, target: str, index: int) -> str:
+    return page.evaluate(
+        "([t, i]) => window.__wbLane.cur.item.targets.find((x) => x.key === t).choices[i].keys[0]",
+        [target, index],
+    )
+
+
+def test_a_key_after_a_box_answers_the_question_the_keyboard_is_on(sqlite_url: str) -> None:
+    """Keys typed in a box are its text; once the keyboard has left the box (Tab to the
+    next question, or out of every question) a choice key answers the question on screen,
+    not the box's. A text saved, emptied and submitted at once is cleared, not kept."""
+    store = Store(sqlite_url)
+    value_project(store)
+    accounts.add_user(store, "ana", "annotator", password="ana-password")
+    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
+        open_page(page, app)
+        sign_in(page, "ana", "ana-password")
+        open_page(page, app, "annotate?project=rc")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        first, second = asg.display_order(store, "rc", "ana")[:2]
+        page.keyboard.press("n")
+        topics = f"{LANE} [data-target=topics]"
+        # a number typed, the box left for nothing: the next key is the next question's
+        page.click(f"{LANE} [data-fid='answer:stars']")
+        page.keyboard.type("7")
+        page.evaluate("() => document.activeElement.blur()")
+        assert page.get_attribute(topics, "aria-current") == "true"
+        page.keyboard.press(_key_of(page, "topics", 0))
+        page.wait_for_selector(f"{topics} button[data-opt='0'][aria-pressed=true]")
+        # back in the box, then Tab to the label set's first option: its keys answer it
+        page.click(f"{LANE} [data-fid='answer:stars']")
+        assert page.get_attribute(f"{LANE} [data-target=stars]", "aria-current") == "true"
+        page.keyboard.press("Tab")
+        assert _focused(page) == "opt:topics:0"
+        assert page.get_attribute(topics, "aria-current") == "true"
+        page.keyboard.press(_key_of(page, "topics", 2))
+        page.wait_for_selector(f"{topics} button[data-opt='2'][aria-pressed=true]")
+        # a letter in a number box is no number: the next-question key moves on from it
+        page.click(f"{LANE} [data-fid='answer:quality']")
+        page.keyboard.type("0.5")
+        page.keyboard.press(page.evaluate("() => window.__wbLane.cfg.nextKey"))
+        assert page.get_attribute(f"{LANE} [data-target=stars]", "aria-current") == "true"
+        assert page.input_value(f"{LANE} [data-fid='answer:quality']") == "0.5"
+        page.fill(f"{LANE} [data-fid='answer:summary']", "Short.")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 2')")
+        _saved(page)
+        labels = store.item_state("rc", first, "ana")["labels"]
+        assert labels["topics"] == ["billing", "health"]
+        assert labels["stars"] == 7.0 and labels["quality"] == 0.5
+
+        # item 2: a comment saved (the box left), then emptied and submitted from its box
+        page.keyboard.press("n")
+        page.fill(f"{LANE} [data-fid='answer:quality']", "0.2")
+        page.fill(f"{LANE} [data-fid='answer:stars']", "3")
+        page.click(f"{topics} button[data-opt='1']")
+        page.fill(f"{LANE} [data-fid='answer:summary']", "Trains.")
+        box = f"{LANE} [data-fid='answer:comment']"
+        page.click(box)
+        page.keyboard.type("Worth a look.")
+        page.keyboard.press("Tab")
+        _saved(page)
+        assert store.item_state("rc", second, "ana")["labels"]["comment"] == "Worth a look."
+        page.click(box)
+        page.keyboard.press("Control+a")
+        page.keyboard.press("Delete")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{LANE} h4:has-text('item 3')")
+        _saved(page)
+        state = store.item_state("rc", second, "ana")
+        assert state["status"] == "submitted"
+        assert "comment" not in state["labels"]

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { choiceIndex, isCharacterKey, keyAction, keyHint, keyName } from "../../ui/annotation/client/keys.js";
+import { choiceIndex, isCharacterKey, keyAction, keyHint, keyName, typesText } from "../../ui/annotation/client/keys.js";
 
 const FACTS = {
   ref: "3",
@@ -77,4 +77,20 @@ test("an option shows its first key", () => {
   assert.equal(keyHint({ keys: ["y", "1"] }), "Y");
   assert.equal(keyHint({ keys: [] }), "");
   assert.equal(keyHint({}), "");
+});
+
+test("a key types into a box only when the box takes it as text", () => {
+  const area = { tag: "TEXTAREA" };
+  const number = { tag: "INPUT", type: "number" };
+  const slider = { tag: "INPUT", type: "range" };
+  for (const key of ["a", "1", "Shift+c", " "]) assert.equal(typesText(area, key), true, key);
+  assert.equal(typesText({ tag: "INPUT", type: "text" }, "y"), true);
+  assert.equal(typesText({ tag: "DIV", editable: true }, "y"), true);
+  for (const key of ["7", ".", "-", "e"]) assert.equal(typesText(number, key), true, key);
+  // a letter in a number box, any key on a slider: the panel's key map has them
+  for (const key of ["j", "c", "Shift+s"]) assert.equal(typesText(number, key), false, key);
+  for (const key of ["1", "j"]) assert.equal(typesText(slider, key), false, key);
+  // keys that are no characters (arrows, Enter, Tab) are not taken here
+  assert.equal(typesText(area, "ArrowLeft"), false);
+  assert.equal(typesText(null, "a"), false);
 });

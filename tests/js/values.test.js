@@ -6,6 +6,8 @@ import { test } from "node:test";
 import {
   applyChoice,
   applyValue,
+  focusQuestion,
+  leftQuestion,
   missingRequired,
   moveFocus,
   newItemState,
@@ -171,4 +173,66 @@ test("a text never posted, emptied, posts nothing", () => {
   const s = newItemState(valueItem("1"));
   applyValue(s, { ref: "1", target: "note", value: "Draft", send: false });
   assert.deepEqual(applyValue(s, { ref: "1", target: "note", value: null, send: true }), {});
+});
+
+test("each typed character's answer is the item's answer at once, and what Enter submits", () => {
+  const s = newItemState(valueItem("1"));
+  applyChoice(s, { ref: "1", target: "bad", index: 1 });
+  // the box's input events: nothing posted, the answer taken
+  for (const typed of ["0", "0.", "0.7", "0.75"]) {
+    assert.deepEqual(applyValue(s, { ref: "1", target: "score", value: Number(typed) || 0, send: false }), {
+      score: Number(typed) || 0,
+    });
+  }
+  applyValue(s, { ref: "1", target: "note", value: "Fine", send: false });
+  applyValue(s, { ref: "1", target: "note", value: "Fine.", send: false });
+  assert.deepEqual(missingRequired(s), []);
+  assert.deepEqual(trySubmit(s), { bad: 1, score: 0.75, note: "Fine." });
+});
+
+test("a saved text emptied and submitted at once is submitted as null, not the saved text", () => {
+  const it = valueItem("1");
+  it.targets[0].chosen = 1;
+  it.targets[2].chosen = 0.5;
+  it.targets[3].chosen = "Typed before.";
+  const s = newItemState(it);
+  // emptied by typing (input events only: no change event before Enter)
+  applyValue(s, { ref: "1", target: "note", value: null, send: false });
+  assert.deepEqual(trySubmit(s), { bad: 1, score: 0.5, note: null });
+  // once the null is posted (the box left), the server holds nothing: nothing to clear
+  applyValue(s, { ref: "1", target: "note", value: null, send: true });
+  assert.deepEqual(trySubmit(s), { bad: 1, score: 0.5 });
+});
+
+test("the question the keyboard goes into is the current one", () => {
+  const s = newItemState(valueItem("1"));
+  assert.equal(focusQuestion(s, "note"), true);
+  assert.equal(s.item.targets[s.focus].key, "note");
+  assert.equal(focusQuestion(s, "note"), false); // already
+  assert.equal(focusQuestion(s, "errors"), false); // not asked
+  assert.equal(focusQuestion(s, "nope"), false);
+  assert.equal(s.item.targets[s.focus].key, "note");
+});
+
+test("a value question left with an answer hands the next key to the next question", () => {
+  const it = valueItem("1");
+  it.targets.push({ key: "topic", required: true, choices: [{ label: "travel", keys: ["1"] }], chosen: null });
+  const s = newItemState(it);
+  focusQuestion(s, "score");
+  // left without an answer: still the current question
+  assert.equal(leftQuestion(s, "score"), false);
+  assert.equal(s.item.targets[s.focus].key, "score");
+  applyValue(s, { ref: "1", target: "score", value: 0.3, send: true });
+  // another question's box left: no move
+  assert.equal(leftQuestion(s, "note"), false);
+  assert.equal(leftQuestion(s, "score"), true);
+  assert.equal(s.item.targets[s.focus].key, "note");
+  // the key pressed now answers the question after the box, not the box's
+  focusQuestion(s, "score");
+  leftQuestion(s, "score");
+  moveFocus(s, 1);
+  assert.equal(s.item.targets[s.focus].key, "topic");
+  assert.deepEqual(applyChoice(s, { ref: "1", target: s.item.targets[s.focus].key, index: 0 }), { topic: 0 });
+  // a choice question is not handed on when left (its choice moved the focus already)
+  assert.equal(leftQuestion(s, "topic"), false);
 });

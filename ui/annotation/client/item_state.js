@@ -153,6 +153,32 @@ export function setAsked(state, ref, keys) {
   return changed;
 }
 
+/**
+ * Make the asked question ``key`` the current one (the keyboard went into its
+ * controls). Returns true when the current question changed.
+ */
+export function focusQuestion(state, key) {
+  const i = state.item.targets.findIndex((t) => t.key === key);
+  if (i < 0 || i === state.focus || !isAsked(state.item.targets[i])) return false;
+  state.focus = i;
+  return true;
+}
+
+/**
+ * The keyboard left the value question ``key`` (its box, slider or words) for no other
+ * question: once it has an answer the next asked question becomes the current one, as
+ * after a choice, so the next key answers that question. Returns true when it moved.
+ */
+export function leftQuestion(state, key) {
+  const i = state.item.targets.findIndex((t) => t.key === key);
+  const target = state.item.targets[i];
+  if (i < 0 || i !== state.focus || !target.byValue || !answered(state, target)) return false;
+  const next = nextAsked(state, i + 1, 1);
+  if (next <= i) return false;
+  state.focus = next;
+  return true;
+}
+
 /** Move the focus by ``step`` asked questions (wrapping). */
 export function moveFocus(state, step) {
   const n = state.item.targets.length;
@@ -172,10 +198,13 @@ export function trySubmit(state) {
     state.focus = state.item.targets.findIndex((t) => t.key === missing[0]);
     return null;
   }
-  // an answer to a question no longer asked is not sent (the server would refuse it)
+  // an answer to a question no longer asked is not sent (the server would refuse it);
+  // a text answer the server holds and the box no longer does is sent as null (cleared),
+  // or the submit would keep the text last saved
   const out = {};
   for (const t of state.item.targets) {
     if (isAsked(t) && answered(state, t)) out[t.key] = state.chosen[t.key];
+    else if (isAsked(t) && t.control === "text" && state.saved && state.saved[t.key]) out[t.key] = null;
   }
   return out;
 }

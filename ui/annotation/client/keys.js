@@ -24,6 +24,23 @@ export function isCharacterKey(name) {
   return typeof name === "string" && (name.length === 1 || name.startsWith("Shift+"));
 }
 
+// the characters a number box takes (digits, a sign, a decimal point, an exponent)
+const NUMBER_TEXT = /^[0-9.,eE+-]$/;
+
+/**
+ * Whether the key ``name`` types into the focused control ``box`` ({tag, type,
+ * editable}): any character in a text box, a number's characters in a number box, none
+ * in a slider. A character key a box does not take belongs to the panel's key map.
+ */
+export function typesText(box, name) {
+  if (!box || !isCharacterKey(name)) return false;
+  if (box.editable || box.tag === "TEXTAREA") return true;
+  if (box.tag !== "INPUT") return false;
+  const type = (box.type || "text").toLowerCase();
+  if (type === "number") return NUMBER_TEXT.test(name);
+  return !["range", "checkbox", "radio", "button", "submit", "reset", "color", "file"].includes(type);
+}
+
 /** Index of the choice of ``target`` that ``key`` picks, or -1. */
 export function choiceIndex(target, key) {
   if (!target || !Array.isArray(target.choices)) return -1;

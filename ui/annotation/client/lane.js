@@ -11,19 +11,22 @@
 // question it was given on (keys.js, item_state.js), and Enter submits: it never
 // activates a focused option. Tab, Shift+Tab and Space are left to the browser.
 //
-// Free text, scores and spans are answered in their own controls (values.js), saved
-// when the answer is complete (the text box or slider left, a span marked); a
+// Free text, scores and spans are answered in their own controls (values.js): a box's
+// answer is the item's answer at every input, and is saved when it is complete (the box
+// or slider left, a span marked). A key answers the question the keyboard is on; a
 // conditional question is drawn once the server's answer to a save says it is asked.
 
-import { keyAction, keyHint, keyName } from "./keys.js";
+import { isCharacterKey, keyAction, keyHint, keyName, typesText } from "./keys.js";
 import {
   adoptSaved,
   answered,
   applyChoice,
   applyRanking,
   applyValue,
+  focusQuestion,
   isAsked,
   isChosen,
+  leftQuestion,
   missingRequired,
   moveFocus,
   newItemState,
@@ -955,15 +958,7 @@ function render(opts = {}) {
     else if (t.control === "spans") row.append(...spansControl(cur, t));
     else if (t.control === "ranking") row.append(...rankingControl(cur, t));
     else t.choices.forEach((c, j) => row.append(optionButton(cur, t, c, j)));
-    if (t.byValue) {
-      // a click or Tab into a value question makes it the current one
-      row.addEventListener("focusin", () => {
-        if (L.cur === cur && cur.focus !== i && !L.restoring) {
-          cur.focus = i;
-          marks();
-        }
-      });
-    }
+    followKeyboard(cur, row, t);
     kids.push(row);
   });
   if (item.scores && item.scores.length) {
@@ -974,7 +969,9 @@ function render(opts = {}) {
   if (item.targets.some((t) => t.control === "text" && isAsked(t))) {
     kids.push(h("p", { class: "wb-help", id: "wb-text-help" }, "In a text answer, Enter submits; Shift+Enter starts a new line."));
   }
+  L.rendering = true; // a focused control taken out is no question left
   box.replaceChildren(...kids);
+  L.rendering = false;
   // the keyboard focus stays on the control it was on (or the new item's title)
   if (hadFocus !== null) {
     const again = hadFocus && !opts.newItem ? focusable(box, hadFocus) : null;
@@ -984,6 +981,27 @@ function render(opts = {}) {
   }
   const focused = box.querySelector(".wb-focus");
   if (focused) focused.scrollIntoView({ block: "nearest" });
+}
+
+// The question whose controls the keyboard goes into (a click, Tab) is the current one:
+// a key then answers the question the focus is on. A value question (text, score, spans)
+// left for no other question, with an answer, hands on to the next, as a choice does.
+function followKeyboard(cur, row, t) {
+  const inRow = (el) => el instanceof Node && row.contains(el);
+  row.addEventListener("focusin", (ev) => {
+    if (L.cur !== cur || L.restoring || inRow(ev.relatedTarget)) return;
+    if (focusQuestion(cur, t.key)) marks();
+  });
+  row.addEventListener("focusout", (ev) => {
+    if (L.cur !== cur || L.rendering || inRow(ev.relatedTarget)) return;
+    if (document.activeElement === ev.target) return; // the window lost the focus, not the box
+    const to = ev.relatedTarget;
+    if (to instanceof Element && to.closest("#wb-lane .wb-row")) return; // that row's focusin
+    if (leftQuestion(cur, t.key)) {
+      marks();
+      announce(cur.item.targets[cur.focus].title);
+    }
+  });
 }
 
 // The control with ``fid`` in the new panel, if it can take the focus; a ranking's move
@@ -1060,8 +1078,12 @@ function onKey(ev) {
       ev.preventDefault();
       ev.stopImmediatePropagation();
       if (!L.waiting && !L.leaving) submit();
+      return;
     }
-    return;
+    // keys typed in a box are text; a character key an answer's control does not take
+    // (a letter in a number box, any in a slider) goes to the panel's keys below
+    const control = { tag: ev.target.tagName, type: ev.target.type, editable: ev.target.isContentEditable };
+    if (!L.open || !box || typesText(control, keyName(ev)) || !isCharacterKey(keyName(ev))) return;
   }
   if (!L.open) {
     pageKey(ev);
@@ -1098,7 +1120,10 @@ function onKey(ev) {
     moveFocus(cur, action.step);
     marks();
     announce(cur.item.targets[cur.focus].title);
-    focusAnswerBox();
+    // the keyboard leaves another question's box or slider: what it types next is not
+    // that question's
+    if (typing(document.activeElement) && document.activeElement.hasAttribute("data-answer")) focusRow();
+    else focusAnswerBox();
   } else if (action.type === "choose") choose(action);
 }
 
