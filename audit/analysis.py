@@ -163,7 +163,8 @@ def build_audit_table(
         items: the project's ItemRecords (item_id, fields, split, generator).
         annotations: submitted labels (``store.annotations_frame``).
         scores: tidy evaluator scores (``store.scores_frame``).
-        results: every result incl. failed ones (``store.results_frame(include_failed=True)``).
+        results: every result incl. failed ones (``store.result_status_frame``, or
+            ``store.results_frame(include_failed=True)``: item, configuration and status).
         field_name: the human field or derived score to audit.
         evaluators: labels to include (default: every evaluator that scored the field).
         evaluator_scales: label -> (min, max) when an evaluator scores on its own scale.
