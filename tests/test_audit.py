@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import UTC, datetime
 
@@ -233,6 +234,29 @@ def test_actionability_deltas_are_on_a_common_scale(store: Store) -> None:
     assert comparable_fields(ACTION, info.settings, store.scores_frame("act"))[0] == "sources"
     hs = human_scores(ACTION, info.settings, store.items("act"), store.annotations_frame("act"))
     assert hs[hs["field"] == "actionability"]["value"].tolist() == [5.0, 5.0]
+
+
+def test_one_fields_human_scores_are_its_rows_of_all_and_derive_only_for_derived(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test_actionability_deltas_are_on_a_common_scale(store)
+    store.import_labels(
+        "act",
+        [
+            {"item_id": "a", "annotator": "cem", "field": f, "value": v, "status": "submitted"}
+            for f, v in (("errors_detected", 1), ("errors_corrected", 0), ("sources", 2))
+        ],
+    )
+    info, items, labels = store.project("act"), store.items("act"), store.annotations_frame("act")
+    every = human_scores(ACTION, info.settings, items, labels)
+    calls = []
+    kind = dataclasses.replace(ACTION, derive_fn=lambda *a: calls.append(1) or ACTION.derive(*a))
+    for name in ("sources", "actionability"):
+        calls.clear()
+        one = human_scores(kind, info.settings, items, labels, name)
+        want = every[every["field"] == name].reset_index(drop=True)
+        pd.testing.assert_frame_equal(one, want)
+        assert len(one) == 3 and len(calls) == (3 if name == "actionability" else 0)
 
 
 def test_majority_reports_ties_and_unanimity() -> None:
