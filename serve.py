@@ -8,6 +8,16 @@ them: in ``local`` mode a reload then asks to sign in again, nothing stops anoth
 framing it, and every submitted item waits for a rerun of the page.
 """
 
+import os
+
+# One BLAS thread unless the user chose a number, as cli.py sets for every command (and
+# so for ``make run``, which starts this file through ``cli.py run``): the pages' matrix
+# products are small and memory-bound, so a second OpenBLAS thread mostly spins (about
+# 0.5 s of server CPU on the first visit of Agreement or Alignment at 10,000 items), and
+# with one thread the page's figures equal the command line's to the last bit. OpenBLAS
+# reads it once, when numpy loads: streamlit imports this file before anything does.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from streamlit.starlette import App
 
 from ui.annotation import client_assets, fast_routes

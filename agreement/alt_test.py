@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agreement.stats_lite import ttest_greater_p
+
 MIN_ANNOTATORS = 3
 MIN_ITEMS = 30
 EPSILON = 0.2
@@ -162,14 +164,14 @@ def one_sided_p(d: np.ndarray, epsilon: float, test: str = "ttest") -> float:
         raise ValueError(f"unknown alt-test {test!r} (choose {' or '.join(TESTS)})")
     if np.ptp(d) == 0:
         return 0.0 if d[0] > -epsilon else 1.0
-    from scipy import stats  # heavy: imported when the test is run
-
     if test == "wilcoxon":
+        from scipy import stats  # heavy: imported only for this test, asked for by name
+
         shifted = d + epsilon
         if np.all(shifted == 0):
             return 1.0
         return float(stats.wilcoxon(shifted, alternative="greater").pvalue)
-    return float(stats.ttest_1samp(d, -epsilon, alternative="greater").pvalue)
+    return ttest_greater_p(d, -epsilon)
 
 
 def by_adjust(p: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:

@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+
+from agreement.correlation_tests import pearson
+from agreement.stats_lite import kruskal, pearson_ci
 
 MAX_LEVELS = 10
 ALPHA = 0.05
@@ -182,17 +184,9 @@ def _numeric(name: str, x: pd.Series, residual: pd.Series) -> BiasTest | str:
         return f"needs 3 items with a value and a residual ({len(both)} here)"
     if both["x"].nunique() < 2 or both["r"].nunique() < 2:
         return "no variation" if both["x"].nunique() < 2 else "the residual does not vary"
-    res = stats.pearsonr(both["x"], both["r"])
-    ci = res.confidence_interval(0.95) if len(both) > 3 else None
-    return BiasTest(
-        name,
-        "numeric",
-        "Pearson r",
-        len(both),
-        float(res.statistic),
-        float(res.pvalue),
-        ci=(float(ci.low), float(ci.high)) if ci is not None else None,
-    )
+    r, p = pearson(both["x"].to_numpy(float), both["r"].to_numpy(float))
+    ci = pearson_ci(r, len(both)) if len(both) > 3 else None
+    return BiasTest(name, "numeric", "Pearson r", len(both), r, p, ci=ci)
 
 
 def _categorical(name: str, x: pd.Series, residual: pd.Series) -> BiasTest | str:
@@ -203,7 +197,7 @@ def _categorical(name: str, x: pd.Series, residual: pd.Series) -> BiasTest | str
     levels = tuple(Level(k, len(v), float(v.mean())) for k, v in groups.items())
     if len(np.unique(both["r"])) < 2:
         return "the residual does not vary"
-    h, p = stats.kruskal(*groups.values())
+    h, p = kruskal(list(groups.values()))
     return BiasTest(name, "categorical", "Kruskal-Wallis H", len(both), float(h), float(p),
                     levels=levels)  # fmt: skip
 

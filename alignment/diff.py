@@ -136,8 +136,9 @@ def version_diff(fi: FieldInputs, label_a: str, label_b: str) -> pd.DataFrame:
     human = fi.dense.mean[fi.space.codes(common)]
     da, db = last_ok(ra), last_ok(rb)
     rows = []
-    for item, h in zip(common, human, strict=True):
-        a, b = float(sa[item]), float(sb[item])
+    # the scores in ``common``'s order, not a Series lookup per item (20,000 at 10k items)
+    scores_a, scores_b = sa.reindex(common).to_numpy(float), sb.reindex(common).to_numpy(float)
+    for item, h, a, b in zip(common, human, scores_a.tolist(), scores_b.tolist(), strict=True):
         ea, eb = da.get(item, {}), db.get(item, {})
         rows.append(
             {

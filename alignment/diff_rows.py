@@ -45,5 +45,8 @@ def last_ok(results: pd.DataFrame) -> dict[str, dict[str, Any]]:
     ok = results[results["status"] == "ok"].sort_values("run_id", kind="stable")
     return {
         item: {"reasoning": r, "details": d}
-        for item, r, d in zip(ok["item_id"], ok["reasoning"], ok["details"], strict=True)
+        # ids as objects: iterating an Arrow string column converts each one separately
+        for item, r, d in zip(
+            ok["item_id"].to_numpy(object), ok["reasoning"], ok["details"], strict=True
+        )
     }

@@ -77,7 +77,9 @@ def numeric_confidence(
     samples: dict[str, list[float]] = {}
     runs: dict[str, list[float]] = {}
     verbal: dict[str, list[float]] = {}
-    for item, scores, details in zip(ok["item_id"], ok["scores"], ok["details"], strict=True):
+    # ids as objects: iterating an Arrow string column converts each one separately
+    ids = ok["item_id"].to_numpy(object)
+    for item, scores, details in zip(ids, ok["scores"], ok["details"], strict=True):
         if isinstance(details.get("samples"), list):
             got = (sample_value(s, field) for s in details["samples"])
             samples.setdefault(item, []).extend(_key(x, binary) for x in got if x is not None)

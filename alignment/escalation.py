@@ -25,7 +25,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
+
+from agreement.stats_lite import beta_ppf, binom_cdf, clopper_pearson
 
 #: The fixed grid, highest first (fixed before the data, as the test requires).
 GRID = tuple(round(1 - k / 100, 2) for k in range(101))
@@ -36,18 +37,17 @@ DELTA = 0.05
 def binomial_p(errors: int, n: int, alpha: float) -> float:
     """P(Bin(n, alpha) <= errors): how likely so few disagreements are if the true rate
     were alpha."""
-    return float(stats.binom.cdf(errors, n, alpha))
+    return binom_cdf(errors, n, alpha)
 
 
 def upper_bound(errors: int, n: int, delta: float) -> float:
     """One-sided Clopper-Pearson upper bound of the disagreement rate at level 1 - delta."""
-    return 1.0 if errors >= n else float(stats.beta.ppf(1 - delta, errors + 1, n - errors))
+    return 1.0 if errors >= n else beta_ppf(1 - delta, errors + 1, n - errors)
 
 
 def exact_interval(k: int, n: int) -> tuple[float, float]:
     """Two-sided 95% Clopper-Pearson interval of k successes out of n."""
-    ci = stats.binomtest(k, n).proportion_ci(0.95, method="exact")
-    return float(ci.low), float(ci.high)
+    return clopper_pearson(k, n)
 
 
 def min_items(alpha: float, delta: float) -> int:

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from agreement.correlation_tests import pearson
 from agreement.kappa import cohen
 
 MIN_R = 0.80
@@ -56,7 +56,7 @@ def _correlation(judge: pd.Series, labels: pd.DataFrame) -> dict[str, Any]:
             "passes": None,
             "reason": "r needs 3 items that vary",
         }
-    r = float(stats.pearsonr(both["j"], both["h"])[0])
+    r = pearson(both["j"].to_numpy(float), both["h"].to_numpy(float))[0]
     return {"r": r, "n": n, "min": MIN_R, "passes": r >= MIN_R}
 
 

@@ -78,9 +78,12 @@ def numeric_fields(inputs: AgreementInputs) -> dict[str, str]:
 def scored_fields(results: dict[str, pd.DataFrame], candidates: dict[str, str]) -> list[str]:
     """The candidate fields some stored result has a score for, in the kind's order."""
     seen: set[str] = set()
+    wanted = set(candidates)
     for frame in results.values():
         for scores in frame["scores"]:
             seen.update(k for k, v in scores.items() if v is not None)
+            if wanted <= seen:  # usually the first result: the other 40,000 add nothing
+                return list(candidates)
     return [name for name in candidates if name in seen]
 
 

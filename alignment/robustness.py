@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from agreement.judge_probes import wilson_interval
+from agreement.stats_lite import t_ppf
 from alignment.bias_scan import CORRECTION, BiasScan
 from alignment.scores import field_scores, per_item
 from alignment.versions import ATTACK_KEY, Version
@@ -157,7 +157,7 @@ def shift_figures(
     mean = float(d.mean())
     ci = None
     if n >= 2:
-        half = float(stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n))
+        half = float(t_ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n))
         ci = (mean - half, mean + half)
     return InjectionFigures(
         family, attack, partner, n, k, k / n, wilson_interval(k, n), mean, ci, int((d > 0).sum())

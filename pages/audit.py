@@ -49,7 +49,7 @@ def _store_frames(url: str, name: str, version: str) -> dict:
         "items": store.items(name),
         "annotations": shared_inputs(store, name, version).annotations,
         "scores": store.scores_frame(name),
-        "results": store.results_frame(name, include_failed=True),
+        "results": store.result_status_frame(name),
     }
 
 

@@ -70,3 +70,40 @@ def test_people_alone_import_no_statistics_library_beyond_numpy(sqlite_url: str)
     finally:
         store.close()
     assert _imported(sqlite_url, "people") == (["label"], [])
+
+
+ALIGNMENT_PROBE = """
+import sys
+from annotation_store import Store
+from bench.agreement import PROJECT, build
+build(sys.argv[1], 150)  # 150 items x 5 people x 3 fields, 4 evaluators
+from alignment.escalate import SOURCES, escalation
+from alignment.inputs import load_field
+from alignment.table import alignment_table
+store = Store(sys.argv[1])
+fi = load_field(store, PROJECT)
+doc = alignment_table(store, PROJECT, n_resamples=20, inputs=fi)
+for row in doc["versions"]:
+    for alpha in (0.1, 0.4):
+        escalation(store, PROJECT, doc["field"], row["label"], alpha=alpha, delta=0.2,
+                   source=SOURCES[0], inputs=fi)
+tests = [t for r in doc["versions"] for t in r["probes"]["bias_scan"].get("tests") or []]
+alt = [len(r["probes"]["alt_test"]["annotators"]) for r in doc["versions"]]
+print(len(doc["versions"]), sorted({t["test"] for t in tests}), alt,
+      "scipy.stats" in sys.modules)
+"""
+
+
+def test_the_alignment_view_does_not_import_scipy_stats(sqlite_url: str) -> None:
+    """The table's t-tests, correlations, bias scan and the escalation's binomial tails
+    come from agreement.stats_lite: importing scipy.stats was half a second of the
+    Alignment page's first visit."""
+    done = subprocess.run(
+        [sys.executable, "-c", ALIGNMENT_PROBE, sqlite_url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "4 ['Kruskal-Wallis H'] [5, 5, 5, 5] False"

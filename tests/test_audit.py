@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import UTC, datetime
 
@@ -235,6 +236,29 @@ def test_actionability_deltas_are_on_a_common_scale(store: Store) -> None:
     assert hs[hs["field"] == "actionability"]["value"].tolist() == [5.0, 5.0]
 
 
+def test_one_fields_human_scores_are_its_rows_of_all_and_derive_only_for_derived(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test_actionability_deltas_are_on_a_common_scale(store)
+    store.import_labels(
+        "act",
+        [
+            {"item_id": "a", "annotator": "cem", "field": f, "value": v, "status": "submitted"}
+            for f, v in (("errors_detected", 1), ("errors_corrected", 0), ("sources", 2))
+        ],
+    )
+    info, items, labels = store.project("act"), store.items("act"), store.annotations_frame("act")
+    every = human_scores(ACTION, info.settings, items, labels)
+    calls = []
+    kind = dataclasses.replace(ACTION, derive_fn=lambda *a: calls.append(1) or ACTION.derive(*a))
+    for name in ("sources", "actionability"):
+        calls.clear()
+        one = human_scores(kind, info.settings, items, labels, name)
+        want = every[every["field"] == name].reset_index(drop=True)
+        pd.testing.assert_frame_equal(one, want)
+        assert len(one) == 3 and len(calls) == (3 if name == "actionability" else 0)
+
+
 def test_majority_reports_ties_and_unanimity() -> None:
     assert majority(["C", "C", "M"]) == ("C", False)
     assert majority(["M", "M"]) == ("M", True)
@@ -368,3 +392,42 @@ def test_cli_exports_the_filtered_table_as_csv(sqlite_url: str, tmp_path) -> Non
     assert list(frame["item_id"]) == ["i1", "i0"]
     assert frame.loc[0, "Δ bifact"] == pytest.approx(0.5)
     assert main(["--db", sqlite_url, "audit", "im", "--out", str(out), "--field", "nope"]) == 2
+
+
+def test_the_status_frame_is_the_results_without_their_scores(store: Store) -> None:
+    """The Audit page reads every result's place and status only (not its scores): the
+    same rows and the same table as from the full results frame."""
+    from annotation_store.store_results import STATUS_COLUMNS
+    from evaluators.base import EvalResult, Signature
+
+    _intent_project(store)
+    sig = Signature("bifact", "2", "m", "p2", {})
+    run = store.create_run("im", sig, 0)
+    store.save_results(
+        "im",
+        run,
+        [
+            EvalResult.failure("i3", sig, "reply was not JSON", "oops"),
+            EvalResult("i0", sig, scores={"f1": 0.5}),
+        ],
+    )
+    status = store.result_status_frame("im")
+    full = store.results_frame("im", include_failed=True)
+    assert list(status.columns) == STATUS_COLUMNS
+    pd.testing.assert_frame_equal(status, full[STATUS_COLUMNS])
+    assert sorted(status.loc[status["status"] == "failed", "item_id"]) == ["i3"]
+    info = store.project("im")
+    tables = [
+        build_audit_table(
+            INTENT,
+            info.settings,
+            store.items("im"),
+            store.annotations_frame("im"),
+            store.scores_frame("im"),
+            results,
+            "f1",
+        ).frame
+        for results in (status, full)
+    ]
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    assert "bifact" in tables[0].set_index("item_id").loc["i3", "failed"]

@@ -38,3 +38,19 @@ def test_set_before_numpy_loads() -> None:
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False
     )
     assert out.stdout.split() == ["False", "1"], out.stderr
+
+
+def test_the_app_server_runs_one_blas_thread_too() -> None:
+    """``streamlit run serve.py`` (the e2e harness and the benches start it so) gets the
+    one thread ``make run`` gets through cli.py: the module sets it before numpy loads."""
+    code = (
+        "import sys, serve, numpy, threadpoolctl; "
+        "print('numpy' in sys.modules, __import__('os').environ['OPENBLAS_NUM_THREADS'], "
+        "[p['num_threads'] for p in threadpoolctl.threadpool_info() "
+        "if p['internal_api'] == 'openblas'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert out.stdout.split("\n")[-2] == "True 1 [1]", out.stderr
