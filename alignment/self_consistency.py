@@ -19,19 +19,17 @@ import numpy as np
 import pandas as pd
 
 from agreement.alpha import alpha_from_coincidences, unit_coincidences
+from agreement.bootstrap import draws
 from agreement.judge_probes import wilson_interval
 
 #: Above this many distinct values the bootstrap (a V x V matrix per draw) is skipped.
 BOOTSTRAP_MAX_VALUES = 16
-#: The draws are made and summed this many bytes of counts at a time (a block of
-#: resamples), not all at once: 10,000 items x 1,000 resamples are 80 MB of integer counts
-#: and 80 MB more as floats, and writing them cost more than the product.
-DRAW_BLOCK_BYTES = 4 << 20
 
 
 def alpha_with_ci(data: np.ndarray, level: str, n_resamples: int, seed: int) -> dict[str, Any]:
     """Alpha of a raters x items matrix (NaN missing) with its bootstrap interval over the
-    pairable items (two or more values), drawn as weights on each item's coincidences."""
+    pairable items (two or more values), drawn as weights on each item's coincidences: the
+    product's shared seeded draws (``agreement.bootstrap.draws``), as every other interval."""
     values = data[~np.isnan(data)]
     domain = np.unique(values)
     counts = np.stack([(data == v).sum(axis=0) for v in domain], axis=1) if len(domain) else None
@@ -48,31 +46,14 @@ def alpha_with_ci(data: np.ndarray, level: str, n_resamples: int, seed: int) -> 
     if out["value"] is None:
         out["reason"] = "no variation in the pairable values"
     elif n_resamples and v <= BOOTSTRAP_MAX_VALUES:
-        sums = _resampled_sums(per_unit, n_resamples, seed)
-        draws = alpha_from_coincidences(sums.reshape(-1, v, v), domain, level)
-        got = draws[np.isfinite(draws)]
+        sums = draws(n, n_resamples, seed).product(per_unit)
+        alphas = alpha_from_coincidences(sums.reshape(-1, v, v), domain, level)
+        got = alphas[np.isfinite(alphas)]
         if len(got):
             out["ci"] = [float(np.percentile(got, 2.5)), float(np.percentile(got, 97.5))]
     elif n_resamples:
         out["ci_reason"] = f"no bootstrap above {BOOTSTRAP_MAX_VALUES} distinct values"
     return out
-
-
-def _resampled_sums(per_unit: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """(n_resamples, k) sums of the (n, k) ``per_unit`` rows weighted by each resample's
-    draw counts (n items drawn with replacement, seeded), a block of resamples at a time.
-    The generator fills one row of counts after another, so the blocks draw the same
-    counts as a single (n_resamples, n) call, and each sum is the same product."""
-    n = len(per_unit)
-    rng = np.random.default_rng(seed)
-    p = np.full(n, 1 / n)
-    step = max(1, DRAW_BLOCK_BYTES // (8 * n))
-    sums = np.empty((n_resamples, per_unit.shape[1]))
-    for first in range(0, n_resamples, step):
-        rows = min(step, n_resamples - first)
-        # floats: an integer x float product takes numpy's slow loop, not BLAS (5x here)
-        sums[first : first + rows] = rng.multinomial(n, p, size=rows).astype(np.float64) @ per_unit
-    return sums
 
 
 def sample_matrix(units: list[list[float]]) -> np.ndarray:

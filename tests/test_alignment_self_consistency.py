@@ -77,10 +77,12 @@ def test_bootstrap_interval_brackets_the_alpha() -> None:
     assert out["ci"][0] < out["value"] < out["ci"][1]
 
 
-def test_bootstrap_in_blocks_draws_what_one_call_draws(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The draws are summed a block of resamples at a time: the interval is the one of a
-    single (resamples, items) multinomial draw, to the last bit."""
+def test_bootstrap_weighs_the_items_by_the_products_shared_draws() -> None:
+    """Alpha's interval weighs each pairable item's coincidences by the seeded draw counts
+    every other interval of the product uses (agreement.bootstrap.draws), to the last bit:
+    the same labels give the same interval on every page."""
     from agreement.alpha import alpha_from_coincidences, unit_coincidences
+    from agreement.bootstrap import draw_counts
     from alignment import self_consistency
 
     rng = np.random.default_rng(3)
@@ -89,12 +91,11 @@ def test_bootstrap_in_blocks_draws_what_one_call_draws(monkeypatch: pytest.Monke
     counts = np.stack([(data == v).sum(axis=0) for v in (1, 2, 3, 4)], axis=1)
     per_unit = unit_coincidences(counts[counts.sum(axis=1) >= 2])
     n = len(per_unit)
-    weights = np.random.default_rng(7).multinomial(n, np.full(n, 1 / n), size=150)
+    weights = draw_counts(n, 150, 7)
     draws = alpha_from_coincidences(
-        (weights.astype(float) @ per_unit).reshape(-1, 4, 4), np.arange(1.0, 5.0), "interval"
+        (weights @ per_unit).reshape(-1, 4, 4), np.arange(1.0, 5.0), "interval"
     )
     got = draws[np.isfinite(draws)]
     expected = [float(np.percentile(got, 2.5)), float(np.percentile(got, 97.5))]
-    monkeypatch.setattr(self_consistency, "DRAW_BLOCK_BYTES", 8 * n * 7)  # 7 resamples a block
     out = self_consistency.alpha_with_ci(data, "interval", 150, 7)
     assert out["ci"] == expected and out["n"] == n
