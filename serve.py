@@ -8,6 +8,12 @@ them: in ``local`` mode a reload then asks to sign in again, nothing stops anoth
 framing it, and every submitted item waits for a rerun of the page.
 """
 
+import os
+
+# Arrow-backed frames allocate through malloc, not Arrow's own mimalloc pool, which kept
+# about 40 MB of freed string buffers in a server after the analysis pages (issue #47).
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+
 from streamlit.starlette import App
 
 from ui.annotation import client_assets, fast_routes
