@@ -17,6 +17,9 @@ import os
 # with one thread the page's figures equal the command line's to the last bit. OpenBLAS
 # reads it once, when numpy loads: streamlit imports this file before anything does.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Arrow-backed frames allocate through malloc, not Arrow's own mimalloc pool, which kept
+# about 40 MB of freed string buffers in a server after the analysis pages (issue #47).
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 from streamlit.starlette import App
 

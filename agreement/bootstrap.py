@@ -17,6 +17,7 @@ not depend on the chunks (the tests compare them with ``==``).
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -34,12 +35,15 @@ DENSE_BYTES = 128 << 20
 CHUNK_BYTES = 64 << 20
 #: Cached draws are kept up to this many bytes in all (the latest one always): in a
 #: long-lived app server the cache is memory nobody frees; 10,000 items x 1,000 resamples
-#: is 80 MB, so six of them would hold half a gigabyte.
+#: is 80 MB, so six of them would hold half a gigabyte. Only the latest is kept as the
+#: float64 matrix the statistics read; the others are kept one byte a count and turned
+#: back into the same float64 matrix when asked for again (``_compact``).
 CACHE_BYTES = 128 << 20
 #: The int64 draws and counts of one block of resamples are at most this size each.
 _BLOCK_BYTES = 16 << 20
 _CACHE_SIZE = 6
 _CACHE: OrderedDict[tuple[int, int, int], Draws] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
 
 
 class Draws:
@@ -167,11 +171,16 @@ def _joined(blocks: list[np.ndarray], n: int) -> np.ndarray:
 
 def draws(n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Draws:
     """The seeded draw counts of B resamples of n items; cached (``_CACHE_SIZE`` entries
-    and ``CACHE_BYTES``), read-only."""
+    and ``CACHE_BYTES``; the latest as float64, see ``_compact``), read-only."""
     key = (n, n_resamples, seed)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            dense = n * n_resamples * 8 <= DENSE_BYTES
+            if dense and hit.chunks and hit.chunks[0].dtype != np.float64:
+                hit = Draws(n, [_as_float(hit.chunks[0])])
+            _keep(key, hit)
+            return hit
     rng = np.random.default_rng(seed)
     rows = chunk_rows(n, n_resamples)
     dense = n * n_resamples * 8 <= DENSE_BYTES
@@ -200,12 +209,42 @@ def draws(n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
         chunk.flags.writeable = False
         chunks.append(chunk)
     out = Draws(n, chunks)
-    _CACHE[key] = out
+    with _CACHE_LOCK:
+        _keep(key, out)
+    return out
+
+
+def _keep(key: tuple[int, int, int], value: Draws) -> None:
+    """Cache ``value`` as the latest entry, the others compact, within the bounds (the
+    caller holds ``_CACHE_LOCK``)."""
+    _CACHE[key] = value
+    _CACHE.move_to_end(key)
+    for other, held in list(_CACHE.items()):
+        if other != key:
+            _CACHE[other] = _compact(held)
     while len(_CACHE) > 1 and (
         len(_CACHE) > _CACHE_SIZE or sum(d.nbytes for d in _CACHE.values()) > CACHE_BYTES
     ):
         _CACHE.popitem(last=False)
-    return out
+
+
+def _compact(held: Draws) -> Draws:
+    """A whole float64 count matrix as the same counts one byte each (a wider type where
+    an item is drawn more than 255 times); chunked draws are compact already. Whoever
+    still reads the float64 matrix keeps it until done."""
+    if len(held.chunks) != 1 or held.chunks[0].dtype != np.float64:
+        return held
+    w_t = held.chunks[0]
+    small = w_t.astype(count_dtype(int(w_t.max()) if w_t.size else 0))
+    small.flags.writeable = False
+    return Draws(held.n, [small])
+
+
+def _as_float(counts: np.ndarray) -> np.ndarray:
+    """The read-only C-contiguous float64 matrix of stored integer counts (exact)."""
+    w_t = np.ascontiguousarray(counts, dtype=np.float64)
+    w_t.flags.writeable = False
+    return w_t
 
 
 def draw_counts_t(

@@ -165,6 +165,23 @@ def coded_column(values: Sequence[Any], codes: np.ndarray) -> pd.Series:
     return pd.Series(base.array.take(np.asarray(codes, dtype=np.intp)))
 
 
+def categorical_column(values: Sequence[Any], codes: np.ndarray) -> pd.Series:
+    """:func:`coded_column` as a categorical: row i is ``values[codes[i]]`` (None missing).
+
+    One small integer per row instead of an Arrow string (1.8 million score rows: the
+    signature column alone is 92 MB as strings, 2 MB as codes). The categories are the
+    distinct values the rows hold, sorted, so sorting and grouping order rows as for the
+    strings, and counts and unique values name no value the column lacks.
+    """
+    codes = np.asarray(codes, dtype=np.intp)
+    used = np.flatnonzero(np.bincount(codes, minlength=len(values))) if len(codes) else []
+    distinct = sorted({values[i] for i in used} - {None})
+    at = {v: i for i, v in enumerate(distinct)}
+    lut = np.fromiter((at.get(v, -1) for v in values), np.intp, len(values))
+    codes = lut[codes] if len(codes) else codes
+    return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(distinct)))
+
+
 def rank_lookup(keys: Sequence[int]) -> np.ndarray:
     """Array ``lut`` with ``lut[keys[i]] == i`` (-1 elsewhere): primary key -> rank."""
     keys_arr = np.asarray(keys, dtype=np.int64)

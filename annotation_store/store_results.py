@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, DateTime, func, insert, select, update
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
-from annotation_store.fast_columns import Coder, RawColumns, coded_column, rank_lookup
+from annotation_store.fast_columns import (
+    Coder,
+    RawColumns,
+    categorical_column,
+    coded_column,
+    rank_lookup,
+)
 from annotation_store.models import (
     EvaluatorResult,
     EvaluatorRun,
@@ -468,10 +474,12 @@ class ResultsMixin(StoreBase):
             )
         return pd.DataFrame(rows, columns=STATUS_COLUMNS)
 
-    def scores_frame(self, project: str) -> pd.DataFrame:
+    def scores_frame(self, project: str, *, categorical: bool = False) -> pd.DataFrame:
         """Tidy scores of successful results: one row per item x run x field.
 
         Rows are ordered by run, item position and the order of fields in the result.
+        ``categorical``: the text columns (item_id, evaluator, model, signature, source,
+        field) as categoricals (``categorical_column``) instead of strings.
         """
         raw = RawColumns(self.is_sqlite)
         with self.read() as s:
@@ -529,11 +537,19 @@ class ResultsMixin(StoreBase):
                 strict=True,
             )
         )
+
+        def named(name: str, values: list[Any], codes: np.ndarray) -> pd.Series:
+            text = categorical and name not in ("run_id", "run_index")
+            return (categorical_column if text else coded_column)(values, codes)
+
         frame = pd.DataFrame(
             {
-                "item_id": coded_column([r[1] for r in items], item_code),
-                **{name: coded_column(run_column[name], run_code) for name in SCORE_COLUMNS[1:7]},
-                "field": coded_column(list(field_names), field_code[order]),
+                "item_id": named("item_id", [r[1] for r in items], item_code),
+                **{
+                    name: named(name, list(run_column[name]), run_code)
+                    for name in SCORE_COLUMNS[1:7]
+                },
+                "field": named("field", list(field_names), field_code[order]),
                 "score": np.frombuffer(values, dtype=np.float64)[order],
             },
             columns=SCORE_COLUMNS,

@@ -73,10 +73,13 @@ def add_reference_option(p: argparse.ArgumentParser) -> None:
 
 def compute(store: Store, args: argparse.Namespace) -> dict[str, Any]:
     """The agreement document for the parsed arguments, as a JSON-ready dict."""
+    from study_inputs.load import load_inputs
     from workbench_api.analysis import agreement  # heavy (scipy): imported when used
 
     if args.resamples < 0:
         raise CommandError("--resamples must be >= 0")
+    # the names as categoricals: the same document, a fraction of the memory (issue #47)
+    inputs = load_inputs(store, args.name, reference_method=args.reference, compact=True)
     doc = agreement(
         store,
         args.name,
@@ -87,6 +90,7 @@ def compute(store: Store, args: argparse.Namespace) -> dict[str, Any]:
         reference=args.reference,
         pairs=args.pairs,
         metaeval=args.metaeval,
+        inputs=inputs,
     )
     return doc.to_dict()
 

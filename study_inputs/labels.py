@@ -37,14 +37,17 @@ def load_labels(
     exclusions: bool = True,
     statuses: Sequence[str] = ("submitted",),
     times: bool = True,
+    compact: bool = False,
 ) -> StudyLabels:
     """The project's labels with the study's checks and (``exclusions``) the recorded
     exclusions applied; the study is asked once, in the same store reads as the labels
-    (``times=False``: without the speeder alarm's times)."""
+    (``times=False``: without the speeder alarm's times; ``compact``: the name columns
+    as categoricals, see ``Store.annotations_frame``)."""
     from agreement.exclusions import exclusion_summary, without_excluded
 
     checks = store.study_checks(project, times=times)
-    everyone = without_checked(store.annotations_frame(project, tuple(statuses)), checks)
+    read = store.annotations_frame(project, tuple(statuses), categorical=compact)
+    everyone = without_checked(read, checks)
     excluded = store.excluded_annotators(project) if exclusions else {}
     if not excluded:
         return StudyLabels(everyone, everyone, checks)

@@ -53,6 +53,7 @@ def load_inputs(
     reference_method: str = "majority",
     exclusions: bool = True,
     times: bool = True,
+    compact: bool = False,
 ) -> StudyInputs:
     """One project's items, submitted labels and evaluator scores as tidy frames.
 
@@ -62,7 +63,11 @@ def load_inputs(
     labels (adjudicated labels still win). Excluded annotators' labels are left out
     (``exclusions=False``: everyone's labels); ``meta["exclusions"]`` says who and why.
     ``times=False`` leaves the speeder alarm's times out (``times`` empty): a caller that
-    never reads them saves their queries.
+    never reads them saves their queries. ``compact=True`` reads the labels' and scores'
+    name columns (item ids, annotators, fields, evaluators, signatures, ...) as
+    categoricals instead of strings: at 100,000 items about 300 MB less. The agreement
+    document is the same either way (the CLI reads them so; the app's pages, whose
+    views treat these columns as strings, do not).
     """
     project = store.project(name)
     kind = project.task_kind
@@ -71,8 +76,8 @@ def load_inputs(
         [(i.item_id, i.split, i.generator, i.fields) for i in items],
         columns=["item_id", "split", "generator", "fields"],
     )
-    labels = load_labels(store, name, exclusions=exclusions, times=times)
-    scored = load_scores(store, name, items)
+    labels = load_labels(store, name, exclusions=exclusions, times=times, compact=compact)
+    scored = load_scores(store, name, items, compact=compact)
     meta = {
         "guideline_version": project.guideline_version,
         "dataset_hash": dataset_hash(items),

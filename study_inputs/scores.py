@@ -154,12 +154,16 @@ class EvaluatorScores:
     run_averages: dict[str, str]
 
 
-def load_scores(store: Store, project: str, items: Sequence[ItemRecord]) -> EvaluatorScores:
+def load_scores(
+    store: Store, project: str, items: Sequence[ItemRecord], *, compact: bool = False
+) -> EvaluatorScores:
     """The project's evaluator scores per configuration, probe runs and worked examples
-    left out, and what a report states of each configuration."""
+    left out, and what a report states of each configuration (``compact``: the text
+    columns as categoricals, see ``Store.scores_frame``)."""
     runs = store.runs(project)
     leaks = few_shot_exclusions(store, runs, {i.item_id: i.fields for i in items})
-    scores, few_shot = drop_few_shot(drop_probe_runs(store.scores_frame(project), runs), leaks)
+    read = store.scores_frame(project, categorical=compact)
+    scores, few_shot = drop_few_shot(drop_probe_runs(read, runs), leaks)
     return EvaluatorScores(
         scores,
         list(runs),
