@@ -8,15 +8,15 @@ import streamlit as st
 
 from common.redact import install_log_redaction
 from common.registry import never_wait_for_plugins
-from common.warmup import warm_up
 from ui import app_style
 from ui.agreement_panel import agreement_panel
-from ui.audit.jobs_view import get_worker
 from ui.auth import authenticate
+from ui.background import start_background_work
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
 from ui.estimates_panel import estimates_panel
 from ui.last_project import last_used, remember_script
 from ui.narrow_layout import fold_sidebar_when_narrow
+from ui.navigation_mode import SIDEBAR_NAVIGATION
 from ui.page_index import PAGES, default_project
 from ui.study.entry import crowd_project, run_study_session
 
@@ -29,14 +29,10 @@ st.set_page_config(page_title="Metric-audit workbench", page_icon=ICON, layout="
 app_style.apply()  # readable primary buttons on every page, sign-in and studies included
 
 st.session_state[ENTRY_KEY] = True
-warm_up()  # the Agreement page's libraries load while the user signs in or reads Home
 store = get_store()
 user = authenticate(store)
 if crowd_project():  # a worker from a study link sees their study and nothing else
     run_study_session(store)
-# The process's job worker starts with the first session, so jobs queued before a restart
-# go on without anyone opening the Evaluate page (off with WORKBENCH_JOBS_IN_APP=0).
-get_worker()
 
 
 def _project_picker() -> None:
@@ -87,9 +83,10 @@ for entry in PAGES:
 page = st.navigation(pages)
 # .streamlit/config.toml hides the sidebar page list so that a fresh server's first run
 # (Streamlit's pages/-folder mode, before the line above) does not flash one entry per
-# file. Once st.navigation has run, the list is ours: show it, from the next run on.
-if not st.get_option("client.showSidebarNavigation"):
-    st.set_option("client.showSidebarNavigation", True)
+# file. serve.py (make run) shows it before any run (ui.navigation_mode); under
+# `streamlit run app.py` the list is ours once st.navigation has run: show it and rerun.
+if not st.get_option(SIDEBAR_NAVIGATION):
+    st.set_option(SIDEBAR_NAVIGATION, True)
     st.rerun()
 forward_deep_link(p for group in pages.values() for p in group)
 
@@ -112,3 +109,9 @@ finally:
             estimates_panel(st.session_state[PROJECT_KEY], live=live)
     # last in the sidebar: a script's element keeps a small gap, at the end it moves nothing
     fold_sidebar_when_narrow(remember_script(st.session_state.get(PROJECT_KEY)))
+    # Once the page is drawn (on 2 cores an earlier start slowed the first page down,
+    # issue #47): the process's job worker starts with the first session, so jobs queued
+    # before a restart go on without anyone opening the Evaluate page (off with
+    # WORKBENCH_JOBS_IN_APP=0); and the Agreement page's libraries load while the user
+    # reads the page (a sign-in form starts them too, ui.auth).
+    start_background_work()

@@ -25,8 +25,10 @@ from streamlit.starlette import App
 
 from ui.annotation import client_assets, fast_routes
 from ui.frame_guard import MIDDLEWARE
+from ui.navigation_mode import use_app_navigation
 from ui.session_routes import ROUTES
 
+use_app_navigation()  # app.py's first run needs no rerun to show its own page list
 app = App(
     "app.py",
     routes=[*ROUTES, *fast_routes.routes(), *client_assets.routes()],

@@ -20,6 +20,7 @@ work. :func:`plugin_warnings` gathers those warnings for the app's admins.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import logging
 import os
 import pkgutil
@@ -246,6 +247,13 @@ class Registry(Generic[T]):
                 except PLUGIN_FAILURES as exc:  # listed without it; get(name) raises
                     self.note_problem(name, "could not be resolved", exc)
 
+    def has_plugins(self) -> bool:
+        """Whether installed packages add entries to this registry (entry points of its
+        group, when plugins are on)."""
+        if self._group is None or not plugins_enabled():
+            return False
+        return any(True for _ in entry_points(group=self._group))
+
     def values(self) -> list[T]:
         """Every registered entry, in the order it was registered."""
         self._discover_all()
@@ -320,10 +328,23 @@ def never_wait_for_plugins() -> None:
     _WAITS.set(False)
 
 
+def plugins_installed() -> bool:
+    """Whether any installed package has an entry point in one of the workbench's plugin
+    groups (``metric_audit.*``), with plugins on: without one, no plugin can fail."""
+    if not plugins_enabled():
+        return False
+    installed = importlib.metadata.entry_points()  # every group: not this module's lookup
+    return any(group.startswith("metric_audit.") for group in installed.groups)
+
+
 def plugin_warnings() -> list[str]:
-    """Every plugin problem of every registry (each registry discovers its entries first)."""
+    """Every plugin problem of every registry (each registry with plugins installed
+    discovers its entries first)."""
     out: list[str] = []
     for registry in list(_REGISTRIES):
-        registry.names()
+        # Without plugins there is nothing to load, and importing every built-in (all the
+        # evaluators: a quarter of a second) would only slow down the admin's Home.
+        if registry.has_plugins():
+            registry.names()
         out += registry.plugin_errors.values()
     return out

@@ -23,7 +23,7 @@ from agreement.statistics import ALL, StatContext, declared
 from annotation_store import Store
 from commands import main
 from reports import build_report, render_report
-from tests.support.apptest import open_app
+from tests.support.apptest import open_app, panel_caption, rerun_until
 
 PROJECT = "demo-intent-resolution"
 
@@ -157,7 +157,7 @@ def _panel_script() -> None:
 
 
 def test_side_panel_says_why_fleiss_n_dropped(demo: str, monkeypatch) -> None:
-    at = open_app(monkeypatch, demo, script=_panel_script)
+    at = rerun_until(open_app(monkeypatch, demo, script=_panel_script), lambda at: at.metric)
     text = " ".join(str(c.value) for c in at.caption)
     assert "uses the 5 items with 3 ratings" in text
     # alpha leads (the field's level, any raters, missing ratings); the kappas a click away
@@ -370,6 +370,7 @@ def test_one_measure_of_each_evaluator_section_reaches_every_view(
         assert len(calibrated) == len(doc["calibrated"]["match"])
 
         panel = open_app(monkeypatch, demo, script=_field_panel, args=(EV_PROJECT, "f1"))
+        rerun_until(panel, panel_caption("**bifact (demo)**"))
         captions = " ".join(str(c.value) for c in panel.caption)
         bifact = f"**bifact (demo)** r {e['pearson']['r']:.2f} · ρ {e['spearman']['r']:.2f}"
         assert bifact in captions and "tally 0.60 · acc" in captions

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation_store import Store
 from demo.loading import load_demo
+from tests.support.apptest import panel_caption, rerun_until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,8 +39,22 @@ def demo_app(demo_url: str) -> AppTest:
     return at
 
 
-def test_side_panel_shows_alpha_and_evaluator_correlation_with_n(demo_app: AppTest) -> None:
-    at = demo_app.run()
+def test_side_panel_shows_alpha_and_evaluator_correlation_with_n(
+    demo_url: str, demo_app: AppTest
+) -> None:
+    from ui.agreement_panel import LIVE
+
+    # The panel's first draw does not wait for its figures (AppTest's reruns of app.py
+    # lose the sidebar): the first session starts them, a second one finds them.
+    demo_app.run()
+    key = (demo_url, "demo-intent-resolution", None, "majority")
+    for _ in range(600):
+        if LIVE.has(key):
+            break
+        time.sleep(0.1)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["project"] = "demo-intent-resolution"
+    at.run()
     assert not at.exception
     sidebar_text = " ".join(str(m.value) for m in at.sidebar.markdown) + " ".join(
         str(c.value) for c in at.sidebar.caption
@@ -112,9 +127,8 @@ def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
     monkeypatch.setattr(panel, "panel_summary", counting)
     panel.LIVE.clear()
     at = AppTest.from_function(_panel_script, default_timeout=120).run()
-    assert not at.exception, [e.value for e in at.exception]
+    rerun_until(at, panel_caption("15 ratings"))
     assert calls == ["demo-intent-resolution"]
-    assert "15 ratings" in _captions(at)
     at.run()
     assert not at.exception
     assert len(calls) == 1, "same data version: the computed summary is reused"
@@ -126,6 +140,48 @@ def test_side_panel_summary_is_recomputed_only_when_the_data_version_changes(
     at.run()
     assert len(calls) == 2 and "16 ratings" in _captions(at)
     assert panel.UPDATING not in _captions(at)
+
+
+def test_the_panels_first_draw_does_not_wait_and_ticks_every_second_until_its_figures(
+    demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh server's Home does not wait for the panel's figures (issue #47): the first
+    draw says they are being computed, without waiting, in the panel that ticks every
+    second; once they are there the page's next run draws the 15 s one."""
+    import ui.agreement_panel as panel
+
+    release = threading.Event()
+    real_summary = panel.panel_summary
+
+    def held(store, project, field=None, **options):
+        assert release.wait(60)
+        return real_summary(store, project, field, **options)
+
+    waits: list[float] = []
+    real_get = panel.LIVE.get
+
+    def get(key, version, compute, wait=0.0):
+        waits.append(wait)
+        return real_get(key, version, compute, wait)
+
+    drawn: list[str] = []
+    for name in ("_panel", "_starting_panel", "_live_panel"):
+        fragment = getattr(panel, name)
+        monkeypatch.setattr(
+            panel, name, lambda p, _n=name, _f=fragment: (drawn.append(_n), _f(p))[1]
+        )
+    monkeypatch.setattr(panel, "panel_summary", held)
+    monkeypatch.setattr(panel.LIVE, "get", get)
+    panel.LIVE.clear()
+    at = AppTest.from_function(_panel_script, default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert waits == [0.0] and drawn == ["_starting_panel"]
+    assert "computing the figures" in _captions(at)
+    assert panel._starting_panel is not panel._panel
+    release.set()
+    rerun_until(at, panel_caption("15 ratings"))
+    at.run()
+    assert drawn[-1] == "_panel" and waits[-1] == panel.WAIT_S
 
 
 def _hold_after_first(panel, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], threading.Event]:
@@ -156,7 +212,8 @@ def test_side_panel_keeps_the_last_figures_marked_updating_while_new_ones_comput
     monkeypatch.setattr(panel, "WAIT_S", 0.05)
     panel.LIVE.clear()
     at = AppTest.from_function(_panel_script, default_timeout=120).run()
-    assert "15 ratings" in _captions(at) and panel.UPDATING not in _captions(at)
+    rerun_until(at, panel_caption("15 ratings"))
+    assert panel.UPDATING not in _captions(at)
 
     _save_late_label(demo_url)
     started = time.perf_counter()
@@ -194,8 +251,7 @@ def test_the_clients_refresh_press_redraws_the_live_panel_at_once_marked_updatin
     monkeypatch.setattr(panel, "WAIT_S", 60.0)  # a tick would wait for the held figures
     panel.LIVE.clear()
     at = AppTest.from_function(_live_panel_script, default_timeout=120).run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert "15 ratings" in _captions(at)
+    rerun_until(at, panel_caption("15 ratings"))
     refresh = at.button(key=f"{KEY_PREFIX}_agreement")
 
     _save_late_label(demo_url)

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from annotation_store import Store
-from tests.support.apptest import app_session, assert_ok, open_app
+from tests.support.apptest import app_session, assert_ok, open_app, panel_caption, rerun_until
 from tests.support.estimates_project import build
 from workbench_api.estimates import estimate
 
@@ -72,9 +72,9 @@ def test_side_panel_moves_when_a_label_arrives(
 ) -> None:
     truth = build(store, "p", n_items=200, n_labelled=40)
     at = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
-    assert_ok(at)
+    rerun_until(at, panel_caption("**overall**"))
     text = " ".join(str(c.value) for c in at.caption)
-    assert "**overall**" in text and "n 40 people / 200 judged" in text
+    assert "n 40 people / 200 judged" in text
     before = next(str(c.value) for c in at.caption if "**overall**" in str(c.value))
     new = truth[~truth["labelled"]].iloc[0]
     store.save_label("p", new.item_id, "someone", "label", int(1 - new.judge), status="submitted")
@@ -109,7 +109,7 @@ def test_the_default_judge_is_the_newest_run_not_the_last_name(
     assert at.selectbox(key="estimates_judge").options == ["zz-metric imported", "a-judge imported"]
     assert at.selectbox(key="estimates_judge").value == "a-judge imported"
     panel = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
-    assert_ok(panel)
+    rerun_until(panel, lambda at: bool(at.markdown))
     assert panel.markdown[0].value.endswith("· a-judge imported")
 
 
@@ -146,7 +146,7 @@ def test_side_panel_says_a_missing_estimates_reason_once(
     """Three systems without enough labels: one line with the reason, not three."""
     build(store, "p", n_items=30, n_labelled=6)
     at = app_session(monkeypatch, sqlite_url, script=_panel_script, timeout=120).run()
-    assert_ok(at)
+    rerun_until(at, panel_caption("needs at least"))
     text = [str(c.value) for c in at.caption]
     reasons = [line for line in text if "needs at least" in line]
     assert len(reasons) == 1, text

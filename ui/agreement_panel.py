@@ -2,7 +2,8 @@
 labels arrive.
 
 A read-only ``st.fragment(run_every=...)``: each tick (every second on Annotate, where
-labels arrive, else every 15 s) reads the cheap ``store.data_version``. The figures are
+labels arrive, and until the first figures are there; else every 15 s) reads the cheap
+``store.data_version``. The figures are
 computed off the request path (``common.latest``), once per data version for every open
 tab: until the new ones are ready the panel keeps the last ones with an "updating" mark,
 so a submit shows in the panel within a tick and never holds up the next item.
@@ -30,8 +31,10 @@ REFRESH = "15s"
 LIVE_REFRESH = "1s"
 #: How long a tick waits for new figures before it draws the last ones as updating.
 WAIT_S = 0.3
-#: How long the first draw waits (no figures yet to show meanwhile).
-FIRST_WAIT_S = 5.0
+#: How long the first draw waits: not at all, it says the figures are being computed and
+#: ticks every second until they are there (a fresh server's Home does not wait for the
+#: statistics stack to load, issue #47).
+FIRST_WAIT_S = 0.0
 #: The newest figures per (url, project, field, reference), shared by every session.
 LIVE: Latest[dict[str, Any]] = Latest(max_keys=64)
 UPDATING = ":gray[:material/sync: updating with the newest labels…]"
@@ -94,6 +97,10 @@ def _summary(
     return panel_summary(store, project, field, reference=reference, inputs=inputs)
 
 
+def _key(url: str, project: str, field: str | None, reference: str) -> tuple:
+    return (url, project, field, reference)
+
+
 def live_summary(
     url: str,
     project: str,
@@ -105,7 +112,7 @@ def live_summary(
     """The panel figures for ``version`` if ready within a short wait (none when
     ``prompt``: a redraw the client asked for right after a submit), else the last ones
     (None before the first) and True: newer ones are being computed in the background."""
-    key = (url, project, field, reference)
+    key = _key(url, project, field, reference)
     store = _store_for(url)  # here: a cached resource is not read from the worker thread
     snap = LIVE.get(
         key,
@@ -114,6 +121,16 @@ def live_summary(
         wait=(0.0 if prompt else WAIT_S) if LIVE.has(key) else FIRST_WAIT_S,
     )
     return snap.value, snap.updating
+
+
+def _picked_key(project_name: str) -> tuple:
+    """The figures' key for this session's field and reference."""
+    return _key(
+        get_store().url,
+        project_name,
+        st.session_state.get(FIELD_KEY),
+        st.session_state.get(REFERENCE_KEY, "majority"),
+    )
 
 
 def _body(project_name: str, live: bool = False) -> None:
@@ -172,6 +189,13 @@ def _panel(project_name: str) -> None:
 
 
 @st.fragment(run_every=LIVE_REFRESH)
+def _starting_panel(project_name: str) -> None:
+    """The panel until its first figures are there: it ticks every second to pick them up
+    (the page's next run draws the 15 s one)."""
+    _body(project_name)
+
+
+@st.fragment(run_every=LIVE_REFRESH)
 def _live_panel(project_name: str) -> None:
     _body(project_name, live=True)
 
@@ -180,5 +204,10 @@ def agreement_panel(project_name: str, live: bool = False) -> None:
     """Draw the panel (call it inside ``with st.sidebar:``), ticking every second when
     ``live`` (the Annotate page); and, as only those who see it may open the chart pages,
     have the browser load the chart library while idle."""
-    (_live_panel if live else _panel)(project_name)
+    if live:
+        _live_panel(project_name)
+    elif LIVE.has(_picked_key(project_name)):
+        _panel(project_name)
+    else:
+        _starting_panel(project_name)
     preload_charts()

@@ -23,6 +23,7 @@ from accounts import users as accounts
 from annotation_store import AnnotatorInfo, Store
 from common.config import get_setting, secrets
 from common.tickets import TICKETS
+from common.warmup import warm_up
 from ui import session_cookie
 from ui.annotation.fast_lane import LANES
 from ui.annotation.fast_lane import SESSION_KEY as LANE_SESSION_KEY
@@ -64,6 +65,7 @@ def authenticate(store: Store) -> AnnotatorInfo:
     mode = auth_mode()
     if mode != "single":
         remember_deep_link()  # the sign-in form stops the run before navigation
+        warm_up()  # the Agreement page's libraries load while the user signs in
     if mode in PASSWORD_MODES:
         user = _local_sign_in(store)
     elif mode == "oidc":

@@ -1,7 +1,8 @@
 """The live estimates in the side panel: PPI++ per system, redrawn as labels arrive.
 
 Like the agreement panel, a read-only fragment that re-reads the cheap
-``store.data_version`` every tick (every second on Annotate) and computes the estimates
+``store.data_version`` every tick (every second on Annotate, and until the first
+estimates are there) and computes the estimates
 off the request path once per data version, field and judge (``common.latest``), drawing
 the last ones with an "updating" mark meanwhile. The field and judge are the ones picked
 on the Estimates page, else the first scored field and its newest judge version.
@@ -27,7 +28,8 @@ JUDGE_KEY = "estimates_judge"
 REFRESH = "15s"
 LIVE_REFRESH = "1s"
 WAIT_S = 0.3
-FIRST_WAIT_S = 5.0
+#: The first draw does not wait: it ticks every second until the estimates are there.
+FIRST_WAIT_S = 0.0
 #: (field, judge, table) per (url, project, picked field, picked judge); None: no judge.
 LIVE: Latest[tuple[str, str, EstimateTable] | None] = Latest(max_keys=64)
 UPDATING = ":gray[:material/sync: updating with the newest labels…]"
@@ -86,6 +88,11 @@ def _line(name: str, t: EstimateTable) -> str:
     )
 
 
+def _key(url: str, project_name: str) -> tuple:
+    """The estimates' key: this session's picked field and judge."""
+    return (url, project_name, st.session_state.get(FIELD_KEY), st.session_state.get(JUDGE_KEY))
+
+
 def _body(project_name: str, live: bool = False) -> None:
     """The panel; ``live``: with the annotation client's controls (ui/panel_refresh.py),
     whose press draws the last figures as updating rather than wait for the new ones."""
@@ -93,7 +100,7 @@ def _body(project_name: str, live: bool = False) -> None:
     version = store.data_version(project_name)
     prompt = refresh_button("estimates") if live else False
     wanted = (st.session_state.get(FIELD_KEY), st.session_state.get(JUDGE_KEY))
-    key = (store.url, project_name, *wanted)
+    key = _key(store.url, project_name)
     try:
         snap = LIVE.get(
             key,
@@ -122,6 +129,13 @@ def _panel(project_name: str) -> None:
 
 
 @st.fragment(run_every=LIVE_REFRESH)
+def _starting_panel(project_name: str) -> None:
+    """The panel until its first estimates are there, ticking every second to pick them up
+    (the page's next run draws the 15 s one)."""
+    _body(project_name)
+
+
+@st.fragment(run_every=LIVE_REFRESH)
 def _live_panel(project_name: str) -> None:
     _body(project_name, live=True)
 
@@ -129,7 +143,12 @@ def _live_panel(project_name: str) -> None:
 def estimates_panel(project_name: str, live: bool = False) -> None:
     """Draw the panel (inside ``with st.sidebar:``), ticking every second when ``live``
     (the Annotate page); nothing when no judge scored a field."""
-    (_live_panel if live else _panel)(project_name)
+    if live:
+        _live_panel(project_name)
+    elif LIVE.has(_key(get_store().url, project_name)):
+        _panel(project_name)
+    else:
+        _starting_panel(project_name)
 
 
 def panel_lines(t: EstimateTable) -> list[str]:

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from common.registry import plugin_warnings
+from common.registry import plugin_warnings, plugins_installed
 
 
 def show_plugin_warnings(role: str) -> None:
     """One warning per plugin that failed to load or read (admins only)."""
     if role != "admin":
         return
-    import evaluators.registry  # noqa: F401  (the registries must exist to be asked)
-    import kinds.registry  # noqa: F401
+    if plugins_installed():  # else nothing to load: the evaluators stay unimported
+        import evaluators.registry  # noqa: F401  (the registries must exist to be asked)
+        import kinds.registry  # noqa: F401
 
     for message in plugin_warnings():
         st.warning(

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,23 @@ def assert_ok(at: AppTest) -> AppTest:
     """Fail with the exceptions' messages if the last run raised; else return ``at``."""
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def rerun_until(at: AppTest, shown: Callable[[AppTest], bool], tries: int = 200) -> AppTest:
+    """Rerun ``at`` (already run once), as a side panel's tick does, until ``shown(at)``: a
+    panel's first draw does not wait for its figures, they are computed in the background."""
+    for _ in range(tries):
+        assert_ok(at)
+        if shown(at):
+            return at
+        time.sleep(0.1)
+        at.run()
+    raise AssertionError(f"never shown; captions: {[str(c.value) for c in at.caption]}")
+
+
+def panel_caption(text: str) -> Callable[[AppTest], bool]:
+    """For :func:`rerun_until`: whether some caption of the run contains ``text``."""
+    return lambda at: any(text in str(c.value) for c in at.caption)
 
 
 def evaluator_panel_script(project: str, item_id: str) -> None:
