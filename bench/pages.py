@@ -67,7 +67,7 @@ def _cpu_s(pid: int) -> float:
 
 def _row_clicks(page, nav, pid: int, repeats: int) -> dict:
     """Open Audit, click rows 2, 3, ... of its table: seconds and server CPU per click."""
-    from tests.e2e.harness import wait_for_streamlit
+    from tests.e2e.harness import wait_for_streamlit, wait_until_drawn
 
     nav.get_by_role("link", name="Audit", exact=True).click()
     page.wait_for_selector('h1:has-text("Metric audit")', timeout=600_000)
@@ -91,7 +91,7 @@ def _row_clicks(page, nav, pid: int, repeats: int) -> dict:
             arg=before,
             timeout=600_000,
         )
-        wait_for_streamlit(page, 600_000)
+        wait_until_drawn(page, 600_000)
         times.append(time.perf_counter() - t0)
         cpus.append(_cpu_s(pid) - cpu0)
     return {
@@ -103,15 +103,21 @@ def _row_clicks(page, nav, pid: int, repeats: int) -> dict:
 
 def measure(url: str, repeats: int) -> dict:
     """Start the server, visit each page; the figures described in the module docstring."""
-    from tests.e2e.harness import CHROMIUM, browser_page, running_app, wait_for_streamlit
+    from tests.e2e.harness import (
+        CHROMIUM,
+        browser_page,
+        running_app,
+        wait_for_streamlit,
+        wait_until_drawn,
+    )
 
     if not CHROMIUM.exists():
         raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
     started = time.perf_counter()
     with running_app(url, timeout=300) as app, browser_page() as page:
         page.goto(f"{app.url}/?project={PROJECT}")
-        wait_for_streamlit(page, 300_000)
         page.wait_for_selector('h1:has-text("Metric-audit workbench")', timeout=300_000)
+        wait_until_drawn(page, 300_000)
         start_s = time.perf_counter() - started
         pid = app.process.pid
         start_cpu_s = _cpu_s(pid)
@@ -124,7 +130,7 @@ def measure(url: str, repeats: int) -> dict:
             nav.get_by_role("link", name=link, exact=True).click()
             page.wait_for_url(f"**/{path}**")
             page.wait_for_selector(f'h1:has-text("{title}")', timeout=600_000)
-            wait_for_streamlit(page, 600_000)
+            wait_until_drawn(page, 600_000)
             took = time.perf_counter() - t0
             cpu = _cpu_s(pid) - cpu0
             nav.get_by_role("link", name="Home", exact=True).click()

@@ -88,7 +88,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float) -> No
                     return
         except OSError:
             pass
-        time.sleep(0.25)
+        time.sleep(0.05)
     raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout}s")
 
 
@@ -99,15 +99,17 @@ def running_app(
     *,
     timeout: float = 60.0,
     log_dir: Path | None = None,
+    python: str | None = None,
 ) -> Iterator[AppServer]:
-    """Run the app against ``db_url`` on a free port until the block ends."""
+    """Run the app against ``db_url`` on a free port until the block ends (``python``: the
+    server's interpreter, this one by default)."""
     port = free_port()
     full_env = {**os.environ, "WORKBENCH_DB_URL": db_url, "PYTHONUNBUFFERED": "1", **(env or {})}
     log_dir = log_dir or ROOT / "test-output"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"streamlit-{port}.log"
     cmd = [
-        sys.executable,
+        python or sys.executable,
         "-m",
         "streamlit",
         "run",
@@ -176,6 +178,26 @@ def browser_page(width: int = 1440, height: int = 900, **context_args: Any) -> I
             yield page
         finally:
             browser.close()
+
+
+#: The app's script run is over and nothing is still loading (no fixed wait in it).
+DRAWN = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const state = app && app.getAttribute('data-test-script-state');
+    const w = document.querySelector('[data-testid="stStatusWidget"]');
+    const busy = w && /Running|Stop|Connecting/i.test(w.innerText);
+    const skeleton = document.querySelector('[data-testid=stSkeleton],'
+        + '[data-testid=stSkeletonElement], [data-testid=stAppSkeleton]');
+    return !!app && state !== 'running' && state !== 'initial' && !busy && !skeleton;
+}"""
+
+
+def wait_until_drawn(page: Any, timeout: float = 20_000) -> None:
+    """Wait, checking every frame, until the run that drew what the caller already saw
+    (a page's title, a new row) is over: for timers, which must not hold a fixed wait.
+    Call it only once something of the new run is on screen (before that, the last run's
+    "not running" state would pass at once)."""
+    page.wait_for_function(DRAWN, polling="raf", timeout=timeout)
 
 
 def wait_for_streamlit(page: Any, timeout: float = 20_000) -> None:
