@@ -14,6 +14,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from common.heap import give_back_freed_memory
+
 T = TypeVar("T")
 
 
@@ -101,3 +103,4 @@ class Latest(Generic[T]):
             with self._lock:
                 self._running.pop(key, None)
             done.set()
+            give_back_freed_memory()  # the computation's temporaries, off the request path

@@ -24,6 +24,7 @@ from audit.analysis import (
 )
 from common.csv_safe import csv_bytes
 from evaluators.registry import registry_scales
+from study_inputs.load import all_scores
 from study_inputs.references import combined_reference
 from ui.agreement_panel import _store_for
 from ui.audit.drilldown import render_drilldown
@@ -43,12 +44,13 @@ def _store_frames(url: str, name: str, version: str) -> dict:
     """The store frames the table is built from, read once per data version and shared
     by every rerun and session (a resource: not copied per rerun; nothing mutates it).
     The labels are the ones the other analysis pages read (``load_labels``), from their
-    shared read."""
+    shared read, and so are the scores when that read left none out (``all_scores``)."""
     store = _store_for(url)
+    inputs = shared_inputs(store, name, version)
     return {
         "items": store.items(name),
-        "annotations": shared_inputs(store, name, version).annotations,
-        "scores": store.scores_frame(name),
+        "annotations": inputs.annotations,
+        "scores": all_scores(store, name, inputs),
         "results": store.result_status_frame(name),
     }
 

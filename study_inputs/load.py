@@ -14,7 +14,7 @@ from agreement import AgreementInputs
 from annotation_store import ItemRecord, Store
 from study_inputs.labels import load_labels
 from study_inputs.references import aggregated_reference
-from study_inputs.scores import load_scores
+from study_inputs.scores import load_scores, probe_signatures
 
 
 def dataset_hash(items: Sequence[ItemRecord]) -> str:
@@ -109,3 +109,12 @@ def load_inputs(
         times=labels.checks.times,
         time_source=labels.checks.time_source,
     )
+
+
+def all_scores(store: Store, project: str, inputs: StudyInputs) -> pd.DataFrame:
+    """``store.scores_frame(project)``, probe runs and worked examples included: the frame
+    ``inputs`` (``load_inputs`` of ``project``, not compact) holds when it left nothing out,
+    so a caller that keeps both keeps one frame (27 MB at 10,000 items), else a new read."""
+    if "excluded" in inputs.meta or probe_signatures(store.runs(project)):
+        return store.scores_frame(project)
+    return inputs.scores

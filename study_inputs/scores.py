@@ -126,14 +126,19 @@ def drop_few_shot(
     return scores[~drop].reset_index(drop=True), excluded
 
 
-def drop_probe_runs(scores: pd.DataFrame, runs: Sequence[RunInfo]) -> pd.DataFrame:
-    """Scores without a judge's probe runs (texts swapped, options reversed): they measure
-    the judge's biases on the Alignment page, they are not another evaluator."""
-    probes = {
+def probe_signatures(runs: Sequence[RunInfo]) -> set[str]:
+    """The signatures of a judge's probe runs (texts swapped, options reversed)."""
+    return {
         r.signature_text
         for r in runs
         if ((r.signature or {}).get("settings") or {}).get("probe") and r.signature_text
     }
+
+
+def drop_probe_runs(scores: pd.DataFrame, runs: Sequence[RunInfo]) -> pd.DataFrame:
+    """Scores without a judge's probe runs (texts swapped, options reversed): they measure
+    the judge's biases on the Alignment page, they are not another evaluator."""
+    probes = probe_signatures(runs)
     if not probes or scores.empty:
         return scores
     return scores[~scores["signature"].isin(probes)].reset_index(drop=True)
