@@ -36,6 +36,19 @@ def _panel_entries(f: dict[str, Any]) -> list[Entry]:
     return entries
 
 
+def panel_fields(store: Store, project: str) -> list[str]:
+    """The fields the panel can show: the human fields, then the derived scores."""
+    info = store.project(project)
+    names = [f.name for f in info.task_kind.human_fields(info.settings)]
+    return names + [d.name for d in info.task_kind.derived_scores]
+
+
+def shown_field(names: list[str], field: str | None) -> str | None:
+    """The field the panel shows when asked for ``field``: itself when it is one of
+    ``names``, else the first of them (None when there are none)."""
+    return field if field in names else (names[0] if names else None)
+
+
 def panel_summary(
     store: Store,
     project: str,
@@ -48,10 +61,8 @@ def panel_summary(
     ``reference`` (see ``study_inputs.references.REFERENCES``). With annotators excluded,
     ``exclusions`` says who and why and ``with_excluded`` gives the figures with them.
     ``inputs``: the project's inputs already loaded for ``reference`` (read-only)."""
-    info = store.project(project)
-    names = [f.name for f in info.task_kind.human_fields(info.settings)]
-    names += [d.name for d in info.task_kind.derived_scores]
-    field = field if field in names else (names[0] if names else None)
+    names = panel_fields(store, project)
+    field = shown_field(names, field)
     if field is None:
         return {"field": None, "fields": names}
     doc = agreement_document(

@@ -47,7 +47,7 @@ def test_side_panel_shows_alpha_and_evaluator_correlation_with_n(
     # The panel's first draw does not wait for its figures (AppTest's reruns of app.py
     # lose the sidebar): the first session starts them, a second one finds them.
     demo_app.run()
-    key = (demo_url, "demo-intent-resolution", None, "majority")
+    key = (demo_url, "demo-intent-resolution", "resolution", "majority")
     for _ in range(600):
         if LIVE.has(key):
             break
@@ -182,6 +182,45 @@ def test_the_panels_first_draw_does_not_wait_and_ticks_every_second_until_its_fi
     rerun_until(at, panel_caption("15 ratings"))
     at.run()
     assert drawn[-1] == "_panel" and waits[-1] == panel.WAIT_S
+
+
+def _panel_with_first_field_script() -> None:
+    """The panel after the Agreement page picked the project's first field."""
+    import streamlit as st
+
+    from ui.agreement_panel import FIELD_KEY, agreement_panel
+
+    if st.session_state.get("picked"):
+        st.session_state[FIELD_KEY] = "resolution"
+    agreement_panel("demo-intent-resolution")
+
+
+def test_side_panel_computes_once_for_home_and_the_agreement_pages_first_field(
+    demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Home draws the panel with no field picked (the first one shown) and the Agreement
+    page then picks that first field: the same figures, computed once, not again during
+    the page's first visit."""
+    import ui.agreement_panel as panel
+
+    calls: list[str | None] = []
+    real = panel.panel_summary
+
+    def counting(store, project, field=None, **options):
+        calls.append(field)
+        return real(store, project, field, **options)
+
+    monkeypatch.setattr(panel, "panel_summary", counting)
+    panel.LIVE.clear()
+    at = AppTest.from_function(_panel_with_first_field_script, default_timeout=120).run()
+    rerun_until(at, panel_caption("15 ratings"))
+    at.session_state["picked"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state[panel.FIELD_KEY] == "resolution"
+    assert "15 ratings" in _captions(at)
+    assert panel.UPDATING not in _captions(at)
+    assert calls == ["resolution"]
 
 
 def _hold_after_first(panel, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], threading.Event]:

@@ -17,7 +17,7 @@ import streamlit as st
 
 from annotation_store import Store
 from common.latest import Latest
-from reports.panel import panel_summary
+from reports.panel import panel_fields, panel_summary, shown_field
 from ui.chart_preload import preload_charts
 from ui.context import get_store
 from ui.panel_refresh import mark_slot, refresh_button
@@ -97,8 +97,10 @@ def _summary(
     return panel_summary(store, project, field, reference=reference, inputs=inputs)
 
 
-def _key(url: str, project: str, field: str | None, reference: str) -> tuple:
-    return (url, project, field, reference)
+def _key(store: Store, project: str, field: str | None, reference: str) -> tuple:
+    """The figures' key, with the field the panel shows for ``field``: Home (no field
+    picked yet) and the Agreement page (its first field picked) share one computation."""
+    return (store.url, project, shown_field(panel_fields(store, project), field), reference)
 
 
 def live_summary(
@@ -112,12 +114,12 @@ def live_summary(
     """The panel figures for ``version`` if ready within a short wait (none when
     ``prompt``: a redraw the client asked for right after a submit), else the last ones
     (None before the first) and True: newer ones are being computed in the background."""
-    key = _key(url, project, field, reference)
     store = _store_for(url)  # here: a cached resource is not read from the worker thread
+    key = _key(store, project, field, reference)
     snap = LIVE.get(
         key,
         version,
-        lambda: _summary(store, project, version, field, reference),
+        lambda: _summary(store, project, version, key[2], reference),
         wait=(0.0 if prompt else WAIT_S) if LIVE.has(key) else FIRST_WAIT_S,
     )
     return snap.value, snap.updating
@@ -126,7 +128,7 @@ def live_summary(
 def _picked_key(project_name: str) -> tuple:
     """The figures' key for this session's field and reference."""
     return _key(
-        get_store().url,
+        get_store(),
         project_name,
         st.session_state.get(FIELD_KEY),
         st.session_state.get(REFERENCE_KEY, "majority"),
