@@ -6,13 +6,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from common.heap import give_back_freed_memory
 from common.redact import install_log_redaction
 from common.registry import never_wait_for_plugins
 from ui import app_style
 from ui.agreement_panel import agreement_panel
 from ui.auth import authenticate
-from ui.background import start_background_work
+from ui.background import release_idle_memory, start_background_work
 from ui.context import ENTRY_KEY, PROJECT_KEY, forward_deep_link, get_store, has_role
 from ui.estimates_panel import estimates_panel
 from ui.last_project import last_used, remember_script
@@ -116,6 +115,5 @@ finally:
     # WORKBENCH_JOBS_IN_APP=0); and the Agreement page's libraries load while the user
     # reads the page (a sign-in form starts them too, ui.auth).
     start_background_work()
-    # glibc keeps what the page's computation freed (tens of MB at 10,000 items): hand it
-    # back once the process has grown by 32 MB since the last time (issue #47 point 4).
-    give_back_freed_memory()
+    # the page's cached bootstrap draws compact, and the heap glibc keeps handed back
+    release_idle_memory()

@@ -269,6 +269,17 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
+def compact_cache() -> int:
+    """Keep every cached draw one byte a count, the latest too (a long-lived server between
+    two runs: the next :func:`draws` of it turns it back into the same float64 matrix
+    once). Returns the bytes the cache gave up."""
+    with _CACHE_LOCK:
+        before = sum(d.nbytes for d in _CACHE.values())
+        for key, held in list(_CACHE.items()):
+            _CACHE[key] = _compact(held)
+        return before - sum(d.nbytes for d in _CACHE.values())
+
+
 def group_onehot(codes: np.ndarray, n_groups: int) -> csr_matrix:
     """The (n_groups, n) 0/1 matrix of the items' groups (a sparse product sums them)."""
     from scipy import sparse  # a third of a second to import: only where it is used

@@ -40,3 +40,17 @@ def test_zero_resamples_are_cached_without_chunks() -> None:
         assert len(bootstrap.draws(10, 0)) == 0
     finally:
         bootstrap.clear_cache()
+
+
+def test_between_runs_the_latest_draws_are_compacted_too_and_come_back_the_same() -> None:
+    bootstrap.clear_cache()
+    try:
+        first = bootstrap.draws(3000, 500, 7).matrix_t().copy()
+        assert bootstrap.compact_cache() == 3000 * 500 * 7  # float64 -> one byte a count
+        held = bootstrap._CACHE[(3000, 500, 7)]
+        assert held.chunks[0].dtype == np.uint8
+        assert bootstrap.compact_cache() == 0
+        assert np.array_equal(bootstrap.draws(3000, 500, 7).matrix_t(), first)
+        assert bootstrap._CACHE[(3000, 500, 7)].chunks[0].dtype == np.float64
+    finally:
+        bootstrap.clear_cache()
