@@ -9,7 +9,7 @@ from dataclasses import asdict
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, DateTime, func, insert, select, update
+from sqlalchemy import Connection, DateTime, Select, func, insert, select, update
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from annotation_store.fast_columns import (
@@ -374,24 +374,14 @@ class ResultsMixin(StoreBase):
         raw = RawColumns(self.is_sqlite)
         with self.read() as s:
             pid = self._project_row(s, project).id
-            q = (
-                select(
-                    Item.item_id,
-                    EvaluatorRun.evaluator,
-                    EvaluatorRun.model,
-                    EvaluatorRun.signature_text,
-                    EvaluatorRun.id,
-                    EvaluatorRun.run_index,
-                    EvaluatorRun.source,
-                    EvaluatorResult.status,
-                    raw.text(EvaluatorResult.scores),
-                    EvaluatorResult.error,
-                    EvaluatorResult.cached,
-                )
-                .join(EvaluatorRun, EvaluatorRun.id == EvaluatorResult.run_id)
-                .join(Item, Item.id == EvaluatorResult.item_pk)
-                .where(EvaluatorRun.project_id == pid)
-                .order_by(EvaluatorRun.id, Item.position)
+            q = _results_of(
+                pid,
+                EvaluatorRun.run_index,
+                EvaluatorRun.source,
+                EvaluatorResult.status,
+                raw.text(EvaluatorResult.scores),
+                EvaluatorResult.error,
+                EvaluatorResult.cached,
             )
             if not include_failed:
                 q = q.where(EvaluatorResult.status == "ok")
@@ -457,21 +447,7 @@ class ResultsMixin(StoreBase):
         reads and decodes every result's scores: at 10,000 items most of its time)."""
         with self.read() as s:
             pid = self._project_row(s, project).id
-            rows = RawColumns(self.is_sqlite).fetch(
-                s,
-                select(
-                    Item.item_id,
-                    EvaluatorRun.evaluator,
-                    EvaluatorRun.model,
-                    EvaluatorRun.signature_text,
-                    EvaluatorRun.id,
-                    EvaluatorResult.status,
-                )
-                .join(EvaluatorRun, EvaluatorRun.id == EvaluatorResult.run_id)
-                .join(Item, Item.id == EvaluatorResult.item_pk)
-                .where(EvaluatorRun.project_id == pid)
-                .order_by(EvaluatorRun.id, Item.position),
-            )
+            rows = RawColumns(self.is_sqlite).fetch(s, _results_of(pid, EvaluatorResult.status))
         return pd.DataFrame(rows, columns=STATUS_COLUMNS)
 
     def scores_frame(self, project: str, *, categorical: bool = False) -> pd.DataFrame:
@@ -757,3 +733,22 @@ class ResultsMixin(StoreBase):
             else:
                 row.record = record
                 row.fetched_at = utcnow()
+
+
+def _results_of(project_pk: int, *columns: Any) -> Select[Any]:
+    """Every result of the project as item_id, evaluator, model, signature, run id and then
+    ``columns``, in run and item order."""
+    return (
+        select(
+            Item.item_id,
+            EvaluatorRun.evaluator,
+            EvaluatorRun.model,
+            EvaluatorRun.signature_text,
+            EvaluatorRun.id,
+            *columns,
+        )
+        .join(EvaluatorRun, EvaluatorRun.id == EvaluatorResult.run_id)
+        .join(Item, Item.id == EvaluatorResult.item_pk)
+        .where(EvaluatorRun.project_id == project_pk)
+        .order_by(EvaluatorRun.id, Item.position)
+    )

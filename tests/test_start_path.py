@@ -6,32 +6,13 @@ page mode holds, depends on everything the process did before.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.fresh_python import fresh_python
 
 
 def _child(code: str, env_url: str | None = None) -> dict:
     """Run ``code`` in a fresh interpreter at the tree's root; it prints one JSON line."""
-    env = None
-    if env_url is not None:
-        import os
-
-        env = {**os.environ, "WORKBENCH_DB_URL": env_url, "WORKBENCH_JOBS_IN_APP": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    env = {"WORKBENCH_DB_URL": env_url, "WORKBENCH_JOBS_IN_APP": "1"} if env_url else None
+    return fresh_python(code, env=env, timeout=300)
 
 
 def test_serve_routes_the_first_run_through_app_py_with_the_page_list_shown() -> None:

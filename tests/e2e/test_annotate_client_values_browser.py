@@ -4,6 +4,10 @@ set, an optional question and a conditional one, labelled through the annotation
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import pytest
 
 from accounts import users as accounts
@@ -25,7 +29,9 @@ def _saved(page) -> None:
     page.wait_for_function("() => window.__wbLane && !window.__wbLane.queue.length")
 
 
-def test_value_and_conditional_questions_store_what_was_entered(sqlite_url: str) -> None:
+@contextmanager
+def _labelling(sqlite_url: str) -> Iterator[tuple[Store, Any]]:
+    """ana, an annotator, signed in on the value project's Annotate page at its first item."""
     store = Store(sqlite_url)
     value_project(store)
     accounts.add_user(store, "ana", "annotator", password="ana-password")
@@ -34,6 +40,11 @@ def test_value_and_conditional_questions_store_what_was_entered(sqlite_url: str)
         sign_in(page, "ana", "ana-password")
         open_page(page, app, "annotate?project=rc")
         page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+        yield store, page
+
+
+def test_value_and_conditional_questions_store_what_was_entered(sqlite_url: str) -> None:
+    with _labelling(sqlite_url) as (store, page):
         first = asg.display_order(store, "rc", "ana")[0]
         text = store.item("rc", first).fields["text"]
         # the spans question waits for a "yes"; its text is shown in it, not twice
@@ -122,14 +133,7 @@ def test_value_and_conditional_questions_store_what_was_entered(sqlite_url: str)
 
 
 def test_a_text_answer_emptied_in_the_client_is_cleared_on_the_server(sqlite_url: str) -> None:
-    store = Store(sqlite_url)
-    value_project(store)
-    accounts.add_user(store, "ana", "annotator", password="ana-password")
-    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
-        open_page(page, app)
-        sign_in(page, "ana", "ana-password")
-        open_page(page, app, "annotate?project=rc")
-        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+    with _labelling(sqlite_url) as (store, page):
         first = asg.display_order(store, "rc", "ana")[0]
         box = f"{LANE} [data-fid='answer:comment']"
         page.click(box)
@@ -157,14 +161,7 @@ def test_a_key_after_a_box_answers_the_question_the_keyboard_is_on(sqlite_url: s
     """Keys typed in a box are its text; once the keyboard has left the box (Tab to the
     next question, or out of every question) a choice key answers the question on screen,
     not the box's. A text saved, emptied and submitted at once is cleared, not kept."""
-    store = Store(sqlite_url)
-    value_project(store)
-    accounts.add_user(store, "ana", "annotator", password="ana-password")
-    with running_app(sqlite_url, LOCAL_AUTH) as app, browser_page() as page:
-        open_page(page, app)
-        sign_in(page, "ana", "ana-password")
-        open_page(page, app, "annotate?project=rc")
-        page.wait_for_selector(f"{LANE} h4:has-text('item 1')")
+    with _labelling(sqlite_url) as (store, page):
         first, second = asg.display_order(store, "rc", "ana")[:2]
         page.keyboard.press("n")
         topics = f"{LANE} [data-target=topics]"

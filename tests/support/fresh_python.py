@@ -5,6 +5,7 @@ own imports."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,15 +15,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def fresh_python(code: str) -> Any:
-    """``python -c CODE`` (dedented) in the repository root; its last line of output,
-    parsed as JSON. Fails the test if the snippet fails."""
+def fresh_python(code: str, env: dict[str, str] | None = None, timeout: float = 120) -> Any:
+    """``python -c CODE`` (dedented) in the repository root, with ``env`` added to this
+    process's environment; its last line of output, parsed as JSON. Fails the test if the
+    snippet fails."""
     out = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         cwd=ROOT,
+        env={**os.environ, **env} if env else None,
         capture_output=True,
         text=True,
         check=True,
-        timeout=120,
+        timeout=timeout,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
