@@ -139,15 +139,18 @@ def test_the_draw_cache_keeps_a_bounded_number_of_bytes(monkeypatch: pytest.Monk
     import agreement.bootstrap as bootstrap
 
     clear_cache()
-    # room for two 100 x 100 matrices (80,000 bytes each), not three
-    monkeypatch.setattr(bootstrap, "CACHE_BYTES", 200_000)
-    first = draw_counts_t(100, 100, 1)
-    second = draw_counts_t(100, 100, 2)
-    assert draw_counts_t(100, 100, 1) is first  # kept, and now the most recently used
+    # the latest 100 x 100 matrix as float64 (80,000 bytes) and one older one a byte a
+    # count (10,000 bytes) fit, a third does not
+    monkeypatch.setattr(bootstrap, "CACHE_BYTES", 95_000)
+    first = draw_counts_t(100, 100, 1).copy()
+    second = draw_counts_t(100, 100, 2).copy()
+    # kept, the same counts, and now the most recently used
+    np.testing.assert_array_equal(draw_counts_t(100, 100, 1), first)
+    assert list(bootstrap._CACHE) == [(100, 100, 2), (100, 100, 1)]
     draw_counts_t(100, 100, 3)  # drops seed 2, the least recently used
     assert list(bootstrap._CACHE) == [(100, 100, 1), (100, 100, 3)]
-    assert draw_counts_t(100, 100, 2) is not second  # drawn again, the same counts
-    np.testing.assert_array_equal(draw_counts_t(100, 100, 2), second)
+    assert sum(d.nbytes for d in bootstrap._CACHE.values()) <= 95_000
+    np.testing.assert_array_equal(draw_counts_t(100, 100, 2), second)  # drawn again
     # a matrix larger than the bound is still kept alone (the newest always is)
     big = draw_counts_t(300, 100, 4)
     assert list(bootstrap._CACHE) == [(300, 100, 4)] and draw_counts_t(300, 100, 4) is big
