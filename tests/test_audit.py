@@ -139,13 +139,10 @@ def test_audit_table_compares_evaluator_with_people_and_sorts_by_disagreement(st
     assert list(table.frame["item_id"]) == ["i1", "i2", "i0", "i3"]
 
 
-def test_a_failed_result_names_the_row(store: Store) -> None:
-    _intent_project(store)
-    results = pd.DataFrame(
-        [{"item_id": "i3", "evaluator": "bifact", "model": "m", "status": "failed"}]
-    )
+def _intent_table(store: Store, results: pd.DataFrame):
+    """The audit table of the intent-match project "im" on F1, with ``results``' statuses."""
     info = store.project("im")
-    table = build_audit_table(
+    return build_audit_table(
         INTENT,
         info.settings,
         store.items("im"),
@@ -154,6 +151,14 @@ def test_a_failed_result_names_the_row(store: Store) -> None:
         results,
         "f1",
     )
+
+
+def test_a_failed_result_names_the_row(store: Store) -> None:
+    _intent_project(store)
+    results = pd.DataFrame(
+        [{"item_id": "i3", "evaluator": "bifact", "model": "m", "status": "failed"}]
+    )
+    table = _intent_table(store, results)
     row = table.frame.set_index("item_id").loc["i3"]
     assert row["category"] == EVAL_FAILED
     assert row["failed"] == "bifact"
@@ -416,18 +421,6 @@ def test_the_status_frame_is_the_results_without_their_scores(store: Store) -> N
     assert list(status.columns) == STATUS_COLUMNS
     pd.testing.assert_frame_equal(status, full[STATUS_COLUMNS])
     assert sorted(status.loc[status["status"] == "failed", "item_id"]) == ["i3"]
-    info = store.project("im")
-    tables = [
-        build_audit_table(
-            INTENT,
-            info.settings,
-            store.items("im"),
-            store.annotations_frame("im"),
-            store.scores_frame("im"),
-            results,
-            "f1",
-        ).frame
-        for results in (status, full)
-    ]
+    tables = [_intent_table(store, results).frame for results in (status, full)]
     pd.testing.assert_frame_equal(tables[0], tables[1])
     assert "bifact" in tables[0].set_index("item_id").loc["i3", "failed"]
