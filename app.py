@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from common import run_gate
 from common.redact import install_log_redaction
 from common.registry import never_wait_for_plugins
 from ui import app_style
@@ -99,21 +100,25 @@ panel_slot = (
     if st.session_state.get(PROJECT_KEY) and has_role("admin", "reviewer")
     else None
 )
-try:
-    page.run()
-finally:
-    if panel_slot is not None:
-        with panel_slot:
-            live = page.url_path == "annotate"  # where labels arrive: tick every second
-            agreement_panel(st.session_state[PROJECT_KEY], live=live)
-            estimates_panel(st.session_state[PROJECT_KEY], live=live)
-    # last in the sidebar: a script's element keeps a small gap, at the end it moves nothing
-    fold_sidebar_when_narrow(remember_script(st.session_state.get(PROJECT_KEY)))
-    # Once the page is drawn (on 2 cores an earlier start slowed the first page down,
-    # issue #47): the process's job worker starts with the first session, so jobs queued
-    # before a restart go on without anyone opening the Evaluate page (off with
-    # WORKBENCH_JOBS_IN_APP=0); and the Agreement page's libraries load while the user
-    # reads the page (a sign-in form starts them too, ui.auth).
-    start_background_work()
-    # the page's cached bootstrap draws compact, and the heap glibc keeps handed back
-    release_idle_memory()
+# Background work (the panels' figures, the warm-ups, the job worker) waits until this
+# page is drawn (common.run_gate).
+with run_gate.page_run():
+    try:
+        page.run()
+    finally:
+        if panel_slot is not None:
+            with panel_slot:
+                live = page.url_path == "annotate"  # where labels arrive: tick every second
+                agreement_panel(st.session_state[PROJECT_KEY], live=live)
+                estimates_panel(st.session_state[PROJECT_KEY], live=live)
+        # last in the sidebar: a script's element keeps a small gap, at the end it moves nothing
+        fold_sidebar_when_narrow(remember_script(st.session_state.get(PROJECT_KEY)))
+        # Once the page is drawn (on 2 cores an earlier start slowed the first page down,
+        # issue #47): the process's job worker starts with the first session, so jobs queued
+        # before a restart go on without anyone opening the Evaluate page (off with
+        # WORKBENCH_JOBS_IN_APP=0); the Agreement page's libraries load while the user
+        # reads the page (a sign-in form starts them too, ui.auth); and for those who see
+        # the analysis pages, the project's bootstrap resamples are drawn.
+        start_background_work(st.session_state[PROJECT_KEY] if panel_slot is not None else None)
+        # the page's cached bootstrap draws compact, and the heap glibc keeps handed back
+        release_idle_memory()

@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from accounts.session_limits import ABSOLUTE, IDLE, RENEW_EVERY, ROTATE_GRACE
 from annotation_store.models import Annotator, AuthSession, utcnow
 from annotation_store.records import AnnotatorInfo
 from annotation_store.store import Store
 from annotation_store.store_projects import StoreError, annotator_info
-
-IDLE = timedelta(hours=1)
-ABSOLUTE = timedelta(hours=8)
-ROTATE_GRACE = timedelta(minutes=2)
-RENEW_EVERY = timedelta(minutes=1)  # a run writes the renewal at most this often
 
 
 def _digest(token: str) -> str:

@@ -269,6 +269,18 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
+def prefetch(n: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> bool:
+    """Draw and cache the resamples of ``n`` items ahead of the page that will need them
+    (a project's first analysis page at 10,000 items: about 0.5 s of its first visit),
+    kept one byte a count until then; False when they were cached already."""
+    with _CACHE_LOCK:
+        if (n, n_resamples, seed) in _CACHE:
+            return False
+    draws(n, n_resamples, seed)
+    compact_cache()
+    return True
+
+
 def compact_cache() -> int:
     """Keep every cached draw one byte a count, the latest too (a long-lived server between
     two runs: the next :func:`draws` of it turns it back into the same float64 matrix

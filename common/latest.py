@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import partial
 from typing import Generic, TypeVar
 
 from common.heap import give_back_freed_memory
@@ -30,10 +31,15 @@ class Snapshot(Generic[T]):
 
 
 class Latest(Generic[T]):
-    """Keeps the newest value of up to ``max_keys`` keys (least recently asked dropped)."""
+    """Keeps the newest value of up to ``max_keys`` keys (least recently asked dropped);
+    ``submit`` runs a computation off the request path (default: a thread of its own; the
+    panels hand theirs to the background lane, ``common.run_gate.in_background``)."""
 
-    def __init__(self, max_keys: int = 64) -> None:
+    def __init__(
+        self, max_keys: int = 64, submit: Callable[[Callable[[], None]], object] | None = None
+    ) -> None:
         self._max_keys = max_keys
+        self._submit = submit or _own_thread
         self._lock = threading.Lock()
         self._values: OrderedDict[Hashable, tuple[str, T]] = OrderedDict()
         self._errors: dict[Hashable, tuple[str, BaseException]] = {}
@@ -50,12 +56,7 @@ class Latest(Generic[T]):
             if done is None and not self._is_current(key, version):
                 done = threading.Event()
                 self._running[key] = done
-                threading.Thread(
-                    target=self._run,
-                    args=(key, version, compute, done),
-                    name="workbench-latest",
-                    daemon=True,
-                ).start()
+                self._submit(partial(self._run, key, version, compute, done))
         if done is not None and wait > 0:
             done.wait(wait)
         with self._lock:
@@ -104,3 +105,7 @@ class Latest(Generic[T]):
                 self._running.pop(key, None)
             done.set()
             give_back_freed_memory()  # the computation's temporaries, off the request path
+
+
+def _own_thread(work: Callable[[], None]) -> None:
+    threading.Thread(target=work, name="workbench-latest", daemon=True).start()

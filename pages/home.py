@@ -60,7 +60,7 @@ if has_role("admin", "reviewer"):
         "kind": "kind",
         "items": "items",
         "annotators": "annotators",
-        # short headers (what they count is their help): the table fits 1440 px whole
+        # short headers (what they count is in the caption below the table)
         "submitted_labels": "answers",
         "draft_labels": "drafts",
         "evaluator_results": "evaluator results",
@@ -100,31 +100,18 @@ if "annotators" in columns:
     )
     table.insert(5, "submissions", [p["submitted"] for p in progress])
 st.subheader("Projects")
-st.dataframe(
-    table,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "complete items": st.column_config.TextColumn(
-            help="Items with k submissions (the project's k), of the items to label (as "
-            "on Progress); a study's gold items are checks, counted apart"
-        ),
-        "submissions": st.column_config.NumberColumn(
-            help="One per annotator per submitted item (as on Progress)"
-        ),
-        "answers": st.column_config.NumberColumn(
-            help="Submitted label fields: one per question an annotator answered"
-        ),
-        "drafts": st.column_config.NumberColumn(
-            help="Label fields saved as drafts, not submitted yet"
-        ),
-    },
-)
+# A static table: a fresh browser loads no data-grid code for it (Home is the first page
+# drawn, issue #47), and at any width its headers wrap instead of being cut.
+st.table(table, hide_index=True, border="horizontal")
 
 if "annotators" in columns:
+    # The same words and figures as Progress.
     st.caption(
         "An item is **complete** once k people (the project's k) submitted it; when you "
-        "are one of the k, your own submission counts too."
+        "are one of the k, your own submission counts too. A study's gold items are "
+        "checks, counted apart. **Submissions**: one per annotator per submitted item. "
+        "**Answers**: submitted label fields, one per question answered. **Drafts**: "
+        "label fields saved but not submitted yet."
     )
 
 with st.expander("Where to start: what each page is for", expanded=not has_role("annotator")):

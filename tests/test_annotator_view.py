@@ -44,7 +44,7 @@ def test_an_annotators_home_lists_only_their_projects_and_counts(
 ) -> None:
     _projects(store)
     at = open_app(monkeypatch, store.url, user=store.annotator("rita"))
-    table = at.main.dataframe[0].value
+    table = at.main.table[0].value
     assert list(table.columns) == [
         "project",
         "kind",
@@ -65,5 +65,5 @@ def test_an_annotator_without_work_gets_a_hint_not_the_project_table(
     _projects(store)
     store.ensure_annotator("newbie")
     at = open_app(monkeypatch, store.url, user=store.annotator("newbie"))
-    assert len(at.main.dataframe) == 0
+    assert len(at.main.table) == 0
     assert at.info[0].value.startswith("You have no items or labels yet.")

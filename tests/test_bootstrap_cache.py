@@ -54,3 +54,18 @@ def test_between_runs_the_latest_draws_are_compacted_too_and_come_back_the_same(
         assert bootstrap._CACHE[(3000, 500, 7)].chunks[0].dtype == np.float64
     finally:
         bootstrap.clear_cache()
+
+
+def test_prefetch_draws_once_and_keeps_them_one_byte_a_count() -> None:
+    """The server draws a project's resamples ahead of its first analysis page; the page
+    then gets the same draws as if it had drawn them itself."""
+    from agreement import bootstrap
+
+    n = 1237  # a size no other test draws
+    assert bootstrap.prefetch(n, 50, seed=5) is True
+    held = bootstrap._CACHE[(n, 50, 5)]
+    assert held.chunks[0].dtype == np.uint8  # compact until a page asks
+    assert bootstrap.prefetch(n, 50, seed=5) is False  # already there: nothing drawn
+    fresh = np.random.default_rng(5).integers(0, n, size=(50, n))
+    expected = np.stack([np.bincount(row, minlength=n) for row in fresh]).T
+    np.testing.assert_array_equal(bootstrap.draws(n, 50, seed=5).chunks[0], expected)

@@ -135,7 +135,7 @@ def test_progress_shows_the_demo_study_on_first_start(
     assert metrics["Items complete (k reached)"] == "18 / 294"
     assert metrics["Items complete"] == "18 / 294"
     home = open_app(monkeypatch, demo_store.url, page="pages/home.py")
-    table = home.dataframe[0].value.set_index("project")
+    table = home.table[0].value.set_index("project")
     # Home counts the same 294 items to label, with the 6 gold checks apart
     assert table.loc[JUDGE_STUDY, "items"] == 300
     assert table.loc[JUDGE_STUDY, "complete items"] == "18 / 294 (+6 gold)"

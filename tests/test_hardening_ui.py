@@ -137,7 +137,7 @@ def test_home_and_progress_count_the_same_submitted_items(store: Store, monkeypa
     from studies import assignments as asg
 
     at = open_app(monkeypatch, store.url, page="pages/home.py")
-    table = at.dataframe[0].value.set_index("project")
+    table = at.table[0].value.set_index("project")
     for name in table.index:
         row = asg.project_progress(store, name)
         assert table.loc[name, "submissions"] == row["submitted"]

@@ -123,7 +123,7 @@ def test_home_lists_every_project_with_its_kind_and_counts(
     _two_projects(store)
     at = assert_ok(_app(monkeypatch, store).run())
     assert [t.value for t in at.main.title] == ["Metric-audit workbench"]
-    frames = at.main.dataframe
+    frames = at.main.table
     assert len(frames) == 1
     table = frames[0].value
     assert list(table.columns) == HOME_COLUMNS
@@ -172,7 +172,7 @@ def test_home_counts_progress_once_per_data_version(
     )
     assert_ok(at.run())
     assert sorted(calls) == ["alpha", "alpha", "beta"]
-    row = at.main.dataframe[0].value.set_index("project").loc["alpha"]
+    row = at.main.table[0].value.set_index("project").loc["alpha"]
     assert (row["complete items"], row["submissions"]) == ("0 / 3", 4)
 
 
@@ -180,7 +180,7 @@ def test_home_without_projects_says_so_and_shows_no_table(
     monkeypatch: pytest.MonkeyPatch, store: Store
 ) -> None:
     at = assert_ok(_app(monkeypatch, store).run())
-    assert len(at.main.dataframe) == 0
+    assert len(at.main.table) == 0
     assert len(at.info) == 1 and at.info[0].value.startswith("No projects yet.")
 
 
@@ -199,7 +199,7 @@ def test_oidc_logged_out_shows_only_the_sign_in_button(
     # as"), no Home page; the picker never ran, so no project is chosen either.
     assert len(at.sidebar.children) == 0
     assert len(at.selectbox) == 0
-    assert len(at.title) == 0 and len(at.dataframe) == 0
+    assert len(at.title) == 0 and len(at.table) == 0
     assert "project" not in at.session_state
     assert [m.value for m in at.main.markdown] == [
         "### Metric-audit workbench",
@@ -224,7 +224,7 @@ def test_oidc_registered_email_signs_in_as_that_user(
     # The app itself runs: project picker and the Home table.
     assert at.sidebar.selectbox(key="_project_picker").value == "alpha"
     assert [t.value for t in at.main.title] == ["Metric-audit workbench"]
-    assert at.main.dataframe[0].value["project"].tolist() == ["alpha", "beta"]
+    assert at.main.table[0].value["project"].tolist() == ["alpha", "beta"]
 
     # Signing out clears the app's user and logs out of the provider. AppTest reruns the
     # page the session was on (Home), which must now refuse; the browser goes back to the
@@ -233,7 +233,7 @@ def test_oidc_registered_email_signs_in_as_that_user(
     assert at.user == {"is_logged_in": False}
     assert "user" not in at.session_state
     assert [e.value for e in at.error] == ["Not signed in."]
-    assert len(at.dataframe) == 0 and len(at.title) == 0
+    assert len(at.table) == 0 and len(at.title) == 0
     assert_ok(at.switch_page("app.py").run())
     assert [b.label for b in at.button] == ["Sign in"]
     assert len(at.sidebar.children) == 0
@@ -254,7 +254,7 @@ def test_oidc_unregistered_email_is_warned_and_stopped(
     # The run stopped: no sidebar, no picker, no Home page.
     assert len(at.sidebar.children) == 0
     assert len(at.selectbox) == 0
-    assert len(at.title) == 0 and len(at.dataframe) == 0
+    assert len(at.title) == 0 and len(at.table) == 0
 
     assert_ok(at.button[0].click().run())
     assert at.user == {"is_logged_in": False}
@@ -285,12 +285,12 @@ def test_home_opened_directly_while_signed_out_shows_no_projects(
     fresh.user = _provider_user()
     assert_ok(fresh.switch_page("pages/home.py").run())
     assert [b.label for b in fresh.button] == ["Sign in"]
-    assert len(fresh.dataframe) == 0 and len(fresh.title) == 0
+    assert len(fresh.table) == 0 and len(fresh.title) == 0
     # A session at the sign-in screen going to Home (the pages-folder sidebar): refused.
     at = _oidc(monkeypatch, store)
     assert_ok(at.switch_page("pages/home.py").run())
     assert [e.value for e in at.error] == ["Not signed in."]
-    assert len(at.dataframe) == 0 and len(at.title) == 0
+    assert len(at.table) == 0 and len(at.title) == 0
     assert "user" not in at.session_state
 
 

@@ -262,8 +262,7 @@ def test_opening_the_app_starts_the_worker_for_jobs_queued_before_a_restart(
     try:
         assert _wait_status(store, job_id, "done", 30) == "done"
     finally:
-        jobs_view._worker_for(store.url, store).stop()
-        jobs_view._worker_for.clear()
+        jobs_view.stop_workers()
 
 
 def test_jobs_in_app_off_leaves_jobs_to_cli_workers(

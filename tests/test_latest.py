@@ -71,3 +71,21 @@ def test_values_are_kept_for_at_most_max_keys_keys() -> None:
         assert latest.get(key, "v", lambda i=i: i, wait=5).value == i
     assert not latest.has("a")
     assert latest.has("b") and latest.has("c")
+
+
+def test_computations_run_where_submit_puts_them() -> None:
+    """The panels pass ``common.run_gate.in_background``: their figures are computed in
+    the background lane, once the page being drawn has the process to itself."""
+    from common import run_gate
+
+    names: list[str] = []
+    latest: Latest[str] = Latest(submit=run_gate.in_background)
+
+    def compute() -> str:
+        names.append(threading.current_thread().name)
+        return "figures"
+
+    assert latest.get("p", "v1", compute, wait=30).value == "figures"
+    assert names == [run_gate.LANE_THREAD]
+    assert Latest().get("p", "v1", compute, wait=30).value == "figures"
+    assert names[-1] == "workbench-latest"  # by default, a thread of its own

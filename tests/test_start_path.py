@@ -57,7 +57,7 @@ def test_homes_first_run_does_not_rerun_and_leaves_the_heavy_libraries_for_later
             pass
         else:
             start = ui.background.start_background_work
-            ui.background.start_background_work = lambda: (page_drawn.append(1), start())
+            ui.background.start_background_work = lambda *a: (page_drawn.append(1), start(*a))
 
         class Recorder:
             def find_spec(self, name, path=None, target=None):
@@ -66,7 +66,7 @@ def test_homes_first_run_does_not_rerun_and_leaves_the_heavy_libraries_for_later
                     seen[name] = thread
                 if name == "accounts.own_projects":  # Home's first import
                     from common import warmup
-                    seen["warm-up started at Home"] = warmup._thread is not None
+                    seen["warm-up started at Home"] = warmup._agreement is not None
                 return None
 
         sys.meta_path.insert(0, Recorder())
@@ -105,3 +105,40 @@ def test_plugin_warnings_without_plugins_import_no_built_in_evaluator() -> None:
         """
     )
     assert out == {"installed": False, "warnings": [], "lexical": False}
+
+
+def test_the_server_answers_before_the_first_page_loads_and_then_warms_it_up() -> None:
+    """serve.py leaves the store, pandas and the fast lane's handlers to the first page's
+    warm-up, which its lifespan starts when the server comes up (issue #47 point 4)."""
+    out = _child(
+        """
+        import asyncio, json, sys
+        import serve
+        heavy = ("pandas", "sqlalchemy", "annotation_store.store", "annotating.actions")
+        before = [m for m in heavy if m in sys.modules]
+
+        async def up():
+            async with serve.app._user_lifespan(serve.app):
+                pass
+
+        asyncio.run(up())
+        from common import warmup
+        thread = warmup._threads["workbench-first-page"]
+        thread.join(120)
+        print(json.dumps({
+            "imported by serve.py": before,
+            "after the warm-up": [m for m in heavy if m in sys.modules],
+            "models mapped": sys.modules["annotation_store.models"]._registry is not None,
+        }))
+        """
+    )
+    assert out == {
+        "imported by serve.py": [],
+        "after the warm-up": [
+            "pandas",
+            "sqlalchemy",
+            "annotation_store.store",
+            "annotating.actions",
+        ],
+        "models mapped": True,
+    }

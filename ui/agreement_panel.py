@@ -17,6 +17,7 @@ import streamlit as st
 
 from annotation_store import Store
 from common.latest import Latest
+from common.run_gate import in_background
 from reports.panel import panel_fields, panel_summary, shown_field
 from ui.chart_preload import preload_charts
 from ui.context import get_store
@@ -36,7 +37,7 @@ WAIT_S = 0.3
 #: statistics stack to load, issue #47).
 FIRST_WAIT_S = 0.0
 #: The newest figures per (url, project, field, reference), shared by every session.
-LIVE: Latest[dict[str, Any]] = Latest(max_keys=64)
+LIVE: Latest[dict[str, Any]] = Latest(max_keys=64, submit=in_background)
 UPDATING = ":gray[:material/sync: updating with the newest labels…]"
 
 

@@ -79,7 +79,8 @@ def authenticate(store: Store) -> AnnotatorInfo:
 
 def _single_user(store: Store) -> AnnotatorInfo:
     """Single-user mode: you are ``admin`` (even if an import created it as annotator)."""
-    user = store.ensure_annotator("admin", role="admin")
+    # a read on every run; the write (a database lock) only the first time
+    user = store.annotator("admin") or store.ensure_annotator("admin", role="admin")
     if user.external:  # imported labels by "admin": that rater is the one account
         return accounts.add_user(store, "admin", "admin")
     return user if user.role == "admin" else store.set_role("admin", "admin")

@@ -16,6 +16,7 @@ import streamlit as st
 
 from annotation_store import Store
 from common.latest import Latest
+from common.run_gate import in_background
 from estimates.table import EstimateTable
 from ui.context import get_store
 from ui.panel_refresh import mark_slot, refresh_button
@@ -31,7 +32,7 @@ WAIT_S = 0.3
 #: The first draw does not wait: it ticks every second until the estimates are there.
 FIRST_WAIT_S = 0.0
 #: (field, judge, table) per (url, project, picked field, picked judge); None: no judge.
-LIVE: Latest[tuple[str, str, EstimateTable] | None] = Latest(max_keys=64)
+LIVE: Latest[tuple[str, str, EstimateTable] | None] = Latest(max_keys=64, submit=in_background)
 UPDATING = ":gray[:material/sync: updating with the newest labels…]"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from accounts.sign_in_sessions import IDLE
+from accounts.session_limits import IDLE
 from common.config import get_setting
 
 COOKIE = "workbench_session"

@@ -25,19 +25,27 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from annotating import actions
-from annotating.actions import ActionRefused
-from annotation_store import AnnotatorInfo, ProjectInfo, StoreError
-from ui.annotation import fast_lane, practice
-from ui.annotation.fast_lane import LANES, Lane, LaneError
+from common.lazy import LazyModule
 from ui.session_routes import refused_request
+
+if TYPE_CHECKING:
+    from annotation_store import AnnotatorInfo, ProjectInfo
+    from ui.annotation.fast_lane import Lane
+
+# The lane's modules (the store, the domain actions, pandas: about 0.8 s of CPU) load with
+# the first request, in the thread that serves it, or earlier in the server's warm-up
+# (``common.warmup``), not when serve.py is imported: the server answers that much sooner.
+actions: Any = LazyModule("annotating.actions")
+fast_lane: Any = LazyModule("ui.annotation.fast_lane")
+practice: Any = LazyModule("ui.annotation.practice")
+store_module: Any = LazyModule("annotation_store")
 
 NEXT_ROUTE = "/api/annotate/next"
 LABEL_ROUTE = "/api/annotate/label"
@@ -58,7 +66,7 @@ def _next(
 ) -> dict[str, Any]:
     try:
         fast_lane.study_gate(lane.store, project, user)
-    except LaneError:
+    except fast_lane.LaneError:
         return {"item": None}  # the end of the lane: the page shows the study's next stage
     return {"item": fast_lane.lane_next(lane, project, user, after, pending)}
 
@@ -69,7 +77,7 @@ def _seconds(body: dict[str, Any], key: str) -> float | None:
     if value is None:
         return None
     if type(value) not in (int, float) or not 0 <= value <= MAX_SECONDS:
-        raise LaneError(f"{key} must be a number of seconds from 0 to {MAX_SECONDS}", 400)
+        raise fast_lane.LaneError(f"{key} must be a number of seconds from 0 to {MAX_SECONDS}", 400)
     return float(value)
 
 
@@ -80,7 +88,7 @@ def _label(
     view = fast_lane.open_view(lane, project, user, str(body.get("item", "")))
     chosen = body.get("chosen") or {}
     if not isinstance(chosen, dict):
-        raise LaneError("malformed request", 400)
+        raise fast_lane.LaneError("malformed request", 400)
     if body.get("submit", True) is False:
         ctx = fast_lane.choose(view, chosen)
         return {
@@ -118,18 +126,18 @@ async def _body(request: Request) -> dict[str, Any]:
     ``NaN`` and ``Infinity`` are refused."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
-        raise LaneError(f"request body over {MAX_BODY} bytes", 413)
+        raise fast_lane.LaneError(f"request body over {MAX_BODY} bytes", 413)
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > MAX_BODY:
-            raise LaneError(f"request body over {MAX_BODY} bytes", 413)
+            raise fast_lane.LaneError(f"request body over {MAX_BODY} bytes", 413)
     try:
         body = json.loads(raw, parse_constant=_refuse_constant)
     except ValueError:  # bad JSON, a number too long to read, NaN / Infinity
         body = None
     if not isinstance(body, dict):
-        raise LaneError("malformed request", 400)
+        raise fast_lane.LaneError("malformed request", 400)
     return body
 
 
@@ -137,7 +145,7 @@ def serve(token: str | None, work: Any, *args: Any) -> Any:
     """``work(lane, user, project, *args)`` once the lane of ``token`` and the sign-in
     behind it pass (``Lanes.enter``), the whole request on one database connection
     (``Store.one_connection``)."""
-    return LANES.get(token).store.one_connection(_entered, token, work, *args)
+    return fast_lane.LANES.get(token).store.one_connection(_entered, token, work, *args)
 
 
 def _the_lane(lane: Any, _user: Any, _project: Any) -> Any:
@@ -145,7 +153,7 @@ def _the_lane(lane: Any, _user: Any, _project: Any) -> Any:
 
 
 def _entered(token: str | None, work: Any, *args: Any) -> Any:
-    lane, user, project = LANES.enter(token)
+    lane, user, project = fast_lane.LANES.enter(token)
     return work(lane, user, project, *args)
 
 
@@ -164,14 +172,17 @@ async def _answer(request: Request, work: Any, *args: Any, saves: bool = False) 
             # checkout of its own: no connection is held while the body arrives); the work
             # checks them again on its own connection, so a sign-out in between still wins.
             lane = await run_in_threadpool(serve, token, _the_lane)
-            LANES.take_save(lane)
+            fast_lane.LANES.take_save(lane)
             args = (*args, await _body(request))
         return JSONResponse(await run_in_threadpool(serve, token, work, *args))
-    except ActionRefused as exc:  # the lane's refusals and the domain actions' alike
+    except actions.ActionRefused as exc:  # the lane's refusals and the domain actions' alike
         retry = getattr(exc, "retry_after", None)
         wait = {"Retry-After": str(retry)} if retry else None
         return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=wait)
-    except (StoreError, ValueError) as exc:  # refused by the store: say why, no retry helps
+    except (
+        store_module.StoreError,
+        ValueError,
+    ) as exc:  # refused by the store: say why, no retry helps
         return JSONResponse({"error": str(exc)}, status_code=409)
 
 

@@ -8,6 +8,7 @@ last one has finished.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -38,9 +39,26 @@ STATE_BADGES = {
 }
 
 
-@st.cache_resource(show_spinner=False)
-def _worker_for(url: str, _store: Store) -> Worker:
-    return Worker(_store, max_workers=2).start()
+_workers: dict[str, Worker] = {}
+_workers_lock = threading.Lock()
+
+
+def worker_for(store: Store) -> Worker:
+    """The process's job worker for ``store``'s database, started on first use (from a
+    page's script or the background thread that starts it, ``ui.background``)."""
+    with _workers_lock:
+        worker = _workers.get(store.url)
+        if worker is None:
+            worker = _workers[store.url] = Worker(store, max_workers=2).start()
+        return worker
+
+
+def stop_workers() -> None:
+    """Stop and forget the process's workers (tests)."""
+    with _workers_lock:
+        for worker in _workers.values():
+            worker.stop()
+        _workers.clear()
 
 
 def in_app_worker_enabled() -> bool:
@@ -55,8 +73,7 @@ def get_worker() -> Worker | None:
     started on first use; None when in-app execution is switched off."""
     if not in_app_worker_enabled():
         return None
-    store = get_store()
-    return _worker_for(store.url, store)
+    return worker_for(get_store())
 
 
 def progress_text(p: dict[str, Any]) -> str:
