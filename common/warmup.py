@@ -1,14 +1,16 @@
 """Import what pages need in the background, once a process, before a page asks for it.
 
-Two warm-ups, each one daemon thread per process:
+Two warm-ups, each once per process:
 
-- **The first page** (:func:`warm_up_first_page`): serve.py starts it when the server is
-  up, so the modules app.py and Home import (the store, pandas, the fast lane's handlers:
-  about 1 s of CPU on a 2-core machine) load while the browser fetches Streamlit's
-  frontend, instead of after it connected (issue #47 point 4).
-- **The Agreement page** (:func:`warm_up`): the statistics stack (SciPy, plotly's figure
-  factories: about 3 s on a 2-core machine), started once a page is drawn or while the
-  user signs in, so that page's first visit only computes.
+- **The first page** (:func:`warm_up_first_page`, a daemon thread of its own): serve.py
+  starts it when the server is up, so the modules app.py and Home import (the store,
+  pandas, the fast lane's handlers: about 0.8 s of CPU on a 2-core machine) load while
+  the browser fetches Streamlit's frontend, instead of after it connected (issue #47
+  point 4).
+- **The analysis pages** (:func:`warm_up`, in the background lane of
+  ``common.run_gate``): the statistics stack (SciPy, plotly's figure factories: about 3 s
+  on a 2-core machine), once a page is drawn or while the user signs in, so the
+  Agreement and Alignment pages' first visits only compute.
 
 Python's import lock makes a page that needs a module meanwhile wait for the one import
 already under way, never import it twice.
@@ -51,7 +53,7 @@ FIRST_PAGE_PAUSE_S = 0.2
 ROOT = Path(__file__).resolve().parents[1]
 
 _lock = threading.Lock()
-_threads: dict[str, threading.Thread] = {}
+_first_page: threading.Thread | None = None
 _agreement: Future[None] | None = None
 
 
@@ -92,23 +94,6 @@ def _import_all(
                 getattr(module, function)()
         except Exception:  # a missing optional library shows where it is used, not here
             logging.getLogger(__name__).debug("warm-up could not do %s", name, exc_info=True)
-
-
-def _start_once(
-    name: str,
-    modules: tuple[str, ...],
-    pause: Callable[[], object] | None = None,
-    calls: tuple[str, ...] = (),
-) -> threading.Thread:
-    with _lock:
-        thread = _threads.get(name)
-        if thread is None:
-            thread = threading.Thread(
-                target=_import_all, args=(modules, pause, calls), name=name, daemon=True
-            )
-            _threads[name] = thread
-            thread.start()
-        return thread
 
 
 def warm_up(modules: tuple[str, ...] = MODULES + LIBRARIES) -> Future[None]:
@@ -153,12 +138,17 @@ def first_page_modules() -> tuple[str, ...]:
 def warm_up_first_page() -> threading.Thread:
     """Start the first page's background imports and calls once per process (serve.py,
     when the server starts); returns the thread."""
-    return _start_once(
-        "workbench-first-page",
-        first_page_modules(),
-        pause=_between_requests,
-        calls=FIRST_PAGE_CALLS,
-    )
+    global _first_page
+    with _lock:
+        if _first_page is None:
+            _first_page = threading.Thread(
+                target=_import_all,
+                args=(first_page_modules(), _between_requests, FIRST_PAGE_CALLS),
+                name="workbench-first-page",
+                daemon=True,
+            )
+            _first_page.start()
+        return _first_page
 
 
 def _between_requests() -> None:

@@ -123,7 +123,7 @@ def test_the_server_answers_before_the_first_page_loads_and_then_warms_it_up() -
 
         asyncio.run(up())
         from common import warmup
-        thread = warmup._threads["workbench-first-page"]
+        thread = warmup.warm_up_first_page()  # the one the server started
         thread.join(120)
         print(json.dumps({
             "imported by serve.py": before,
