@@ -19,10 +19,9 @@ JOBS_VIEW = own_module("ui.audit.jobs_view")
 
 def _start_worker(store: Store) -> None:
     try:
-        from ui.audit.jobs_view import in_app_worker_enabled, worker_for
+        from ui.audit.jobs_view import start_worker
 
-        if in_app_worker_enabled():
-            worker_for(store)
+        start_worker(store)
     except Exception:  # the Evaluate page starts it again and shows what went wrong
         logging.getLogger(__name__).exception("the job worker did not start")
 

@@ -8,15 +8,13 @@ not counted: a page's socket stays open as long as the page.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from starlette.middleware import Middleware
 
 from common import run_gate
+from ui.frame_guard import ASGIApp, Message, Scope
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
@@ -24,7 +22,7 @@ Send = Callable[[Message], Awaitable[None]]
 class RequestActivity:
     """Pure ASGI middleware: each HTTP request counts from its start to its last byte."""
 
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

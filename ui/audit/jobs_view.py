@@ -68,12 +68,16 @@ def in_app_worker_enabled() -> bool:
     return value not in ("0", "false", "no", "off")
 
 
+def start_worker(store: Store) -> Worker | None:
+    """``store``'s job worker (see :func:`worker_for`); None when in-app execution is
+    switched off."""
+    return worker_for(store) if in_app_worker_enabled() else None
+
+
 def get_worker() -> Worker | None:
     """The server process's job worker (one per database, shared by every session),
     started on first use; None when in-app execution is switched off."""
-    if not in_app_worker_enabled():
-        return None
-    return worker_for(get_store())
+    return start_worker(get_store())
 
 
 def progress_text(p: dict[str, Any]) -> str:
